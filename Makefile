@@ -1,0 +1,54 @@
+# Thin wrapper over CMake + Ninja. Build trees: build/ (release, the binary is build/hop),
+# build-debug/ (ASan + UBSan), build-fuzz/ (clang + libFuzzer).
+JOBS ?= $(shell nproc)
+CMAKE ?= cmake
+FUZZ_SECONDS ?= 60
+
+.PHONY: all hop test demo debug bench fuzz format clean
+
+all: build/build.ninja
+	$(CMAKE) --build build -j $(JOBS)
+
+hop: build/build.ninja
+	$(CMAKE) --build build -j $(JOBS) --target hop
+
+build/build.ninja:
+	$(CMAKE) -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+test: all
+	ctest --test-dir build --output-on-failure -j $(JOBS)
+
+# The demo grows with every capability; today hop parses the quickstart script and prints it back
+# in canonical form.
+demo: hop
+	./build/hop check examples/quickstart.sql
+	./build/hop check --print examples/quickstart.sql
+
+build-debug/build.ninja:
+	$(CMAKE) -S . -B build-debug -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOP_SANITIZE=ON -DHOP_BENCH=OFF
+
+debug: build-debug/build.ninja
+	$(CMAKE) --build build-debug -j $(JOBS)
+	ctest --test-dir build-debug --output-on-failure -j $(JOBS)
+
+bench: build/build.ninja
+	$(CMAKE) --build build -j $(JOBS) --target sql_bench
+	./build/bench/sql_bench
+
+build-fuzz/build.ninja:
+	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOP_FUZZ=ON
+
+# Runs the SQL fuzzer for FUZZ_SECONDS (default 60) from the seed corpus built out of the golden
+# files; new inputs are kept in build-fuzz/corpus.
+fuzz: build-fuzz/build.ninja
+	$(CMAKE) --build build-fuzz -j $(JOBS) --target sql_fuzz
+	mkdir -p build-fuzz/corpus build-fuzz/seeds
+	./scripts/fuzz-seeds src/sql/testdata build-fuzz/seeds
+	./build-fuzz/fuzz/sql_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/corpus build-fuzz/seeds
+
+format:
+	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf build build-debug build-fuzz

@@ -1,0 +1,23 @@
+// Small string helpers shared by every folder: ASCII case mapping and case-insensitive compare.
+// SQL folding is ASCII-only on purpose: non-ASCII letters in unquoted names keep their case.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace hop {
+
+inline char AsciiUpper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c; }
+inline char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+std::string AsciiToUpper(std::string_view s);
+// Upper-cases letters of any script (UTF-8 in and out), as SQL folds unquoted names: `café` is
+// `CAFÉ`. Bytes that are not valid UTF-8 are kept as they are.
+std::string Utf8ToUpper(std::string_view s);
+std::string AsciiToLower(std::string_view s);
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// `s` without leading and trailing ASCII whitespace.
+std::string_view TrimWhitespace(std::string_view s);
+
+}  // namespace hop

@@ -1,0 +1,18 @@
+// `CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(columns)] AS query`.
+#pragma once
+
+#include "sql/ast/query.h"
+#include "sql/ast/statement.h"
+
+namespace hop::sql {
+
+struct CreateViewStatement : Statement {
+  CreateViewStatement() : Statement(StatementKind::kCreateView) {}
+  bool or_replace = false;
+  bool if_not_exists = false;
+  QualifiedName name;
+  std::vector<Identifier> columns;
+  std::unique_ptr<Query> query;
+};
+
+}  // namespace hop::sql

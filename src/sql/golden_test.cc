@@ -1,0 +1,166 @@
+// Golden tests for the SQL front end over src/sql/testdata/*.test, plus the round-trip property:
+// every statement that parses is printed in every dialect, and whatever prints must parse back
+// to an equal AST and print identically again.
+//
+// Directives:
+//   parse [dialects=ansi,flink,...]  input is a script; each statement printed per dialect, or its
+//                                    parse error (default dialect: ansi)
+//   explain                          each statement printed fully parenthesised (ANSI)
+//   expr                             input is one expression, printed fully parenthesised
+//   type [dialects=...]              input is one data type
+//   split                            the items the script splitter finds
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sql/ast/statement.h"
+#include "sql/parser.h"
+#include "sql/script.h"
+#include "sql/unparser.h"
+#include "test/lib/datadriven.h"
+
+namespace hop::sql {
+namespace {
+
+using hop::testing::DataDrivenCase;
+
+std::vector<Dialect> DialectsOf(const DataDrivenCase& c) {
+  std::vector<Dialect> out;
+  std::string list = c.Arg("dialects", "ansi");
+  if (list == "all") return {std::begin(kAllDialects), std::end(kAllDialects)};
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    Dialect d;
+    if (ParseDialect(name, &d)) {
+      out.push_back(d);
+    } else {
+      ADD_FAILURE() << c.file << ":" << c.line << ": unknown dialect " << name;
+    }
+  }
+  return out;
+}
+
+// Checks parse(print(stmt)) == stmt and print(parse(print(stmt))) == print(stmt) in every dialect
+// that can print the statement.
+void CheckRoundTrip(const Statement& stmt, const std::string& where) {
+  for (Dialect d : kAllDialects) {
+    auto printed = PrintStatement(stmt, PrintOptions{d, false});
+    if (!printed.ok()) continue;
+    auto reparsed = ParseStatement(*printed);
+    if (!reparsed.ok()) {
+      ADD_FAILURE() << where << ": " << DialectName(d) << " output does not parse:\n"
+                    << *printed << "\n"
+                    << reparsed.status().ToString();
+      continue;
+    }
+    EXPECT_TRUE(Equals(stmt, **reparsed))
+        << where << ": " << DialectName(d) << " round trip changed the statement:\n"
+        << stmt.source << "\nprinted as\n"
+        << *printed;
+    auto again = PrintStatement(**reparsed, PrintOptions{d, false});
+    EXPECT_TRUE(again.ok() && *again == *printed)
+        << where << ": " << DialectName(d) << " printing is not stable:\n"
+        << *printed << "\nthen\n"
+        << (again.ok() ? *again : again.status().ToString());
+  }
+}
+
+std::string RunParse(const DataDrivenCase& c, bool explain) {
+  std::vector<Dialect> dialects = DialectsOf(c);
+  std::string out;
+  for (const ScriptItem& item : SplitScript(c.input)) {
+    if (item.kind == ScriptItem::Kind::kCommand) {
+      out += "!" + std::string(item.text) + "\n";
+      continue;
+    }
+    auto stmt = ParseStatement(item.text, ParseOptions{item.loc, item.line_prefix});
+    if (!stmt.ok()) {
+      out += stmt.status().ToString() + "\n";
+      continue;
+    }
+    CheckRoundTrip(**stmt, c.file + ":" + std::to_string(c.line));
+    for (Dialect d : dialects) {
+      auto printed = PrintStatement(**stmt, PrintOptions{d, explain});
+      if (dialects.size() > 1) out += std::string(DialectName(d)) + ": ";
+      out += printed.ok() ? *printed : printed.status().ToString();
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string RunExpr(const DataDrivenCase& c) {
+  auto e = ParseExpression(c.input);
+  if (!e.ok()) return e.status().ToString();
+  auto printed = PrintExpr(**e, PrintOptions{Dialect::kAnsi, true});
+  auto plain = PrintExpr(**e, PrintOptions{Dialect::kAnsi, false});
+  if (!printed.ok() || !plain.ok()) return "print failed";
+  auto reparsed = ParseExpression(*plain);
+  EXPECT_TRUE(reparsed.ok() && Equals(**e, **reparsed))
+      << c.file << ":" << c.line << ": expression round trip failed for " << *plain;
+  return *printed;
+}
+
+std::string RunType(const DataDrivenCase& c) {
+  auto t = ParseDataType(c.input);
+  if (!t.ok()) return t.status().ToString();
+  std::vector<Dialect> dialects = DialectsOf(c);
+  std::string out;
+  for (Dialect d : dialects) {
+    auto printed = PrintType(*t, PrintOptions{d, false});
+    if (dialects.size() > 1) out += std::string(DialectName(d)) + ": ";
+    out += printed.ok() ? *printed : printed.status().ToString();
+    out += "\n";
+    if (printed.ok()) {
+      auto back = ParseDataType(*printed);
+      EXPECT_TRUE(back.ok() && *back == *t)
+          << c.file << ":" << c.line << ": type round trip failed for " << *printed;
+    }
+  }
+  return out;
+}
+
+std::string RunSplit(const DataDrivenCase& c) {
+  std::string out;
+  for (const ScriptItem& item : SplitScript(c.input)) {
+    out += item.kind == ScriptItem::Kind::kCommand ? "command " : "statement ";
+    out += std::to_string(item.loc.line) + ":" + std::to_string(item.loc.column) + " ";
+    std::string text(item.text);
+    for (char& ch : text) {
+      if (ch == '\n') ch = '|';
+    }
+    out += "[" + text + "]\n";
+  }
+  return out;
+}
+
+class SqlGoldenTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SqlGoldenTest, Matches) {
+  hop::testing::RunDataDrivenFile(GetParam(), [](const DataDrivenCase& c) -> std::string {
+    if (c.directive == "parse") return RunParse(c, false);
+    if (c.directive == "explain") return RunParse(c, true);
+    if (c.directive == "expr") return RunExpr(c);
+    if (c.directive == "type") return RunType(c);
+    if (c.directive == "split") return RunSplit(c);
+    ADD_FAILURE() << c.file << ":" << c.line << ": unknown directive " << c.directive;
+    return "";
+  });
+}
+
+std::string FileName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param.substr(info.param.find_last_of('/') + 1);
+  name = name.substr(0, name.find('.'));
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Testdata, SqlGoldenTest,
+                         ::testing::ValuesIn(hop::testing::ListTestFiles("src/sql/testdata")),
+                         FileName);
+
+}  // namespace
+}  // namespace hop::sql

@@ -1,0 +1,787 @@
+// Expression parsing: a Pratt loop over binary, predicate and postfix operators (binding strengths
+// in parser_impl.h), and the primary forms: literals, names, calls, CASE, CAST, subqueries,
+// constructors and the special syntaxes of EXTRACT, INTERVAL and JSON_OBJECT.
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "common/strings.h"
+#include "sql/lexer.h"
+#include "sql/parser_impl.h"
+
+namespace hop::sql::internal {
+namespace {
+
+template <typename T>
+std::unique_ptr<T> Make(const Token& at) {
+  auto node = std::make_unique<T>();
+  node->loc = at.loc;
+  return node;
+}
+
+// The binary operator a token spells, if any, with its binding strength.
+bool BinaryOperator(const Token& t, BinaryOp* op, int* prec) {
+  switch (t.type) {
+    case TokenType::kEq: *op = BinaryOp::kEq; *prec = kPrecComparison; return true;
+    case TokenType::kNe: *op = BinaryOp::kNe; *prec = kPrecComparison; return true;
+    case TokenType::kLt: *op = BinaryOp::kLt; *prec = kPrecComparison; return true;
+    case TokenType::kLe: *op = BinaryOp::kLe; *prec = kPrecComparison; return true;
+    case TokenType::kGt: *op = BinaryOp::kGt; *prec = kPrecComparison; return true;
+    case TokenType::kGe: *op = BinaryOp::kGe; *prec = kPrecComparison; return true;
+    case TokenType::kConcat: *op = BinaryOp::kConcat; *prec = kPrecMultiplicative; return true;
+    case TokenType::kPlus: *op = BinaryOp::kAdd; *prec = kPrecAdditive; return true;
+    case TokenType::kMinus: *op = BinaryOp::kSubtract; *prec = kPrecAdditive; return true;
+    case TokenType::kStar: *op = BinaryOp::kMultiply; *prec = kPrecMultiplicative; return true;
+    case TokenType::kSlash: *op = BinaryOp::kDivide; *prec = kPrecMultiplicative; return true;
+    case TokenType::kPercent: *op = BinaryOp::kModulo; *prec = kPrecMultiplicative; return true;
+    case TokenType::kWord:
+      if (t.keyword == Keyword::kOR) {
+        *op = BinaryOp::kOr;
+        *prec = kPrecOr;
+        return true;
+      }
+      if (t.keyword == Keyword::kAND) {
+        *op = BinaryOp::kAnd;
+        *prec = kPrecAnd;
+        return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+bool IntervalUnitFor(Keyword kw, IntervalUnit* unit) {
+  switch (kw) {
+    case Keyword::kYEAR: *unit = IntervalUnit::kYear; return true;
+    case Keyword::kQUARTER: *unit = IntervalUnit::kQuarter; return true;
+    case Keyword::kMONTH: *unit = IntervalUnit::kMonth; return true;
+    case Keyword::kWEEK: *unit = IntervalUnit::kWeek; return true;
+    case Keyword::kDAY: *unit = IntervalUnit::kDay; return true;
+    case Keyword::kHOUR: *unit = IntervalUnit::kHour; return true;
+    case Keyword::kMINUTE: *unit = IntervalUnit::kMinute; return true;
+    case Keyword::kSECOND: *unit = IntervalUnit::kSecond; return true;
+    default: return false;
+  }
+}
+
+// The units EXTRACT accepts (Calcite's time units).
+bool IsTimeUnit(std::string_view word) {
+  static constexpr std::string_view kUnits[] = {
+      "YEAR",   "QUARTER",     "MONTH",       "WEEK",       "DAY",     "HOUR",
+      "MINUTE", "SECOND",      "MILLISECOND", "MICROSECOND", "NANOSECOND", "DOW",
+      "DOY",    "ISODOW",      "ISOYEAR",     "EPOCH",      "DECADE",  "CENTURY",
+      "MILLENNIUM"};
+  for (std::string_view u : kUnits) {
+    if (EqualsIgnoreCase(u, word)) return true;
+  }
+  return false;
+}
+
+constexpr Keyword kIntervalUnitKeywords[] = {Keyword::kYEAR, Keyword::kQUARTER, Keyword::kMONTH,
+                                             Keyword::kWEEK, Keyword::kDAY,     Keyword::kHOUR,
+                                             Keyword::kMINUTE, Keyword::kSECOND};
+
+}  // namespace
+
+bool Parser::PeekQueryStart(size_t ahead) const {
+  return PeekKeyword(Keyword::kSELECT, ahead) || PeekKeyword(Keyword::kWITH, ahead) ||
+         PeekKeyword(Keyword::kVALUES, ahead);
+}
+
+ExprPtr Parser::ParseExpr(int min_prec) {
+  DepthGuard guard(this);
+  if (!guard.ok()) return nullptr;
+  ExprPtr left = ParsePrefix();
+  if (!left) return nullptr;
+  while (true) {
+    const Token& t = Peek();
+    BinaryOp op;
+    int prec;
+    if (BinaryOperator(t, &op, &prec)) {
+      if (prec < min_prec) break;
+      if (!guard.Deepen()) return nullptr;
+      ++pos_;
+      ExprPtr right = ParseExpr(prec + 1);
+      if (!right) return nullptr;
+      auto node = Make<BinaryExpr>(t);
+      node->op = op;
+      node->left = std::move(left);
+      node->right = std::move(right);
+      left = std::move(node);
+      continue;
+    }
+    if (t.type == TokenType::kWord && t.keyword == Keyword::kIS) {
+      // IS [NOT] DISTINCT FROM is a comparison and binds like `=`; IS NULL and friends bind
+      // looser than comparisons.
+      const bool distinct = PeekKeyword(Keyword::kDISTINCT, PeekKeyword(Keyword::kNOT, 1) ? 2 : 1);
+      if ((distinct ? kPrecComparison : kPrecIs) < min_prec) break;
+      if (!guard.Deepen()) return nullptr;
+      ++pos_;
+      bool negated = AcceptKeyword(Keyword::kNOT);
+      if (distinct) {
+        pos_ += 1;  // DISTINCT
+        if (!ExpectKeyword(Keyword::kFROM)) return nullptr;
+        ExprPtr right = ParseExpr(kPrecComparison + 1);
+        if (!right) return nullptr;
+        auto node = Make<BinaryExpr>(t);
+        node->op = negated ? BinaryOp::kIsNotDistinctFrom : BinaryOp::kIsDistinctFrom;
+        node->left = std::move(left);
+        node->right = std::move(right);
+        left = std::move(node);
+        continue;
+      }
+      auto node = Make<IsExpr>(t);
+      node->negated = negated;
+      if (AcceptKeyword(Keyword::kNULL)) {
+        node->test = IsTest::kNull;
+      } else if (AcceptKeyword(Keyword::kTRUE)) {
+        node->test = IsTest::kTrue;
+      } else if (AcceptKeyword(Keyword::kFALSE)) {
+        node->test = IsTest::kFalse;
+      } else if (AcceptKeyword(Keyword::kUNKNOWN)) {
+        node->test = IsTest::kUnknown;
+      } else {
+        if (!negated) NoteExpectedKeyword(Keyword::kNOT);
+        NoteExpectedKeyword(Keyword::kDISTINCT);
+        NoteExpectedKeyword(Keyword::kNULL);
+        NoteExpectedKeyword(Keyword::kTRUE);
+        NoteExpectedKeyword(Keyword::kFALSE);
+        NoteExpectedKeyword(Keyword::kUNKNOWN);
+        return nullptr;
+      }
+      node->operand = std::move(left);
+      left = std::move(node);
+      continue;
+    }
+    // [NOT] BETWEEN | IN | LIKE
+    bool negated = false;
+    size_t k = 0;
+    if (t.type == TokenType::kWord && t.keyword == Keyword::kNOT) {
+      negated = true;
+      k = 1;
+    }
+    const Token& p = Peek(k);
+    const bool predicate =
+        p.type == TokenType::kWord && (p.keyword == Keyword::kBETWEEN ||
+                                       p.keyword == Keyword::kIN || p.keyword == Keyword::kLIKE);
+    if (predicate) {
+      if (kPrecPredicate < min_prec) break;
+      if (!guard.Deepen()) return nullptr;
+      pos_ += k + 1;
+      if (p.keyword == Keyword::kBETWEEN) {
+        auto node = Make<BetweenExpr>(p);
+        node->negated = negated;
+        node->operand = std::move(left);
+        node->low = ParseExpr(kPrecPredicate + 1);
+        if (!node->low || !ExpectKeyword(Keyword::kAND)) return nullptr;
+        node->high = ParseExpr(kPrecPredicate + 1);
+        if (!node->high) return nullptr;
+        left = std::move(node);
+      } else if (p.keyword == Keyword::kLIKE) {
+        auto node = Make<LikeExpr>(p);
+        node->negated = negated;
+        node->operand = std::move(left);
+        node->pattern = ParseExpr(kPrecPredicate + 1);
+        if (!node->pattern) return nullptr;
+        if (AcceptKeyword(Keyword::kESCAPE)) {
+          node->escape = ParseExpr(kPrecPredicate + 1);
+          if (!node->escape) return nullptr;
+        }
+        left = std::move(node);
+      } else {
+        if (!ExpectType(TokenType::kLParen)) return nullptr;
+        if (auto q = TryParseParenthesizedQuery()) {
+          ++pos_;  // )
+          auto node = Make<InSubqueryExpr>(p);
+          node->negated = negated;
+          node->operand = std::move(left);
+          node->query = std::move(q);
+          left = std::move(node);
+        } else {
+          if (failed_hard()) return nullptr;
+          auto node = Make<InListExpr>(p);
+          node->negated = negated;
+          node->operand = std::move(left);
+          if (!ParseExprList(TokenType::kRParen, &node->list, /*allow_empty=*/false)) {
+            return nullptr;
+          }
+          left = std::move(node);
+        }
+      }
+      continue;
+    }
+    if (negated) {
+      // A NOT that starts no predicate ends the expression; note what could have followed it.
+      if (kPrecPredicate >= min_prec) {
+        ++pos_;
+        NoteExpectedKeyword(Keyword::kBETWEEN);
+        NoteExpectedKeyword(Keyword::kIN);
+        NoteExpectedKeyword(Keyword::kLIKE);
+        --pos_;
+      }
+      break;
+    }
+    // Postfix: subscript and PostgreSQL-style cast.
+    if (t.type == TokenType::kLBracket || t.type == TokenType::kDoubleColon) {
+      if (kPrecPostfix < min_prec) break;
+      if (!guard.Deepen()) return nullptr;
+      ++pos_;
+      if (t.type == TokenType::kLBracket) {
+        auto node = Make<SubscriptExpr>(t);
+        node->base = std::move(left);
+        node->index = ParseExpr();
+        if (!node->index || !ExpectType(TokenType::kRBracket)) return nullptr;
+        left = std::move(node);
+      } else {
+        auto node = Make<CastExpr>(t);
+        node->operand = std::move(left);
+        auto type = ParseType();
+        if (!type) return nullptr;
+        node->type = std::move(*type);
+        left = std::move(node);
+      }
+      continue;
+    }
+    break;
+  }
+  return left;
+}
+
+ExprPtr Parser::ParsePrefix() {
+  const Token& t = Peek();
+  if (t.type == TokenType::kWord && t.keyword == Keyword::kNOT) {
+    ++pos_;
+    auto node = Make<UnaryExpr>(t);
+    node->op = UnaryOp::kNot;
+    node->operand = ParseExpr(kPrecNot);
+    if (!node->operand) return nullptr;
+    return node;
+  }
+  if (t.type == TokenType::kMinus || t.type == TokenType::kPlus) {
+    ++pos_;
+    auto node = Make<UnaryExpr>(t);
+    node->op = t.type == TokenType::kMinus ? UnaryOp::kNegate : UnaryOp::kPlus;
+    node->operand = ParseExpr(kPrecUnary);
+    if (!node->operand) return nullptr;
+    return node;
+  }
+  return ParsePrimary();
+}
+
+bool Parser::ParseExprList(TokenType close, std::vector<ExprPtr>* out, bool allow_empty) {
+  if (allow_empty && AcceptType(close)) return true;
+  do {
+    ExprPtr e = ParseExpr();
+    if (!e) return false;
+    out->push_back(std::move(e));
+  } while (AcceptType(TokenType::kComma));
+  return ExpectType(close);
+}
+
+ExprPtr Parser::ParsePrimary() {
+  const Token& t = Peek();
+  switch (t.type) {
+    case TokenType::kInteger:
+    case TokenType::kDecimal:
+    case TokenType::kFloat: {
+      ++pos_;
+      auto node = Make<LiteralExpr>(t);
+      node->literal = t.type == TokenType::kInteger   ? LiteralKind::kInteger
+                      : t.type == TokenType::kDecimal ? LiteralKind::kDecimal
+                                                      : LiteralKind::kFloat;
+      node->value.assign(TokenText(t));
+      return node;
+    }
+    case TokenType::kString:
+    case TokenType::kDollarString:
+    case TokenType::kBinaryString: {
+      ++pos_;
+      auto node = Make<LiteralExpr>(t);
+      node->literal =
+          t.type == TokenType::kBinaryString ? LiteralKind::kBinary : LiteralKind::kString;
+      node->value = UnquoteToken(text_, t);
+      return node;
+    }
+    case TokenType::kParameter: {
+      ++pos_;
+      auto node = Make<ParameterExpr>(t);
+      std::string_view raw = TokenText(t);
+      if (raw == "?") {
+        if (numbered_parameters_) {
+          Fail(t, "cannot mix ? with numbered parameters ($1, ?1)");
+          return nullptr;
+        }
+        positional_parameters_ = true;
+        node->index = ++parameter_count_;
+      } else {
+        if (positional_parameters_) {
+          Fail(t, "cannot mix numbered parameters ($1, ?1) with ?");
+          return nullptr;
+        }
+        numbered_parameters_ = true;
+        node->numbered = true;
+        auto [ptr, ec] = std::from_chars(raw.data() + 1, raw.data() + raw.size(), node->index);
+        if (ec != std::errc() || node->index < 1) {
+          Fail(t, fmt::format("parameter {} is out of range", raw));
+          return nullptr;
+        }
+      }
+      return node;
+    }
+    case TokenType::kLParen:
+      return ParseParenthesized();
+    case TokenType::kQuotedIdentifier:
+      return ParseNameOrCall();
+    case TokenType::kWord:
+      break;
+    default:
+      NoteExpectedCategory(ExpectCategory::kExpression);
+      return nullptr;
+  }
+
+  switch (t.keyword) {
+    case Keyword::kNULL:
+    case Keyword::kTRUE:
+    case Keyword::kFALSE: {
+      ++pos_;
+      auto node = Make<LiteralExpr>(t);
+      if (t.keyword == Keyword::kNULL) {
+        node->literal = LiteralKind::kNull;
+      } else {
+        node->literal = LiteralKind::kBoolean;
+        node->value = t.keyword == Keyword::kTRUE ? "TRUE" : "FALSE";
+      }
+      return node;
+    }
+    case Keyword::kDATE:
+    case Keyword::kTIME:
+    case Keyword::kTIMESTAMP:
+      if (PeekType(TokenType::kString, 1)) {
+        pos_ += 2;
+        auto node = Make<LiteralExpr>(t);
+        node->literal = t.keyword == Keyword::kDATE   ? LiteralKind::kDate
+                        : t.keyword == Keyword::kTIME ? LiteralKind::kTime
+                                                      : LiteralKind::kTimestamp;
+        node->value = UnquoteToken(text_, tokens_[pos_ - 1]);
+        return node;
+      }
+      return ParseNameOrCall();
+    case Keyword::kINTERVAL:
+      return ParseInterval();
+    case Keyword::kCASE:
+      return ParseCase();
+    case Keyword::kCAST:
+      return ParseCast(false);
+    case Keyword::kTRY_CAST:
+      if (PeekType(TokenType::kLParen, 1)) return ParseCast(true);
+      return ParseNameOrCall();
+    case Keyword::kEXTRACT:
+      if (PeekType(TokenType::kLParen, 1)) return ParseExtract();
+      return ParseNameOrCall();
+    case Keyword::kJSON_OBJECT:
+      if (PeekType(TokenType::kLParen, 1)) return ParseJsonObject();
+      return ParseNameOrCall();
+    case Keyword::kEXISTS: {
+      ++pos_;
+      auto node = Make<ExistsExpr>(t);
+      if (!ExpectType(TokenType::kLParen)) return nullptr;
+      node->query = ParseQuery();
+      if (!node->query || !ExpectType(TokenType::kRParen)) return nullptr;
+      return node;
+    }
+    case Keyword::kARRAY: {
+      ++pos_;
+      auto node = Make<ArrayExpr>(t);
+      if (!ExpectType(TokenType::kLBracket)) return nullptr;
+      if (!ParseExprList(TokenType::kRBracket, &node->elements, /*allow_empty=*/true)) {
+        return nullptr;
+      }
+      return node;
+    }
+    case Keyword::kMAP:
+      if (PeekType(TokenType::kLBracket, 1)) {
+        pos_ += 2;
+        auto node = Make<MapExpr>(t);
+        if (!ParseExprList(TokenType::kRBracket, &node->elements, /*allow_empty=*/true)) {
+          return nullptr;
+        }
+        if (node->elements.size() % 2 != 0) {
+          Fail(t, "MAP[...] needs an even number of elements (key, value, ...)");
+          return nullptr;
+        }
+        return node;
+      }
+      return ParseNameOrCall();
+    case Keyword::kROW: {
+      ++pos_;
+      auto node = Make<RowExpr>(t);
+      if (!ExpectType(TokenType::kLParen)) return nullptr;
+      if (!ParseExprList(TokenType::kRParen, &node->elements, /*allow_empty=*/true)) {
+        return nullptr;
+      }
+      return node;
+    }
+    case Keyword::kCURRENT_DATE:
+    case Keyword::kCURRENT_TIME:
+    case Keyword::kCURRENT_TIMESTAMP:
+    case Keyword::kLOCALTIME:
+    case Keyword::kLOCALTIMESTAMP: {
+      ++pos_;
+      auto node = Make<FunctionExpr>(t);
+      node->name.parts.emplace_back(std::string(KeywordText(t.keyword)));
+      node->name.parts.back().loc = t.loc;
+      node->niladic = true;
+      return node;
+    }
+    default:
+      break;
+  }
+  if (!PeekIdentifier()) {
+    NoteExpectedCategory(ExpectCategory::kExpression);
+    return nullptr;
+  }
+  return ParseNameOrCall();
+}
+
+std::unique_ptr<Query> Parser::TryParseParenthesizedQuery() {
+  // After '(': a query starts here if, past any further '(', a query keyword follows. Such text
+  // can still be an expression (`((SELECT 1) + 1)`), so on failure the caller backtracks; the
+  // furthest failure of both attempts is what an error reports.
+  size_t k = 0;
+  while (PeekType(TokenType::kLParen, k)) ++k;
+  if (!PeekQueryStart(k)) return nullptr;
+  const size_t save = pos_;
+  std::unique_ptr<Query> q = ParseQuery();
+  if (q && PeekType(TokenType::kRParen)) return q;
+  NoteExpectedType(TokenType::kRParen);
+  if (!failed_hard()) pos_ = save;
+  return nullptr;
+}
+
+ExprPtr Parser::ParseParenthesized() {
+  const Token& open = Peek();
+  ++pos_;
+  if (auto q = TryParseParenthesizedQuery()) {
+    ++pos_;  // )
+    auto node = Make<SubqueryExpr>(open);
+    node->query = std::move(q);
+    return node;
+  }
+  if (failed_hard()) return nullptr;
+  ExprPtr first = ParseExpr();
+  if (!first) return nullptr;
+  if (AcceptType(TokenType::kRParen)) return first;
+  if (!PeekType(TokenType::kComma)) {
+    NoteExpectedType(TokenType::kComma);
+    return nullptr;
+  }
+  auto row = Make<RowExpr>(open);
+  row->elements.push_back(std::move(first));
+  while (AcceptType(TokenType::kComma)) {
+    ExprPtr e = ParseExpr();
+    if (!e) return nullptr;
+    row->elements.push_back(std::move(e));
+  }
+  if (!ExpectType(TokenType::kRParen)) return nullptr;
+  return row;
+}
+
+ExprPtr Parser::ParseNameOrCall() {
+  const Token& start = Peek();
+  QualifiedName name;
+  name.parts.reserve(CountNameParts());
+  auto first = ParseIdentifier();
+  if (!first) return nullptr;
+  name.parts.push_back(std::move(*first));
+  while (PeekType(TokenType::kDot)) {
+    if (PeekType(TokenType::kStar, 1)) {
+      pos_ += 2;
+      auto star = Make<StarExpr>(start);
+      star->qualifier = std::move(name);
+      return star;
+    }
+    ++pos_;
+    auto part = ParseIdentifier();
+    if (!part) {
+      NoteExpectedType(TokenType::kStar);
+      return nullptr;
+    }
+    name.parts.push_back(std::move(*part));
+  }
+  if (PeekType(TokenType::kLParen)) return ParseFunctionCall(std::move(name), start);
+  auto ref = Make<ColumnRefExpr>(start);
+  ref->name = std::move(name);
+  return ref;
+}
+
+ExprPtr Parser::ParseFunctionCall(QualifiedName name, const Token& start) {
+  DepthGuard guard(this);
+  if (!guard.ok()) return nullptr;
+  ++pos_;  // (
+  auto fn = Make<FunctionExpr>(start);
+  fn->name = std::move(name);
+  if (PeekType(TokenType::kStar) && PeekType(TokenType::kRParen, 1)) {
+    pos_ += 2;
+    fn->star = true;
+  } else {
+    if (AcceptKeyword(Keyword::kDISTINCT)) {
+      fn->quantifier = SetQuantifier::kDistinct;
+    } else if (AcceptKeyword(Keyword::kALL)) {
+      fn->quantifier = SetQuantifier::kAll;
+    }
+    const bool allow_empty = fn->quantifier == SetQuantifier::kNone;
+    if (!ParseExprList(TokenType::kRParen, &fn->args, allow_empty)) return nullptr;
+  }
+  if (PeekKeyword(Keyword::kWITHIN) && PeekKeyword(Keyword::kGROUP, 1)) {
+    pos_ += 2;
+    if (!ExpectType(TokenType::kLParen) || !ExpectKeyword(Keyword::kORDER) ||
+        !ExpectKeyword(Keyword::kBY) || !ParseOrderItems(&fn->within_group) ||
+        !ExpectType(TokenType::kRParen)) {
+      return nullptr;
+    }
+  }
+  if (PeekKeyword(Keyword::kFILTER) && PeekType(TokenType::kLParen, 1)) {
+    pos_ += 2;
+    if (!ExpectKeyword(Keyword::kWHERE)) return nullptr;
+    fn->filter = ParseExpr();
+    if (!fn->filter || !ExpectType(TokenType::kRParen)) return nullptr;
+  }
+  if (AcceptKeyword(Keyword::kOVER)) {
+    fn->over = ParseWindowSpec();
+    if (!fn->over) return nullptr;
+  }
+  return fn;
+}
+
+bool Parser::ParseOrderItems(std::vector<OrderItem>* out) {
+  do {
+    OrderItem item;
+    item.expr = ParseExpr();
+    if (!item.expr) return false;
+    if (AcceptKeyword(Keyword::kASC)) {
+      item.direction = SortDirection::kAsc;
+    } else if (AcceptKeyword(Keyword::kDESC)) {
+      item.direction = SortDirection::kDesc;
+    }
+    if (AcceptKeyword(Keyword::kNULLS)) {
+      if (AcceptKeyword(Keyword::kFIRST)) {
+        item.nulls = NullsOrder::kFirst;
+      } else if (AcceptKeyword(Keyword::kLAST)) {
+        item.nulls = NullsOrder::kLast;
+      } else {
+        return false;
+      }
+    }
+    out->push_back(std::move(item));
+  } while (AcceptType(TokenType::kComma));
+  return true;
+}
+
+bool Parser::ParseFrameBound(FrameBound* out) {
+  if (AcceptKeyword(Keyword::kUNBOUNDED)) {
+    if (AcceptKeyword(Keyword::kPRECEDING)) {
+      out->kind = FrameBoundKind::kUnboundedPreceding;
+      return true;
+    }
+    if (ExpectKeyword(Keyword::kFOLLOWING)) {
+      out->kind = FrameBoundKind::kUnboundedFollowing;
+      return true;
+    }
+    return false;
+  }
+  if (AcceptKeyword(Keyword::kCURRENT)) {
+    if (!ExpectKeyword(Keyword::kROW)) return false;
+    out->kind = FrameBoundKind::kCurrentRow;
+    return true;
+  }
+  NoteExpectedKeyword(Keyword::kUNBOUNDED);
+  NoteExpectedKeyword(Keyword::kCURRENT);
+  out->offset = ParseExpr(kPrecAdditive);
+  if (!out->offset) return false;
+  if (AcceptKeyword(Keyword::kPRECEDING)) {
+    out->kind = FrameBoundKind::kPreceding;
+    return true;
+  }
+  if (ExpectKeyword(Keyword::kFOLLOWING)) {
+    out->kind = FrameBoundKind::kFollowing;
+    return true;
+  }
+  return false;
+}
+
+std::unique_ptr<WindowSpec> Parser::ParseWindowSpec() {
+  if (!ExpectType(TokenType::kLParen)) return nullptr;
+  auto w = std::make_unique<WindowSpec>();
+  if (AcceptKeyword(Keyword::kPARTITION)) {
+    if (!ExpectKeyword(Keyword::kBY)) return nullptr;
+    do {
+      ExprPtr e = ParseExpr();
+      if (!e) return nullptr;
+      w->partition_by.push_back(std::move(e));
+    } while (AcceptType(TokenType::kComma));
+  }
+  if (AcceptKeyword(Keyword::kORDER)) {
+    if (!ExpectKeyword(Keyword::kBY) || !ParseOrderItems(&w->order_by)) return nullptr;
+  }
+  if (AcceptKeyword(Keyword::kROWS)) {
+    w->frame_unit = FrameUnit::kRows;
+  } else if (AcceptKeyword(Keyword::kRANGE)) {
+    w->frame_unit = FrameUnit::kRange;
+  }
+  if (w->frame_unit != FrameUnit::kNone) {
+    if (AcceptKeyword(Keyword::kBETWEEN)) {
+      if (!ParseFrameBound(&w->frame_start) || !ExpectKeyword(Keyword::kAND)) return nullptr;
+      w->frame_end.emplace();
+      if (!ParseFrameBound(&*w->frame_end)) return nullptr;
+    } else if (!ParseFrameBound(&w->frame_start)) {
+      return nullptr;
+    }
+  }
+  if (!ExpectType(TokenType::kRParen)) return nullptr;
+  return w;
+}
+
+ExprPtr Parser::ParseCase() {
+  const Token& t = Peek();
+  ++pos_;
+  auto node = Make<CaseExpr>(t);
+  if (!PeekKeyword(Keyword::kWHEN)) {
+    node->operand = ParseExpr();
+    if (!node->operand) return nullptr;
+  }
+  if (!PeekKeyword(Keyword::kWHEN)) {
+    NoteExpectedKeyword(Keyword::kWHEN);
+    return nullptr;
+  }
+  while (AcceptKeyword(Keyword::kWHEN)) {
+    WhenClause w;
+    w.condition = ParseExpr();
+    if (!w.condition || !ExpectKeyword(Keyword::kTHEN)) return nullptr;
+    w.result = ParseExpr();
+    if (!w.result) return nullptr;
+    node->whens.push_back(std::move(w));
+  }
+  if (AcceptKeyword(Keyword::kELSE)) {
+    node->else_result = ParseExpr();
+    if (!node->else_result) return nullptr;
+  }
+  if (!ExpectKeyword(Keyword::kEND)) return nullptr;
+  return node;
+}
+
+ExprPtr Parser::ParseCast(bool try_cast) {
+  const Token& t = Peek();
+  pos_ += 1;
+  if (!ExpectType(TokenType::kLParen)) return nullptr;
+  auto node = Make<CastExpr>(t);
+  node->try_cast = try_cast;
+  node->operand = ParseExpr();
+  if (!node->operand || !ExpectKeyword(Keyword::kAS)) return nullptr;
+  auto type = ParseType();
+  if (!type || !ExpectType(TokenType::kRParen)) return nullptr;
+  node->type = std::move(*type);
+  return node;
+}
+
+ExprPtr Parser::ParseInterval() {
+  const Token& t = Peek();
+  ++pos_;
+  auto node = Make<LiteralExpr>(t);
+  node->literal = LiteralKind::kInterval;
+  auto value = ParseStringLiteral();
+  if (!value) return nullptr;
+  node->value = std::move(*value);
+  auto unit = [&](IntervalUnit* out) -> bool {
+    const Token& u = Peek();
+    if (u.type == TokenType::kWord && IntervalUnitFor(u.keyword, out)) {
+      ++pos_;
+      return true;
+    }
+    for (Keyword kw : kIntervalUnitKeywords) NoteExpectedKeyword(kw);
+    return false;
+  };
+  if (!unit(&node->from_unit)) return nullptr;
+  if (PeekType(TokenType::kLParen)) {
+    ++pos_;
+    auto p = ParseSmallInteger("interval precision");
+    if (!p || !ExpectType(TokenType::kRParen)) return nullptr;
+    node->from_precision = *p;
+  }
+  if (AcceptKeyword(Keyword::kTO)) {
+    if (!unit(&node->to_unit)) return nullptr;
+    if (node->to_unit == IntervalUnit::kSecond && PeekType(TokenType::kLParen)) {
+      ++pos_;
+      auto p = ParseSmallInteger("interval precision");
+      if (!p || !ExpectType(TokenType::kRParen)) return nullptr;
+      node->to_precision = *p;
+    }
+  }
+  return node;
+}
+
+ExprPtr Parser::ParseExtract() {
+  const Token& t = Peek();
+  pos_ += 2;  // EXTRACT (
+  auto node = Make<ExtractExpr>(t);
+  const Token& u = Peek();
+  if (u.type != TokenType::kWord || !IsTimeUnit(TokenText(u))) {
+    NoteExpectedCategory(ExpectCategory::kTimeUnit);
+    return nullptr;
+  }
+  ++pos_;
+  node->unit = AsciiToUpper(TokenText(u));
+  if (!ExpectKeyword(Keyword::kFROM)) return nullptr;
+  node->operand = ParseExpr();
+  if (!node->operand || !ExpectType(TokenType::kRParen)) return nullptr;
+  return node;
+}
+
+ExprPtr Parser::ParseJsonObject() {
+  const Token& t = Peek();
+  pos_ += 2;  // JSON_OBJECT (
+  auto node = Make<JsonObjectExpr>(t);
+  auto null_clause = [&]() -> bool {
+    // NULL ON NULL | ABSENT ON NULL
+    if (PeekKeyword(Keyword::kNULL) && PeekKeyword(Keyword::kON, 1)) {
+      pos_ += 2;
+      node->absent_on_null = false;
+    } else if (PeekKeyword(Keyword::kABSENT) && PeekKeyword(Keyword::kON, 1)) {
+      pos_ += 2;
+      node->absent_on_null = true;
+    } else {
+      if (!node->entries.empty()) {
+        NoteExpectedKeyword(Keyword::kNULL);
+        NoteExpectedKeyword(Keyword::kABSENT);
+        if (PeekKeyword(Keyword::kNULL) || PeekKeyword(Keyword::kABSENT)) {
+          NoteExpectedKeywordNext(Keyword::kON);
+        }
+      }
+      return true;
+    }
+    node->null_clause_written = true;
+    return ExpectKeyword(Keyword::kNULL);
+  };
+  if (AcceptType(TokenType::kRParen)) return node;
+  if (!null_clause()) return nullptr;
+  if (!node->null_clause_written) {
+    do {
+      // `KEY k VALUE v`: KEY is the keyword unless it is itself the key (`key VALUE v`).
+      if (PeekKeyword(Keyword::kKEY) && !PeekKeyword(Keyword::kVALUE, 1) &&
+          !PeekType(TokenType::kColon, 1) && !PeekType(TokenType::kComma, 1)) {
+        ++pos_;
+      }
+      ExprPtr key = ParseExpr();
+      if (!key) return nullptr;
+      if (!AcceptType(TokenType::kColon) && !ExpectKeyword(Keyword::kVALUE)) return nullptr;
+      ExprPtr value = ParseExpr();
+      if (!value) return nullptr;
+      node->entries.emplace_back(std::move(key), std::move(value));
+    } while (AcceptType(TokenType::kComma));
+    if (!null_clause()) return nullptr;
+  }
+  if (!ExpectType(TokenType::kRParen)) return nullptr;
+  return node;
+}
+
+}  // namespace hop::sql::internal

@@ -1,0 +1,35 @@
+// The printer (unparser): writes an AST back as SQL text in one dialect, on one line with single
+// spaces, keywords in upper case and every identifier quoted in the dialect's style. Printing is
+// faithful or fails: a construct the dialect cannot express yields InvalidArgument naming it,
+// never an approximation, so that parse(print(ast)) == ast whenever printing succeeds.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "sql/ast/data_type.h"
+#include "sql/ast/expression.h"
+#include "sql/ast/query.h"
+#include "sql/ast/statement.h"
+#include "sql/dialect.h"
+
+namespace hop::sql {
+
+struct PrintOptions {
+  Dialect dialect = Dialect::kAnsi;
+  // Wrap every compound expression in parentheses, to show how the parser grouped it.
+  bool parenthesize_all = false;
+};
+
+Result<std::string> PrintStatement(const Statement& stmt, const PrintOptions& options = {});
+Result<std::string> PrintQuery(const Query& query, const PrintOptions& options = {});
+Result<std::string> PrintExpr(const Expr& expr, const PrintOptions& options = {});
+Result<std::string> PrintType(const DataType& type, const PrintOptions& options = {});
+
+// `name` quoted for the dialect: "name" with "" doubled, or `name` for Flink.
+std::string QuoteIdentifier(std::string_view name, Dialect dialect);
+// 'text' with '' doubled.
+std::string QuoteString(std::string_view text);
+
+}  // namespace hop::sql

@@ -1,0 +1,121 @@
+#include "sql/unparser.h"
+
+#include <gtest/gtest.h>
+
+#include "sql/ast/statements.h"
+#include "sql/parser.h"
+
+namespace hop::sql {
+namespace {
+
+std::string Print(std::string_view sql, Dialect d) {
+  auto stmt = ParseStatement(sql);
+  if (!stmt.ok()) return stmt.status().ToString();
+  auto out = PrintStatement(**stmt, PrintOptions{d, false});
+  return out.ok() ? *out : out.status().ToString();
+}
+
+TEST(UnparserTest, QuotingPerDialect) {
+  EXPECT_EQ(QuoteIdentifier("a\"b", Dialect::kAnsi), "\"a\"\"b\"");
+  EXPECT_EQ(QuoteIdentifier("a`b", Dialect::kFlink), "`a``b`");
+  EXPECT_EQ(QuoteIdentifier("a`b", Dialect::kPostgres), "\"a`b\"");
+  EXPECT_EQ(QuoteString("it's"), "'it''s'");
+}
+
+TEST(UnparserTest, DialectNames) {
+  Dialect d;
+  EXPECT_TRUE(ParseDialect("Calcite", &d));
+  EXPECT_EQ(d, Dialect::kAnsi);
+  EXPECT_TRUE(ParseDialect("postgresql", &d));
+  EXPECT_EQ(d, Dialect::kPostgres);
+  EXPECT_FALSE(ParseDialect("oracle", &d));
+  for (Dialect each : kAllDialects) {
+    Dialect back;
+    ASSERT_TRUE(ParseDialect(DialectName(each), &back));
+    EXPECT_EQ(back, each);
+  }
+}
+
+TEST(UnparserTest, PipelineStyleFlinkOutput) {
+  // The shape of reference §4.1: back-quoted names, explicit INNER JOIN, single spaces.
+  EXPECT_EQ(Print("INSERT INTO ads.audience (first_name, last_name) SELECT members.first_name, "
+                  "members.last_name FROM ads.page_views INNER JOIN profile.members ON "
+                  "page_views.member_urn = members.member_urn",
+                  Dialect::kFlink),
+            "INSERT INTO `ADS`.`AUDIENCE` (`FIRST_NAME`, `LAST_NAME`) SELECT "
+            "`MEMBERS`.`FIRST_NAME`, `MEMBERS`.`LAST_NAME` FROM `ADS`.`PAGE_VIEWS` INNER JOIN "
+            "`PROFILE`.`MEMBERS` ON `PAGE_VIEWS`.`MEMBER_URN` = `MEMBERS`.`MEMBER_URN`");
+  EXPECT_EQ(Print("CREATE TABLE IF NOT EXISTS ads.t (a VARCHAR, b BYTES) WITH ('connector' "
+                  "'datagen', 'number-of-rows' '10')",
+                  Dialect::kFlink),
+            "CREATE TABLE IF NOT EXISTS `ADS`.`T` (`A` VARCHAR, `B` BYTES) WITH ('connector' = "
+            "'datagen', 'number-of-rows' = '10')");
+}
+
+TEST(UnparserTest, LimitAndOffsetPerDialect) {
+  const char* sql = "SELECT a FROM t ORDER BY a LIMIT 5 OFFSET 10";
+  EXPECT_EQ(Print(sql, Dialect::kAnsi),
+            "SELECT \"A\" FROM \"T\" ORDER BY \"A\" OFFSET 10 ROWS FETCH NEXT 5 ROWS ONLY");
+  EXPECT_EQ(Print(sql, Dialect::kPostgres), "SELECT \"A\" FROM \"T\" ORDER BY \"A\" LIMIT 5 OFFSET 10");
+  EXPECT_EQ(Print("SELECT a FROM t OFFSET 3", Dialect::kSqlite),
+            "Invalid Argument: OFFSET without LIMIT cannot be expressed in the sqlite dialect");
+}
+
+TEST(UnparserTest, InexpressibleConstructsFailByName) {
+  struct Case {
+    const char* sql;
+    Dialect dialect;
+    const char* error;
+  };
+  const Case kCases[] = {
+      {"CREATE TABLE t (a TINYINT)", Dialect::kPostgres, "TINYINT"},
+      {"CREATE TABLE t (a MAP<INT, INT>)", Dialect::kPostgres, "the MAP type"},
+      {"CREATE TABLE t (a INT ARRAY)", Dialect::kSqlite, "the ARRAY type"},
+      {"SELECT DATE '2024-01-01'", Dialect::kSqlite, "a typed literal"},
+      {"SELECT x[1] FROM t", Dialect::kSqlite, "a subscript"},
+      {"CREATE TRIGGER t ON a.b AS 'j'", Dialect::kFlink, "CREATE TRIGGER"},
+      {"FIRE TRIGGER t", Dialect::kPostgres, "FIRE"},
+      {"CREATE TABLE t (a INT) WITH (k 'v')", Dialect::kPostgres, "a WITH (...) option list"},
+      {"SELECT TRY_CAST(a AS INT)", Dialect::kPostgres, "TRY_CAST"},
+      {"SELECT LISTAGG(a) WITHIN GROUP (ORDER BY a) FROM t", Dialect::kFlink, "WITHIN GROUP"},
+  };
+  for (const auto& c : kCases) {
+    std::string expected = std::string("Invalid Argument: ") + c.error +
+                           " cannot be expressed in the " +
+                           std::string(DialectName(c.dialect)) + " dialect";
+    EXPECT_EQ(Print(c.sql, c.dialect), expected) << c.sql;
+  }
+}
+
+TEST(UnparserTest, ParenthesesOnlyWherePrecedenceNeedsThem) {
+  struct Case {
+    const char* in;
+    const char* out;
+  };
+  const Case kCases[] = {
+      {"SELECT (a + b) * c", "SELECT (\"A\" + \"B\") * \"C\""},
+      {"SELECT a + (b * c)", "SELECT \"A\" + \"B\" * \"C\""},
+      {"SELECT a - (b - c)", "SELECT \"A\" - (\"B\" - \"C\")"},
+      {"SELECT (a - b) - c", "SELECT \"A\" - \"B\" - \"C\""},
+      {"SELECT - (- a)", "SELECT -(-\"A\")"},
+      {"SELECT NOT (a AND b)", "SELECT NOT (\"A\" AND \"B\")"},
+      {"SELECT (NOT a) = b", "SELECT (NOT \"A\") = \"B\""},
+      {"SELECT (a = b) IS NULL", "SELECT (\"A\" = \"B\") IS NULL"},
+      {"SELECT a || b + c", "SELECT (\"A\" || \"B\") + \"C\""},
+      {"SELECT a = b = c", "SELECT (\"A\" = \"B\") = \"C\""},
+      {"SELECT (a OR b) IS NULL", "SELECT (\"A\" OR \"B\") IS NULL"},
+      {"SELECT a BETWEEN (b AND c) AND d", "SELECT \"A\" BETWEEN (\"B\" AND \"C\") AND \"D\""},
+      {"SELECT (a || b)[1]", "SELECT (\"A\" || \"B\")[1]"},
+      {"SELECT (SELECT 1 UNION SELECT 2) ", "SELECT (SELECT 1 UNION SELECT 2)"},
+      {"SELECT 1 UNION (SELECT 2 UNION SELECT 3)", "SELECT 1 UNION (SELECT 2 UNION SELECT 3)"},
+      {"SELECT 1 UNION SELECT 2 INTERSECT SELECT 3", "SELECT 1 UNION SELECT 2 INTERSECT SELECT 3"},
+      {"(SELECT 1 UNION SELECT 2) INTERSECT SELECT 3",
+       "(SELECT 1 UNION SELECT 2) INTERSECT SELECT 3"},
+  };
+  for (const auto& c : kCases) {
+    EXPECT_EQ(Print(c.in, Dialect::kAnsi), c.out) << c.in;
+  }
+}
+
+}  // namespace
+}  // namespace hop::sql
