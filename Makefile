@@ -45,7 +45,7 @@ fuzz: build-fuzz/build.ninja
 	mkdir -p build-fuzz/corpus build-fuzz/seeds
 	./scripts/fuzz-seeds src/sql/testdata build-fuzz/seeds
 	./build-fuzz/fuzz/sql_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
-	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/corpus build-fuzz/seeds
+	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/corpus build-fuzz/seeds fuzz/regressions
 
 format:
 	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -11,7 +11,7 @@
 namespace hop::cli {
 
 struct CheckOptions {
-  bool print = false;                      // --print
+  bool print = false;                          // --print
   sql::Dialect dialect = sql::Dialect::kAnsi;  // --dialect
 };
 

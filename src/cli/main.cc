@@ -1,7 +1,6 @@
 // The `hop` binary: subcommands and their flags. Each subcommand's work lives in its own file;
 // this one only wires the command line to it.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>

@@ -13,8 +13,8 @@ std::atomic<Level> g_level{Level::kWarn};
 
 spdlog::logger& Logger() {
   static std::shared_ptr<spdlog::logger> logger = [] {
-    auto l = std::make_shared<spdlog::logger>("hop",
-                                              std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    auto l =
+        std::make_shared<spdlog::logger>("hop", std::make_shared<spdlog::sinks::stderr_sink_mt>());
     l->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
     l->set_level(spdlog::level::trace);  // filtering happens in Enabled()
     return l;
@@ -24,18 +24,12 @@ spdlog::logger& Logger() {
 
 spdlog::level::level_enum ToSpd(Level level) {
   switch (level) {
-    case Level::kTrace:
-      return spdlog::level::trace;
-    case Level::kDebug:
-      return spdlog::level::debug;
-    case Level::kInfo:
-      return spdlog::level::info;
-    case Level::kWarn:
-      return spdlog::level::warn;
-    case Level::kError:
-      return spdlog::level::err;
-    case Level::kOff:
-      return spdlog::level::off;
+    case Level::kTrace: return spdlog::level::trace;
+    case Level::kDebug: return spdlog::level::debug;
+    case Level::kInfo: return spdlog::level::info;
+    case Level::kWarn: return spdlog::level::warn;
+    case Level::kError: return spdlog::level::err;
+    case Level::kOff: return spdlog::level::off;
   }
   return spdlog::level::info;
 }

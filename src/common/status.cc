@@ -5,28 +5,17 @@ namespace hop {
 
 std::string_view StatusCodeCategory(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk:
-      return "OK";
-    case StatusCode::kParse:
-      return "Parse Error";
-    case StatusCode::kBind:
-      return "Binder Error";
-    case StatusCode::kCatalogNotFound:
-      return "Catalog Error";
-    case StatusCode::kAlreadyExists:
-      return "Already Exists";
-    case StatusCode::kInvalidArgument:
-      return "Invalid Argument";
-    case StatusCode::kValidation:
-      return "Validation Error";
-    case StatusCode::kConflict:
-      return "Conflict";
-    case StatusCode::kNotFound:
-      return "Not Found";
-    case StatusCode::kUnavailable:
-      return "Unavailable";
-    case StatusCode::kInternal:
-      return "Internal Error";
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kParse: return "Parse Error";
+    case StatusCode::kBind: return "Binder Error";
+    case StatusCode::kCatalogNotFound: return "Catalog Error";
+    case StatusCode::kAlreadyExists: return "Already Exists";
+    case StatusCode::kInvalidArgument: return "Invalid Argument";
+    case StatusCode::kValidation: return "Validation Error";
+    case StatusCode::kConflict: return "Conflict";
+    case StatusCode::kNotFound: return "Not Found";
+    case StatusCode::kUnavailable: return "Unavailable";
+    case StatusCode::kInternal: return "Internal Error";
   }
   return "Unknown Error";
 }

@@ -15,16 +15,16 @@ namespace hop {
 // and its SQLSTATE mapping in the PostgreSQL wire server.
 enum class StatusCode {
   kOk = 0,
-  kParse,             // SQL, template or file syntax
-  kBind,              // name resolution and typing of a statement
-  kCatalogNotFound,   // a schema, table or database that the catalog does not have
-  kAlreadyExists,     // create of something that exists
-  kInvalidArgument,   // a request that can never succeed as written
-  kValidation,        // a validator rejected the request
-  kConflict,          // optimistic concurrency: the object changed underneath
-  kNotFound,          // get/update/delete of a missing object
-  kUnavailable,       // a dependency is down; retrying may help
-  kInternal,          // a bug in hop
+  kParse,            // SQL, template or file syntax
+  kBind,             // name resolution and typing of a statement
+  kCatalogNotFound,  // a schema, table or database that the catalog does not have
+  kAlreadyExists,    // create of something that exists
+  kInvalidArgument,  // a request that can never succeed as written
+  kValidation,       // a validator rejected the request
+  kConflict,         // optimistic concurrency: the object changed underneath
+  kNotFound,         // get/update/delete of a missing object
+  kUnavailable,      // a dependency is down; retrying may help
+  kInternal,         // a bug in hop
 };
 
 // The category text that prefixes messages of this code, e.g. "Parse Error".
@@ -79,14 +79,15 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::in_place_index<1>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value)
+      : data_(std::in_place_index<1>, std::move(value)) {}  // NOLINT: implicit by design
   Result(Status status) : data_(std::in_place_index<0>, std::move(status)) {  // NOLINT
     assert(!std::get<0>(data_).ok() && "a Result needs a value or an error, not an OK status");
   }
   template <typename U>
-    requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T> &&
-             !std::is_same_v<std::decay_t<U>, Status>)
-  Result(U&& value) : data_(std::in_place_index<1>, std::forward<U>(value)) {}  // NOLINT
+  requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
+           !std::is_same_v<std::decay_t<U>, Status>) Result(U&& value)
+      : data_(std::in_place_index<1>, std::forward<U>(value)) {}  // NOLINT
 
   bool ok() const { return data_.index() == 1; }
   const Status& status() const {
@@ -121,11 +122,11 @@ const Status& AsStatus(const Result<T>& r) {
 #define HOP_CONCAT(a, b) HOP_CONCAT_INNER(a, b)
 
 // Returns the Status of `expr` (a Status or a Result) from the enclosing function if it failed.
-#define HOP_RETURN_IF_ERROR(expr)                                          \
-  do {                                                                     \
-    const auto& hop_status_ref_ = (expr);                                  \
-    if (!::hop::internal::AsStatus(hop_status_ref_).ok())                  \
-      return ::hop::internal::AsStatus(hop_status_ref_);                   \
+#define HOP_RETURN_IF_ERROR(expr)                         \
+  do {                                                    \
+    const auto& hop_status_ref_ = (expr);                 \
+    if (!::hop::internal::AsStatus(hop_status_ref_).ok()) \
+      return ::hop::internal::AsStatus(hop_status_ref_);  \
   } while (0)
 
 // Evaluates `rexpr` (a Result<T>); on error returns its Status, otherwise moves the value into

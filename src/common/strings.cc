@@ -115,7 +115,9 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }
 
 std::string_view TrimWhitespace(std::string_view s) {
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
   size_t b = 0, e = s.size();
   while (b < e && is_space(s[b])) ++b;
   while (e > b && is_space(s[e - 1])) --e;

@@ -15,6 +15,7 @@
 
 #include "sql/ast/statement.h"
 #include "sql/parser.h"
+#include "sql/round_trip.h"
 #include "sql/script.h"
 #include "sql/unparser.h"
 #include "test/lib/datadriven.h"
@@ -41,31 +42,6 @@ std::vector<Dialect> DialectsOf(const DataDrivenCase& c) {
   return out;
 }
 
-// Checks parse(print(stmt)) == stmt and print(parse(print(stmt))) == print(stmt) in every dialect
-// that can print the statement.
-void CheckRoundTrip(const Statement& stmt, const std::string& where) {
-  for (Dialect d : kAllDialects) {
-    auto printed = PrintStatement(stmt, PrintOptions{d, false});
-    if (!printed.ok()) continue;
-    auto reparsed = ParseStatement(*printed);
-    if (!reparsed.ok()) {
-      ADD_FAILURE() << where << ": " << DialectName(d) << " output does not parse:\n"
-                    << *printed << "\n"
-                    << reparsed.status().ToString();
-      continue;
-    }
-    EXPECT_TRUE(Equals(stmt, **reparsed))
-        << where << ": " << DialectName(d) << " round trip changed the statement:\n"
-        << stmt.source << "\nprinted as\n"
-        << *printed;
-    auto again = PrintStatement(**reparsed, PrintOptions{d, false});
-    EXPECT_TRUE(again.ok() && *again == *printed)
-        << where << ": " << DialectName(d) << " printing is not stable:\n"
-        << *printed << "\nthen\n"
-        << (again.ok() ? *again : again.status().ToString());
-  }
-}
-
 std::string RunParse(const DataDrivenCase& c, bool explain) {
   std::vector<Dialect> dialects = DialectsOf(c);
   std::string out;
@@ -79,7 +55,8 @@ std::string RunParse(const DataDrivenCase& c, bool explain) {
       out += stmt.status().ToString() + "\n";
       continue;
     }
-    CheckRoundTrip(**stmt, c.file + ":" + std::to_string(c.line));
+    Status round_trip = VerifyRoundTrip(**stmt);
+    EXPECT_TRUE(round_trip.ok()) << c.file << ":" << c.line << ": " << round_trip.message();
     for (Dialect d : dialects) {
       auto printed = PrintStatement(**stmt, PrintOptions{d, explain});
       if (dialects.size() > 1) out += std::string(DialectName(d)) + ": ";

@@ -14,11 +14,10 @@ struct KeywordInfo {
   bool reserved;
 };
 
-constexpr KeywordInfo kKeywords[] = {
-    {"", false},
+constexpr KeywordInfo kKeywords[] = {{"", false},
 #define HOP_KW_R(x) {#x, true},
 #define HOP_KW_N(x) {#x, false},
-    HOP_SQL_KEYWORDS(HOP_KW_R, HOP_KW_N)
+                                     HOP_SQL_KEYWORDS(HOP_KW_R, HOP_KW_N)
 #undef HOP_KW_R
 #undef HOP_KW_N
 };
@@ -67,6 +66,22 @@ struct Buckets {
 
 constexpr Buckets kBuckets;
 
+// Every keyword's text in 8-byte chunks, zero-padded, for LookupKeyword's comparison.
+constexpr size_t kChunks = (kMaxKeywordLength + 7) / 8;
+constexpr void PackInto(uint64_t* chunks, size_t i, char c) {
+  chunks[i / 8] |= static_cast<uint64_t>(static_cast<unsigned char>(c)) << (8 * (i % 8));
+}
+struct Packed {
+  uint64_t chunks[std::size(kKeywords)][kChunks] = {};
+  constexpr Packed() {
+    for (size_t i = 0; i < std::size(kKeywords); ++i) {
+      for (size_t j = 0; j < kKeywords[i].text.size(); ++j)
+        PackInto(chunks[i], j, kKeywords[i].text[j]);
+    }
+  }
+};
+constexpr Packed kPacked;
+
 }  // namespace
 
 Keyword LookupKeyword(std::string_view word) {
@@ -74,14 +89,18 @@ Keyword LookupKeyword(std::string_view word) {
   const char first = AsciiUpper(word[0]);
   if (first < 'A' || first > 'Z') return Keyword::kNone;
   const size_t b = Buckets::BucketOf(word.size(), first);
-  const uint16_t end = kBuckets.begin[b + 1];
   uint16_t k = kBuckets.begin[b];
+  const uint16_t end = kBuckets.begin[b + 1];
+  if (k == end) return Keyword::kNone;
+  // Compare in 8-byte chunks against the keywords' upper-case text, zero-padded.
+  uint64_t chunks[kChunks] = {};
+  for (size_t i = 0; i < word.size(); ++i) PackInto(chunks, i, AsciiUpper(word[i]));
   for (; k < end; ++k) {
     const uint16_t idx = kBuckets.order[k];
-    const char* t = kKeywords[idx].text.data();
-    size_t i = 1;
-    while (i < word.size() && AsciiUpper(word[i]) == t[i]) ++i;
-    if (i == word.size()) return static_cast<Keyword>(idx);
+    const uint64_t* kw = kPacked.chunks[idx];
+    bool same = true;
+    for (size_t c = 0; c < kChunks; ++c) same &= kw[c] == chunks[c];
+    if (same) return static_cast<Keyword>(idx);
   }
   return Keyword::kNone;
 }

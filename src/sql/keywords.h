@@ -8,6 +8,7 @@
 namespace hop::sql {
 
 // R(x): reserved keyword; N(x): non-reserved keyword. Order does not matter.
+// clang-format off
 #define HOP_SQL_KEYWORDS(R, N)                                                                   \
   R(ALL) R(AND) R(ARRAY) R(AS) R(BETWEEN) R(BY) R(CASE) R(CAST) R(CHECK) R(CONSTRAINT)            \
   R(CREATE) R(CROSS) R(CURRENT_DATE) R(CURRENT_TIME) R(CURRENT_TIMESTAMP) R(DEFAULT)             \
@@ -25,6 +26,7 @@ namespace hop::sql {
   N(SECOND) N(SET) N(SHOW) N(STORED) N(TIME) N(TIMESTAMP) N(TO) N(TRIGGER) N(TRY_CAST)           \
   N(UNBOUNDED) N(UNKNOWN) N(VALUE) N(VIEW) N(VIRTUAL) N(WEEK) N(WITHIN) N(WITHOUT) N(YEAR)       \
   N(ZONE)
+// clang-format on
 
 enum class Keyword : uint16_t {
   kNone = 0,

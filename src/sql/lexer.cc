@@ -49,18 +49,54 @@ class Lexer {
       const unsigned char c = text_[pos_];
       TokenType type;
       switch (c) {
-        case '(': type = TokenType::kLParen; ++pos_; break;
-        case ')': type = TokenType::kRParen; ++pos_; break;
-        case '[': type = TokenType::kLBracket; ++pos_; break;
-        case ']': type = TokenType::kRBracket; ++pos_; break;
-        case ',': type = TokenType::kComma; ++pos_; break;
-        case ';': type = TokenType::kSemicolon; ++pos_; break;
-        case '+': type = TokenType::kPlus; ++pos_; break;
-        case '-': type = TokenType::kMinus; ++pos_; break;
-        case '*': type = TokenType::kStar; ++pos_; break;
-        case '/': type = TokenType::kSlash; ++pos_; break;
-        case '%': type = TokenType::kPercent; ++pos_; break;
-        case '=': type = TokenType::kEq; ++pos_; break;
+        case '(':
+          type = TokenType::kLParen;
+          ++pos_;
+          break;
+        case ')':
+          type = TokenType::kRParen;
+          ++pos_;
+          break;
+        case '[':
+          type = TokenType::kLBracket;
+          ++pos_;
+          break;
+        case ']':
+          type = TokenType::kRBracket;
+          ++pos_;
+          break;
+        case ',':
+          type = TokenType::kComma;
+          ++pos_;
+          break;
+        case ';':
+          type = TokenType::kSemicolon;
+          ++pos_;
+          break;
+        case '+':
+          type = TokenType::kPlus;
+          ++pos_;
+          break;
+        case '-':
+          type = TokenType::kMinus;
+          ++pos_;
+          break;
+        case '*':
+          type = TokenType::kStar;
+          ++pos_;
+          break;
+        case '/':
+          type = TokenType::kSlash;
+          ++pos_;
+          break;
+        case '%':
+          type = TokenType::kPercent;
+          ++pos_;
+          break;
+        case '=':
+          type = TokenType::kEq;
+          ++pos_;
+          break;
         case '?':
           ++pos_;
           while (pos_ < n && IsDigit(text_[pos_])) ++pos_;
@@ -165,13 +201,12 @@ class Lexer {
             return Error(begin, fmt::format("unexpected character '{}'", Printable(c)));
           }
       }
-      Token t;
+      Token& t = out_->emplace_back();
       t.type = type;
       t.offset = static_cast<uint32_t>(begin);
       t.length = static_cast<uint32_t>(pos_ - begin);
       t.loc = LocationOf(begin, token_line_, token_line_begin_);
       if (type == TokenType::kWord) t.keyword = LookupKeyword(text_.substr(begin, pos_ - begin));
-      out_->push_back(t);
     }
     Token end;
     end.type = TokenType::kEnd;
@@ -393,15 +428,13 @@ std::string UnquoteToken(std::string_view text, const Token& token) {
       }
       return out;
     }
-    case TokenType::kBinaryString:
-      return std::string(raw.substr(2, raw.size() - 3));
+    case TokenType::kBinaryString: return std::string(raw.substr(2, raw.size() - 3));
     case TokenType::kDollarString: {
       size_t tag_end = raw.find('$', 1);
       size_t tag_len = tag_end + 1;
       return std::string(raw.substr(tag_len, raw.size() - 2 * tag_len));
     }
-    default:
-      return std::string(raw);
+    default: return std::string(raw);
   }
 }
 

@@ -27,11 +27,12 @@ TEST(LexerTest, TokenKinds) {
       {"\"a\"\"b\" `c``d`", {T::kQuotedIdentifier, T::kQuotedIdentifier, T::kEnd}},
       {"'it''s' $$x$$ $tag$ y $tag$ X'0aF1'",
        {T::kString, T::kDollarString, T::kDollarString, T::kBinaryString, T::kEnd}},
-      {"1 1.5 .5 1. 1e10 1.5E-3", {T::kInteger, T::kDecimal, T::kDecimal, T::kDecimal,
-                                   T::kFloat, T::kFloat, T::kEnd}},
+      {"1 1.5 .5 1. 1e10 1.5E-3",
+       {T::kInteger, T::kDecimal, T::kDecimal, T::kDecimal, T::kFloat, T::kFloat, T::kEnd}},
       {"? ?2 $1", {T::kParameter, T::kParameter, T::kParameter, T::kEnd}},
-      {"( ) [ ] , . ; : ::", {T::kLParen, T::kRParen, T::kLBracket, T::kRBracket, T::kComma,
-                              T::kDot, T::kSemicolon, T::kColon, T::kDoubleColon, T::kEnd}},
+      {"( ) [ ] , . ; : ::",
+       {T::kLParen, T::kRParen, T::kLBracket, T::kRBracket, T::kComma, T::kDot, T::kSemicolon,
+        T::kColon, T::kDoubleColon, T::kEnd}},
       {"+ - * / % || = <> != < <= > >=",
        {T::kPlus, T::kMinus, T::kStar, T::kSlash, T::kPercent, T::kConcat, T::kEq, T::kNe, T::kNe,
         T::kLt, T::kLe, T::kGt, T::kGe, T::kEnd}},
@@ -83,24 +84,30 @@ TEST(LexerTest, ErrorsNameTheProblemAndPosition) {
     const char* message;
   };
   const Case kCases[] = {
-      {"select 'abc", "Parse Error: unterminated string literal at line 1, column 8\n"
-                      "select 'abc\n"
-                      "       ^"},
-      {"a\n \"b", "Parse Error: unterminated quoted identifier at line 2, column 2\n"
-                  " \"b\n"
-                  " ^"},
+      {"select 'abc",
+       "Parse Error: unterminated string literal at line 1, column 8\n"
+       "select 'abc\n"
+       "       ^"},
+      {"a\n \"b",
+       "Parse Error: unterminated quoted identifier at line 2, column 2\n"
+       " \"b\n"
+       " ^"},
       {"a /* b", "Parse Error: unterminated comment at line 1, column 3\na /* b\n  ^"},
       {"a # b", "Parse Error: unexpected character '#' at line 1, column 3\na # b\n  ^"},
-      {"a | b", "Parse Error: unexpected character '|' (did you mean '||'?) at line 1, column 3\n"
-                "a | b\n  ^"},
+      {"a | b",
+       "Parse Error: unexpected character '|' (did you mean '||'?) at line 1, column 3\n"
+       "a | b\n  ^"},
       {"$$ x", "Parse Error: unterminated dollar-quoted string at line 1, column 1\n$$ x\n^"},
-      {"X'0G'", "Parse Error: binary string literal may only hold hexadecimal digits at line 1, "
-                "column 4\nX'0G'\n   ^"},
+      {"X'0G'",
+       "Parse Error: binary string literal may only hold hexadecimal digits at line 1, "
+       "column 4\nX'0G'\n   ^"},
       {"\x01", "Parse Error: unexpected character '\\x01' at line 1, column 1\n\x01\n^"},
-      {"select 1e", "Parse Error: malformed number (a number cannot run into a name) at line 1, "
-                    "column 8\nselect 1e\n       ^"},
-      {"x 0x1F", "Parse Error: malformed number (a number cannot run into a name) at line 1, "
-                 "column 3\nx 0x1F\n  ^"},
+      {"select 1e",
+       "Parse Error: malformed number (a number cannot run into a name) at line 1, "
+       "column 8\nselect 1e\n       ^"},
+      {"x 0x1F",
+       "Parse Error: malformed number (a number cannot run into a name) at line 1, "
+       "column 3\nx 0x1F\n  ^"},
       {"X'12", "Parse Error: unterminated binary string literal at line 1, column 1\nX'12\n^"},
   };
   for (const auto& c : kCases) {

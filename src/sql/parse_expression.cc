@@ -22,18 +22,54 @@ std::unique_ptr<T> Make(const Token& at) {
 // The binary operator a token spells, if any, with its binding strength.
 bool BinaryOperator(const Token& t, BinaryOp* op, int* prec) {
   switch (t.type) {
-    case TokenType::kEq: *op = BinaryOp::kEq; *prec = kPrecComparison; return true;
-    case TokenType::kNe: *op = BinaryOp::kNe; *prec = kPrecComparison; return true;
-    case TokenType::kLt: *op = BinaryOp::kLt; *prec = kPrecComparison; return true;
-    case TokenType::kLe: *op = BinaryOp::kLe; *prec = kPrecComparison; return true;
-    case TokenType::kGt: *op = BinaryOp::kGt; *prec = kPrecComparison; return true;
-    case TokenType::kGe: *op = BinaryOp::kGe; *prec = kPrecComparison; return true;
-    case TokenType::kConcat: *op = BinaryOp::kConcat; *prec = kPrecMultiplicative; return true;
-    case TokenType::kPlus: *op = BinaryOp::kAdd; *prec = kPrecAdditive; return true;
-    case TokenType::kMinus: *op = BinaryOp::kSubtract; *prec = kPrecAdditive; return true;
-    case TokenType::kStar: *op = BinaryOp::kMultiply; *prec = kPrecMultiplicative; return true;
-    case TokenType::kSlash: *op = BinaryOp::kDivide; *prec = kPrecMultiplicative; return true;
-    case TokenType::kPercent: *op = BinaryOp::kModulo; *prec = kPrecMultiplicative; return true;
+    case TokenType::kEq:
+      *op = BinaryOp::kEq;
+      *prec = kPrecComparison;
+      return true;
+    case TokenType::kNe:
+      *op = BinaryOp::kNe;
+      *prec = kPrecComparison;
+      return true;
+    case TokenType::kLt:
+      *op = BinaryOp::kLt;
+      *prec = kPrecComparison;
+      return true;
+    case TokenType::kLe:
+      *op = BinaryOp::kLe;
+      *prec = kPrecComparison;
+      return true;
+    case TokenType::kGt:
+      *op = BinaryOp::kGt;
+      *prec = kPrecComparison;
+      return true;
+    case TokenType::kGe:
+      *op = BinaryOp::kGe;
+      *prec = kPrecComparison;
+      return true;
+    case TokenType::kConcat:
+      *op = BinaryOp::kConcat;
+      *prec = kPrecMultiplicative;
+      return true;
+    case TokenType::kPlus:
+      *op = BinaryOp::kAdd;
+      *prec = kPrecAdditive;
+      return true;
+    case TokenType::kMinus:
+      *op = BinaryOp::kSubtract;
+      *prec = kPrecAdditive;
+      return true;
+    case TokenType::kStar:
+      *op = BinaryOp::kMultiply;
+      *prec = kPrecMultiplicative;
+      return true;
+    case TokenType::kSlash:
+      *op = BinaryOp::kDivide;
+      *prec = kPrecMultiplicative;
+      return true;
+    case TokenType::kPercent:
+      *op = BinaryOp::kModulo;
+      *prec = kPrecMultiplicative;
+      return true;
     case TokenType::kWord:
       if (t.keyword == Keyword::kOR) {
         *op = BinaryOp::kOr;
@@ -46,8 +82,7 @@ bool BinaryOperator(const Token& t, BinaryOp* op, int* prec) {
         return true;
       }
       return false;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -68,18 +103,17 @@ bool IntervalUnitFor(Keyword kw, IntervalUnit* unit) {
 // The units EXTRACT accepts (Calcite's time units).
 bool IsTimeUnit(std::string_view word) {
   static constexpr std::string_view kUnits[] = {
-      "YEAR",   "QUARTER",     "MONTH",       "WEEK",       "DAY",     "HOUR",
-      "MINUTE", "SECOND",      "MILLISECOND", "MICROSECOND", "NANOSECOND", "DOW",
-      "DOY",    "ISODOW",      "ISOYEAR",     "EPOCH",      "DECADE",  "CENTURY",
-      "MILLENNIUM"};
+      "YEAR",    "QUARTER",     "MONTH",       "WEEK",       "DAY",       "HOUR", "MINUTE",
+      "SECOND",  "MILLISECOND", "MICROSECOND", "NANOSECOND", "DOW",       "DOY",  "ISODOW",
+      "ISOYEAR", "EPOCH",       "DECADE",      "CENTURY",    "MILLENNIUM"};
   for (std::string_view u : kUnits) {
     if (EqualsIgnoreCase(u, word)) return true;
   }
   return false;
 }
 
-constexpr Keyword kIntervalUnitKeywords[] = {Keyword::kYEAR, Keyword::kQUARTER, Keyword::kMONTH,
-                                             Keyword::kWEEK, Keyword::kDAY,     Keyword::kHOUR,
+constexpr Keyword kIntervalUnitKeywords[] = {Keyword::kYEAR,   Keyword::kQUARTER, Keyword::kMONTH,
+                                             Keyword::kWEEK,   Keyword::kDAY,     Keyword::kHOUR,
                                              Keyword::kMINUTE, Keyword::kSECOND};
 
 }  // namespace
@@ -329,15 +363,10 @@ ExprPtr Parser::ParsePrimary() {
       }
       return node;
     }
-    case TokenType::kLParen:
-      return ParseParenthesized();
-    case TokenType::kQuotedIdentifier:
-      return ParseNameOrCall();
-    case TokenType::kWord:
-      break;
-    default:
-      NoteExpectedCategory(ExpectCategory::kExpression);
-      return nullptr;
+    case TokenType::kLParen: return ParseParenthesized();
+    case TokenType::kQuotedIdentifier: return ParseNameOrCall();
+    case TokenType::kWord: break;
+    default: NoteExpectedCategory(ExpectCategory::kExpression); return nullptr;
   }
 
   switch (t.keyword) {
@@ -367,12 +396,9 @@ ExprPtr Parser::ParsePrimary() {
         return node;
       }
       return ParseNameOrCall();
-    case Keyword::kINTERVAL:
-      return ParseInterval();
-    case Keyword::kCASE:
-      return ParseCase();
-    case Keyword::kCAST:
-      return ParseCast(false);
+    case Keyword::kINTERVAL: return ParseInterval();
+    case Keyword::kCASE: return ParseCase();
+    case Keyword::kCAST: return ParseCast(false);
     case Keyword::kTRY_CAST:
       if (PeekType(TokenType::kLParen, 1)) return ParseCast(true);
       return ParseNameOrCall();
@@ -434,8 +460,7 @@ ExprPtr Parser::ParsePrimary() {
       node->niladic = true;
       return node;
     }
-    default:
-      break;
+    default: break;
   }
   if (!PeekIdentifier()) {
     NoteExpectedCategory(ExpectCategory::kExpression);

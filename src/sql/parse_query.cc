@@ -27,8 +27,7 @@ bool SetOperator(const Token& t, SetOpKind* op, int* prec) {
       *op = SetOpKind::kIntersect;
       *prec = 2;
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -179,12 +178,6 @@ QueryBodyPtr Parser::ParseValues() {
   return body;
 }
 
-std::optional<Identifier> Parser::ParseOptionalAlias() {
-  if (AcceptKeyword(Keyword::kAS)) return ParseIdentifier();
-  if (PeekIdentifier()) return ParseIdentifier();
-  return std::nullopt;
-}
-
 bool Parser::ParseSelectItem(SelectItem* out) {
   const Token& t = Peek();
   if (t.type == TokenType::kStar) {
@@ -201,6 +194,7 @@ bool Parser::ParseSelectItem(SelectItem* out) {
     out->alias = std::move(alias);
   } else if (PeekIdentifier()) {
     out->alias = ParseIdentifier();
+    if (!out->alias) return false;
   } else {
     NoteExpectedType(TokenType::kWord);
   }
@@ -252,6 +246,7 @@ bool Parser::ParseTableAlias(std::optional<TableAlias>* out) {
     if (!name) return false;
   } else if (PeekIdentifier()) {
     name = ParseIdentifier();
+    if (!name) return false;
   } else {
     NoteExpectedType(TokenType::kWord);
     return true;
@@ -308,8 +303,8 @@ TableRefPtr Parser::ParseFrom() {
     join->left = std::move(left);
     join->right = ParseTablePrimary();
     if (!join->right) return nullptr;
-    const bool needs_condition = !join->natural && join->type != JoinType::kCross &&
-                                 join->type != JoinType::kComma;
+    const bool needs_condition =
+        !join->natural && join->type != JoinType::kCross && join->type != JoinType::kComma;
     if (needs_condition) {
       if (AcceptKeyword(Keyword::kON)) {
         join->on = ParseExpr();

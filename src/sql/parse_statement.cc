@@ -26,34 +26,23 @@ StatementPtr Parser::ParseStatementBody() {
   }
   if (t.type == TokenType::kWord) {
     switch (t.keyword) {
-      case Keyword::kINSERT:
-        return ParseInsert();
-      case Keyword::kCREATE:
-        return ParseCreate();
-      case Keyword::kDROP:
-        return ParseDrop();
-      case Keyword::kREFRESH:
-        return ParseRefresh();
-      case Keyword::kFIRE:
-        return ParseFire();
-      case Keyword::kPAUSE:
-        return ParsePauseResume(false);
-      case Keyword::kRESUME:
-        return ParsePauseResume(true);
-      case Keyword::kSET:
-        return ParseSet();
-      case Keyword::kRESET:
-        return ParseReset();
-      case Keyword::kSHOW:
-        return ParseShow();
-      default:
-        break;
+      case Keyword::kINSERT: return ParseInsert();
+      case Keyword::kCREATE: return ParseCreate();
+      case Keyword::kDROP: return ParseDrop();
+      case Keyword::kREFRESH: return ParseRefresh();
+      case Keyword::kFIRE: return ParseFire();
+      case Keyword::kPAUSE: return ParsePauseResume(false);
+      case Keyword::kRESUME: return ParsePauseResume(true);
+      case Keyword::kSET: return ParseSet();
+      case Keyword::kRESET: return ParseReset();
+      case Keyword::kSHOW: return ParseShow();
+      default: break;
     }
   }
-  for (Keyword kw : {Keyword::kSELECT, Keyword::kWITH, Keyword::kVALUES, Keyword::kINSERT,
-                     Keyword::kCREATE, Keyword::kDROP, Keyword::kREFRESH, Keyword::kFIRE,
-                     Keyword::kPAUSE, Keyword::kRESUME, Keyword::kSET, Keyword::kRESET,
-                     Keyword::kSHOW}) {
+  for (Keyword kw :
+       {Keyword::kSELECT, Keyword::kWITH, Keyword::kVALUES, Keyword::kINSERT, Keyword::kCREATE,
+        Keyword::kDROP, Keyword::kREFRESH, Keyword::kFIRE, Keyword::kPAUSE, Keyword::kRESUME,
+        Keyword::kSET, Keyword::kRESET, Keyword::kSHOW}) {
     NoteExpectedKeyword(kw);
   }
   NoteExpectedType(TokenType::kLParen);
@@ -79,20 +68,13 @@ StatementPtr Parser::ParseCreate() {
   const Token& t = Peek();
   if (t.type == TokenType::kWord) {
     switch (t.keyword) {
-      case Keyword::kTABLE:
-        return ParseCreateTable(or_replace);
-      case Keyword::kVIEW:
-        return ParseCreateView(or_replace);
-      case Keyword::kMATERIALIZED:
-        return ParseCreateMaterializedView(or_replace);
-      case Keyword::kTRIGGER:
-        return ParseCreateTrigger(or_replace);
-      case Keyword::kDATABASE:
-        return ParseCreateDatabase(or_replace);
-      case Keyword::kFUNCTION:
-        return ParseCreateFunction(or_replace);
-      default:
-        break;
+      case Keyword::kTABLE: return ParseCreateTable(or_replace);
+      case Keyword::kVIEW: return ParseCreateView(or_replace);
+      case Keyword::kMATERIALIZED: return ParseCreateMaterializedView(or_replace);
+      case Keyword::kTRIGGER: return ParseCreateTrigger(or_replace);
+      case Keyword::kDATABASE: return ParseCreateDatabase(or_replace);
+      case Keyword::kFUNCTION: return ParseCreateFunction(or_replace);
+      default: break;
     }
   }
   if (!or_replace) NoteExpectedKeyword(Keyword::kOR);
@@ -104,12 +86,12 @@ StatementPtr Parser::ParseCreate() {
 }
 
 // An `IF NOT EXISTS` that may follow the object keyword. Returns false only on a malformed one.
-#define HOP_PARSE_IF_NOT_EXISTS(stmt)                      \
-  if (PeekKeyword(Keyword::kIF)) {                         \
-    if (!ParseIfNotExists()) return nullptr;               \
-    (stmt)->if_not_exists = true;                          \
-  } else {                                                 \
-    NoteExpectedKeyword(Keyword::kIF);                     \
+#define HOP_PARSE_IF_NOT_EXISTS(stmt)        \
+  if (PeekKeyword(Keyword::kIF)) {           \
+    if (!ParseIfNotExists()) return nullptr; \
+    (stmt)->if_not_exists = true;            \
+  } else {                                   \
+    NoteExpectedKeyword(Keyword::kIF);       \
   }
 
 StatementPtr Parser::ParseCreateTable(bool or_replace) {
@@ -122,9 +104,9 @@ StatementPtr Parser::ParseCreateTable(bool or_replace) {
     LikeClause like;
     if (!ParseQualifiedName(&like.source)) return nullptr;
     // Options follow bare (Calcite) or in parentheses (Flink).
-    const bool parenthesised = PeekType(TokenType::kLParen) &&
-                               (PeekKeyword(Keyword::kINCLUDING, 1) ||
-                                PeekKeyword(Keyword::kEXCLUDING, 1));
+    const bool parenthesised =
+        PeekType(TokenType::kLParen) &&
+        (PeekKeyword(Keyword::kINCLUDING, 1) || PeekKeyword(Keyword::kEXCLUDING, 1));
     if (parenthesised) ++pos_;
     while (PeekKeyword(Keyword::kINCLUDING) || PeekKeyword(Keyword::kEXCLUDING)) {
       LikeOption opt;
@@ -562,9 +544,7 @@ StatementPtr Parser::ParseSet() {
       stmt->value = UnquoteToken(text_, v);
       stmt->value_kind = SettingValueKind::kString;
       break;
-    default:
-      NoteExpectedCategory(ExpectCategory::kLiteral);
-      return nullptr;
+    default: NoteExpectedCategory(ExpectCategory::kLiteral); return nullptr;
   }
   ++pos_;
   return stmt;

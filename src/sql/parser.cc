@@ -68,18 +68,12 @@ std::string ExpectedName(size_t item) {
   }
   item -= static_cast<size_t>(TokenType::kCount);
   switch (static_cast<ExpectCategory>(item)) {
-    case ExpectCategory::kExpression:
-      return "expression";
-    case ExpectCategory::kDataType:
-      return "data type";
-    case ExpectCategory::kLiteral:
-      return "literal";
-    case ExpectCategory::kEndOfStatement:
-      return "end of statement";
-    case ExpectCategory::kTimeUnit:
-      return "date/time unit";
-    case ExpectCategory::kCount:
-      break;
+    case ExpectCategory::kExpression: return "expression";
+    case ExpectCategory::kDataType: return "data type";
+    case ExpectCategory::kLiteral: return "literal";
+    case ExpectCategory::kEndOfStatement: return "end of statement";
+    case ExpectCategory::kTimeUnit: return "date/time unit";
+    case ExpectCategory::kCount: break;
   }
   return "?";
 }
@@ -112,9 +106,9 @@ Status Parser::FinishError() {
     found = "end of input";
   } else {
     std::string_view raw = TokenText(tok);
-    const bool quoted = tok.type == TokenType::kString || tok.type == TokenType::kQuotedIdentifier ||
-                        tok.type == TokenType::kDollarString ||
-                        tok.type == TokenType::kBinaryString;
+    const bool quoted =
+        tok.type == TokenType::kString || tok.type == TokenType::kQuotedIdentifier ||
+        tok.type == TokenType::kDollarString || tok.type == TokenType::kBinaryString;
     found = quoted ? "" : "'";
     found.append(raw.substr(0, 40));
     if (raw.size() > 40) found += "...";
@@ -132,7 +126,8 @@ Status Parser::FinishError() {
       if (i > 0) list += ", ";
       list += names[i];
     }
-    if (names.size() > kMaxListed) list += fmt::format(", ... ({} more)", names.size() - kMaxListed);
+    if (names.size() > kMaxListed)
+      list += fmt::format(", ... ({} more)", names.size() - kMaxListed);
     what = fmt::format("expected one of: {}; found {}", list, found);
   }
   return Status::ParseError(FormatSourceError(text_, start_, tok.loc, what, line_prefix_));
@@ -312,9 +307,7 @@ bool Parser::ParseOptionList(OptionList* out) {
           break;
         }
         [[fallthrough]];
-      default:
-        NoteExpectedCategory(ExpectCategory::kLiteral);
-        return false;
+      default: NoteExpectedCategory(ExpectCategory::kLiteral); return false;
     }
     ++pos_;
     out->items.push_back(std::move(opt));
@@ -356,22 +349,37 @@ enum class TypeWord {
 
 TypeWord LookupTypeWord(std::string_view word) {
   static constexpr std::pair<std::string_view, TypeWord> kWords[] = {
-      {"BOOLEAN", TypeWord::kBoolean},     {"BOOL", TypeWord::kBoolean},
-      {"TINYINT", TypeWord::kTinyInt},     {"SMALLINT", TypeWord::kSmallInt},
-      {"INT", TypeWord::kInteger},         {"INTEGER", TypeWord::kInteger},
-      {"BIGINT", TypeWord::kBigInt},       {"FLOAT", TypeWord::kFloat},
-      {"REAL", TypeWord::kReal},           {"DOUBLE", TypeWord::kDouble},
-      {"DECIMAL", TypeWord::kDecimal},     {"DEC", TypeWord::kDecimal},
-      {"NUMERIC", TypeWord::kDecimal},     {"CHAR", TypeWord::kChar},
-      {"CHARACTER", TypeWord::kChar},      {"VARCHAR", TypeWord::kVarchar},
-      {"STRING", TypeWord::kString},       {"TEXT", TypeWord::kString},
-      {"BINARY", TypeWord::kBinary},       {"VARBINARY", TypeWord::kVarbinary},
-      {"BYTES", TypeWord::kBytes},         {"BYTEA", TypeWord::kBytes},
+      {"BOOLEAN", TypeWord::kBoolean},
+      {"BOOL", TypeWord::kBoolean},
+      {"TINYINT", TypeWord::kTinyInt},
+      {"SMALLINT", TypeWord::kSmallInt},
+      {"INT", TypeWord::kInteger},
+      {"INTEGER", TypeWord::kInteger},
+      {"BIGINT", TypeWord::kBigInt},
+      {"FLOAT", TypeWord::kFloat},
+      {"REAL", TypeWord::kReal},
+      {"DOUBLE", TypeWord::kDouble},
+      {"DECIMAL", TypeWord::kDecimal},
+      {"DEC", TypeWord::kDecimal},
+      {"NUMERIC", TypeWord::kDecimal},
+      {"CHAR", TypeWord::kChar},
+      {"CHARACTER", TypeWord::kChar},
+      {"VARCHAR", TypeWord::kVarchar},
+      {"STRING", TypeWord::kString},
+      {"TEXT", TypeWord::kString},
+      {"BINARY", TypeWord::kBinary},
+      {"VARBINARY", TypeWord::kVarbinary},
+      {"BYTES", TypeWord::kBytes},
+      {"BYTEA", TypeWord::kBytes},
       {"BLOB", TypeWord::kBytes},
-      {"DATE", TypeWord::kDate},           {"TIME", TypeWord::kTime},
-      {"TIMESTAMP", TypeWord::kTimestamp}, {"TIMESTAMP_LTZ", TypeWord::kTimestampLtz},
-      {"TIMESTAMPTZ", TypeWord::kTimestampTz}, {"ARRAY", TypeWord::kArray},
-      {"MAP", TypeWord::kMap},             {"ROW", TypeWord::kRow},
+      {"DATE", TypeWord::kDate},
+      {"TIME", TypeWord::kTime},
+      {"TIMESTAMP", TypeWord::kTimestamp},
+      {"TIMESTAMP_LTZ", TypeWord::kTimestampLtz},
+      {"TIMESTAMPTZ", TypeWord::kTimestampTz},
+      {"ARRAY", TypeWord::kArray},
+      {"MAP", TypeWord::kMap},
+      {"ROW", TypeWord::kRow},
   };
   if (word.size() > 16) return TypeWord::kNone;
   for (const auto& [w, t] : kWords) {
@@ -426,8 +434,8 @@ std::optional<DataType> Parser::ParseType() {
     if (PeekKeyword(Keyword::kWITH) &&
         (PeekKeyword(Keyword::kTIME, 1) || PeekKeyword(Keyword::kLOCAL, 1))) {
       ++pos_;
-      type.time_zone = AcceptKeyword(Keyword::kLOCAL) ? TimeZone::kWithLocalTimeZone
-                                                      : TimeZone::kWithTimeZone;
+      type.time_zone =
+          AcceptKeyword(Keyword::kLOCAL) ? TimeZone::kWithLocalTimeZone : TimeZone::kWithTimeZone;
       return ExpectKeyword(Keyword::kTIME) && ExpectKeyword(Keyword::kZONE);
     }
     if (PeekKeyword(Keyword::kWITH)) {  // `WITH ZONE` and the like: say what WITH needs
@@ -440,30 +448,17 @@ std::optional<DataType> Parser::ParseType() {
     return true;
   };
   switch (word) {
-    case TypeWord::kNone:
-      return std::nullopt;
-    case TypeWord::kBoolean:
-      type.name = TypeName::kBoolean;
-      break;
-    case TypeWord::kTinyInt:
-      type.name = TypeName::kTinyInt;
-      break;
-    case TypeWord::kSmallInt:
-      type.name = TypeName::kSmallInt;
-      break;
-    case TypeWord::kInteger:
-      type.name = TypeName::kInteger;
-      break;
-    case TypeWord::kBigInt:
-      type.name = TypeName::kBigInt;
-      break;
+    case TypeWord::kNone: return std::nullopt;
+    case TypeWord::kBoolean: type.name = TypeName::kBoolean; break;
+    case TypeWord::kTinyInt: type.name = TypeName::kTinyInt; break;
+    case TypeWord::kSmallInt: type.name = TypeName::kSmallInt; break;
+    case TypeWord::kInteger: type.name = TypeName::kInteger; break;
+    case TypeWord::kBigInt: type.name = TypeName::kBigInt; break;
     case TypeWord::kFloat:
       type.name = TypeName::kFloat;
       if (!length("precision")) return std::nullopt;
       break;
-    case TypeWord::kReal:
-      type.name = TypeName::kReal;
-      break;
+    case TypeWord::kReal: type.name = TypeName::kReal; break;
     case TypeWord::kDouble:
       type.name = TypeName::kDouble;
       if (PeekType(TokenType::kWord) && EqualsIgnoreCase(TokenText(Peek()), "PRECISION")) ++pos_;
@@ -494,9 +489,7 @@ std::optional<DataType> Parser::ParseType() {
       type.name = TypeName::kVarchar;
       if (!length("length")) return std::nullopt;
       break;
-    case TypeWord::kString:
-      type.name = TypeName::kVarchar;
-      break;
+    case TypeWord::kString: type.name = TypeName::kVarchar; break;
     case TypeWord::kBinary:
       type.name = TypeName::kBinary;
       if (!length("length")) return std::nullopt;
@@ -505,12 +498,8 @@ std::optional<DataType> Parser::ParseType() {
       type.name = TypeName::kVarbinary;
       if (!length("length")) return std::nullopt;
       break;
-    case TypeWord::kBytes:
-      type.name = TypeName::kBytes;
-      break;
-    case TypeWord::kDate:
-      type.name = TypeName::kDate;
-      break;
+    case TypeWord::kBytes: type.name = TypeName::kBytes; break;
+    case TypeWord::kDate: type.name = TypeName::kDate; break;
     case TypeWord::kTime:
       type.name = TypeName::kTime;
       if (!length("precision") || !time_zone()) return std::nullopt;
@@ -596,7 +585,8 @@ Result<StatementPtr> Parser::RunStatement() {
   HOP_RETURN_IF_ERROR(Tokenize());
   const size_t first = 0;
   StatementPtr stmt = ParseStatementBody();
-  if (!stmt || !AtStatementEnd()) return FinishError();
+  // A hard error may have been recorded inside a construct that still parsed; it always wins.
+  if (!stmt || failed_hard() || !AtStatementEnd()) return FinishError();
   // The statement's source: from its first token to the end of its last token before any ';'.
   size_t last = pos_;
   while (last > 0 && (tokens_[last - 1].type == TokenType::kSemicolon ||
@@ -615,14 +605,14 @@ Result<StatementPtr> Parser::RunStatement() {
 Result<ExprPtr> Parser::RunExpression() {
   HOP_RETURN_IF_ERROR(Tokenize());
   ExprPtr e = ParseExpr();
-  if (!e || !AtStatementEnd()) return FinishError();
+  if (!e || failed_hard() || !AtStatementEnd()) return FinishError();
   return e;
 }
 
 Result<DataType> Parser::RunDataType() {
   HOP_RETURN_IF_ERROR(Tokenize());
   auto t = ParseType();
-  if (!t || !AtStatementEnd()) return FinishError();
+  if (!t || failed_hard() || !AtStatementEnd()) return FinishError();
   return std::move(*t);
 }
 

@@ -180,7 +180,6 @@ class Parser {
   QueryBodyPtr ParseSelect();
   QueryBodyPtr ParseValues();
   bool ParseSelectItem(SelectItem* out);
-  std::optional<Identifier> ParseOptionalAlias();
   bool ParseTableAlias(std::optional<TableAlias>* out);
   TableRefPtr ParseFrom();
   TableRefPtr ParseTablePrimary();

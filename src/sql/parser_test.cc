@@ -61,7 +61,7 @@ TEST(ParserTest, WithOptionKeysFollowTheReferenceRules) {
 }
 
 TEST(ParserTest, StatementSourceAndLocation) {
-  auto r = ParseStatement("\n  -- a comment\n  SELECT 1 ;; ", ParseOptions{Location{7, 1}});
+  auto r = ParseStatement("\n  -- a comment\n  SELECT 1 ;; ", ParseOptions{Location{7, 1}, {}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->source, "SELECT 1");
   EXPECT_EQ((*r)->loc.line, 9u);
@@ -79,12 +79,14 @@ TEST(ParserTest, ErrorMessagesListExpectationsAtTheFurthestPoint) {
        "RESUME, SELECT, SET, SHOW, VALUES, WITH; found 'selec' at line 1, column 1\n"
        "selec 1\n"
        "^"},
-      {"select 1 +", "Parse Error: expected expression, found end of input at line 1, column 11\n"
-                     "select 1 +\n"
-                     "          ^"},
-      {"create view v as\nselect a from", "Parse Error: expected one of: '(', identifier, "
-                                          "LATERAL, UNNEST; found end of input at line 2, "
-                                          "column 14\nselect a from\n             ^"},
+      {"select 1 +",
+       "Parse Error: expected expression, found end of input at line 1, column 11\n"
+       "select 1 +\n"
+       "          ^"},
+      {"create view v as\nselect a from",
+       "Parse Error: expected one of: '(', identifier, "
+       "LATERAL, UNNEST; found end of input at line 2, "
+       "column 14\nselect a from\n             ^"},
       {"create materialized v as select 1",
        "Parse Error: expected VIEW, found 'v' at line 1, column 21\n"
        "create materialized v as select 1\n"
@@ -93,8 +95,9 @@ TEST(ParserTest, ErrorMessagesListExpectationsAtTheFurthestPoint) {
        "Parse Error: length 99999999999 is out of range at line 1, column 27\n"
        "create table t (a varchar(99999999999))\n"
        "                          ^"},
-      {"select \"\" from t", "Parse Error: a quoted identifier must not be empty at line 1, "
-                             "column 8\nselect \"\" from t\n       ^"},
+      {"select \"\" from t",
+       "Parse Error: a quoted identifier must not be empty at line 1, "
+       "column 8\nselect \"\" from t\n       ^"},
   };
   for (const auto& c : kCases) {
     auto r = ParseStatement(c.sql);
@@ -106,11 +109,25 @@ TEST(ParserTest, ErrorMessagesListExpectationsAtTheFurthestPoint) {
 TEST(ParserTest, NestingDepthIsBoundedNotACrash) {
   // Every construct that nests; under the sanitizer build this also proves the stack suffices
   // right up to the limit.
-  const char* kOpeners[] = {"(",          "-(",        "NOT ",       "- ",
-                            "ARRAY[",     "(SELECT ",  "CAST(",      "CASE WHEN ",
-                            "f(",         "EXISTS (SELECT ", "1 IN (", "ROW(",
-                            "JSON_OBJECT('a' VALUE ", "x[", "MAP[1, ",  "COUNT(DISTINCT ",
-                            "(VALUES (", "f(x) OVER (PARTITION BY ", "EXTRACT(YEAR FROM "};
+  const char* kOpeners[] = {"(",
+                            "-(",
+                            "NOT ",
+                            "- ",
+                            "ARRAY[",
+                            "(SELECT ",
+                            "CAST(",
+                            "CASE WHEN ",
+                            "f(",
+                            "EXISTS (SELECT ",
+                            "1 IN (",
+                            "ROW(",
+                            "JSON_OBJECT('a' VALUE ",
+                            "x[",
+                            "MAP[1, ",
+                            "COUNT(DISTINCT ",
+                            "(VALUES (",
+                            "f(x) OVER (PARTITION BY ",
+                            "EXTRACT(YEAR FROM "};
   for (const char* open : kOpeners) {
     std::string sql = "SELECT ";
     const int n = 20000;
@@ -127,16 +144,13 @@ TEST(ParserTest, NestingDepthIsBoundedNotACrash) {
 TEST(ParserTest, NestedTypesAndFromClausesAreBounded) {
   std::string type = "CREATE TABLE t (a ";
   for (int i = 0; i < 5000; ++i) type += "ARRAY<";
-  EXPECT_NE(ParseStatement(type).status().message().find("nesting is too deep"),
-            std::string::npos);
+  EXPECT_NE(ParseStatement(type).status().message().find("nesting is too deep"), std::string::npos);
   std::string row = "CREATE TABLE t (a ";
   for (int i = 0; i < 5000; ++i) row += "ROW(b ";
-  EXPECT_NE(ParseStatement(row).status().message().find("nesting is too deep"),
-            std::string::npos);
+  EXPECT_NE(ParseStatement(row).status().message().find("nesting is too deep"), std::string::npos);
   std::string from = "SELECT * FROM ";
   for (int i = 0; i < 5000; ++i) from += "(";
-  EXPECT_NE(ParseStatement(from).status().message().find("nesting is too deep"),
-            std::string::npos);
+  EXPECT_NE(ParseStatement(from).status().message().find("nesting is too deep"), std::string::npos);
   std::string joins = "SELECT * FROM a";
   for (int i = 0; i < 5000; ++i) joins += " JOIN b ON TRUE";
   EXPECT_NE(ParseStatement(joins).status().message().find("nesting is too deep"),
@@ -216,6 +230,26 @@ TEST(ParserTest, KeywordsThatAreNamesElsewhere) {
   const auto& items = stmt->As<QueryStatement>().query->body->As<SelectBody>().items;
   EXPECT_EQ(items[0].expr->kind, ExprKind::kLiteral);
   EXPECT_EQ(items[1].expr->kind, ExprKind::kColumnRef);
+}
+
+}  // namespace
+}  // namespace hop::sql
+
+namespace hop::sql {
+namespace {
+
+// Found by the fuzzer: an empty quoted alias once left an unengaged optional behind, and a hard
+// error inside a construct that still parsed was not reported. Both must fail cleanly.
+TEST(ParserTest, EmptyQuotedAliasesFailCleanly) {
+  for (const char* sql : {"select * from ks8\"\".views", "select a \"\" from t",
+                          "select * from t as \"\"", "select 1 from t \"\" (a)"}) {
+    auto r = ParseStatement(sql);
+    ASSERT_FALSE(r.ok()) << sql;
+    EXPECT_NE(r.status().message().find("a quoted identifier must not be empty"),
+              std::string::npos)
+        << sql << "\n"
+        << r.status().message();
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "sql/script.h"
 
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 
 namespace hop::sql {
 namespace {
@@ -37,11 +39,24 @@ bool HasContent(std::string_view text) {
 struct SpecialChars {
   bool table[256] = {};
   constexpr SpecialChars() {
-    for (char c : {';', '\'', '"', '`', '-', '/', '$', '\n'}) table[static_cast<unsigned char>(c)] = true;
+    for (char c : {';', '\'', '"', '`', '-', '/', '$', '\n'})
+      table[static_cast<unsigned char>(c)] = true;
   }
   constexpr bool operator[](unsigned char c) const { return table[c]; }
 };
 constexpr SpecialChars kSpecial;
+
+// Whether any of 16 bytes is special, with the compiler's portable vector extensions.
+bool HasSpecial16(const char* p) {
+  typedef unsigned char V __attribute__((vector_size(16)));
+  V v;
+  std::memcpy(&v, p, 16);
+  const auto hit = (v == ';') | (v == '\'') | (v == '"') | (v == '`') | (v == '-') | (v == '/') |
+                   (v == '$') | (v == '\n');
+  uint64_t halves[2];
+  std::memcpy(halves, &hit, 16);
+  return (halves[0] | halves[1]) != 0;
+}
 
 class Splitter {
  public:
@@ -118,7 +133,10 @@ class Splitter {
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
       if (!kSpecial[static_cast<unsigned char>(c)]) {
-        ++pos_;  // the common case: nothing that quotes, comments, ends lines or statements
+        // The common case: nothing that quotes, comments, ends lines or statements. Skip such
+        // text 16 bytes at a time.
+        ++pos_;
+        while (pos_ + 16 <= s_.size() && !HasSpecial16(s_.data() + pos_)) pos_ += 16;
         continue;
       }
       if (c == ';') break;
@@ -181,8 +199,8 @@ class Splitter {
                              static_cast<unsigned char>(s_[k]) >= 0x80)) {
       ++k;
     }
-    if (k >= s_.size() || s_[k] != '$' || (k > pos_ + 1 && std::isdigit(
-                                                               static_cast<unsigned char>(s_[pos_ + 1])))) {
+    if (k >= s_.size() || s_[k] != '$' ||
+        (k > pos_ + 1 && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
       Advance();
       return;
     }

@@ -14,14 +14,10 @@ namespace hop::sql {
 
 std::string_view DialectName(Dialect d) {
   switch (d) {
-    case Dialect::kAnsi:
-      return "ansi";
-    case Dialect::kFlink:
-      return "flink";
-    case Dialect::kPostgres:
-      return "postgres";
-    case Dialect::kSqlite:
-      return "sqlite";
+    case Dialect::kAnsi: return "ansi";
+    case Dialect::kFlink: return "flink";
+    case Dialect::kPostgres: return "postgres";
+    case Dialect::kSqlite: return "sqlite";
   }
   return "ansi";
 }
@@ -32,8 +28,8 @@ bool ParseDialect(std::string_view name, Dialect* out) {
     Dialect dialect;
   };
   static constexpr Entry kNames[] = {
-      {"ansi", Dialect::kAnsi},          {"calcite", Dialect::kAnsi},
-      {"flink", Dialect::kFlink},        {"postgres", Dialect::kPostgres},
+      {"ansi", Dialect::kAnsi},           {"calcite", Dialect::kAnsi},
+      {"flink", Dialect::kFlink},         {"postgres", Dialect::kPostgres},
       {"postgresql", Dialect::kPostgres}, {"sqlite", Dialect::kSqlite},
   };
   for (const auto& e : kNames) {
@@ -87,10 +83,8 @@ using internal::kPrecUnary;
 
 int BinaryPrecedence(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kOr:
-      return kPrecOr;
-    case BinaryOp::kAnd:
-      return kPrecAnd;
+    case BinaryOp::kOr: return kPrecOr;
+    case BinaryOp::kAnd: return kPrecAnd;
     case BinaryOp::kIsDistinctFrom:
     case BinaryOp::kIsNotDistinctFrom:
     case BinaryOp::kEq:
@@ -98,16 +92,13 @@ int BinaryPrecedence(BinaryOp op) {
     case BinaryOp::kLt:
     case BinaryOp::kLe:
     case BinaryOp::kGt:
-    case BinaryOp::kGe:
-      return kPrecComparison;
+    case BinaryOp::kGe: return kPrecComparison;
     case BinaryOp::kAdd:
-    case BinaryOp::kSubtract:
-      return kPrecAdditive;
+    case BinaryOp::kSubtract: return kPrecAdditive;
     case BinaryOp::kConcat:
     case BinaryOp::kMultiply:
     case BinaryOp::kDivide:
-    case BinaryOp::kModulo:
-      return kPrecMultiplicative;
+    case BinaryOp::kModulo: return kPrecMultiplicative;
   }
   return kPrecAtom;
 }
@@ -123,45 +114,34 @@ Family FamilyOf(const Expr& e) {
   switch (e.kind) {
     case ExprKind::kBinary:
       switch (e.As<BinaryExpr>().op) {
-        case BinaryOp::kConcat:
-          return Family::kConcat;
+        case BinaryOp::kConcat: return Family::kConcat;
         case BinaryOp::kAdd:
         case BinaryOp::kSubtract:
         case BinaryOp::kMultiply:
         case BinaryOp::kDivide:
-        case BinaryOp::kModulo:
-          return Family::kArithmetic;
+        case BinaryOp::kModulo: return Family::kArithmetic;
         case BinaryOp::kOr:
-        case BinaryOp::kAnd:
-          return Family::kOther;
-        default:
-          return Family::kComparison;
+        case BinaryOp::kAnd: return Family::kOther;
+        default: return Family::kComparison;
       }
     case ExprKind::kBetween:
     case ExprKind::kInList:
     case ExprKind::kInSubquery:
-    case ExprKind::kLike:
-      return Family::kPredicate;
-    case ExprKind::kIs:
-      return Family::kIs;
-    default:
-      return Family::kOther;
+    case ExprKind::kLike: return Family::kPredicate;
+    case ExprKind::kIs: return Family::kIs;
+    default: return Family::kOther;
   }
 }
 
 bool FamiliesClash(Family parent, Family child) {
   switch (parent) {
-    case Family::kConcat:
-      return child == Family::kArithmetic;
-    case Family::kArithmetic:
-      return child == Family::kConcat;
+    case Family::kConcat: return child == Family::kArithmetic;
+    case Family::kArithmetic: return child == Family::kConcat;
     case Family::kComparison:
     case Family::kPredicate:
     case Family::kIs:
-      return child == Family::kComparison || child == Family::kPredicate ||
-             child == Family::kIs;
-    case Family::kOther:
-      return false;
+      return child == Family::kComparison || child == Family::kPredicate || child == Family::kIs;
+    case Family::kOther: return false;
   }
   return false;
 }
@@ -190,21 +170,15 @@ std::string_view BinaryText(BinaryOp op) {
 
 int Precedence(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::kUnary:
-      return e.As<UnaryExpr>().op == UnaryOp::kNot ? kPrecNot : kPrecUnary;
-    case ExprKind::kBinary:
-      return BinaryPrecedence(e.As<BinaryExpr>().op);
-    case ExprKind::kIs:
-      return kPrecIs;
+    case ExprKind::kUnary: return e.As<UnaryExpr>().op == UnaryOp::kNot ? kPrecNot : kPrecUnary;
+    case ExprKind::kBinary: return BinaryPrecedence(e.As<BinaryExpr>().op);
+    case ExprKind::kIs: return kPrecIs;
     case ExprKind::kBetween:
     case ExprKind::kInList:
     case ExprKind::kInSubquery:
-    case ExprKind::kLike:
-      return kPrecPredicate;
-    case ExprKind::kSubscript:
-      return kPrecPostfix;
-    default:
-      return kPrecAtom;
+    case ExprKind::kLike: return kPrecPredicate;
+    case ExprKind::kSubscript: return kPrecPostfix;
+    default: return kPrecAtom;
   }
 }
 
@@ -231,8 +205,8 @@ bool IsSimpleWord(std::string_view s) {
   }
   for (char ch : s) {
     auto c = static_cast<unsigned char>(ch);
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-          c == '_' || c == '$')) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '$')) {
       return false;
     }
   }
@@ -334,32 +308,20 @@ void Writer::Type(const DataType& t) {
     if (t.precision) out_ += fmt::format("({})", *t.precision);
   };
   switch (t.name) {
-    case TypeName::kBoolean:
-      Raw("BOOLEAN");
-      break;
+    case TypeName::kBoolean: Raw("BOOLEAN"); break;
     case TypeName::kTinyInt:
       if (postgres()) Unsupported("TINYINT");
       Raw("TINYINT");
       break;
-    case TypeName::kSmallInt:
-      Raw("SMALLINT");
-      break;
-    case TypeName::kInteger:
-      Raw("INTEGER");
-      break;
-    case TypeName::kBigInt:
-      Raw("BIGINT");
-      break;
+    case TypeName::kSmallInt: Raw("SMALLINT"); break;
+    case TypeName::kInteger: Raw("INTEGER"); break;
+    case TypeName::kBigInt: Raw("BIGINT"); break;
     case TypeName::kFloat:
       Raw("FLOAT");
       precision();
       break;
-    case TypeName::kReal:
-      Raw("REAL");
-      break;
-    case TypeName::kDouble:
-      Raw(postgres() ? "DOUBLE PRECISION" : "DOUBLE");
-      break;
+    case TypeName::kReal: Raw("REAL"); break;
+    case TypeName::kDouble: Raw(postgres() ? "DOUBLE PRECISION" : "DOUBLE"); break;
     case TypeName::kDecimal:
       Raw("DECIMAL");
       if (t.precision) {
@@ -388,12 +350,8 @@ void Writer::Type(const DataType& t) {
       Raw("VARBINARY");
       precision();
       break;
-    case TypeName::kBytes:
-      Raw(postgres() ? "BYTEA" : sqlite() ? "BLOB" : "BYTES");
-      break;
-    case TypeName::kDate:
-      Raw("DATE");
-      break;
+    case TypeName::kBytes: Raw(postgres() ? "BYTEA" : sqlite() ? "BLOB" : "BYTES"); break;
+    case TypeName::kDate: Raw("DATE"); break;
     case TypeName::kTime:
     case TypeName::kTimestamp:
       Raw(t.name == TypeName::kTime ? "TIME" : "TIMESTAMP");
@@ -455,18 +413,12 @@ void Writer::Type(const DataType& t) {
 
 void Writer::Literal(const LiteralExpr& e) {
   switch (e.literal) {
-    case LiteralKind::kNull:
-      Raw("NULL");
-      return;
+    case LiteralKind::kNull: Raw("NULL"); return;
     case LiteralKind::kBoolean:
     case LiteralKind::kInteger:
     case LiteralKind::kDecimal:
-    case LiteralKind::kFloat:
-      Raw(e.value);
-      return;
-    case LiteralKind::kString:
-      out_ += QuoteString(e.value);
-      return;
+    case LiteralKind::kFloat: Raw(e.value); return;
+    case LiteralKind::kString: out_ += QuoteString(e.value); return;
     case LiteralKind::kBinary:
       if (postgres()) Unsupported("a binary string literal");  // X'..' is a bit string there
       Raw("X");
@@ -483,9 +435,9 @@ void Writer::Literal(const LiteralExpr& e) {
       return;
     case LiteralKind::kInterval:
       if (sqlite()) Unsupported("an INTERVAL literal");
-      if (postgres() && (e.from_unit == IntervalUnit::kQuarter ||
-                         e.from_unit == IntervalUnit::kWeek || e.to_unit == IntervalUnit::kQuarter ||
-                         e.to_unit == IntervalUnit::kWeek)) {
+      if (postgres() &&
+          (e.from_unit == IntervalUnit::kQuarter || e.from_unit == IntervalUnit::kWeek ||
+           e.to_unit == IntervalUnit::kQuarter || e.to_unit == IntervalUnit::kWeek)) {
         Unsupported("an INTERVAL in QUARTER or WEEK units");
       }
       Raw("INTERVAL ");
@@ -515,23 +467,17 @@ void Writer::OrderItems(const std::vector<OrderItem>& items) {
 
 void Writer::Bound(const FrameBound& b) {
   switch (b.kind) {
-    case FrameBoundKind::kUnboundedPreceding:
-      Raw("UNBOUNDED PRECEDING");
-      break;
+    case FrameBoundKind::kUnboundedPreceding: Raw("UNBOUNDED PRECEDING"); break;
     case FrameBoundKind::kPreceding:
       Expr(*b.offset, kPrecAdditive);
       Raw(" PRECEDING");
       break;
-    case FrameBoundKind::kCurrentRow:
-      Raw("CURRENT ROW");
-      break;
+    case FrameBoundKind::kCurrentRow: Raw("CURRENT ROW"); break;
     case FrameBoundKind::kFollowing:
       Expr(*b.offset, kPrecAdditive);
       Raw(" FOLLOWING");
       break;
-    case FrameBoundKind::kUnboundedFollowing:
-      Raw("UNBOUNDED FOLLOWING");
-      break;
+    case FrameBoundKind::kUnboundedFollowing: Raw("UNBOUNDED FOLLOWING"); break;
   }
 }
 
@@ -571,12 +517,8 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
                       FamiliesClash(parent, family);
   if (parens) Raw("(");
   switch (e.kind) {
-    case ExprKind::kLiteral:
-      Literal(e.As<LiteralExpr>());
-      break;
-    case ExprKind::kColumnRef:
-      Name(e.As<ColumnRefExpr>().name);
-      break;
+    case ExprKind::kLiteral: Literal(e.As<LiteralExpr>()); break;
+    case ExprKind::kColumnRef: Name(e.As<ColumnRefExpr>().name); break;
     case ExprKind::kStar: {
       const auto& s = e.As<StarExpr>();
       if (!s.qualifier.empty()) {
@@ -607,8 +549,8 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
       } else {
         Raw(u.op == UnaryOp::kNegate ? "-" : "+");
         // `- -x` must not print as the comment `--x`.
-        const bool nested_sign = u.operand->kind == ExprKind::kUnary &&
-                                 u.operand->As<UnaryExpr>().op != UnaryOp::kNot;
+        const bool nested_sign =
+            u.operand->kind == ExprKind::kUnary && u.operand->As<UnaryExpr>().op != UnaryOp::kNot;
         Expr(*u.operand, nested_sign ? kPrecAtom : kPrecUnary);
       }
       break;
@@ -1191,9 +1133,7 @@ void Writer::Statement(const sql::Statement& stmt) {
     if (!ansi()) Unsupported(what);
   };
   switch (stmt.kind) {
-    case StatementKind::kQuery:
-      Query(*stmt.As<QueryStatement>().query);
-      break;
+    case StatementKind::kQuery: Query(*stmt.As<QueryStatement>().query); break;
     case StatementKind::kInsert: {
       const auto& s = stmt.As<InsertStatement>();
       Raw("INSERT INTO ");
@@ -1206,9 +1146,7 @@ void Writer::Statement(const sql::Statement& stmt) {
       Query(*s.query);
       break;
     }
-    case StatementKind::kCreateTable:
-      CreateTable(stmt.As<CreateTableStatement>());
-      break;
+    case StatementKind::kCreateTable: CreateTable(stmt.As<CreateTableStatement>()); break;
     case StatementKind::kCreateView: {
       const auto& s = stmt.As<CreateViewStatement>();
       if (s.or_replace && (sqlite() || flink())) Unsupported("CREATE OR REPLACE VIEW");
@@ -1324,14 +1262,11 @@ void Writer::Statement(const sql::Statement& stmt) {
       const auto& s = stmt.As<DropStatement>();
       switch (s.object) {
         case ObjectKind::kTable:
-        case ObjectKind::kView:
-          break;
+        case ObjectKind::kView: break;
         case ObjectKind::kMaterializedView:
           if (!ansi() && !postgres()) Unsupported("DROP MATERIALIZED VIEW");
           break;
-        case ObjectKind::kTrigger:
-          hop_only("DROP TRIGGER");
-          break;
+        case ObjectKind::kTrigger: hop_only("DROP TRIGGER"); break;
         case ObjectKind::kFunction:
         case ObjectKind::kDatabase:
           if (sqlite()) Unsupported(fmt::format("DROP {}", ObjectKindText(s.object)));

@@ -56,7 +56,8 @@ TEST(UnparserTest, LimitAndOffsetPerDialect) {
   const char* sql = "SELECT a FROM t ORDER BY a LIMIT 5 OFFSET 10";
   EXPECT_EQ(Print(sql, Dialect::kAnsi),
             "SELECT \"A\" FROM \"T\" ORDER BY \"A\" OFFSET 10 ROWS FETCH NEXT 5 ROWS ONLY");
-  EXPECT_EQ(Print(sql, Dialect::kPostgres), "SELECT \"A\" FROM \"T\" ORDER BY \"A\" LIMIT 5 OFFSET 10");
+  EXPECT_EQ(Print(sql, Dialect::kPostgres),
+            "SELECT \"A\" FROM \"T\" ORDER BY \"A\" LIMIT 5 OFFSET 10");
   EXPECT_EQ(Print("SELECT a FROM t OFFSET 3", Dialect::kSqlite),
             "Invalid Argument: OFFSET without LIMIT cannot be expressed in the sqlite dialect");
 }
@@ -81,8 +82,8 @@ TEST(UnparserTest, InexpressibleConstructsFailByName) {
   };
   for (const auto& c : kCases) {
     std::string expected = std::string("Invalid Argument: ") + c.error +
-                           " cannot be expressed in the " +
-                           std::string(DialectName(c.dialect)) + " dialect";
+                           " cannot be expressed in the " + std::string(DialectName(c.dialect)) +
+                           " dialect";
     EXPECT_EQ(Print(c.sql, c.dialect), expected) << c.sql;
   }
 }

@@ -20,11 +20,11 @@ namespace hop::testing {
 
 struct DataDrivenCase {
   std::string file;
-  int line = 0;           // of the directive
-  std::string directive;  // first word of the directive line
+  int line = 0;                                           // of the directive
+  std::string directive;                                  // first word of the directive line
   std::vector<std::pair<std::string, std::string>> args;  // `key=value` or `key` words after it
-  std::string input;      // lines between the directive and `----`, joined with '\n'
-  std::string expected;   // without its final newline
+  std::string input;     // lines between the directive and `----`, joined with '\n'
+  std::string expected;  // without its final newline
 
   bool HasArg(const std::string& key) const;
   // The value of `key=value`, or `fallback`.

@@ -24,18 +24,12 @@ std::map<std::string, std::string> OptionList::ToMap() const {
 
 std::string_view ObjectKindText(ObjectKind kind) {
   switch (kind) {
-    case ObjectKind::kTable:
-      return "TABLE";
-    case ObjectKind::kView:
-      return "VIEW";
-    case ObjectKind::kMaterializedView:
-      return "MATERIALIZED VIEW";
-    case ObjectKind::kTrigger:
-      return "TRIGGER";
-    case ObjectKind::kFunction:
-      return "FUNCTION";
-    case ObjectKind::kDatabase:
-      return "DATABASE";
+    case ObjectKind::kTable: return "TABLE";
+    case ObjectKind::kView: return "VIEW";
+    case ObjectKind::kMaterializedView: return "MATERIALIZED VIEW";
+    case ObjectKind::kTrigger: return "TRIGGER";
+    case ObjectKind::kFunction: return "FUNCTION";
+    case ObjectKind::kDatabase: return "DATABASE";
   }
   return "OBJECT";
 }

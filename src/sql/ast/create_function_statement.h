@@ -27,8 +27,8 @@ struct CreateFunctionStatement : Statement {
   QualifiedName name;
   std::optional<DataType> returns;
   std::optional<Identifier> language;
-  std::string definition;             // AS '...': a class, template or function name
-  std::optional<std::string> in;      // IN '...': a namespace, module or inline code
+  std::string definition;         // AS '...': a class, template or function name
+  std::optional<std::string> in;  // IN '...': a namespace, module or inline code
   std::vector<FunctionResource> resources;
   OptionList options;
 };

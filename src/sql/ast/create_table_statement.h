@@ -18,8 +18,8 @@ struct ColumnDef {
   Identifier name;
   std::optional<DataType> type;  // absent for a bare name (column list of CREATE TABLE AS)
   ColumnValueKind value_kind = ColumnValueKind::kNone;
-  ExprPtr value;                          // DEFAULT expr, or the generation expression
-  bool generated_always = false;          // `GENERATED ALWAYS AS (...)` rather than `AS (...)`
+  ExprPtr value;                  // DEFAULT expr, or the generation expression
+  bool generated_always = false;  // `GENERATED ALWAYS AS (...)` rather than `AS (...)`
   GeneratedStorage storage = GeneratedStorage::kDefault;
   bool primary_key = false;   // inline `PRIMARY KEY`
   bool not_enforced = false;  // `NOT ENFORCED` after an inline PRIMARY KEY

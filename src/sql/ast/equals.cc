@@ -62,12 +62,9 @@ bool Equals(const Expr& a, const Expr& b) {
              x.from_precision == y.from_precision && x.to_unit == y.to_unit &&
              x.to_precision == y.to_precision;
     }
-    case ExprKind::kColumnRef:
-      return a.As<ColumnRefExpr>().name == b.As<ColumnRefExpr>().name;
-    case ExprKind::kStar:
-      return a.As<StarExpr>().qualifier == b.As<StarExpr>().qualifier;
-    case ExprKind::kParameter:
-      return a.As<ParameterExpr>().index == b.As<ParameterExpr>().index;
+    case ExprKind::kColumnRef: return a.As<ColumnRefExpr>().name == b.As<ColumnRefExpr>().name;
+    case ExprKind::kStar: return a.As<StarExpr>().qualifier == b.As<StarExpr>().qualifier;
+    case ExprKind::kParameter: return a.As<ParameterExpr>().index == b.As<ParameterExpr>().index;
     case ExprKind::kUnary: {
       const auto& x = a.As<UnaryExpr>();
       const auto& y = b.As<UnaryExpr>();
@@ -86,20 +83,18 @@ bool Equals(const Expr& a, const Expr& b) {
     case ExprKind::kBetween: {
       const auto& x = a.As<BetweenExpr>();
       const auto& y = b.As<BetweenExpr>();
-      return x.negated == y.negated && EqualPtr(x.operand, y.operand) &&
-             EqualPtr(x.low, y.low) && EqualPtr(x.high, y.high);
+      return x.negated == y.negated && EqualPtr(x.operand, y.operand) && EqualPtr(x.low, y.low) &&
+             EqualPtr(x.high, y.high);
     }
     case ExprKind::kInList: {
       const auto& x = a.As<InListExpr>();
       const auto& y = b.As<InListExpr>();
-      return x.negated == y.negated && EqualPtr(x.operand, y.operand) &&
-             EqualExprs(x.list, y.list);
+      return x.negated == y.negated && EqualPtr(x.operand, y.operand) && EqualExprs(x.list, y.list);
     }
     case ExprKind::kInSubquery: {
       const auto& x = a.As<InSubqueryExpr>();
       const auto& y = b.As<InSubqueryExpr>();
-      return x.negated == y.negated && EqualPtr(x.operand, y.operand) &&
-             EqualPtr(x.query, y.query);
+      return x.negated == y.negated && EqualPtr(x.operand, y.operand) && EqualPtr(x.query, y.query);
     }
     case ExprKind::kLike: {
       const auto& x = a.As<LikeExpr>();
@@ -107,8 +102,7 @@ bool Equals(const Expr& a, const Expr& b) {
       return x.negated == y.negated && EqualPtr(x.operand, y.operand) &&
              EqualPtr(x.pattern, y.pattern) && EqualPtr(x.escape, y.escape);
     }
-    case ExprKind::kExists:
-      return EqualPtr(a.As<ExistsExpr>().query, b.As<ExistsExpr>().query);
+    case ExprKind::kExists: return EqualPtr(a.As<ExistsExpr>().query, b.As<ExistsExpr>().query);
     case ExprKind::kSubquery:
       return EqualPtr(a.As<SubqueryExpr>().query, b.As<SubqueryExpr>().query);
     case ExprKind::kCase: {
@@ -163,10 +157,8 @@ bool Equals(const Expr& a, const Expr& b) {
     }
     case ExprKind::kArray:
       return EqualExprs(a.As<ArrayExpr>().elements, b.As<ArrayExpr>().elements);
-    case ExprKind::kMap:
-      return EqualExprs(a.As<MapExpr>().elements, b.As<MapExpr>().elements);
-    case ExprKind::kRow:
-      return EqualExprs(a.As<RowExpr>().elements, b.As<RowExpr>().elements);
+    case ExprKind::kMap: return EqualExprs(a.As<MapExpr>().elements, b.As<MapExpr>().elements);
+    case ExprKind::kRow: return EqualExprs(a.As<RowExpr>().elements, b.As<RowExpr>().elements);
     case ExprKind::kSubscript: {
       const auto& x = a.As<SubscriptExpr>();
       const auto& y = b.As<SubscriptExpr>();
@@ -370,10 +362,8 @@ bool Equals(const Statement& a, const Statement& b) {
              (x.value_kind == SettingValueKind::kDefault) ==
                  (y.value_kind == SettingValueKind::kDefault);
     }
-    case StatementKind::kReset:
-      return a.As<ResetStatement>().name == b.As<ResetStatement>().name;
-    case StatementKind::kShow:
-      return a.As<ShowStatement>().name == b.As<ShowStatement>().name;
+    case StatementKind::kReset: return a.As<ResetStatement>().name == b.As<ResetStatement>().name;
+    case StatementKind::kShow: return a.As<ShowStatement>().name == b.As<ShowStatement>().name;
   }
   return false;
 }

@@ -77,7 +77,17 @@ enum class LiteralKind : uint8_t {
   kInterval,   // INTERVAL 'value' unit [TO unit]
 };
 
-enum class IntervalUnit : uint8_t { kNone, kYear, kQuarter, kMonth, kWeek, kDay, kHour, kMinute, kSecond };
+enum class IntervalUnit : uint8_t {
+  kNone,
+  kYear,
+  kQuarter,
+  kMonth,
+  kWeek,
+  kDay,
+  kHour,
+  kMinute,
+  kSecond
+};
 
 struct LiteralExpr : Expr {
   LiteralExpr() : Expr(ExprKind::kLiteral) {}

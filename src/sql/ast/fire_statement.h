@@ -1,4 +1,5 @@
-// `FIRE MATERIALIZED VIEW name | FIRE TABLE name | FIRE VIEW name | FIRE TRIGGER name [WITH (...)]`.
+// `FIRE MATERIALIZED VIEW name | FIRE TABLE name | FIRE VIEW name | FIRE TRIGGER name [WITH
+// (...)]`.
 #pragma once
 
 #include "sql/ast/identifier.h"

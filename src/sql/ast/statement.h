@@ -31,7 +31,14 @@ enum class StatementKind : uint8_t {
 };
 
 // The kinds of named objects that DDL statements create, drop, fire, pause or resume.
-enum class ObjectKind : uint8_t { kTable, kView, kMaterializedView, kTrigger, kFunction, kDatabase };
+enum class ObjectKind : uint8_t {
+  kTable,
+  kView,
+  kMaterializedView,
+  kTrigger,
+  kFunction,
+  kDatabase
+};
 
 // "TABLE", "MATERIALIZED VIEW", ...
 std::string_view ObjectKindText(ObjectKind kind);
