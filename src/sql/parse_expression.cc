@@ -476,11 +476,11 @@ std::unique_ptr<Query> Parser::TryParseParenthesizedQuery() {
   size_t k = 0;
   while (PeekType(TokenType::kLParen, k)) ++k;
   if (!PeekQueryStart(k)) return nullptr;
-  const size_t save = pos_;
+  const Snapshot save = Save();
   std::unique_ptr<Query> q = ParseQuery();
   if (q && PeekType(TokenType::kRParen)) return q;
   NoteExpectedType(TokenType::kRParen);
-  if (!failed_hard()) pos_ = save;
+  if (!failed_hard()) Restore(save);
   return nullptr;
 }
 

@@ -34,6 +34,20 @@ bool SetOperator(const Token& t, SetOpKind* op, int* prec) {
 }  // namespace
 
 std::unique_ptr<Query> Parser::ParseQuery() {
+  const size_t start = pos_;
+  if (start < query_failed_at_.size() && query_failed_at_[start]) {
+    NoteExpectedKeyword(Keyword::kSELECT);
+    return nullptr;
+  }
+  std::unique_ptr<Query> q = ParseQueryAt();
+  if (!q && !failed_hard()) {
+    if (query_failed_at_.empty()) query_failed_at_.resize(tokens_.size());
+    query_failed_at_[start] = true;
+  }
+  return q;
+}
+
+std::unique_ptr<Query> Parser::ParseQueryAt() {
   DepthGuard guard(this);
   if (!guard.ok()) return nullptr;
   const Token& start = Peek();
@@ -329,7 +343,7 @@ TableRefPtr Parser::ParseTablePrimary() {
     // A derived table `(query) alias`, or a parenthesised join `(a JOIN b ON ...)`. Look past
     // the opening parentheses to pick the likelier reading first; if it fails, try the other.
     // The furthest failure of either attempt is what an error message reports.
-    const size_t save = pos_;
+    const Snapshot save = Save();
     size_t k = 0;
     while (PeekType(TokenType::kLParen, k)) ++k;
     if (lateral || PeekQueryStart(k)) {
@@ -343,7 +357,8 @@ TableRefPtr Parser::ParseTablePrimary() {
       }
       if (failed_hard() || lateral) return nullptr;
     }
-    pos_ = save + 1;
+    Restore(save);
+    ++pos_;
     if (lateral) return nullptr;
     TableRefPtr inner = ParseFrom();
     if (!inner || !ExpectType(TokenType::kRParen)) return nullptr;

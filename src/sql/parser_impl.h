@@ -173,8 +173,31 @@ class Parser {
   bool ParseFrameBound(FrameBound* out);
   bool PeekQueryStart(size_t ahead = 0) const;
 
+  // ---- backtracking ----
+  // The parser backtracks in two places (a parenthesis that opens a query or an expression, and
+  // one that opens a derived table or a parenthesised join). A snapshot restores everything an
+  // abandoned attempt may have changed; and since a query that failed to parse at a position
+  // fails there again, such failures are remembered, which keeps nested ambiguous parentheses
+  // linear instead of exponential.
+  struct Snapshot {
+    size_t pos;
+    int parameter_count;
+    bool positional_parameters;
+    bool numbered_parameters;
+  };
+  Snapshot Save() const {
+    return {pos_, parameter_count_, positional_parameters_, numbered_parameters_};
+  }
+  void Restore(const Snapshot& s) {
+    pos_ = s.pos;
+    parameter_count_ = s.parameter_count;
+    positional_parameters_ = s.positional_parameters;
+    numbered_parameters_ = s.numbered_parameters;
+  }
+
   // ---- queries ----
-  std::unique_ptr<Query> ParseQuery();
+  std::unique_ptr<Query> ParseQuery();  // memoises failures by position
+  std::unique_ptr<Query> ParseQueryAt();
   QueryBodyPtr ParseSetOperation(int min_prec);
   QueryBodyPtr ParseQueryPrimary();
   QueryBodyPtr ParseSelect();
@@ -219,6 +242,8 @@ class Parser {
   int parameter_count_ = 0;
   bool positional_parameters_ = false;  // `?` seen
   bool numbered_parameters_ = false;    // `$n` or `?n` seen
+
+  std::vector<bool> query_failed_at_;  // by token index; sized on first failure
 
   size_t furthest_ = 0;
   std::bitset<kExpectCount> expected_;

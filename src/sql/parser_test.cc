@@ -254,3 +254,32 @@ TEST(ParserTest, EmptyQuotedAliasesFailCleanly) {
 
 }  // namespace
 }  // namespace hop::sql
+
+namespace hop::sql {
+namespace {
+
+// Found by the fuzzer: parentheses that may open a query or an expression were retried at every
+// level, which took exponential time. Failures are now remembered, so this parses (or fails)
+// at once however deep it goes, up to the nesting limit.
+TEST(ParserTest, AmbiguousParenthesesAreNotExponential) {
+  for (int depth : {30, 300}) {
+    std::string nested;
+    for (int i = 0; i < depth; ++i) nested += "((";
+    nested += "SELECT 1) + 1";
+    for (int i = 0; i < depth; ++i) nested += ") + 1)";
+    EXPECT_FALSE(ParseStatement("SELECT " + nested).ok()) << depth;  // the parens don't balance
+    std::string from = "SELECT * FROM ";
+    for (int i = 0; i < depth; ++i) from += "(";
+    from += "SELECT x";
+    EXPECT_FALSE(ParseStatement(from).ok()) << depth;
+  }
+  // Parameters numbered inside an abandoned attempt are numbered again, not twice.
+  auto r = ParseStatement("SELECT ((SELECT ?) + ?)");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto printed = PrintStatement(**r);
+  ASSERT_TRUE(printed.ok());
+  EXPECT_EQ(*printed, "SELECT (SELECT ?) + ?");
+}
+
+}  // namespace
+}  // namespace hop::sql

@@ -1,0 +1,2 @@
+aR((((((z((((((ÿÿÿÆ(((((VALUES ((((((Ó((((((zÎ((((((SELECT JSON_ * b((((ÓUES ((I(RS<=(((((((((((((((((((((((((((SELECT CA¥(((ÿÿÿâ(((((((((((((((((SELECT CASE (((((((((((z((((((((((VALUES S ((((((((((((((((((SELECT C THEN a FOb END;
+LSE CASRMEEH  YWN d$THEN e (((((Ó((((((z((Î((((SELECENDT JSON_OBJE 
