@@ -74,7 +74,10 @@ void EncodeUtf8(char32_t cp, std::string* out) {
 
 }  // namespace
 
-std::string Utf8ToUpper(std::string_view s) {
+namespace {
+
+// Maps every letter of `s` through `change` (towupper_l or towlower_l) in the C.UTF-8 locale.
+std::string Utf8Map(std::string_view s, char (*ascii)(char), wint_t (*change)(wint_t, locale_t)) {
   const locale_t locale = Utf8Locale();
   std::string out;
   out.reserve(s.size());
@@ -82,7 +85,7 @@ std::string Utf8ToUpper(std::string_view s) {
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      out.push_back(AsciiUpper(static_cast<char>(c)));
+      out.push_back(ascii(static_cast<char>(c)));
       ++i;
       continue;
     }
@@ -93,12 +96,16 @@ std::string Utf8ToUpper(std::string_view s) {
       ++i;
       continue;
     }
-    const auto upper = static_cast<char32_t>(towupper_l(static_cast<wint_t>(cp), locale));
-    EncodeUtf8(upper, &out);
+    EncodeUtf8(static_cast<char32_t>(change(static_cast<wint_t>(cp), locale)), &out);
     i += len;
   }
   return out;
 }
+
+}  // namespace
+
+std::string Utf8ToUpper(std::string_view s) { return Utf8Map(s, AsciiUpper, towupper_l); }
+std::string Utf8ToLower(std::string_view s) { return Utf8Map(s, AsciiLower, towlower_l); }
 
 std::string AsciiToLower(std::string_view s) {
   std::string out(s);

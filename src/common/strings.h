@@ -14,6 +14,8 @@ std::string AsciiToUpper(std::string_view s);
 // Upper-cases letters of any script (UTF-8 in and out), as SQL folds unquoted names: `café` is
 // `CAFÉ`. Bytes that are not valid UTF-8 are kept as they are.
 std::string Utf8ToUpper(std::string_view s);
+// Lower-cases letters of any script, likewise.
+std::string Utf8ToLower(std::string_view s);
 std::string AsciiToLower(std::string_view s);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 

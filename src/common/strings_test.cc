@@ -32,6 +32,7 @@ TEST(StringsTest, Utf8UpperCasesEveryScript) {
   for (const auto& c : kCases) {
     EXPECT_EQ(Utf8ToUpper(c.in), c.out) << c.in;
   }
+  EXPECT_EQ(Utf8ToLower("CAF\xc3\x89 \xce\x91\xce\x92"), "caf\xc3\xa9 \xce\xb1\xce\xb2");
 }
 
 }  // namespace

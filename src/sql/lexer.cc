@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "sql/error.h"
+#include "common/source_error.h"
 
 namespace hop::sql {
 namespace {
@@ -234,22 +234,9 @@ class Lexer {
     return loc;
   }
 
-  // Finds the line of `offset` by scanning from the last known line start; only used for errors.
-  Location LocateSlow(size_t offset) const {
-    uint32_t line = start_.line;
-    size_t line_begin = 0;
-    for (size_t i = 0; i < offset && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++line;
-        line_begin = i + 1;
-      }
-    }
-    return LocationOf(offset, line, line_begin);
-  }
-
   Status Error(size_t offset, std::string_view what) const {
     return Status::ParseError(
-        FormatSourceError(text_, start_, LocateSlow(offset), what, line_prefix_));
+        FormatSourceError(text_, offset, what, {start_.line, start_.column, line_prefix_}));
   }
 
   void NewLine(size_t newline_offset) {

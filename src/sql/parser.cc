@@ -6,7 +6,7 @@
 #include <charconv>
 
 #include "common/strings.h"
-#include "sql/error.h"
+#include "common/source_error.h"
 #include "sql/lexer.h"
 #include "sql/parser_impl.h"
 
@@ -53,7 +53,8 @@ Status Parser::Tokenize() { return sql::Tokenize(text_, start_, &tokens_, line_p
 
 void Parser::Fail(const Token& at, std::string what) {
   if (fatal_) return;
-  fatal_ = Status::ParseError(FormatSourceError(text_, start_, at.loc, what, line_prefix_));
+  fatal_ = Status::ParseError(
+      FormatSourceError(text_, at.offset, what, {start_.line, start_.column, line_prefix_}));
 }
 
 namespace {
@@ -130,7 +131,8 @@ Status Parser::FinishError() {
       list += fmt::format(", ... ({} more)", names.size() - kMaxListed);
     what = fmt::format("expected one of: {}; found {}", list, found);
   }
-  return Status::ParseError(FormatSourceError(text_, start_, tok.loc, what, line_prefix_));
+  return Status::ParseError(
+      FormatSourceError(text_, tok.offset, what, {start_.line, start_.column, line_prefix_}));
 }
 
 bool Parser::AtStatementEnd() {
