@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 FUZZ_SECONDS ?= 60
 
-.PHONY: all hop test demo debug bench fuzz format clean
+.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml format clean
 
 all: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS)
@@ -18,9 +18,15 @@ build/build.ninja:
 test: all
 	ctest --test-dir build --output-on-failure -j $(JOBS)
 
-# The demo grows with every capability; today hop parses the quickstart script and prints it back
-# in canonical form.
+# The demo grows with every capability: today hop loads the demo environment into a fresh state
+# directory and shows it, then parses the quickstart script and prints it in canonical form.
+DEMO_STATE ?= build/demo-state
 demo: hop
+	rm -rf $(DEMO_STATE)
+	./build/hop --state $(DEMO_STATE) apply -f examples/demo-environment.yaml
+	./build/hop --state $(DEMO_STATE) apply -f examples/demo-environment.yaml
+	./build/hop --state $(DEMO_STATE) get databases
+	./build/hop --state $(DEMO_STATE) get tabletemplates demodb-read-template -o yaml
 	./build/hop check examples/quickstart.sql
 	./build/hop check --print examples/quickstart.sql
 
@@ -32,20 +38,30 @@ debug: build-debug/build.ninja
 	ctest --test-dir build-debug --output-on-failure -j $(JOBS)
 
 bench: build/build.ninja
-	$(CMAKE) --build build -j $(JOBS) --target sql_bench
+	$(CMAKE) --build build -j $(JOBS) --target sql_bench store_bench
 	./build/bench/sql_bench
+	./build/bench/store_bench
 
 build-fuzz/build.ninja:
 	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOP_FUZZ=ON
 
 # Runs the SQL fuzzer for FUZZ_SECONDS (default 60) from the seed corpus built out of the golden
 # files; new inputs are kept in build-fuzz/corpus.
-fuzz: build-fuzz/build.ninja
+fuzz: fuzz-sql fuzz-yaml
+
+fuzz-sql: build-fuzz/build.ninja
 	$(CMAKE) --build build-fuzz -j $(JOBS) --target sql_fuzz
 	mkdir -p build-fuzz/corpus build-fuzz/seeds
 	./scripts/fuzz-seeds src/sql/testdata build-fuzz/seeds
 	./build-fuzz/fuzz/sql_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/corpus build-fuzz/seeds fuzz/regressions
+
+# YAML seeds: the examples and the CRD golden file.
+fuzz-yaml: build-fuzz/build.ninja
+	$(CMAKE) --build build-fuzz -j $(JOBS) --target yaml_fuzz
+	mkdir -p build-fuzz/yaml-corpus
+	./build-fuzz/fuzz/yaml_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/yaml-corpus examples src/resource/testdata
 
 format:
 	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -1,31 +1,26 @@
 // The `hop` binary: subcommands and their flags. Each subcommand's work lives in its own file;
 // this one only wires the command line to it.
 #include <CLI/CLI.hpp>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <memory>
 
 #include "cli/check_command.h"
+#include "cli/resource_commands.h"
 #include "common/log.h"
 #include "sql/dialect.h"
+#include "store/sqlite_store.h"
 
 namespace {
 
 constexpr const char* kVersion = HOP_VERSION;
 
-// Reads a file, or standard input for "-". False if it cannot be read.
-bool ReadInput(const std::string& path, std::string* text) {
-  std::stringstream buf;
-  if (path == "-") {
-    buf << std::cin.rdbuf();
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    buf << in.rdbuf();
+std::unique_ptr<hop::store::SqliteStore> OpenStore(const std::string& state_dir) {
+  auto store = hop::store::SqliteStore::Open(state_dir);
+  if (!store.ok()) {
+    std::cerr << "hop: " << store.status().ToString() << "\n";
+    return nullptr;
   }
-  *text = buf.str();
-  return true;
+  return std::move(store).value();
 }
 
 }  // namespace
@@ -35,6 +30,11 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("hop ") + kVersion);
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str();
+  std::string state_dir = hop::store::DefaultStateDir();
+  app.add_option("--state", state_dir,
+                 "state directory (default: $HOP_STATE_DIR, $XDG_STATE_HOME/hop or "
+                 "~/.local/state/hop)")
       ->capture_default_str();
   app.require_subcommand(0, 1);
 
@@ -47,6 +47,34 @@ int main(int argc, char** argv) {
   check->add_flag("--print", check_print, "print each statement in canonical form");
   check->add_option("--dialect", dialect_name, "ansi, flink, postgres or sqlite")
       ->capture_default_str();
+
+  // hop apply
+  auto* apply = app.add_subcommand("apply", "Create or update resources from YAML");
+  hop::cli::ApplyOptions apply_opts;
+  apply->add_option("-f,--filename", apply_opts.file, "file to apply, or - for standard input")
+      ->required();
+  apply->add_option("-n,--namespace", apply_opts.namespace_name, "namespace for the objects");
+
+  // hop get
+  auto* get = app.add_subcommand("get", "Show resources");
+  hop::cli::GetOptions get_opts;
+  get->add_option("kind", get_opts.kind, "kind: plural, singular or short name")->required();
+  get->add_option("name", get_opts.name, "object name");
+  get->add_option("-n,--namespace", get_opts.namespace_name, "namespace (default: default)");
+  get->add_flag("-A,--all-namespaces", get_opts.all_namespaces, "list across namespaces");
+  get->add_option("-l,--selector", get_opts.selector, "label selector, e.g. app=web,tier!=db");
+  get->add_option("-o,--output", get_opts.output, "wide, yaml or json");
+
+  // hop delete
+  auto* del = app.add_subcommand("delete", "Delete resources");
+  hop::cli::DeleteOptions delete_opts;
+  del->add_option("kind", delete_opts.kind, "kind");
+  del->add_option("name", delete_opts.name, "object name");
+  del->add_option("-f,--filename", delete_opts.file, "delete the objects described by a file");
+  del->add_option("-n,--namespace", delete_opts.namespace_name, "namespace (default: default)");
+
+  // hop crds
+  auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
 
   try {
     app.parse(argc, argv);
@@ -61,6 +89,15 @@ int main(int argc, char** argv) {
   }
   hop::log::SetLevel(level);
 
+  if (crds->parsed()) return hop::cli::RunCrds(std::cout);
+  if (apply->parsed() || get->parsed() || del->parsed()) {
+    auto store = OpenStore(state_dir);
+    if (!store) return 1;
+    if (apply->parsed()) return hop::cli::RunApply(apply_opts, *store, std::cout, std::cerr);
+    if (get->parsed()) return hop::cli::RunGet(get_opts, *store, std::cout, std::cerr);
+    return hop::cli::RunDelete(delete_opts, *store, std::cout, std::cerr);
+  }
+
   if (check->parsed()) {
     hop::cli::CheckOptions options;
     options.print = check_print;
@@ -70,7 +107,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::string text;
-    if (!ReadInput(check_file, &text)) {
+    if (!hop::cli::ReadInput(check_file, &text)) {
       std::cerr << "hop check: cannot read " << check_file << "\n";
       return 2;
     }

@@ -1,0 +1,359 @@
+// Implementation of the resource commands.
+#include "cli/resource_commands.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/issues.h"
+#include "common/strings.h"
+#include "common/time.h"
+#include "resource/crd.h"
+#include "resource/kinds.h"
+#include "resource/selector.h"
+#include "resource/validation.h"
+#include "resource/yaml.h"
+
+namespace hop::cli {
+
+using resource::GroupKind;
+using resource::KindInfo;
+using resource::Resource;
+using store::ObjectRef;
+using store::Write;
+
+bool ReadInput(const std::string& path, std::string* text) {
+  std::stringstream buf;
+  if (path == "-") {
+    buf << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    buf << in.rdbuf();
+  }
+  *text = buf.str();
+  return true;
+}
+
+namespace {
+
+// How kubectl names an object in its messages: "database.hoptimator.linkedin.com/ads",
+// "configmap/settings".
+std::string DisplayName(const Resource& r) {
+  std::string kind = AsciiToLower(r.kind());
+  const std::string group = r.group();
+  if (!group.empty()) kind += "." + group;
+  return kind + "/" + r.name();
+}
+
+// Parses and validates every document of `path`. On any problem prints all of them and returns
+// false; nothing is written.
+bool LoadDocuments(const std::string& path, const std::string& namespace_name,
+                   std::vector<Resource>* out, std::ostream& err) {
+  std::string text;
+  if (!ReadInput(path, &text)) {
+    err << "hop: cannot read " << path << "\n";
+    return false;
+  }
+  const std::string source = path == "-" ? "<stdin>" : path;
+  auto docs = ParseYamlDocuments(text, source);
+  if (!docs.ok()) {
+    err << docs.status().ToString() << "\n";
+    return false;
+  }
+  Issues issues;
+  for (size_t i = 0; i < docs->size(); ++i) {
+    const std::string where = fmt::format("document {}", i + 1);
+    auto r = Resource::FromJson(std::move((*docs)[i]), where);
+    if (!r.ok()) {
+      issues.Error(r.status().message());
+      continue;
+    }
+    Issues& doc = issues.Child(fmt::format("{} ({})", where, r->Describe()));
+    if (!namespace_name.empty()) {
+      const KindInfo* kind = resource::FindKind(r->group_kind());
+      const bool namespaced = kind == nullptr || kind->namespaced;
+      if (namespaced && r->namespace_name().empty()) {
+        r->set_namespace(namespace_name);
+      } else if (namespaced && r->namespace_name() != namespace_name) {
+        doc.Error(fmt::format("metadata.namespace: {} does not match the namespace given with -n "
+                              "({})",
+                              r->namespace_name(), namespace_name));
+      }
+    }
+    resource::ValidateResource(*r, &doc);
+    out->push_back(std::move(r).value());
+  }
+  if (docs->empty()) {
+    err << source << ": no objects to apply\n";
+    return false;
+  }
+  Status s = issues.ToStatus(StatusCode::kValidation,
+                             fmt::format("{}: nothing was applied:", source));
+  if (!s.ok()) {
+    err << s.ToString() << "\n";
+    return false;
+  }
+  return true;
+}
+
+// Evaluates a printer column's path (`.spec.url`) against an object.
+std::string ColumnValue(const Json& doc, const std::string& path) {
+  const Json* cur = &doc;
+  size_t pos = 1;
+  while (pos <= path.size()) {
+    size_t dot = path.find('.', pos);
+    std::string key = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    if (!cur->is_object()) return "";
+    auto it = cur->find(key);
+    if (it == cur->end()) return "";
+    cur = &*it;
+    if (dot == std::string::npos) break;
+    pos = dot + 1;
+  }
+  if (cur->is_string()) return cur->get<std::string>();
+  if (cur->is_null()) return "";
+  return cur->dump();
+}
+
+std::string Age(const std::string& created) {
+  auto t = ParseRfc3339(created);
+  if (!t) return "<unknown>";
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(SystemClock().Now() - *t).count();
+  if (secs < 0) secs = 0;
+  if (secs < 120) return fmt::format("{}s", secs);
+  if (secs < 7200) return fmt::format("{}m", secs / 60);
+  if (secs < 172800) return fmt::format("{}h", secs / 3600);
+  return fmt::format("{}d", secs / 86400);
+}
+
+// One-line cells: printer columns can hold SQL with newlines.
+std::string Cell(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\t') c = ' ';
+  }
+  constexpr size_t kMax = 60;
+  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
+  return s;
+}
+
+void PrintTable(const std::vector<Resource>& items, const KindInfo* kind, bool all_namespaces,
+                bool wide, std::ostream& out) {
+  std::vector<std::string> header;
+  if (all_namespaces) header.push_back("NAMESPACE");
+  header.push_back("NAME");
+  if (kind) {
+    for (const auto& c : kind->columns) header.push_back(c.name);
+  }
+  header.push_back("AGE");
+  if (wide) header.push_back("LABELS");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : items) {
+    std::vector<std::string> row;
+    if (all_namespaces) row.push_back(r.namespace_name());
+    row.push_back(r.name());
+    if (kind) {
+      for (const auto& c : kind->columns) row.push_back(Cell(ColumnValue(r.json(), c.json_path)));
+    }
+    row.push_back(Age(r.creation_timestamp()));
+    if (wide) {
+      std::string labels;
+      for (const auto& [k, v] : r.labels()) labels += (labels.empty() ? "" : ",") + k + "=" + v;
+      row.push_back(labels.empty() ? "<none>" : labels);
+    }
+    rows.push_back(std::move(row));
+  }
+  std::vector<size_t> widths(header.size());
+  for (size_t i = 0; i < header.size(); ++i) widths[i] = header[i].size();
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
+    }
+    out << line << "\n";
+  };
+  print_row(header);
+  for (const auto& row : rows) print_row(row);
+}
+
+// Resolves a kind the way a user names it: hop's kinds and well-known ones by any of their
+// names, then kinds found in the store by Kind name.
+Result<GroupKind> ResolveKind(const std::string& name, store::Store& store,
+                              const KindInfo** info) {
+  *info = resource::LookupKind(name);
+  if (*info) return (*info)->group_kind();
+  auto all = store.List({});
+  if (all.ok()) {
+    for (const auto& r : all->items) {
+      const std::string lower = AsciiToLower(r.kind());
+      if (EqualsIgnoreCase(r.kind(), name) || lower + "s" == AsciiToLower(name)) {
+        return r.group_kind();
+      }
+    }
+  }
+  return Status::NotFound(fmt::format("the store has no resource type \"{}\"", name));
+}
+
+}  // namespace
+
+int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
+             std::ostream& err) {
+  std::vector<Resource> docs;
+  if (!LoadDocuments(options.file, options.namespace_name, &docs, err)) return 1;
+  // Read what exists, then write everything in one batch; each update carries the version it
+  // was computed from, so a concurrent change makes the batch fail instead of being overwritten.
+  std::vector<Write> writes;
+  std::vector<std::string> existing_versions;
+  for (Resource& doc : docs) {
+    auto existing = store.Get(store::RefOf(doc));
+    if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) {
+      err << existing.status().ToString() << "\n";
+      return 1;
+    }
+    if (!existing.ok()) {
+      existing_versions.emplace_back();
+      writes.push_back(Write::Create(std::move(doc)));
+      continue;
+    }
+    existing_versions.push_back(existing->resource_version());
+    doc.set_resource_version(existing->resource_version());
+    // A document without status leaves the stored status alone.
+    if (doc.status() == nullptr && existing->status() != nullptr) {
+      doc.set_status(*existing->status());
+    }
+    writes.push_back(Write::Update(std::move(doc)));
+  }
+  auto results = store.Commit(std::move(writes));
+  if (!results.ok()) {
+    err << results.status().ToString() << "\n";
+    return 1;
+  }
+  for (size_t i = 0; i < results->size(); ++i) {
+    const Resource& r = (*results)[i];
+    const char* verb = existing_versions[i].empty()                         ? "created"
+                       : existing_versions[i] == r.resource_version() ? "unchanged"
+                                                                          : "configured";
+    out << DisplayName(r) << " " << verb << "\n";
+  }
+  return 0;
+}
+
+int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err) {
+  const KindInfo* info = nullptr;
+  auto gk = ResolveKind(options.kind, store, &info);
+  if (!gk.ok()) {
+    err << gk.status().ToString() << "\n";
+    return 1;
+  }
+  const bool namespaced = info == nullptr || info->namespaced;
+  std::string ns = options.namespace_name.empty() ? std::string(resource::kDefaultNamespace)
+                                                  : options.namespace_name;
+  if (!namespaced || options.all_namespaces) ns.clear();
+  if (options.output != "" && options.output != "wide" && options.output != "yaml" &&
+      options.output != "json") {
+    err << "hop get: unknown output format \"" << options.output
+        << "\" (expected wide, yaml or json)\n";
+    return 2;
+  }
+  std::vector<Resource> items;
+  if (!options.name.empty()) {
+    if (!options.selector.empty()) {
+      err << "hop get: a name and a label selector cannot be combined\n";
+      return 2;
+    }
+    auto r = store.Get({*gk, ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns,
+                        options.name});
+    if (!r.ok()) {
+      err << r.status().ToString() << "\n";
+      return 1;
+    }
+    items.push_back(std::move(r).value());
+  } else {
+    auto selector = resource::LabelSelector::Parse(options.selector);
+    if (!selector.ok()) {
+      err << selector.status().ToString() << "\n";
+      return 2;
+    }
+    auto list = store.List({*gk, ns, *selector});
+    if (!list.ok()) {
+      err << list.status().ToString() << "\n";
+      return 1;
+    }
+    items = std::move(list->items);
+  }
+  if (options.output == "yaml" || options.output == "json") {
+    Json doc;
+    if (!options.name.empty()) {
+      doc = items.front().Ordered();
+    } else {
+      doc = Json::object();
+      doc["apiVersion"] = "v1";
+      doc["kind"] = "List";
+      doc["items"] = Json::array();
+      for (const auto& r : items) doc["items"].push_back(r.Ordered());
+    }
+    out << (options.output == "yaml" ? EmitYaml(doc) : EmitJson(doc, 2) + "\n");
+    return 0;
+  }
+  if (items.empty()) {
+    if (ns.empty()) {
+      err << "No resources found\n";
+    } else {
+      err << "No resources found in " << ns << " namespace.\n";
+    }
+    return 0;
+  }
+  PrintTable(items, info, options.all_namespaces && namespaced, options.output == "wide", out);
+  return 0;
+}
+
+int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& out,
+              std::ostream& err) {
+  std::vector<ObjectRef> refs;
+  if (!options.file.empty()) {
+    std::vector<Resource> docs;
+    if (!LoadDocuments(options.file, options.namespace_name, &docs, err)) return 1;
+    for (const auto& d : docs) refs.push_back(store::RefOf(d));
+  } else {
+    if (options.kind.empty() || options.name.empty()) {
+      err << "hop delete: give KIND NAME, or -f FILE\n";
+      return 2;
+    }
+    const KindInfo* info = nullptr;
+    auto gk = ResolveKind(options.kind, store, &info);
+    if (!gk.ok()) {
+      err << gk.status().ToString() << "\n";
+      return 1;
+    }
+    refs.push_back({*gk, options.namespace_name, options.name});
+  }
+  int rc = 0;
+  for (const auto& ref : refs) {
+    auto r = store.Delete(ref);
+    if (!r.ok()) {
+      err << r.status().ToString() << "\n";
+      rc = 1;
+      continue;
+    }
+    out << DisplayName(*r) << (r->deletion_timestamp() && !r->finalizers().empty()
+                                   ? " marked for deletion (waiting for finalizers)"
+                                   : " deleted")
+        << "\n";
+  }
+  return rc;
+}
+
+int RunCrds(std::ostream& out) {
+  out << EmitYamlDocuments(resource::AllCustomResourceDefinitions());
+  return 0;
+}
+
+}  // namespace hop::cli

@@ -1,0 +1,54 @@
+// kubectl-style resource commands: `hop apply`, `hop get`, `hop delete` and `hop crds`. Each takes
+// its parsed options, the store and the output streams, and returns the process exit status, so
+// tests can run them without a process.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "store/store.h"
+
+namespace hop::cli {
+
+struct ApplyOptions {
+  std::string file;            // path, or "-" for standard input
+  std::string namespace_name;  // -n: namespace for documents without one
+};
+
+// Reads every document of the file, validates all of them, and writes nothing if any is invalid
+// (each error names its document, field and rule). Otherwise creates or updates every object in
+// one atomic batch and prints "kind/name created|configured|unchanged" per document. Exit 0, or
+// 1 on any error.
+int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
+             std::ostream& err);
+
+struct GetOptions {
+  std::string kind;            // plural, singular, short name or Kind, optionally `.group`
+  std::string name;            // empty: list
+  std::string namespace_name;  // -n; "default" when empty
+  bool all_namespaces = false;  // -A
+  std::string selector;        // -l
+  std::string output;          // "", "wide", "yaml", "json"
+};
+
+// Prints one object or a list: a table with the kind's printer columns, or YAML / JSON.
+int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err);
+
+struct DeleteOptions {
+  std::string kind;
+  std::string name;
+  std::string file;  // -f: delete every object the file describes
+  std::string namespace_name;
+};
+
+// Deletes the named object, or every object of the file; prints "kind/name deleted".
+int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& out,
+              std::ostream& err);
+
+// Prints the CustomResourceDefinitions of every hop kind as YAML documents.
+int RunCrds(std::ostream& out);
+
+// Reads a file, or standard input for "-". False if it cannot be read.
+bool ReadInput(const std::string& path, std::string* text);
+
+}  // namespace hop::cli

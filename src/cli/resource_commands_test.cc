@@ -1,0 +1,285 @@
+#include "cli/resource_commands.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "resource/yaml.h"
+#include "store/sqlite_store.h"
+
+namespace hop::cli {
+namespace {
+
+// Hoptimator-style documents, as users keep them in their repositories.
+constexpr const char* kSamples = R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata:
+  name: ads-database
+spec:
+  schema: ADS
+  url: jdbc:demodb://names=ads
+  dialect: Calcite
+
+---
+
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: TableTemplate
+metadata:
+  name: demodb-read-template
+spec:
+  databases:
+  - profile-database
+  - ads-database
+  methods:
+  - Scan
+  connector: |
+    connector = datagen
+    number-of-rows = 10
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: JobTemplate
+metadata:
+  name: flink-template
+spec:
+  yaml: |
+    apiVersion: flink.apache.org/v1beta1
+    kind: FlinkSessionJob
+    metadata:
+      name: {{name}}
+    spec:
+      deploymentName: basic-session-deployment
+      job:
+        entryClass: com.linkedin.hoptimator.flink.runner.FlinkRunner
+        args:
+        - {{flinksql}}
+        jarURI: file:///opt/{{flink.app.name}}.jar
+        parallelism: {{flink.parallelism:1}}
+        upgradeMode: stateless
+        state: running
+    {{flink.app.type==SQL}}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: TableTrigger
+metadata:
+  name: test-table-trigger
+spec:
+  schema: ADS
+  table: AD_CLICKS
+  schedule: '0 * * * *'
+  jobProperties:
+    account: '0012'
+    enabled: 'true'
+  yaml: |
+    apiVersion: batch/v1
+    kind: Job
+    metadata:
+      name: {{trigger}}-job
+    spec:
+      template:
+        spec:
+          containers:
+          - name: hello
+            image: alpine/k8s:1.33.0
+            command: ["bash", "-c", "echo {{trigger}}"]
+          restartPolicy: Never
+)";
+
+class ResourceCommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/hop-cli-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    store::SqliteStoreOptions opts;
+    opts.durable = false;
+    auto s = store::SqliteStore::Open(dir_, opts);
+    ASSERT_TRUE(s.ok());
+    store_ = std::move(s).value();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::string File(const std::string& name, const std::string& text) {
+    std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  int Apply(const std::string& path, std::string* out, std::string* err,
+            const std::string& ns = "") {
+    std::ostringstream o, e;
+    int rc = RunApply({path, ns}, *store_, o, e);
+    *out = o.str();
+    *err = e.str();
+    return rc;
+  }
+
+  int Get(GetOptions opts, std::string* out, std::string* err) {
+    std::ostringstream o, e;
+    int rc = RunGet(opts, *store_, o, e);
+    *out = o.str();
+    *err = e.str();
+    return rc;
+  }
+
+  std::string dir_;
+  std::unique_ptr<store::SqliteStore> store_;
+};
+
+TEST_F(ResourceCommandsTest, ApplyIsIdempotent) {
+  const std::string path = File("samples.yaml", kSamples);
+  std::string out, err;
+  ASSERT_EQ(Apply(path, &out, &err), 0) << err;
+  EXPECT_EQ(out,
+            "database.hoptimator.linkedin.com/ads-database created\n"
+            "tabletemplate.hoptimator.linkedin.com/demodb-read-template created\n"
+            "jobtemplate.hoptimator.linkedin.com/flink-template created\n"
+            "tabletrigger.hoptimator.linkedin.com/test-table-trigger created\n");
+  const int64_t revision = *store_->Revision();
+  ASSERT_EQ(Apply(path, &out, &err), 0) << err;
+  EXPECT_EQ(out,
+            "database.hoptimator.linkedin.com/ads-database unchanged\n"
+            "tabletemplate.hoptimator.linkedin.com/demodb-read-template unchanged\n"
+            "jobtemplate.hoptimator.linkedin.com/flink-template unchanged\n"
+            "tabletrigger.hoptimator.linkedin.com/test-table-trigger unchanged\n");
+  EXPECT_EQ(*store_->Revision(), revision);  // nothing written, resourceVersions included
+
+  std::string changed = kSamples;
+  changed.replace(changed.find("schema: ADS"), 11, "schema: AD2");
+  ASSERT_EQ(Apply(File("changed.yaml", changed), &out, &err), 0) << err;
+  EXPECT_NE(out.find("database.hoptimator.linkedin.com/ads-database configured"),
+            std::string::npos);
+  EXPECT_NE(out.find("tabletemplate.hoptimator.linkedin.com/demodb-read-template unchanged"),
+            std::string::npos);
+}
+
+TEST_F(ResourceCommandsTest, SamplesReadBackIdentically) {
+  std::string out, err;
+  ASSERT_EQ(Apply(File("samples.yaml", kSamples), &out, &err), 0) << err;
+  auto docs = ParseYamlDocuments(kSamples, "samples");
+  ASSERT_TRUE(docs.ok());
+  const char* kinds[] = {"db", "tabt", "jobt", "tabletrigger"};
+  for (size_t i = 0; i < docs->size(); ++i) {
+    const std::string name = (*docs)[i]["metadata"]["name"].get<std::string>();
+    ASSERT_EQ(Get({kinds[i], name, "", false, "", "yaml"}, &out, &err), 0) << err;
+    auto back = ParseYamlDocuments(out, "get");
+    ASSERT_TRUE(back.ok()) << out;
+    Json got = (*back)[0];
+    // The store adds its own metadata; everything the user wrote reads back as written.
+    for (const char* key : {"namespace", "uid", "resourceVersion", "generation",
+                            "creationTimestamp"}) {
+      EXPECT_TRUE(got["metadata"].contains(key)) << name << " " << key;
+      got["metadata"].erase(key);
+    }
+    EXPECT_EQ(EmitYaml(got), EmitYaml((*docs)[i])) << name;
+  }
+  // Strings that look like numbers or booleans stay strings.
+  ASSERT_EQ(Get({"tabletriggers", "test-table-trigger", "", false, "", "json"}, &out, &err), 0);
+  EXPECT_NE(out.find("\"account\": \"0012\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"enabled\": \"true\""), std::string::npos) << out;
+}
+
+TEST_F(ResourceCommandsTest, OneInvalidDocumentMeansNothingIsWritten) {
+  const std::string bad = std::string(kSamples) + R"(---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata:
+  name: Bad_Name
+spec:
+  dialect: Oracle
+)";
+  std::string out, err;
+  EXPECT_EQ(Apply(File("bad.yaml", bad), &out, &err), 1);
+  EXPECT_EQ(out, "");
+  EXPECT_NE(err.find("nothing was applied"), std::string::npos) << err;
+  EXPECT_NE(err.find("document 5 (Database/Bad_Name):"), std::string::npos) << err;
+  EXPECT_NE(err.find("metadata.name"), std::string::npos) << err;
+  EXPECT_NE(err.find("spec.url: required field is missing"), std::string::npos) << err;
+  EXPECT_NE(err.find("spec.dialect: \"Oracle\" is not one of ANSI, MySQL, Calcite"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(*store_->Revision(), 0);
+
+  EXPECT_EQ(Apply(File("syntax.yaml", "a: [1, 2"), &out, &err), 1);
+  EXPECT_NE(err.find("Parse Error:"), std::string::npos) << err;
+  EXPECT_NE(err.find("syntax.yaml"), std::string::npos) << err;
+}
+
+TEST_F(ResourceCommandsTest, NamespacesAndSelectors) {
+  std::string out, err;
+  const std::string cms = R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+  labels: {app: web}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: b
+  labels: {app: db}
+)";
+  ASSERT_EQ(Apply(File("cms.yaml", cms), &out, &err, "team"), 0) << err;
+  ASSERT_EQ(Get({"configmaps", "", "team", false, "app=web", ""}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("a "), std::string::npos) << out;
+  EXPECT_EQ(out.find("b "), std::string::npos) << out;
+  ASSERT_EQ(Get({"cm", "", "", false, "", ""}, &out, &err), 0);
+  EXPECT_EQ(err, "No resources found in default namespace.\n");
+  ASSERT_EQ(Get({"cm", "", "", true, "", "wide"}, &out, &err), 0);
+  EXPECT_EQ(out.substr(0, 9), "NAMESPACE");
+  EXPECT_NE(out.find("app=web"), std::string::npos) << out;
+
+  const std::string mismatch = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  "
+                               "namespace: other\n";
+  EXPECT_EQ(Apply(File("m.yaml", mismatch), &out, &err, "team"), 1);
+  EXPECT_NE(err.find("does not match the namespace given with -n"), std::string::npos) << err;
+  EXPECT_EQ(Get({"nosuchkind", "", "", false, "", ""}, &out, &err), 1);
+  EXPECT_NE(err.find("no resource type \"nosuchkind\""), std::string::npos) << err;
+}
+
+TEST_F(ResourceCommandsTest, DeleteByNameAndByFile) {
+  std::string out, err;
+  const std::string path = File("samples.yaml", kSamples);
+  ASSERT_EQ(Apply(path, &out, &err), 0);
+  std::ostringstream o, e;
+  EXPECT_EQ(RunDelete({"db", "ads-database", "", ""}, *store_, o, e), 0) << e.str();
+  EXPECT_EQ(o.str(), "database.hoptimator.linkedin.com/ads-database deleted\n");
+  std::ostringstream o2, e2;
+  EXPECT_EQ(RunDelete({"", "", path, ""}, *store_, o2, e2), 1);  // the database is gone already
+  EXPECT_NE(e2.str().find("Not Found"), std::string::npos) << e2.str();
+  EXPECT_NE(o2.str().find("jobtemplate.hoptimator.linkedin.com/flink-template deleted"),
+            std::string::npos);
+  auto list = store_->List({});
+  ASSERT_TRUE(list.ok());
+  EXPECT_TRUE(list->items.empty());
+}
+
+TEST_F(ResourceCommandsTest, CrdsCoverEveryKind) {
+  std::ostringstream out;
+  ASSERT_EQ(RunCrds(out), 0);
+  auto docs = ParseYamlDocuments(out.str(), "crds");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  ASSERT_EQ(docs->size(), 11u);
+  const Json& tpj = (*docs)[10];
+  EXPECT_EQ(tpj["metadata"]["name"], "tableprovisionjobs.hoptimator.linkedin.com");
+  EXPECT_EQ(tpj["spec"]["names"]["shortNames"][0], "tpj");
+  const Json& version = tpj["spec"]["versions"][0];
+  EXPECT_EQ(version["subresources"]["status"], Json::object());
+  const Json& spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"];
+  EXPECT_EQ(spec["required"], Json::parse(R"(["database", "table"])"));
+  EXPECT_EQ(version["additionalPrinterColumns"][0]["name"], "DATABASE");
+  const Json& db = (*docs)[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+  EXPECT_EQ(db["properties"]["spec"]["properties"]["dialect"]["enum"],
+            Json::parse(R"(["ANSI", "MySQL", "Calcite"])"));
+  // Template kinds have no status subresource.
+  EXPECT_FALSE((*docs)[4]["spec"]["versions"][0].contains("subresources"));
+}
+
+}  // namespace
+}  // namespace hop::cli

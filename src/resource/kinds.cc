@@ -1,0 +1,589 @@
+// The definitions of hop's kinds and of the external kinds hop can name, and the typed field
+// handles that read and write them.
+#include "resource/kinds.h"
+
+#include <cassert>
+
+#include <nlohmann/json.hpp>
+
+#include "common/strings.h"
+
+namespace hop::resource {
+
+// ---------------------------------------------------------------------------------------------
+// Field<T>
+
+namespace {
+
+template <typename T>
+constexpr Schema::Type SchemaTypeFor() {
+  if constexpr (std::is_same_v<T, std::string>) return Schema::Type::kString;
+  if constexpr (std::is_same_v<T, bool>) return Schema::Type::kBoolean;
+  if constexpr (std::is_same_v<T, int64_t>) return Schema::Type::kInteger;
+  if constexpr (std::is_same_v<T, StringList>) return Schema::Type::kArray;
+  if constexpr (std::is_same_v<T, StringMap>) return Schema::Type::kObject;
+  return Schema::Type::kObject;  // Json: free-form
+}
+
+const char* SectionName(Section s) { return s == Section::kSpec ? "spec" : "status"; }
+
+const Json* SectionOf(const Resource& r, Section s) {
+  return s == Section::kSpec ? r.spec() : r.status();
+}
+
+Json& MutableSectionOf(Resource& r, Section s) {
+  return s == Section::kSpec ? r.mutable_spec() : r.mutable_status();
+}
+
+}  // namespace
+
+template <typename T>
+Field<T>::Field(Section section, std::string name, Schema schema, bool required)
+    : section_(section), name_(std::move(name)), schema_(std::move(schema)), required_(required) {
+  // A handle whose C++ type disagrees with its schema would read nothing: a definition bug.
+  assert(schema_.type == SchemaTypeFor<T>() && "field type does not match its schema");
+}
+
+template <typename T>
+std::string Field<T>::path() const {
+  return std::string(SectionName(section_)) + "." + name_;
+}
+
+template <typename T>
+std::optional<T> Field<T>::Get(const Resource& r) const {
+  const Json* section = SectionOf(r, section_);
+  if (!section) return std::nullopt;
+  auto it = section->find(name_);
+  if (it == section->end() || it->is_null()) return std::nullopt;
+  const Json& v = *it;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (v.is_string()) return v.get<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (v.is_boolean()) return v.get<bool>();
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    if (v.is_number_integer()) return v.get<int64_t>();
+  } else if constexpr (std::is_same_v<T, StringList>) {
+    if (v.is_array()) {
+      StringList out;
+      for (const Json& e : v) {
+        if (!e.is_string()) return std::nullopt;
+        out.push_back(e.get<std::string>());
+      }
+      return out;
+    }
+  } else if constexpr (std::is_same_v<T, StringMap>) {
+    if (v.is_object()) {
+      StringMap out;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        if (!it.value().is_string()) return std::nullopt;
+        out[it.key()] = it.value().template get<std::string>();
+      }
+      return out;
+    }
+  } else {
+    return v;
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+void Field<T>::Set(Resource& r, const T& value) const {
+  MutableSectionOf(r, section_)[name_] = value;
+}
+
+template <typename T>
+void Field<T>::Clear(Resource& r) const {
+  const Json* section = SectionOf(r, section_);
+  if (section && section->contains(name_)) MutableSectionOf(r, section_).erase(name_);
+}
+
+template class Field<std::string>;
+template class Field<bool>;
+template class Field<int64_t>;
+template class Field<StringList>;
+template class Field<StringMap>;
+template class Field<Json>;
+
+// ---------------------------------------------------------------------------------------------
+// Kind definitions
+
+namespace {
+
+using S = Section;
+
+Schema Str(std::string d) { return Schema::String(std::move(d)); }
+Schema Bool(std::string d) { return Schema::Boolean(std::move(d)); }
+Schema Strings(std::string d) { return Schema::ArrayOf(Schema::String(), std::move(d)); }
+Schema StrMap(std::string d) { return Schema::MapOf(Schema::String(), std::move(d)); }
+
+// Builds a KindInfo's spec and status schemas from its field handles.
+class KindBuilder {
+ public:
+  KindBuilder(std::string kind, std::string plural, std::vector<std::string> short_names,
+              std::string description) {
+    info_.group = std::string(kHopGroup);
+    info_.version = std::string(kHopVersion);
+    info_.kind = std::move(kind);
+    info_.plural = std::move(plural);
+    info_.singular = AsciiToLower(info_.kind);
+    info_.short_names = std::move(short_names);
+    info_.description = std::move(description);
+    info_.spec = Schema::Object(info_.kind + " spec.");
+    info_.status = Schema::Object(info_.kind + " status.");
+  }
+  template <typename T>
+  KindBuilder& Add(const Field<T>& f) {
+    Schema& target = f.section() == S::kSpec ? info_.spec : info_.status;
+    target.Property(f.name(), f.schema(), f.required());
+    return *this;
+  }
+  KindBuilder& NoStatusSubresource() {
+    info_.status_subresource = false;
+    return *this;
+  }
+  // A status the kind does not define field by field.
+  KindBuilder& FreeFormStatus() {
+    info_.status = Schema::FreeForm(info_.kind + " status.");
+    return *this;
+  }
+  KindBuilder& Column(std::string name, std::string type, std::string path,
+                      std::string description, std::string format = {}) {
+    info_.columns.push_back({std::move(name), std::move(type), std::move(path),
+                             std::move(description), std::move(format)});
+    return *this;
+  }
+  KindInfo Build() { return std::move(info_); }
+
+ private:
+  KindInfo info_;
+};
+
+}  // namespace
+
+// Database
+const Field<std::string> DatabaseKind::kUrl(S::kSpec, "url", Str("JDBC connection URL."), true);
+const Field<std::string> DatabaseKind::kCatalog(S::kSpec, "catalog",
+                                                Str("Catalog name; for catalog-style databases."));
+const Field<std::string> DatabaseKind::kSchema(S::kSpec, "schema", Str("Schema name."));
+const Field<std::string> DatabaseKind::kDialect(
+    S::kSpec, "dialect", Schema::Enum({"ANSI", "MySQL", "Calcite"}, "SQL dialect of the database."));
+const Field<std::string> DatabaseKind::kDriver(S::kSpec, "driver", Str("JDBC driver class."));
+
+const KindInfo& DatabaseKind::Info() {
+  static const KindInfo info =
+      KindBuilder("Database", "databases", {"db", "dbs"}, "A database hop reads and writes.")
+          .Add(kUrl)
+          .Add(kCatalog)
+          .Add(kSchema)
+          .Add(kDialect)
+          .Add(kDriver)
+          .FreeFormStatus()
+          .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
+          .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
+          .Column("URL", "string", ".spec.url", "JDBC connection URL.")
+          .Build();
+  return info;
+}
+
+// Engine
+const Field<std::string> EngineKind::kUrl(S::kSpec, "url", Str("JDBC connection URL."), true);
+const Field<std::string> EngineKind::kDialect(
+    S::kSpec, "dialect", Schema::Enum({"ANSI", "Flink"}, "SQL dialect of the engine."));
+const Field<std::string> EngineKind::kDriver(S::kSpec, "driver", Str("JDBC driver class."));
+const Field<StringList> EngineKind::kDatabases(
+    S::kSpec, "databases", Strings("Databases the engine serves; absent means all."));
+
+const KindInfo& EngineKind::Info() {
+  static const KindInfo info =
+      KindBuilder("Engine", "engines", {"eng"}, "A query engine that can run hop's SQL.")
+          .Add(kUrl)
+          .Add(kDialect)
+          .Add(kDriver)
+          .Add(kDatabases)
+          .FreeFormStatus()
+          .Column("URL", "string", ".spec.url", "JDBC connection URL.")
+          .Build();
+  return info;
+}
+
+// View
+const Field<std::string> ViewKind::kView(S::kSpec, "view", Str("View name."), true);
+const Field<std::string> ViewKind::kSql(S::kSpec, "sql", Str("The view's query."), true);
+const Field<std::string> ViewKind::kSchema(S::kSpec, "schema", Str("Schema name."));
+const Field<std::string> ViewKind::kCatalog(S::kSpec, "catalog", Str("Catalog name."));
+const Field<bool> ViewKind::kMaterialized(S::kSpec, "materialized",
+                                          Bool("Whether a pipeline materialises the view."));
+const Field<std::string> ViewKind::kWatermark(
+    S::kStatus, "watermark", Schema::DateTime("Time up to which the view's data is complete."));
+
+const KindInfo& ViewKind::Info() {
+  static const KindInfo info =
+      KindBuilder("View", "views", {}, "A SQL view, plain or materialised.")
+          .Add(kView)
+          .Add(kSql)
+          .Add(kSchema)
+          .Add(kCatalog)
+          .Add(kMaterialized)
+          .Add(kWatermark)
+          .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
+          .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
+          .Column("VIEW", "string", ".spec.view", "View name.")
+          .Column("WATERMARK", "string", ".status.watermark", "Completeness watermark.",
+                  "date-time")
+          .Build();
+  return info;
+}
+
+// Pipeline
+const Field<std::string> PipelineKind::kSql(S::kSpec, "sql", Str("The pipeline's SQL."));
+const Field<std::string> PipelineKind::kYaml(S::kSpec, "yaml",
+                                             Str("The pipeline's elements, as YAML documents."));
+const Field<bool> PipelineKind::kReady(S::kStatus, "ready", Bool("Whether every element is ready."));
+const Field<bool> PipelineKind::kFailed(S::kStatus, "failed",
+                                        Bool("Whether an element has failed."));
+const Field<std::string> PipelineKind::kMessage(S::kStatus, "message",
+                                                Str("Human-readable status."));
+const Field<Json> PipelineKind::kJobs(S::kStatus, "jobs", Schema::FreeForm("Element states."));
+
+const KindInfo& PipelineKind::Info() {
+  static const KindInfo info =
+      KindBuilder("Pipeline", "pipelines", {"pip", "pips"}, "A deployed data pipeline.")
+          .Add(kSql)
+          .Add(kYaml)
+          .Add(kReady)
+          .Add(kFailed)
+          .Add(kMessage)
+          .Add(kJobs)
+          .Column("SQL", "string", ".spec.sql", "Pipeline SQL.")
+          .Column("STATUS", "string", ".status.message", "Current status.")
+          .Build();
+  return info;
+}
+
+// TableTemplate
+const Field<std::string> TableTemplateKind::kYaml(S::kSpec, "yaml",
+                                                  Str("Resources to create for a table."));
+const Field<std::string> TableTemplateKind::kConnector(
+    S::kSpec, "connector", Str("Connector configuration, as properties."));
+const Field<StringList> TableTemplateKind::kDatabases(
+    S::kSpec, "databases", Strings("Databases the template applies to; absent or empty: all."));
+const Field<StringList> TableTemplateKind::kMethods(
+    S::kSpec, "methods",
+    Schema::ArrayOf(Schema::Enum({"Scan", "Modify"}),
+                    "Access methods the template applies to; absent or empty: all."));
+
+const KindInfo& TableTemplateKind::Info() {
+  static const KindInfo info =
+      KindBuilder("TableTemplate", "tabletemplates", {"tabt"},
+                  "Resources and connector configuration for tables.")
+          .Add(kYaml)
+          .Add(kConnector)
+          .Add(kDatabases)
+          .Add(kMethods)
+          .NoStatusSubresource()
+          .FreeFormStatus()
+          .Build();
+  return info;
+}
+
+// JobTemplate
+const Field<std::string> JobTemplateKind::kYaml(S::kSpec, "yaml", Str("Resources to create for a job."));
+const Field<StringList> JobTemplateKind::kDatabases(
+    S::kSpec, "databases", Strings("Sink databases the template applies to; absent or empty: all."));
+
+const KindInfo& JobTemplateKind::Info() {
+  static const KindInfo info =
+      KindBuilder("JobTemplate", "jobtemplates", {"jobt"}, "Resources to create for jobs.")
+          .Add(kYaml)
+          .Add(kDatabases)
+          .NoStatusSubresource()
+          .FreeFormStatus()
+          .Build();
+  return info;
+}
+
+// TableTrigger
+const Field<std::string> TableTriggerKind::kCatalog(S::kSpec, "catalog", Str("Catalog name."));
+const Field<std::string> TableTriggerKind::kSchema(S::kSpec, "schema",
+                                                   Str("Schema of the table, e.g. KAFKA."), true);
+const Field<std::string> TableTriggerKind::kTable(S::kSpec, "table",
+                                                  Str("Table (or view) name."), true);
+const Field<std::string> TableTriggerKind::kYaml(S::kSpec, "yaml",
+                                                 Str("The Job to create when the trigger fires."));
+const Field<StringMap> TableTriggerKind::kJobProperties(
+    S::kSpec, "jobProperties", StrMap("Properties passed to the job's template."));
+const Field<std::string> TableTriggerKind::kSchedule(S::kSpec, "schedule",
+                                                     Str("Cron schedule, in UTC."));
+const Field<bool> TableTriggerKind::kPaused(S::kSpec, "paused",
+                                            Bool("Whether firing is paused."));
+const Field<std::string> TableTriggerKind::kTimestamp(
+    S::kStatus, "timestamp", Schema::DateTime("Time the trigger last fired."));
+const Field<std::string> TableTriggerKind::kWatermark(
+    S::kStatus, "watermark", Schema::DateTime("Fire time covered by the last successful run."));
+const Field<Json> TableTriggerKind::kJobs(S::kStatus, "jobs",
+                                          Schema::FreeForm("Recent runs and what they consumed."));
+
+const KindInfo& TableTriggerKind::Info() {
+  static const KindInfo info =
+      KindBuilder("TableTrigger", "tabletriggers", {},
+                  "Runs a job when a table or view advances, or on a schedule.")
+          .Add(kCatalog)
+          .Add(kSchema)
+          .Add(kTable)
+          .Add(kYaml)
+          .Add(kJobProperties)
+          .Add(kSchedule)
+          .Add(kPaused)
+          .Add(kTimestamp)
+          .Add(kWatermark)
+          .Add(kJobs)
+          .Column("PAUSED", "boolean", ".spec.paused", "Whether firing is paused.")
+          .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
+          .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
+          .Column("TABLE", "string", ".spec.table", "Table name.")
+          .Column("SCHEDULE", "string", ".spec.schedule", "Cron schedule.")
+          .Column("TIMESTAMP", "string", ".status.timestamp", "Time last fired.", "date-time")
+          .Column("WATERMARK", "string", ".status.watermark", "Last successful fire time.",
+                  "date-time")
+          .Build();
+  return info;
+}
+
+// Subscription
+const Field<std::string> SubscriptionKind::kSql(S::kSpec, "sql", Str("A single SQL query."), true);
+const Field<std::string> SubscriptionKind::kDatabase(S::kSpec, "database",
+                                                     Str("Database to write to."), true);
+const Field<StringMap> SubscriptionKind::kHints(S::kSpec, "hints", StrMap("Planner hints."));
+const Field<bool> SubscriptionKind::kReady(S::kStatus, "ready", Bool("Whether it is ready."));
+const Field<bool> SubscriptionKind::kFailed(S::kStatus, "failed", Bool("Whether it has failed."));
+const Field<std::string> SubscriptionKind::kMessage(S::kStatus, "message",
+                                                    Str("Human-readable status."));
+const Field<std::string> SubscriptionKind::kStatusSql(S::kStatus, "sql",
+                                                      Str("The SQL being implemented."));
+const Field<StringMap> SubscriptionKind::kStatusHints(S::kStatus, "hints",
+                                                      StrMap("Hints being applied."));
+const Field<StringMap> SubscriptionKind::kAttributes(S::kStatus, "attributes",
+                                                     StrMap("Derived attributes."));
+const Field<StringList> SubscriptionKind::kResources(S::kStatus, "resources",
+                                                     Strings("Resources implementing it."));
+const Field<StringList> SubscriptionKind::kJobResources(S::kStatus, "jobResources",
+                                                        Strings("Job resources."));
+const Field<StringList> SubscriptionKind::kDownstreamResources(
+    S::kStatus, "downstreamResources", Strings("Downstream resources."));
+
+const KindInfo& SubscriptionKind::Info() {
+  static const KindInfo info =
+      KindBuilder("Subscription", "subscriptions", {"sub", "subs"},
+                  "A query whose results are kept in a database.")
+          .Add(kSql)
+          .Add(kDatabase)
+          .Add(kHints)
+          .Add(kReady)
+          .Add(kFailed)
+          .Add(kMessage)
+          .Add(kStatusSql)
+          .Add(kStatusHints)
+          .Add(kAttributes)
+          .Add(kResources)
+          .Add(kJobResources)
+          .Add(kDownstreamResources)
+          .Column("STATUS", "string", ".status.message", "Current status.")
+          .Column("DB", "string", ".spec.database", "Database.")
+          .Column("SQL", "string", ".spec.sql", "Query.")
+          .Build();
+  return info;
+}
+
+// LogicalTable
+const Field<std::string> LogicalTableKind::kTableName(S::kSpec, "tableName",
+                                                      Str("The logical table's name."));
+const Field<Json> LogicalTableKind::kTiers(
+    S::kSpec, "tiers",
+    Schema::MapOf(Schema::Object("A tier.").Property("database", Str("Database of the tier."),
+                                                     true),
+                  "Tiers by name (nearline, online, offline)."));
+
+const KindInfo& LogicalTableKind::Info() {
+  static const KindInfo info =
+      KindBuilder("LogicalTable", "logicaltables", {"lt"},
+                  "A table kept in several tiers by pipelines.")
+          .Add(kTableName)
+          .Add(kTiers)
+          .FreeFormStatus()
+          .Build();
+  return info;
+}
+
+// SqlJob
+const Field<StringList> SqlJobKind::kSql(S::kSpec, "sql", Strings("SQL statements to run."), true);
+const Field<std::string> SqlJobKind::kDialect(
+    S::kSpec, "dialect",
+    Schema::Enum({"Flink", "FlinkBeam", "Spark"}, "SQL dialect.").Default("Flink"));
+const Field<std::string> SqlJobKind::kExecutionMode(
+    S::kSpec, "executionMode",
+    Schema::Enum({"Streaming", "Batch"}, "Execution mode.").Default("Streaming"));
+const Field<StringMap> SqlJobKind::kConfigs(S::kSpec, "configs", StrMap("Engine configuration."));
+const Field<bool> SqlJobKind::kReady(S::kStatus, "ready", Bool("Whether it is running."));
+const Field<bool> SqlJobKind::kFailed(S::kStatus, "failed", Bool("Whether it has failed."));
+const Field<std::string> SqlJobKind::kMessage(S::kStatus, "message",
+                                              Str("Human-readable status."));
+const Field<std::string> SqlJobKind::kStatusSql(S::kStatus, "sql", Str("The SQL being run."));
+const Field<StringMap> SqlJobKind::kStatusConfigs(S::kStatus, "configs",
+                                                  StrMap("Configuration in effect."));
+const Field<int64_t> SqlJobKind::kLastDeployedAt(
+    S::kStatus, "lastDeployedAt", Schema::Integer("Last deployment time, epoch milliseconds."));
+
+const KindInfo& SqlJobKind::Info() {
+  static const KindInfo info =
+      KindBuilder("SqlJob", "sqljobs", {"sql", "sj"}, "A job defined by SQL statements.")
+          .Add(kSql)
+          .Add(kDialect)
+          .Add(kExecutionMode)
+          .Add(kConfigs)
+          .Add(kReady)
+          .Add(kFailed)
+          .Add(kMessage)
+          .Add(kStatusSql)
+          .Add(kStatusConfigs)
+          .Add(kLastDeployedAt)
+          .Column("DIALECT", "string", ".spec.dialect", "SQL dialect.")
+          .Column("MODE", "string", ".spec.executionMode", "Execution mode.")
+          .Column("STATUS", "string", ".status.message", "Current status.")
+          .Build();
+  return info;
+}
+
+// TableProvisionJob
+const Field<std::string> TableProvisionJobKind::kDatabase(
+    S::kSpec, "database", Str("Database (its Database resource's name) holding the table."), true);
+const Field<std::string> TableProvisionJobKind::kCatalog(S::kSpec, "catalog", Str("Catalog name."));
+const Field<std::string> TableProvisionJobKind::kSchema(S::kSpec, "schema", Str("Schema name."));
+const Field<std::string> TableProvisionJobKind::kTable(S::kSpec, "table", Str("Table name."), true);
+const Field<StringMap> TableProvisionJobKind::kOptions(S::kSpec, "options",
+                                                       StrMap("Table options."));
+const Field<bool> TableProvisionJobKind::kReady(S::kStatus, "ready",
+                                                Bool("Whether the table exists."));
+const Field<bool> TableProvisionJobKind::kFailed(S::kStatus, "failed",
+                                                 Bool("Whether provisioning failed."));
+const Field<std::string> TableProvisionJobKind::kMessage(S::kStatus, "message",
+                                                         Str("Human-readable status."));
+const Field<int64_t> TableProvisionJobKind::kObservedGeneration(
+    S::kStatus, "observedGeneration", Schema::Integer("Generation the status describes."));
+
+const KindInfo& TableProvisionJobKind::Info() {
+  static const KindInfo info =
+      KindBuilder("TableProvisionJob", "tableprovisionjobs", {"tpj"},
+                  "Makes a table exist in its database, asynchronously.")
+          .Add(kDatabase)
+          .Add(kCatalog)
+          .Add(kSchema)
+          .Add(kTable)
+          .Add(kOptions)
+          .Add(kReady)
+          .Add(kFailed)
+          .Add(kMessage)
+          .Add(kObservedGeneration)
+          .Column("DATABASE", "string", ".spec.database", "Database.")
+          .Column("TABLE", "string", ".spec.table", "Table.")
+          .Column("STATUS", "string", ".status.message", "Current status.")
+          .Build();
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registry
+
+const std::vector<const KindInfo*>& HopKinds() {
+  static const std::vector<const KindInfo*> kinds = {
+      &DatabaseKind::Info(),     &EngineKind::Info(),       &ViewKind::Info(),
+      &PipelineKind::Info(),     &TableTemplateKind::Info(), &JobTemplateKind::Info(),
+      &TableTriggerKind::Info(), &SubscriptionKind::Info(), &LogicalTableKind::Info(),
+      &SqlJobKind::Info(),       &TableProvisionJobKind::Info(),
+  };
+  return kinds;
+}
+
+namespace {
+
+KindInfo External(std::string group, std::string version, std::string kind, std::string plural,
+                  std::vector<std::string> short_names, bool status_subresource,
+                  bool namespaced = true) {
+  KindInfo info;
+  info.group = std::move(group);
+  info.version = std::move(version);
+  info.kind = std::move(kind);
+  info.plural = std::move(plural);
+  info.singular = AsciiToLower(info.kind);
+  info.short_names = std::move(short_names);
+  info.status_subresource = status_subresource;
+  info.namespaced = namespaced;
+  info.spec = Schema::FreeForm();
+  info.status = Schema::FreeForm();
+  return info;
+}
+
+}  // namespace
+
+const std::vector<const KindInfo*>& ExternalKinds() {
+  static const std::vector<KindInfo> storage = {
+      External("batch", "v1", "Job", "jobs", {}, true),
+      External("", "v1", "ConfigMap", "configmaps", {"cm"}, false),
+      External("", "v1", "Secret", "secrets", {}, false),
+      External("", "v1", "Namespace", "namespaces", {"ns"}, true, /*namespaced=*/false),
+      External("apps", "v1", "Deployment", "deployments", {"deploy"}, true),
+      External("flink.apache.org", "v1beta1", "FlinkDeployment", "flinkdeployments", {"flinkdep"},
+               true),
+      External("flink.apache.org", "v1beta1", "FlinkSessionJob", "flinksessionjobs", {}, true),
+      External("kafka.strimzi.io", "v1beta2", "KafkaTopic", "kafkatopics", {"kt"}, true),
+  };
+  static const std::vector<const KindInfo*> kinds = [] {
+    std::vector<const KindInfo*> out;
+    for (const auto& k : storage) out.push_back(&k);
+    return out;
+  }();
+  return kinds;
+}
+
+namespace {
+
+bool Names(const KindInfo& k, std::string_view name) {
+  if (EqualsIgnoreCase(k.kind, name) || EqualsIgnoreCase(k.plural, name) ||
+      EqualsIgnoreCase(k.singular, name)) {
+    return true;
+  }
+  for (const auto& s : k.short_names) {
+    if (EqualsIgnoreCase(s, name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const KindInfo* LookupKind(std::string_view name) {
+  std::string_view base = name;
+  std::string_view group;
+  size_t dot = name.find('.');
+  if (dot != std::string_view::npos) {
+    base = name.substr(0, dot);
+    group = name.substr(dot + 1);
+  }
+  for (const auto* list : {&HopKinds(), &ExternalKinds()}) {
+    for (const KindInfo* k : *list) {
+      if (!Names(*k, base)) continue;
+      if (dot != std::string_view::npos && !EqualsIgnoreCase(k->group, group)) continue;
+      return k;
+    }
+  }
+  return nullptr;
+}
+
+const KindInfo* FindKind(const GroupKind& gk) {
+  for (const auto* list : {&HopKinds(), &ExternalKinds()}) {
+    for (const KindInfo* k : *list) {
+      if (k->group == gk.group && k->kind == gk.kind) return k;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace hop::resource

@@ -1,0 +1,215 @@
+// hop's resource kinds: group hoptimator.linkedin.com, version v1alpha1. Each kind is described
+// once, by typed field handles; the same handles build the kind's schema (validation and CRD) and
+// serve as its typed view, so code and CRD cannot drift apart.
+//
+//   std::string url = DatabaseKind::kUrl.Get(resource).value_or("");
+//   TableTriggerKind::kPaused.Set(resource, true);
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "resource/json.h"
+#include "resource/resource.h"
+#include "resource/schema.h"
+
+namespace hop::resource {
+
+inline constexpr std::string_view kHopGroup = "hoptimator.linkedin.com";
+inline constexpr std::string_view kHopVersion = "v1alpha1";
+inline constexpr std::string_view kHopApiVersion = "hoptimator.linkedin.com/v1alpha1";
+
+enum class Section : uint8_t { kSpec, kStatus };
+
+using StringList = std::vector<std::string>;
+using StringMap = std::map<std::string, std::string>;
+
+// A typed handle on one top-level field of spec or status. T is std::string, bool, int64_t,
+// std::vector<std::string>, std::map<std::string, std::string> or Json (free-form).
+template <typename T>
+class Field {
+ public:
+  Field(Section section, std::string name, Schema schema, bool required = false);
+
+  Section section() const { return section_; }
+  const std::string& name() const { return name_; }
+  const Schema& schema() const { return schema_; }
+  bool required() const { return required_; }
+  // "spec.url"
+  std::string path() const;
+
+  // The value, or nullopt when absent, null or of another type.
+  std::optional<T> Get(const Resource& r) const;
+  void Set(Resource& r, const T& value) const;
+  void Clear(Resource& r) const;
+
+ private:
+  Section section_;
+  std::string name_;
+  Schema schema_;
+  bool required_;
+};
+
+struct PrinterColumn {
+  std::string name;
+  std::string type;  // string, boolean, integer, date
+  std::string json_path;
+  std::string description;
+  std::string format;
+};
+
+// Everything hop knows about a kind: names, scope, schema, printer columns.
+struct KindInfo {
+  std::string group;
+  std::string version;
+  std::string kind;
+  std::string plural;
+  std::string singular;
+  std::vector<std::string> short_names;
+  std::string description;
+  bool namespaced = true;
+  bool status_subresource = true;
+  Schema spec;
+  Schema status;
+  std::vector<PrinterColumn> columns;
+
+  std::string api_version() const { return group.empty() ? version : group + "/" + version; }
+  GroupKind group_kind() const { return {group, kind}; }
+};
+
+// The kinds hop defines CRDs for, in a fixed order.
+const std::vector<const KindInfo*>& HopKinds();
+
+// Well-known kinds of other systems that hop stores unstructured but can name on the command line
+// (batch/v1 Job, ConfigMap, FlinkSessionJob, ...). They carry no schema.
+const std::vector<const KindInfo*>& ExternalKinds();
+
+// The kind named by `name` as a user types it: plural, singular, short name or Kind (any case),
+// optionally qualified by group (`jobs.batch`). Hop kinds first, then external ones.
+const KindInfo* LookupKind(std::string_view name);
+// The hop or external kind with this group and kind, or null.
+const KindInfo* FindKind(const GroupKind& gk);
+
+#define HOP_FIELD(type, name) static const Field<type> name
+
+struct DatabaseKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kUrl);
+  HOP_FIELD(std::string, kCatalog);
+  HOP_FIELD(std::string, kSchema);
+  HOP_FIELD(std::string, kDialect);
+  HOP_FIELD(std::string, kDriver);
+};
+
+struct EngineKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kUrl);
+  HOP_FIELD(std::string, kDialect);
+  HOP_FIELD(std::string, kDriver);
+  HOP_FIELD(StringList, kDatabases);
+};
+
+struct ViewKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kView);
+  HOP_FIELD(std::string, kSql);
+  HOP_FIELD(std::string, kSchema);
+  HOP_FIELD(std::string, kCatalog);
+  HOP_FIELD(bool, kMaterialized);
+  HOP_FIELD(std::string, kWatermark);  // status
+};
+
+struct PipelineKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kSql);
+  HOP_FIELD(std::string, kYaml);
+  HOP_FIELD(bool, kReady);        // status
+  HOP_FIELD(bool, kFailed);       // status
+  HOP_FIELD(std::string, kMessage);  // status
+  HOP_FIELD(Json, kJobs);         // status
+};
+
+struct TableTemplateKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kYaml);
+  HOP_FIELD(std::string, kConnector);
+  HOP_FIELD(StringList, kDatabases);
+  HOP_FIELD(StringList, kMethods);
+};
+
+struct JobTemplateKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kYaml);
+  HOP_FIELD(StringList, kDatabases);
+};
+
+struct TableTriggerKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kCatalog);
+  HOP_FIELD(std::string, kSchema);
+  HOP_FIELD(std::string, kTable);
+  HOP_FIELD(std::string, kYaml);
+  HOP_FIELD(StringMap, kJobProperties);
+  HOP_FIELD(std::string, kSchedule);
+  HOP_FIELD(bool, kPaused);
+  HOP_FIELD(std::string, kTimestamp);  // status
+  HOP_FIELD(std::string, kWatermark);  // status
+  HOP_FIELD(Json, kJobs);              // status
+};
+
+struct SubscriptionKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kSql);
+  HOP_FIELD(std::string, kDatabase);
+  HOP_FIELD(StringMap, kHints);
+  HOP_FIELD(bool, kReady);                  // status
+  HOP_FIELD(bool, kFailed);                 // status
+  HOP_FIELD(std::string, kMessage);         // status
+  HOP_FIELD(std::string, kStatusSql);       // status.sql
+  HOP_FIELD(StringMap, kStatusHints);  // status.hints
+  HOP_FIELD(StringMap, kAttributes);   // status
+  HOP_FIELD(StringList, kResources);            // status
+  HOP_FIELD(StringList, kJobResources);         // status
+  HOP_FIELD(StringList, kDownstreamResources);  // status
+};
+
+struct LogicalTableKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kTableName);
+  HOP_FIELD(Json, kTiers);  // map tier -> {database}
+};
+
+struct SqlJobKind {
+  static const KindInfo& Info();
+  HOP_FIELD(StringList, kSql);
+  HOP_FIELD(std::string, kDialect);
+  HOP_FIELD(std::string, kExecutionMode);
+  HOP_FIELD(StringMap, kConfigs);
+  HOP_FIELD(bool, kReady);                  // status
+  HOP_FIELD(bool, kFailed);                 // status
+  HOP_FIELD(std::string, kMessage);         // status
+  HOP_FIELD(std::string, kStatusSql);       // status.sql
+  HOP_FIELD(StringMap, kStatusConfigs);  // status.configs
+  HOP_FIELD(int64_t, kLastDeployedAt);      // status, epoch milliseconds
+};
+
+struct TableProvisionJobKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kDatabase);
+  HOP_FIELD(std::string, kCatalog);
+  HOP_FIELD(std::string, kSchema);
+  HOP_FIELD(std::string, kTable);
+  HOP_FIELD(StringMap, kOptions);
+  HOP_FIELD(bool, kReady);                // status
+  HOP_FIELD(bool, kFailed);               // status
+  HOP_FIELD(std::string, kMessage);       // status
+  HOP_FIELD(int64_t, kObservedGeneration);  // status
+};
+
+#undef HOP_FIELD
+
+}  // namespace hop::resource

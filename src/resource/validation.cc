@@ -1,0 +1,74 @@
+// Resource validation.
+#include "resource/validation.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "resource/kinds.h"
+#include "resource/names.h"
+
+namespace hop::resource {
+namespace {
+
+void Check(const Status& s, const std::string& path, Issues* issues) {
+  if (!s.ok()) issues->Error(fmt::format("{}: {}", path, s.message()));
+}
+
+void ValidateStringMap(const Json& md, const char* key, bool labels, Issues* issues) {
+  auto it = md.find(key);
+  if (it == md.end() || it->is_null()) return;
+  const std::string path = std::string("metadata.") + key;
+  if (!it->is_object()) {
+    issues->Error(path + ": must be a mapping of strings");
+    return;
+  }
+  for (auto e = it->begin(); e != it->end(); ++e) {
+    const std::string entry = fmt::format("{}.{}", path, e.key());
+    Check(labels ? ValidateLabelKey(e.key()) : ValidateAnnotationKey(e.key()), entry, issues);
+    if (!e.value().is_string()) {
+      issues->Error(entry + ": value must be a string");
+    } else if (labels) {
+      Check(ValidateLabelValue(e.value().get<std::string>()), entry, issues);
+    }
+  }
+}
+
+}  // namespace
+
+void ValidateResource(const Resource& r, Issues* issues) {
+  const Json& doc = r.json();
+  auto md_it = doc.find("metadata");
+  if (md_it == doc.end() || !md_it->is_object()) {
+    issues->Error("metadata: required mapping is missing");
+    return;
+  }
+  const Json& md = *md_it;
+  Check(ValidateObjectName(r.name()), "metadata.name", issues);
+  auto ns = md.find("namespace");
+  if (ns != md.end() && !ns->is_null()) {
+    if (!ns->is_string()) {
+      issues->Error("metadata.namespace: must be a string");
+    } else {
+      Check(ValidateDnsLabel(ns->get<std::string>()), "metadata.namespace", issues);
+    }
+  }
+  ValidateStringMap(md, "labels", true, issues);
+  ValidateStringMap(md, "annotations", false, issues);
+
+  const KindInfo* kind = FindKind(r.group_kind());
+  if (kind == nullptr || r.group() != kHopGroup) return;  // unstructured: stored as it is
+  if (r.api_version() != kind->api_version()) {
+    issues->Error(fmt::format("apiVersion: {} is not served; use {}", r.api_version(),
+                              kind->api_version()));
+  }
+  const Json* spec = r.spec();
+  if (spec == nullptr) {
+    if (!kind->spec.required.empty()) issues->Error("spec: required mapping is missing");
+  } else {
+    ValidateAgainst(*spec, kind->spec, "spec", issues);
+  }
+  if (const Json* status = r.status()) ValidateAgainst(*status, kind->status, "status", issues);
+}
+
+}  // namespace hop::resource

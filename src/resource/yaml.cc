@@ -1,0 +1,852 @@
+// YAML and JSON codecs. YAML is read through yaml-cpp's event parser (not its Node tree) so that
+// typing, duplicate keys, aliases and resource bounds are decided here, with positions; it is
+// written by hand because yaml-cpp's emitter neither follows kubectl's layout nor quotes strings
+// that YAML 1.1 readers would retype.
+#include "resource/yaml.h"
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+#include "common/strings.h"
+
+namespace hop {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Text: positions and UTF-8
+
+// "<source>: line L, column C: " for a 0-based byte offset into `text`.
+std::string WhereOffset(std::string_view source, std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const std::string_view before = text.substr(0, offset);
+  const size_t line = 1 + std::count(before.begin(), before.end(), '\n');
+  const size_t last_break = before.rfind('\n');
+  const size_t line_start = last_break == std::string_view::npos ? 0 : last_break + 1;
+  return std::string(source) + ": line " + std::to_string(line) + ", column " +
+         std::to_string(offset - line_start + 1) + ": ";
+}
+
+// "<source>: line L, column C: " for a yaml-cpp mark (0-based), or "<source>: " without one.
+std::string WhereMark(std::string_view source, const YAML::Mark& mark) {
+  if (mark.is_null()) return std::string(source) + ": ";
+  return std::string(source) + ": line " + std::to_string(mark.line + 1) + ", column " +
+         std::to_string(mark.column + 1) + ": ";
+}
+
+// Decodes the UTF-8 sequence at s[*i] and advances *i past it. Returns the code point, or -1 for
+// a byte that does not start a valid sequence (overlong forms, surrogates and values above
+// U+10FFFF are invalid); *i then advances by that one byte.
+int32_t NextCodePoint(std::string_view s, size_t* i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(*i);
+  int length = 0;
+  int32_t code = 0;
+  int32_t min = 0;
+  if (lead < 0x80) {
+    ++*i;
+    return lead;
+  } else if ((lead & 0xE0) == 0xC0) {
+    length = 2, code = lead & 0x1F, min = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, code = lead & 0x0F, min = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, code = lead & 0x07, min = 0x10000;
+  } else {
+    ++*i;
+    return -1;
+  }
+  if (*i + length > s.size()) {
+    ++*i;
+    return -1;
+  }
+  for (int k = 1; k < length; ++k) {
+    const unsigned char next = byte(*i + k);
+    if ((next & 0xC0) != 0x80) {
+      ++*i;
+      return -1;
+    }
+    code = (code << 6) | (next & 0x3F);
+  }
+  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
+    ++*i;
+    return -1;
+  }
+  *i += length;
+  return code;
+}
+
+// `value` in upper-case hexadecimal, zero-padded to `digits`.
+std::string Hex(uint32_t value, int digits) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "%0*X", digits, value);
+  return buffer;
+}
+
+// YAML streams are Unicode text: rejects invalid UTF-8 and the C0 controls other than tab and
+// line breaks (yaml-cpp would misreport a NUL as an escape and pass the others through).
+Status CheckYamlText(std::string_view text, std::string_view source) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t at = i;
+    const int32_t code = NextCodePoint(text, &i);
+    if (code < 0) {
+      return Status::ParseError(WhereOffset(source, text, at) + "invalid UTF-8 byte 0x" +
+                                Hex(static_cast<unsigned char>(text[at]), 2));
+    }
+    if ((code < 0x20 && code != '\t' && code != '\n' && code != '\r') || code == 0x7F) {
+      return Status::ParseError(WhereOffset(source, text, at) + "control character U+" +
+                                Hex(code, 4) + " is not allowed in YAML");
+    }
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar typing: YAML 1.2 core schema
+
+bool IsOneOf(std::string_view s, std::initializer_list<std::string_view> words) {
+  for (std::string_view word : words) {
+    if (s == word) return true;
+  }
+  return false;
+}
+
+bool IsNullWord(std::string_view s) {
+  return s.empty() || IsOneOf(s, {"~", "null", "Null", "NULL"});
+}
+
+std::optional<bool> BoolWord(std::string_view s) {
+  if (IsOneOf(s, {"true", "True", "TRUE"})) return true;
+  if (IsOneOf(s, {"false", "False", "FALSE"})) return false;
+  return std::nullopt;
+}
+
+// The integer `s` spells in the core schema (`[-+]?[0-9]+`, `0o[0-7]+`, `0x[0-9a-fA-F]+`): an
+// int64 when it fits, else a uint64, else (too large) the text itself as a string. nullopt when
+// `s` is not integer syntax.
+std::optional<Json> CoreInt(std::string_view s) {
+  int base = 10;
+  bool negative = false;
+  std::string_view digits = s;
+  if (s.starts_with("0o") || s.starts_with("0x")) {
+    base = s[1] == 'o' ? 8 : 16;
+    digits.remove_prefix(2);
+  } else if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    digits.remove_prefix(1);
+  }
+  if (digits.empty()) return std::nullopt;
+  uint64_t magnitude = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [stop, error] = std::from_chars(digits.data(), end, magnitude, base);
+  if (stop != end) return std::nullopt;
+  constexpr uint64_t kInt64Max = std::numeric_limits<int64_t>::max();
+  if (error == std::errc::result_out_of_range || (negative && magnitude > kInt64Max + 1)) {
+    return Json(std::string(s));
+  }
+  if (negative) return Json(static_cast<int64_t>(0 - magnitude));  // two's complement wrap
+  if (magnitude <= kInt64Max) return Json(static_cast<int64_t>(magnitude));
+  return Json(magnitude);
+}
+
+// The float `s` spells in the core schema (`[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`,
+// `[-+]?.inf`, `.nan` in their three spellings). nullopt when `s` is not float syntax or is
+// beyond double's range.
+std::optional<double> CoreFloat(std::string_view s) {
+  std::string_view unsigned_part = s;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) unsigned_part.remove_prefix(1);
+  if (IsOneOf(unsigned_part, {".inf", ".Inf", ".INF"})) {
+    return s[0] == '-' ? -std::numeric_limits<double>::infinity()
+                       : std::numeric_limits<double>::infinity();
+  }
+  if (IsOneOf(s, {".nan", ".NaN", ".NAN"})) return std::numeric_limits<double>::quiet_NaN();
+
+  const auto digits_at = [&](size_t i) {
+    size_t j = i;
+    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j;
+    return j - i;
+  };
+  size_t i = s.size() - unsigned_part.size();
+  const size_t whole = digits_at(i);
+  i += whole;
+  size_t fraction = 0;
+  if (i < s.size() && s[i] == '.') {
+    fraction = digits_at(++i);
+    i += fraction;
+  }
+  if (whole == 0 && fraction == 0) return std::nullopt;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    const size_t exponent = digits_at(i);
+    if (exponent == 0) return std::nullopt;
+    i += exponent;
+  }
+  if (i != s.size()) return std::nullopt;
+
+  // from_chars takes no leading '+'; it is locale-independent, unlike strtod.
+  std::string_view number = s[0] == '+' ? s.substr(1) : s;
+  double value = 0;
+  const auto [stop, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (error != std::errc() || stop != number.data() + number.size()) return std::nullopt;
+  return value;
+}
+
+// The value of an untagged plain scalar.
+Json ResolvePlain(std::string_view s) {
+  if (IsNullWord(s)) return nullptr;
+  if (std::optional<bool> b = BoolWord(s)) return *b;
+  if (std::optional<Json> i = CoreInt(s)) return *std::move(i);
+  if (std::optional<double> d = CoreFloat(s)) return *d;
+  return std::string(s);
+}
+
+// Tags as yaml-cpp reports them: "?" (or empty) for an untagged plain node, "!" for a quoted or
+// block scalar or the non-specific `!`, the full "tag:yaml.org,2002:..." form for `!!...`.
+enum class Tag { kPlain, kNonSpecific, kStr, kInt, kFloat, kBool, kNull, kMap, kSeq, kOther };
+
+constexpr std::string_view kCoreTagPrefix = "tag:yaml.org,2002:";
+
+Tag ClassifyTag(std::string_view tag) {
+  if (tag.empty() || tag == "?") return Tag::kPlain;
+  if (tag == "!") return Tag::kNonSpecific;
+  if (!tag.starts_with(kCoreTagPrefix)) return Tag::kOther;
+  tag.remove_prefix(kCoreTagPrefix.size());
+  if (tag == "str") return Tag::kStr;
+  if (tag == "int") return Tag::kInt;
+  if (tag == "float") return Tag::kFloat;
+  if (tag == "bool") return Tag::kBool;
+  if (tag == "null") return Tag::kNull;
+  if (tag == "map") return Tag::kMap;
+  if (tag == "seq") return Tag::kSeq;
+  return Tag::kOther;
+}
+
+// The tag as the user wrote it: "!!int" rather than "tag:yaml.org,2002:int".
+std::string ShowTag(std::string_view tag) {
+  if (tag.starts_with(kCoreTagPrefix)) return "!!" + std::string(tag.substr(kCoreTagPrefix.size()));
+  return std::string(tag);
+}
+
+// The value of a scalar with its tag, or the message saying why it has none.
+Result<Json> ResolveScalar(const std::string& tag, const std::string& text) {
+  std::optional<Json> value;
+  switch (ClassifyTag(tag)) {
+    case Tag::kPlain: return ResolvePlain(text);
+    case Tag::kNonSpecific:
+    case Tag::kStr: return Json(text);
+    case Tag::kInt:
+      value = CoreInt(text);
+      if (value && !value->is_number()) value.reset();
+      break;
+    case Tag::kFloat:
+      if (std::optional<double> d = CoreFloat(text)) value = *d;
+      break;
+    case Tag::kBool:
+      if (std::optional<bool> b = BoolWord(text)) value = *b;
+      break;
+    case Tag::kNull:
+      if (IsNullWord(text)) value = nullptr;
+      break;
+    case Tag::kMap:
+    case Tag::kSeq:
+      return Status::ParseError("tag " + ShowTag(tag) + " does not apply to a scalar");
+    case Tag::kOther: return Status::ParseError("unsupported tag " + ShowTag(tag));
+  }
+  if (!value) return Status::ParseError("\"" + text + "\" is not a valid " + ShowTag(tag));
+  return *std::move(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading: yaml-cpp events to Json
+
+// Builds the Json of each document from yaml-cpp's parse events. After the first error it ignores
+// the rest of the document; the driver reports that error.
+class JsonBuilder final : public YAML::EventHandler {
+ public:
+  explicit JsonBuilder(std::string_view text)
+      : text_(text), bom_(text.starts_with("\xEF\xBB\xBF") ? 3 : 0) {}
+
+  struct Error {
+    YAML::Mark mark;
+    std::string message;
+  };
+  // The first error in the document being handled.
+  const std::optional<Error>& error() const { return error_; }
+  // The root of the document just handled; nullopt when the document was empty.
+  std::optional<Json> TakeRoot() { return std::exchange(root_, std::nullopt); }
+
+  // Where the document just handled started.
+  const YAML::Mark& document_start() const { return document_start_; }
+  // The character at `mark`, for messages.
+  std::string CharacterAt(const YAML::Mark& mark) const {
+    const size_t at = bom_ + static_cast<size_t>(std::max(mark.pos, 0));
+    if (at >= text_.size()) return "end of input";
+    if (text_[at] <= ' ' || text_[at] > '~') return "character";
+    return "'" + std::string(1, text_[at]) + "'";
+  }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    document_start_ = mark;
+    stack_.clear();
+    anchors_.clear();
+    anchor_names_.clear();
+    root_.reset();
+  }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (error_) return;
+    std::string text(NullText(mark));
+    if (stack_.empty() && text.empty()) return;  // an empty document, not an explicit null
+    Add(nullptr, mark, anchor, std::move(text));
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (error_) return;
+    const auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) {
+      return Fail(mark, "alias *" + anchor_names_[anchor] + " refers to a node that contains it");
+    }
+    const Anchored& anchored = it->second;
+    alias_values_ += anchored.values;
+    if (alias_values_ > kMaxAliasValues) {
+      return Fail(mark,
+                  "aliases expand to more than " + std::to_string(kMaxAliasValues) + " values");
+    }
+    if (stack_.size() + anchored.depth > static_cast<size_t>(kMaxNestingDepth)) {
+      return Fail(mark, "alias *" + anchor_names_[anchor] + " nests deeper than " +
+                            std::to_string(kMaxNestingDepth) + " levels");
+    }
+    Add(anchored.value, mark, YAML::NullAnchor, anchored.key_text);
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    if (error_) return;
+    Result<Json> resolved = ResolveScalar(tag, value);
+    if (!resolved.ok()) return Fail(mark, resolved.status().message());
+    Add(*std::move(resolved), mark, anchor, value);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value /*style*/) override {
+    Open(Json::array(), mark, tag, anchor, Tag::kSeq, "sequence");
+  }
+  void OnSequenceEnd() override { Close(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value /*style*/) override {
+    Open(Json::object(), mark, tag, anchor, Tag::kMap, "mapping");
+  }
+  void OnMapEnd() override { Close(); }
+
+  // yaml-cpp announces an anchor's name just before the node that carries it.
+  void OnAnchor(const YAML::Mark& /*mark*/, const std::string& name) override {
+    pending_anchor_name_ = name;
+  }
+
+ private:
+  // A mapping or sequence being built.
+  struct Frame {
+    Json value;
+    YAML::Mark mark;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    std::optional<std::string> key;                  // a mapping's key awaiting its value
+    std::unordered_map<std::string, int> key_lines;  // a mapping's keys so far, with their lines
+  };
+  // A completed node with an anchor, as aliases copy it.
+  struct Anchored {
+    Json value;
+    std::optional<std::string> key_text;  // scalars only: their text, used when one is a key
+    size_t values = 0;                    // nodes in `value`, for the alias budget
+    size_t depth = 0;                     // collection nesting of `value`
+  };
+
+  static void Measure(const Json& value, size_t depth, Anchored* anchored) {
+    ++anchored->values;
+    if (!value.is_structured()) return;
+    anchored->depth = std::max(anchored->depth, depth + 1);
+    for (const Json& child : value) Measure(child, depth + 1, anchored);
+  }
+
+  void Fail(const YAML::Mark& mark, std::string message) {
+    if (!error_) error_ = Error{mark, std::move(message)};
+  }
+
+  bool ExpectingKey() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key;
+  }
+
+  // The text of the plain null scalar at `mark` ("~", "null", "Null" or "NULL"), or "" when the
+  // node is empty. yaml-cpp reports both as the same event; the difference matters for keys and
+  // for telling an empty document from a `null` one.
+  std::string_view NullText(const YAML::Mark& mark) const {
+    if (mark.pos < 0) return "";
+    // Marks count bytes after a byte order mark, which yaml-cpp skips.
+    std::string_view rest = text_.substr(std::min(text_.size(), bom_ + mark.pos));
+    while (!rest.empty() && (rest[0] == '&' || rest[0] == '!')) {  // node properties
+      rest.remove_prefix(std::min(rest.size(), rest.find_first_of(" \t\r\n")));
+      rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t\r\n")));
+    }
+    for (std::string_view word : {"~", "null", "Null", "NULL"}) {
+      if (rest.starts_with(word) &&
+          (rest.size() == word.size() ||
+           std::string_view(" \t\r\n:,]}#").find(rest[word.size()]) != std::string_view::npos)) {
+        return word;
+      }
+    }
+    return "";
+  }
+
+  void NameAnchor(YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) anchor_names_.emplace(anchor, pending_anchor_name_);
+  }
+
+  void Open(Json value, const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+            Tag kind, const char* kind_name) {
+    if (error_) return;
+    if (ExpectingKey()) {
+      return Fail(mark, std::string("a mapping key must be a scalar, not a ") + kind_name);
+    }
+    const Tag given = ClassifyTag(tag);
+    if (given != Tag::kPlain && given != Tag::kNonSpecific && given != kind) {
+      return Fail(mark, given == Tag::kOther
+                            ? "unsupported tag " + ShowTag(tag)
+                            : "tag " + ShowTag(tag) + " does not apply to a " + kind_name);
+    }
+    if (stack_.size() >= static_cast<size_t>(kMaxNestingDepth)) {
+      return Fail(mark, "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+    }
+    NameAnchor(anchor);
+    stack_.push_back(Frame{std::move(value), mark, anchor, std::nullopt, {}});
+  }
+
+  void Close() {
+    if (error_) return;
+    Frame frame = std::move(stack_.back());
+    stack_.pop_back();
+    Add(std::move(frame.value), frame.mark, frame.anchor, std::nullopt);
+  }
+
+  // Places a completed node: as the document root, a sequence item, a mapping key (`key_text`,
+  // which collections lack) or a mapping value.
+  void Add(Json value, const YAML::Mark& mark, YAML::anchor_t anchor,
+           std::optional<std::string> key_text) {
+    if (anchor != YAML::NullAnchor) {
+      NameAnchor(anchor);
+      Anchored& anchored = anchors_[anchor];
+      anchored = Anchored{value, key_text, 0, 0};
+      Measure(anchored.value, 0, &anchored);
+    }
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return;
+    }
+    Frame& top = stack_.back();
+    if (top.value.is_array()) {
+      top.value.push_back(std::move(value));
+    } else if (!top.key) {
+      if (!key_text) return Fail(mark, "a mapping key must be a scalar");
+      const auto [it, inserted] = top.key_lines.emplace(*key_text, mark.line + 1);
+      if (!inserted) {
+        return Fail(mark, "duplicate mapping key \"" + *key_text + "\"; first on line " +
+                              std::to_string(it->second));
+      }
+      top.key = std::move(key_text);
+    } else {
+      // ordered_map::emplace searches the keys linearly; key_lines already rules out duplicates,
+      // so append to the underlying vector and keep large mappings linear.
+      top.value.get_ref<Json::object_t&>().emplace_back(std::move(*top.key), std::move(value));
+      top.key.reset();
+    }
+  }
+
+  std::string_view text_;
+  size_t bom_;
+  YAML::Mark document_start_;
+  std::optional<Error> error_;
+  std::optional<Json> root_;
+  std::vector<Frame> stack_;
+  std::unordered_map<YAML::anchor_t, Anchored> anchors_;
+  std::unordered_map<YAML::anchor_t, std::string> anchor_names_;
+  std::string pending_anchor_name_;
+  size_t alias_values_ = 0;  // across all documents of the stream
+};
+
+Status YamlError(std::string_view source, const YAML::Mark& mark, std::string_view message,
+                 int document) {
+  return Status::ParseError(WhereMark(source, mark) + std::string(message) + " (document " +
+                            std::to_string(document) + ")");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing YAML
+
+// Code points written as escapes: C0 and C1 controls, DEL, the Unicode line and paragraph
+// separators (line breaks to YAML 1.1), the byte order mark and the noncharacters U+FFFE/U+FFFF.
+bool NeedsEscape(int32_t code) {
+  return code < 0x20 || code == 0x7F || (code >= 0x80 && code <= 0x9F) || code == 0x2028 ||
+         code == 0x2029 || code == 0xFEFF || code == 0xFFFE || code == 0xFFFF;
+}
+
+// True when plain `s` reads back as the string `s`, both under the YAML 1.2 core schema and under
+// YAML 1.1's types (bools such as `yes`/`off`, `0b`/sexagesimal/underscored numbers, timestamps,
+// the merge key `<<`), so that every reader of hop's output agrees.
+bool ReadsAsString(std::string_view s) {
+  if (!ResolvePlain(s).is_string()) return false;
+  for (std::string_view word : {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}) {
+    if (EqualsIgnoreCase(s, word)) return false;
+  }
+  if (s == "<<" || s == "=") return false;
+  if (std::string_view("0123456789+.").find(s[0]) == std::string_view::npos) return true;
+  // A superset of YAML 1.1's int, float and timestamp syntax.
+  static const std::regex kNumberLike(
+      "[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0o[0-7_]+|[0-9][0-9_]*(:[0-5]?[0-9])*(\\.[0-9_.]*)?"
+      "([eE][-+]?[0-9]+)?|\\.[0-9_.]*([eE][-+]?[0-9]+)?|\\.(inf|Inf|INF|nan|NaN|NAN))");
+  static const std::regex kTimestamp("[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt \t].*)?");
+  const std::string text(s);
+  return !std::regex_match(text, kNumberLike) && !std::regex_match(text, kTimestamp);
+}
+
+constexpr std::string_view kIndicators = "-?:,[]{}#&*!|>'\"%@`";
+
+// True when `s` (one line, no characters needing escapes) can be written as a plain scalar.
+bool PlainFits(std::string_view s) {
+  if (s.empty() || kIndicators.find(s.front()) != std::string_view::npos) return false;
+  if (s.front() == ' ' || s.back() == ' ' || s.back() == ':') return false;
+  if (s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos)
+    return false;
+  if (s.starts_with("...")) return false;  // a document end marker at the start of a line
+  return ReadsAsString(s);
+}
+
+// True when a literal block scalar holds `s` exactly: it needs a line with content (so chomping
+// has something to attach to) and no line may end in a space or tab, which editors and some
+// readers drop.
+bool LiteralFits(std::string_view s) {
+  bool has_content = false;
+  for (size_t start = 0; start <= s.size();) {
+    size_t end = s.find('\n', start);
+    if (end == std::string_view::npos) end = s.size();
+    const std::string_view line = s.substr(start, end - start);
+    if (!line.empty()) {
+      has_content = true;
+      if (line.back() == ' ' || line.back() == '\t') return false;
+    }
+    start = end + 1;
+  }
+  return has_content;
+}
+
+enum class Style { kPlain, kSingleQuoted, kDoubleQuoted, kLiteral };
+
+Style ChooseStyle(std::string_view s, bool is_key) {
+  bool newline = false;
+  bool tab = false;
+  bool escape = false;
+  for (size_t i = 0; i < s.size();) {
+    const int32_t code = NextCodePoint(s, &i);
+    if (code == '\n') {
+      newline = true;
+    } else if (code == '\t') {
+      tab = true;
+    } else if (code < 0 || NeedsEscape(code)) {
+      escape = true;
+    }
+  }
+  if (newline && !is_key && !escape && LiteralFits(s)) return Style::kLiteral;
+  if (newline || tab || escape) return Style::kDoubleQuoted;
+  return PlainFits(s) ? Style::kPlain : Style::kSingleQuoted;
+}
+
+void WriteSingleQuoted(std::string_view s, std::string* out) {
+  *out += '\'';
+  for (char c : s) {
+    if (c == '\'') *out += '\'';
+    *out += c;
+  }
+  *out += '\'';
+}
+
+void WriteDoubleQuoted(std::string_view s, std::string* out) {
+  *out += '"';
+  for (size_t i = 0; i < s.size();) {
+    const size_t start = i;
+    const int32_t code = NextCodePoint(s, &i);
+    switch (code) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\t': *out += "\\t"; break;
+      case '\r': *out += "\\r"; break;
+      default:
+        if (code < 0) {
+          *out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
+        } else if (NeedsEscape(code)) {
+          *out += code <= 0xFF ? "\\x" + Hex(code, 2) : "\\u" + Hex(code, 4);
+        } else {
+          out->append(s.substr(start, i - start));
+        }
+    }
+  }
+  *out += '"';
+}
+
+// Writes `s` as a literal block scalar whose content lines start at column `indent` + 2 (and are
+// therefore 2 deeper than the key or dash at `indent`).
+void WriteLiteral(std::string_view s, int indent, std::string* out) {
+  *out += '|';
+  // Content starting with spaces would be taken for indentation: state the indentation.
+  if (s[s.find_first_not_of('\n')] == ' ') *out += '2';
+  const size_t trailing_newlines = s.size() - (s.find_last_not_of('\n') + 1);
+  if (trailing_newlines == 0) *out += '-';
+  if (trailing_newlines > 1) *out += '+';
+  *out += '\n';
+  if (trailing_newlines > 0) s.remove_suffix(1);  // the last line's own break
+  for (size_t start = 0; start <= s.size();) {
+    size_t end = s.find('\n', start);
+    if (end == std::string_view::npos) end = s.size();
+    if (end > start) {
+      out->append(indent + 2, ' ');
+      out->append(s.substr(start, end - start));
+    }
+    *out += '\n';
+    start = end + 1;
+  }
+}
+
+// Shortest round-trip form, always with a '.' so that YAML 1.1 readers also see a float.
+std::string FormatDouble(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value < 0 ? "-.inf" : ".inf";
+  std::string text = Json(value).dump();
+  if (text.find('.') == std::string::npos) {
+    const size_t exponent = text.find_first_of("eE");
+    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
+  }
+  return text;
+}
+
+constexpr size_t kMaxImplicitKeyBytes = 1000;
+
+// Writes documents in kubectl's block layout. `indent` is always the column of the enclosing
+// key or dash.
+class YamlWriter {
+ public:
+  std::string Take() { return std::move(out_); }
+
+  void Document(const Json& doc) {
+    if (doc.is_object() && !doc.empty()) {
+      Mapping(doc, 0, false);
+    } else if (doc.is_array() && !doc.empty()) {
+      Sequence(doc, 0, false);
+    } else {
+      Scalar(doc, 0);
+    }
+  }
+
+ private:
+  // Entries at column `indent`; with `inline_first` the first one continues the current line
+  // (after "- ").
+  void Mapping(const Json& map, int indent, bool inline_first) {
+    bool first = true;
+    for (const auto& [key, value] : map.get_ref<const Json::object_t&>()) {
+      if (!first || !inline_first) out_.append(indent, ' ');
+      first = false;
+      const size_t key_start = out_.size();
+      Inline(key, ChooseStyle(key, /*is_key=*/true));
+      if (out_.size() - key_start > kMaxImplicitKeyBytes) {
+        // YAML limits implicit keys to 1024 characters; longer ones need the explicit form.
+        out_.insert(key_start, "? ");
+        out_ += '\n';
+        out_.append(indent, ' ');
+      }
+      out_ += ':';
+      Value(value, indent, /*after_key=*/true);
+    }
+  }
+
+  void Sequence(const Json& seq, int indent, bool inline_first) {
+    bool first = true;
+    for (const Json& item : seq) {
+      if (!first || !inline_first) out_.append(indent, ' ');
+      first = false;
+      out_ += '-';
+      Value(item, indent, /*after_key=*/false);
+    }
+  }
+
+  // The value after "key:" or "-" written at column `indent`.
+  void Value(const Json& value, int indent, bool after_key) {
+    if (value.is_object() && !value.empty()) {
+      out_ += after_key ? '\n' : ' ';
+      Mapping(value, indent + 2, !after_key);
+    } else if (value.is_array() && !value.empty()) {
+      // kubectl does not indent a sequence under a key: the dash counts as indentation.
+      out_ += after_key ? '\n' : ' ';
+      Sequence(value, after_key ? indent : indent + 2, !after_key);
+    } else {
+      out_ += ' ';
+      Scalar(value, indent);
+    }
+  }
+
+  // A scalar (or empty collection) and the end of its line.
+  void Scalar(const Json& value, int indent) {
+    switch (value.type()) {
+      case Json::value_t::object: out_ += "{}"; break;
+      case Json::value_t::array: out_ += "[]"; break;
+      case Json::value_t::boolean: out_ += value.get<bool>() ? "true" : "false"; break;
+      case Json::value_t::number_integer:
+      case Json::value_t::number_unsigned: out_ += value.dump(); break;
+      case Json::value_t::number_float: out_ += FormatDouble(value.get<double>()); break;
+      case Json::value_t::string: {
+        const std::string& s = value.get_ref<const std::string&>();
+        const Style style = ChooseStyle(s, /*is_key=*/false);
+        if (style == Style::kLiteral) return WriteLiteral(s, indent, &out_);
+        Inline(s, style);
+        break;
+      }
+      case Json::value_t::null:
+      case Json::value_t::binary:
+      case Json::value_t::discarded: out_ += "null"; break;
+    }
+    out_ += '\n';
+  }
+
+  void Inline(std::string_view s, Style style) {
+    switch (style) {
+      case Style::kPlain: out_ += s; break;
+      case Style::kSingleQuoted: WriteSingleQuoted(s, &out_); break;
+      case Style::kDoubleQuoted:
+      case Style::kLiteral: WriteDoubleQuoted(s, &out_); break;
+    }
+  }
+
+  std::string out_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+// The offset of the first bracket nested deeper than kMaxNestingDepth, or npos. nlohmann's
+// parser has no depth bound, and deep documents would overflow the stack of the emitters.
+size_t TooDeepAt(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+Result<std::vector<Json>> ParseYamlDocuments(std::string_view text, std::string_view source_name) {
+  HOP_RETURN_IF_ERROR(CheckYamlText(text, source_name));
+  std::istringstream in{std::string(text)};
+  JsonBuilder builder(text);
+  std::vector<Json> docs;
+  int document = 0;  // 1-based index of the document being parsed, empty ones included
+  try {
+    YAML::Parser parser(in);
+    int previous_start = -1;
+    while (true) {
+      ++document;
+      if (!parser.HandleNextDocument(builder)) break;
+      if (const auto& error = builder.error()) {
+        return YamlError(source_name, error->mark, error->message, document);
+      }
+      // yaml-cpp 0.7 loops forever, yielding empty documents, on some stray characters (a
+      // top-level ',' for one): a document that starts where the last one did made no progress.
+      const YAML::Mark& start = builder.document_start();
+      if (start.pos == previous_start) {
+        return YamlError(source_name, start, "unexpected " + builder.CharacterAt(start),
+                         document - 1);
+      }
+      previous_start = start.pos;
+      if (std::optional<Json> root = builder.TakeRoot()) docs.push_back(*std::move(root));
+    }
+  } catch (const YAML::DeepRecursion& e) {
+    return YamlError(source_name, e.mark, "nesting too deep", document);
+  } catch (const YAML::Exception& e) {
+    // A syntax error wins over an error the builder found earlier in the same document: yaml-cpp
+    // reports events for broken input (unclosed brackets as mapping keys, say) that would
+    // otherwise give a misleading message.
+    return YamlError(source_name, e.mark, e.msg, document);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string(source_name) + ": reading YAML failed: " + e.what());
+  }
+  return docs;
+}
+
+std::string EmitYaml(const Json& doc) {
+  YamlWriter writer;
+  writer.Document(doc);
+  return writer.Take();
+}
+
+std::string EmitYamlDocuments(const std::vector<Json>& docs) {
+  std::string out;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (i > 0) out += "---\n";
+    out += EmitYaml(docs[i]);
+  }
+  return out;
+}
+
+Result<Json> ParseJson(std::string_view text, std::string_view source_name) {
+  if (const size_t at = TooDeepAt(text); at != std::string_view::npos) {
+    return Status::ParseError(WhereOffset(source_name, text, at) + "nesting deeper than " +
+                              std::to_string(kMaxNestingDepth) + " levels");
+  }
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // e.byte is the 1-based offset of the last byte read; what() repeats nlohmann's own
+    // position, which is replaced by ours.
+    const std::string what = e.what();
+    const size_t detail = what.find(": ", what.find("parse error"));
+    const size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    return Status::ParseError(WhereOffset(source_name, text, offset) +
+                              (detail == std::string::npos ? what : what.substr(detail + 2)));
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string(source_name) + ": reading JSON failed: " + e.what());
+  }
+}
+
+std::string EmitJson(const Json& doc, int indent) {
+  return doc.dump(indent < 0 ? -1 : indent, ' ', /*ensure_ascii=*/false,
+                  Json::error_handler_t::replace);
+}
+
+}  // namespace hop

@@ -1,0 +1,74 @@
+// A thin RAII layer over the SQLite C API: a connection, prepared statements with typed binds
+// and column reads, and errors turned into Status. Only src/store uses it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace hop::store::sqlite {
+
+class Statement;
+
+class Database {
+ public:
+  Database() = default;
+  ~Database();
+  Database(Database&& other) noexcept;
+  Database& operator=(Database&& other) noexcept;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Opens (creating if needed) the database file at `path`.
+  static Result<Database> Open(const std::string& path);
+
+  // Runs one or more statements that return no rows.
+  Status Exec(std::string_view sql);
+  Result<Statement> Prepare(std::string_view sql);
+  int64_t Changes() const;
+  sqlite3* handle() const { return db_; }
+
+ private:
+  explicit Database(sqlite3* db) : db_(db) {}
+  sqlite3* db_ = nullptr;
+};
+
+// A prepared statement. Bind indexes are 1-based, column indexes 0-based.
+class Statement {
+ public:
+  Statement() = default;
+  ~Statement();
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, std::string_view value);
+  // Runs to the next row: true when a row is available, false when done.
+  Result<bool> Step();
+  // Runs a statement that returns no rows.
+  Status Run();
+  // Resets for another execution with new bindings.
+  void Reset();
+
+  int64_t ColumnInt(int index) const;
+  std::string_view ColumnText(int index) const;
+  bool ColumnIsNull(int index) const;
+
+ private:
+  friend class Database;
+  Statement(sqlite3_stmt* stmt, sqlite3* db) : stmt_(stmt), db_(db) {}
+  sqlite3_stmt* stmt_ = nullptr;
+  sqlite3* db_ = nullptr;
+};
+
+// The SQLite error of `db` as a Status naming `what`.
+Status ErrorStatus(sqlite3* db, std::string_view what);
+
+}  // namespace hop::store::sqlite

@@ -1,0 +1,799 @@
+// The embedded store on SQLite. Layout (format 1):
+//
+//   meta(key, value)          revision: the global revision; compacted: events at or below it
+//                             were dropped from the log
+//   objects(id, grp, kind, namespace, name, uid, revision, body)   body = the object's JSON
+//   labels(object_id, key, value)    for label-selected lists
+//   owners(owner_uid, object_id)     for garbage collection by ownerReferences
+//   events(revision, type, grp, kind, namespace, name, body)       the watch log
+//
+// PRAGMA user_version holds the format version. All access goes through one connection guarded
+// by a mutex; writes take the database's write lock up front (BEGIN IMMEDIATE), so concurrent
+// processes queue rather than deadlock.
+#include "store/sqlite_store.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "common/issues.h"
+#include "common/time.h"
+#include "resource/kinds.h"
+#include "resource/validation.h"
+#include "store/sqlite.h"
+
+namespace hop::store {
+
+using resource::FindKind;
+using resource::KindInfo;
+
+namespace {
+
+// Migrations, indexed by the version they produce. Never edit one that has shipped: append.
+constexpr const char* kMigrations[] = {
+    "",  // version 0: an empty file
+    R"sql(
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT;
+      INSERT INTO meta VALUES ('revision', 0), ('compacted', 0);
+      CREATE TABLE objects (
+        id INTEGER PRIMARY KEY,
+        grp TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+        uid TEXT NOT NULL, revision INTEGER NOT NULL, body TEXT NOT NULL,
+        UNIQUE (grp, kind, namespace, name)) STRICT;
+      CREATE INDEX objects_uid ON objects (uid);
+      CREATE TABLE labels (
+        object_id INTEGER NOT NULL REFERENCES objects (id) ON DELETE CASCADE,
+        key TEXT NOT NULL, value TEXT NOT NULL,
+        PRIMARY KEY (object_id, key)) STRICT, WITHOUT ROWID;
+      CREATE INDEX labels_key_value ON labels (key, value, object_id);
+      CREATE TABLE owners (
+        owner_uid TEXT NOT NULL,
+        object_id INTEGER NOT NULL REFERENCES objects (id) ON DELETE CASCADE,
+        PRIMARY KEY (owner_uid, object_id)) STRICT, WITHOUT ROWID;
+      CREATE INDEX owners_object ON owners (object_id);
+      CREATE TABLE events (
+        revision INTEGER PRIMARY KEY, type INTEGER NOT NULL,
+        grp TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+        body TEXT NOT NULL) STRICT;
+    )sql",
+};
+static_assert(std::size(kMigrations) == SqliteStore::kFormatVersion + 1);
+
+std::string NewUid() {
+  static std::mutex mu;
+  static std::mt19937_64 rng{std::random_device{}() ^
+                             static_cast<uint64_t>(
+                                 std::chrono::steady_clock::now().time_since_epoch().count())};
+  uint64_t a, b;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    a = rng();
+    b = rng();
+  }
+  // RFC 4122 version 4, variant 1.
+  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
+  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", a >> 32, (a >> 16) & 0xffff,
+                     a & 0xffff, b >> 48, b & 0xffffffffffffULL);
+}
+
+std::string Dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// The parts of an object that determine its generation: everything but metadata and status.
+bool SameContent(const Json& a, const Json& b) {
+  auto stripped = [](const Json& j) {
+    Json c = j;
+    c.erase("metadata");
+    c.erase("status");
+    return c;
+  };
+  return resource::SameJson(stripped(a), stripped(b));
+}
+
+bool NamespacedKind(const GroupKind& gk) {
+  const KindInfo* k = FindKind(gk);
+  return k == nullptr || k->namespaced;
+}
+
+bool HasStatusSubresource(const GroupKind& gk) {
+  const KindInfo* k = FindKind(gk);
+  return k != nullptr && k->status_subresource;
+}
+
+int EventCode(EventType t) { return static_cast<int>(t); }
+
+struct StoredObject {
+  int64_t id = 0;
+  int64_t revision = 0;
+  Resource object;
+};
+
+// State shared between the store and its watches, which may outlive it.
+struct Shared {
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t notified = 0;  // the latest revision written by this process
+  bool closed = false;
+  SqliteStore::Impl* impl = nullptr;  // null once the store is gone
+};
+
+}  // namespace
+
+// A cached prepared statement, reset when the handle goes out of scope so that no statement
+// stays active (and holds a read snapshot) after its use.
+class CachedStatement {
+ public:
+  explicit CachedStatement(sqlite::Statement* st) : st_(st) {}
+  ~CachedStatement() {
+    if (st_) st_->Reset();
+  }
+  CachedStatement(CachedStatement&& other) noexcept : st_(std::exchange(other.st_, nullptr)) {}
+  CachedStatement(const CachedStatement&) = delete;
+  CachedStatement& operator=(const CachedStatement&) = delete;
+  sqlite::Statement& operator*() { return *st_; }
+  sqlite::Statement* operator->() { return st_; }
+
+ private:
+  sqlite::Statement* st_;
+};
+
+class SqliteStore::Impl {
+ public:
+  Impl(std::string path, SqliteStoreOptions options)
+      : path_(std::move(path)), options_(options), shared_(std::make_shared<Shared>()) {
+    shared_->impl = this;
+  }
+
+  ~Impl() {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    shared_->closed = true;
+    shared_->impl = nullptr;
+    shared_->cv.notify_all();
+  }
+
+  Status Open() {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+    if (ec) {
+      return Status::Unavailable(
+          fmt::format("cannot create state directory for {}: {}", path_, ec.message()));
+    }
+    HOP_ASSIGN_OR_RETURN(db_, sqlite::Database::Open(path_));
+    sqlite3_busy_timeout(db_.handle(), 10000);
+    HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA journal_mode=WAL"));
+    HOP_RETURN_IF_ERROR(db_.Exec(options_.durable ? "PRAGMA synchronous=FULL"
+                                                  : "PRAGMA synchronous=OFF"));
+    HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys=ON"));
+    return Migrate();
+  }
+
+  Status Migrate() {
+    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
+    auto version = UserVersion();
+    if (!version.ok()) return Rollback(version.status());
+    if (*version > SqliteStore::kFormatVersion) {
+      return Rollback(Status::InvalidArgument(fmt::format(
+          "{} has format {}, newer than this hop understands ({}); upgrade hop", path_, *version,
+          SqliteStore::kFormatVersion)));
+    }
+    for (int v = static_cast<int>(*version) + 1; v <= SqliteStore::kFormatVersion; ++v) {
+      Status s = db_.Exec(kMigrations[v]);
+      if (s.ok()) s = db_.Exec(fmt::format("PRAGMA user_version={}", v));
+      if (!s.ok()) return Rollback(s.WithContext(fmt::format("migrating {} to format {}: ", path_, v)));
+    }
+    return db_.Exec("COMMIT");
+  }
+
+  Result<int64_t> UserVersion() {
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("PRAGMA user_version"));
+    HOP_ASSIGN_OR_RETURN(bool row, st->Step());
+    return row ? st->ColumnInt(0) : 0;
+  }
+
+  Status Rollback(Status cause) {
+    (void)db_.Exec("ROLLBACK");
+    return cause;
+  }
+
+  // ---- reads ----
+
+  Result<StoredObject> Load(const ObjectRef& ref) {
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared(
+                                      "SELECT id, revision, body FROM objects WHERE grp = ? AND "
+                                      "kind = ? AND namespace = ? AND name = ?"));
+    st->Bind(1, ref.kind.group).Bind(2, ref.kind.kind).Bind(3, ref.namespace_name).Bind(4, ref.name);
+    HOP_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) return Status::NotFound(fmt::format("{} not found", ref.ToString()));
+    StoredObject o;
+    o.id = st->ColumnInt(0);
+    o.revision = st->ColumnInt(1);
+    HOP_ASSIGN_OR_RETURN(o.object, Decode(st->ColumnText(2)));
+    return o;
+  }
+
+  Result<Resource> Decode(std::string_view body) {
+    Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Status::Internal("stored object is not valid JSON");
+    return Resource(std::move(j));
+  }
+
+  Result<Resource> Get(ObjectRef ref) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Normalize(&ref);
+    HOP_ASSIGN_OR_RETURN(StoredObject o, Load(ref));
+    return std::move(o.object);
+  }
+
+  Result<ListResult> List(const ListOptions& options) {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Requirements that name a key and values become index lookups; the first one drives the
+    // query from the labels index. Every requirement is checked again on the decoded objects.
+    using Op = resource::LabelSelector::Requirement::Op;
+    std::string from = "objects o";
+    std::string where = " WHERE 1";
+    std::vector<std::string> binds;
+    auto values_list = [&](const std::vector<std::string>& values) {
+      std::string list;
+      for (size_t i = 0; i < values.size(); ++i) {
+        list += i == 0 ? "?" : ", ?";
+        binds.push_back(values[i]);
+      }
+      return list;
+    };
+    bool driven = false;
+    for (const auto& req : options.selector.requirements()) {
+      if (req.op != Op::kEquals && req.op != Op::kIn && req.op != Op::kExists) continue;
+      if (!driven) {
+        // CROSS JOIN makes SQLite keep this order: labels first, objects by id.
+        from = "labels l CROSS JOIN objects o ON o.id = l.object_id";
+        where += " AND l.key = ?";
+        binds.push_back(req.key);
+        if (req.op != Op::kExists) where += " AND l.value IN (" + values_list(req.values) + ")";
+        driven = true;
+      } else if (req.op == Op::kExists) {
+        where += " AND o.id IN (SELECT object_id FROM labels WHERE key = ?)";
+        binds.push_back(req.key);
+      } else {
+        where += " AND o.id IN (SELECT object_id FROM labels WHERE key = ?";
+        binds.push_back(req.key);
+        where += " AND value IN (" + values_list(req.values) + "))";
+      }
+    }
+    if (options.kind) {
+      where += " AND o.grp = ? AND o.kind = ?";
+      binds.push_back(options.kind->group);
+      binds.push_back(options.kind->kind);
+    }
+    if (!options.namespace_name.empty()) {
+      where += " AND o.namespace = ?";
+      binds.push_back(options.namespace_name);
+    }
+    std::string sql = "SELECT o.body FROM " + from + where;
+    sql += " ORDER BY o.grp, o.kind, o.namespace, o.name";
+    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN"));
+    ListResult result;
+    Status s = [&]() -> Status {
+      HOP_ASSIGN_OR_RETURN(auto query, db_.Prepare(sql));
+      for (size_t i = 0; i < binds.size(); ++i) query.Bind(static_cast<int>(i + 1), binds[i]);
+      while (true) {
+        HOP_ASSIGN_OR_RETURN(bool row, query.Step());
+        if (!row) break;
+        HOP_ASSIGN_OR_RETURN(Resource r, Decode(query.ColumnText(0)));
+        if (!options.selector.empty() && !options.selector.Matches(r.labels())) continue;
+        result.items.push_back(std::move(r));
+      }
+      HOP_ASSIGN_OR_RETURN(result.revision, ReadMeta("revision"));
+      return Status::OK();
+    }();
+    if (!s.ok()) return Rollback(s);
+    HOP_RETURN_IF_ERROR(db_.Exec("COMMIT"));
+    return result;
+  }
+
+  Result<int64_t> ReadMeta(std::string_view key) {
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("SELECT value FROM meta WHERE key = ?"));
+    st->Bind(1, key);
+    HOP_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) return Status::Internal(fmt::format("meta key {} is missing", key));
+    return st->ColumnInt(0);
+  }
+
+  Status WriteMeta(std::string_view key, int64_t value) {
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("UPDATE meta SET value = ? WHERE key = ?"));
+    st->Bind(1, value).Bind(2, key);
+    return st->Run();
+  }
+
+  Result<int64_t> Revision() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ReadMeta("revision");
+  }
+
+  // ---- writes ----
+
+  // Fills in the namespace of a namespaced kind when it was left out.
+  static void Normalize(ObjectRef* ref) {
+    if (NamespacedKind(ref->kind)) {
+      if (ref->namespace_name.empty()) ref->namespace_name = std::string(resource::kDefaultNamespace);
+    } else {
+      ref->namespace_name.clear();
+    }
+  }
+
+  static void NormalizeNamespace(Resource* r) {
+    ObjectRef ref = RefOf(*r);
+    Normalize(&ref);
+    if (ref.namespace_name.empty()) {
+      r->mutable_json()["metadata"].erase("namespace");
+    } else {
+      r->set_namespace(ref.namespace_name);
+    }
+  }
+
+  static Status Validate(const Resource& r) {
+    Issues issues(r.Describe());
+    resource::ValidateResource(r, &issues);
+    if (issues.HasErrors()) {
+      return Status::ValidationError(fmt::format("{} is invalid:\n{}", r.Describe(),
+                                                 issues.Render()));
+    }
+    return Status::OK();
+  }
+
+  // One write transaction: the batch's events, collected to be announced after commit.
+  struct Txn {
+    int64_t revision = 0;
+    int64_t first_revision = 0;
+    SystemTime now;
+    std::set<int64_t> deleting;  // object ids being deleted, against ownership cycles
+  };
+
+  Result<std::vector<Resource>> Commit(std::vector<Write> writes) {
+    std::unique_lock<std::mutex> lock(mu_);
+    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
+    Txn txn;
+    txn.now = std::chrono::system_clock::now();
+    std::vector<Resource> results;
+    Status s = [&]() -> Status {
+      HOP_ASSIGN_OR_RETURN(txn.revision, ReadMeta("revision"));
+      txn.first_revision = txn.revision;
+      for (size_t i = 0; i < writes.size(); ++i) {
+        Result<Resource> r = Apply(std::move(writes[i]), &txn);
+        if (!r.ok()) {
+          if (writes.size() == 1) return r.status();
+          return r.status().WithContext(fmt::format("write {} of {}: ", i + 1, writes.size()));
+        }
+        results.push_back(std::move(r).value());
+      }
+      if (txn.revision == txn.first_revision) return Status::OK();
+      HOP_RETURN_IF_ERROR(WriteMeta("revision", txn.revision));
+      return Compact(txn);
+    }();
+    if (!s.ok()) return Rollback(s);
+    HOP_RETURN_IF_ERROR(db_.Exec("COMMIT"));
+    lock.unlock();
+    if (txn.revision != txn.first_revision) {
+      std::lock_guard<std::mutex> guard(shared_->mu);
+      shared_->notified = std::max(shared_->notified, txn.revision);
+      shared_->cv.notify_all();
+    }
+    return results;
+  }
+
+  Status Compact(const Txn& txn) {
+    // Trim the log in steps of 256 revisions, not on every write.
+    const int64_t keep = options_.retained_events;
+    const int64_t revision = txn.revision;
+    if (revision / 256 == txn.first_revision / 256 || revision <= keep) return Status::OK();
+    const int64_t through = revision - keep;
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("DELETE FROM events WHERE revision <= ?"));
+    st->Bind(1, through);
+    HOP_RETURN_IF_ERROR(st->Run());
+    return WriteMeta("compacted", through);
+  }
+
+  Result<Resource> Apply(Write w, Txn* txn) {
+    switch (w.op) {
+      case Write::Op::kCreate:
+        return DoCreate(std::move(w.object), txn);
+      case Write::Op::kUpdate:
+        return DoUpdate(std::move(w.object), /*status_only=*/false, txn);
+      case Write::Op::kUpdateStatus:
+        return DoUpdate(std::move(w.object), /*status_only=*/true, txn);
+      case Write::Op::kDelete: {
+        ObjectRef ref = w.ref;
+        Normalize(&ref);
+        HOP_ASSIGN_OR_RETURN(StoredObject o, Load(ref));
+        if (!w.resource_version.empty() &&
+            w.resource_version != std::to_string(o.revision)) {
+          return Status::Conflict(fmt::format(
+              "{}: the object has been modified (resourceVersion {} is not {}); read it again",
+              ref.ToString(), o.object.resource_version(), w.resource_version));
+        }
+        return DoDelete(std::move(o), txn);
+      }
+    }
+    return Status::Internal("unknown write");
+  }
+
+  Result<Resource> DoCreate(Resource r, Txn* txn) {
+    if (r.name().empty()) return Status::InvalidArgument("metadata.name is required");
+    NormalizeNamespace(&r);
+    HOP_RETURN_IF_ERROR(Validate(r));
+    auto existing = Load(RefOf(r));
+    if (existing.ok()) {
+      return Status::AlreadyExists(fmt::format("{} already exists", RefOf(r).ToString()));
+    }
+    if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+    Json& md = r.mutable_json()["metadata"];
+    md.erase("resourceVersion");
+    md.erase("deletionTimestamp");
+    r.set_uid(NewUid());
+    r.set_creation_timestamp(FormatRfc3339(txn->now));
+    r.set_generation(1);
+    const int64_t revision = ++txn->revision;
+    r.set_resource_version(std::to_string(revision));
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared(
+                                      "INSERT INTO objects (grp, kind, namespace, name, uid, "
+                                      "revision, body) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+    const std::string body = Dump(r.json());
+    st->Bind(1, r.group()).Bind(2, r.kind()).Bind(3, r.namespace_name()).Bind(4, r.name());
+    st->Bind(5, r.uid()).Bind(6, revision).Bind(7, body);
+    HOP_RETURN_IF_ERROR(st->Run());
+    const int64_t id = sqlite3_last_insert_rowid(db_.handle());
+    HOP_RETURN_IF_ERROR(WriteIndexes(id, r));
+    HOP_RETURN_IF_ERROR(AppendEvent(EventType::kAdded, revision, r, body));
+    return r;
+  }
+
+  Result<Resource> DoUpdate(Resource r, bool status_only, Txn* txn) {
+    if (r.name().empty()) return Status::InvalidArgument("metadata.name is required");
+    NormalizeNamespace(&r);
+    HOP_ASSIGN_OR_RETURN(StoredObject old, Load(RefOf(r)));
+    const std::string wanted = r.resource_version();
+    if (!wanted.empty() && wanted != std::to_string(old.revision)) {
+      return Status::Conflict(fmt::format(
+          "{}: the object has been modified (resourceVersion {} is not {}); read it again",
+          RefOf(r).ToString(), old.object.resource_version(), wanted));
+    }
+    Resource next;
+    if (status_only) {
+      next = old.object;
+      if (const Json* status = r.status()) {
+        next.set_status(*status);
+      } else {
+        next.clear_status();
+      }
+    } else {
+      next = std::move(r);
+      // Fields only the store sets.
+      Json& md = next.mutable_json()["metadata"];
+      const Json& old_md = old.object.json()["metadata"];
+      for (const char* key : {"uid", "creationTimestamp", "deletionTimestamp", "generation"}) {
+        auto it = old_md.find(key);
+        if (it == old_md.end()) {
+          md.erase(key);
+        } else {
+          md[key] = *it;
+        }
+      }
+      if (HasStatusSubresource(next.group_kind())) {
+        if (const Json* status = old.object.status()) {
+          next.set_status(*status);
+        } else {
+          next.clear_status();
+        }
+      }
+      if (!SameContent(old.object.json(), next.json())) {
+        next.set_generation(old.object.generation() + 1);
+      }
+    }
+    next.set_resource_version(std::to_string(old.revision));
+    if (next == old.object) return old.object;  // nothing changed: no write, same resourceVersion
+    HOP_RETURN_IF_ERROR(Validate(next));
+    if (next.deletion_timestamp() && next.finalizers().empty()) {
+      // The last finalizer is gone: the deletion that was waiting for it happens now.
+      old.object = std::move(next);
+      return DoDelete(std::move(old), txn);
+    }
+    const int64_t revision = ++txn->revision;
+    next.set_resource_version(std::to_string(revision));
+    const std::string body = Dump(next.json());
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared(
+                                      "UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
+    st->Bind(1, revision).Bind(2, body).Bind(3, old.id);
+    HOP_RETURN_IF_ERROR(st->Run());
+    if (!status_only) HOP_RETURN_IF_ERROR(WriteIndexes(old.id, next));
+    HOP_RETURN_IF_ERROR(AppendEvent(EventType::kModified, revision, next, body));
+    return next;
+  }
+
+  Result<Resource> DoDelete(StoredObject o, Txn* txn) {
+    if (!o.object.finalizers().empty()) {
+      if (o.object.deletion_timestamp()) return o.object;  // already marked
+      o.object.set_deletion_timestamp(FormatRfc3339(txn->now));
+      const int64_t revision = ++txn->revision;
+      o.object.set_resource_version(std::to_string(revision));
+      const std::string body = Dump(o.object.json());
+      HOP_ASSIGN_OR_RETURN(auto st, Prepared(
+                                        "UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
+      st->Bind(1, revision).Bind(2, body).Bind(3, o.id);
+      HOP_RETURN_IF_ERROR(st->Run());
+      HOP_RETURN_IF_ERROR(AppendEvent(EventType::kModified, revision, o.object, body));
+      return o.object;
+    }
+    if (!txn->deleting.insert(o.id).second) return o.object;  // an ownership cycle
+    const std::string uid = o.object.uid();
+    HOP_ASSIGN_OR_RETURN(auto del, Prepared("DELETE FROM objects WHERE id = ?"));
+    del->Bind(1, o.id);
+    HOP_RETURN_IF_ERROR(del->Run());
+    const int64_t revision = ++txn->revision;
+    HOP_RETURN_IF_ERROR(AppendEvent(EventType::kDeleted, revision, o.object, Dump(o.object.json())));
+    HOP_RETURN_IF_ERROR(CollectDependents(uid, txn));
+    return o.object;
+  }
+
+  // Deletes the objects `uid` owned, once none of their owners remains.
+  Status CollectDependents(const std::string& uid, Txn* txn) {
+    std::vector<StoredObject> dependents;
+    {
+      HOP_ASSIGN_OR_RETURN(auto st, Prepared(
+                                        "SELECT o.id, o.revision, o.body FROM owners w JOIN "
+                                        "objects o ON o.id = w.object_id WHERE w.owner_uid = ? "
+                                        "ORDER BY o.id"));
+      st->Bind(1, uid);
+      while (true) {
+        HOP_ASSIGN_OR_RETURN(bool row, st->Step());
+        if (!row) break;
+        StoredObject d;
+        d.id = st->ColumnInt(0);
+        d.revision = st->ColumnInt(1);
+        HOP_ASSIGN_OR_RETURN(d.object, Decode(st->ColumnText(2)));
+        dependents.push_back(std::move(d));
+      }
+    }
+    for (StoredObject& d : dependents) {
+      bool orphan = true;
+      for (const auto& owner : d.object.owner_references()) {
+        if (owner.uid == uid || owner.uid.empty()) continue;
+        HOP_ASSIGN_OR_RETURN(bool alive, UidExists(owner.uid));
+        if (alive) orphan = false;
+      }
+      if (!orphan) continue;
+      HOP_RETURN_IF_ERROR(DoDelete(std::move(d), txn).status());
+    }
+    return Status::OK();
+  }
+
+  Result<bool> UidExists(const std::string& uid) {
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("SELECT 1 FROM objects WHERE uid = ?"));
+    st->Bind(1, uid);
+    return st->Step();
+  }
+
+  Status WriteIndexes(int64_t id, const Resource& r) {
+    {
+      HOP_ASSIGN_OR_RETURN(auto st, Prepared("DELETE FROM labels WHERE object_id = ?"));
+      st->Bind(1, id);
+      HOP_RETURN_IF_ERROR(st->Run());
+      HOP_ASSIGN_OR_RETURN(auto st2, Prepared("DELETE FROM owners WHERE object_id = ?"));
+      st2->Bind(1, id);
+      HOP_RETURN_IF_ERROR(st2->Run());
+    }
+    const auto labels = r.labels();
+    if (!labels.empty()) {
+      HOP_ASSIGN_OR_RETURN(auto st, Prepared(
+                                        "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)"));
+      for (const auto& [k, v] : labels) {
+        st->Reset();
+        st->Bind(1, id).Bind(2, k).Bind(3, v);
+        HOP_RETURN_IF_ERROR(st->Run());
+      }
+    }
+    const auto owners = r.owner_references();
+    if (!owners.empty()) {
+      HOP_ASSIGN_OR_RETURN(auto st, Prepared(
+                                        "INSERT OR IGNORE INTO owners (owner_uid, object_id) "
+                                        "VALUES (?, ?)"));
+      for (const auto& o : owners) {
+        if (o.uid.empty()) continue;
+        st->Reset();
+        st->Bind(1, o.uid).Bind(2, id);
+        HOP_RETURN_IF_ERROR(st->Run());
+      }
+    }
+    return Status::OK();
+  }
+
+  Status AppendEvent(EventType type, int64_t revision, const Resource& r, const std::string& body) {
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared(
+                                      "INSERT INTO events (revision, type, grp, kind, namespace, "
+                                      "name, body) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+    st->Bind(1, revision).Bind(2, EventCode(type)).Bind(3, r.group()).Bind(4, r.kind());
+    st->Bind(5, r.namespace_name()).Bind(6, r.name()).Bind(7, body);
+    return st->Run();
+  }
+
+  // ---- watches ----
+
+  // Reads up to `limit` events after `*cursor` matching `options`; advances `*cursor` past every
+  // event examined. Sets *too_old when the log no longer reaches back to *cursor.
+  Status ReadEvents(const WatchOptions& options, int64_t* cursor, std::vector<Event>* out,
+                    bool* too_old) {
+    std::lock_guard<std::mutex> lock(mu_);
+    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN"));
+    Status s = [&]() -> Status {
+      HOP_ASSIGN_OR_RETURN(int64_t compacted, ReadMeta("compacted"));
+      if (*cursor < compacted) {
+        *too_old = true;
+        return Status::OK();
+      }
+      HOP_ASSIGN_OR_RETURN(int64_t latest, ReadMeta("revision"));
+      if (latest <= *cursor) return Status::OK();
+      std::string sql = "SELECT revision, type, body FROM events WHERE revision > ?";
+      if (options.kind) sql += " AND grp = ? AND kind = ?";
+      if (!options.namespace_name.empty()) sql += " AND namespace = ?";
+      sql += " ORDER BY revision LIMIT 512";
+      HOP_ASSIGN_OR_RETURN(auto query, db_.Prepare(sql));
+      int i = 1;
+      query.Bind(i++, *cursor);
+      if (options.kind) {
+        query.Bind(i++, options.kind->group);
+        query.Bind(i++, options.kind->kind);
+      }
+      if (!options.namespace_name.empty()) query.Bind(i++, options.namespace_name);
+      int64_t last = latest;
+      size_t n = 0;
+      while (true) {
+        HOP_ASSIGN_OR_RETURN(bool row, query.Step());
+        if (!row) break;
+        Event e;
+        e.revision = query.ColumnInt(0);
+        e.type = static_cast<EventType>(query.ColumnInt(1));
+        HOP_ASSIGN_OR_RETURN(e.object, Decode(query.ColumnText(2)));
+        out->push_back(std::move(e));
+        if (++n == 512) last = out->back().revision;  // more may follow: resume from here
+      }
+      *cursor = last;
+      return Status::OK();
+    }();
+    if (!s.ok()) return Rollback(s);
+    return db_.Exec("COMMIT");
+  }
+
+  std::unique_ptr<Watch> StartWatch(const WatchOptions& options);
+
+  const std::string& path() const { return path_; }
+  const SqliteStoreOptions& options() const { return options_; }
+
+ private:
+  std::string path_;
+  SqliteStoreOptions options_;
+  // A prepared statement for fixed SQL text, prepared once per connection. Callers finish using
+  // one before asking for the same text again (nothing here recurses while a statement steps).
+  Result<CachedStatement> Prepared(const char* sql) {
+    auto it = statements_.find(sql);
+    if (it == statements_.end()) {
+      HOP_ASSIGN_OR_RETURN(sqlite::Statement st, db_.Prepare(sql));
+      it = statements_.emplace(sql, std::move(st)).first;
+    }
+    it->second.Reset();  // an earlier handle of the same text may not be gone yet
+    return CachedStatement(&it->second);
+  }
+
+  std::mutex mu_;  // guards db_ and statements_
+  sqlite::Database db_;
+  std::map<std::string, sqlite::Statement> statements_;
+  std::shared_ptr<Shared> shared_;
+};
+
+namespace {
+
+class SqliteWatch : public Watch {
+ public:
+  SqliteWatch(std::shared_ptr<Shared> shared, WatchOptions options,
+              std::chrono::milliseconds poll)
+      : shared_(std::move(shared)), options_(std::move(options)), poll_(poll),
+        cursor_(options_.from_revision) {}
+
+  Outcome Next(std::chrono::milliseconds timeout, Event* event) override {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::unique_lock<std::mutex> lock(shared_->mu);
+    while (true) {
+      if (closed_ || shared_->closed || shared_->impl == nullptr) return Outcome::kClosed;
+      if (too_old_) return Outcome::kTooOld;
+      if (!buffer_.empty()) {
+        *event = std::move(buffer_.front());
+        buffer_.erase(buffer_.begin());
+        return Outcome::kEvent;
+      }
+      // Reading under shared_->mu keeps the store alive for the duration of the read.
+      const int64_t seen = shared_->notified;
+      std::vector<Event> events;
+      Status s = shared_->impl->ReadEvents(options_, &cursor_, &events, &too_old_);
+      if (!s.ok()) return Outcome::kClosed;
+      if (!events.empty()) {
+        buffer_ = std::move(events);
+        continue;
+      }
+      if (too_old_) continue;
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return Outcome::kTimeout;
+      const auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, poll_);
+      // Woken by a write in this process, by Close(), or after the poll interval to look for
+      // writes of other processes.
+      shared_->cv.wait_for(lock, wait, [&] {
+        return closed_ || shared_->closed || shared_->notified != seen;
+      });
+    }
+  }
+
+  void Close() override {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    closed_ = true;
+    shared_->cv.notify_all();
+  }
+
+ private:
+  std::shared_ptr<Shared> shared_;
+  WatchOptions options_;
+  std::chrono::milliseconds poll_;
+  int64_t cursor_;
+  std::vector<Event> buffer_;
+  bool too_old_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Watch> SqliteStore::Impl::StartWatch(const WatchOptions& options) {
+  return std::make_unique<SqliteWatch>(shared_, options, options_.poll_interval);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& state_dir,
+                                                      const SqliteStoreOptions& options) {
+  auto impl = std::make_unique<Impl>((std::filesystem::path(state_dir) / "hop.db").string(),
+                                     options);
+  HOP_RETURN_IF_ERROR(impl->Open());
+  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(impl)));
+}
+
+SqliteStore::SqliteStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SqliteStore::~SqliteStore() = default;
+
+Result<Resource> SqliteStore::Get(const ObjectRef& ref) { return impl_->Get(ref); }
+Result<ListResult> SqliteStore::List(const ListOptions& options) { return impl_->List(options); }
+Result<std::vector<Resource>> SqliteStore::Commit(std::vector<Write> writes) {
+  if (writes.empty()) return std::vector<Resource>{};
+  return impl_->Commit(std::move(writes));
+}
+std::unique_ptr<Watch> SqliteStore::StartWatch(const WatchOptions& options) {
+  return impl_->StartWatch(options);
+}
+Result<int64_t> SqliteStore::Revision() { return impl_->Revision(); }
+const std::string& SqliteStore::path() const { return impl_->path(); }
+
+std::string DefaultStateDir() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+  };
+  if (std::string d = env("HOP_STATE_DIR"); !d.empty()) return d;
+  if (std::string d = env("XDG_STATE_HOME"); !d.empty()) return d + "/hop";
+  if (std::string d = env("HOME"); !d.empty()) return d + "/.local/state/hop";
+  return ".hop";
+}
+
+}  // namespace hop::store

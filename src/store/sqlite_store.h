@@ -1,0 +1,54 @@
+// SqliteStore: the embedded Store, one SQLite file (WAL mode) in the state directory. Every write
+// is one transaction that bumps a global revision kept in the file and appends to an event log;
+// watches read the log, woken at once by writes in this process and by polling for writes made
+// by other processes on the same state directory.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "store/store.h"
+
+namespace hop::store {
+
+struct SqliteStoreOptions {
+  // Events kept for watches; a watch starting before the retained history gets kTooOld.
+  int64_t retained_events = 100000;
+  // How often an idle watch looks for writes made by other processes.
+  std::chrono::milliseconds poll_interval{25};
+  // fsync every commit (SQLite synchronous=FULL); off only for tests and benchmarks that say so.
+  bool durable = true;
+};
+
+class SqliteStore : public Store {
+ public:
+  // The current on-disk format. Files of older formats are migrated when opened; newer ones are
+  // refused.
+  static constexpr int kFormatVersion = 1;
+
+  // Opens the store in `state_dir` (created if missing), file `hop.db`.
+  static Result<std::unique_ptr<SqliteStore>> Open(const std::string& state_dir,
+                                                   const SqliteStoreOptions& options = {});
+  ~SqliteStore() override;
+
+  Result<Resource> Get(const ObjectRef& ref) override;
+  Result<ListResult> List(const ListOptions& options) override;
+  Result<std::vector<Resource>> Commit(std::vector<Write> writes) override;
+  std::unique_ptr<Watch> StartWatch(const WatchOptions& options) override;
+  Result<int64_t> Revision() override;
+
+  const std::string& path() const;
+
+  class Impl;
+
+ private:
+  explicit SqliteStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The state directory to use when none is given: $HOP_STATE_DIR, else $XDG_STATE_HOME/hop, else
+// $HOME/.local/state/hop, else ./.hop.
+std::string DefaultStateDir();
+
+}  // namespace hop::store

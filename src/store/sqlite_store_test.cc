@@ -1,0 +1,443 @@
+#include "store/sqlite_store.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "resource/kinds.h"
+
+namespace hop::store {
+namespace {
+
+using resource::DatabaseKind;
+using resource::OwnerReferenceTo;
+using resource::TableTemplateKind;
+
+const GroupKind kDatabase{"hoptimator.linkedin.com", "Database"};
+const GroupKind kConfigMap{"", "ConfigMap"};
+const GroupKind kNamespace{"", "Namespace"};
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/hop-store-test-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+Resource Database(const std::string& name, const std::string& url = "jdbc:demodb://names=ads") {
+  Json doc = Json::parse(R"({"apiVersion": "hoptimator.linkedin.com/v1alpha1", "kind": "Database",
+                             "metadata": {}, "spec": {}})");
+  Resource r(std::move(doc));
+  r.set_name(name);
+  DatabaseKind::kUrl.Set(r, url);
+  return r;
+}
+
+Resource ConfigMap(const std::string& name, const std::string& ns = "") {
+  Resource r(Json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {},
+                             "data": {"k": "v"}})"));
+  r.set_name(name);
+  if (!ns.empty()) r.set_namespace(ns);
+  return r;
+}
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SqliteStoreOptions opts;
+    opts.durable = false;
+    auto s = SqliteStore::Open(dir_.path(), opts);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(s).value();
+  }
+
+  Resource MustCreate(Resource r) {
+    auto c = store_->Create(std::move(r));
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? *c : Resource();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<SqliteStore> store_;
+};
+
+TEST_F(SqliteStoreTest, CreateSetsServerFields) {
+  Resource created = MustCreate(Database("ads-database"));
+  EXPECT_EQ(created.namespace_name(), "default");
+  EXPECT_EQ(created.uid().size(), 36u);
+  EXPECT_EQ(created.generation(), 1);
+  EXPECT_EQ(created.resource_version(), "1");
+  EXPECT_FALSE(created.creation_timestamp().empty());
+  auto got = store_->Get({kDatabase, "default", "ads-database"});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, created);
+  // The namespace defaults on reads too.
+  EXPECT_TRUE(store_->Get({kDatabase, "", "ads-database"}).ok());
+
+  auto again = store_->Create(Database("ads-database"));
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.status().message(),
+            "Database.hoptimator.linkedin.com/default/ads-database already exists");
+
+  // Cluster-scoped kinds have no namespace.
+  Resource ns(Json::parse(R"({"apiVersion": "v1", "kind": "Namespace",
+                              "metadata": {"name": "team", "namespace": "x"}})"));
+  Resource stored = MustCreate(ns);
+  EXPECT_EQ(stored.namespace_name(), "");
+  EXPECT_TRUE(store_->Get({kNamespace, "", "team"}).ok());
+}
+
+TEST_F(SqliteStoreTest, UnknownFieldsSurvive) {
+  Resource r = Database("d");
+  r.mutable_spec()["futureField"] = Json::parse(R"({"nested": [1, "two", null]})");
+  r.mutable_json()["extraTopLevel"] = "kept";
+  MustCreate(r);
+  auto got = store_->Get({kDatabase, "default", "d"});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->json()["spec"]["futureField"]["nested"][1], "two");
+  EXPECT_EQ(got->json()["extraTopLevel"], "kept");
+}
+
+TEST_F(SqliteStoreTest, ValidationRejectsBadObjects) {
+  Resource no_url = Database("d");
+  no_url.mutable_spec().erase("url");
+  auto r = store_->Create(no_url);
+  EXPECT_EQ(r.status().code(), StatusCode::kValidation);
+  EXPECT_NE(r.status().message().find("spec.url: required field is missing"), std::string::npos)
+      << r.status().message();
+
+  Resource bad_dialect = Database("d");
+  DatabaseKind::kDialect.Set(bad_dialect, "Oracle");
+  r = store_->Create(bad_dialect);
+  EXPECT_NE(r.status().message().find("spec.dialect: \"Oracle\" is not one of ANSI, MySQL, Calcite"),
+            std::string::npos)
+      << r.status().message();
+
+  r = store_->Create(ConfigMap("Bad_Name"));
+  EXPECT_EQ(r.status().code(), StatusCode::kValidation);
+  EXPECT_NE(r.status().message().find("metadata.name"), std::string::npos) << r.status().message();
+}
+
+TEST_F(SqliteStoreTest, UpdateRules) {
+  Resource v1 = MustCreate(Database("d"));
+
+  // Unconditional update (no resourceVersion) of spec bumps generation.
+  Resource change = Database("d", "jdbc:demodb://names=profile");
+  auto v2 = store_->Update(change);
+  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  EXPECT_EQ(v2->generation(), 2);
+  EXPECT_EQ(v2->uid(), v1.uid());
+  EXPECT_EQ(v2->creation_timestamp(), v1.creation_timestamp());
+  EXPECT_EQ(v2->resource_version(), "2");
+
+  // A stale resourceVersion is a conflict.
+  Resource stale = *v2;
+  stale.set_resource_version(v1.resource_version());
+  DatabaseKind::kSchema.Set(stale, "ADS");
+  EXPECT_EQ(store_->Update(stale).status().code(), StatusCode::kConflict);
+
+  // Metadata-only changes keep the generation.
+  Resource labelled = *v2;
+  labelled.set_label("team", "ads");
+  auto v3 = store_->Update(labelled);
+  ASSERT_TRUE(v3.ok());
+  EXPECT_EQ(v3->generation(), 2);
+  EXPECT_EQ(v3->labels().at("team"), "ads");
+
+  // An update that changes nothing writes nothing.
+  auto same = store_->Update(*v3);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->resource_version(), v3->resource_version());
+  EXPECT_EQ(*store_->Revision(), 3);
+
+  // Server fields cannot be changed through an update.
+  Resource forged = *v3;
+  forged.set_uid("forged");
+  forged.set_creation_timestamp("2000-01-01T00:00:00Z");
+  auto v4 = store_->Update(forged);
+  ASSERT_TRUE(v4.ok());
+  EXPECT_EQ(v4->uid(), v1.uid());
+  EXPECT_EQ(v4->creation_timestamp(), v1.creation_timestamp());
+
+  EXPECT_EQ(store_->Update(Database("missing")).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, StatusIsASubresource) {
+  Resource created = MustCreate(Database("d"));
+  Resource with_status = created;
+  with_status.mutable_status()["phase"] = "Ready";
+  auto s1 = store_->UpdateStatus(with_status);
+  ASSERT_TRUE(s1.ok()) << s1.status().ToString();
+  EXPECT_EQ(s1->generation(), 1);
+  EXPECT_EQ(s1->json()["status"]["phase"], "Ready");
+
+  // A status update leaves the spec alone, even if the object carries another spec.
+  Resource sneaky = *s1;
+  DatabaseKind::kUrl.Set(sneaky, "jdbc:other://");
+  sneaky.mutable_status()["phase"] = "Done";
+  auto s2 = store_->UpdateStatus(sneaky);
+  ASSERT_TRUE(s2.ok());
+  EXPECT_EQ(DatabaseKind::kUrl.Get(*s2), "jdbc:demodb://names=ads");
+  EXPECT_EQ(s2->json()["status"]["phase"], "Done");
+
+  // A main-resource update keeps the stored status.
+  Resource spec_change = *s2;
+  spec_change.clear_status();
+  DatabaseKind::kSchema.Set(spec_change, "ADS");
+  auto s3 = store_->Update(spec_change);
+  ASSERT_TRUE(s3.ok());
+  EXPECT_EQ(s3->json()["status"]["phase"], "Done");
+  EXPECT_EQ(s3->generation(), 2);
+
+  // Kinds without a status subresource take status with the object.
+  Resource tmpl(Json::parse(R"({"apiVersion": "hoptimator.linkedin.com/v1alpha1",
+      "kind": "TableTemplate", "metadata": {"name": "t"}, "spec": {"connector": "c = d"}})"));
+  Resource t1 = MustCreate(tmpl);
+  t1.mutable_status()["note"] = "x";
+  auto t2 = store_->Update(t1);
+  ASSERT_TRUE(t2.ok());
+  EXPECT_EQ(t2->json()["status"]["note"], "x");
+}
+
+TEST_F(SqliteStoreTest, FinalizersDelayDeletion) {
+  Resource r = Database("d");
+  r.set_finalizers({"hop/cleanup"});
+  Resource created = MustCreate(r);
+  auto marked = store_->Delete({kDatabase, "default", "d"});
+  ASSERT_TRUE(marked.ok());
+  EXPECT_TRUE(marked->deletion_timestamp().has_value());
+  auto still = store_->Get({kDatabase, "default", "d"});
+  ASSERT_TRUE(still.ok());
+  EXPECT_TRUE(still->deletion_timestamp().has_value());
+
+  Resource release = *still;
+  release.set_finalizers({});
+  ASSERT_TRUE(store_->Update(release).ok());
+  EXPECT_EQ(store_->Get({kDatabase, "default", "d"}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Delete({kDatabase, "default", "d"}).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, DeletePreconditionIsChecked) {
+  Resource created = MustCreate(Database("d"));
+  EXPECT_EQ(store_->Delete({kDatabase, "default", "d"}, "999").status().code(),
+            StatusCode::kConflict);
+  EXPECT_TRUE(store_->Delete({kDatabase, "default", "d"}, created.resource_version()).ok());
+}
+
+TEST_F(SqliteStoreTest, DeletingAnOwnerCollectsDependentsTransitively) {
+  Resource owner = MustCreate(Database("owner"));
+  Resource child = ConfigMap("child");
+  child.set_owner_references({OwnerReferenceTo(owner)});
+  Resource child_stored = MustCreate(child);
+  Resource grandchild = ConfigMap("grandchild");
+  grandchild.set_owner_references({OwnerReferenceTo(child_stored)});
+  MustCreate(grandchild);
+  // Two owners: survives until both are gone.
+  Resource other_owner = MustCreate(Database("other"));
+  Resource shared = ConfigMap("shared");
+  shared.set_owner_references({OwnerReferenceTo(owner), OwnerReferenceTo(other_owner)});
+  MustCreate(shared);
+  // A dependent with a finalizer is marked, not removed.
+  Resource guarded = ConfigMap("guarded");
+  guarded.set_owner_references({OwnerReferenceTo(owner)});
+  guarded.set_finalizers({"keep"});
+  MustCreate(guarded);
+
+  const int64_t before = *store_->Revision();
+  ASSERT_TRUE(store_->Delete({kDatabase, "default", "owner"}).ok());
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "child"}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "grandchild"}).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_TRUE(store_->Get({kConfigMap, "default", "shared"}).ok());
+  auto g = store_->Get({kConfigMap, "default", "guarded"});
+  ASSERT_TRUE(g.ok());
+  EXPECT_TRUE(g->deletion_timestamp().has_value());
+  // owner, child, grandchild deleted and guarded marked: four revisions, one transaction.
+  EXPECT_EQ(*store_->Revision(), before + 4);
+
+  ASSERT_TRUE(store_->Delete({kDatabase, "default", "other"}).ok());
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "shared"}).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, BatchesAreAllOrNothing) {
+  MustCreate(Database("exists"));
+  const int64_t before = *store_->Revision();
+  std::vector<Write> batch;
+  batch.push_back(Write::Create(Database("a")));
+  batch.push_back(Write::Create(Database("b")));
+  batch.push_back(Write::Create(Database("exists")));  // fails
+  auto r = store_->Commit(std::move(batch));
+  EXPECT_EQ(r.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(r.status().message().find("write 3 of 3"), std::string::npos) << r.status().message();
+  EXPECT_EQ(store_->Get({kDatabase, "default", "a"}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(*store_->Revision(), before);
+
+  std::vector<Write> ok;
+  ok.push_back(Write::Create(Database("a")));
+  ok.push_back(Write::Create(Database("b")));
+  auto done = store_->Commit(std::move(ok));
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ((*done)[0].resource_version(), std::to_string(before + 1));
+  EXPECT_EQ((*done)[1].resource_version(), std::to_string(before + 2));
+}
+
+TEST_F(SqliteStoreTest, ListsByKindNamespaceAndSelector) {
+  auto labelled = [](Resource r, std::map<std::string, std::string> labels) {
+    for (const auto& [k, v] : labels) r.set_label(k, v);
+    return r;
+  };
+  MustCreate(labelled(ConfigMap("a", "ns1"), {{"app", "web"}, {"tier", "front"}}));
+  MustCreate(labelled(ConfigMap("b", "ns1"), {{"app", "web"}, {"tier", "back"}}));
+  MustCreate(labelled(ConfigMap("c", "ns2"), {{"app", "db"}}));
+  MustCreate(ConfigMap("d", "ns2"));
+  MustCreate(labelled(Database("e"), {{"app", "web"}}));
+
+  struct Case {
+    const char* name;
+    std::optional<GroupKind> kind;
+    std::string ns;
+    std::string selector;
+    std::vector<std::string> want;
+  };
+  const Case kCases[] = {
+      {"all", std::nullopt, "", "", {"a", "b", "c", "d", "e"}},
+      {"kind", kConfigMap, "", "", {"a", "b", "c", "d"}},
+      {"namespace", kConfigMap, "ns1", "", {"a", "b"}},
+      {"equals", std::nullopt, "", "app=web", {"a", "b", "e"}},
+      {"not equals", kConfigMap, "", "app!=web", {"c", "d"}},
+      {"in", kConfigMap, "", "tier in (front,back)", {"a", "b"}},
+      {"notin", kConfigMap, "", "tier notin (front)", {"b", "c", "d"}},
+      {"exists", kConfigMap, "", "tier", {"a", "b"}},
+      {"not exists", kConfigMap, "", "!app", {"d"}},
+      {"and", kConfigMap, "", "app=web,tier=back", {"b"}},
+      {"none", kConfigMap, "", "app=nothing", {}},
+  };
+  for (const auto& c : kCases) {
+    ListOptions opts;
+    opts.kind = c.kind;
+    opts.namespace_name = c.ns;
+    auto sel = resource::LabelSelector::Parse(c.selector);
+    ASSERT_TRUE(sel.ok()) << c.name;
+    opts.selector = *sel;
+    auto r = store_->List(opts);
+    ASSERT_TRUE(r.ok()) << c.name << ": " << r.status().ToString();
+    std::vector<std::string> names;
+    for (const auto& item : r->items) names.push_back(item.name());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, c.want) << c.name;
+    EXPECT_EQ(r->revision, 5) << c.name;
+  }
+}
+
+std::vector<std::pair<EventType, std::string>> Drain(Watch* w, size_t n) {
+  std::vector<std::pair<EventType, std::string>> out;
+  Event e;
+  while (out.size() < n && w->Next(std::chrono::seconds(5), &e) == Watch::Outcome::kEvent) {
+    out.emplace_back(e.type, e.object.name() + "@" + std::to_string(e.revision));
+  }
+  return out;
+}
+
+TEST_F(SqliteStoreTest, WatchDeliversOrderedEventsFromARevision) {
+  MustCreate(Database("a"));  // revision 1
+  auto all = store_->StartWatch({std::nullopt, "", 1});
+  auto dbs = store_->StartWatch({kDatabase, "", 0});
+  MustCreate(ConfigMap("cm"));                   // 2
+  Resource b = MustCreate(Database("b"));        // 3
+  DatabaseKind::kSchema.Set(b, "X");
+  ASSERT_TRUE(store_->Update(b).ok());           // 4
+  ASSERT_TRUE(store_->Delete({kDatabase, "", "a"}).ok());  // 5
+
+  using T = EventType;
+  EXPECT_EQ(Drain(all.get(), 4),
+            (std::vector<std::pair<T, std::string>>{
+                {T::kAdded, "cm@2"}, {T::kAdded, "b@3"}, {T::kModified, "b@4"}, {T::kDeleted, "a@5"}}));
+  EXPECT_EQ(Drain(dbs.get(), 4),
+            (std::vector<std::pair<T, std::string>>{
+                {T::kAdded, "a@1"}, {T::kAdded, "b@3"}, {T::kModified, "b@4"}, {T::kDeleted, "a@5"}}));
+  Event e;
+  EXPECT_EQ(all->Next(std::chrono::milliseconds(20), &e), Watch::Outcome::kTimeout);
+}
+
+TEST_F(SqliteStoreTest, WatchWakesOnWritesAndClose) {
+  auto w = store_->StartWatch({std::nullopt, "", 0});
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    MustCreate(Database("late"));
+  });
+  Event e;
+  EXPECT_EQ(w->Next(std::chrono::seconds(10), &e), Watch::Outcome::kEvent);
+  EXPECT_EQ(e.object.name(), "late");
+  writer.join();
+
+  std::thread closer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    w->Close();
+  });
+  EXPECT_EQ(w->Next(std::chrono::seconds(10), &e), Watch::Outcome::kClosed);
+  closer.join();
+
+  // A watch that outlives its store reports kClosed.
+  auto orphan = store_->StartWatch({std::nullopt, "", 0});
+  store_.reset();
+  EXPECT_EQ(orphan->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kClosed);
+}
+
+TEST(SqliteStoreRetentionTest, OldRevisionsAreTooOld) {
+  TempDir dir;
+  SqliteStoreOptions opts;
+  opts.durable = false;
+  opts.retained_events = 100;
+  auto store = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(store.ok());
+  for (int i = 0; i < 600; ++i) {
+    ASSERT_TRUE((*store)->Create(ConfigMap("cm" + std::to_string(i))).ok());
+  }
+  Event e;
+  auto old = (*store)->StartWatch({std::nullopt, "", 5});
+  EXPECT_EQ(old->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kTooOld);
+  auto recent = (*store)->StartWatch({std::nullopt, "", 590});
+  EXPECT_EQ(recent->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kEvent);
+  EXPECT_EQ(e.revision, 591);
+}
+
+TEST(SqliteStoreFormatTest, ReopensAndRefusesNewerFormats) {
+  TempDir dir;
+  {
+    auto store = SqliteStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Create(Database("kept")).ok());
+  }
+  {
+    auto store = SqliteStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    EXPECT_TRUE((*store)->Get({kDatabase, "default", "kept"}).ok());
+    EXPECT_EQ(*(*store)->Revision(), 1);
+  }
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir.path() + "/hop.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto newer = SqliteStore::Open(dir.path());
+  ASSERT_FALSE(newer.ok());
+  EXPECT_NE(newer.status().message().find("format 99, newer than this hop understands"),
+            std::string::npos)
+      << newer.status().ToString();
+}
+
+}  // namespace
+}  // namespace hop::store

@@ -1,0 +1,73 @@
+// The parts of the Store interface shared by every implementation.
+#include "store/store.h"
+
+namespace hop::store {
+
+std::string ObjectRef::ToString() const {
+  std::string out = kind.ToString();
+  out += '/';
+  if (!namespace_name.empty()) {
+    out += namespace_name;
+    out += '/';
+  }
+  out += name;
+  return out;
+}
+
+ObjectRef RefOf(const Resource& r) { return {r.group_kind(), r.namespace_name(), r.name()}; }
+
+std::string_view EventTypeName(EventType t) {
+  switch (t) {
+    case EventType::kAdded: return "ADDED";
+    case EventType::kModified: return "MODIFIED";
+    case EventType::kDeleted: return "DELETED";
+  }
+  return "?";
+}
+
+Write Write::Create(Resource r) {
+  Write w;
+  w.op = Op::kCreate;
+  w.object = std::move(r);
+  return w;
+}
+
+Write Write::Update(Resource r) {
+  Write w;
+  w.op = Op::kUpdate;
+  w.object = std::move(r);
+  return w;
+}
+
+Write Write::UpdateStatus(Resource r) {
+  Write w;
+  w.op = Op::kUpdateStatus;
+  w.object = std::move(r);
+  return w;
+}
+
+Write Write::Delete(ObjectRef ref, std::string resource_version) {
+  Write w;
+  w.op = Op::kDelete;
+  w.ref = std::move(ref);
+  w.resource_version = std::move(resource_version);
+  return w;
+}
+
+namespace {
+Result<Resource> Single(Result<std::vector<Resource>> r) {
+  if (!r.ok()) return r.status();
+  return std::move(r->front());
+}
+}  // namespace
+
+Result<Resource> Store::Create(Resource r) { return Single(Commit({Write::Create(std::move(r))})); }
+Result<Resource> Store::Update(Resource r) { return Single(Commit({Write::Update(std::move(r))})); }
+Result<Resource> Store::UpdateStatus(Resource r) {
+  return Single(Commit({Write::UpdateStatus(std::move(r))}));
+}
+Result<Resource> Store::Delete(const ObjectRef& ref, std::string resource_version) {
+  return Single(Commit({Write::Delete(ref, std::move(resource_version))}));
+}
+
+}  // namespace hop::store

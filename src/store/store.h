@@ -1,0 +1,135 @@
+// The Store: where hop's resources live. One interface, with the semantics Kubernetes promises
+// (optimistic concurrency, status as a subresource, generations, finalizers, owner-reference
+// garbage collection, watches from a revision), so that reconcilers and deployers behave the
+// same on the embedded SqliteStore and, later, on a Kubernetes API server.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "resource/resource.h"
+#include "resource/selector.h"
+
+namespace hop::store {
+
+using resource::GroupKind;
+using resource::Resource;
+
+// Names one object.
+struct ObjectRef {
+  GroupKind kind;
+  std::string namespace_name;  // "" for cluster-scoped kinds
+  std::string name;
+  std::string ToString() const;  // "Kind.group/namespace/name"
+};
+
+ObjectRef RefOf(const Resource& r);
+
+struct ListOptions {
+  std::optional<GroupKind> kind;  // every kind when absent
+  std::string namespace_name;     // every namespace when empty
+  resource::LabelSelector selector;
+};
+
+struct ListResult {
+  std::vector<Resource> items;  // ordered by kind, namespace, name
+  int64_t revision = 0;         // the store's revision at the time of the list
+};
+
+enum class EventType { kAdded, kModified, kDeleted };
+std::string_view EventTypeName(EventType t);  // "ADDED", "MODIFIED", "DELETED"
+
+struct Event {
+  EventType type = EventType::kAdded;
+  int64_t revision = 0;
+  Resource object;  // for kDeleted, the object as it was last stored
+};
+
+struct WatchOptions {
+  std::optional<GroupKind> kind;  // every kind when absent
+  std::string namespace_name;     // every namespace when empty
+  int64_t from_revision = 0;      // deliver events with a revision greater than this
+};
+
+// A stream of events in revision order, without gaps. Not thread-safe, except Close().
+class Watch {
+ public:
+  enum class Outcome {
+    kEvent,    // *event holds the next event
+    kTimeout,  // nothing happened within the timeout
+    kTooOld,   // from_revision is older than the retained history: list again, then watch from
+               // the list's revision
+    kClosed,   // Close() was called, or the store is gone
+  };
+  virtual ~Watch() = default;
+  virtual Outcome Next(std::chrono::milliseconds timeout, Event* event) = 0;
+  // Makes a blocked or later Next() return kClosed. Thread-safe.
+  virtual void Close() = 0;
+};
+
+// One write of an atomic batch.
+struct Write {
+  enum class Op {
+    kCreate,        // `object` must not exist
+    kUpdate,        // spec, metadata (and status for kinds without a status subresource)
+    kUpdateStatus,  // status only
+    kDelete,        // `ref`; with finalizers the object is only marked for deletion
+  };
+  Op op = Op::kCreate;
+  Resource object;  // kCreate, kUpdate, kUpdateStatus
+  ObjectRef ref;    // kDelete
+  // kDelete: when set, the object's resourceVersion must equal it. (For updates the object's own
+  // metadata.resourceVersion is the precondition.)
+  std::string resource_version;
+
+  static Write Create(Resource r);
+  static Write Update(Resource r);
+  static Write UpdateStatus(Resource r);
+  static Write Delete(ObjectRef ref, std::string resource_version = {});
+};
+
+// The Store contract, for every implementation:
+//  - Every write bumps one global revision; the new revision is the written object's
+//    resourceVersion (a decimal string). Each write of a batch gets its own revision.
+//  - Create sets uid, creationTimestamp, generation 1 and a namespace ("default" when unset, for
+//    namespaced kinds); an existing object is AlreadyExists.
+//  - Update of a missing object is NotFound. When metadata.resourceVersion is set and is not the
+//    stored one, the update is a Conflict. uid, creationTimestamp and deletionTimestamp cannot be
+//    changed. Generation increases when anything besides metadata and status changes. For kinds
+//    with a status subresource, Update keeps the stored status. An update that changes nothing
+//    writes nothing and keeps the resourceVersion.
+//  - UpdateStatus replaces only the status; generation is unchanged.
+//  - Delete of a missing object is NotFound. An object with finalizers gets a deletionTimestamp
+//    and stays until an update removes its last finalizer. Deleting an object deletes, in the
+//    same transaction, every object that names it in ownerReferences, transitively.
+//  - Objects of hop's kinds are validated against their schema (Validation error).
+//  - Commit applies a batch atomically: all writes or none.
+// Errors: NotFound, AlreadyExists, Conflict, Validation, InvalidArgument, Unavailable (storage).
+// Implementations are thread-safe.
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  virtual Result<Resource> Get(const ObjectRef& ref) = 0;
+  virtual Result<ListResult> List(const ListOptions& options) = 0;
+
+  // Returns the stored objects in the order of `writes` (for kDelete: the object as deleted or
+  // as marked for deletion).
+  virtual Result<std::vector<Resource>> Commit(std::vector<Write> writes) = 0;
+
+  Result<Resource> Create(Resource r);
+  Result<Resource> Update(Resource r);
+  Result<Resource> UpdateStatus(Resource r);
+  Result<Resource> Delete(const ObjectRef& ref, std::string resource_version = {});
+
+  virtual std::unique_ptr<Watch> StartWatch(const WatchOptions& options) = 0;
+  // The latest revision.
+  virtual Result<int64_t> Revision() = 0;
+};
+
+}  // namespace hop::store

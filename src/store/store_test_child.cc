@@ -1,0 +1,66 @@
+// A second process for the store's multi-process tests: it opens the same state directory and
+// writes to it while the test process watches, or writes batches until it is killed.
+//
+//   store_test_child DIR create PREFIX N     create N ConfigMaps PREFIX-0 .. PREFIX-(N-1)
+//   store_test_child DIR batches PREFIX      forever: commit a batch of 50 ConfigMaps
+//                                            PREFIX-<batch>-<i>, then print the batch number
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "store/sqlite_store.h"
+
+namespace {
+
+hop::resource::Resource ConfigMap(const std::string& name) {
+  hop::resource::Resource r(hop::Json::parse(
+      R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}, "data": {"k": "v"}})"));
+  r.set_name(name);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: store_test_child DIR create|batches PREFIX [N]\n");
+    return 2;
+  }
+  auto store = hop::store::SqliteStore::Open(argv[1]);
+  if (!store.ok()) {
+    std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
+    return 1;
+  }
+  const std::string command = argv[2];
+  const std::string prefix = argv[3];
+  if (command == "create" && argc == 5) {
+    const int n = std::atoi(argv[4]);
+    for (int i = 0; i < n; ++i) {
+      auto r = (*store)->Create(ConfigMap(prefix + "-" + std::to_string(i)));
+      if (!r.ok()) {
+        std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
+        return 1;
+      }
+    }
+    return 0;
+  }
+  if (command == "batches") {
+    for (long batch = 0;; ++batch) {
+      std::vector<hop::store::Write> writes;
+      for (int i = 0; i < 50; ++i) {
+        writes.push_back(hop::store::Write::Create(
+            ConfigMap(prefix + "-" + std::to_string(batch) + "-" + std::to_string(i))));
+      }
+      auto r = (*store)->Commit(std::move(writes));
+      if (!r.ok()) {
+        std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
+        return 1;
+      }
+      std::printf("%ld\n", batch);
+      std::fflush(stdout);
+    }
+  }
+  std::fprintf(stderr, "unknown command %s\n", command.c_str());
+  return 2;
+}

@@ -1,0 +1,94 @@
+// End-to-end tests of the `hop` binary: the commands as a user runs them, exit statuses included.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "test/lib/datadriven.h"
+
+namespace {
+
+struct HopRun {
+  int status;
+  std::string out;  // stdout and stderr, interleaved
+};
+
+HopRun Hop(const std::string& args, const std::string& input = "") {
+  std::string cmd = std::string(HOP_BINARY) + " " + args + " 2>&1";
+  if (!input.empty()) {
+    const std::string in = std::filesystem::temp_directory_path() / "hop-e2e-stdin";
+    std::ofstream(in) << input;
+    cmd += " < " + in;
+  }
+  HopRun r{0, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(CliTest, VersionAndHelp) {
+  HopRun v = Hop("--version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out.rfind("hop ", 0), 0u) << v.out;
+  HopRun h = Hop("--help");
+  EXPECT_EQ(h.status, 0);
+  for (const char* cmd : {"check", "apply", "get", "delete", "crds", "--state"}) {
+    EXPECT_NE(h.out.find(cmd), std::string::npos) << cmd;
+  }
+  EXPECT_NE(Hop("no-such-command").status, 0);
+}
+
+TEST(CliTest, CheckReportsErrorsAndExitsNonZero) {
+  HopRun ok = Hop("check -", "SELECT 1; CREATE MATERIALIZED VIEW a.b AS SELECT * FROM c.d;");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_EQ(ok.out, "<stdin>: 2 statement(s) OK\n");
+  HopRun bad = Hop("check -", "SELECT 1;\nSELECT FROM;\n");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("at line 2, column 8"), std::string::npos) << bad.out;
+  HopRun printed = Hop("check --print --dialect flink -", "select a from t");
+  EXPECT_EQ(printed.out, "SELECT `A` FROM `T`;\n");
+  EXPECT_EQ(Hop("check --dialect oracle -", "select 1").status, 2);
+  // Random bytes are an error, never a crash.
+  std::string noise;
+  for (int i = 0; i < 4096; ++i) noise.push_back(static_cast<char>((i * 7919) % 251 + 1));
+  HopRun r = Hop("check -", noise);
+  EXPECT_EQ(r.status, 1) << r.out.substr(0, 200);
+}
+
+TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
+  char tmpl[] = "/tmp/hop-e2e-XXXXXX";
+  const std::string state = mkdtemp(tmpl);
+  const std::string demo = hop::testing::SourcePath("examples/demo-environment.yaml");
+  HopRun a = Hop("--state " + state + " apply -f " + demo);
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_NE(a.out.find("database.hoptimator.linkedin.com/ads-database created"),
+            std::string::npos);
+  HopRun again = Hop("--state " + state + " apply -f " + demo);
+  EXPECT_EQ(again.out.find("created"), std::string::npos) << again.out;
+  EXPECT_EQ(again.out.find("configured"), std::string::npos) << again.out;
+  HopRun get = Hop("--state " + state + " get db");
+  EXPECT_NE(get.out.find("profile-database"), std::string::npos) << get.out;
+  HopRun one = Hop("--state " + state + " get jobt flink-template -o yaml");
+  EXPECT_NE(one.out.find("{{flink.app.type==SQL}}"), std::string::npos) << one.out;
+  HopRun missing = Hop("--state " + state + " get db nope");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.out.find("Not Found"), std::string::npos) << missing.out;
+  HopRun del = Hop("--state " + state + " delete -f " + demo);
+  EXPECT_EQ(del.status, 0) << del.out;
+  EXPECT_NE(Hop("--state " + state + " get cm").out.find("No resources found"), std::string::npos);
+  HopRun crds = Hop("crds");
+  EXPECT_EQ(crds.status, 0);
+  EXPECT_NE(crds.out.find("name: tableprovisionjobs.hoptimator.linkedin.com"), std::string::npos);
+  std::filesystem::remove_all(state);
+}
+
+}  // namespace
