@@ -1,0 +1,152 @@
+// Render, Placeholders and CheckSyntax over the placeholder scanner: one scan of the text, then
+// one pass over its placeholders that copies literal text and substitutions into the output.
+#include "template/template.h"
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <unordered_set>
+#include <utility>
+
+#include "common/strings.h"
+#include "template/placeholder.h"
+
+namespace hop::tmpl {
+namespace {
+
+// The formatted values of the keys one render has looked up, so that each supplier runs at
+// most once per render.
+class Resolver {
+ public:
+  explicit Resolver(const Environment& env) : env_(env) {}
+
+  // The value of `key`, formatted; std::nullopt if missing; or the supplier's error. The
+  // reference stays valid for the resolver's lifetime.
+  const Result<std::optional<std::string>>& Get(std::string_view key) {
+    for (const auto& [k, v] : cache_) {
+      if (k == key) return v;
+    }
+    return cache_.emplace_back(key, Format(env_.Resolve(key))).second;
+  }
+
+ private:
+  static Result<std::optional<std::string>> Format(Result<std::optional<Value>> r) {
+    if (!r.ok()) return r.status();
+    if (!r->has_value()) return std::optional<std::string>();
+    return std::optional<std::string>((*r)->Format());
+  }
+
+  const Environment& env_;
+  // Few keys per template: a linear search beats hashing. A deque keeps references stable.
+  std::deque<std::pair<std::string_view, Result<std::optional<std::string>>>> cache_;
+};
+
+// Appends prefix + value, with every line break of value replaced by the prefix.
+void AppendWithPrefix(std::string_view prefix, std::string_view value, std::string* out) {
+  out->append(prefix);
+  size_t from = 0;
+  while (true) {
+    const size_t nl = value.find('\n', from);
+    if (nl == std::string_view::npos) break;
+    out->append(value.substr(from, nl - from));
+    out->append(prefix);
+    from = nl + 1;
+  }
+  out->append(value.substr(from));
+}
+
+// Applies the (already validated) transform words in order; returns the transformed text in
+// `*scratch`.
+void ApplyTransforms(std::string_view transforms, std::string_view value, std::string* scratch) {
+  scratch->assign(value);
+  ForEachWord(transforms, [&](std::string_view word) {
+    Transform t;
+    if (!ParseTransform(word, &t)) return;  // the scanner rejected unknown words already
+    switch (t) {
+      case Transform::kToUpperCase: *scratch = Utf8ToUpper(*scratch); break;
+      case Transform::kToLowerCase: *scratch = Utf8ToLower(*scratch); break;
+      case Transform::kConcat: std::erase(*scratch, '\n'); break;
+    }
+  });
+}
+
+std::optional<std::string> Skip(std::string_view text, const Placeholder& p,
+                                SkipReason::Cause cause, SkipReason* why) {
+  if (why != nullptr) {
+    const TextPosition pos = PositionOf(text, p.open);
+    why->cause = cause;
+    why->key = std::string(p.key);
+    why->placeholder = std::string(text.substr(p.open, p.end - p.open));
+    why->line = pos.line;
+    why->column = pos.column;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string SkipReason::ToString() const {
+  switch (cause) {
+    case Cause::kMissing:
+      return fmt::format("variable '{}' is missing at line {}, column {}", key, line, column);
+    case Cause::kGuardFailed:
+      return fmt::format("guard {} does not hold at line {}, column {}", placeholder, line, column);
+  }
+  return "";
+}
+
+Result<std::optional<std::string>> Render(std::string_view text, const Environment& env,
+                                          SkipReason* why) {
+  HOP_ASSIGN_OR_RETURN(const std::vector<Placeholder> placeholders,
+                       ScanTemplate(text, ScanMode::kRender));
+  Resolver resolver(env);
+  std::string out;
+  out.reserve(text.size() + text.size() / 2);
+  std::string scratch;
+  size_t copied = 0;  // text before this offset is in `out` or was replaced
+  for (const Placeholder& p : placeholders) {
+    out.append(text.substr(copied, p.begin - copied));
+    copied = p.end;
+    const Result<std::optional<std::string>>& resolved = resolver.Get(p.key);
+    std::string_view value;
+    if (!resolved.ok()) {
+      // A default stands in for a failing supplier, as for a missing value (reference §3).
+      if (p.op != Operator::kDefault) return resolved.status();
+      value = p.operand;
+    } else if (!resolved->has_value()) {
+      if (p.op != Operator::kDefault) return Skip(text, p, SkipReason::Cause::kMissing, why);
+      value = p.operand;
+    } else {
+      value = **resolved;
+    }
+    if (p.op == Operator::kEquals || p.op == Operator::kNotEquals) {
+      // A guard compares the untransformed value and leaves nothing behind, prefix included.
+      if ((value == p.operand) != (p.op == Operator::kEquals)) {
+        return Skip(text, p, SkipReason::Cause::kGuardFailed, why);
+      }
+      continue;
+    }
+    if (!p.transforms.empty()) {
+      ApplyTransforms(p.transforms, value, &scratch);
+      value = scratch;
+    }
+    AppendWithPrefix(p.prefix, value, &out);
+  }
+  out.append(text.substr(copied));
+  return std::optional<std::string>(std::move(out));
+}
+
+Result<std::vector<std::string>> Placeholders(std::string_view text) {
+  HOP_ASSIGN_OR_RETURN(const std::vector<Placeholder> placeholders,
+                       ScanTemplate(text, ScanMode::kRender));
+  std::vector<std::string> keys;
+  std::unordered_set<std::string_view> seen;
+  for (const Placeholder& p : placeholders) {
+    if (seen.insert(p.key).second) keys.emplace_back(p.key);
+  }
+  return keys;
+}
+
+Status CheckSyntax(std::string_view text) { return ScanTemplate(text, ScanMode::kStrict).status(); }
+
+}  // namespace hop::tmpl

@@ -1,0 +1,195 @@
+#include "template/template.h"
+
+#include <gtest/gtest.h>
+
+#include "common/source_error.h"
+#include "template/placeholder.h"
+
+namespace hop::tmpl {
+namespace {
+
+// The rendered text, "<skipped: reason>" or "<error: status>".
+std::string Show(std::string_view text, const Environment& env) {
+  SkipReason why;
+  auto r = Render(text, env, &why);
+  if (!r.ok()) return "<error: " + r.status().ToString() + ">";
+  if (!r->has_value()) return "<skipped: " + why.ToString() + ">";
+  return **r;
+}
+
+TEST(TemplateTest, Renders) {
+  Environment env;
+  env.Set("name", "page-views")
+      .Set("type", "SQL")
+      .Set("lines", "a\nb")
+      .SetNull("nothing")
+      .SetMap("map", {{"k", "v"}})
+      .SetProperties("props", {{"k", "v"}, {"k2", "v2"}});
+  struct Case {
+    const char* text;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {"", ""},
+      {"plain", "plain"},
+      {"{{name}}", "page-views"},
+      {"x{{name}}y", "xpage-viewsy"},
+      {"{{ name }}", "page-views"},
+      {"{{name:dflt}}", "page-views"},
+      {"{{absent:dflt}}", "dflt"},
+      {"[{{absent:}}]", "[]"},
+      {"{{nothing:d}}", "d"},
+      {"{{name toUpperCase}}", "PAGE-VIEWS"},
+      {"{{absent:a.b-c toUpperCase}}", "A.B-C"},
+      {"{{lines concat toUpperCase}}", "AB"},
+      {"{{type==SQL}}done", "done"},
+      {"a\n  - {{type==SQL}}\nb", "a\nb"},
+      {"{{type!=BEAM}}done", "done"},
+      {"k:\n- {{lines}}", "k:\n- a\n- b"},
+      {"k: {{lines}}", "k: a b"},
+      {"k: |\n  {{lines}}", "k: |\n  a\n  b"},
+      {"#{{lines}}", "#a#b"},
+      {"x:\n  # {{lines}}", "x:\n  # a\n  # b"},
+      {"m: {{map}}", "m: {k: v}"},
+      {"p:\n  {{props}}", "p:\n  k: 'v'\n  k2: 'v2'"},
+      {"{{absent}}", "<skipped: variable 'absent' is missing at line 1, column 1>"},
+      {"{{nothing}}", "<skipped: variable 'nothing' is missing at line 1, column 1>"},
+      {"a\n  b {{type==BEAM}}",
+       "<skipped: guard {{type==BEAM}} does not hold at line 2, column 5>"},
+      {"{{type!=SQL}}", "<skipped: guard {{type!=SQL}} does not hold at line 1, column 1>"},
+      {"{{absent==x}}", "<skipped: variable 'absent' is missing at line 1, column 1>"},
+      {"{{name", "{{name"},
+      {"{{name}", "{{name}"},
+      {"}}{{", "}}{{"},
+      {"{{ name! }}", "{{ name! }}"},
+      {"{{{name}}}", "{page-views}"},
+      {"{{name bad}}",
+       "<error: Parse Error: unknown template transform 'bad' (expected one of: toUpperCase, "
+       "toLowerCase, concat) at line 1, column 8\n{{name bad}}\n       ^>"},
+  };
+  for (const Case& c : kCases) {
+    EXPECT_EQ(Show(c.text, env), c.want) << "template: " << c.text;
+  }
+}
+
+TEST(TemplateTest, SkipReasonDescribesTheFirstFailure) {
+  Environment env;
+  env.Set("t", "BEAM");
+  SkipReason why;
+  auto r = Render("ok\n  {{t==SQL}} {{missing}}", env, &why);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->has_value());
+  EXPECT_EQ(why.cause, SkipReason::Cause::kGuardFailed);
+  EXPECT_EQ(why.key, "t");
+  EXPECT_EQ(why.placeholder, "{{t==SQL}}");
+  EXPECT_EQ(why.line, 2u);
+  EXPECT_EQ(why.column, 3u);
+  // Without an out-parameter the result is the same.
+  auto again = Render("ok\n  {{t==SQL}} {{missing}}", env);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->has_value());
+}
+
+TEST(TemplateTest, PlaceholdersListsDistinctKeysInOrder) {
+  struct Case {
+    const char* text;
+    std::vector<std::string> want;
+  };
+  const Case kCases[] = {
+      {"", {}},
+      {"no placeholders {{ or {{ bad! }}", {}},
+      {"{{b}} {{a:1}} {{b toUpperCase}} {{c==x}} {{d!=y}}", {"b", "a", "c", "d"}},
+      {"{{{x}}} {{y}", {"x"}},
+  };
+  for (const Case& c : kCases) {
+    auto keys = Placeholders(c.text);
+    ASSERT_TRUE(keys.ok()) << c.text << ": " << keys.status().ToString();
+    EXPECT_EQ(*keys, c.want) << c.text;
+  }
+  auto bad = Placeholders("{{a}} {{b trim}}");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kParse);
+}
+
+TEST(TemplateTest, CheckSyntax) {
+  struct Case {
+    const char* text;
+    const char* want;  // "ok", or the first line of the error
+  };
+  const Case kCases[] = {
+      {"", "ok"},
+      {"{{a}} {{b:}} {{c==d}} {{e!=}} {{f toUpperCase toLowerCase concat}}", "ok"},
+      {"unterminated {{ here", "ok"},
+      {"{{ first {{second}}", "ok"},
+      {"{{{x}}}", "ok"},
+      {"a }} b", "ok"},
+      {"{{a b}}",
+       "Parse Error: unknown template transform 'b' (expected one of: toUpperCase, toLowerCase, "
+       "concat) at line 1, column 5"},
+      {"{{ bad! }}",
+       "Parse Error: malformed template placeholder: expected one of: ':', '==', '!=', a "
+       "transform word, '}}'; found '!' at line 1, column 7"},
+      {"{{}}",
+       "Parse Error: malformed template placeholder: expected a variable name, found '}}' at "
+       "line 1, column 3"},
+      {"{{ \x01 }}",
+       "Parse Error: malformed template placeholder: expected a variable name, found U+0001 at "
+       "line 1, column 4"},
+      {"ok {{x}}\n{{y:a b}}",
+       "Parse Error: unknown template transform 'b' (expected one of: toUpperCase, toLowerCase, "
+       "concat) at line 2, column 7"},
+  };
+  for (const Case& c : kCases) {
+    const Status s = CheckSyntax(c.text);
+    std::string got = s.ok() ? "ok" : s.ToString();
+    got = got.substr(0, got.find('\n'));
+    EXPECT_EQ(got, c.want) << "template: " << c.text;
+  }
+}
+
+TEST(TemplateTest, PositionsCountCharacters) {
+  struct Case {
+    const char* text;
+    size_t offset;
+    uint32_t line;
+    uint32_t column;
+  };
+  const Case kCases[] = {
+      {"", 0, 1, 1},      {"abc", 2, 1, 3},       {"a\nbc", 2, 2, 1},
+      {"a\nbc", 3, 2, 2}, {"\xc3\xa9x", 2, 1, 2}, {"a\n\n\nx", 4, 4, 1},
+  };
+  for (const Case& c : kCases) {
+    const TextPosition pos = PositionOf(c.text, c.offset);
+    EXPECT_EQ(pos.line, c.line) << c.text << " @" << c.offset;
+    EXPECT_EQ(pos.column, c.column) << c.text << " @" << c.offset;
+  }
+  EXPECT_EQ(FormatSourceError("ab\n\tcd\r\nef", 5, "oops"), "oops at line 2, column 3\n\tcd\n\t ^");
+  EXPECT_EQ(FormatSourceError("x\n", 2, "end"), "end at line 2, column 1\n\n^");
+}
+
+// Large inputs go through in one pass; these would time out if the scanner were quadratic.
+TEST(TemplateTest, LargeInputs) {
+  Environment env;
+  env.Set("v", "x");
+  std::string text;
+  std::string want;
+  for (int i = 0; i < 20000; ++i) {
+    text += "- {{v}}\n";
+    want += "- x\n";
+  }
+  auto r = Render(text, env);
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ(**r, want);
+
+  const std::string opens(200000, '{');  // one long run of braces, never closed
+  EXPECT_TRUE(CheckSyntax(opens).ok());
+  std::string unclosed;
+  for (int i = 0; i < 50000; ++i) unclosed += "{{ a b ";
+  EXPECT_TRUE(CheckSyntax(unclosed).ok());
+  auto same = Render(unclosed, env);
+  ASSERT_TRUE(same.ok() && same->has_value());
+  EXPECT_EQ(**same, unclosed);
+}
+
+}  // namespace
+}  // namespace hop::tmpl
