@@ -54,14 +54,14 @@ fuzz-sql: build-fuzz/build.ninja
 	mkdir -p build-fuzz/corpus build-fuzz/seeds
 	./scripts/fuzz-seeds src/sql/testdata build-fuzz/seeds
 	./build-fuzz/fuzz/sql_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
-	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/corpus build-fuzz/seeds fuzz/regressions
+	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/corpus build-fuzz/seeds fuzz/regressions/sql
 
 # YAML seeds: the examples and the CRD golden file.
 fuzz-yaml: build-fuzz/build.ninja
 	$(CMAKE) --build build-fuzz -j $(JOBS) --target yaml_fuzz
 	mkdir -p build-fuzz/yaml-corpus
 	./build-fuzz/fuzz/yaml_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
-	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/yaml-corpus examples src/resource/testdata
+	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/yaml-corpus examples src/resource/testdata fuzz/regressions/yaml
 
 format:
 	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

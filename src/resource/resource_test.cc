@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -239,6 +240,45 @@ TEST(CrdTest, MatchesTheGoldenFile) {
   std::stringstream buf;
   buf << in.rdbuf();
   EXPECT_EQ(buf.str(), actual) << "run with HOP_REWRITE=1 to accept the new CRDs";
+}
+
+}  // namespace
+}  // namespace hop::resource
+
+namespace hop::resource {
+namespace {
+
+// Every input the YAML fuzzer failed on is kept in fuzz/regressions/yaml: each must parse or fail
+// with a Parse Error, and what parses must emit and parse back to the same documents.
+TEST(YamlRegressionTest, FuzzRegressionsPass) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           hop::testing::SourcePath("fuzz/regressions/yaml"))) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    auto docs = ParseYamlDocuments(buf.str(), "regression");
+    ++files;
+    if (!docs.ok()) {
+      EXPECT_EQ(docs.status().code(), StatusCode::kParse) << entry.path();
+      continue;
+    }
+    auto back = ParseYamlDocuments(EmitYamlDocuments(*docs), "emitted");
+    ASSERT_TRUE(back.ok()) << entry.path() << ": " << back.status().ToString();
+    ASSERT_EQ(back->size(), docs->size()) << entry.path();
+    for (size_t i = 0; i < docs->size(); ++i) {
+      // dump() throws on invalid UTF-8: parsed text must always be valid.
+      EXPECT_EQ((*docs)[i].dump(), (*back)[i].dump()) << entry.path();
+    }
+  }
+  EXPECT_GT(files, 0);
+}
+
+// yaml-cpp decodes these escapes to raw bytes; hop turns them into the characters they name.
+TEST(YamlRegressionTest, EscapesNameCharacters) {
+  auto docs = ParseYamlDocuments("\"a\\N\\xe9\\_b\"", "t");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  EXPECT_EQ((*docs)[0].get<std::string>(), "a\xc2\x85\xc3\xa9\xc2\xa0" "b");
 }
 
 }  // namespace

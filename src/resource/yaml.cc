@@ -91,6 +91,29 @@ int32_t NextCodePoint(std::string_view s, size_t* i) {
   return code;
 }
 
+// yaml-cpp 0.7 decodes the escapes `\N`, `\_` and `\xNN` (NN >= 80) of double-quoted scalars to
+// the raw byte instead of the character's UTF-8 encoding. The input was checked to be UTF-8, so a
+// byte that starts no valid sequence in a decoded scalar comes from such an escape: it stands for
+// the code point U+00NN.
+std::string RepairEscapedBytes(const std::string& value) {
+  bool valid = true;
+  for (size_t i = 0; i < value.size() && valid;) valid = NextCodePoint(value, &i) >= 0;
+  if (valid) return value;
+  std::string out;
+  out.reserve(value.size() + 8);
+  for (size_t i = 0; i < value.size();) {
+    const size_t start = i;
+    if (NextCodePoint(value, &i) >= 0) {
+      out.append(value, start, i - start);
+    } else {
+      const auto byte = static_cast<unsigned char>(value[start]);
+      out.push_back(static_cast<char>(0xC0 | (byte >> 6)));
+      out.push_back(static_cast<char>(0x80 | (byte & 0x3F)));
+    }
+  }
+  return out;
+}
+
 // `value` in upper-case hexadecimal, zero-padded to `digits`.
 std::string Hex(uint32_t value, int digits) {
   char buffer[16];
@@ -337,8 +360,9 @@ class JsonBuilder final : public YAML::EventHandler {
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
+                const std::string& raw) override {
     if (error_) return;
+    const std::string value = RepairEscapedBytes(raw);
     Result<Json> resolved = ResolveScalar(tag, value);
     if (!resolved.ok()) return Fail(mark, resolved.status().message());
     Add(*std::move(resolved), mark, anchor, value);

@@ -13,7 +13,7 @@ namespace {
 
 // Every input the fuzzer ever failed on is kept in fuzz/regressions and must keep passing.
 TEST(RoundTripTest, FuzzRegressionsPass) {
-  const std::string dir = hop::testing::SourcePath("fuzz/regressions");
+  const std::string dir = hop::testing::SourcePath("fuzz/regressions/sql");
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::ifstream in(entry.path(), std::ios::binary);
