@@ -265,8 +265,8 @@ TEST_F(ResourceCommandsTest, CrdsCoverEveryKind) {
   ASSERT_EQ(RunCrds(out), 0);
   auto docs = ParseYamlDocuments(out.str(), "crds");
   ASSERT_TRUE(docs.ok()) << docs.status().ToString();
-  ASSERT_EQ(docs->size(), 11u);
-  const Json& tpj = (*docs)[10];
+  ASSERT_EQ(docs->size(), 12u);
+  const Json& tpj = (*docs)[11];
   EXPECT_EQ(tpj["metadata"]["name"], "tableprovisionjobs.hoptimator.linkedin.com");
   EXPECT_EQ(tpj["spec"]["names"]["shortNames"][0], "tpj");
   const Json& version = tpj["spec"]["versions"][0];

@@ -41,7 +41,8 @@ template <typename T>
 Field<T>::Field(Section section, std::string name, Schema schema, bool required)
     : section_(section), name_(std::move(name)), schema_(std::move(schema)), required_(required) {
   // A handle whose C++ type disagrees with its schema would read nothing: a definition bug.
-  assert(schema_.type == SchemaTypeFor<T>() && "field type does not match its schema");
+  assert((std::is_same_v<T, Json> || schema_.type == SchemaTypeFor<T>()) &&
+         "field type does not match its schema");
 }
 
 template <typename T>
@@ -453,6 +454,43 @@ const KindInfo& SqlJobKind::Info() {
   return info;
 }
 
+// Table
+const Field<std::string> TableKind::kCatalog(S::kSpec, "catalog", Str("Catalog name."));
+const Field<std::string> TableKind::kSchema(S::kSpec, "schema", Str("Schema name."));
+const Field<std::string> TableKind::kTable(S::kSpec, "table", Str("Table name."), true);
+const Field<std::string> TableKind::kDatabase(
+    S::kSpec, "database", Str("Database (its Database resource's name) holding the table."), true);
+const Field<Json> TableKind::kColumns(
+    S::kSpec, "columns",
+    Schema::ArrayOf(Schema::Object("A column.")
+                        .Property("name", Str("Column name."), true)
+                        .Property("type", Str("Column type, in SQL."), true)
+                        .Property("nullable", Bool("Whether the column may hold NULL.")),
+                    "Column definitions."));
+const Field<StringMap> TableKind::kOptions(S::kSpec, "options", StrMap("Connector options."));
+const Field<bool> TableKind::kReady(S::kStatus, "ready", Bool("Whether the table is ready."));
+const Field<std::string> TableKind::kMessage(S::kStatus, "message", Str("Status message."));
+
+const KindInfo& TableKind::Info() {
+  static const KindInfo info =
+      KindBuilder("Table", "tables", {}, "A SQL table with connector configuration.")
+          .Add(kCatalog)
+          .Add(kSchema)
+          .Add(kTable)
+          .Add(kDatabase)
+          .Add(kColumns)
+          .Add(kOptions)
+          .Add(kReady)
+          .Add(kMessage)
+          .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
+          .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
+          .Column("TABLE", "string", ".spec.table", "Table name.")
+          .Column("DATABASE", "string", ".spec.database", "Database name.")
+          .Column("READY", "boolean", ".status.ready", "Whether the table is ready.")
+          .Build();
+  return info;
+}
+
 // TableProvisionJob
 const Field<std::string> TableProvisionJobKind::kDatabase(
     S::kSpec, "database", Str("Database (its Database resource's name) holding the table."), true);
@@ -498,7 +536,7 @@ const std::vector<const KindInfo*>& HopKinds() {
       &DatabaseKind::Info(),     &EngineKind::Info(),       &ViewKind::Info(),
       &PipelineKind::Info(),     &TableTemplateKind::Info(), &JobTemplateKind::Info(),
       &TableTriggerKind::Info(), &SubscriptionKind::Info(), &LogicalTableKind::Info(),
-      &SqlJobKind::Info(),       &TableProvisionJobKind::Info(),
+      &SqlJobKind::Info(),       &TableKind::Info(),        &TableProvisionJobKind::Info(),
   };
   return kinds;
 }

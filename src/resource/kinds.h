@@ -197,6 +197,20 @@ struct SqlJobKind {
   HOP_FIELD(int64_t, kLastDeployedAt);      // status, epoch milliseconds
 };
 
+// A table declared with CREATE TABLE in a database hop cannot read a schema from (Kafka, Venice,
+// an Iceberg catalog, ...): its columns, so that planning works offline.
+struct TableKind {
+  static const KindInfo& Info();
+  HOP_FIELD(std::string, kCatalog);
+  HOP_FIELD(std::string, kSchema);
+  HOP_FIELD(std::string, kTable);
+  HOP_FIELD(std::string, kDatabase);
+  HOP_FIELD(Json, kColumns);  // [{name, type, nullable}]
+  HOP_FIELD(StringMap, kOptions);
+  HOP_FIELD(bool, kReady);           // status
+  HOP_FIELD(std::string, kMessage);  // status
+};
+
 struct TableProvisionJobKind {
   static const KindInfo& Info();
   HOP_FIELD(std::string, kDatabase);

@@ -150,7 +150,9 @@ TEST(KindsTest, EveryFieldIsInItsKindsSchema) {
   EXPECT_EQ(tpj.spec.required, (std::vector<std::string>{"database", "table"}));
   EXPECT_NE(tpj.status.FindProperty("observedGeneration"), nullptr);
   EXPECT_EQ(tpj.short_names, std::vector<std::string>{"tpj"});
-  EXPECT_EQ(HopKinds().size(), 11u);
+  EXPECT_EQ(HopKinds().size(), 12u);
+  const KindInfo& table = TableKind::Info();
+  EXPECT_EQ(table.spec.required, (std::vector<std::string>{"table", "database"}));
 }
 
 TEST(KindsTest, LookupByEveryName) {

@@ -355,6 +355,7 @@ class SqliteStore::Impl {
     int64_t revision = 0;
     int64_t first_revision = 0;
     SystemTime now;
+    std::string now_text;  // now, as RFC 3339
     std::set<int64_t> deleting;  // object ids being deleted, against ownership cycles
   };
 
@@ -363,6 +364,7 @@ class SqliteStore::Impl {
     HOP_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
     Txn txn;
     txn.now = std::chrono::system_clock::now();
+    txn.now_text = FormatRfc3339(txn.now);
     std::vector<Resource> results;
     Status s = [&]() -> Status {
       HOP_ASSIGN_OR_RETURN(txn.revision, ReadMeta("revision"));
@@ -439,7 +441,7 @@ class SqliteStore::Impl {
     md.erase("resourceVersion");
     md.erase("deletionTimestamp");
     r.set_uid(NewUid());
-    r.set_creation_timestamp(FormatRfc3339(txn->now));
+    r.set_creation_timestamp(txn->now_text);
     r.set_generation(1);
     const int64_t revision = ++txn->revision;
     r.set_resource_version(std::to_string(revision));
@@ -451,7 +453,7 @@ class SqliteStore::Impl {
     st->Bind(5, r.uid()).Bind(6, revision).Bind(7, body);
     HOP_RETURN_IF_ERROR(st->Run());
     const int64_t id = sqlite3_last_insert_rowid(db_.handle());
-    HOP_RETURN_IF_ERROR(WriteIndexes(id, r));
+    HOP_RETURN_IF_ERROR(WriteIndexes(id, r, /*fresh=*/true));
     HOP_RETURN_IF_ERROR(AppendEvent(EventType::kAdded, revision, r, body));
     return r;
   }
@@ -513,7 +515,7 @@ class SqliteStore::Impl {
                                       "UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
     st->Bind(1, revision).Bind(2, body).Bind(3, old.id);
     HOP_RETURN_IF_ERROR(st->Run());
-    if (!status_only) HOP_RETURN_IF_ERROR(WriteIndexes(old.id, next));
+    if (!status_only) HOP_RETURN_IF_ERROR(WriteIndexes(old.id, next, /*fresh=*/false));
     HOP_RETURN_IF_ERROR(AppendEvent(EventType::kModified, revision, next, body));
     return next;
   }
@@ -521,7 +523,7 @@ class SqliteStore::Impl {
   Result<Resource> DoDelete(StoredObject o, Txn* txn) {
     if (!o.object.finalizers().empty()) {
       if (o.object.deletion_timestamp()) return o.object;  // already marked
-      o.object.set_deletion_timestamp(FormatRfc3339(txn->now));
+      o.object.set_deletion_timestamp(txn->now_text);
       const int64_t revision = ++txn->revision;
       o.object.set_resource_version(std::to_string(revision));
       const std::string body = Dump(o.object.json());
@@ -581,8 +583,9 @@ class SqliteStore::Impl {
     return st->Step();
   }
 
-  Status WriteIndexes(int64_t id, const Resource& r) {
-    {
+  // Rewrites the label and owner rows of object `id`; a `fresh` object has none yet.
+  Status WriteIndexes(int64_t id, const Resource& r, bool fresh) {
+    if (!fresh) {
       HOP_ASSIGN_OR_RETURN(auto st, Prepared("DELETE FROM labels WHERE object_id = ?"));
       st->Bind(1, id);
       HOP_RETURN_IF_ERROR(st->Run());
