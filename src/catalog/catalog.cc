@@ -1,0 +1,261 @@
+// Building the catalog from the store, and name resolution.
+#include "catalog/catalog.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/demodb.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "resource/kinds.h"
+#include "sql/parser.h"
+
+namespace hop::catalog {
+
+using resource::DatabaseKind;
+using resource::Resource;
+using resource::TableKind;
+using resource::ViewKind;
+
+int RowType::Find(std::string_view name) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool operator==(const RowType& a, const RowType& b) {
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t i = 0; i < a.columns.size(); ++i) {
+    if (a.columns[i].name != b.columns[i].name || !(a.columns[i].type == b.columns[i].type)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Table::QualifiedName() const {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (i > 0) out += '.';
+    out += path[i];
+  }
+  return out;
+}
+
+std::vector<std::string> Schema::Path() const {
+  if (catalog.empty()) return {name};
+  return {catalog, name};
+}
+
+Result<sql::DataType> ParseColumnType(std::string_view text) { return sql::ParseDataType(text); }
+
+namespace {
+
+// Systems whose tables hop takes from CREATE TABLE declarations.
+constexpr std::string_view kDeclaredSystems[] = {
+    "kafka", "venice", "mysql-hoptimator", "logical", "iceberg", "openhouse",
+    "pinot", "mysql",  "postgresql",       "hive",    "trino",   "flink",
+};
+
+// "jdbc:kafka://..." -> "kafka"; "" when the URL has no jdbc:<system>: prefix.
+std::string SystemOf(std::string_view url) {
+  if (url.rfind("jdbc:", 0) != 0) return "";
+  url.remove_prefix(5);
+  size_t end = url.find(':');
+  if (end == std::string_view::npos) return "";
+  return AsciiToLower(url.substr(0, end));
+}
+
+std::string Key(const std::string& catalog, const std::string& schema) {
+  return catalog.empty() ? schema : catalog + "." + schema;
+}
+
+Schema SchemaForDatabase(const Resource& db) {
+  Schema s;
+  s.database = db.name();
+  s.url = DatabaseKind::kUrl.Get(db).value_or("");
+  s.name = DatabaseKind::kSchema.Get(db).value_or(Utf8ToUpper(db.name()));
+  if (auto catalog = DatabaseKind::kCatalog.Get(db); catalog && !catalog->empty()) {
+    s.catalog = Utf8ToUpper(*catalog);
+  }
+  s.system = SystemOf(s.url);
+  if (s.system == "demodb") {
+    s.adapter = Adapter::kDemo;
+    const auto names = DemoSchemaNames(s.url);
+    std::string demo;
+    for (const auto& n : names) {
+      if (n == s.name) demo = n;
+    }
+    if (demo.empty() && names.size() == 1) demo = names.front();
+    if (demo.empty()) {
+      s.status = Status::CatalogNotFound(fmt::format(
+          "Database {}: the demo database {} has no schema {}", db.name(), s.url, s.name));
+      return s;
+    }
+    for (Table& t : DemoTables(demo, s.Path(), s.database)) {
+      std::string name = t.name;
+      s.tables.emplace(std::move(name), std::move(t));
+    }
+    return s;
+  }
+  for (std::string_view known : kDeclaredSystems) {
+    if (s.system == known) {
+      s.adapter = Adapter::kDeclared;
+      return s;
+    }
+  }
+  s.status = Status::InvalidArgument(fmt::format(
+      "Database {}: unknown URL '{}' (hop knows jdbc:demodb://, and the systems whose tables are "
+      "declared with CREATE TABLE: jdbc:kafka://, jdbc:venice://, jdbc:mysql-hoptimator://, "
+      "jdbc:logical://, ...)",
+      db.name(), s.url));
+  return s;
+}
+
+}  // namespace
+
+Catalog::Catalog() {
+  Schema def;
+  def.name = "DEFAULT";
+  schemas_.emplace("DEFAULT", std::move(def));
+  Schema util;
+  util.name = "UTIL";
+  Table print;
+  print.name = "PRINT";
+  print.path = {"UTIL", "PRINT"};
+  print.row_type.columns.push_back({"OUTPUT", sql::DataType(sql::TypeName::kVarchar)});
+  util.tables.emplace("PRINT", std::move(print));
+  schemas_.emplace("UTIL", std::move(util));
+}
+Catalog::~Catalog() = default;
+Catalog::Catalog(Catalog&&) noexcept = default;
+Catalog& Catalog::operator=(Catalog&&) noexcept = default;
+
+void Catalog::AddSchema(Schema schema) {
+  std::string key = Key(schema.catalog, schema.name);
+  schemas_[key] = std::move(schema);
+}
+
+Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_name) {
+  Catalog c;
+  const std::string ns(namespace_name);
+  HOP_ASSIGN_OR_RETURN(auto dbs, store.List({DatabaseKind::Info().group_kind(), ns, {}}));
+  for (const Resource& db : dbs.items) c.AddSchema(SchemaForDatabase(db));
+
+  HOP_ASSIGN_OR_RETURN(auto tables, store.List({TableKind::Info().group_kind(), ns, {}}));
+  for (const Resource& r : tables.items) {
+    const std::string database = TableKind::kDatabase.Get(r).value_or("");
+    Schema* schema = nullptr;
+    for (auto& [key, s] : c.schemas_) {
+      if (!database.empty() && s.database == database) schema = &s;
+    }
+    if (!schema) {
+      log::Warn("Table {}: its database {} is not in namespace {}", r.name(), database, ns);
+      continue;
+    }
+    Table t;
+    t.name = TableKind::kTable.Get(r).value_or(r.name());
+    t.path = schema->Path();
+    t.path.push_back(t.name);
+    t.database = database;
+    t.options = TableKind::kOptions.Get(r).value_or(resource::StringMap{});
+    bool ok = true;
+    if (auto columns = TableKind::kColumns.Get(r); columns && columns->is_array()) {
+      for (const Json& col : *columns) {
+        if (!col.is_object() || !col.contains("name") || !col["name"].is_string() ||
+            !col.contains("type") || !col["type"].is_string()) {
+          ok = false;
+          break;
+        }
+        auto type = ParseColumnType(col["type"].get<std::string>());
+        if (!type.ok()) {
+          log::Warn("Table {}: column {}: {}", r.name(), col["name"].get<std::string>(),
+                    type.status().ToString());
+          ok = false;
+          break;
+        }
+        if (col.contains("nullable") && col["nullable"].is_boolean() &&
+            !col["nullable"].get<bool>()) {
+          type->nullability = sql::Nullability::kNotNull;
+        }
+        t.row_type.columns.push_back({col["name"].get<std::string>(), std::move(*type)});
+      }
+    }
+    if (!ok) continue;
+    std::string name = t.name;
+    schema->tables[name] = std::move(t);
+  }
+
+  HOP_ASSIGN_OR_RETURN(auto views, store.List({ViewKind::Info().group_kind(), ns, {}}));
+  for (const Resource& r : views.items) {
+    const std::string schema_name = ViewKind::kSchema.Get(r).value_or("DEFAULT");
+    const std::string catalog = ViewKind::kCatalog.Get(r).value_or("");
+    auto it = c.schemas_.find(Key(catalog, schema_name));
+    if (it == c.schemas_.end()) {
+      // A view may name a schema of its own; it then exists for the view alone.
+      Schema s;
+      s.name = schema_name;
+      s.catalog = catalog;
+      it = c.schemas_.emplace(Key(catalog, schema_name), std::move(s)).first;
+    }
+    Table t;
+    t.name = ViewKind::kView.Get(r).value_or(r.name());
+    t.path = it->second.Path();
+    t.path.push_back(t.name);
+    t.database = it->second.database;
+    t.kind = ViewKind::kMaterialized.Get(r).value_or(false) ? ObjectKind::kMaterializedView
+                                                            : ObjectKind::kView;
+    t.sql = ViewKind::kSql.Get(r).value_or("");
+    std::string name = t.name;
+    it->second.tables[name] = std::move(t);
+  }
+  return c;
+}
+
+std::vector<const Schema*> Catalog::Schemas() const {
+  std::vector<const Schema*> out;
+  for (const auto& [key, s] : schemas_) out.push_back(&s);
+  return out;
+}
+
+const Schema* Catalog::FindSchema(const std::vector<std::string>& path) const {
+  if (path.empty() || path.size() > 2) return nullptr;
+  auto it = schemas_.find(path.size() == 1 ? path[0] : Key(path[0], path[1]));
+  return it == schemas_.end() ? nullptr : &it->second;
+}
+
+const Schema* Catalog::SchemaOfDatabase(std::string_view database) const {
+  for (const auto& [key, s] : schemas_) {
+    if (!database.empty() && s.database == database) return &s;
+  }
+  return nullptr;
+}
+
+Result<const Table*> Catalog::Resolve(const std::vector<std::string>& name) const {
+  if (name.empty() || name.size() > 3) {
+    return Status::CatalogNotFound(fmt::format("'{}' is not a table name", fmt::join(name, ".")));
+  }
+  std::vector<std::string> schema_path(name.begin(), name.end() - 1);
+  if (schema_path.empty()) schema_path = {default_schema_};
+  const std::string full = fmt::format("{}", fmt::join(name, "."));
+  if (schema_path.size() == 2 && !FindSchema({schema_path[0], schema_path[1]})) {
+    bool catalog_exists = false;
+    for (const auto& [key, s] : schemas_) catalog_exists |= s.catalog == schema_path[0];
+    if (!catalog_exists)
+      return Status::CatalogNotFound(fmt::format("Catalog for {} not found.", full));
+  }
+  const Schema* schema = FindSchema(schema_path);
+  if (!schema) return Status::CatalogNotFound(fmt::format("Schema for {} not found.", full));
+  if (!schema->status.ok()) return schema->status;
+  auto it = schema->tables.find(name.back());
+  if (it == schema->tables.end()) {
+    return Status::CatalogNotFound(
+        fmt::format("Object '{}' not found within '{}'", name.back(), fmt::join(schema_path, ".")));
+  }
+  return &it->second;
+}
+
+}  // namespace hop::catalog

@@ -1,0 +1,116 @@
+// The catalog of a namespace: the schemas and tables hop can plan against, built from the
+// namespace's Database resources (one schema each, or a catalog of schemas), the tables their
+// adapters know (the demo databases) or that were declared with CREATE TABLE (Table resources),
+// and the namespace's views (View resources).
+//
+// Naming (Hoptimator's): a Database registers schema `spec.schema`, or its upper-cased name; with
+// `spec.catalog` the schema sits in catalog upper(`spec.catalog`), so its tables have 3-part
+// names. Schema DEFAULT (empty) is the default schema, and UTIL holds PRINT.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "sql/ast/data_type.h"
+#include "sql/ast/identifier.h"
+#include "store/store.h"
+
+namespace hop::catalog {
+
+struct Column {
+  std::string name;
+  sql::DataType type;  // nullability is part of the type
+};
+
+struct RowType {
+  std::vector<Column> columns;
+  // The index of the column named `name` (folded, exact), or -1.
+  int Find(std::string_view name) const;
+  friend bool operator==(const RowType& a, const RowType& b);
+};
+
+// Rows of a table whose data hop holds itself (the demo databases). NULL is nullopt.
+using Row = std::vector<std::optional<std::string>>;
+
+enum class ObjectKind { kTable, kView, kMaterializedView };
+
+struct Table {
+  std::string name;               // folded, e.g. PAGE_VIEWS
+  std::vector<std::string> path;  // [catalog,] schema, table
+  std::string database;           // the owning Database resource's name; "" if none
+  ObjectKind kind = ObjectKind::kTable;
+  RowType row_type;                              // tables; empty for views (the binder derives it)
+  std::map<std::string, std::string> options;    // declared options (Table resources)
+  std::shared_ptr<const std::vector<Row>> rows;  // data held by hop, if any
+  std::string sql;                               // views: the query, in hop's SQL
+
+  // The dotted path, e.g. "ADS.PAGE_VIEWS".
+  std::string QualifiedName() const;
+};
+
+// The adapters hop knows, by the database URL's scheme.
+enum class Adapter {
+  kNone,      // DEFAULT and UTIL
+  kDemo,      // jdbc:demodb://: tables and rows built into hop
+  kDeclared,  // systems hop cannot read a schema from: tables are declared with CREATE TABLE
+};
+
+struct Schema {
+  std::string name;      // e.g. ADS
+  std::string catalog;   // e.g. ADS_CATALOG, or ""
+  std::string database;  // the Database resource's name, or "" for DEFAULT and UTIL
+  std::string url;
+  std::string system;  // the URL's system, e.g. "demodb", "kafka"
+  Adapter adapter = Adapter::kNone;
+  // Not OK when the Database cannot be used (an unknown URL scheme); queries that reach the
+  // schema fail with it.
+  Status status;
+  std::map<std::string, Table> tables;  // by folded name
+
+  std::vector<std::string> Path() const;  // [catalog,] name
+};
+
+// Errors of name resolution carry Hoptimator's messages (`Schema for X not found.`, ...).
+class Catalog {
+ public:
+  Catalog();
+  ~Catalog();
+  Catalog(Catalog&&) noexcept;
+  Catalog& operator=(Catalog&&) noexcept;
+
+  // Builds the catalog of `namespace_name` from the store. Fails only when the store does; a
+  // Database that cannot be used becomes a schema whose status says why.
+  static Result<Catalog> Load(store::Store& store, std::string_view namespace_name);
+
+  // Every schema, in name order (catalog schemas as CATALOG.SCHEMA).
+  std::vector<const Schema*> Schemas() const;
+  // The schema at `path` (1 part: a schema; 2 parts: catalog, schema), or null.
+  const Schema* FindSchema(const std::vector<std::string>& path) const;
+  // The schema of a Database resource, or null.
+  const Schema* SchemaOfDatabase(std::string_view database) const;
+
+  // Resolves a table or view name of 1 to 3 parts: `t` in the default schema, `s.t`,
+  // `c.s.t`. Errors: CatalogNotFound `Schema for <NAME> not found.` /
+  // `Catalog for <NAME> not found.` / `Object '<T>' not found within '<S>'`; the schema's own
+  // status when it is unusable.
+  Result<const Table*> Resolve(const std::vector<std::string>& name) const;
+
+  const std::string& default_schema() const { return default_schema_; }
+
+  // Adds (or replaces) a schema; for tests and for adapters loaded by later layers.
+  void AddSchema(Schema schema);
+
+ private:
+  std::map<std::string, Schema> schemas_;  // by "CATALOG.SCHEMA" or "SCHEMA"
+  std::string default_schema_ = "DEFAULT";
+};
+
+// Parses a column type written in a Table resource ("VARCHAR", "BIGINT NOT NULL", ...).
+Result<sql::DataType> ParseColumnType(std::string_view text);
+
+}  // namespace hop::catalog
