@@ -400,6 +400,8 @@ void Writer::Type(const DataType& t) {
       }
       Raw(")");
       break;
+    case TypeName::kNull: Unsupported("the NULL type"); break;
+    case TypeName::kInterval: Unsupported("an INTERVAL type"); break;
   }
   if (t.nullability == Nullability::kNotNull) {
     Raw(" NOT NULL");

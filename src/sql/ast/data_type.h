@@ -33,6 +33,9 @@ enum class TypeName : uint8_t {
   kArray,
   kMap,
   kRow,
+  // Types the binder derives but SQL never spells: a bare NULL, and an INTERVAL value.
+  kNull,
+  kInterval,
 };
 
 enum class Nullability : uint8_t { kUnspecified, kNotNull, kNull };

@@ -1,0 +1,295 @@
+#include "binder/types.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace hop::binder {
+
+using sql::Nullability;
+
+DataType WithNullable(DataType t, bool nullable) {
+  t.nullability = nullable ? Nullability::kUnspecified : Nullability::kNotNull;
+  return t;
+}
+
+DataType NotNull(TypeName name) {
+  DataType t(name);
+  t.nullability = Nullability::kNotNull;
+  return t;
+}
+
+DataType Nullable(TypeName name) { return DataType(name); }
+
+bool IsCharacter(const DataType& t) {
+  return t.name == TypeName::kChar || t.name == TypeName::kVarchar;
+}
+
+bool IsBinary(const DataType& t) {
+  return t.name == TypeName::kBinary || t.name == TypeName::kVarbinary ||
+         t.name == TypeName::kBytes;
+}
+
+bool IsExactNumeric(const DataType& t) {
+  switch (t.name) {
+    case TypeName::kTinyInt:
+    case TypeName::kSmallInt:
+    case TypeName::kInteger:
+    case TypeName::kBigInt:
+    case TypeName::kDecimal: return true;
+    default: return false;
+  }
+}
+
+bool IsApproxNumeric(const DataType& t) {
+  return t.name == TypeName::kFloat || t.name == TypeName::kReal || t.name == TypeName::kDouble;
+}
+
+bool IsDatetime(const DataType& t) {
+  return t.name == TypeName::kDate || t.name == TypeName::kTime || t.name == TypeName::kTimestamp;
+}
+
+bool Comparable(const DataType& a, const DataType& b) {
+  if (IsNull(a) || IsNull(b)) return true;
+  if (IsNumeric(a) && IsNumeric(b)) return true;
+  if (IsCharacter(a) && IsCharacter(b)) return true;
+  if (IsBinary(a) && IsBinary(b)) return true;
+  if (IsDatetime(a) && IsDatetime(b)) return a.name == b.name || a.name != TypeName::kTime;
+  if (IsCharacter(a) || IsCharacter(b)) {
+    const DataType& other = IsCharacter(a) ? b : a;
+    return IsNumeric(other) || IsDatetime(other) || IsBoolean(other);
+  }
+  if (a.name != b.name) return false;
+  switch (a.name) {
+    case TypeName::kArray: return Comparable(a.params[0], b.params[0]);
+    case TypeName::kMap:
+      return Comparable(a.params[0], b.params[0]) && Comparable(a.params[1], b.params[1]);
+    case TypeName::kRow:
+      if (a.fields.size() != b.fields.size()) return false;
+      for (size_t i = 0; i < a.fields.size(); ++i) {
+        if (!Comparable(a.fields[i].type, b.fields[i].type)) return false;
+      }
+      return true;
+    default: return true;
+  }
+}
+
+namespace {
+
+int IntegerRank(TypeName n) {
+  switch (n) {
+    case TypeName::kTinyInt: return 1;
+    case TypeName::kSmallInt: return 2;
+    case TypeName::kInteger: return 3;
+    case TypeName::kBigInt: return 4;
+    default: return 0;
+  }
+}
+
+// Digits needed for an integer type, for DECIMAL arithmetic.
+int IntegerDigits(TypeName n) {
+  switch (n) {
+    case TypeName::kTinyInt: return 3;
+    case TypeName::kSmallInt: return 5;
+    case TypeName::kInteger: return 10;
+    default: return 19;
+  }
+}
+
+DataType WidestNumber(const DataType& a, const DataType& b) {
+  if (IsApproxNumeric(a) || IsApproxNumeric(b)) {
+    if (a.name == TypeName::kDouble || b.name == TypeName::kDouble || a.name == TypeName::kFloat ||
+        b.name == TypeName::kFloat) {
+      return DataType(TypeName::kDouble);
+    }
+    return DataType(TypeName::kReal);
+  }
+  if (a.name == TypeName::kDecimal || b.name == TypeName::kDecimal) {
+    auto digits = [](const DataType& t, int* integer, int* scale) {
+      if (t.name == TypeName::kDecimal) {
+        *scale = t.scale.value_or(0);
+        *integer = t.precision.value_or(19) - *scale;
+      } else {
+        *scale = 0;
+        *integer = IntegerDigits(t.name);
+      }
+    };
+    int ia = 0, sa = 0, ib = 0, sb = 0;
+    digits(a, &ia, &sa);
+    digits(b, &ib, &sb);
+    DataType t(TypeName::kDecimal);
+    int scale = std::max(sa, sb);
+    t.precision = std::min(19, std::max(ia, ib) + scale);
+    t.scale = scale;
+    return t;
+  }
+  return DataType(IntegerRank(a.name) >= IntegerRank(b.name) ? a.name : b.name);
+}
+
+}  // namespace
+
+DataType NumericResult(const DataType& a, const DataType& b) {
+  return WithNullable(WidestNumber(a, b), IsNullable(a) || IsNullable(b));
+}
+
+std::optional<DataType> LeastRestrictive(std::span<const DataType> types) {
+  std::optional<DataType> result;
+  bool nullable = false;
+  for (const DataType& t : types) {
+    if (IsNullable(t)) nullable = true;
+    if (IsNull(t)) continue;
+    if (!result) {
+      result = t;
+      continue;
+    }
+    DataType& r = *result;
+    if (IsNumeric(r) && IsNumeric(t)) {
+      r = WidestNumber(r, t);
+    } else if (IsCharacter(r) && IsCharacter(t)) {
+      if (r.name == TypeName::kChar && t.name == TypeName::kChar && r.precision == t.precision) {
+        continue;
+      }
+      // Strings of different lengths meet as VARCHAR of the longer one (Calcite).
+      std::optional<int> length;
+      if (r.precision && t.precision) length = std::max(*r.precision, *t.precision);
+      r = DataType(TypeName::kVarchar);
+      r.precision = length;
+    } else if (IsBinary(r) && IsBinary(t)) {
+      if (r.name != t.name || r.precision != t.precision) r = DataType(TypeName::kVarbinary);
+    } else if (r.name != t.name) {
+      if (IsCharacter(r) && (IsNumeric(t) || IsDatetime(t))) {
+        r = t;
+      } else if (IsCharacter(t) && (IsNumeric(r) || IsDatetime(r))) {
+        // r stays
+      } else if (r.name == TypeName::kTimestamp && t.name == TypeName::kDate) {
+        // r stays
+      } else if (r.name == TypeName::kDate && t.name == TypeName::kTimestamp) {
+        r = t;
+      } else {
+        return std::nullopt;
+      }
+    } else if (r.name == TypeName::kArray || r.name == TypeName::kMap) {
+      for (size_t i = 0; i < r.params.size(); ++i) {
+        DataType pair[] = {r.params[i], t.params[i]};
+        auto p = LeastRestrictive(pair);
+        if (!p) return std::nullopt;
+        r.params[i] = *p;
+      }
+    } else if (r.name == TypeName::kRow) {
+      if (r.fields.size() != t.fields.size()) return std::nullopt;
+      for (size_t i = 0; i < r.fields.size(); ++i) {
+        DataType pair[] = {r.fields[i].type, t.fields[i].type};
+        auto p = LeastRestrictive(pair);
+        if (!p) return std::nullopt;
+        r.fields[i].type = *p;
+      }
+    } else if (r.name == TypeName::kTimestamp || r.name == TypeName::kTime) {
+      if (t.precision > r.precision) r.precision = t.precision;
+    }
+  }
+  if (!result) return DataType(TypeName::kNull);  // all NULL
+  return WithNullable(*result, nullable);
+}
+
+bool Assignable(const DataType& from, const DataType& to) {
+  if (IsNull(from)) return true;
+  if (IsNumeric(from) && IsNumeric(to)) return true;
+  if (IsCharacter(from) && IsCharacter(to)) return true;
+  if (IsBinary(from) && IsBinary(to)) return true;
+  if (from.name == TypeName::kTimestamp && to.name == TypeName::kTimestamp) return true;
+  if (from.name != to.name) return false;
+  switch (from.name) {
+    case TypeName::kArray: return Assignable(from.params[0], to.params[0]);
+    case TypeName::kMap:
+      return Assignable(from.params[0], to.params[0]) && Assignable(from.params[1], to.params[1]);
+    case TypeName::kRow:
+      if (from.fields.size() != to.fields.size()) return false;
+      for (size_t i = 0; i < from.fields.size(); ++i) {
+        if (!Assignable(from.fields[i].type, to.fields[i].type)) return false;
+      }
+      return true;
+    default: return true;
+  }
+}
+
+std::string TypeText(const DataType& t, bool with_nullability) {
+  std::string out;
+  auto length = [&] {
+    if (t.precision) out += fmt::format("({})", *t.precision);
+  };
+  switch (t.name) {
+    case TypeName::kBoolean: out = "BOOLEAN"; break;
+    case TypeName::kTinyInt: out = "TINYINT"; break;
+    case TypeName::kSmallInt: out = "SMALLINT"; break;
+    case TypeName::kInteger: out = "INTEGER"; break;
+    case TypeName::kBigInt: out = "BIGINT"; break;
+    case TypeName::kFloat: out = "FLOAT"; break;
+    case TypeName::kReal: out = "REAL"; break;
+    case TypeName::kDouble: out = "DOUBLE"; break;
+    case TypeName::kDecimal:
+      out = "DECIMAL";
+      if (t.precision) out += fmt::format("({}, {})", *t.precision, t.scale.value_or(0));
+      break;
+    case TypeName::kChar:
+      out = "CHAR";
+      length();
+      break;
+    case TypeName::kVarchar:
+      out = "VARCHAR";
+      length();
+      break;
+    case TypeName::kBinary:
+      out = "BINARY";
+      length();
+      break;
+    case TypeName::kVarbinary:
+      out = "VARBINARY";
+      length();
+      break;
+    case TypeName::kBytes: out = "BYTES"; break;
+    case TypeName::kDate: out = "DATE"; break;
+    case TypeName::kTime:
+    case TypeName::kTimestamp:
+      out = t.name == TypeName::kTime ? "TIME" : "TIMESTAMP";
+      length();
+      if (t.time_zone == sql::TimeZone::kWithLocalTimeZone) out += " WITH LOCAL TIME ZONE";
+      if (t.time_zone == sql::TimeZone::kWithTimeZone) out += " WITH TIME ZONE";
+      break;
+    case TypeName::kArray: out = TypeText(t.params[0], with_nullability) + " ARRAY"; break;
+    case TypeName::kMap:
+      out = fmt::format("({}, {}) MAP", TypeText(t.params[0], with_nullability),
+                        TypeText(t.params[1], with_nullability));
+      break;
+    case TypeName::kRow:
+      out = "RecordType(";
+      for (size_t i = 0; i < t.fields.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += TypeText(t.fields[i].type, with_nullability);
+        out += ' ';
+        out += t.fields[i].name.name;
+      }
+      out += ')';
+      break;
+    case TypeName::kNull: out = "NULL"; break;
+    case TypeName::kInterval: out = "INTERVAL"; break;
+  }
+  if (with_nullability && t.nullability == Nullability::kNotNull) out += " NOT NULL";
+  return out;
+}
+
+DataType IntegerLiteralType(std::string_view digits) {
+  // Compare magnitudes as digit strings: no overflow, any length.
+  auto fits = [&](std::string_view limit) {
+    if (digits.size() != limit.size()) return digits.size() < limit.size();
+    return digits <= limit;
+  };
+  while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
+  if (fits("2147483647")) return NotNull(TypeName::kInteger);
+  if (fits("9223372036854775807")) return NotNull(TypeName::kBigInt);
+  DataType t = NotNull(TypeName::kDecimal);
+  t.precision = static_cast<int>(digits.size());
+  t.scale = 0;
+  return t;
+}
+
+}  // namespace hop::binder
