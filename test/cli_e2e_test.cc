@@ -70,8 +70,7 @@ TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
   const std::string demo = hop::testing::SourcePath("examples/demo-environment.yaml");
   HopRun a = Hop("--state " + state + " apply -f " + demo);
   ASSERT_EQ(a.status, 0) << a.out;
-  EXPECT_NE(a.out.find("database.hoptimator.linkedin.com/ads-database created"),
-            std::string::npos);
+  EXPECT_NE(a.out.find("database.hoptimator.linkedin.com/ads-database created"), std::string::npos);
   HopRun again = Hop("--state " + state + " apply -f " + demo);
   EXPECT_EQ(again.out.find("created"), std::string::npos) << again.out;
   EXPECT_EQ(again.out.find("configured"), std::string::npos) << again.out;

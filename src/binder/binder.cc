@@ -375,8 +375,9 @@ Status Binder::Impl::ErrorCode(StatusCode code, sql::Location loc, std::string_v
   }
   uint32_t first_column = loc.line == statement_->loc.line ? statement_->loc.column : 1;
   size_t offset = line_start + (loc.column >= first_column ? loc.column - first_column : 0);
-  return Status(code, FormatSourceError(text, offset, what,
-                                        {statement_->loc.line, statement_->loc.column, {}}));
+  return Status(code, FormatSourceError(
+                          text, offset, what,
+                          {statement_->loc.line, statement_->loc.column, statement_->line_prefix}));
 }
 
 Status Binder::Impl::Error(sql::Location loc, std::string_view what) const {

@@ -139,9 +139,21 @@ void ExplainInto(const Rel& rel, int depth, std::string& out) {
   for (const auto& input : rel.inputs) ExplainInto(*input, depth + 1, out);
 }
 
+void ScansInto(const Rel& rel, std::vector<const Rel*>& out);
+
+// Tables read by subqueries inside expressions.
+void ScalarScansInto(const ScalarPtr& s, std::vector<const Rel*>& out) {
+  if (!s) return;
+  if (s->query) ScansInto(*s->query, out);
+  for (const auto& a : s->args) ScalarScansInto(a, out);
+}
+
 void ScansInto(const Rel& rel, std::vector<const Rel*>& out) {
   if (rel.kind == RelKind::kScan) out.push_back(&rel);
+  // Left to right as SQL reads: the FROM inputs, then expressions of this node.
   for (const auto& input : rel.inputs) ScansInto(*input, out);
+  ScalarScansInto(rel.condition, out);
+  for (const auto& e : rel.exprs) ScalarScansInto(e, out);
 }
 
 }  // namespace

@@ -234,7 +234,7 @@ const Schema* Catalog::SchemaOfDatabase(std::string_view database) const {
   return nullptr;
 }
 
-Result<const Table*> Catalog::Resolve(const std::vector<std::string>& name) const {
+Result<const Schema*> Catalog::SchemaFor(const std::vector<std::string>& name) const {
   if (name.empty() || name.size() > 3) {
     return Status::CatalogNotFound(fmt::format("'{}' is not a table name", fmt::join(name, ".")));
   }
@@ -244,16 +244,22 @@ Result<const Table*> Catalog::Resolve(const std::vector<std::string>& name) cons
   if (schema_path.size() == 2 && !FindSchema({schema_path[0], schema_path[1]})) {
     bool catalog_exists = false;
     for (const auto& [key, s] : schemas_) catalog_exists |= s.catalog == schema_path[0];
-    if (!catalog_exists)
+    if (!catalog_exists) {
       return Status::CatalogNotFound(fmt::format("Catalog for {} not found.", full));
+    }
   }
   const Schema* schema = FindSchema(schema_path);
   if (!schema) return Status::CatalogNotFound(fmt::format("Schema for {} not found.", full));
+  return schema;
+}
+
+Result<const Table*> Catalog::Resolve(const std::vector<std::string>& name) const {
+  HOP_ASSIGN_OR_RETURN(const Schema* schema, SchemaFor(name));
   if (!schema->status.ok()) return schema->status;
   auto it = schema->tables.find(name.back());
   if (it == schema->tables.end()) {
-    return Status::CatalogNotFound(
-        fmt::format("Object '{}' not found within '{}'", name.back(), fmt::join(schema_path, ".")));
+    return Status::CatalogNotFound(fmt::format("Object '{}' not found within '{}'", name.back(),
+                                               fmt::join(schema->Path(), ".")));
   }
   return &it->second;
 }

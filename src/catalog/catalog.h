@@ -99,6 +99,9 @@ class Catalog {
   // `Catalog for <NAME> not found.` / `Object '<T>' not found within '<S>'`; the schema's own
   // status when it is unusable.
   Result<const Table*> Resolve(const std::vector<std::string>& name) const;
+  // The schema a table name of 1 to 3 parts belongs in, whether or not the table exists (for
+  // statements that create it); the same errors as Resolve for a missing schema or catalog.
+  Result<const Schema*> SchemaFor(const std::vector<std::string>& name) const;
 
   const std::string& default_schema() const { return default_schema_; }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "catalog/catalog.h"
 #include "sql/dialect.h"
 
 namespace hop::cli {
@@ -13,6 +14,9 @@ namespace hop::cli {
 struct CheckOptions {
   bool print = false;                          // --print
   sql::Dialect dialect = sql::Dialect::kAnsi;  // --dialect
+  // --bind: bind each query against this catalog too (names, types, functions). Views and
+  // tables the script creates are added as it goes, so later statements can use them.
+  const catalog::Catalog* bind = nullptr;
 };
 
 struct CheckSummary {

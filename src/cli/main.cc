@@ -4,8 +4,10 @@
 #include <iostream>
 #include <memory>
 
+#include "catalog/catalog.h"
 #include "cli/check_command.h"
 #include "cli/resource_commands.h"
+#include "cli/run_command.h"
 #include "common/log.h"
 #include "sql/dialect.h"
 #include "store/sqlite_store.h"
@@ -38,6 +40,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.require_subcommand(0, 1);
 
+  // hop -e STMT / -f FILE: statements and !commands in one session.
+  hop::cli::RunOptions run_opts;
+  app.add_option("-e,--execute", run_opts.execute,
+                 "run a statement or !command (repeatable, in order)");
+  app.add_option("-f,--file", run_opts.file, "run a script file, or - for standard input");
+  app.add_option("--namespace", run_opts.namespace_name, "namespace of the session")
+      ->capture_default_str();
+  app.add_option("--hint", run_opts.hints, "hint k=v merged over pipeline tables (repeatable)");
+  app.add_option("--mode", run_opts.mode, "create or apply: how CREATE treats existing objects")
+      ->capture_default_str();
+
   // hop check
   auto* check = app.add_subcommand("check", "Parse a SQL script and report every error");
   std::string check_file;
@@ -46,6 +59,12 @@ int main(int argc, char** argv) {
   check->add_option("file", check_file, "script to check, or - for standard input")->required();
   check->add_flag("--print", check_print, "print each statement in canonical form");
   check->add_option("--dialect", dialect_name, "ansi, flink, postgres or sqlite")
+      ->capture_default_str();
+  bool check_bind = false;
+  std::string check_namespace = "default";
+  check->add_flag("--bind", check_bind,
+                  "also bind queries against the catalog of --state (names, types, functions)");
+  check->add_option("--namespace", check_namespace, "namespace whose catalog --bind uses")
       ->capture_default_str();
 
   // hop apply
@@ -106,6 +125,19 @@ int main(int argc, char** argv) {
                 << "' (expected ansi, flink, postgres or sqlite)\n";
       return 2;
     }
+    std::unique_ptr<hop::store::SqliteStore> store;
+    std::optional<hop::catalog::Catalog> catalog;
+    if (check_bind) {
+      store = OpenStore(state_dir);
+      if (!store) return 1;
+      auto loaded = hop::catalog::Catalog::Load(*store, check_namespace);
+      if (!loaded.ok()) {
+        std::cerr << "hop check: " << loaded.status().ToString() << "\n";
+        return 1;
+      }
+      catalog = std::move(loaded).value();
+      options.bind = &*catalog;
+    }
     std::string text;
     if (!hop::cli::ReadInput(check_file, &text)) {
       std::cerr << "hop check: cannot read " << check_file << "\n";
@@ -122,6 +154,12 @@ int main(int argc, char** argv) {
       std::cout << name << ": " << summary.statements << " statement(s) OK\n";
     }
     return 0;
+  }
+
+  if (!run_opts.execute.empty() || !run_opts.file.empty()) {
+    auto store = OpenStore(state_dir);
+    if (!store) return 1;
+    return hop::cli::RunSql(run_opts, *store, std::cout, std::cerr);
   }
 
   std::cout << app.help();

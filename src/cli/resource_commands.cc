@@ -80,9 +80,10 @@ bool LoadDocuments(const std::string& path, const std::string& namespace_name,
       if (namespaced && r->namespace_name().empty()) {
         r->set_namespace(namespace_name);
       } else if (namespaced && r->namespace_name() != namespace_name) {
-        doc.Error(fmt::format("metadata.namespace: {} does not match the namespace given with -n "
-                              "({})",
-                              r->namespace_name(), namespace_name));
+        doc.Error(
+            fmt::format("metadata.namespace: {} does not match the namespace given with -n "
+                        "({})",
+                        r->namespace_name(), namespace_name));
       }
     }
     resource::ValidateResource(*r, &doc);
@@ -92,8 +93,8 @@ bool LoadDocuments(const std::string& path, const std::string& namespace_name,
     err << source << ": no objects to apply\n";
     return false;
   }
-  Status s = issues.ToStatus(StatusCode::kValidation,
-                             fmt::format("{}: nothing was applied:", source));
+  Status s =
+      issues.ToStatus(StatusCode::kValidation, fmt::format("{}: nothing was applied:", source));
   if (!s.ok()) {
     err << s.ToString() << "\n";
     return false;
@@ -186,8 +187,7 @@ void PrintTable(const std::vector<Resource>& items, const KindInfo* kind, bool a
 
 // Resolves a kind the way a user names it: hop's kinds and well-known ones by any of their
 // names, then kinds found in the store by Kind name.
-Result<GroupKind> ResolveKind(const std::string& name, store::Store& store,
-                              const KindInfo** info) {
+Result<GroupKind> ResolveKind(const std::string& name, store::Store& store, const KindInfo** info) {
   *info = resource::LookupKind(name);
   if (*info) return (*info)->group_kind();
   auto all = store.List({});
@@ -238,9 +238,9 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
   }
   for (size_t i = 0; i < results->size(); ++i) {
     const Resource& r = (*results)[i];
-    const char* verb = existing_versions[i].empty()                         ? "created"
+    const char* verb = existing_versions[i].empty()                   ? "created"
                        : existing_versions[i] == r.resource_version() ? "unchanged"
-                                                                          : "configured";
+                                                                      : "configured";
     out << DisplayName(r) << " " << verb << "\n";
   }
   return 0;
@@ -269,8 +269,9 @@ int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, st
       err << "hop get: a name and a label selector cannot be combined\n";
       return 2;
     }
-    auto r = store.Get({*gk, ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns,
-                        options.name});
+    auto r =
+        store.Get({*gk, ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns,
+                   options.name});
     if (!r.ok()) {
       err << r.status().ToString() << "\n";
       return 1;
@@ -343,9 +344,10 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
       rc = 1;
       continue;
     }
-    out << DisplayName(*r) << (r->deletion_timestamp() && !r->finalizers().empty()
-                                   ? " marked for deletion (waiting for finalizers)"
-                                   : " deleted")
+    out << DisplayName(*r)
+        << (r->deletion_timestamp() && !r->finalizers().empty()
+                ? " marked for deletion (waiting for finalizers)"
+                : " deleted")
         << "\n";
   }
   return rc;

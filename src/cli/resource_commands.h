@@ -23,12 +23,12 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
              std::ostream& err);
 
 struct GetOptions {
-  std::string kind;            // plural, singular, short name or Kind, optionally `.group`
-  std::string name;            // empty: list
-  std::string namespace_name;  // -n; "default" when empty
+  std::string kind;             // plural, singular, short name or Kind, optionally `.group`
+  std::string name;             // empty: list
+  std::string namespace_name;   // -n; "default" when empty
   bool all_namespaces = false;  // -A
-  std::string selector;        // -l
-  std::string output;          // "", "wide", "yaml", "json"
+  std::string selector;         // -l
+  std::string output;           // "", "wide", "yaml", "json"
 };
 
 // Prints one object or a list: a table with the kind's printer columns, or YAML / JSON.

@@ -5,9 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "resource/yaml.h"
 #include "store/sqlite_store.h"
@@ -172,8 +171,8 @@ TEST_F(ResourceCommandsTest, SamplesReadBackIdentically) {
     ASSERT_TRUE(back.ok()) << out;
     Json got = (*back)[0];
     // The store adds its own metadata; everything the user wrote reads back as written.
-    for (const char* key : {"namespace", "uid", "resourceVersion", "generation",
-                            "creationTimestamp"}) {
+    for (const char* key :
+         {"namespace", "uid", "resourceVersion", "generation", "creationTimestamp"}) {
       EXPECT_TRUE(got["metadata"].contains(key)) << name << " " << key;
       got["metadata"].erase(key);
     }
@@ -235,8 +234,9 @@ metadata:
   EXPECT_EQ(out.substr(0, 9), "NAMESPACE");
   EXPECT_NE(out.find("app=web"), std::string::npos) << out;
 
-  const std::string mismatch = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  "
-                               "namespace: other\n";
+  const std::string mismatch =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  "
+      "namespace: other\n";
   EXPECT_EQ(Apply(File("m.yaml", mismatch), &out, &err, "team"), 1);
   EXPECT_NE(err.find("does not match the namespace given with -n"), std::string::npos) << err;
   EXPECT_EQ(Get({"nosuchkind", "", "", false, "", ""}, &out, &err), 1);

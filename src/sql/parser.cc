@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "common/strings.h"
 #include "common/source_error.h"
+#include "common/strings.h"
 #include "sql/lexer.h"
 #include "sql/parser_impl.h"
 
@@ -600,6 +600,15 @@ Result<StatementPtr> Parser::RunStatement() {
     const Token& e = tokens_[last - 1];
     stmt->source.assign(text_.substr(b.offset, e.offset + e.length - b.offset));
     stmt->loc = b.loc;
+    // What precedes the statement on its first line, for messages that show that line.
+    std::string_view before = text_.substr(0, b.offset);
+    size_t newline = before.rfind('\n');
+    if (newline == std::string_view::npos) {
+      stmt->line_prefix.assign(line_prefix_);
+      stmt->line_prefix.append(before);
+    } else {
+      stmt->line_prefix.assign(before.substr(newline + 1));
+    }
   }
   return stmt;
 }

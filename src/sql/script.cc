@@ -119,11 +119,12 @@ class Splitter {
     Location loc = Here();
     ++pos_;  // '!'
     ++loc.column;
+    const std::string_view prefix = LinePrefix();
     size_t begin = pos_;
     while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
     std::string_view text = s_.substr(begin, pos_ - begin);
     while (!text.empty() && (IsBlank(text.back()) || text.back() == ';')) text.remove_suffix(1);
-    items_.push_back({ScriptItem::Kind::kCommand, text, loc, {}});
+    items_.push_back({ScriptItem::Kind::kCommand, text, loc, prefix});
   }
 
   void Statement() {

@@ -61,6 +61,7 @@ struct Statement : PooledNode {
   const StatementKind kind;
   Location loc;        // where the statement starts in its file
   std::string source;  // the statement's text as parsed (without the closing ';')
+  std::string line_prefix;  // the file's text before the statement on its first line
 };
 
 using StatementPtr = std::unique_ptr<Statement>;

@@ -1,0 +1,27 @@
+// `hop -e STMT ...` and `hop -f FILE`: run statements and `!` commands in one session against the
+// state directory, in order, printing what they print. The exit status is 1 when any failed.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "session/session.h"
+#include "store/store.h"
+
+namespace hop::cli {
+
+struct RunOptions {
+  std::vector<std::string> execute;  // -e, each a script of one or more items, in order
+  std::string file;                  // -f; "-" for standard input; run after the -e scripts
+  std::vector<std::string> hints;    // --hint k=v, in order
+  std::string namespace_name = "default";
+  std::string mode = "create";
+};
+
+// Builds the session properties from the flags; errors name the bad flag.
+Result<session::Properties> SessionProperties(const RunOptions& options);
+
+int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, std::ostream& err);
+
+}  // namespace hop::cli

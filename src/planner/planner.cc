@@ -1,0 +1,468 @@
+#include "planner/planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "binder/binder.h"
+#include "binder/to_sql.h"
+#include "binder/types.h"
+#include "catalog/avro.h"
+#include "common/properties.h"
+#include "common/strings.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
+#include "resource/yaml.h"
+#include "sql/ast/create_materialized_view_statement.h"
+#include "sql/ast/insert_statement.h"
+#include "sql/ast/query_statement.h"
+#include "sql/unparser.h"
+#include "template/template.h"
+
+namespace hop::planner {
+
+using binder::RelPtr;
+using catalog::RowType;
+using resource::TableTemplateKind;
+
+std::string_view MethodName(Method m) { return m == Method::kScan ? "Scan" : "Modify"; }
+
+std::string PipelineTable::QualifiedName() const {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) out += (i ? "." : "") + path[i];
+  return out;
+}
+
+namespace {
+
+// Sets `key` in `entries`, replacing an earlier value in place.
+void Put(tmpl::Entries& entries, const std::string& key, const std::string& value) {
+  for (auto& [k, v] : entries) {
+    if (k == key) {
+      v = value;
+      return;
+    }
+  }
+  entries.emplace_back(key, value);
+}
+
+const std::string* Find(const tmpl::Entries& entries, std::string_view key) {
+  for (const auto& [k, v] : entries) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+bool Matches(const std::optional<resource::StringList>& list, std::string_view value) {
+  // An absent or empty list matches everything (the documented behaviour; reference departure 4).
+  if (!list || list->empty()) return true;
+  return std::find(list->begin(), list->end(), value) != list->end();
+}
+
+// A ROW column becomes one column per field, `<column>_<field>`, recursively; '$' becomes '_'.
+void Flatten(const std::string& prefix, const sql::DataType& type, RowType& out) {
+  if (type.name == sql::TypeName::kRow) {
+    for (const auto& f : type.fields) Flatten(prefix + "_" + f.name.name, f.type, out);
+    return;
+  }
+  std::string name = prefix;
+  std::replace(name.begin(), name.end(), '$', '_');
+  out.columns.push_back({name, type});
+}
+
+RowType Flattened(const RowType& row) {
+  RowType out;
+  for (const auto& c : row.columns) Flatten(c.name, c.type, out);
+  return out;
+}
+
+std::string TypeSql(const sql::DataType& t) {
+  using sql::TypeName;
+  std::string out;
+  switch (t.name) {
+    case TypeName::kBoolean: out = "BOOLEAN"; break;
+    case TypeName::kTinyInt: out = "TINYINT"; break;
+    case TypeName::kSmallInt: out = "SMALLINT"; break;
+    case TypeName::kInteger: out = "INTEGER"; break;
+    case TypeName::kBigInt: out = "BIGINT"; break;
+    case TypeName::kFloat: out = "FLOAT"; break;
+    case TypeName::kReal: out = "REAL"; break;
+    case TypeName::kDouble: out = "DOUBLE"; break;
+    case TypeName::kDecimal: out = "DECIMAL"; break;
+    case TypeName::kChar: out = "CHAR"; break;
+    case TypeName::kVarchar: out = "VARCHAR"; break;
+    case TypeName::kBinary: out = "BINARY"; break;
+    case TypeName::kVarbinary: out = "VARBINARY"; break;
+    case TypeName::kBytes:
+    case TypeName::kNull: out = "BYTES"; break;
+    case TypeName::kDate: out = "DATE"; break;
+    case TypeName::kTime: out = "TIME"; break;
+    case TypeName::kTimestamp:
+      out = t.time_zone == sql::TimeZone::kWithLocalTimeZone ? "TIMESTAMP_LTZ" : "TIMESTAMP";
+      break;
+    case TypeName::kInterval: out = "INTERVAL"; break;
+    case TypeName::kArray: out = TypeSql(t.params[0]) + " ARRAY"; break;
+    case TypeName::kMap:
+      out = fmt::format("MAP<{}, {}>", TypeSql(t.params[0]), TypeSql(t.params[1]));
+      break;
+    case TypeName::kRow:
+      out = "ROW(";
+      for (size_t i = 0; i < t.fields.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += sql::QuoteIdentifier(t.fields[i].name.name, sql::Dialect::kFlink);
+        out += ' ';
+        out += TypeSql(t.fields[i].type);
+      }
+      out += ')';
+      break;
+  }
+  if (t.nullability == sql::Nullability::kNotNull && t.name != sql::TypeName::kNull) {
+    out += " NOT NULL";
+  }
+  return out;
+}
+
+std::string QuotedPath(const std::vector<std::string>& path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (i > 0) out += '.';
+    out += sql::QuoteIdentifier(path[i], sql::Dialect::kFlink);
+  }
+  return out;
+}
+
+std::string OptionsSql(const std::map<std::string, std::string>& options) {
+  std::string out;
+  for (const auto& [k, v] : options) {
+    if (!out.empty()) out += ", ";
+    out += sql::QuoteString(k) + "=" + sql::QuoteString(v);
+  }
+  return out;
+}
+
+// The path a pipeline table is written with in its SQL: the leaf carries the suffix.
+std::vector<std::string> WrittenPath(const PipelineTable& t) {
+  std::vector<std::string> path = t.path;
+  path.back() += t.suffix;
+  return path;
+}
+
+// Drops NULL-typed columns from the top of a query (they are not written to the sink).
+RelPtr DropNullColumns(const RelPtr& query, std::vector<std::string>* names) {
+  const auto& cols = query->row_type.columns;
+  bool any = std::any_of(cols.begin(), cols.end(),
+                         [](const catalog::Column& c) { return binder::IsNull(c.type); });
+  if (!any) return query;
+  binder::Rel project;
+  project.kind = binder::RelKind::kProject;
+  names->clear();
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (binder::IsNull(cols[i].type)) continue;
+    project.exprs.push_back(binder::InputRef(static_cast<int>(i), cols[i].type));
+    project.row_type.columns.push_back(cols[i]);
+    names->push_back(cols[i].name);
+  }
+  project.inputs = {query};
+  return std::make_shared<binder::Rel>(std::move(project));
+}
+
+// The options templates see (reference §4.3, §4.4): the table's own, the hints over them, the
+// `pipeline` hint, and the key options derived from KEY_ columns unless `keys` is given.
+void AddOptions(PipelineTable& t, const tmpl::Entries& hints, const std::string* pipeline) {
+  for (const auto& [k, v] : hints) Put(t.options, k, v);
+  if (pipeline) Put(t.options, "pipeline", *pipeline);
+  if (Find(t.options, "keys")) return;
+  std::string keys;
+  for (const auto& c : t.row_type.columns) {
+    if (c.name.rfind("KEY_", 0) == 0) keys += (keys.empty() ? "" : ";") + c.name;
+  }
+  if (keys.empty()) return;
+  Put(t.options, "keys", keys);
+  Put(t.options, "keyPrefix", "KEY_");
+  Put(t.options, "keyType", "RECORD");
+}
+
+std::vector<std::string> ColumnNames(const RowType& row) {
+  std::vector<std::string> out;
+  for (const auto& c : row.columns) out.push_back(c.name);
+  return out;
+}
+
+}  // namespace
+
+std::string ColumnsSql(const RowType& row) {
+  std::string out;
+  bool primary_key = false;
+  for (size_t i = 0; i < row.columns.size(); ++i) {
+    if (i > 0) out += ", ";
+    std::string name = row.columns[i].name;
+    std::replace(name.begin(), name.end(), '$', '_');
+    primary_key |= name == "PRIMARY_KEY";
+    out += sql::QuoteIdentifier(name, sql::Dialect::kFlink) + " " + TypeSql(row.columns[i].type);
+  }
+  if (primary_key) out += ", PRIMARY KEY (`PRIMARY_KEY`) NOT ENFORCED";
+  return out;
+}
+
+Result<std::string> PipelineSql(const Pipeline& pipeline) {
+  std::string out;
+  auto table = [&](const PipelineTable& t) {
+    std::vector<std::string> path = WrittenPath(t);
+    if (path.size() == 3) {
+      out += fmt::format("CREATE CATALOG IF NOT EXISTS {} WITH ();\n",
+                         sql::QuoteIdentifier(path[0], sql::Dialect::kFlink));
+    }
+    if (path.size() >= 2) {
+      out += fmt::format("CREATE DATABASE IF NOT EXISTS {} WITH ();\n",
+                         QuotedPath({path.begin(), path.end() - 1}));
+    }
+    out += fmt::format("CREATE TABLE IF NOT EXISTS {} ({}) WITH ({});\n", QuotedPath(path),
+                       ColumnsSql(t.row_type), OptionsSql(t.connector));
+  };
+  for (const auto& s : pipeline.sources) table(s);
+  table(pipeline.sink);
+
+  binder::ToSqlOptions options;
+  const std::vector<std::string>& sink_path = pipeline.sink.path;
+  const bool collides = !pipeline.sink.suffix.empty();
+  options.table_path = [&](const binder::Rel& scan) {
+    std::vector<std::string> path = scan.path;
+    if (collides && path == sink_path) path.back() += "_source";
+    return path;
+  };
+  HOP_ASSIGN_OR_RETURN(auto query, binder::ToSql(*pipeline.query, options));
+  HOP_ASSIGN_OR_RETURN(std::string select, sql::PrintQuery(*query, {sql::Dialect::kFlink}));
+  std::string columns;
+  for (size_t i = 0; i < pipeline.target_columns.size(); ++i) {
+    if (i > 0) columns += ", ";
+    columns += sql::QuoteIdentifier(pipeline.target_columns[i], sql::Dialect::kFlink);
+  }
+  out += fmt::format("INSERT INTO {} ({}) {};", QuotedPath(WrittenPath(pipeline.sink)), columns,
+                     select);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Planner::Planner(PlanContext context) : context_(std::move(context)) {}
+
+PipelineTable Planner::FromCatalog(const catalog::Table& table) const {
+  PipelineTable t;
+  t.database = table.database;
+  t.path = table.path;
+  t.row_type = table.row_type;
+  for (const auto& [k, v] : table.options) t.options.emplace_back(k, v);
+  return t;
+}
+
+Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& table,
+                                                              Method method) const {
+  // Variables, lowest layer first: the ConfigMap, the table's names, then its options (which
+  // already carry the hints).
+  tmpl::Environment env;
+  env.SetAll(context_.config);
+  const auto& path = table.path;
+  env.Set("name", table.database + "-" + AsciiToLower(path.back()));
+  env.Set("database", table.database);
+  if (path.size() >= 3) env.Set("catalog", path[path.size() - 3]);
+  if (path.size() >= 2) env.Set("schema", path[path.size() - 2]);
+  env.Set("table", path.back());
+  const RowType row = table.row_type;
+  std::vector<std::string> avro_path = table.path;
+  env.SetLazy("avroValueSchema", [row, avro_path]() -> Result<std::optional<tmpl::Value>> {
+    catalog::AvroName name = catalog::AvroNameOfTable(avro_path);
+    HOP_ASSIGN_OR_RETURN(Json schema, catalog::AvroSchema(row, name.namespace_name, name.name));
+    return std::optional<tmpl::Value>(tmpl::Value::String(EmitJson(schema, -1)));
+  });
+  env.SetAll(table.options);
+
+  std::string rendered;
+  for (const auto& tt : context_.table_templates) {
+    if (!Matches(TableTemplateKind::kDatabases.Get(tt), table.database) ||
+        !Matches(TableTemplateKind::kMethods.Get(tt), MethodName(method))) {
+      continue;
+    }
+    auto connector = TableTemplateKind::kConnector.Get(tt);
+    if (!connector) continue;
+    auto text = tmpl::Render(*connector, env);
+    if (!text.ok()) {
+      return text.status().WithContext(fmt::format("TableTemplate {}: ", tt.name()));
+    }
+    if (!*text) continue;  // skipped: a variable it needs is missing
+    if (!rendered.empty()) rendered += '\n';
+    rendered += **text;
+  }
+  auto parsed = ParseProperties(rendered);
+  if (!parsed.ok()) {
+    return parsed.status().WithContext(fmt::format("connector of {}: ", table.QualifiedName()));
+  }
+  std::map<std::string, std::string> config(parsed->begin(), parsed->end());
+  // Connector hints: `<connector>.source.k` / `<connector>.sink.k` add k, never replace.
+  if (auto c = config.find("connector"); c != config.end()) {
+    std::string prefix = c->second + (method == Method::kScan ? ".source." : ".sink.");
+    for (const auto& [k, v] : table.options) {
+      if (k.size() > prefix.size() && k.compare(0, prefix.size(), prefix) == 0) {
+        config.emplace(k.substr(prefix.size()), v);
+      }
+    }
+  }
+  return config;
+}
+
+Result<PipelineTable> Planner::Table(const std::vector<std::string>& path) const {
+  HOP_ASSIGN_OR_RETURN(const catalog::Table* table, context_.catalog->Resolve(path));
+  PipelineTable t = FromCatalog(*table);
+  AddOptions(t, context_.hints, nullptr);
+  return t;
+}
+
+Result<Pipeline> Planner::Plan(const sql::Statement& statement) {
+  switch (statement.kind) {
+    case sql::StatementKind::kCreateMaterializedView: return PlanView(statement);
+    case sql::StatementKind::kInsert: return PlanInsert(statement);
+    case sql::StatementKind::kQuery: return PlanSelect(statement);
+    default:
+      return Status::InvalidArgument(
+          fmt::format("Unsupported DDL statement: {}", statement.source));
+  }
+}
+
+Result<Pipeline> Planner::PlanView(const sql::Statement& statement) {
+  const auto& mv = statement.As<sql::CreateMaterializedViewStatement>();
+  std::vector<std::string> path;
+  for (const auto& p : mv.name.parts) path.push_back(p.name);
+  const catalog::Catalog& cat = *context_.catalog;
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
+  HOP_RETURN_IF_ERROR(schema->status);
+  if (schema->database.empty()) {
+    return Status::InvalidArgument(fmt::format("{} is not a physical database.", schema->name));
+  }
+  const std::string& leaf = path.back();
+  const size_t dollar = leaf.find('$');
+  const std::string sink_name = leaf.substr(0, dollar);
+  const std::string suffix = dollar == std::string::npos ? "" : leaf.substr(dollar + 1);
+  if (auto it = schema->tables.find(leaf);
+      it != schema->tables.end() && it->second.kind == catalog::ObjectKind::kTable) {
+    return Status::InvalidArgument(
+        fmt::format("Cannot overwrite physical table {} with a view.", leaf));
+  }
+
+  binder::Binder binder(cat);
+  binder.SetStatement(&statement);
+  HOP_ASSIGN_OR_RETURN(RelPtr query, binder.BindQuery(*mv.query, mv.columns));
+
+  Pipeline p;
+  p.sink.database = schema->database;
+  p.sink.path = schema->Path();
+  p.sink.path.push_back(sink_name);
+  p.target_columns = ColumnNames(query->row_type);
+  auto existing = schema->tables.find(sink_name);
+  if (existing != schema->tables.end() && existing->second.kind == catalog::ObjectKind::kTable) {
+    // A partial view writes into an existing table: its columns must be the table's.
+    const catalog::Table& sink = existing->second;
+    p.sink.row_type = sink.row_type;
+    for (const auto& [k, v] : sink.options) p.sink.options.emplace_back(k, v);
+    binder::Rel cast;
+    cast.kind = binder::RelKind::kProject;
+    bool casts = false;
+    for (size_t i = 0; i < query->row_type.columns.size(); ++i) {
+      const catalog::Column& col = query->row_type.columns[i];
+      int target = sink.row_type.Find(col.name);
+      if (target < 0) {
+        return Status::InvalidArgument(fmt::format("Field {} not found in sink schema", col.name));
+      }
+      const sql::DataType& want = sink.row_type.columns[target].type;
+      if (!binder::Assignable(col.type, want)) {
+        return Status::InvalidArgument(fmt::format(
+            "Incompatible types for sink column '{}': query produces {} but sink expects {}",
+            col.name, binder::TypeText(col.type, true), binder::TypeText(want, true)));
+      }
+      binder::ScalarPtr ref = binder::InputRef(static_cast<int>(i), col.type);
+      bool same_family = col.type.name == want.name ||
+                         (binder::IsCharacter(col.type) && binder::IsCharacter(want)) ||
+                         binder::IsNull(col.type);
+      if (!same_family) {
+        auto c = std::make_shared<binder::Scalar>();
+        c->kind = binder::ScalarKind::kCast;
+        c->type = binder::WithNullable(want, binder::IsNullable(col.type));
+        c->args = {ref};
+        ref = c;
+        casts = true;
+      }
+      cast.exprs.push_back(ref);
+      cast.row_type.columns.push_back({col.name, ref->type});
+    }
+    if (casts) {
+      cast.inputs = {query};
+      query = std::make_shared<binder::Rel>(std::move(cast));
+    }
+  } else {
+    p.sink.row_type = query->row_type;
+  }
+  p.query = DropNullColumns(query, &p.target_columns);
+  p.job_name = leaf;
+  p.pipeline_name = schema->database + "-" + sink_name + (suffix.empty() ? "" : "-" + suffix);
+  p.view_path = schema->Path();
+  p.view_path.push_back(leaf);
+  p.view_resource = resource::Canonicalize(p.view_path);
+  HOP_RETURN_IF_ERROR(Finish(p));
+  return p;
+}
+
+Result<Pipeline> Planner::PlanInsert(const sql::Statement& statement) {
+  const auto& insert = statement.As<sql::InsertStatement>();
+  binder::Binder binder(*context_.catalog);
+  binder.SetStatement(&statement);
+  HOP_ASSIGN_OR_RETURN(binder::BoundInsert bound, binder.BindInsert(insert));
+  Pipeline p;
+  p.sink = FromCatalog(*bound.target);
+  p.sink.row_type = Flattened(bound.target->row_type);
+  p.target_columns = ColumnNames(bound.query->row_type);
+  p.query = DropNullColumns(bound.query, &p.target_columns);
+  p.job_name = bound.target->name;
+  p.pipeline_name = bound.target->QualifiedName();
+  HOP_RETURN_IF_ERROR(Finish(p));
+  return p;
+}
+
+Result<Pipeline> Planner::PlanSelect(const sql::Statement& statement) {
+  binder::Binder binder(*context_.catalog);
+  binder.SetStatement(&statement);
+  HOP_ASSIGN_OR_RETURN(RelPtr query, binder.BindQuery(*statement.As<sql::QueryStatement>().query));
+  Pipeline p;
+  p.sink.path = {"SINK"};
+  p.sink.row_type = query->row_type;
+  p.target_columns = ColumnNames(query->row_type);
+  p.query = DropNullColumns(query, &p.target_columns);
+  p.job_name = "SINK";
+  p.pipeline_name = "SINK";
+  HOP_RETURN_IF_ERROR(Finish(p));
+  return p;
+}
+
+Status Planner::Finish(Pipeline& p) const {
+  p.query = binder::Simplify(p.query);
+  for (const binder::Rel* scan : binder::Scans(*p.query)) {
+    p.sources.push_back(FromCatalog(*scan->table));
+  }
+  // A pipeline that reads the table it writes names the two sides apart.
+  for (auto& s : p.sources) {
+    if (s.path == p.sink.path) {
+      s.suffix = "_source";
+      p.sink.suffix = "_sink";
+    }
+  }
+  for (auto& s : p.sources) {
+    AddOptions(s, context_.hints, &p.pipeline_name);
+    HOP_ASSIGN_OR_RETURN(s.connector, Connector(s, Method::kScan));
+    if (s.connector.empty()) p.complete = false;
+  }
+  AddOptions(p.sink, context_.hints, &p.pipeline_name);
+  HOP_ASSIGN_OR_RETURN(p.sink.connector, Connector(p.sink, Method::kModify));
+  if (p.sink.connector.empty()) p.complete = false;
+  HOP_ASSIGN_OR_RETURN(p.sql, PipelineSql(p));
+  return Status::OK();
+}
+
+}  // namespace hop::planner

@@ -1,0 +1,115 @@
+// The planner: a CREATE MATERIALIZED VIEW, an INSERT or a bare SELECT becomes a Pipeline — the
+// tables it reads (sources), the table it writes (the sink), and the job that moves the data —
+// with each table's connector configuration rendered from the TableTemplates that match it, and
+// the pipeline SQL a Flink job runs (reference §4):
+//
+//   CREATE DATABASE IF NOT EXISTS `ADS` WITH ();
+//   CREATE TABLE IF NOT EXISTS `ADS`.`PAGE_VIEWS` (`PAGE_URN` VARCHAR, ...) WITH ('connector'=...);
+//   ... one block per source, then the sink ...
+//   INSERT INTO `ADS`.`AUDIENCE` (`FIRST_NAME`, `LAST_NAME`) SELECT ...;
+//
+// The planner reads only what it is given (catalog, templates, hints, configuration); the session
+// loads those from the store.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binder/bound.h"
+#include "catalog/catalog.h"
+#include "common/status.h"
+#include "resource/resource.h"
+#include "sql/ast/statement.h"
+#include "template/value.h"
+
+namespace hop::planner {
+
+// How a pipeline uses a table: reading (Scan) or writing (Modify). TableTemplates name these
+// methods in their `methods` list.
+enum class Method { kScan, kModify };
+std::string_view MethodName(Method m);  // "Scan", "Modify"
+
+// A table as a pipeline uses it.
+struct PipelineTable {
+  std::string database;           // the owning Database resource, "" when none
+  std::vector<std::string> path;  // [catalog,] schema, table
+  catalog::RowType row_type;      // all its columns (sources) or the columns written (sink)
+  std::string suffix;             // "_source" / "_sink" when the pipeline reads what it writes
+  // What templates see: the table's own options, the key options of §4.3, then the hints.
+  tmpl::Entries options;
+  // The connector configuration rendered from the matching TableTemplates, with connector hints;
+  // empty when no template gave one.
+  std::map<std::string, std::string> connector;
+
+  const std::string& name() const { return path.back(); }
+  // "ADS.PAGE_VIEWS".
+  std::string QualifiedName() const;
+};
+
+struct Pipeline {
+  std::vector<PipelineTable> sources;  // in the order the query reads them; repeats kept
+  PipelineTable sink;
+  binder::RelPtr query;                     // reads the sources, yields the sink's columns
+  std::vector<std::string> target_columns;  // the INSERT column list: the query's columns
+  // The job's name before canonicalization: the view's leaf name (with any `$suffix`), the
+  // INSERT target's name, or SINK. The Job resource is canonicalize(sink.database, job_name).
+  std::string job_name;
+  // The `pipeline` hint: "<database>-<SINK>[-<suffix>]" for views, the dotted target for INSERT,
+  // SINK for SELECT.
+  std::string pipeline_name;
+  // For a materialized view: its path and the name of its View and Pipeline resources.
+  std::vector<std::string> view_path;
+  std::string view_resource;
+  // The pipeline SQL (Flink), each statement ending in ';' on its own line.
+  std::string sql;
+  // False when a source or the sink has no connector: the SQL cannot run as it is, and SQL job
+  // templates are skipped (reference §4.2).
+  bool complete = true;
+};
+
+// Everything the planner reads.
+struct PlanContext {
+  const catalog::Catalog* catalog = nullptr;
+  // TableTemplates of the namespace, in list order.
+  std::vector<resource::Resource> table_templates;
+  // Connection hints (`--hint k=v`, SET), in order; later keys win.
+  tmpl::Entries hints;
+  // Top-level keys of the `hoptimator-configmap` ConfigMap, the lowest layer of variables.
+  tmpl::Entries config;
+};
+
+class Planner {
+ public:
+  explicit Planner(PlanContext context);
+
+  // Plans a CREATE MATERIALIZED VIEW, INSERT or SELECT. Other statements:
+  // InvalidArgument `Unsupported DDL statement: <text>`.
+  Result<Pipeline> Plan(const sql::Statement& statement);
+
+  // The connector configuration of one table read (Scan) or written (Modify) by a pipeline.
+  Result<std::map<std::string, std::string>> Connector(PipelineTable& table, Method method) const;
+
+  // A table of the catalog as a pipeline would use it (for `!resolve`).
+  Result<PipelineTable> Table(const std::vector<std::string>& path) const;
+
+ private:
+  Result<Pipeline> PlanView(const sql::Statement& statement);
+  Result<Pipeline> PlanInsert(const sql::Statement& statement);
+  Result<Pipeline> PlanSelect(const sql::Statement& statement);
+  // Sources from the plan's scans, connectors, collisions, and the SQL.
+  Status Finish(Pipeline& pipeline) const;
+  PipelineTable FromCatalog(const catalog::Table& table) const;
+
+  PlanContext context_;
+};
+
+// The pipeline SQL of a planned pipeline (reference §4.1), one statement per line.
+Result<std::string> PipelineSql(const Pipeline& pipeline);
+
+// The column list of a CREATE TABLE in pipeline SQL: `NAME` TYPE with precision dropped,
+// NOT NULL only for non-nullable columns, NULL types as BYTES, '$' in names as '_'.
+std::string ColumnsSql(const catalog::RowType& row);
+
+}  // namespace hop::planner

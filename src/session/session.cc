@@ -1,0 +1,491 @@
+#include "session/session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "binder/binder.h"
+#include "binder/types.h"
+#include "catalog/avro.h"
+#include "catalog/catalog.h"
+#include "common/strings.h"
+#include "common/table_format.h"
+#include "planner/planner.h"
+#include "resource/kinds.h"
+#include "sql/ast/set_statement.h"
+#include "sql/ast/show_statement.h"
+#include "sql/parser.h"
+#include "sql/script.h"
+
+namespace hop::session {
+
+namespace {
+
+constexpr std::string_view kConfigMapName = "hoptimator-configmap";
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+Result<std::string> UrlDecode(std::string_view s, std::string_view entry) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%') {
+      int hi = i + 2 < s.size() ? HexDigit(s[i + 1]) : -1;
+      int lo = i + 2 < s.size() ? HexDigit(s[i + 2]) : -1;
+      if (hi < 0 || lo < 0) {
+        return Status::InvalidArgument(
+            fmt::format("malformed hint '{}': '%' must start a two-digit hex escape", entry));
+      }
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string ModeName(Mode m) { return m == Mode::kApply ? "apply" : "create"; }
+
+std::string HintsText(const tmpl::Entries& hints) {
+  std::string out;
+  for (const auto& [k, v] : hints) out += (out.empty() ? "" : ",") + k + "=" + v;
+  return out;
+}
+
+std::string JoinComma(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+// `{k=v, k2=v2}`, as Java prints a map.
+std::string MapText(const std::map<std::string, std::string>& m) {
+  std::string out = "{";
+  for (const auto& [k, v] : m) {
+    if (out.size() > 1) out += ", ";
+    out += k + "=" + v;
+  }
+  return out + "}";
+}
+
+std::string_view ObjectKindName(catalog::ObjectKind k) {
+  switch (k) {
+    case catalog::ObjectKind::kTable: return "TABLE";
+    case catalog::ObjectKind::kView: return "VIEW";
+    case catalog::ObjectKind::kMaterializedView: return "MATERIALIZED VIEW";
+  }
+  return "TABLE";
+}
+
+// The session's catalog: the namespace's, narrowed to the `catalogs` property.
+Result<catalog::Catalog> LoadCatalog(store::Store& store, const Properties& p) {
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog all, catalog::Catalog::Load(store, p.namespace_name));
+  if (p.catalogs.empty()) return all;
+  catalog::Catalog narrowed;
+  for (const catalog::Schema* s : all.Schemas()) {
+    bool visible = s->database.empty() ||
+                   std::find(p.catalogs.begin(), p.catalogs.end(), s->name) != p.catalogs.end() ||
+                   (!s->catalog.empty() && std::find(p.catalogs.begin(), p.catalogs.end(),
+                                                     s->catalog) != p.catalogs.end());
+    if (visible) narrowed.AddSchema(*s);
+  }
+  return narrowed;
+}
+
+// The command word and the rest of the line.
+std::pair<std::string, std::string_view> SplitCommand(std::string_view text) {
+  text = TrimWhitespace(text);
+  size_t end = 0;
+  while (end < text.size() && text[end] != ' ' && text[end] != '\t') ++end;
+  return {AsciiToLower(text.substr(0, end)), TrimWhitespace(text.substr(end))};
+}
+
+// Names typed to commands are taken as written (reference §1.1); an unquoted name that does not
+// resolve is taken in upper case, as SQL would fold it, and its errors are those of that form.
+void UnquotedFallback(const catalog::Catalog& cat, std::string_view arg,
+                      std::vector<std::string>& path) {
+  if (arg.find('"') != std::string_view::npos || cat.Resolve(path).ok()) return;
+  for (auto& p : path) p = Utf8ToUpper(p);
+}
+
+constexpr std::string_view kHelp =
+    "Commands:\n"
+    "  !pipeline <statement>  the pipeline SQL of a CREATE MATERIALIZED VIEW, INSERT or SELECT\n"
+    "  !resolve <table>       a table's row type (as Avro) and its source and sink configs\n"
+    "  !tables [schema]       the tables and views of the catalog\n"
+    "  !schemas               the schemas of the catalog and their databases\n"
+    "  !describe <table>      the columns of a table or view\n"
+    "  !help                  this list\n"
+    "Settings (SET name = value, RESET name, SHOW name | ALL):\n"
+    "  namespace  the namespace resources are read from (default: default)\n"
+    "  hints      k=v,k2=v2: options merged over every table of a pipeline\n"
+    "  mode       create or apply: how CREATE treats objects that exist\n"
+    "  catalogs   comma list of the catalogs and schemas to see (default: all)\n";
+
+}  // namespace
+
+Result<tmpl::Entries> ParseHints(std::string_view text) {
+  tmpl::Entries out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view entry = TrimWhitespace(text.substr(start, end - start));
+    start = end + 1;
+    if (entry.empty()) {
+      if (end == text.size()) break;
+      continue;
+    }
+    size_t eq = entry.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return Status::InvalidArgument(fmt::format("malformed hint '{}': expected key=value", entry));
+    }
+    HOP_ASSIGN_OR_RETURN(std::string key, UrlDecode(entry.substr(0, eq), entry));
+    HOP_ASSIGN_OR_RETURN(std::string value, UrlDecode(entry.substr(eq + 1), entry));
+    bool replaced = false;
+    for (auto& [k, v] : out) {
+      if (k == key) {
+        v = value;
+        replaced = true;
+      }
+    }
+    if (!replaced) out.emplace_back(std::move(key), std::move(value));
+    if (end == text.size()) break;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> SplitTableName(std::string_view text) {
+  text = TrimWhitespace(text);
+  std::vector<std::string> parts;
+  if (text.find('"') == std::string_view::npos) {
+    size_t start = 0;
+    for (;;) {
+      size_t dot = text.find('.', start);
+      parts.emplace_back(text.substr(start, dot == std::string_view::npos ? dot : dot - start));
+      if (dot == std::string_view::npos) break;
+      start = dot + 1;
+    }
+  } else {
+    // Quoted identifiers, '.'-separated; "" inside quotes is a quote.
+    size_t i = 0;
+    auto bad = [&] {
+      return Status::InvalidArgument(
+          fmt::format("Not a well-formed quoted table identifier: {}", text));
+    };
+    for (;;) {
+      std::string part;
+      if (i < text.size() && text[i] == '"') {
+        ++i;
+        bool closed = false;
+        while (i < text.size()) {
+          if (text[i] == '"') {
+            if (i + 1 < text.size() && text[i + 1] == '"') {
+              part += '"';
+              i += 2;
+              continue;
+            }
+            ++i;
+            closed = true;
+            break;
+          }
+          part += text[i++];
+        }
+        if (!closed) return bad();
+      } else {
+        while (i < text.size() && text[i] != '.') {
+          if (text[i] == '"') return bad();
+          part += text[i++];
+        }
+      }
+      if (part.empty()) return bad();
+      parts.push_back(std::move(part));
+      if (i == text.size()) break;
+      if (text[i] != '.') return bad();
+      ++i;
+    }
+  }
+  for (const auto& p : parts) {
+    if (p.empty()) {
+      return Status::InvalidArgument(fmt::format("'{}' is not a table name", text));
+    }
+  }
+  return parts;
+}
+
+Session::Session(store::Store& store, Properties properties)
+    : store_(store), properties_(std::move(properties)) {}
+
+int Session::RunScript(std::string_view script, std::string_view name, std::string& out,
+                       std::string& err) {
+  int failed = 0;
+  for (const sql::ScriptItem& item : sql::SplitScript(script)) {
+    SourceOrigin origin{item.loc.line, item.loc.column, item.line_prefix};
+    Status st = Execute(item.text, item.kind == sql::ScriptItem::Kind::kCommand, out, origin);
+    if (!st.ok()) {
+      ++failed;
+      err += fmt::format("{}: {}\n", name, st.ToString());
+    }
+  }
+  return failed;
+}
+
+Status Session::Execute(std::string_view text, bool is_command, std::string& out,
+                        const SourceOrigin& origin) {
+  return is_command ? Command(text, out, origin) : Statement(text, out, origin);
+}
+
+Status Session::Statement(std::string_view text, std::string& out, const SourceOrigin& origin) {
+  HOP_ASSIGN_OR_RETURN(
+      sql::StatementPtr stmt,
+      sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
+  switch (stmt->kind) {
+    case sql::StatementKind::kSet: {
+      const auto& set = stmt->As<sql::SetStatement>();
+      if (set.value_kind == sql::SettingValueKind::kDefault) return Reset(set.name);
+      return Set(set.name, set.value);
+    }
+    case sql::StatementKind::kReset: return Reset(stmt->As<sql::ResetStatement>().name);
+    case sql::StatementKind::kShow: return Show(stmt->As<sql::ShowStatement>().name, out);
+    case sql::StatementKind::kQuery:
+      return Status::InvalidArgument(
+          "executing queries is not supported by this version of hop; `!pipeline SELECT ...` "
+          "shows the pipeline a query becomes");
+    default:
+      return Status::InvalidArgument(fmt::format(
+          "{} statements are not executed by this version of hop; `!pipeline` shows the "
+          "pipeline of a CREATE MATERIALIZED VIEW or INSERT",
+          Utf8ToUpper(SplitCommand(text).first)));
+  }
+}
+
+Status Session::Command(std::string_view text, std::string& out, const SourceOrigin& origin) {
+  auto [word, rest] = SplitCommand(text);
+  if (word == "pipeline") {
+    // The statement starts after the command word: keep positions true to the file.
+    size_t offset = static_cast<size_t>(rest.data() - text.data());
+    SourceOrigin at = origin;
+    at.column += static_cast<uint32_t>(offset);
+    std::string prefix = std::string(origin.prefix) + std::string(text.substr(0, offset));
+    at.prefix = prefix;
+    return Pipeline(rest, out, at);
+  }
+  if (word == "resolve") return Resolve(rest, out);
+  if (word == "tables") return Tables(rest, out);
+  if (word == "schemas") return Schemas(out);
+  if (word == "describe") return Describe(rest, out);
+  if (word == "help") {
+    out += kHelp;
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      fmt::format("unknown command '!{}'; !help lists the commands", word));
+}
+
+Result<planner::PlanContext> Session::PlanContext(const catalog::Catalog& cat) {
+  planner::PlanContext ctx;
+  ctx.catalog = &cat;
+  ctx.hints = properties_.hints;
+  HOP_ASSIGN_OR_RETURN(
+      store::ListResult templates,
+      store_.List(
+          {resource::TableTemplateKind::Info().group_kind(), properties_.namespace_name, {}}));
+  ctx.table_templates = std::move(templates.items);
+  auto config =
+      store_.Get({{"", "ConfigMap"}, properties_.namespace_name, std::string(kConfigMapName)});
+  if (config.ok()) {
+    const Json& doc = config->json();
+    if (auto data = doc.find("data"); data != doc.end() && data->is_object()) {
+      for (const auto& [k, v] : data->items()) {
+        if (v.is_string()) ctx.config.emplace_back(k, v.get<std::string>());
+      }
+    }
+  } else if (config.status().code() != StatusCode::kNotFound) {
+    return config.status();
+  }
+  return ctx;
+}
+
+Status Session::Pipeline(std::string_view text, std::string& out, const SourceOrigin& origin) {
+  if (text.empty()) {
+    return Status::InvalidArgument("!pipeline needs a statement, e.g. !pipeline INSERT INTO ...");
+  }
+  while (!text.empty() && (text.back() == ';' || text.back() == ' ')) text.remove_suffix(1);
+  HOP_ASSIGN_OR_RETURN(
+      sql::StatementPtr stmt,
+      sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
+  planner::Planner planner(std::move(ctx));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
+  out += p.sql;
+  out += '\n';
+  return Status::OK();
+}
+
+Status Session::Resolve(std::string_view arg, std::string& out) {
+  HOP_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitTableName(arg));
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  // Names are taken as typed; an unquoted name that does not resolve is tried in upper case.
+  UnquotedFallback(cat, arg, path);
+  HOP_ASSIGN_OR_RETURN(const catalog::Table* table, cat.Resolve(path));
+  HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
+  planner::Planner planner(std::move(ctx));
+  HOP_ASSIGN_OR_RETURN(planner::PipelineTable t, planner.Table(table->path));
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(table->path));
+  catalog::AvroName name = catalog::AvroNameOfTable(table->path);
+  HOP_ASSIGN_OR_RETURN(Json avro,
+                       catalog::AvroSchema(table->row_type, name.namespace_name, name.name,
+                                           schema->adapter == catalog::Adapter::kDemo
+                                               ? catalog::AvroTypeSpelling::kJava
+                                               : catalog::AvroTypeSpelling::kSql));
+  planner::PipelineTable as_sink = t;
+  HOP_ASSIGN_OR_RETURN(auto source, planner.Connector(t, planner::Method::kScan));
+  HOP_ASSIGN_OR_RETURN(auto sink, planner.Connector(as_sink, planner::Method::kModify));
+  out += "Avro schema:\n" + catalog::PrettyAvro(avro) + "\n";
+  out += "Source configs:\n" + MapText(source) + "\n";
+  out += "Sink configs:\n" + MapText(sink) + "\n";
+  return Status::OK();
+}
+
+Status Session::Tables(std::string_view arg, std::string& out) {
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  std::string filter = Utf8ToUpper(arg);
+  std::vector<std::vector<TableCell>> rows;
+  for (const catalog::Schema* s : cat.Schemas()) {
+    std::string schema_name = s->catalog.empty() ? s->name : s->catalog + "." + s->name;
+    if (!filter.empty() && filter != Utf8ToUpper(schema_name)) continue;
+    for (const auto& [name, t] : s->tables) {
+      rows.push_back({schema_name, name, std::string(ObjectKindName(t.kind)),
+                      s->database.empty() ? TableCell() : TableCell(s->database)});
+    }
+  }
+  out += FormatTable({"SCHEMA", "TABLE", "TYPE", "DATABASE"}, rows);
+  return Status::OK();
+}
+
+Status Session::Schemas(std::string& out) {
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  std::vector<std::vector<TableCell>> rows;
+  for (const catalog::Schema* s : cat.Schemas()) {
+    rows.push_back({s->catalog.empty() ? TableCell() : TableCell(s->catalog), s->name,
+                    s->database.empty() ? TableCell() : TableCell(s->database),
+                    s->url.empty() ? TableCell() : TableCell(s->url),
+                    s->status.ok() ? TableCell("OK") : TableCell(s->status.ToString())});
+  }
+  out += FormatTable({"CATALOG", "SCHEMA", "DATABASE", "URL", "STATUS"}, rows);
+  return Status::OK();
+}
+
+Status Session::Describe(std::string_view arg, std::string& out) {
+  HOP_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitTableName(arg));
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  UnquotedFallback(cat, arg, path);
+  HOP_ASSIGN_OR_RETURN(const catalog::Table* table, cat.Resolve(path));
+  catalog::RowType row = table->row_type;
+  if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
+    // A view's columns are its query's.
+    binder::Binder binder(cat);
+    HOP_ASSIGN_OR_RETURN(binder::RelPtr view, binder.BindView(*table));
+    row = view->row_type;
+  }
+  std::vector<std::vector<TableCell>> rows;
+  for (const auto& c : row.columns) {
+    sql::DataType t = c.type;
+    // Calcite's default lengths and precisions, which it shows.
+    if (!t.precision && (t.name == sql::TypeName::kChar || t.name == sql::TypeName::kBinary)) {
+      t.precision = 1;
+    }
+    if (!t.precision && (t.name == sql::TypeName::kTime || t.name == sql::TypeName::kTimestamp)) {
+      t.precision = 0;
+    }
+    rows.push_back({c.name, binder::TypeText(t),
+                    t.precision ? TableCell(std::to_string(*t.precision)) : TableCell(),
+                    t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
+                    binder::IsNullable(t) ? "YES" : "NO"});
+  }
+  out += FormatTable({"columnName", "typeName", "columnSize", "columnScale", "isNullable"}, rows);
+  return Status::OK();
+}
+
+Status Session::Set(std::string_view name, std::string_view value) {
+  std::string key = AsciiToLower(name);
+  if (key == "namespace" || key == "k8s.namespace") {
+    if (value.empty()) return Status::InvalidArgument("namespace cannot be empty");
+    properties_.namespace_name = std::string(value);
+  } else if (key == "hints") {
+    HOP_ASSIGN_OR_RETURN(properties_.hints, ParseHints(value));
+  } else if (key == "mode") {
+    if (EqualsIgnoreCase(value, "apply")) {
+      properties_.mode = Mode::kApply;
+    } else if (EqualsIgnoreCase(value, "create")) {
+      properties_.mode = Mode::kCreate;
+    } else {
+      return Status::InvalidArgument(fmt::format("mode must be create or apply, not '{}'", value));
+    }
+  } else if (key == "catalogs") {
+    properties_.catalogs.clear();
+    size_t start = 0;
+    while (start <= value.size()) {
+      size_t end = value.find(',', start);
+      if (end == std::string_view::npos) end = value.size();
+      std::string_view part = TrimWhitespace(value.substr(start, end - start));
+      if (!part.empty()) properties_.catalogs.emplace_back(Utf8ToUpper(part));
+      start = end + 1;
+    }
+  } else {
+    return Status::InvalidArgument(
+        fmt::format("unknown setting '{}' (settings: namespace, hints, mode, catalogs)", name));
+  }
+  return Status::OK();
+}
+
+Status Session::Reset(std::string_view name) {
+  Properties defaults;
+  std::string key = AsciiToLower(name);
+  if (key.empty() || key == "all") {
+    properties_ = defaults;
+  } else if (key == "namespace" || key == "k8s.namespace") {
+    properties_.namespace_name = defaults.namespace_name;
+  } else if (key == "hints") {
+    properties_.hints.clear();
+  } else if (key == "mode") {
+    properties_.mode = defaults.mode;
+  } else if (key == "catalogs") {
+    properties_.catalogs.clear();
+  } else {
+    return Status::InvalidArgument(
+        fmt::format("unknown setting '{}' (settings: namespace, hints, mode, catalogs)", name));
+  }
+  return Status::OK();
+}
+
+Status Session::Show(std::string_view name, std::string& out) {
+  std::vector<std::vector<TableCell>> rows;
+  std::string key = AsciiToLower(name);
+  auto row = [&](std::string n, std::string v) {
+    if (key.empty() || key == "all" || key == n || (n == "namespace" && key == "k8s.namespace")) {
+      rows.push_back({n, v});
+    }
+  };
+  row("namespace", properties_.namespace_name);
+  row("hints", HintsText(properties_.hints));
+  row("mode", ModeName(properties_.mode));
+  row("catalogs", JoinComma(properties_.catalogs));
+  if (rows.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("unknown setting '{}' (settings: namespace, hints, mode, catalogs)", name));
+  }
+  out += FormatTable({"name", "value"}, rows);
+  return Status::OK();
+}
+
+}  // namespace hop::session

@@ -1,0 +1,79 @@
+// A session: one user's connection to a state directory. It carries the connection properties
+// (namespace, hints, mode, catalogs), settable by flags and by SET, and executes statements and
+// `!` commands against the store, writing what they print.
+//
+// Commands: `!pipeline <statement>` (the pipeline SQL), `!resolve <table>` (row type as Avro and
+// the source and sink connector configs), `!tables [schema]`, `!schemas`, `!describe <table>`,
+// `!help`. Statements: SET / RESET / SHOW of the settings. Statements that change the world
+// (CREATE, DROP, ...) and queries are executed by later layers and are reported as not available.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "common/source_error.h"
+#include "common/status.h"
+#include "planner/planner.h"
+#include "store/store.h"
+#include "template/value.h"
+
+namespace hop::session {
+
+// How CREATE treats objects that exist (reference §1.4).
+enum class Mode { kCreate, kApply };
+
+struct Properties {
+  std::string namespace_name = "default";
+  tmpl::Entries hints;  // in order; a later hint of the same key replaces the earlier
+  Mode mode = Mode::kCreate;
+  // The catalogs and schemas the session sees (upper case, as written in the catalog); empty
+  // means all.
+  std::vector<std::string> catalogs;
+};
+
+// Parses a hints list `k1=v1,k2=v2`: entries split on ',' then at the first '=', keys and values
+// URL-decoded (%2C for a comma). Errors name the malformed entry.
+Result<tmpl::Entries> ParseHints(std::string_view text);
+
+class Session {
+ public:
+  Session(store::Store& store, Properties properties);
+
+  // Runs one statement (its text without the closing ';') or one command (the text after '!'),
+  // appending what it prints to `out`. `origin` places the text in its file for error messages.
+  Status Execute(std::string_view text, bool is_command, std::string& out,
+                 const SourceOrigin& origin = {});
+
+  // Runs a script of statements and commands, writing output and errors to the callbacks; stops
+  // at nothing (every item runs). Returns the number of items that failed.
+  int RunScript(std::string_view script, std::string_view name, std::string& out, std::string& err);
+
+  const Properties& properties() const { return properties_; }
+
+ private:
+  Status Statement(std::string_view text, std::string& out, const SourceOrigin& origin);
+  Status Command(std::string_view text, std::string& out, const SourceOrigin& origin);
+  // What the planner reads from the store: templates and the ConfigMap of the namespace.
+  Result<planner::PlanContext> PlanContext(const catalog::Catalog& cat);
+  Status Pipeline(std::string_view text, std::string& out, const SourceOrigin& origin);
+  Status Resolve(std::string_view arg, std::string& out);
+  Status Tables(std::string_view arg, std::string& out);
+  Status Schemas(std::string& out);
+  Status Describe(std::string_view arg, std::string& out);
+  Status Set(std::string_view name, std::string_view value);
+  Status Reset(std::string_view name);
+  Status Show(std::string_view name, std::string& out);
+
+  store::Store& store_;
+  Properties properties_;
+};
+
+// Splits a table name typed to a command (reference §1.1): without '"' on '.' verbatim;
+// otherwise as quoted SQL identifiers (`"KAFKA"."my.event"`). Errors:
+// `Not a well-formed quoted table identifier: <input>`.
+Result<std::vector<std::string>> SplitTableName(std::string_view text);
+
+}  // namespace hop::session
