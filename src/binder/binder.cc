@@ -289,6 +289,9 @@ class Binder::Impl {
   Result<From> Table(const sql::BaseTableRef& ref, const Scope* outer);
   Result<From> Join(const sql::JoinRef& join, const Scope* outer, const From* lateral);
   Result<From> Unnest(const sql::UnnestRef& unnest, const Scope* outer, const From* lateral);
+  Result<From> UnnestQuery(const sql::UnnestRef& unnest, const Scope* outer);
+  // Applies the alias of an UNNEST to it.
+  Result<From> NameUnnest(Rel rel, std::string alias, const sql::UnnestRef& unnest);
   Result<From> Aliased(RelPtr rel, std::string alias, std::vector<std::string> path,
                        const std::optional<sql::TableAlias>& alias_clause, sql::Location loc);
 
@@ -297,6 +300,7 @@ class Binder::Impl {
     const Scope* scope = nullptr;
     bool allow_aggregates = false;  // bind aggregate calls as kCall (lifted later)
     bool allow_windows = false;
+    bool in_join_condition = false;
   };
   Result<ScalarPtr> Expr(const sql::Expr& e, const ExprContext& ctx);
   Result<ScalarPtr> Column(const sql::ColumnRefExpr& ref, const Scope& scope);
@@ -305,7 +309,17 @@ class Binder::Impl {
   Result<ScalarPtr> Literal(const sql::LiteralExpr& lit);
   Result<std::vector<ScalarPtr>> ExprList(const std::vector<sql::ExprPtr>& list,
                                           const ExprContext& ctx);
-  Result<RelPtr> Subquery(const sql::Query& q, const Scope& scope);
+  // Binds a subquery of an expression; `correlated` says whether it reads the enclosing row.
+  Result<RelPtr> Subquery(const sql::Query& q, const Scope& scope, bool* correlated);
+  // Correlated subqueries read the FROM row, which aggregation and joins do not keep.
+  Status CheckCorrelation(bool correlated, const ExprContext& ctx, sql::Location loc) const {
+    if (correlated && (ctx.allow_aggregates || ctx.in_join_condition)) {
+      return Error(loc,
+                   "correlated subqueries are supported in the select list and WHERE "
+                   "clause of a query without aggregation");
+    }
+    return Status::OK();
+  }
   Status CheckComparable(const ScalarPtr& a, const ScalarPtr& b, std::string_view op,
                          sql::Location loc) const;
 
@@ -337,6 +351,7 @@ class Binder::Impl {
   std::unordered_map<const catalog::Table*, RelPtr> views_;
   std::vector<const catalog::Table*> view_stack_;
   int subquery_aliases_ = 0;
+  int outer_refs_ = 0;  // correlated references made so far
 };
 
 Binder::Binder(const catalog::Catalog& catalog) : impl_(std::make_unique<Impl>(catalog)) {}
@@ -1182,6 +1197,7 @@ Result<From> Binder::Impl::Join(const sql::JoinRef& join, const Scope* outer, co
   } else if (join.on) {
     ExprContext ctx;
     ctx.scope = &out.scope;
+    ctx.in_join_condition = true;
     if (ContainsAggregate(join.on.get())) {
       return Error(join.on->loc, "Aggregate expression is illegal in ON clause");
     }
@@ -1198,6 +1214,9 @@ Result<From> Binder::Impl::Join(const sql::JoinRef& join, const Scope* outer, co
 
 Result<From> Binder::Impl::Unnest(const sql::UnnestRef& unnest, const Scope* outer,
                                   const From* lateral) {
+  if (unnest.args.size() == 1 && unnest.args[0]->kind == ExprKind::kSubquery) {
+    return UnnestQuery(unnest, outer);
+  }
   Scope scope;
   if (lateral) scope = lateral->scope;
   scope.outer = outer;
@@ -1235,8 +1254,16 @@ Result<From> Binder::Impl::Unnest(const sql::UnnestRef& unnest, const Scope* out
     rel.row_type.columns.push_back({"ORDINALITY", NotNull(TypeName::kInteger)});
   }
   std::string alias = fmt::format("EXPR${}", subquery_aliases_++);
+  return NameUnnest(std::move(rel), alias, unnest);
+}
+
+Result<From> Binder::Impl::NameUnnest(Rel rel, std::string alias, const sql::UnnestRef& unnest) {
   // Column aliases name the UNNEST's own columns (it must stay the direct input of its join).
+  // Without them, a one-column UNNEST takes the table alias as its column's name.
   std::optional<sql::TableAlias> table_alias = unnest.alias;
+  if (table_alias && table_alias->columns.empty() && rel.row_type.columns.size() == 1) {
+    rel.row_type.columns[0].name = table_alias->name.name;
+  }
   if (table_alias && !table_alias->columns.empty()) {
     if (table_alias->columns.size() != rel.row_type.columns.size()) {
       return Error(unnest.loc, fmt::format("List of column aliases must have same degree as "
@@ -1251,6 +1278,57 @@ Result<From> Binder::Impl::Unnest(const sql::UnnestRef& unnest, const Scope* out
     table_alias->columns.clear();
   }
   return Aliased(MakeRel(std::move(rel)), alias, {alias}, table_alias, unnest.loc);
+}
+
+// `UNNEST(SELECT ...)`: every row of the query, each of its collections unnested.
+Result<From> Binder::Impl::UnnestQuery(const sql::UnnestRef& unnest, const Scope* outer) {
+  HOP_ASSIGN_OR_RETURN(RelPtr query, Query(*unnest.args[0]->As<sql::SubqueryExpr>().query, outer));
+  Rel u;
+  u.kind = RelKind::kUnnest;
+  u.with_ordinality = unnest.with_ordinality;
+  for (size_t i = 0; i < query->row_type.columns.size(); ++i) {
+    const DataType& t = query->row_type.columns[i].type;
+    if (t.name == TypeName::kArray) {
+      if (t.params[0].name == TypeName::kRow) {
+        for (const auto& f : t.params[0].fields)
+          u.row_type.columns.push_back({f.name.name, f.type});
+      } else {
+        u.row_type.columns.push_back({query->row_type.columns[i].name, t.params[0]});
+      }
+    } else if (t.name == TypeName::kMap) {
+      u.row_type.columns.push_back({"KEY", t.params[0]});
+      u.row_type.columns.push_back({"VALUE", t.params[1]});
+    } else {
+      return Error(unnest.args[0]->loc,
+                   fmt::format("UNNEST of a query needs ARRAY or MAP columns; column '{}' is {}",
+                               query->row_type.columns[i].name, TypeText(t)));
+    }
+    u.exprs.push_back(InputRef(static_cast<int>(i), t));
+  }
+  if (u.with_ordinality) {
+    u.row_type.columns.push_back({"ORDINALITY", NotNull(TypeName::kInteger)});
+  }
+  std::string alias = fmt::format("EXPR${}", subquery_aliases_++);
+  HOP_ASSIGN_OR_RETURN(From named, NameUnnest(std::move(u), alias, unnest));
+  // The query's rows, each joined with its unnested collections; only the latter are seen.
+  const int width = static_cast<int>(query->row_type.columns.size());
+  Rel join;
+  join.kind = RelKind::kJoin;
+  join.join_type = sql::JoinType::kCross;
+  join.row_type = query->row_type;
+  for (const auto& c : named.rel->row_type.columns) join.row_type.columns.push_back(c);
+  join.inputs = {query, named.rel};
+  RelPtr joined = MakeRel(std::move(join));
+  Rel project;
+  project.kind = RelKind::kProject;
+  for (size_t i = 0; i < named.rel->row_type.columns.size(); ++i) {
+    const catalog::Column& c = named.rel->row_type.columns[i];
+    project.exprs.push_back(InputRef(width + static_cast<int>(i), c.type));
+    project.row_type.columns.push_back(c);
+  }
+  project.inputs = {joined};
+  named.rel = MakeRel(std::move(project));
+  return named;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1418,15 +1496,29 @@ Result<ScalarPtr> Binder::Impl::Column(const sql::ColumnRefExpr& ref, const Scop
     return Error(ref.loc, fmt::format("Column '{}' is ambiguous", parts[match.used - 1].name));
   }
   if (match.index < 0) {
-    for (const Scope* o = scope.outer; o; o = o->outer) {
+    int depth = 1;
+    for (const Scope* o = scope.outer; o; o = o->outer, ++depth) {
       Match outer_match;
       bool outer_ambiguous = false;
       resolve_in(*o, &outer_match, &outer_ambiguous);
-      if (outer_match.index >= 0 || outer_ambiguous) {
-        return Error(ref.loc, fmt::format("Column '{}' refers to an enclosing query; hop does "
-                                          "not support correlated subqueries",
+      if (outer_ambiguous) {
+        return Error(ref.loc,
+                     fmt::format("Column '{}' is ambiguous", parts[outer_match.used - 1].name));
+      }
+      if (outer_match.index < 0) continue;
+      // A correlated reference: one level up, to a plain column.
+      if (depth > 1 || outer_match.used != parts.size()) {
+        return Error(ref.loc, fmt::format("Column '{}' refers to a query more than one level "
+                                          "out, or to a field of one; hop supports correlated "
+                                          "references to the enclosing query's columns only",
                                           ref.name.ToString()));
       }
+      ++outer_refs_;
+      Scalar s;
+      s.kind = ScalarKind::kOuterRef;
+      s.index = outer_match.index;
+      s.type = o->row.columns[outer_match.index].type;
+      return Make(std::move(s));
     }
     if (parts.size() >= 2) {
       // Name the missing table if no table matches the qualifier.
@@ -1615,8 +1707,11 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
   return Binary(b.op, std::move(left), std::move(right), std::move(type));
 }
 
-Result<RelPtr> Binder::Impl::Subquery(const sql::Query& q, const Scope& scope) {
-  return Query(q, &scope);
+Result<RelPtr> Binder::Impl::Subquery(const sql::Query& q, const Scope& scope, bool* correlated) {
+  const int before = outer_refs_;
+  auto rel = Query(q, &scope);
+  *correlated = outer_refs_ != before;
+  return rel;
 }
 
 Result<ScalarPtr> Binder::Impl::Function(const sql::FunctionExpr& f, const ExprContext& ctx) {
@@ -1786,11 +1881,14 @@ Result<ScalarPtr> Binder::Impl::Expr(const sql::Expr& e, const ExprContext& ctx)
     case ExprKind::kInSubquery: {
       const auto& in = e.As<sql::InSubqueryExpr>();
       HOP_ASSIGN_OR_RETURN(ScalarPtr operand, Expr(*in.operand, ctx));
-      HOP_ASSIGN_OR_RETURN(RelPtr q, Subquery(*in.query, *ctx.scope));
+      bool correlated = false;
+      HOP_ASSIGN_OR_RETURN(RelPtr q, Subquery(*in.query, *ctx.scope, &correlated));
       if (q->row_type.columns.size() != 1) {
         return Error(e.loc, "Values in expression list must have compatible types");
       }
+      HOP_RETURN_IF_ERROR(CheckCorrelation(correlated, ctx, e.loc));
       Scalar s;
+      s.correlated = correlated;
       s.kind = ScalarKind::kInSubquery;
       s.negated = in.negated;
       s.args = {operand};
@@ -1820,21 +1918,29 @@ Result<ScalarPtr> Binder::Impl::Expr(const sql::Expr& e, const ExprContext& ctx)
       return Make(std::move(s));
     }
     case ExprKind::kExists: {
-      HOP_ASSIGN_OR_RETURN(RelPtr q, Subquery(*e.As<sql::ExistsExpr>().query, *ctx.scope));
+      bool correlated = false;
+      HOP_ASSIGN_OR_RETURN(RelPtr q,
+                           Subquery(*e.As<sql::ExistsExpr>().query, *ctx.scope, &correlated));
+      HOP_RETURN_IF_ERROR(CheckCorrelation(correlated, ctx, e.loc));
       Scalar s;
+      s.correlated = correlated;
       s.kind = ScalarKind::kExists;
       s.query = std::move(q);
       s.type = NotNull(TypeName::kBoolean);
       return Make(std::move(s));
     }
     case ExprKind::kSubquery: {
-      HOP_ASSIGN_OR_RETURN(RelPtr q, Subquery(*e.As<sql::SubqueryExpr>().query, *ctx.scope));
+      bool correlated = false;
+      HOP_ASSIGN_OR_RETURN(RelPtr q,
+                           Subquery(*e.As<sql::SubqueryExpr>().query, *ctx.scope, &correlated));
+      HOP_RETURN_IF_ERROR(CheckCorrelation(correlated, ctx, e.loc));
       if (q->row_type.columns.size() != 1) {
         return Error(e.loc, fmt::format("Scalar subquery must return exactly one column, not {}",
                                         q->row_type.columns.size()));
       }
       Scalar s;
       s.kind = ScalarKind::kSubquery;
+      s.correlated = correlated;
       s.type = WithNullable(q->row_type.columns[0].type, true);
       s.query = std::move(q);
       return Make(std::move(s));

@@ -193,11 +193,12 @@ std::string ExplainScalar(const Scalar& s) {
     case ScalarKind::kItem:
       return fmt::format("{}[{}]", ExplainScalar(*s.args[0]), ExplainScalar(*s.args[1]));
     case ScalarKind::kField: return fmt::format("{}.{}", ExplainScalar(*s.args[0]), s.text);
-    case ScalarKind::kSubquery: return "$SCALAR_QUERY";
+    case ScalarKind::kSubquery: return "$SCALAR_QUERY";  // the plan of the query is not shown
     case ScalarKind::kExists: return "EXISTS($QUERY)";
     case ScalarKind::kInSubquery:
       return fmt::format("{} {}IN ($QUERY)", ExplainScalar(*s.args[0]), s.negated ? "NOT " : "");
     case ScalarKind::kParameter: return fmt::format("?{}", s.index);
+    case ScalarKind::kOuterRef: return fmt::format("$outer.{}", s.index);
   }
   return "?";
 }

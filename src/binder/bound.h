@@ -45,6 +45,7 @@ enum class ScalarKind : uint8_t {
   kExists,      // EXISTS (query)
   kInSubquery,  // args[0] [NOT] IN (query)
   kParameter,   // ? or $n: index is the 1-based parameter number
+  kOuterRef,    // column `index` of the enclosing query's input row (a correlated reference)
 };
 
 struct IntervalUnits {
@@ -89,6 +90,7 @@ struct Scalar {
   bool distinct = false;                 // kCall: aggregate DISTINCT
   bool star = false;                     // kCall: COUNT(*)
   bool absent_on_null = false;           // kJsonObject
+  bool correlated = false;               // kSubquery, kExists, kInSubquery: `query` has kOuterRefs
   const Function* function = nullptr;    // kCall
   std::shared_ptr<const Window> window;  // kCall with OVER
   RelPtr query;                          // kSubquery, kExists, kInSubquery

@@ -31,10 +31,12 @@ ScalarPtr SubstituteRefs(const ScalarPtr& s, const std::vector<ScalarPtr>& exprs
   return std::make_shared<Scalar>(std::move(copy));
 }
 
-bool AnyWindow(const std::vector<ScalarPtr>& exprs) {
+// Expressions that cannot move onto another input: windows (merging would repeat them) and
+// correlated subqueries (their references to the enclosing row would dangle).
+bool Unmovable(const std::vector<ScalarPtr>& exprs) {
   std::function<bool(const ScalarPtr&)> has = [&](const ScalarPtr& s) {
     if (!s) return false;
-    if (s->window) return true;
+    if (s->window || s->correlated) return true;
     return std::any_of(s->args.begin(), s->args.end(), has);
   };
   return std::any_of(exprs.begin(), exprs.end(), has);
@@ -64,7 +66,7 @@ RelPtr SimplifyNode(const RelPtr& rel, bool top) {
     }
   }
   if (r.kind == RelKind::kFilter && r.inputs[0]->kind == RelKind::kProject &&
-      !AnyWindow(r.inputs[0]->exprs)) {
+      !Unmovable(r.inputs[0]->exprs) && !Unmovable({r.condition})) {
     // Filter(Project(x)) -> Project(Filter(x)).
     const Rel& project = *r.inputs[0];
     Rel filter;
@@ -77,7 +79,7 @@ RelPtr SimplifyNode(const RelPtr& rel, bool top) {
     return SimplifyNode(std::make_shared<Rel>(std::move(moved)), top);
   }
   if (r.kind == RelKind::kProject && r.inputs[0]->kind == RelKind::kProject &&
-      !AnyWindow(r.inputs[0]->exprs)) {
+      !Unmovable(r.inputs[0]->exprs) && !Unmovable(r.exprs)) {
     const Rel& inner = *r.inputs[0];
     for (auto& e : r.exprs) e = SubstituteRefs(e, inner.exprs);
     r.inputs = inner.inputs;
@@ -177,6 +179,8 @@ class Writer {
   Status SelectList(Built& b);  // writes the columns out as the SELECT list
 
   const ToSqlOptions& options_;
+  // The rows that correlated subqueries being written refer to, innermost last.
+  std::vector<const Built*> outer_;
   std::set<std::string> aliases_;
   int subqueries_ = 0;
 };
@@ -301,6 +305,17 @@ Result<sql::ExprPtr> Writer::Convert(const Scalar& s, const Built& b) {
       lit->to_unit = s.interval.to;
       lit->to_precision = s.interval.to_precision;
       return sql::ExprPtr(std::move(lit));
+    }
+    case ScalarKind::kOuterRef: {
+      if (outer_.empty()) return Status::Internal("correlated reference outside a subquery");
+      const Built& o = *outer_.back();
+      if (s.index < 0 || s.index >= static_cast<int>(o.cols.size())) {
+        return Status::Internal("correlated reference out of range");
+      }
+      const Col& c = o.cols[s.index];
+      if (c.expr) return c.expr();
+      // Always qualified, so that the subquery's own columns cannot capture the name.
+      return ColumnExpr(c, true);
     }
     case ScalarKind::kParameter: {
       auto p = std::make_unique<sql::ParameterExpr>();
@@ -467,8 +482,15 @@ Result<sql::ExprPtr> Writer::Convert(const Scalar& s, const Built& b) {
     case ScalarKind::kSubquery:
     case ScalarKind::kExists:
     case ScalarKind::kInSubquery: {
-      HOP_ASSIGN_OR_RETURN(Built inner, Visit(*Simplify(s.query)));
-      HOP_ASSIGN_OR_RETURN(auto query, Finish(std::move(inner)));
+      outer_.push_back(&b);
+      auto visited = Visit(*Simplify(s.query));
+      if (!visited.ok()) {
+        outer_.pop_back();
+        return visited.status();
+      }
+      auto finished = Finish(std::move(visited).value());
+      outer_.pop_back();
+      HOP_ASSIGN_OR_RETURN(auto query, std::move(finished));
       if (s.kind == ScalarKind::kSubquery) {
         auto e = std::make_unique<sql::SubqueryExpr>();
         e->query = std::move(query);
