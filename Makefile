@@ -18,17 +18,14 @@ build/build.ninja:
 test: all
 	ctest --test-dir build --output-on-failure -j $(JOBS)
 
-# The demo grows with every capability: today hop loads the demo environment into a fresh state
-# directory and shows it, then parses the quickstart script and prints it in canonical form.
+# The demo grows with every capability: hop loads the demo environment into a fresh state
+# directory and runs the quickstart script against it.
 DEMO_STATE ?= build/demo-state
 demo: hop
 	rm -rf $(DEMO_STATE)
 	./build/hop --state $(DEMO_STATE) apply -f examples/demo-environment.yaml
-	./build/hop --state $(DEMO_STATE) apply -f examples/demo-environment.yaml
 	./build/hop --state $(DEMO_STATE) get databases
-	./build/hop --state $(DEMO_STATE) get tabletemplates demodb-read-template -o yaml
-	./build/hop check examples/quickstart.sql
-	./build/hop check --print examples/quickstart.sql
+	./build/hop --state $(DEMO_STATE) -f examples/quickstart.sql
 
 build-debug/build.ninja:
 	$(CMAKE) -S . -B build-debug -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOP_SANITIZE=ON -DHOP_BENCH=OFF
@@ -38,9 +35,10 @@ debug: build-debug/build.ninja
 	ctest --test-dir build-debug --output-on-failure -j $(JOBS)
 
 bench: build/build.ninja
-	$(CMAKE) --build build -j $(JOBS) --target sql_bench store_bench
+	$(CMAKE) --build build -j $(JOBS) --target sql_bench store_bench planner_bench
 	./build/bench/sql_bench
 	./build/bench/store_bench
+	./build/bench/planner_bench
 
 build-fuzz/build.ninja:
 	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOP_FUZZ=ON

@@ -1,38 +1,26 @@
--- hop quickstart: the life of a small pipeline over the demo databases.
--- Run it with `make demo`. Today hop parses and prints these statements back in canonical form;
--- each release makes more of them execute (see README.md for the state of things).
+-- hop quickstart: from SQL to a pipeline, over the demo environment.
+-- Run it with `make demo`, which applies examples/demo-environment.yaml to a fresh state
+-- directory and then runs this script with `hop -f`.
 
--- Two demo databases: ads (PAGE_VIEWS, AD_CLICKS, CAMPAIGNS) and profile (MEMBERS, COMPANIES).
-CREATE DATABASE IF NOT EXISTS ads_database
-  WITH (url 'jdbc:demodb://names=ads', schema 'ADS');
-CREATE DATABASE IF NOT EXISTS profile_database
-  WITH (url 'jdbc:demodb://names=profile', schema 'PROFILE');
+-- What the catalog holds: one schema per Database resource, their tables, and their columns.
+!schemas
+!tables ADS
+!describe PROFILE.MEMBERS
 
--- Session settings travel with the connection.
-SET mode = create;
-SHOW mode;
+-- How a table is reached: its row type as Avro, and the connector configuration the templates
+-- give it when a pipeline reads it (source) or writes it (sink).
+!resolve ADS.PAGE_VIEWS
 
--- A view is a stored query; nothing runs until something materialises it.
-CREATE OR REPLACE VIEW ads.visitors AS
-  SELECT first_name, last_name, page_urn
-  FROM ads.page_views NATURAL JOIN profile.members;
+-- A materialized view becomes a pipeline: a CREATE TABLE for every table it reads, one for the
+-- table it writes, and the INSERT a Flink job runs. NATURAL JOIN becomes an explicit condition.
+!pipeline CREATE MATERIALIZED VIEW ads.audience AS SELECT first_name, last_name FROM ads.page_views NATURAL JOIN profile.members
 
--- A materialized view becomes a pipeline: sources, a sink and a job.
-CREATE MATERIALIZED VIEW ads.audience
-  REFRESHED '*/15 * * * *'
-  WITH (retention.days '7')
-AS SELECT first_name, last_name FROM ads.visitors WHERE page_urn LIKE 'urn:li:page:%';
+-- Three-part names reach a catalog; the read and the written table are told apart.
+!pipeline INSERT INTO ads_catalog.ads.ad_clicks SELECT * FROM ads_catalog.ads.ad_clicks
 
--- A trigger runs a job whenever the view's watermark advances, or on a schedule.
-CREATE TRIGGER audience_export ON ads.audience AS 'export-job' IN 'default'
-  SCHEDULED '@hourly'
-  WITH ('job.properties.target' 'warehouse');
-
-FIRE TRIGGER audience_export WITH ('job.properties.reason' 'first run');
-PAUSE TRIGGER audience_export;
-RESUME TRIGGER audience_export;
-
--- Clean up.
-DROP TRIGGER IF EXISTS audience_export;
-DROP MATERIALIZED VIEW IF EXISTS ads.audience;
-DROP VIEW IF EXISTS ads.visitors;
+-- A partial view writes some columns of an existing table: here Kafka events land in
+-- ADS.PAGE_VIEWS. Hints reach the templates: kafka.source.* options go to the source only.
+SET hints = 'kafka.source.group.id=quickstart';
+!pipeline CREATE MATERIALIZED VIEW ads."PAGE_VIEWS$from-kafka" AS SELECT page_urn, member_urn FROM kafka."page-events" WHERE page_urn LIKE 'urn:li:page:%'
+SHOW ALL;
+RESET hints;

@@ -91,3 +91,95 @@ TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
 }
 
 }  // namespace
+
+namespace {
+
+// A state directory with the test environment applied.
+class StateDir {
+ public:
+  StateDir() {
+    char tmpl[] = "/tmp/hop-e2e-sql-XXXXXX";
+    path_ = mkdtemp(tmpl);
+    HopRun a = Hop("--state " + path_ + " apply -f " +
+                   hop::testing::SourcePath("test/sql/env/samples.yaml"));
+    EXPECT_EQ(a.status, 0) << a.out;
+  }
+  ~StateDir() { std::filesystem::remove_all(path_); }
+  std::string Flag() const { return "--state " + path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(CliTest, ExecuteRunsStatementsAndCommandsInOrder) {
+  StateDir state;
+  HopRun r = Hop(state.Flag() +
+                 " -e 'SET hints = \"kafka.source.k1=v1\";' -e 'SHOW hints;'"
+                 " -e '!pipeline insert into kafka.\"existing-topic-1\" select * from "
+                 "kafka.\"existing-topic-2\"'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("kafka.source.k1=v1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'k1'='v1'"), std::string::npos) << r.out;
+  // Flags set the session too, and a failing item makes the exit status 1 while the others run.
+  HopRun flags = Hop(state.Flag() +
+                     " --hint kafka.sink.k2=v2 --hint flink.parallelism=2 --mode apply"
+                     " -e 'SHOW ALL;' -e '!resolve nope.nope' -e 'SHOW mode;'");
+  EXPECT_EQ(flags.status, 1) << flags.out;
+  EXPECT_NE(flags.out.find("kafka.sink.k2=v2,flink.parallelism=2"), std::string::npos) << flags.out;
+  EXPECT_NE(flags.out.find("-e: Catalog Error: Schema for NOPE.NOPE not found."), std::string::npos)
+      << flags.out;
+  EXPECT_NE(flags.out.rfind("| mode | apply |"), std::string::npos) << flags.out;
+  EXPECT_EQ(Hop(state.Flag() + " --mode sideways -e 'SHOW mode;'").status, 2);
+  EXPECT_EQ(Hop(state.Flag() + " --hint novalue -e 'SHOW mode;'").status, 2);
+}
+
+TEST(CliTest, FileRunsAScript) {
+  StateDir state;
+  const std::string script =
+      "-- the README's view\n"
+      "!pipeline create materialized view ads.audience as select first_name, last_name "
+      "from ads.page_views natural join profile.members\n"
+      "SET mode = 'apply';\n"
+      "!describe PROFILE.MEMBERS\n";
+  HopRun r = Hop(state.Flag() + " -f -", script);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("INSERT INTO `ADS`.`AUDIENCE` (`FIRST_NAME`, `LAST_NAME`) SELECT "
+                       "`MEMBERS`.`FIRST_NAME`, `MEMBERS`.`LAST_NAME` FROM `ADS`.`PAGE_VIEWS` "
+                       "INNER JOIN `PROFILE`.`MEMBERS` ON `PAGE_VIEWS`.`MEMBER_URN` = "
+                       "`MEMBERS`.`MEMBER_URN`;"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| COMPANY_URN | VARCHAR"), std::string::npos) << r.out;
+  HopRun bad = Hop(state.Flag() + " -f -", "!pipeline select nope from ads.page_views\n");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("<stdin>: Binder Error: Column 'NOPE' not found in any table at line "
+                         "1, column 18"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_EQ(Hop(state.Flag() + " -f /no/such/file").status, 2);
+}
+
+TEST(CliTest, CheckBindsAgainstTheCatalog) {
+  StateDir state;
+  const std::string script =
+      "CREATE VIEW ads.v AS SELECT first_name FROM profile.members;\n"
+      "SELECT first_name FROM ads.v;\n"
+      "CREATE TABLE kafka.t (k VARCHAR, n INT);\n"
+      "INSERT INTO kafka.t SELECT first_name, 1 FROM ads.v;\n";
+  HopRun ok = Hop(state.Flag() + " check --bind -", script);
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  HopRun parse_only = Hop(state.Flag() + " check -", "SELECT nope FROM ads.page_views;");
+  EXPECT_EQ(parse_only.status, 0) << parse_only.out;
+  HopRun bound = Hop(state.Flag() + " check --bind -",
+                     "SELECT 1;\nSELECT nope FROM ads.page_views;\nSELECT * FROM ads.nope;\n");
+  EXPECT_EQ(bound.status, 1) << bound.out;
+  EXPECT_NE(bound.out.find("Column 'NOPE' not found in any table at line 2, column 8"),
+            std::string::npos)
+      << bound.out;
+  EXPECT_NE(bound.out.find("Object 'NOPE' not found within 'ADS' at line 3, column 15"),
+            std::string::npos)
+      << bound.out;
+  EXPECT_NE(bound.out.find("2 of 3 statement(s) failed"), std::string::npos) << bound.out;
+}
+
+}  // namespace

@@ -42,12 +42,16 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
   }
   session::Session session(store, std::move(props).value());
   int failed = 0;
+  bool printed = false;
   // Item by item, so that output and errors interleave as they happen.
   auto run = [&](std::string_view script, std::string_view name) {
     for (const sql::ScriptItem& item : sql::SplitScript(script)) {
       std::string o;
       Status st = session.Execute(item.text, item.kind == sql::ScriptItem::Kind::kCommand, o,
                                   {item.loc.line, item.loc.column, item.line_prefix});
+      // A blank line between the outputs of successive items keeps them apart.
+      if (!o.empty() && printed) out << '\n';
+      printed |= !o.empty();
       out << o << std::flush;
       if (!st.ok()) {
         ++failed;
