@@ -846,7 +846,7 @@ Result<RelPtr> Binder::Impl::Select(const sql::SelectBody& select, const Scope* 
         aggregate_rel.group.push_back(agg.pre[i]->index);
       for (auto& call : agg.calls) {
         for (int& a : call.args) a = agg.pre[a]->index;
-        for (auto& [col, dir] : call.within_group) col = agg.pre[col]->index;
+        for (auto& k : call.within_group) k.column = agg.pre[k.column]->index;
         if (call.filter >= 0) call.filter = agg.pre[call.filter]->index;
       }
       aggregate_rel.inputs = {rel};
@@ -958,6 +958,10 @@ Result<ScalarPtr> Binder::Impl::Lift(const ScalarPtr& s, Aggregation& agg, const
         continue;
       }
       call.args.push_back(PreColumn(agg, a));
+    }
+    if (s->filter) call.filter = PreColumn(agg, s->filter);
+    for (const auto& k : s->within_group) {
+      call.within_group.push_back({PreColumn(agg, k.expr), k.direction, k.nulls});
     }
     agg.calls.push_back(std::move(call));
     agg.call_exprs.push_back(s);
@@ -1763,8 +1767,28 @@ Result<ScalarPtr> Binder::Impl::Function(const sql::FunctionExpr& f, const ExprC
   s.type = fn->return_type(types);
   s.args = std::move(args);
   if (!f.within_group.empty() || f.filter) {
-    if (!is_aggregate) return Error(f.loc, "WITHIN GROUP and FILTER need an aggregate function");
-    return Error(f.loc, fmt::format("{} with WITHIN GROUP or FILTER is not supported yet", name));
+    if (!is_aggregate) {
+      return Error(f.loc,
+                   fmt::format("FILTER and WITHIN GROUP apply to aggregate calls; {} {}", name,
+                               f.over ? "is used as a window function here"
+                                      : "is not an aggregate function"));
+    }
+    if (f.filter) {
+      HOP_ASSIGN_OR_RETURN(s.filter, Expr(*f.filter, arg_ctx));
+      if (!IsBoolean(s.filter->type) && !IsNull(s.filter->type)) {
+        return Error(f.filter->loc, "FILTER (WHERE ...) needs a boolean condition");
+      }
+    }
+    for (const auto& o : f.within_group) {
+      HOP_ASSIGN_OR_RETURN(ScalarPtr key, Expr(*o.expr, arg_ctx));
+      s.within_group.push_back({std::move(key), o.direction, o.nulls});
+    }
+  }
+  if (name.rfind("PERCENTILE_", 0) == 0 && s.within_group.size() != 1) {
+    return Error(f.loc, fmt::format("{} needs WITHIN GROUP (ORDER BY one expression)", name));
+  }
+  if (name == "PERCENTILE_DISC" && !s.within_group.empty()) {
+    s.type = WithNullable(s.within_group[0].expr->type, true);
   }
   if (f.over) {
     ExprContext wctx = arg_ctx;

@@ -22,6 +22,18 @@ bool SameScalar(const Scalar& a, const Scalar& b) {
        a.interval.to_precision != b.interval.to_precision)) {
     return false;
   }
+  if ((a.filter == nullptr) != (b.filter == nullptr) ||
+      (a.filter && !SameScalar(*a.filter, *b.filter)) ||
+      a.within_group.size() != b.within_group.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.within_group.size(); ++i) {
+    if (a.within_group[i].direction != b.within_group[i].direction ||
+        a.within_group[i].nulls != b.within_group[i].nulls ||
+        !SameScalar(*a.within_group[i].expr, *b.within_group[i].expr)) {
+      return false;
+    }
+  }
   for (size_t i = 0; i < a.args.size(); ++i) {
     if (!a.args[i] || !b.args[i]) {
       if (a.args[i] != b.args[i]) return false;

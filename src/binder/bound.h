@@ -93,7 +93,10 @@ struct Scalar {
   bool correlated = false;               // kSubquery, kExists, kInSubquery: `query` has kOuterRefs
   const Function* function = nullptr;    // kCall
   std::shared_ptr<const Window> window;  // kCall with OVER
-  RelPtr query;                          // kSubquery, kExists, kInSubquery
+  // Aggregate kCall: FILTER (WHERE filter) and WITHIN GROUP (ORDER BY within_group).
+  ScalarPtr filter;
+  std::vector<Window::Key> within_group;
+  RelPtr query;  // kSubquery, kExists, kInSubquery
 };
 
 // Structural equality (kinds, types, values, arguments; subqueries by identity).
@@ -111,7 +114,12 @@ struct AggregateCall {
   int filter = -1;  // input column holding the FILTER (WHERE ...) condition, or -1
   sql::DataType type;
   // WITHIN GROUP (ORDER BY ...) keys, as input columns.
-  std::vector<std::pair<int, sql::SortDirection>> within_group;
+  struct Key {
+    int column = 0;
+    sql::SortDirection direction = sql::SortDirection::kDefault;
+    sql::NullsOrder nulls = sql::NullsOrder::kDefault;
+  };
+  std::vector<Key> within_group;
   // Extra constant arguments after the column ones (LISTAGG's separator), as literals.
   std::vector<ScalarPtr> literal_args;
 };

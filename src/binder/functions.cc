@@ -43,6 +43,7 @@ DataType Double(std::span<const DataType> a) {
   return WithNullable(DataType(TypeName::kDouble), AnyNullable(a));
 }
 DataType DoubleNotNull(std::span<const DataType>) { return NotNull(TypeName::kDouble); }
+DataType DoubleNullableOf(std::span<const DataType>) { return DataType(TypeName::kDouble); }
 DataType First(std::span<const DataType> a) { return WithNullable(a[0], AnyNullable(a)); }
 DataType FirstNullable(std::span<const DataType> a) { return WithNullable(a[0], true); }
 DataType FirstOrVarchar(std::span<const DataType> a) {
@@ -261,6 +262,8 @@ struct Table {
     for (auto n : {"STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP"}) {
       Add(n, FunctionKind::kAggregate, 1, 1, {F::kNumeric}, FirstNullable);
     }
+    Add("PERCENTILE_CONT", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, DoubleNullableOf);
+    Add("PERCENTILE_DISC", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, DoubleNullableOf);
     Add("BOOL_AND", FunctionKind::kAggregate, 1, 1, {F::kBoolean}, FirstNullable);
     Add("BOOL_OR", FunctionKind::kAggregate, 1, 1, {F::kBoolean}, FirstNullable);
     Add("EVERY", FunctionKind::kAggregate, 1, 1, {F::kBoolean}, FirstNullable);

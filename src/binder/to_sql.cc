@@ -652,6 +652,16 @@ Result<Built> Writer::Visit(const Rel& rel) {
                  HOP_ASSIGN_OR_RETURN(sql::ExprPtr x, Convert(*lit, *input));
                  f->args.push_back(std::move(x));
                }
+               if (call.filter >= 0) {
+                 HOP_ASSIGN_OR_RETURN(f->filter, Column(*input, call.filter));
+               }
+               for (const auto& k : call.within_group) {
+                 sql::OrderItem item;
+                 HOP_ASSIGN_OR_RETURN(item.expr, Column(*input, k.column));
+                 item.direction = k.direction;
+                 item.nulls = k.nulls;
+                 f->within_group.push_back(std::move(item));
+               }
                return sql::ExprPtr(std::move(f));
              }});
       }
