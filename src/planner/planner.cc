@@ -342,10 +342,17 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement) {
   const size_t dollar = leaf.find('$');
   const std::string sink_name = leaf.substr(0, dollar);
   const std::string suffix = dollar == std::string::npos ? "" : leaf.substr(dollar + 1);
-  if (auto it = schema->tables.find(leaf);
-      it != schema->tables.end() && it->second.kind == catalog::ObjectKind::kTable) {
-    return Status::InvalidArgument(
-        fmt::format("Cannot overwrite physical table {} with a view.", leaf));
+  if (auto it = schema->tables.find(leaf); it != schema->tables.end()) {
+    if (it->second.kind == catalog::ObjectKind::kTable) {
+      return Status::InvalidArgument(
+          fmt::format("Cannot overwrite physical table {} with a view.", leaf));
+    }
+    // Planning is a dry run: an existing view is an error only when the statement neither
+    // replaces it nor tolerates it (reference §1.4, the SPECIFY mode).
+    if (!mv.or_replace && !mv.if_not_exists) {
+      return Status::AlreadyExists(
+          fmt::format("View {} already exists. Use CREATE OR REPLACE to update.", leaf));
+    }
   }
 
   binder::Binder binder(cat);
