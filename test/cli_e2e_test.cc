@@ -20,8 +20,13 @@ struct HopRun {
 
 HopRun Hop(const std::string& args, const std::string& input = "") {
   std::string cmd = std::string(HOP_BINARY) + " " + args + " 2>&1";
+  // Tests run in parallel processes: each input gets a file of its own.
+  std::string in;
   if (!input.empty()) {
-    const std::string in = std::filesystem::temp_directory_path() / "hop-e2e-stdin";
+    char tmpl[] = "/tmp/hop-e2e-stdin-XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd >= 0) close(fd);
+    in = tmpl;
     std::ofstream(in) << input;
     cmd += " < " + in;
   }
@@ -32,6 +37,7 @@ HopRun Hop(const std::string& args, const std::string& input = "") {
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
   int status = pclose(p);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (!in.empty()) std::filesystem::remove(in);
   return r;
 }
 
