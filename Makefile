@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 FUZZ_SECONDS ?= 60
 
-.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml format clean
+.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind format clean
 
 all: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS)
@@ -45,7 +45,7 @@ build-fuzz/build.ninja:
 
 # Runs the SQL fuzzer for FUZZ_SECONDS (default 60) from the seed corpus built out of the golden
 # files; new inputs are kept in build-fuzz/corpus.
-fuzz: fuzz-sql fuzz-yaml
+fuzz: fuzz-sql fuzz-yaml fuzz-bind
 
 fuzz-sql: build-fuzz/build.ninja
 	$(CMAKE) --build build-fuzz -j $(JOBS) --target sql_fuzz
@@ -60,6 +60,17 @@ fuzz-yaml: build-fuzz/build.ninja
 	mkdir -p build-fuzz/yaml-corpus
 	./build-fuzz/fuzz/yaml_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/yaml-corpus examples src/resource/testdata fuzz/regressions/yaml
+
+# Runs the binder fuzzer: queries over the demo catalog must bind or fail cleanly, and what binds
+# must write back as SQL that binds to the same row type.
+fuzz-bind: build-fuzz/build.ninja
+	$(CMAKE) --build build-fuzz -j $(JOBS) --target bind_fuzz
+	mkdir -p build-fuzz/bind-corpus build-fuzz/seeds build-fuzz/bind-seeds
+	./scripts/fuzz-seeds src/sql/testdata build-fuzz/seeds
+	./scripts/fuzz-seeds src/binder/testdata build-fuzz/bind-seeds
+	./build-fuzz/fuzz/bind_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/bind-corpus \
+	  build-fuzz/bind-seeds build-fuzz/seeds fuzz/regressions/sql
 
 format:
 	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -90,16 +90,6 @@ ScalarPtr CastTo(ScalarPtr operand, DataType type) {
   return Make(std::move(s));
 }
 
-// Shifts input references by `delta` (for expressions moved onto a wider row).
-ScalarPtr Shift(const ScalarPtr& s, int delta) {
-  if (!s || delta == 0) return s;
-  if (s->kind == ScalarKind::kInputRef) return InputRef(s->index + delta, s->type);
-  if (s->args.empty()) return s;
-  Scalar copy = *s;
-  for (auto& a : copy.args) a = Shift(a, delta);
-  return Make(std::move(copy));
-}
-
 // Replaces input references by the expressions they name (to merge a Project into another).
 ScalarPtr Substitute(const ScalarPtr& s, const std::vector<ScalarPtr>& exprs) {
   if (!s) return s;
