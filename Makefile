@@ -70,7 +70,7 @@ fuzz-bind: build-fuzz/build.ninja
 	./scripts/fuzz-seeds src/binder/testdata build-fuzz/bind-seeds
 	./build-fuzz/fuzz/bind_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/bind-corpus \
-	  build-fuzz/bind-seeds build-fuzz/seeds fuzz/regressions/sql
+	  build-fuzz/bind-seeds build-fuzz/seeds fuzz/regressions/sql fuzz/regressions/bind
 
 format:
 	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -92,7 +92,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto ansi = hop::sql::PrintQuery(**query, {hop::sql::Dialect::kAnsi});
   if (!ansi.ok()) Fail("cannot print the plan in ANSI", text + "\n" + ansi.status().ToString());
   auto again = hop::sql::ParseStatement(*ansi);
-  if (!again.ok()) Fail("written SQL does not parse", text + "\n" + *ansi);
+  if (!again.ok()) {
+    // Written SQL may nest deeper than what was read (`- - 1` is written `-(-(1))`); beyond the
+    // parser's depth limit that is the parser's clear error, not a bug.
+    if (again.status().message().find("nesting is too deep") != std::string::npos) return 0;
+    Fail("written SQL does not parse", text + "\n" + *ansi + "\n" + again.status().ToString());
+  }
   hop::binder::Binder rebinder(TheCatalog());
   auto rebound = rebinder.BindQuery(*(*again)->As<hop::sql::QueryStatement>().query);
   if (!rebound.ok()) {

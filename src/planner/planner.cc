@@ -236,7 +236,10 @@ Result<std::string> PipelineSql(const Pipeline& pipeline) {
   std::string columns;
   for (size_t i = 0; i < pipeline.target_columns.size(); ++i) {
     if (i > 0) columns += ", ";
-    columns += sql::QuoteIdentifier(pipeline.target_columns[i], sql::Dialect::kFlink);
+    // The sink's columns are declared with '$' as '_' (ColumnsSql); name them the same here.
+    std::string name = pipeline.target_columns[i];
+    std::replace(name.begin(), name.end(), '$', '_');
+    columns += sql::QuoteIdentifier(name, sql::Dialect::kFlink);
   }
   out += fmt::format("INSERT INTO {} ({}) {};", QuotedPath(WrittenPath(pipeline.sink)), columns,
                      select);
