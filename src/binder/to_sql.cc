@@ -844,6 +844,8 @@ Result<Built> Writer::VisitSort(const Rel& rel, std::vector<std::string>) {
       item.expr = std::move(ref);
     } else {
       HOP_ASSIGN_OR_RETURN(item.expr, Column(b, k.column));
+      // Sorting by a constant changes nothing, and a number there would read as an ordinal.
+      if (item.expr->kind == sql::ExprKind::kLiteral) continue;
     }
     item.direction = k.direction;
     item.nulls = k.nulls;
