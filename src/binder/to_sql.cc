@@ -720,6 +720,15 @@ Result<Built> Writer::VisitAggregate(const Rel& rel, std::vector<std::string> na
   out.names = names;
   for (int g : rel.group) {
     HOP_ASSIGN_OR_RETURN(sql::ExprPtr key, Column(*input, g));
+    if (key->kind == sql::ExprKind::kLiteral) {
+      // A number in GROUP BY would read as an ordinal: a constant key is written as a CAST.
+      auto cast = std::make_unique<sql::CastExpr>();
+      const sql::DataType& t = rel.inputs[0]->row_type.columns[g].type;
+      cast->type =
+          t.name == sql::TypeName::kNull ? sql::DataType(sql::TypeName::kVarchar) : CastTarget(t);
+      cast->operand = std::move(key);
+      key = std::move(cast);
+    }
     out.select->group_by.push_back(std::move(key));
   }
   for (size_t i = 0; i < rel.group.size(); ++i) {

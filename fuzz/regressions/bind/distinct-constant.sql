@@ -1,0 +1,1 @@
+SELECT DISTINCT 2  t
