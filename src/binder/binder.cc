@@ -92,22 +92,6 @@ ScalarPtr CastTo(ScalarPtr operand, DataType type) {
   return Make(std::move(s));
 }
 
-// Replaces input references by the expressions they name (to merge a Project into another).
-ScalarPtr Substitute(const ScalarPtr& s, const std::vector<ScalarPtr>& exprs) {
-  if (!s) return s;
-  if (s->kind == ScalarKind::kInputRef) return exprs[s->index];
-  if (s->args.empty() && !s->window) return s;
-  Scalar copy = *s;
-  for (auto& a : copy.args) a = Substitute(a, exprs);
-  if (s->window) {
-    auto w = std::make_shared<Window>(*s->window);
-    for (auto& p : w->partition_by) p = Substitute(p, exprs);
-    for (auto& k : w->order_by) k.expr = Substitute(k.expr, exprs);
-    copy.window = std::move(w);
-  }
-  return Make(std::move(copy));
-}
-
 bool HasWindow(const ScalarPtr& s) {
   if (!s) return false;
   if (s->window) return true;
@@ -133,28 +117,6 @@ size_t Utf8Length(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
-}
-
-std::string_view LiteralTypeMismatch(sql::BinaryOp op) {
-  switch (op) {
-    case sql::BinaryOp::kEq: return "=";
-    case sql::BinaryOp::kNe: return "<>";
-    case sql::BinaryOp::kLt: return "<";
-    case sql::BinaryOp::kLe: return "<=";
-    case sql::BinaryOp::kGt: return ">";
-    case sql::BinaryOp::kGe: return ">=";
-    case sql::BinaryOp::kIsDistinctFrom: return "IS DISTINCT FROM";
-    case sql::BinaryOp::kIsNotDistinctFrom: return "IS NOT DISTINCT FROM";
-    case sql::BinaryOp::kConcat: return "||";
-    case sql::BinaryOp::kAdd: return "+";
-    case sql::BinaryOp::kSubtract: return "-";
-    case sql::BinaryOp::kMultiply: return "*";
-    case sql::BinaryOp::kDivide: return "/";
-    case sql::BinaryOp::kModulo: return "MOD";
-    case sql::BinaryOp::kAnd: return "AND";
-    case sql::BinaryOp::kOr: return "OR";
-  }
-  return "?";
 }
 
 bool IsAggregateCall(const sql::Expr& e) {
@@ -1425,7 +1387,7 @@ Result<BoundInsert> Binder::Impl::Insert(const sql::InsertStatement& insert) {
   if (query->kind == RelKind::kProject &&
       !std::any_of(query->exprs.begin(), query->exprs.end(), HasWindow)) {
     Rel merged = *out.query;
-    for (auto& e : merged.exprs) e = Substitute(e, query->exprs);
+    for (auto& e : merged.exprs) e = SubstituteInputs(e, query->exprs);
     merged.inputs = query->inputs;
     out.query = MakeRel(std::move(merged));
   }
@@ -1637,7 +1599,7 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
   const DataType& lt = left->type;
   const DataType& rt = right->type;
   const bool nullable = IsNullable(lt) || IsNullable(rt);
-  std::string_view op = LiteralTypeMismatch(b.op);
+  std::string_view op = BinaryOpText(b.op);
   auto mismatch = [&](std::string_view supported) {
     return Error(b.loc, fmt::format("Cannot apply '{0}' to arguments of type '<{1}> {0} <{2}>'. "
                                     "Supported form(s): {3}",

@@ -44,16 +44,6 @@ bool SameScalar(const Scalar& a, const Scalar& b) {
   return true;
 }
 
-ScalarPtr InputRef(int index, sql::DataType type) {
-  auto s = std::make_shared<Scalar>();
-  s->kind = ScalarKind::kInputRef;
-  s->index = index;
-  s->type = std::move(type);
-  return s;
-}
-
-namespace {
-
 std::string_view BinaryOpText(sql::BinaryOp op) {
   switch (op) {
     case sql::BinaryOp::kOr: return "OR";
@@ -75,6 +65,33 @@ std::string_view BinaryOpText(sql::BinaryOp op) {
   }
   return "?";
 }
+
+ScalarPtr SubstituteInputs(const ScalarPtr& s, const std::vector<ScalarPtr>& exprs) {
+  if (!s) return s;
+  if (s->kind == ScalarKind::kInputRef) return exprs[s->index];
+  if (s->args.empty() && !s->window && !s->filter && s->within_group.empty()) return s;
+  Scalar copy = *s;
+  for (auto& a : copy.args) a = SubstituteInputs(a, exprs);
+  copy.filter = SubstituteInputs(s->filter, exprs);
+  for (auto& k : copy.within_group) k.expr = SubstituteInputs(k.expr, exprs);
+  if (s->window) {
+    auto w = std::make_shared<Window>(*s->window);
+    for (auto& p : w->partition_by) p = SubstituteInputs(p, exprs);
+    for (auto& k : w->order_by) k.expr = SubstituteInputs(k.expr, exprs);
+    copy.window = std::move(w);
+  }
+  return std::make_shared<Scalar>(std::move(copy));
+}
+
+ScalarPtr InputRef(int index, sql::DataType type) {
+  auto s = std::make_shared<Scalar>();
+  s->kind = ScalarKind::kInputRef;
+  s->index = index;
+  s->type = std::move(type);
+  return s;
+}
+
+namespace {
 
 std::string Args(const Scalar& s, size_t from = 0) {
   std::string out;

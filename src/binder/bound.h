@@ -104,6 +104,13 @@ bool SameScalar(const Scalar& a, const Scalar& b);
 
 ScalarPtr InputRef(int index, sql::DataType type);
 
+// `s` with every input reference $i replaced by exprs[i] (to move an expression from above a
+// Project onto the Project's input). Windows are rewritten too.
+ScalarPtr SubstituteInputs(const ScalarPtr& s, const std::vector<ScalarPtr>& exprs);
+
+// The SQL text of a binary operator: "=", "AND", "||", ...
+std::string_view BinaryOpText(sql::BinaryOp op);
+
 // An aggregate call of an Aggregate: function over input columns.
 struct AggregateCall {
   const Function* function = nullptr;

@@ -16,21 +16,6 @@ namespace hop::binder {
 
 namespace {
 
-ScalarPtr SubstituteRefs(const ScalarPtr& s, const std::vector<ScalarPtr>& exprs) {
-  if (!s) return s;
-  if (s->kind == ScalarKind::kInputRef) return exprs[s->index];
-  if (s->args.empty() && !s->window) return s;
-  Scalar copy = *s;
-  for (auto& a : copy.args) a = SubstituteRefs(a, exprs);
-  if (s->window) {
-    auto w = std::make_shared<Window>(*s->window);
-    for (auto& p : w->partition_by) p = SubstituteRefs(p, exprs);
-    for (auto& k : w->order_by) k.expr = SubstituteRefs(k.expr, exprs);
-    copy.window = std::move(w);
-  }
-  return std::make_shared<Scalar>(std::move(copy));
-}
-
 // Expressions that cannot move onto another input: windows (merging would repeat them) and
 // correlated subqueries (their references to the enclosing row would dangle).
 bool Unmovable(const std::vector<ScalarPtr>& exprs) {
@@ -72,7 +57,7 @@ RelPtr SimplifyNode(const RelPtr& rel, bool top) {
     Rel filter;
     filter.kind = RelKind::kFilter;
     filter.row_type = project.inputs[0]->row_type;
-    filter.condition = SubstituteRefs(r.condition, project.exprs);
+    filter.condition = SubstituteInputs(r.condition, project.exprs);
     filter.inputs = project.inputs;
     Rel moved = project;
     moved.inputs = {std::make_shared<Rel>(std::move(filter))};
@@ -81,7 +66,7 @@ RelPtr SimplifyNode(const RelPtr& rel, bool top) {
   if (r.kind == RelKind::kProject && r.inputs[0]->kind == RelKind::kProject &&
       !Unmovable(r.inputs[0]->exprs) && !Unmovable(r.exprs)) {
     const Rel& inner = *r.inputs[0];
-    for (auto& e : r.exprs) e = SubstituteRefs(e, inner.exprs);
+    for (auto& e : r.exprs) e = SubstituteInputs(e, inner.exprs);
     r.inputs = inner.inputs;
     return SimplifyNode(std::make_shared<Rel>(std::move(r)), top);
   }

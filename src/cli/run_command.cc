@@ -20,16 +20,7 @@ Result<session::Properties> SessionProperties(const RunOptions& options) {
   for (const auto& h : options.hints) {
     auto parsed = session::ParseHints(h);
     if (!parsed.ok()) return parsed.status().WithContext("--hint: ");
-    for (auto& [k, v] : *parsed) {
-      bool replaced = false;
-      for (auto& [pk, pv] : p.hints) {
-        if (pk == k) {
-          pv = v;
-          replaced = true;
-        }
-      }
-      if (!replaced) p.hints.emplace_back(k, v);
-    }
+    for (auto& [k, v] : *parsed) tmpl::SetEntry(p.hints, k, std::move(v));
   }
   return p;
 }

@@ -54,7 +54,9 @@ size_t DecodeUtf8(std::string_view s, size_t i, char32_t* out) {
   return len;
 }
 
-void EncodeUtf8(char32_t cp, std::string* out) {
+}  // namespace
+
+void AppendUtf8(char32_t cp, std::string* out) {
   if (cp < 0x80) {
     out->push_back(static_cast<char>(cp));
   } else if (cp < 0x800) {
@@ -71,8 +73,6 @@ void EncodeUtf8(char32_t cp, std::string* out) {
     out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
 }
-
-}  // namespace
 
 namespace {
 
@@ -96,7 +96,7 @@ std::string Utf8Map(std::string_view s, char (*ascii)(char), wint_t (*change)(wi
       ++i;
       continue;
     }
-    EncodeUtf8(static_cast<char32_t>(change(static_cast<wint_t>(cp), locale)), &out);
+    AppendUtf8(static_cast<char32_t>(change(static_cast<wint_t>(cp), locale)), &out);
     i += len;
   }
   return out;

@@ -19,6 +19,9 @@ std::string Utf8ToLower(std::string_view s);
 std::string AsciiToLower(std::string_view s);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
+// Appends the UTF-8 encoding of code point `cp` (at most U+10FFFF) to `out`.
+void AppendUtf8(char32_t cp, std::string* out);
+
 // `s` without leading and trailing ASCII whitespace.
 std::string_view TrimWhitespace(std::string_view s);
 

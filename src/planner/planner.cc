@@ -36,24 +36,6 @@ std::string PipelineTable::QualifiedName() const {
 
 namespace {
 
-// Sets `key` in `entries`, replacing an earlier value in place.
-void Put(tmpl::Entries& entries, const std::string& key, const std::string& value) {
-  for (auto& [k, v] : entries) {
-    if (k == key) {
-      v = value;
-      return;
-    }
-  }
-  entries.emplace_back(key, value);
-}
-
-const std::string* Find(const tmpl::Entries& entries, std::string_view key) {
-  for (const auto& [k, v] : entries) {
-    if (k == key) return &v;
-  }
-  return nullptr;
-}
-
 bool Matches(const std::optional<resource::StringList>& list, std::string_view value) {
   // An absent or empty list matches everything (the documented behaviour; reference departure 4).
   if (!list || list->empty()) return true;
@@ -170,17 +152,17 @@ RelPtr DropNullColumns(const RelPtr& query, std::vector<std::string>* names) {
 // The options templates see (reference §4.3, §4.4): the table's own, the hints over them, the
 // `pipeline` hint, and the key options derived from KEY_ columns unless `keys` is given.
 void AddOptions(PipelineTable& t, const tmpl::Entries& hints, const std::string* pipeline) {
-  for (const auto& [k, v] : hints) Put(t.options, k, v);
-  if (pipeline) Put(t.options, "pipeline", *pipeline);
-  if (Find(t.options, "keys")) return;
+  for (const auto& [k, v] : hints) tmpl::SetEntry(t.options, k, v);
+  if (pipeline) tmpl::SetEntry(t.options, "pipeline", *pipeline);
+  if (FindProperty(t.options, "keys")) return;
   std::string keys;
   for (const auto& c : t.row_type.columns) {
     if (c.name.rfind("KEY_", 0) == 0) keys += (keys.empty() ? "" : ";") + c.name;
   }
   if (keys.empty()) return;
-  Put(t.options, "keys", keys);
-  Put(t.options, "keyPrefix", "KEY_");
-  Put(t.options, "keyType", "RECORD");
+  tmpl::SetEntry(t.options, "keys", keys);
+  tmpl::SetEntry(t.options, "keyPrefix", "KEY_");
+  tmpl::SetEntry(t.options, "keyType", "RECORD");
 }
 
 std::vector<std::string> ColumnNames(const RowType& row) {

@@ -150,14 +150,7 @@ Result<tmpl::Entries> ParseHints(std::string_view text) {
     }
     HOP_ASSIGN_OR_RETURN(std::string key, UrlDecode(entry.substr(0, eq), entry));
     HOP_ASSIGN_OR_RETURN(std::string value, UrlDecode(entry.substr(eq + 1), entry));
-    bool replaced = false;
-    for (auto& [k, v] : out) {
-      if (k == key) {
-        v = value;
-        replaced = true;
-      }
-    }
-    if (!replaced) out.emplace_back(std::move(key), std::move(value));
+    tmpl::SetEntry(out, key, std::move(value));
     if (end == text.size()) break;
   }
   return out;

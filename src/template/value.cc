@@ -8,6 +8,17 @@
 #include "common/strings.h"
 
 namespace hop::tmpl {
+
+void SetEntry(Entries& entries, const std::string& key, std::string value) {
+  for (auto& [k, v] : entries) {
+    if (k == key) {
+      v = std::move(value);
+      return;
+    }
+  }
+  entries.emplace_back(key, std::move(value));
+}
+
 namespace {
 
 bool IsControl(char c) {

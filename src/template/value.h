@@ -14,6 +14,9 @@ namespace hop::tmpl {
 // that build maps from user input should drop duplicates first.
 using Entries = std::vector<std::pair<std::string, std::string>>;
 
+// Sets `key` to `value`: in place if the key is there (it keeps its position), else at the end.
+void SetEntry(Entries& entries, const std::string& key, std::string value);
+
 class Value {
  public:
   enum class Kind { kString, kMap, kProperties };
