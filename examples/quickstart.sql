@@ -15,6 +15,9 @@
 -- table it writes, and the INSERT a Flink job runs. NATURAL JOIN becomes an explicit condition.
 !pipeline CREATE MATERIALIZED VIEW ads.audience AS SELECT first_name, last_name FROM ads.page_views NATURAL JOIN profile.members
 
+-- The resources that pipeline is made of, rendered from the templates: here the Flink job.
+!specify CREATE MATERIALIZED VIEW ads.audience AS SELECT first_name, last_name FROM ads.page_views NATURAL JOIN profile.members
+
 -- Three-part names reach a catalog; the read and the written table are told apart.
 !pipeline INSERT INTO ads_catalog.ads.ad_clicks SELECT * FROM ads_catalog.ads.ad_clicks
 

@@ -149,20 +149,11 @@ RelPtr DropNullColumns(const RelPtr& query, std::vector<std::string>* names) {
   return std::make_shared<binder::Rel>(std::move(project));
 }
 
-// The options templates see (reference §4.3, §4.4): the table's own, the hints over them, the
-// `pipeline` hint, and the key options derived from KEY_ columns unless `keys` is given.
+// The options templates see (reference §4.4): the table's own, the hints over them, and the
+// `pipeline` hint.
 void AddOptions(PipelineTable& t, const tmpl::Entries& hints, const std::string* pipeline) {
   for (const auto& [k, v] : hints) tmpl::SetEntry(t.options, k, v);
   if (pipeline) tmpl::SetEntry(t.options, "pipeline", *pipeline);
-  if (FindProperty(t.options, "keys")) return;
-  std::string keys;
-  for (const auto& c : t.row_type.columns) {
-    if (c.name.rfind("KEY_", 0) == 0) keys += (keys.empty() ? "" : ";") + c.name;
-  }
-  if (keys.empty()) return;
-  tmpl::SetEntry(t.options, "keys", keys);
-  tmpl::SetEntry(t.options, "keyPrefix", "KEY_");
-  tmpl::SetEntry(t.options, "keyType", "RECORD");
 }
 
 std::vector<std::string> ColumnNames(const RowType& row) {
@@ -253,6 +244,18 @@ Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& tab
   if (path.size() >= 3) env.Set("catalog", path[path.size() - 3]);
   if (path.size() >= 2) env.Set("schema", path[path.size() - 2]);
   env.Set("table", path.back());
+  // Key options (reference §4.3): from the KEY_ columns, unless the options say `keys`.
+  if (!FindProperty(table.options, "keys")) {
+    std::string keys;
+    for (const auto& c : table.row_type.columns) {
+      if (c.name.rfind("KEY_", 0) == 0) keys += (keys.empty() ? "" : ";") + c.name;
+    }
+    if (!keys.empty()) {
+      env.Set("keys", keys);
+      env.Set("keyPrefix", "KEY_");
+      env.Set("keyType", "RECORD");
+    }
+  }
   const RowType row = table.row_type;
   std::vector<std::string> avro_path = table.path;
   env.SetLazy("avroValueSchema", [row, avro_path]() -> Result<std::optional<tmpl::Value>> {

@@ -37,7 +37,8 @@ struct PipelineTable {
   std::vector<std::string> path;  // [catalog,] schema, table
   catalog::RowType row_type;      // all its columns (sources) or the columns written (sink)
   std::string suffix;             // "_source" / "_sink" when the pipeline reads what it writes
-  // What templates see: the table's own options, the key options of §4.3, then the hints.
+  // What templates see: the table's own options, then the hints and the pipeline name. (The key
+  // options of §4.3 are added for connector templates only.)
   tmpl::Entries options;
   // The connector configuration rendered from the matching TableTemplates, with connector hints;
   // empty when no template gave one.

@@ -11,6 +11,7 @@
 #include "catalog/catalog.h"
 #include "common/strings.h"
 #include "common/table_format.h"
+#include "deploy/render.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
 #include "sql/ast/set_statement.h"
@@ -119,6 +120,7 @@ void UnquotedFallback(const catalog::Catalog& cat, std::string_view arg,
 constexpr std::string_view kHelp =
     "Commands:\n"
     "  !pipeline <statement>  the pipeline SQL of a CREATE MATERIALIZED VIEW, INSERT or SELECT\n"
+    "  !specify <statement>   the resources its pipeline is made of (YAML from the templates)\n"
     "  !resolve <table>       a table's row type (as Avro) and its source and sink configs\n"
     "  !tables [schema]       the tables and views of the catalog\n"
     "  !schemas               the schemas of the catalog and their databases\n"
@@ -271,6 +273,14 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
     at.prefix = prefix;
     return Pipeline(rest, out, at);
   }
+  if (word == "specify" || word == "spec") {
+    size_t offset = static_cast<size_t>(rest.data() - text.data());
+    SourceOrigin at = origin;
+    at.column += static_cast<uint32_t>(offset);
+    std::string prefix = std::string(origin.prefix) + std::string(text.substr(0, offset));
+    at.prefix = prefix;
+    return Specify(rest, out, at);
+  }
   if (word == "resolve") return Resolve(rest, out);
   if (word == "tables") return Tables(rest, out);
   if (word == "schemas") return Schemas(out);
@@ -321,6 +331,36 @@ Status Session::Pipeline(std::string_view text, std::string& out, const SourceOr
   HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
   out += p.sql;
   out += '\n';
+  return Status::OK();
+}
+
+Status Session::Specify(std::string_view text, std::string& out, const SourceOrigin& origin) {
+  if (text.empty()) {
+    return Status::InvalidArgument("!specify needs a statement, e.g. !specify INSERT INTO ...");
+  }
+  while (!text.empty() && (text.back() == ';' || text.back() == ' ')) text.remove_suffix(1);
+  HOP_ASSIGN_OR_RETURN(
+      sql::StatementPtr stmt,
+      sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
+  deploy::RenderContext render;
+  render.table_templates = ctx.table_templates;
+  render.config = ctx.config;
+  HOP_ASSIGN_OR_RETURN(
+      store::ListResult jobs,
+      store_.List(
+          {resource::JobTemplateKind::Info().group_kind(), properties_.namespace_name, {}}));
+  render.job_templates = std::move(jobs.items);
+  planner::Planner planner(std::move(ctx));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
+  deploy::Renderer renderer(std::move(render));
+  HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (i > 0) out += "---\n";
+    out += specs[i].yaml;
+    out += '\n';
+  }
   return Status::OK();
 }
 

@@ -2,7 +2,8 @@
 // (namespace, hints, mode, catalogs), settable by flags and by SET, and executes statements and
 // `!` commands against the store, writing what they print.
 //
-// Commands: `!pipeline <statement>` (the pipeline SQL), `!resolve <table>` (row type as Avro and
+// Commands: `!pipeline <statement>` (the pipeline SQL), `!specify <statement>` (the resources of
+// its pipeline, rendered from the templates), `!resolve <table>` (row type as Avro and
 // the source and sink connector configs), `!tables [schema]`, `!schemas`, `!describe <table>`,
 // `!help`. Statements: SET / RESET / SHOW of the settings. Statements that change the world
 // (CREATE, DROP, ...) and queries are executed by later layers and are reported as not available.
@@ -59,6 +60,7 @@ class Session {
   // What the planner reads from the store: templates and the ConfigMap of the namespace.
   Result<planner::PlanContext> PlanContext(const catalog::Catalog& cat);
   Status Pipeline(std::string_view text, std::string& out, const SourceOrigin& origin);
+  Status Specify(std::string_view text, std::string& out, const SourceOrigin& origin);
   Status Resolve(std::string_view arg, std::string& out);
   Status Tables(std::string_view arg, std::string& out);
   Status Schemas(std::string& out);

@@ -1,0 +1,281 @@
+#include "deploy/render.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "binder/bound.h"
+#include "common/properties.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
+#include "resource/yaml.h"
+#include "template/environment.h"
+#include "template/template.h"
+
+namespace hop::deploy {
+
+using planner::Method;
+using planner::Pipeline;
+using planner::PipelineTable;
+using resource::JobTemplateKind;
+using resource::TableTemplateKind;
+
+namespace {
+
+constexpr std::string_view kFlinkConfigKey = "flink.config";
+constexpr std::string_view kJobPropertiesPrefix = "job.properties";
+
+bool Matches(const std::optional<resource::StringList>& list, std::string_view value) {
+  // An absent or empty list matches everything (reference preface, item 4).
+  if (!list || list->empty()) return true;
+  return std::find(list->begin(), list->end(), value) != list->end();
+}
+
+std::string Dotted(const std::vector<std::string>& path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) out += (i ? "." : "") + path[i];
+  return out;
+}
+
+std::string Joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
+  return out;
+}
+
+// Renders one template's `yaml` and checks that it is YAML. Skipped templates give nullopt.
+Result<std::optional<Spec>> RenderOne(std::string_view kind, const resource::Resource& t,
+                                      const std::string& text, const tmpl::Environment& env) {
+  auto rendered = tmpl::Render(text, env);
+  if (!rendered.ok()) {
+    return rendered.status().WithContext(fmt::format("{} {}: ", kind, t.name()));
+  }
+  if (!*rendered) return std::optional<Spec>();
+  std::string yaml = std::move(**rendered);
+  while (!yaml.empty() && (yaml.back() == '\n' || yaml.back() == ' ')) yaml.pop_back();
+  auto docs = ParseYamlDocuments(yaml, fmt::format("{} {}", kind, t.name()));
+  if (!docs.ok()) {
+    return docs.status().WithContext(
+        fmt::format("{} {} rendered text that is not YAML: ", kind, t.name()));
+  }
+  return std::optional<Spec>(Spec{std::string(kind), t.name(), std::move(yaml)});
+}
+
+// Java's String.hashCode, over the UTF-16 code units of `s`.
+int32_t JavaHash(std::string_view s) {
+  uint32_t h = 0;
+  auto add = [&](uint32_t unit) { h = 31 * h + unit; };
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    uint32_t cp = c;
+    size_t len = 1;
+    if (c >= 0xF0 && i + 3 < s.size()) {
+      cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) |
+           (s[i + 3] & 0x3Fu);
+      len = 4;
+    } else if (c >= 0xE0 && i + 2 < s.size()) {
+      cp = ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+      len = 3;
+    } else if (c >= 0xC0 && i + 1 < s.size()) {
+      cp = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
+      len = 2;
+    }
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      add(0xD800 + (cp >> 10));
+      add(0xDC00 + (cp & 0x3FF));
+    } else {
+      add(cp);
+    }
+    i += len;
+  }
+  return static_cast<int32_t>(h);
+}
+
+// The order a java.util.HashMap iterates keys inserted in this order: by bucket (the spread hash
+// masked by the table size, which doubles past 3/4 full from 16), then by insertion.
+std::vector<size_t> JavaHashMapOrder(const std::vector<std::string>& keys) {
+  size_t capacity = 16;
+  while (keys.size() > capacity * 3 / 4) capacity *= 2;
+  std::vector<std::pair<size_t, size_t>> order;  // (bucket, insertion index)
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint32_t h = static_cast<uint32_t>(JavaHash(keys[i]));
+    h ^= h >> 16;
+    order.emplace_back(h & (capacity - 1), i);
+  }
+  std::stable_sort(order.begin(), order.end());
+  std::vector<size_t> out;
+  for (const auto& [bucket, index] : order) out.push_back(index);
+  return out;
+}
+
+}  // namespace
+
+Result<tmpl::Entries> FlinkConfig(const tmpl::Entries& config) {
+  const std::string* text = FindProperty(config, kFlinkConfigKey);
+  if (!text) return tmpl::Entries{};
+  auto parsed = ParseProperties(*text);
+  if (!parsed.ok()) {
+    return parsed.status().WithContext("ConfigMap hoptimator-configmap, key flink.config: ");
+  }
+  return std::move(parsed).value();
+}
+
+Result<std::string> FieldMap(const Pipeline& pipeline) {
+  const Status trivial_only = Status::InvalidArgument(
+      "Field mapping is only supported for trivial queries with simple projections and "
+      "aliasing.");
+  const binder::Rel* rel = pipeline.query.get();
+  const binder::Rel* project = nullptr;
+  if (rel->kind == binder::RelKind::kProject) {
+    project = rel;
+    rel = rel->inputs[0].get();
+  }
+  if (rel->kind != binder::RelKind::kScan) return trivial_only;
+  std::vector<std::string> keys, values;
+  const auto& columns = pipeline.query->row_type.columns;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    std::string source;
+    if (!project) {
+      source = rel->row_type.columns[i].name;
+    } else {
+      const binder::Scalar* e = project->exprs[i].get();
+      std::string path;
+      // A column, or fields of one: ITEM(col, 'x') and col.x.
+      while (e->kind == binder::ScalarKind::kField ||
+             (e->kind == binder::ScalarKind::kItem &&
+              e->args[1]->kind == binder::ScalarKind::kLiteral &&
+              e->args[1]->literal == sql::LiteralKind::kString)) {
+        path = "." + (e->kind == binder::ScalarKind::kField ? e->text : e->args[1]->text) + path;
+        e = e->args[0].get();
+      }
+      if (e->kind != binder::ScalarKind::kInputRef) return trivial_only;
+      source = rel->row_type.columns[e->index].name + path;
+    }
+    keys.push_back(i < pipeline.target_columns.size() ? pipeline.target_columns[i]
+                                                      : columns[i].name);
+    values.push_back(std::move(source));
+  }
+  Json map = Json::object();
+  for (size_t i : JavaHashMapOrder(keys)) map[keys[i]] = values[i];
+  return EmitJson(map, -1);
+}
+
+Renderer::Renderer(RenderContext context) : context_(std::move(context)) {}
+
+Result<std::vector<Spec>> Renderer::TableSpecs(const PipelineTable& table, Method method) const {
+  // Variables, later layers winning (reference §3.1 and its preface): the ConfigMap's top-level
+  // keys; the table's names; its options (which carry the hints and the pipeline name); and the
+  // job.properties options as one map.
+  tmpl::Environment env;
+  env.SetAll(context_.config);
+  const auto& path = table.path;
+  env.Set("name", resource::Canonicalize(std::vector<std::string>{table.database, path.back()}));
+  env.Set("database", table.database);
+  if (path.size() >= 3) env.Set("catalog", path[path.size() - 3]);
+  if (path.size() >= 2) env.Set("schema", path[path.size() - 2]);
+  env.Set("table", path.back());
+  env.Set("path", Dotted(path));
+  env.SetAll(table.options);
+  tmpl::Entries job_properties;
+  for (const auto& [k, v] : table.options) {
+    if (k.compare(0, kJobPropertiesPrefix.size(), kJobPropertiesPrefix) == 0) {
+      job_properties.emplace_back(k, v);
+    }
+  }
+  env.SetMap("job.properties", std::move(job_properties));
+
+  std::vector<Spec> specs;
+  for (const auto& t : context_.table_templates) {
+    if (!Matches(TableTemplateKind::kDatabases.Get(t), table.database) ||
+        !Matches(TableTemplateKind::kMethods.Get(t), planner::MethodName(method))) {
+      continue;
+    }
+    auto yaml = TableTemplateKind::kYaml.Get(t);
+    if (!yaml) continue;
+    HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec, RenderOne("TableTemplate", t, *yaml, env));
+    if (spec) specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
+Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p) const {
+  const PipelineTable& sink = p.sink;
+  HOP_ASSIGN_OR_RETURN(tmpl::Entries flink_config, FlinkConfig(context_.config));
+
+  tmpl::Environment env;
+  env.SetAll(context_.config);
+  env.Set("name", resource::Canonicalize(std::vector<std::string>{sink.database, p.job_name}));
+  env.Set("database", sink.database);
+  const auto& path = sink.path;
+  if (path.size() >= 3) env.Set("catalog", path[path.size() - 3]);
+  if (path.size() >= 2) env.Set("schema", path[path.size() - 2]);
+  env.Set("table", path.back());
+  std::vector<std::string> databases, catalogs, schemas, tables;
+  for (const auto& s : p.sources) {
+    databases.push_back(s.database);
+    if (s.path.size() >= 3) catalogs.push_back(s.path[s.path.size() - 3]);
+    schemas.push_back(s.path.size() >= 2 ? s.path[s.path.size() - 2] : "");
+    tables.push_back(s.path.back());
+  }
+  env.Set("sourceDatabases", Joined(databases));
+  env.Set("sourceCatalogs", Joined(catalogs));
+  env.Set("sourceSchemas", Joined(schemas));
+  env.Set("sourceTables", Joined(tables));
+  // The SQL is missing when a table has no connector: SQL job templates are then skipped.
+  if (p.complete) {
+    env.Set("sql", p.sql);
+    env.Set("flinksql", p.sql);
+  } else {
+    env.SetNull("sql");
+    env.SetNull("flinksql");
+  }
+  // flinkconfigs: the flink.config properties with the sink's options over them, in the order
+  // Hoptimator's HashMap gives them.
+  tmpl::Entries configs = flink_config;
+  for (const auto& [k, v] : sink.options) tmpl::SetEntry(configs, k, v);
+  std::vector<std::string> config_keys;
+  for (const auto& [k, v] : configs) config_keys.push_back(k);
+  tmpl::Entries ordered;
+  for (size_t i : JavaHashMapOrder(config_keys)) ordered.push_back(configs[i]);
+  env.SetProperties("flinkconfigs", std::move(ordered));
+  env.SetLazy("fieldMap", [&p]() -> Result<std::optional<tmpl::Value>> {
+    HOP_ASSIGN_OR_RETURN(std::string map, FieldMap(p));
+    return std::optional<tmpl::Value>(tmpl::Value::String("'" + map + "'"));
+  });
+  env.SetAll(flink_config);
+  env.SetAll(sink.options);
+
+  std::vector<Spec> specs;
+  for (const auto& t : context_.job_templates) {
+    if (!Matches(JobTemplateKind::kDatabases.Get(t), sink.database)) continue;
+    auto yaml = JobTemplateKind::kYaml.Get(t);
+    if (!yaml) continue;
+    HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec, RenderOne("JobTemplate", t, *yaml, env));
+    if (spec) specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
+Result<std::vector<Spec>> Renderer::PipelineSpecs(const Pipeline& p) const {
+  std::vector<Spec> specs;
+  for (const auto& s : p.sources) {
+    HOP_ASSIGN_OR_RETURN(auto table, TableSpecs(s, Method::kScan));
+    for (auto& spec : table) specs.push_back(std::move(spec));
+  }
+  HOP_ASSIGN_OR_RETURN(auto sink, TableSpecs(p.sink, Method::kModify));
+  for (auto& spec : sink) specs.push_back(std::move(spec));
+  HOP_ASSIGN_OR_RETURN(auto job, JobSpecs(p));
+  for (auto& spec : job) specs.push_back(std::move(spec));
+  // A table read twice renders the same resources twice; they are one resource.
+  std::vector<Spec> unique;
+  for (auto& spec : specs) {
+    bool seen = std::any_of(unique.begin(), unique.end(),
+                            [&](const Spec& u) { return u.yaml == spec.yaml; });
+    if (!seen) unique.push_back(std::move(spec));
+  }
+  return unique;
+}
+
+}  // namespace hop::deploy

@@ -1,0 +1,59 @@
+// Rendering the resources a pipeline is made of (reference §3.1, §5.3): the `yaml` of every
+// TableTemplate that matches a source or the sink (a Kafka topic, a trigger, ...), and the `yaml`
+// of every JobTemplate that matches the sink's database (the Flink job that runs the pipeline
+// SQL). Templates whose variables are missing are skipped; a template that fails, or renders text
+// that is not YAML, is an error naming it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "planner/planner.h"
+#include "resource/resource.h"
+#include "template/value.h"
+
+namespace hop::deploy {
+
+// One rendered resource and the template it came from.
+struct Spec {
+  std::string template_kind;  // "TableTemplate" or "JobTemplate"
+  std::string template_name;
+  std::string yaml;  // as rendered, without a trailing newline
+};
+
+struct RenderContext {
+  std::vector<resource::Resource> table_templates;  // of the namespace, in list order
+  std::vector<resource::Resource> job_templates;
+  // Top-level keys of the `hoptimator-configmap` ConfigMap: the lowest layer of variables.
+  tmpl::Entries config;
+};
+
+// The properties of the ConfigMap's `flink.config` key (empty when absent). Errors name the key.
+Result<tmpl::Entries> FlinkConfig(const tmpl::Entries& config);
+
+class Renderer {
+ public:
+  explicit Renderer(RenderContext context);
+
+  // The TableTemplate `yaml` specs of one table, read (kScan) or written (kModify).
+  Result<std::vector<Spec>> TableSpecs(const planner::PipelineTable& table,
+                                       planner::Method method) const;
+
+  // The JobTemplate `yaml` specs of a pipeline's job.
+  Result<std::vector<Spec>> JobSpecs(const planner::Pipeline& pipeline) const;
+
+  // Every element of a pipeline, in deploy order: the sources' specs, the sink's, the job's.
+  Result<std::vector<Spec>> PipelineSpecs(const planner::Pipeline& pipeline) const;
+
+ private:
+  RenderContext context_;
+};
+
+// `{"OUT":"in", ...}` for a query that only scans one table and renames or picks its columns
+// (or ROW fields): each output column and the source column it comes from, in the iteration order
+// of a Java HashMap, as Hoptimator prints it. Errors (InvalidArgument) for any other query:
+// `Field mapping is only supported for trivial queries with simple projections and aliasing.`
+Result<std::string> FieldMap(const planner::Pipeline& pipeline);
+
+}  // namespace hop::deploy
