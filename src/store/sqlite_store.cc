@@ -69,9 +69,9 @@ static_assert(std::size(kMigrations) == SqliteStore::kFormatVersion + 1);
 
 std::string NewUid() {
   static std::mutex mu;
-  static std::mt19937_64 rng{std::random_device{}() ^
-                             static_cast<uint64_t>(
-                                 std::chrono::steady_clock::now().time_since_epoch().count())};
+  static std::mt19937_64 rng{
+      std::random_device{}() ^
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
   uint64_t a, b;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -81,13 +81,11 @@ std::string NewUid() {
   // RFC 4122 version 4, variant 1.
   a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
   b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", a >> 32, (a >> 16) & 0xffff,
-                     a & 0xffff, b >> 48, b & 0xffffffffffffULL);
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", a >> 32, (a >> 16) & 0xffff, a & 0xffff,
+                     b >> 48, b & 0xffffffffffffULL);
 }
 
-std::string Dump(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // The parts of an object that determine its generation: everything but metadata and status.
 bool SameContent(const Json& a, const Json& b) {
@@ -171,8 +169,8 @@ class SqliteStore::Impl {
     HOP_ASSIGN_OR_RETURN(db_, sqlite::Database::Open(path_));
     sqlite3_busy_timeout(db_.handle(), 10000);
     HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA journal_mode=WAL"));
-    HOP_RETURN_IF_ERROR(db_.Exec(options_.durable ? "PRAGMA synchronous=FULL"
-                                                  : "PRAGMA synchronous=OFF"));
+    HOP_RETURN_IF_ERROR(
+        db_.Exec(options_.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF"));
     HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys=ON"));
     return Migrate();
   }
@@ -182,14 +180,15 @@ class SqliteStore::Impl {
     auto version = UserVersion();
     if (!version.ok()) return Rollback(version.status());
     if (*version > SqliteStore::kFormatVersion) {
-      return Rollback(Status::InvalidArgument(fmt::format(
-          "{} has format {}, newer than this hop understands ({}); upgrade hop", path_, *version,
-          SqliteStore::kFormatVersion)));
+      return Rollback(Status::InvalidArgument(
+          fmt::format("{} has format {}, newer than this hop understands ({}); upgrade hop", path_,
+                      *version, SqliteStore::kFormatVersion)));
     }
     for (int v = static_cast<int>(*version) + 1; v <= SqliteStore::kFormatVersion; ++v) {
       Status s = db_.Exec(kMigrations[v]);
       if (s.ok()) s = db_.Exec(fmt::format("PRAGMA user_version={}", v));
-      if (!s.ok()) return Rollback(s.WithContext(fmt::format("migrating {} to format {}: ", path_, v)));
+      if (!s.ok())
+        return Rollback(s.WithContext(fmt::format("migrating {} to format {}: ", path_, v)));
     }
     return db_.Exec("COMMIT");
   }
@@ -208,10 +207,13 @@ class SqliteStore::Impl {
   // ---- reads ----
 
   Result<StoredObject> Load(const ObjectRef& ref) {
-    HOP_ASSIGN_OR_RETURN(auto st, Prepared(
-                                      "SELECT id, revision, body FROM objects WHERE grp = ? AND "
-                                      "kind = ? AND namespace = ? AND name = ?"));
-    st->Bind(1, ref.kind.group).Bind(2, ref.kind.kind).Bind(3, ref.namespace_name).Bind(4, ref.name);
+    HOP_ASSIGN_OR_RETURN(auto st,
+                         Prepared("SELECT id, revision, body FROM objects WHERE grp = ? AND "
+                                  "kind = ? AND namespace = ? AND name = ?"));
+    st->Bind(1, ref.kind.group)
+        .Bind(2, ref.kind.kind)
+        .Bind(3, ref.namespace_name)
+        .Bind(4, ref.name);
     HOP_ASSIGN_OR_RETURN(bool row, st->Step());
     if (!row) return Status::NotFound(fmt::format("{} not found", ref.ToString()));
     StoredObject o;
@@ -324,7 +326,8 @@ class SqliteStore::Impl {
   // Fills in the namespace of a namespaced kind when it was left out.
   static void Normalize(ObjectRef* ref) {
     if (NamespacedKind(ref->kind)) {
-      if (ref->namespace_name.empty()) ref->namespace_name = std::string(resource::kDefaultNamespace);
+      if (ref->namespace_name.empty())
+        ref->namespace_name = std::string(resource::kDefaultNamespace);
     } else {
       ref->namespace_name.clear();
     }
@@ -344,8 +347,8 @@ class SqliteStore::Impl {
     Issues issues(r.Describe());
     resource::ValidateResource(r, &issues);
     if (issues.HasErrors()) {
-      return Status::ValidationError(fmt::format("{} is invalid:\n{}", r.Describe(),
-                                                 issues.Render()));
+      return Status::ValidationError(
+          fmt::format("{} is invalid:\n{}", r.Describe(), issues.Render()));
     }
     return Status::OK();
   }
@@ -355,7 +358,7 @@ class SqliteStore::Impl {
     int64_t revision = 0;
     int64_t first_revision = 0;
     SystemTime now;
-    std::string now_text;  // now, as RFC 3339
+    std::string now_text;        // now, as RFC 3339
     std::set<int64_t> deleting;  // object ids being deleted, against ownership cycles
   };
 
@@ -406,18 +409,15 @@ class SqliteStore::Impl {
 
   Result<Resource> Apply(Write w, Txn* txn) {
     switch (w.op) {
-      case Write::Op::kCreate:
-        return DoCreate(std::move(w.object), txn);
-      case Write::Op::kUpdate:
-        return DoUpdate(std::move(w.object), /*status_only=*/false, txn);
+      case Write::Op::kCreate: return DoCreate(std::move(w.object), txn);
+      case Write::Op::kUpdate: return DoUpdate(std::move(w.object), /*status_only=*/false, txn);
       case Write::Op::kUpdateStatus:
         return DoUpdate(std::move(w.object), /*status_only=*/true, txn);
       case Write::Op::kDelete: {
         ObjectRef ref = w.ref;
         Normalize(&ref);
         HOP_ASSIGN_OR_RETURN(StoredObject o, Load(ref));
-        if (!w.resource_version.empty() &&
-            w.resource_version != std::to_string(o.revision)) {
+        if (!w.resource_version.empty() && w.resource_version != std::to_string(o.revision)) {
           return Status::Conflict(fmt::format(
               "{}: the object has been modified (resourceVersion {} is not {}); read it again",
               ref.ToString(), o.object.resource_version(), w.resource_version));
@@ -428,9 +428,33 @@ class SqliteStore::Impl {
     return Status::Internal("unknown write");
   }
 
+  // Owner references without a uid name their owner by kind and name in the object's namespace
+  // (written earlier in the same batch, or stored before); the owner's uid is filled in, so that
+  // an owner and its dependents can be created in one batch.
+  Status ResolveOwners(Resource* r) {
+    auto owners = r->owner_references();
+    bool changed = false;
+    for (auto& o : owners) {
+      if (!o.uid.empty()) continue;
+      ObjectRef ref{{resource::GroupOf(o.api_version), o.kind}, r->namespace_name(), o.name};
+      auto owner = Load(ref);
+      if (!owner.ok()) {
+        if (owner.status().code() != StatusCode::kNotFound) return owner.status();
+        return Status::InvalidArgument(
+            fmt::format("{}: its owner {}/{} does not exist in namespace {}", RefOf(*r).ToString(),
+                        o.kind, o.name, r->namespace_name()));
+      }
+      o.uid = owner->object.uid();
+      changed = true;
+    }
+    if (changed) r->set_owner_references(owners);
+    return Status::OK();
+  }
+
   Result<Resource> DoCreate(Resource r, Txn* txn) {
     if (r.name().empty()) return Status::InvalidArgument("metadata.name is required");
     NormalizeNamespace(&r);
+    HOP_RETURN_IF_ERROR(ResolveOwners(&r));
     HOP_RETURN_IF_ERROR(Validate(r));
     auto existing = Load(RefOf(r));
     if (existing.ok()) {
@@ -445,9 +469,8 @@ class SqliteStore::Impl {
     r.set_generation(1);
     const int64_t revision = ++txn->revision;
     r.set_resource_version(std::to_string(revision));
-    HOP_ASSIGN_OR_RETURN(auto st, Prepared(
-                                      "INSERT INTO objects (grp, kind, namespace, name, uid, "
-                                      "revision, body) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("INSERT INTO objects (grp, kind, namespace, name, uid, "
+                                           "revision, body) VALUES (?, ?, ?, ?, ?, ?, ?)"));
     const std::string body = Dump(r.json());
     st->Bind(1, r.group()).Bind(2, r.kind()).Bind(3, r.namespace_name()).Bind(4, r.name());
     st->Bind(5, r.uid()).Bind(6, revision).Bind(7, body);
@@ -461,6 +484,7 @@ class SqliteStore::Impl {
   Result<Resource> DoUpdate(Resource r, bool status_only, Txn* txn) {
     if (r.name().empty()) return Status::InvalidArgument("metadata.name is required");
     NormalizeNamespace(&r);
+    if (!status_only) HOP_RETURN_IF_ERROR(ResolveOwners(&r));
     HOP_ASSIGN_OR_RETURN(StoredObject old, Load(RefOf(r)));
     const std::string wanted = r.resource_version();
     if (!wanted.empty() && wanted != std::to_string(old.revision)) {
@@ -511,8 +535,8 @@ class SqliteStore::Impl {
     const int64_t revision = ++txn->revision;
     next.set_resource_version(std::to_string(revision));
     const std::string body = Dump(next.json());
-    HOP_ASSIGN_OR_RETURN(auto st, Prepared(
-                                      "UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
+    HOP_ASSIGN_OR_RETURN(auto st,
+                         Prepared("UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
     st->Bind(1, revision).Bind(2, body).Bind(3, old.id);
     HOP_RETURN_IF_ERROR(st->Run());
     if (!status_only) HOP_RETURN_IF_ERROR(WriteIndexes(old.id, next, /*fresh=*/false));
@@ -527,8 +551,8 @@ class SqliteStore::Impl {
       const int64_t revision = ++txn->revision;
       o.object.set_resource_version(std::to_string(revision));
       const std::string body = Dump(o.object.json());
-      HOP_ASSIGN_OR_RETURN(auto st, Prepared(
-                                        "UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
+      HOP_ASSIGN_OR_RETURN(auto st,
+                           Prepared("UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
       st->Bind(1, revision).Bind(2, body).Bind(3, o.id);
       HOP_RETURN_IF_ERROR(st->Run());
       HOP_RETURN_IF_ERROR(AppendEvent(EventType::kModified, revision, o.object, body));
@@ -540,7 +564,8 @@ class SqliteStore::Impl {
     del->Bind(1, o.id);
     HOP_RETURN_IF_ERROR(del->Run());
     const int64_t revision = ++txn->revision;
-    HOP_RETURN_IF_ERROR(AppendEvent(EventType::kDeleted, revision, o.object, Dump(o.object.json())));
+    HOP_RETURN_IF_ERROR(
+        AppendEvent(EventType::kDeleted, revision, o.object, Dump(o.object.json())));
     HOP_RETURN_IF_ERROR(CollectDependents(uid, txn));
     return o.object;
   }
@@ -549,10 +574,10 @@ class SqliteStore::Impl {
   Status CollectDependents(const std::string& uid, Txn* txn) {
     std::vector<StoredObject> dependents;
     {
-      HOP_ASSIGN_OR_RETURN(auto st, Prepared(
-                                        "SELECT o.id, o.revision, o.body FROM owners w JOIN "
-                                        "objects o ON o.id = w.object_id WHERE w.owner_uid = ? "
-                                        "ORDER BY o.id"));
+      HOP_ASSIGN_OR_RETURN(auto st,
+                           Prepared("SELECT o.id, o.revision, o.body FROM owners w JOIN "
+                                    "objects o ON o.id = w.object_id WHERE w.owner_uid = ? "
+                                    "ORDER BY o.id"));
       st->Bind(1, uid);
       while (true) {
         HOP_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -595,8 +620,8 @@ class SqliteStore::Impl {
     }
     const auto labels = r.labels();
     if (!labels.empty()) {
-      HOP_ASSIGN_OR_RETURN(auto st, Prepared(
-                                        "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)"));
+      HOP_ASSIGN_OR_RETURN(auto st,
+                           Prepared("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)"));
       for (const auto& [k, v] : labels) {
         st->Reset();
         st->Bind(1, id).Bind(2, k).Bind(3, v);
@@ -605,9 +630,8 @@ class SqliteStore::Impl {
     }
     const auto owners = r.owner_references();
     if (!owners.empty()) {
-      HOP_ASSIGN_OR_RETURN(auto st, Prepared(
-                                        "INSERT OR IGNORE INTO owners (owner_uid, object_id) "
-                                        "VALUES (?, ?)"));
+      HOP_ASSIGN_OR_RETURN(auto st, Prepared("INSERT OR IGNORE INTO owners (owner_uid, object_id) "
+                                             "VALUES (?, ?)"));
       for (const auto& o : owners) {
         if (o.uid.empty()) continue;
         st->Reset();
@@ -619,9 +643,9 @@ class SqliteStore::Impl {
   }
 
   Status AppendEvent(EventType type, int64_t revision, const Resource& r, const std::string& body) {
-    HOP_ASSIGN_OR_RETURN(auto st, Prepared(
-                                      "INSERT INTO events (revision, type, grp, kind, namespace, "
-                                      "name, body) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+    HOP_ASSIGN_OR_RETURN(auto st,
+                         Prepared("INSERT INTO events (revision, type, grp, kind, namespace, "
+                                  "name, body) VALUES (?, ?, ?, ?, ?, ?, ?)"));
     st->Bind(1, revision).Bind(2, EventCode(type)).Bind(3, r.group()).Bind(4, r.kind());
     st->Bind(5, r.namespace_name()).Bind(6, r.name()).Bind(7, body);
     return st->Run();
@@ -704,9 +728,10 @@ namespace {
 
 class SqliteWatch : public Watch {
  public:
-  SqliteWatch(std::shared_ptr<Shared> shared, WatchOptions options,
-              std::chrono::milliseconds poll)
-      : shared_(std::move(shared)), options_(std::move(options)), poll_(poll),
+  SqliteWatch(std::shared_ptr<Shared> shared, WatchOptions options, std::chrono::milliseconds poll)
+      : shared_(std::move(shared)),
+        options_(std::move(options)),
+        poll_(poll),
         cursor_(options_.from_revision) {}
 
   Outcome Next(std::chrono::milliseconds timeout, Event* event) override {
@@ -735,9 +760,8 @@ class SqliteWatch : public Watch {
       const auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, poll_);
       // Woken by a write in this process, by Close(), or after the poll interval to look for
       // writes of other processes.
-      shared_->cv.wait_for(lock, wait, [&] {
-        return closed_ || shared_->closed || shared_->notified != seen;
-      });
+      shared_->cv.wait_for(lock, wait,
+                           [&] { return closed_ || shared_->closed || shared_->notified != seen; });
     }
   }
 
@@ -766,9 +790,9 @@ std::unique_ptr<Watch> SqliteStore::Impl::StartWatch(const WatchOptions& options
 // ---------------------------------------------------------------------------------------------
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& state_dir,
-                                                      const SqliteStoreOptions& options) {
-  auto impl = std::make_unique<Impl>((std::filesystem::path(state_dir) / "hop.db").string(),
-                                     options);
+                                                       const SqliteStoreOptions& options) {
+  auto impl =
+      std::make_unique<Impl>((std::filesystem::path(state_dir) / "hop.db").string(), options);
   HOP_RETURN_IF_ERROR(impl->Open());
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(impl)));
 }

@@ -55,8 +55,7 @@ TEST(SqliteStoreProcessTest, WatchSeesAnotherProcessWrites) {
   ASSERT_GT(pid, 0);
   std::vector<std::string> seen;
   Event e;
-  while (seen.size() < 20 &&
-         watch->Next(std::chrono::seconds(10), &e) == Watch::Outcome::kEvent) {
+  while (seen.size() < 20 && watch->Next(std::chrono::seconds(10), &e) == Watch::Outcome::kEvent) {
     seen.push_back(e.object.name());
     EXPECT_EQ(e.revision, static_cast<int64_t>(seen.size()));  // in order, no gaps
   }

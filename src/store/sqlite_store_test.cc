@@ -121,8 +121,9 @@ TEST_F(SqliteStoreTest, ValidationRejectsBadObjects) {
   Resource bad_dialect = Database("d");
   DatabaseKind::kDialect.Set(bad_dialect, "Oracle");
   r = store_->Create(bad_dialect);
-  EXPECT_NE(r.status().message().find("spec.dialect: \"Oracle\" is not one of ANSI, MySQL, Calcite"),
-            std::string::npos)
+  EXPECT_NE(
+      r.status().message().find("spec.dialect: \"Oracle\" is not one of ANSI, MySQL, Calcite"),
+      std::string::npos)
       << r.status().message();
 
   r = store_->Create(ConfigMap("Bad_Name"));
@@ -271,6 +272,34 @@ TEST_F(SqliteStoreTest, DeletingAnOwnerCollectsDependentsTransitively) {
   EXPECT_EQ(store_->Get({kConfigMap, "default", "shared"}).status().code(), StatusCode::kNotFound);
 }
 
+TEST_F(SqliteStoreTest, OwnersWithoutUidAreFoundByNameInTheSameBatch) {
+  Resource owner = Database("owner");
+  Resource child = ConfigMap("child");
+  resource::OwnerReference ref;
+  ref.api_version = owner.api_version();
+  ref.kind = owner.kind();
+  ref.name = "owner";
+  child.set_owner_references({ref});
+  std::vector<Write> batch;
+  batch.push_back(Write::Create(owner));
+  batch.push_back(Write::Create(child));
+  auto written = store_->Commit(std::move(batch));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  ASSERT_EQ((*written)[1].owner_references().size(), 1u);
+  EXPECT_EQ((*written)[1].owner_references()[0].uid, (*written)[0].uid());
+  // The owner's deletion collects the child.
+  ASSERT_TRUE(store_->Delete({kDatabase, "default", "owner"}).ok());
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "child"}).status().code(), StatusCode::kNotFound);
+  // An owner that exists nowhere is an error, and nothing of the batch is written.
+  Resource orphan = ConfigMap("orphan");
+  ref.name = "missing";
+  orphan.set_owner_references({ref});
+  auto failed = store_->Commit({Write::Create(ConfigMap("x")), Write::Create(orphan)});
+  EXPECT_EQ(failed.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(failed.status().message().find("Database/missing"), std::string::npos);
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "x"}).status().code(), StatusCode::kNotFound);
+}
+
 TEST_F(SqliteStoreTest, BatchesAreAllOrNothing) {
   MustCreate(Database("exists"));
   const int64_t before = *store_->Revision();
@@ -354,19 +383,21 @@ TEST_F(SqliteStoreTest, WatchDeliversOrderedEventsFromARevision) {
   MustCreate(Database("a"));  // revision 1
   auto all = store_->StartWatch({std::nullopt, "", 1});
   auto dbs = store_->StartWatch({kDatabase, "", 0});
-  MustCreate(ConfigMap("cm"));                   // 2
-  Resource b = MustCreate(Database("b"));        // 3
+  MustCreate(ConfigMap("cm"));             // 2
+  Resource b = MustCreate(Database("b"));  // 3
   DatabaseKind::kSchema.Set(b, "X");
-  ASSERT_TRUE(store_->Update(b).ok());           // 4
+  ASSERT_TRUE(store_->Update(b).ok());                     // 4
   ASSERT_TRUE(store_->Delete({kDatabase, "", "a"}).ok());  // 5
 
   using T = EventType;
-  EXPECT_EQ(Drain(all.get(), 4),
-            (std::vector<std::pair<T, std::string>>{
-                {T::kAdded, "cm@2"}, {T::kAdded, "b@3"}, {T::kModified, "b@4"}, {T::kDeleted, "a@5"}}));
-  EXPECT_EQ(Drain(dbs.get(), 4),
-            (std::vector<std::pair<T, std::string>>{
-                {T::kAdded, "a@1"}, {T::kAdded, "b@3"}, {T::kModified, "b@4"}, {T::kDeleted, "a@5"}}));
+  EXPECT_EQ(
+      Drain(all.get(), 4),
+      (std::vector<std::pair<T, std::string>>{
+          {T::kAdded, "cm@2"}, {T::kAdded, "b@3"}, {T::kModified, "b@4"}, {T::kDeleted, "a@5"}}));
+  EXPECT_EQ(
+      Drain(dbs.get(), 4),
+      (std::vector<std::pair<T, std::string>>{
+          {T::kAdded, "a@1"}, {T::kAdded, "b@3"}, {T::kModified, "b@4"}, {T::kDeleted, "a@5"}}));
   Event e;
   EXPECT_EQ(all->Next(std::chrono::milliseconds(20), &e), Watch::Outcome::kTimeout);
 }

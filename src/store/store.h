@@ -108,6 +108,9 @@ struct Write {
 //    and stays until an update removes its last finalizer. Deleting an object deletes, in the
 //    same transaction, every object that names it in ownerReferences, transitively.
 //  - Objects of hop's kinds are validated against their schema (Validation error).
+//  - An ownerReference without a uid names its owner by apiVersion, kind and name in the
+//    object's namespace; Create and Update fill in the owner's uid (the owner may be written
+//    earlier in the same batch), or fail with InvalidArgument when there is no such owner.
 //  - Commit applies a batch atomically: all writes or none.
 // Errors: NotFound, AlreadyExists, Conflict, Validation, InvalidArgument, Unavailable (storage).
 // Implementations are thread-safe.
