@@ -161,6 +161,7 @@ Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_na
     t.path = schema->Path();
     t.path.push_back(t.name);
     t.database = database;
+    t.resource = r.name();
     t.options = TableKind::kOptions.Get(r).value_or(resource::StringMap{});
     bool ok = true;
     if (auto columns = TableKind::kColumns.Get(r); columns && columns->is_array()) {
@@ -209,6 +210,7 @@ Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_na
     t.kind = ViewKind::kMaterialized.Get(r).value_or(false) ? ObjectKind::kMaterializedView
                                                             : ObjectKind::kView;
     t.sql = ViewKind::kSql.Get(r).value_or("");
+    t.resource = r.name();
     std::string name = t.name;
     it->second.tables[name] = std::move(t);
   }

@@ -48,6 +48,7 @@ struct Table {
   std::map<std::string, std::string> options;    // declared options (Table resources)
   std::shared_ptr<const std::vector<Row>> rows;  // data held by hop, if any
   std::string sql;                               // views: the query, in hop's SQL
+  std::string resource;  // the Table or View resource it comes from, "" if none
 
   // The dotted path, e.g. "ADS.PAGE_VIEWS".
   std::string QualifiedName() const;

@@ -112,6 +112,29 @@ std::vector<size_t> JavaHashMapOrder(const std::vector<std::string>& keys) {
 
 }  // namespace
 
+Result<RenderContext> LoadRenderContext(store::Store& store, std::string_view namespace_name) {
+  RenderContext ctx;
+  const std::string ns(namespace_name);
+  HOP_ASSIGN_OR_RETURN(store::ListResult tables,
+                       store.List({TableTemplateKind::Info().group_kind(), ns, {}}));
+  ctx.table_templates = std::move(tables.items);
+  HOP_ASSIGN_OR_RETURN(store::ListResult jobs,
+                       store.List({JobTemplateKind::Info().group_kind(), ns, {}}));
+  ctx.job_templates = std::move(jobs.items);
+  auto config = store.Get({{"", "ConfigMap"}, ns, "hoptimator-configmap"});
+  if (config.ok()) {
+    const Json& doc = config->json();
+    if (auto data = doc.find("data"); data != doc.end() && data->is_object()) {
+      for (const auto& [k, v] : data->items()) {
+        if (v.is_string()) ctx.config.emplace_back(k, v.get<std::string>());
+      }
+    }
+  } else if (config.status().code() != StatusCode::kNotFound) {
+    return config.status();
+  }
+  return ctx;
+}
+
 Result<tmpl::Entries> FlinkConfig(const tmpl::Entries& config) {
   const std::string* text = FindProperty(config, kFlinkConfigKey);
   if (!text) return tmpl::Entries{};

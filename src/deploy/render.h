@@ -11,6 +11,7 @@
 #include "common/status.h"
 #include "planner/planner.h"
 #include "resource/resource.h"
+#include "store/store.h"
 #include "template/value.h"
 
 namespace hop::deploy {
@@ -28,6 +29,10 @@ struct RenderContext {
   // Top-level keys of the `hoptimator-configmap` ConfigMap: the lowest layer of variables.
   tmpl::Entries config;
 };
+
+// Reads the TableTemplates and JobTemplates of a namespace and the top-level keys of its
+// `hoptimator-configmap` ConfigMap (which may be absent).
+Result<RenderContext> LoadRenderContext(store::Store& store, std::string_view namespace_name);
 
 // The properties of the ConfigMap's `flink.config` key (empty when absent). Errors name the key.
 Result<tmpl::Entries> FlinkConfig(const tmpl::Entries& config);

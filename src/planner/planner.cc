@@ -305,9 +305,9 @@ Result<PipelineTable> Planner::Table(const std::vector<std::string>& path) const
   return t;
 }
 
-Result<Pipeline> Planner::Plan(const sql::Statement& statement) {
+Result<Pipeline> Planner::Plan(const sql::Statement& statement, bool replace) {
   switch (statement.kind) {
-    case sql::StatementKind::kCreateMaterializedView: return PlanView(statement);
+    case sql::StatementKind::kCreateMaterializedView: return PlanView(statement, replace);
     case sql::StatementKind::kInsert: return PlanInsert(statement);
     case sql::StatementKind::kQuery: return PlanSelect(statement);
     default:
@@ -316,7 +316,7 @@ Result<Pipeline> Planner::Plan(const sql::Statement& statement) {
   }
 }
 
-Result<Pipeline> Planner::PlanView(const sql::Statement& statement) {
+Result<Pipeline> Planner::PlanView(const sql::Statement& statement, bool replace) {
   const auto& mv = statement.As<sql::CreateMaterializedViewStatement>();
   std::vector<std::string> path;
   for (const auto& p : mv.name.parts) path.push_back(p.name);
@@ -337,7 +337,7 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement) {
     }
     // Planning is a dry run: an existing view is an error only when the statement neither
     // replaces it nor tolerates it (reference §1.4, the SPECIFY mode).
-    if (!mv.or_replace && !mv.if_not_exists) {
+    if (!mv.or_replace && !mv.if_not_exists && !replace) {
       return Status::AlreadyExists(
           fmt::format("View {} already exists. Use CREATE OR REPLACE to update.", leaf));
     }

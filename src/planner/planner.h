@@ -86,8 +86,10 @@ class Planner {
   explicit Planner(PlanContext context);
 
   // Plans a CREATE MATERIALIZED VIEW, INSERT or SELECT. Other statements:
-  // InvalidArgument `Unsupported DDL statement: <text>`.
-  Result<Pipeline> Plan(const sql::Statement& statement);
+  // InvalidArgument `Unsupported DDL statement: <text>`. A view that exists is an error unless
+  // the statement says OR REPLACE or IF NOT EXISTS, or `replace` is set (the connection is in
+  // apply mode): planning is a dry run of the statement.
+  Result<Pipeline> Plan(const sql::Statement& statement, bool replace = false);
 
   // The connector configuration of one table read (Scan) or written (Modify) by a pipeline.
   Result<std::map<std::string, std::string>> Connector(PipelineTable& table, Method method) const;
@@ -96,7 +98,7 @@ class Planner {
   Result<PipelineTable> Table(const std::vector<std::string>& path) const;
 
  private:
-  Result<Pipeline> PlanView(const sql::Statement& statement);
+  Result<Pipeline> PlanView(const sql::Statement& statement, bool replace);
   Result<Pipeline> PlanInsert(const sql::Statement& statement);
   Result<Pipeline> PlanSelect(const sql::Statement& statement);
   // Sources from the plan's scans, connectors, collisions, and the SQL.

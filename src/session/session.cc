@@ -23,7 +23,6 @@ namespace hop::session {
 
 namespace {
 
-constexpr std::string_view kConfigMapName = "hoptimator-configmap";
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -294,26 +293,13 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
 }
 
 Result<planner::PlanContext> Session::PlanContext(const catalog::Catalog& cat) {
+  HOP_ASSIGN_OR_RETURN(deploy::RenderContext render,
+                       deploy::LoadRenderContext(store_, properties_.namespace_name));
   planner::PlanContext ctx;
   ctx.catalog = &cat;
   ctx.hints = properties_.hints;
-  HOP_ASSIGN_OR_RETURN(
-      store::ListResult templates,
-      store_.List(
-          {resource::TableTemplateKind::Info().group_kind(), properties_.namespace_name, {}}));
-  ctx.table_templates = std::move(templates.items);
-  auto config =
-      store_.Get({{"", "ConfigMap"}, properties_.namespace_name, std::string(kConfigMapName)});
-  if (config.ok()) {
-    const Json& doc = config->json();
-    if (auto data = doc.find("data"); data != doc.end() && data->is_object()) {
-      for (const auto& [k, v] : data->items()) {
-        if (v.is_string()) ctx.config.emplace_back(k, v.get<std::string>());
-      }
-    }
-  } else if (config.status().code() != StatusCode::kNotFound) {
-    return config.status();
-  }
+  ctx.table_templates = std::move(render.table_templates);
+  ctx.config = std::move(render.config);
   return ctx;
 }
 
@@ -328,7 +314,8 @@ Status Session::Pipeline(std::string_view text, std::string& out, const SourceOr
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
   planner::Planner planner(std::move(ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p,
+                       planner.Plan(*stmt, properties_.mode == Mode::kApply));
   out += p.sql;
   out += '\n';
   return Status::OK();
@@ -343,17 +330,16 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
-  HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
-  deploy::RenderContext render;
-  render.table_templates = ctx.table_templates;
-  render.config = ctx.config;
-  HOP_ASSIGN_OR_RETURN(
-      store::ListResult jobs,
-      store_.List(
-          {resource::JobTemplateKind::Info().group_kind(), properties_.namespace_name, {}}));
-  render.job_templates = std::move(jobs.items);
+  HOP_ASSIGN_OR_RETURN(deploy::RenderContext render,
+                       deploy::LoadRenderContext(store_, properties_.namespace_name));
+  planner::PlanContext ctx;
+  ctx.catalog = &cat;
+  ctx.hints = properties_.hints;
+  ctx.table_templates = render.table_templates;
+  ctx.config = render.config;
   planner::Planner planner(std::move(ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p,
+                       planner.Plan(*stmt, properties_.mode == Mode::kApply));
   deploy::Renderer renderer(std::move(render));
   HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p));
   for (size_t i = 0; i < specs.size(); ++i) {
