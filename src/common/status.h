@@ -122,11 +122,11 @@ const Status& AsStatus(const Result<T>& r) {
 #define HOP_CONCAT(a, b) HOP_CONCAT_INNER(a, b)
 
 // Returns the Status of `expr` (a Status or a Result) from the enclosing function if it failed.
-#define HOP_RETURN_IF_ERROR(expr)                         \
-  do {                                                    \
-    const auto& hop_status_ref_ = (expr);                 \
-    if (!::hop::internal::AsStatus(hop_status_ref_).ok()) \
-      return ::hop::internal::AsStatus(hop_status_ref_);  \
+#define HOP_RETURN_IF_ERROR(expr)                                                   \
+  do {                                                                              \
+    /* A copy, made before any temporary in `expr` ends: `f().status()` is safe. */ \
+    ::hop::Status hop_status_ = ::hop::internal::AsStatus(expr);                    \
+    if (!hop_status_.ok()) return hop_status_;                                      \
   } while (0)
 
 // Evaluates `rexpr` (a Result<T>); on error returns its Status, otherwise moves the value into

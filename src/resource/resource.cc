@@ -43,7 +43,8 @@ std::string GroupKind::ToString() const { return group.empty() ? kind : kind + "
 
 std::string GroupOf(std::string_view api_version) {
   size_t slash = api_version.find('/');
-  return slash == std::string_view::npos ? std::string() : std::string(api_version.substr(0, slash));
+  return slash == std::string_view::npos ? std::string()
+                                         : std::string(api_version.substr(0, slash));
 }
 
 Resource::Resource() : doc_(std::make_unique<Json>(Json::object())) {}
@@ -200,9 +201,7 @@ void Resource::remove_label(std::string_view key) { EraseFromMap(*doc_, "labels"
 void Resource::set_annotation(std::string_view key, std::string_view value) {
   MutableStringMap(*doc_, "annotations")[std::string(key)] = std::string(value);
 }
-void Resource::remove_annotation(std::string_view key) {
-  EraseFromMap(*doc_, "annotations", key);
-}
+void Resource::remove_annotation(std::string_view key) { EraseFromMap(*doc_, "annotations", key); }
 
 void Resource::set_owner_references(const std::vector<OwnerReference>& refs) {
   Json& md = MutableMetadata(*doc_);
@@ -216,7 +215,8 @@ void Resource::set_owner_references(const std::vector<OwnerReference>& refs) {
     o["apiVersion"] = r.api_version;
     o["kind"] = r.kind;
     o["name"] = r.name;
-    o["uid"] = r.uid;
+    // Without a uid the reference names its owner by kind and name (the store fills it in).
+    if (!r.uid.empty()) o["uid"] = r.uid;
     if (r.controller) o["controller"] = true;
     if (r.block_owner_deletion) o["blockOwnerDeletion"] = true;
     arr.push_back(std::move(o));
@@ -256,10 +256,17 @@ void Resource::clear_status() { doc_->erase("status"); }
 
 Json Resource::Ordered() const {
   static constexpr std::string_view kTop[] = {"apiVersion", "kind", "metadata", "spec", "status"};
-  static constexpr std::string_view kMetadata[] = {
-      "name",         "namespace",  "labels",          "annotations",     "ownerReferences",
-      "finalizers",   "uid",        "resourceVersion", "generation",      "creationTimestamp",
-      "deletionTimestamp"};
+  static constexpr std::string_view kMetadata[] = {"name",
+                                                   "namespace",
+                                                   "labels",
+                                                   "annotations",
+                                                   "ownerReferences",
+                                                   "finalizers",
+                                                   "uid",
+                                                   "resourceVersion",
+                                                   "generation",
+                                                   "creationTimestamp",
+                                                   "deletionTimestamp"};
   auto ordered = [](const Json& src, auto& keys) {
     Json out = Json::object();
     for (std::string_view k : keys) {

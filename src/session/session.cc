@@ -11,6 +11,7 @@
 #include "catalog/catalog.h"
 #include "common/strings.h"
 #include "common/table_format.h"
+#include "deploy/executor.h"
 #include "deploy/render.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
@@ -22,7 +23,6 @@
 namespace hop::session {
 
 namespace {
-
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -241,6 +241,13 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
+  if (deploy::Executor::Executes(*stmt)) {
+    deploy::Executor executor(store_, ExecuteOptions());
+    HOP_ASSIGN_OR_RETURN(deploy::Outcome outcome, executor.Execute(*stmt));
+    out += outcome.Summary();
+    out += '\n';
+    return Status::OK();
+  }
   switch (stmt->kind) {
     case sql::StatementKind::kSet: {
       const auto& set = stmt->As<sql::SetStatement>();
@@ -292,6 +299,14 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
       fmt::format("unknown command '!{}'; !help lists the commands", word));
 }
 
+deploy::ExecuteOptions Session::ExecuteOptions() const {
+  deploy::ExecuteOptions o;
+  o.namespace_name = properties_.namespace_name;
+  o.hints = properties_.hints;
+  o.apply_mode = properties_.mode == Mode::kApply;
+  return o;
+}
+
 Result<planner::PlanContext> Session::PlanContext(const catalog::Catalog& cat) {
   HOP_ASSIGN_OR_RETURN(deploy::RenderContext render,
                        deploy::LoadRenderContext(store_, properties_.namespace_name));
@@ -314,8 +329,7 @@ Status Session::Pipeline(std::string_view text, std::string& out, const SourceOr
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
   planner::Planner planner(std::move(ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p,
-                       planner.Plan(*stmt, properties_.mode == Mode::kApply));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt, properties_.mode == Mode::kApply));
   out += p.sql;
   out += '\n';
   return Status::OK();
@@ -329,6 +343,15 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
+  if (deploy::Executor::Executes(*stmt)) {
+    deploy::Executor executor(store_, ExecuteOptions());
+    HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects, executor.Specify(*stmt));
+    for (size_t i = 0; i < objects.size(); ++i) {
+      if (i > 0) out += "---\n";
+      out += objects[i].ToYaml();
+    }
+    return Status::OK();
+  }
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   HOP_ASSIGN_OR_RETURN(deploy::RenderContext render,
                        deploy::LoadRenderContext(store_, properties_.namespace_name));
@@ -338,8 +361,7 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   ctx.table_templates = render.table_templates;
   ctx.config = render.config;
   planner::Planner planner(std::move(ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p,
-                       planner.Plan(*stmt, properties_.mode == Mode::kApply));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt, properties_.mode == Mode::kApply));
   deploy::Renderer renderer(std::move(render));
   HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p));
   for (size_t i = 0; i < specs.size(); ++i) {

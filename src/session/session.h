@@ -17,6 +17,7 @@
 #include "catalog/catalog.h"
 #include "common/source_error.h"
 #include "common/status.h"
+#include "deploy/executor.h"
 #include "planner/planner.h"
 #include "store/store.h"
 #include "template/value.h"
@@ -57,6 +58,7 @@ class Session {
  private:
   Status Statement(std::string_view text, std::string& out, const SourceOrigin& origin);
   Status Command(std::string_view text, std::string& out, const SourceOrigin& origin);
+  deploy::ExecuteOptions ExecuteOptions() const;
   // What the planner reads from the store: templates and the ConfigMap of the namespace.
   Result<planner::PlanContext> PlanContext(const catalog::Catalog& cat);
   Status Pipeline(std::string_view text, std::string& out, const SourceOrigin& origin);

@@ -1,0 +1,441 @@
+#include "deploy/executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "binder/binder.h"
+#include "catalog/catalog.h"
+#include "common/strings.h"
+#include "deploy/render.h"
+#include "planner/planner.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
+#include "resource/yaml.h"
+#include "sql/ast/create_database_statement.h"
+#include "sql/ast/create_materialized_view_statement.h"
+#include "sql/ast/create_view_statement.h"
+#include "sql/ast/drop_statement.h"
+#include "sql/unparser.h"
+
+namespace hop::deploy {
+
+using resource::DatabaseKind;
+using resource::PipelineKind;
+using resource::Resource;
+using resource::ViewKind;
+using store::ObjectRef;
+using store::Write;
+
+namespace {
+
+constexpr std::string_view kHopApiVersion = "hoptimator.linkedin.com/v1alpha1";
+constexpr std::string_view kSourcesAnnotation = "hoptimator.linkedin.com/depends-on-sources";
+constexpr std::string_view kSinksAnnotation = "hoptimator.linkedin.com/depends-on-sinks";
+
+std::vector<std::string> Path(const sql::QualifiedName& name) {
+  std::vector<std::string> out;
+  for (const auto& p : name.parts) out.push_back(p.name);
+  return out;
+}
+
+std::string Dotted(const std::vector<std::string>& path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) out += (i ? "." : "") + path[i];
+  return out;
+}
+
+Resource NewObject(std::string_view kind, const std::string& name, const std::string& ns) {
+  Resource r;
+  r.set_api_version(kHopApiVersion);
+  r.set_kind(kind);
+  r.set_name(name);
+  r.set_namespace(ns);
+  return r;
+}
+
+resource::OwnerReference OwnerByName(const Resource& owner) {
+  resource::OwnerReference ref;
+  ref.api_version = owner.api_version();
+  ref.kind = owner.kind();
+  ref.name = owner.name();
+  ref.uid = owner.uid();  // empty for an owner written in the same batch: the store fills it
+  return ref;
+}
+
+// The SQL a View resource keeps: the query in the ANSI dialect, wrapped to apply a column list.
+Result<std::string> ViewSql(const sql::Query& query, const std::vector<sql::Identifier>& columns) {
+  HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintQuery(query, {sql::Dialect::kAnsi}));
+  if (columns.empty()) return text;
+  std::string names;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (i > 0) names += ", ";
+    names += sql::QuoteIdentifier(columns[i].name, sql::Dialect::kAnsi);
+  }
+  return fmt::format("SELECT * FROM ({}) AS \"_\" ({})", text, names);
+}
+
+Resource ViewResource(const std::string& name, const std::string& ns,
+                      const std::vector<std::string>& path, std::string sql, bool materialized) {
+  Resource view = NewObject("View", name, ns);
+  ViewKind::kView.Set(view, path.back());
+  ViewKind::kSchema.Set(view, path[path.size() - 2]);
+  if (path.size() == 3) ViewKind::kCatalog.Set(view, path[0]);
+  ViewKind::kSql.Set(view, sql);
+  ViewKind::kMaterialized.Set(view, materialized);
+  return view;
+}
+
+// `existing` with the desired object's content: spec and the other top-level fields from
+// `desired`; labels and annotations merged with the desired ones winning (typed objects) or the
+// existing ones winning (rendered ones); owner references added. The store keeps uid and the
+// rest of metadata.
+Resource Updated(const Resource& existing, const Resource& desired, bool desired_wins) {
+  Resource out(desired.json());
+  out.set_name(existing.name());
+  out.set_namespace(existing.namespace_name());
+  std::map<std::string, std::string> labels = existing.labels();
+  std::map<std::string, std::string> annotations = existing.annotations();
+  for (const auto& [k, v] : desired.labels()) {
+    if (desired_wins || !labels.count(k)) labels[k] = v;
+  }
+  for (const auto& [k, v] : desired.annotations()) {
+    if (desired_wins || !annotations.count(k)) annotations[k] = v;
+  }
+  for (const auto& [k, v] : labels) out.set_label(k, v);
+  for (const auto& [k, v] : annotations) out.set_annotation(k, v);
+  auto owners = existing.owner_references();
+  for (const auto& o : desired.owner_references()) {
+    bool known = std::any_of(owners.begin(), owners.end(), [&](const resource::OwnerReference& x) {
+      return x.kind == o.kind && x.name == o.name && x.api_version == o.api_version;
+    });
+    if (!known) owners.push_back(o);
+  }
+  out.set_owner_references(owners);
+  out.set_finalizers(existing.finalizers());
+  out.clear_status();
+  return out;
+}
+
+}  // namespace
+
+struct Executor::Change {
+  Write write;
+  std::string prior_version;  // updates: the resourceVersion before, to tell "unchanged"
+};
+
+std::string Outcome::Summary() const {
+  std::string out = statement + ":";
+  if (objects.empty()) return out + " nothing to do";
+  // Consecutive objects with the same verb share it: `a, b created, c deleted`.
+  for (size_t i = 0; i < objects.size(); ++i) {
+    out += i == 0 ? " " : ", ";
+    out += AsciiToLower(objects[i].kind()) + "/" + objects[i].name();
+    if (i + 1 == objects.size() || verbs[i + 1] != verbs[i]) out += " " + verbs[i];
+  }
+  return out;
+}
+
+Executor::Executor(store::Store& store, ExecuteOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+bool Executor::Executes(const sql::Statement& s) {
+  switch (s.kind) {
+    case sql::StatementKind::kCreateView:
+    case sql::StatementKind::kCreateMaterializedView:
+    case sql::StatementKind::kCreateDatabase: return true;
+    case sql::StatementKind::kDrop: {
+      auto object = s.As<sql::DropStatement>().object;
+      return object == sql::ObjectKind::kView || object == sql::ObjectKind::kMaterializedView;
+    }
+    default: return false;
+  }
+}
+
+namespace {
+
+// The statement as it is named in summaries: `CREATE MATERIALIZED VIEW ADS.AUDIENCE`.
+std::string StatementLabel(const sql::Statement& s) {
+  switch (s.kind) {
+    case sql::StatementKind::kCreateView:
+      return "CREATE VIEW " + Dotted(Path(s.As<sql::CreateViewStatement>().name));
+    case sql::StatementKind::kCreateMaterializedView:
+      return "CREATE MATERIALIZED VIEW " +
+             Dotted(Path(s.As<sql::CreateMaterializedViewStatement>().name));
+    case sql::StatementKind::kCreateDatabase:
+      return "CREATE DATABASE " + Dotted(Path(s.As<sql::CreateDatabaseStatement>().name));
+    case sql::StatementKind::kDrop: {
+      const auto& d = s.As<sql::DropStatement>();
+      return fmt::format("DROP {} {}", sql::ObjectKindText(d.object), Dotted(Path(d.name)));
+    }
+    default: return "STATEMENT";
+  }
+}
+
+Result<std::optional<Resource>> Existing(store::Store& store, const ObjectRef& ref) {
+  auto r = store.Get(ref);
+  if (r.ok()) return std::optional<Resource>(std::move(r).value());
+  if (r.status().code() == StatusCode::kNotFound) return std::optional<Resource>();
+  return r.status();
+}
+
+ObjectRef RefOf(const Resource& r) { return {r.group_kind(), r.namespace_name(), r.name()}; }
+
+}  // namespace
+
+Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& statement) {
+  const std::string& ns = options_.namespace_name;
+  std::vector<Change> changes;
+  // Adds a create of `desired`, or an update of the object already stored under its name.
+  auto put = [&](const Resource& desired, bool desired_wins) -> Status {
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, RefOf(desired)));
+    if (!existing) {
+      changes.push_back({Write::Create(desired), ""});
+    } else {
+      changes.push_back(
+          {Write::Update(Updated(*existing, desired, desired_wins)), existing->resource_version()});
+    }
+    return Status::OK();
+  };
+
+  switch (statement.kind) {
+    case sql::StatementKind::kCreateView:
+    case sql::StatementKind::kCreateMaterializedView: {
+      const bool materialized = statement.kind == sql::StatementKind::kCreateMaterializedView;
+      const sql::QualifiedName& qname =
+          materialized ? statement.As<sql::CreateMaterializedViewStatement>().name
+                       : statement.As<sql::CreateViewStatement>().name;
+      const bool or_replace = materialized
+                                  ? statement.As<sql::CreateMaterializedViewStatement>().or_replace
+                                  : statement.As<sql::CreateViewStatement>().or_replace;
+      const bool if_not_exists =
+          materialized ? statement.As<sql::CreateMaterializedViewStatement>().if_not_exists
+                       : statement.As<sql::CreateViewStatement>().if_not_exists;
+      const sql::Query& query = materialized
+                                    ? *statement.As<sql::CreateMaterializedViewStatement>().query
+                                    : *statement.As<sql::CreateViewStatement>().query;
+      const auto& columns = materialized
+                                ? statement.As<sql::CreateMaterializedViewStatement>().columns
+                                : statement.As<sql::CreateViewStatement>().columns;
+
+      HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+      std::vector<std::string> path = Path(qname);
+      HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
+      HOP_RETURN_IF_ERROR(schema->status);
+      // One-part names go to the default schema; the View says which.
+      path = schema->Path();
+      path.push_back(qname.back().name);
+      const std::string& leaf = path.back();
+      if (auto t = schema->tables.find(leaf);
+          t != schema->tables.end() && t->second.kind == catalog::ObjectKind::kTable) {
+        return Status::InvalidArgument(
+            fmt::format("Cannot overwrite physical table {} with a view.", leaf));
+      }
+      const std::string name = resource::Canonicalize(path);
+      HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing,
+                           Existing(store_, {ViewKind::Info().group_kind(), ns, name}));
+      const bool update = or_replace || options_.apply_mode;
+      if (existing && !update) {
+        if (if_not_exists) return changes;  // nothing to do
+        return Status::AlreadyExists(
+            fmt::format("View {} already exists. Use CREATE OR REPLACE to update.", leaf));
+      }
+      HOP_ASSIGN_OR_RETURN(std::string sql, ViewSql(query, columns));
+      Resource view = ViewResource(name, ns, path, sql, materialized);
+
+      if (!materialized) {
+        // The query must bind; the view keeps no pipeline.
+        binder::Binder binder(cat);
+        binder.SetStatement(&statement);
+        HOP_RETURN_IF_ERROR(binder.BindQuery(query, columns).status());
+        HOP_RETURN_IF_ERROR(put(view, true));
+        // A materialized view replaced by a plain one loses its pipeline (and, through
+        // ownership, the pipeline's elements).
+        if (existing && ViewKind::kMaterialized.Get(*existing).value_or(false)) {
+          ObjectRef pipeline{PipelineKind::Info().group_kind(), ns, name};
+          HOP_ASSIGN_OR_RETURN(std::optional<Resource> old, Existing(store_, pipeline));
+          if (old) changes.push_back({Write::Delete(pipeline), ""});
+        }
+        return changes;
+      }
+
+      // A materialized view: plan it and render its elements.
+      HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRenderContext(store_, ns));
+      planner::PlanContext plan_ctx;
+      plan_ctx.catalog = &cat;
+      plan_ctx.hints = options_.hints;
+      plan_ctx.table_templates = render.table_templates;
+      plan_ctx.config = render.config;
+      planner::Planner planner(std::move(plan_ctx));
+      HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(statement, /*replace=*/true));
+      Renderer renderer(std::move(render));
+      HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs, renderer.PipelineSpecs(p));
+
+      Resource pipeline = NewObject("Pipeline", name, ns);
+      pipeline.set_owner_references({OwnerByName(view)});
+      PipelineKind::kSql.Set(pipeline, p.complete ? p.sql : "");
+      std::string yaml;
+      for (size_t i = 0; i < specs.size(); ++i) yaml += (i ? "\n---\n" : "") + specs[i].yaml;
+      PipelineKind::kYaml.Set(pipeline, yaml);
+      // Dependency labels and annotations (reference §5.8).
+      std::vector<std::string> sources, sinks;
+      auto depend = [&](const planner::PipelineTable& t, std::vector<std::string>& into) {
+        if (t.database.empty()) return;
+        std::string id = resource::DependencyIdentifier(t.database, t.path);
+        if (std::find(into.begin(), into.end(), id) != into.end()) return;
+        into.push_back(id);
+        pipeline.set_label(resource::DependencyLabelKey(id), resource::DependencyLabelValue(id));
+      };
+      for (const auto& s : p.sources) depend(s, sources);
+      depend(p.sink, sinks);
+      auto joined = [](const std::vector<std::string>& ids) {
+        std::string out;
+        for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + ids[i];
+        return out;
+      };
+      pipeline.set_annotation(kSourcesAnnotation, joined(sources));
+      pipeline.set_annotation(kSinksAnnotation, joined(sinks));
+
+      HOP_RETURN_IF_ERROR(put(view, true));
+      HOP_RETURN_IF_ERROR(put(pipeline, true));
+      // The elements, owned by the pipeline. One that exists keeps its metadata and gains this
+      // pipeline as an owner, so that a sink shared by partial views outlives any one of them.
+      for (const Spec& spec : specs) {
+        HOP_ASSIGN_OR_RETURN(
+            std::vector<Json> docs,
+            ParseYamlDocuments(spec.yaml, spec.template_kind + " " + spec.template_name));
+        for (Json& doc : docs) {
+          if (doc.is_null()) continue;
+          HOP_ASSIGN_OR_RETURN(
+              Resource element,
+              Resource::FromJson(std::move(doc), spec.template_kind + " " + spec.template_name));
+          if (element.namespace_name().empty()) element.set_namespace(ns);
+          element.set_owner_references({OwnerByName(pipeline)});
+          HOP_RETURN_IF_ERROR(put(element, false));
+        }
+      }
+      return changes;
+    }
+
+    case sql::StatementKind::kCreateDatabase: {
+      const auto& db = statement.As<sql::CreateDatabaseStatement>();
+      if (db.name.size() != 1) {
+        return Status::InvalidArgument("Database names cannot be compound identifiers.");
+      }
+      const std::string& leaf = db.name.back().name;
+      // Options are looked up without regard to case.
+      std::map<std::string, std::string> options;
+      for (const auto& o : db.options.items) options[AsciiToLower(o.key)] = o.value;
+      auto url = options.find("url");
+      if (url == options.end()) {
+        return Status::InvalidArgument(fmt::format("Database {} requires a 'url' option.", leaf));
+      }
+      Resource r = NewObject("Database", resource::Canonicalize(leaf), ns);
+      DatabaseKind::kUrl.Set(r, url->second);
+      if (auto it = options.find("driver"); it != options.end()) {
+        DatabaseKind::kDriver.Set(r, it->second);
+      }
+      if (auto it = options.find("schema"); it != options.end()) {
+        DatabaseKind::kSchema.Set(r, it->second);
+      }
+      if (auto it = options.find("catalog"); it != options.end()) {
+        DatabaseKind::kCatalog.Set(r, it->second);
+      }
+      if (auto it = options.find("dialect"); it != options.end()) {
+        static const std::set<std::string> kDialects = {"ANSI", "MySQL", "Calcite"};
+        if (!kDialects.count(it->second)) {
+          return Status::InvalidArgument(fmt::format(
+              "Database {}: dialect must be ANSI, MySQL or Calcite, not '{}'", leaf, it->second));
+        }
+        DatabaseKind::kDialect.Set(r, it->second);
+      }
+      HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, RefOf(r)));
+      if (existing && !(db.or_replace || options_.apply_mode)) {
+        if (db.if_not_exists) return changes;
+        return Status::AlreadyExists(
+            fmt::format("Database {} already exists. Use CREATE OR REPLACE to update.", leaf));
+      }
+      HOP_RETURN_IF_ERROR(put(r, true));
+      return changes;
+    }
+
+    case sql::StatementKind::kDrop: {
+      const auto& drop = statement.As<sql::DropStatement>();
+      HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+      std::vector<std::string> path = Path(drop.name);
+      const std::string& leaf = path.back();
+      auto table = cat.Resolve(path);
+      if (!table.ok()) {
+        if (table.status().code() != StatusCode::kCatalogNotFound) return table.status();
+        if (drop.if_exists) return changes;
+        return Status::NotFound(fmt::format("Element {} not found.", leaf));
+      }
+      const catalog::ObjectKind kind = (*table)->kind;
+      const bool wants_view = drop.object == sql::ObjectKind::kView;
+      const bool matches = wants_view ? kind == catalog::ObjectKind::kView
+                                      : kind == catalog::ObjectKind::kMaterializedView;
+      if (!matches) {
+        std::string_view what = kind == catalog::ObjectKind::kTable ? "a table"
+                                : kind == catalog::ObjectKind::kMaterializedView
+                                    ? "a materialized view"
+                                    : "a view";
+        return Status::InvalidArgument(
+            fmt::format("Element {} is {} and does not correspond to DROP {}", leaf, what,
+                        sql::ObjectKindText(drop.object)));
+      }
+      // Deleting the View deletes, by ownership, its Pipeline and the elements it alone owns.
+      changes.push_back(
+          {Write::Delete({ViewKind::Info().group_kind(), ns, (*table)->resource}), ""});
+      return changes;
+    }
+
+    default:
+      return Status::InvalidArgument(fmt::format(
+          "{} statements are not executed by this version of hop", StatementLabel(statement)));
+  }
+}
+
+Result<Outcome> Executor::Execute(const sql::Statement& statement) {
+  HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Changes(statement));
+  Outcome outcome;
+  outcome.statement = StatementLabel(statement);
+  if (changes.empty()) return outcome;
+  std::vector<Write> writes;
+  for (const auto& c : changes) writes.push_back(c.write);
+  HOP_ASSIGN_OR_RETURN(std::vector<Resource> written, store_.Commit(std::move(writes)));
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Change& c = changes[i];
+    switch (c.write.op) {
+      case Write::Op::kCreate: outcome.verbs.push_back("created"); break;
+      case Write::Op::kDelete: outcome.verbs.push_back("deleted"); break;
+      default:
+        outcome.verbs.push_back(written[i].resource_version() == c.prior_version ? "unchanged"
+                                                                                 : "configured");
+    }
+    outcome.objects.push_back(std::move(written[i]));
+  }
+  return outcome;
+}
+
+Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement) {
+  HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Changes(statement));
+  std::vector<Resource> out;
+  for (auto& c : changes) {
+    if (c.write.op == Write::Op::kDelete) continue;
+    Resource r = std::move(c.write.object);
+    // What the user would write: without what the store assigns.
+    Json& md = r.mutable_json()["metadata"];
+    for (const char* key : {"uid", "resourceVersion", "generation", "creationTimestamp"}) {
+      md.erase(key);
+    }
+    auto owners = r.owner_references();
+    for (auto& o : owners) o.uid.clear();
+    r.set_owner_references(owners);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace hop::deploy
