@@ -26,6 +26,10 @@ demo: hop
 	./build/hop --state $(DEMO_STATE) apply -f examples/demo-environment.yaml
 	./build/hop --state $(DEMO_STATE) get databases
 	./build/hop --state $(DEMO_STATE) -f examples/quickstart.sql
+	./build/hop --state $(DEMO_STATE) get views
+	./build/hop --state $(DEMO_STATE) get pipelines
+	./build/hop --state $(DEMO_STATE) get flinksessionjobs
+	./build/hop --state $(DEMO_STATE) -e 'DROP MATERIALIZED VIEW ads.audience;' -e 'DROP VIEW ads.visitors;'
 
 build-debug/build.ninja:
 	$(CMAKE) -S . -B build-debug -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOP_SANITIZE=ON -DHOP_BENCH=OFF

@@ -27,3 +27,11 @@ SET hints = 'kafka.source.group.id=quickstart';
 !pipeline CREATE MATERIALIZED VIEW ads."PAGE_VIEWS$from-kafka" AS SELECT page_urn, member_urn FROM kafka."page-events" WHERE page_urn LIKE 'urn:li:page:%'
 SHOW ALL;
 RESET hints;
+
+-- DDL executes: a view and a materialized view become resources, written in one batch. The
+-- materialized view writes a View, the Pipeline it owns and the Flink job the Pipeline owns.
+CREATE OR REPLACE VIEW ads.visitors AS
+  SELECT first_name, last_name, page_urn FROM ads.page_views NATURAL JOIN profile.members;
+CREATE OR REPLACE MATERIALIZED VIEW ads.audience AS
+  SELECT first_name, last_name FROM ads.visitors WHERE page_urn LIKE 'urn:li:page:%';
+!tables ADS
