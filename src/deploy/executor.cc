@@ -16,6 +16,7 @@
 #include "resource/yaml.h"
 #include "sql/ast/create_database_statement.h"
 #include "sql/ast/create_materialized_view_statement.h"
+#include "sql/ast/create_table_statement.h"
 #include "sql/ast/create_view_statement.h"
 #include "sql/ast/drop_statement.h"
 #include "sql/unparser.h"
@@ -119,6 +120,25 @@ Resource Updated(const Resource& existing, const Resource& desired, bool desired
   return out;
 }
 
+// The rendered elements of `owner` (a Pipeline, a Table). One that exists keeps its metadata
+// and gains `owner` as one more owner, so that a table shared by partial views outlives any one
+// of them.
+template <typename Put>
+Status PutElements(const std::vector<Spec>& specs, const Resource& owner, Put& put) {
+  for (const Spec& spec : specs) {
+    const std::string where = spec.template_kind + " " + spec.template_name;
+    HOP_ASSIGN_OR_RETURN(std::vector<Json> docs, ParseYamlDocuments(spec.yaml, where));
+    for (Json& doc : docs) {
+      if (doc.is_null()) continue;
+      HOP_ASSIGN_OR_RETURN(Resource element, Resource::FromJson(std::move(doc), where));
+      if (element.namespace_name().empty()) element.set_namespace(owner.namespace_name());
+      element.set_owner_references({OwnerByName(owner)});
+      HOP_RETURN_IF_ERROR(put(element, false));
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 struct Executor::Change {
@@ -145,10 +165,12 @@ bool Executor::Executes(const sql::Statement& s) {
   switch (s.kind) {
     case sql::StatementKind::kCreateView:
     case sql::StatementKind::kCreateMaterializedView:
+    case sql::StatementKind::kCreateTable:
     case sql::StatementKind::kCreateDatabase: return true;
     case sql::StatementKind::kDrop: {
       auto object = s.As<sql::DropStatement>().object;
-      return object == sql::ObjectKind::kView || object == sql::ObjectKind::kMaterializedView;
+      return object == sql::ObjectKind::kView || object == sql::ObjectKind::kMaterializedView ||
+             object == sql::ObjectKind::kTable;
     }
     default: return false;
   }
@@ -166,6 +188,8 @@ std::string StatementLabel(const sql::Statement& s) {
              Dotted(Path(s.As<sql::CreateMaterializedViewStatement>().name));
     case sql::StatementKind::kCreateDatabase:
       return "CREATE DATABASE " + Dotted(Path(s.As<sql::CreateDatabaseStatement>().name));
+    case sql::StatementKind::kCreateTable:
+      return "CREATE TABLE " + Dotted(Path(s.As<sql::CreateTableStatement>().name));
     case sql::StatementKind::kDrop: {
       const auto& d = s.As<sql::DropStatement>();
       return fmt::format("DROP {} {}", sql::ObjectKindText(d.object), Dotted(Path(d.name)));
@@ -185,19 +209,184 @@ ObjectRef RefOf(const Resource& r) { return {r.group_kind(), r.namespace_name(),
 
 }  // namespace
 
+Status Executor::Put(std::vector<Change>& changes, const Resource& desired, bool desired_wins) {
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, RefOf(desired)));
+  if (!existing) {
+    changes.push_back({Write::Create(desired), ""});
+  } else {
+    changes.push_back(
+        {Write::Update(Updated(*existing, desired, desired_wins)), existing->resource_version()});
+  }
+  return Status::OK();
+}
+
+Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Change>& changes) {
+  const std::string& ns = options_.namespace_name;
+  auto put = [&](const Resource& desired, bool desired_wins) {
+    return Put(changes, desired, desired_wins);
+  };
+  if (ct.as_query) {
+    return Status::InvalidArgument("Populating new tables is not currently supported.");
+  }
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+  std::vector<std::string> path = Path(ct.name);
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
+  HOP_RETURN_IF_ERROR(schema->status);
+  path = schema->Path();
+  path.push_back(ct.name.back().name);
+  const std::string& leaf = path.back();
+  if (schema->database.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "{} is not a physical database: tables are created in a Database's schema", schema->name));
+  }
+  // The columns: declared, or those of the LIKE table.
+  catalog::RowType row;
+  if (ct.like) {
+    HOP_ASSIGN_OR_RETURN(const catalog::Table* source, cat.Resolve(Path(ct.like->source)));
+    row = source->row_type;
+    if (source->kind != catalog::ObjectKind::kTable) {
+      binder::Binder binder(cat);
+      HOP_ASSIGN_OR_RETURN(binder::RelPtr rel, binder.BindView(*source));
+      row = rel->row_type;
+    }
+  } else {
+    for (const auto& c : ct.columns) {
+      if (!c.type) {
+        return Status::InvalidArgument(
+            fmt::format("Column {} of table {} has no type", c.name.name, leaf));
+      }
+      if (c.value_kind != sql::ColumnValueKind::kNone) {
+        return Status::InvalidArgument(fmt::format(
+            "Unsupported column declaration: {} (defaults and generated columns)", c.name.name));
+      }
+      row.columns.push_back({c.name.name, *c.type});
+    }
+    for (const auto& k : ct.constraints) {
+      if (k.kind == sql::ConstraintKind::kCheck) {
+        return Status::InvalidArgument("Unsupported column declaration: CHECK constraints");
+      }
+    }
+  }
+  if (row.columns.empty()) return Status::InvalidArgument("No columns provided.");
+
+  std::string name = resource::Canonicalize(std::vector<std::string>{schema->database, leaf});
+  const bool update = ct.or_replace || options_.apply_mode;
+  if (auto t = schema->tables.find(leaf); t != schema->tables.end()) {
+    if (t->second.kind != catalog::ObjectKind::kTable) {
+      return Status::InvalidArgument(
+          fmt::format("{} is a view; drop it before creating a table of that name", leaf));
+    }
+    if (!update) {
+      if (ct.if_not_exists) return Status::OK();
+      return Status::AlreadyExists(
+          fmt::format("Table {} already exists. Use CREATE OR REPLACE to update.", leaf));
+    }
+    if (t->second.resource.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("Table {} comes from database {} ({}); hop cannot change it",
+                      t->second.QualifiedName(), schema->database, schema->url));
+    }
+    name = t->second.resource;
+  }
+
+  Resource table = NewObject("Table", name, ns);
+  resource::TableKind::kDatabase.Set(table, schema->database);
+  if (!schema->catalog.empty()) resource::TableKind::kCatalog.Set(table, schema->catalog);
+  resource::TableKind::kSchema.Set(table, schema->name);
+  resource::TableKind::kTable.Set(table, leaf);
+  Json columns = Json::array();
+  for (const auto& c : row.columns) {
+    sql::DataType type = c.type;
+    const bool nullable = type.nullability != sql::Nullability::kNotNull;
+    type.nullability = sql::Nullability::kUnspecified;
+    HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintType(type, {sql::Dialect::kAnsi}));
+    Json col = {{"name", c.name}, {"type", text}};
+    if (!nullable) col["nullable"] = false;
+    columns.push_back(std::move(col));
+  }
+  resource::TableKind::kColumns.Set(table, columns);
+  resource::StringMap options;
+  for (const auto& o : ct.options.items) options[o.key] = o.value;
+  if (!options.empty()) resource::TableKind::kOptions.Set(table, options);
+  HOP_RETURN_IF_ERROR(put(table, true));
+
+  // The resources its TableTemplates render for it (a Kafka topic, ...), owned by it.
+  HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRenderContext(store_, ns));
+  planner::PipelineTable source;
+  source.database = schema->database;
+  source.path = path;
+  source.row_type = row;
+  for (const auto& [k, v] : options) source.options.emplace_back(k, v);
+  for (const auto& [k, v] : options_.hints) tmpl::SetEntry(source.options, k, v);
+  Renderer renderer(std::move(render));
+  HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs,
+                       renderer.TableSpecs(source, planner::Method::kScan));
+  return PutElements(specs, table, put);
+}
+
+namespace {
+
+// Whether a comma-separated list of identifiers holds `id`.
+bool Lists(std::string_view list, std::string_view id) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    if (list.substr(0, comma) == id) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& changes) {
+  const std::string& ns = options_.namespace_name;
+  if (table.resource.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("Table {} comes from database {}; hop cannot drop it", table.QualifiedName(),
+                    table.database));
+  }
+  // The pre-delete guard (reference §5.8): pipelines and triggers that depend on the table.
+  const std::string id = resource::DependencyIdentifier(table.database, table.path);
+  HOP_ASSIGN_OR_RETURN(resource::LabelSelector selector,
+                       resource::LabelSelector::Parse(resource::DependencyLabelKey(id)));
+  std::vector<std::string> dependents;
+  for (const resource::KindInfo* kind :
+       {&PipelineKind::Info(), &resource::TableTriggerKind::Info()}) {
+    HOP_ASSIGN_OR_RETURN(store::ListResult found, store_.List({kind->group_kind(), ns, selector}));
+    for (const Resource& r : found.items) {
+      // The annotations say what an object depends on now; its labels may be stale.
+      auto annotations = r.annotations();
+      auto sources = annotations.find(std::string(kSourcesAnnotation));
+      auto sinks = annotations.find(std::string(kSinksAnnotation));
+      const bool annotated = sources != annotations.end() || sinks != annotations.end();
+      if (annotated && !(sources != annotations.end() && Lists(sources->second, id)) &&
+          !(sinks != annotations.end() && Lists(sinks->second, id))) {
+        continue;
+      }
+      std::string d = AsciiToLower(r.kind()) + "/" + r.name();
+      auto owners = r.owner_references();
+      if (!owners.empty()) d += fmt::format(" (owned by {}/{})", owners[0].kind, owners[0].name);
+      dependents.push_back(std::move(d));
+    }
+  }
+  if (!dependents.empty()) {
+    std::string list;
+    for (size_t i = 0; i < dependents.size(); ++i) list += (i ? ", " : "") + dependents[i];
+    return Status::ValidationError(fmt::format("Cannot delete {} \u2014 {} active dependent(s): {}",
+                                               id, dependents.size(), list));
+  }
+  // Deleting the Table deletes, by ownership, the resources rendered for it.
+  changes.push_back(
+      {Write::Delete({resource::TableKind::Info().group_kind(), ns, table.resource}), ""});
+  return Status::OK();
+}
+
 Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& statement) {
   const std::string& ns = options_.namespace_name;
   std::vector<Change> changes;
-  // Adds a create of `desired`, or an update of the object already stored under its name.
-  auto put = [&](const Resource& desired, bool desired_wins) -> Status {
-    HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, RefOf(desired)));
-    if (!existing) {
-      changes.push_back({Write::Create(desired), ""});
-    } else {
-      changes.push_back(
-          {Write::Update(Updated(*existing, desired, desired_wins)), existing->resource_version()});
-    }
-    return Status::OK();
+  auto put = [&](const Resource& desired, bool desired_wins) {
+    return Put(changes, desired, desired_wins);
   };
 
   switch (statement.kind) {
@@ -300,22 +489,12 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
 
       HOP_RETURN_IF_ERROR(put(view, true));
       HOP_RETURN_IF_ERROR(put(pipeline, true));
-      // The elements, owned by the pipeline. One that exists keeps its metadata and gains this
-      // pipeline as an owner, so that a sink shared by partial views outlives any one of them.
-      for (const Spec& spec : specs) {
-        HOP_ASSIGN_OR_RETURN(
-            std::vector<Json> docs,
-            ParseYamlDocuments(spec.yaml, spec.template_kind + " " + spec.template_name));
-        for (Json& doc : docs) {
-          if (doc.is_null()) continue;
-          HOP_ASSIGN_OR_RETURN(
-              Resource element,
-              Resource::FromJson(std::move(doc), spec.template_kind + " " + spec.template_name));
-          if (element.namespace_name().empty()) element.set_namespace(ns);
-          element.set_owner_references({OwnerByName(pipeline)});
-          HOP_RETURN_IF_ERROR(put(element, false));
-        }
-      }
+      HOP_RETURN_IF_ERROR(PutElements(specs, pipeline, put));
+      return changes;
+    }
+
+    case sql::StatementKind::kCreateTable: {
+      HOP_RETURN_IF_ERROR(CreateTable(statement.As<sql::CreateTableStatement>(), changes));
       return changes;
     }
 
@@ -373,9 +552,11 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         return Status::NotFound(fmt::format("Element {} not found.", leaf));
       }
       const catalog::ObjectKind kind = (*table)->kind;
-      const bool wants_view = drop.object == sql::ObjectKind::kView;
-      const bool matches = wants_view ? kind == catalog::ObjectKind::kView
-                                      : kind == catalog::ObjectKind::kMaterializedView;
+      const bool matches = drop.object == sql::ObjectKind::kView
+                               ? kind == catalog::ObjectKind::kView
+                           : drop.object == sql::ObjectKind::kMaterializedView
+                               ? kind == catalog::ObjectKind::kMaterializedView
+                               : kind == catalog::ObjectKind::kTable;
       if (!matches) {
         std::string_view what = kind == catalog::ObjectKind::kTable ? "a table"
                                 : kind == catalog::ObjectKind::kMaterializedView
@@ -384,6 +565,10 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         return Status::InvalidArgument(
             fmt::format("Element {} is {} and does not correspond to DROP {}", leaf, what,
                         sql::ObjectKindText(drop.object)));
+      }
+      if (drop.object == sql::ObjectKind::kTable) {
+        HOP_RETURN_IF_ERROR(DropTable(**table, changes));
+        return changes;
       }
       // Deleting the View deletes, by ownership, its Pipeline and the elements it alone owns.
       changes.push_back(

@@ -3,16 +3,20 @@
 // §5). The same path without the write is `!specify`.
 //
 // Executed here: CREATE [OR REPLACE] VIEW, CREATE [OR REPLACE] MATERIALIZED VIEW (a View, the
-// Pipeline it owns, and the elements the Pipeline owns), CREATE DATABASE, and DROP VIEW / DROP
-// MATERIALIZED VIEW. Modes follow reference §1.4: CREATE makes objects and fails on existing ones
-// unless IF NOT EXISTS; CREATE OR REPLACE, or any CREATE in apply mode, updates them.
+// Pipeline it owns, and the elements the Pipeline owns), CREATE [OR REPLACE] TABLE (a Table and
+// the resources its templates render for it), CREATE DATABASE, and DROP TABLE / VIEW /
+// MATERIALIZED VIEW (DROP TABLE only when no pipeline or trigger depends on the table). Modes
+// follow reference §1.4: CREATE makes objects and fails on existing ones unless IF NOT EXISTS;
+// CREATE OR REPLACE, or any CREATE in apply mode, updates them.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "catalog/catalog.h"
 #include "common/status.h"
 #include "resource/resource.h"
+#include "sql/ast/create_table_statement.h"
 #include "sql/ast/statement.h"
 #include "store/store.h"
 #include "template/value.h"
@@ -53,6 +57,11 @@ class Executor {
  private:
   struct Change;
   Result<std::vector<Change>> Changes(const sql::Statement& statement);
+  // Adds a create of `desired`, or an update of the object stored under its name (whose labels
+  // and annotations the desired ones override when `desired_wins`, else complete).
+  Status Put(std::vector<Change>& changes, const resource::Resource& desired, bool desired_wins);
+  Status CreateTable(const sql::CreateTableStatement& statement, std::vector<Change>& changes);
+  Status DropTable(const catalog::Table& table, std::vector<Change>& changes);
 
   store::Store& store_;
   ExecuteOptions options_;
