@@ -15,6 +15,7 @@
 #include "deploy/render.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
+#include "sql/ast/drop_statement.h"
 #include "sql/ast/set_statement.h"
 #include "sql/ast/show_statement.h"
 #include "sql/parser.h"
@@ -260,11 +261,21 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
       return Status::InvalidArgument(
           "executing queries is not supported by this version of hop; `!pipeline SELECT ...` "
           "shows the pipeline a query becomes");
-    default:
-      return Status::InvalidArgument(fmt::format(
-          "{} statements are not executed by this version of hop; `!pipeline` shows the "
-          "pipeline of a CREATE MATERIALIZED VIEW or INSERT",
-          Utf8ToUpper(SplitCommand(text).first)));
+    case sql::StatementKind::kInsert:
+      return Status::InvalidArgument(
+          "INSERT is planned, not executed: `!pipeline INSERT ...` shows its pipeline and "
+          "`!specify INSERT ...` its resources");
+    default: {
+      // The statement's first words, as its kind: `CREATE TRIGGER`, `FIRE`, `DROP TRIGGER`.
+      std::string what = Utf8ToUpper(SplitCommand(text).first);
+      if (stmt->kind == sql::StatementKind::kCreateTrigger) what = "CREATE TRIGGER";
+      if (stmt->kind == sql::StatementKind::kCreateFunction) what = "CREATE FUNCTION";
+      if (stmt->kind == sql::StatementKind::kDrop) {
+        what = "DROP " + std::string(sql::ObjectKindText(stmt->As<sql::DropStatement>().object));
+      }
+      return Status::InvalidArgument(
+          fmt::format("{} is not executed by this version of hop yet", what));
+    }
   }
 }
 
