@@ -116,7 +116,12 @@ Resource Updated(const Resource& existing, const Resource& desired, bool desired
   }
   out.set_owner_references(owners);
   out.set_finalizers(existing.finalizers());
-  out.clear_status();
+  // Status belongs to whoever reconciles the object.
+  if (existing.status()) {
+    out.set_status(*existing.status());
+  } else {
+    out.clear_status();
+  }
   return out;
 }
 
@@ -132,7 +137,11 @@ Status PutElements(const std::vector<Spec>& specs, const Resource& owner, Put& p
       if (doc.is_null()) continue;
       HOP_ASSIGN_OR_RETURN(Resource element, Resource::FromJson(std::move(doc), where));
       if (element.namespace_name().empty()) element.set_namespace(owner.namespace_name());
-      element.set_owner_references({OwnerByName(owner)});
+      // Owner references never cross namespaces: an element a template puts in another
+      // namespace is not owned, and outlives its owner.
+      if (element.namespace_name() == owner.namespace_name()) {
+        element.set_owner_references({OwnerByName(owner)});
+      }
       HOP_RETURN_IF_ERROR(put(element, false));
     }
   }
