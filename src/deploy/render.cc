@@ -26,12 +26,6 @@ namespace {
 constexpr std::string_view kFlinkConfigKey = "flink.config";
 constexpr std::string_view kJobPropertiesPrefix = "job.properties";
 
-bool Matches(const std::optional<resource::StringList>& list, std::string_view value) {
-  // An absent or empty list matches everything (reference preface, item 4).
-  if (!list || list->empty()) return true;
-  return std::find(list->begin(), list->end(), value) != list->end();
-}
-
 std::string Dotted(const std::vector<std::string>& path) {
   std::string out;
   for (size_t i = 0; i < path.size(); ++i) out += (i ? "." : "") + path[i];
@@ -211,8 +205,9 @@ Result<std::vector<Spec>> Renderer::TableSpecs(const PipelineTable& table, Metho
 
   std::vector<Spec> specs;
   for (const auto& t : context_.table_templates) {
-    if (!Matches(TableTemplateKind::kDatabases.Get(t), table.database) ||
-        !Matches(TableTemplateKind::kMethods.Get(t), planner::MethodName(method))) {
+    if (!planner::TemplateListMatches(TableTemplateKind::kDatabases.Get(t), table.database) ||
+        !planner::TemplateListMatches(TableTemplateKind::kMethods.Get(t),
+                                      planner::MethodName(method))) {
       continue;
     }
     auto yaml = TableTemplateKind::kYaml.Get(t);
@@ -272,7 +267,7 @@ Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p) const {
 
   std::vector<Spec> specs;
   for (const auto& t : context_.job_templates) {
-    if (!Matches(JobTemplateKind::kDatabases.Get(t), sink.database)) continue;
+    if (!planner::TemplateListMatches(JobTemplateKind::kDatabases.Get(t), sink.database)) continue;
     auto yaml = JobTemplateKind::kYaml.Get(t);
     if (!yaml) continue;
     HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec, RenderOne("JobTemplate", t, *yaml, env));

@@ -28,6 +28,12 @@ using resource::TableTemplateKind;
 
 std::string_view MethodName(Method m) { return m == Method::kScan ? "Scan" : "Modify"; }
 
+bool TemplateListMatches(const std::optional<resource::StringList>& list, std::string_view value) {
+  // An absent or empty list matches everything (the documented behaviour; reference departure 4).
+  if (!list || list->empty()) return true;
+  return std::find(list->begin(), list->end(), value) != list->end();
+}
+
 std::string PipelineTable::QualifiedName() const {
   std::string out;
   for (size_t i = 0; i < path.size(); ++i) out += (i ? "." : "") + path[i];
@@ -35,12 +41,6 @@ std::string PipelineTable::QualifiedName() const {
 }
 
 namespace {
-
-bool Matches(const std::optional<resource::StringList>& list, std::string_view value) {
-  // An absent or empty list matches everything (the documented behaviour; reference departure 4).
-  if (!list || list->empty()) return true;
-  return std::find(list->begin(), list->end(), value) != list->end();
-}
 
 // A ROW column becomes one column per field, `<column>_<field>`, recursively; '$' becomes '_'.
 void Flatten(const std::string& prefix, const sql::DataType& type, RowType& out) {
@@ -267,8 +267,8 @@ Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& tab
 
   std::string rendered;
   for (const auto& tt : context_.table_templates) {
-    if (!Matches(TableTemplateKind::kDatabases.Get(tt), table.database) ||
-        !Matches(TableTemplateKind::kMethods.Get(tt), MethodName(method))) {
+    if (!TemplateListMatches(TableTemplateKind::kDatabases.Get(tt), table.database) ||
+        !TemplateListMatches(TableTemplateKind::kMethods.Get(tt), MethodName(method))) {
       continue;
     }
     auto connector = TableTemplateKind::kConnector.Get(tt);

@@ -20,6 +20,7 @@
 #include "binder/bound.h"
 #include "catalog/catalog.h"
 #include "common/status.h"
+#include "resource/kinds.h"
 #include "resource/resource.h"
 #include "sql/ast/statement.h"
 #include "template/value.h"
@@ -30,6 +31,11 @@ namespace hop::planner {
 // methods in their `methods` list.
 enum class Method { kScan, kModify };
 std::string_view MethodName(Method m);  // "Scan", "Modify"
+
+// Whether a template's `databases` or `methods` list admits `value`: absent and empty lists
+// admit everything (the documented behaviour; Hoptimator's code matched nothing for an empty
+// list, reference preface item 4).
+bool TemplateListMatches(const std::optional<resource::StringList>& list, std::string_view value);
 
 // A table as a pipeline uses it.
 struct PipelineTable {
