@@ -217,18 +217,9 @@ TEST_P(TemplateGoldenTest, Matches) {
   });
 }
 
-std::string FileName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param.substr(info.param.find_last_of('/') + 1);
-  name = name.substr(0, name.find('.'));
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(Testdata, TemplateGoldenTest,
                          ::testing::ValuesIn(hop::testing::ListTestFiles("src/template/testdata")),
-                         FileName);
+                         hop::testing::TestFileName);
 
 }  // namespace
 }  // namespace hop::tmpl

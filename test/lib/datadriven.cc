@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -117,6 +118,15 @@ std::string DataDrivenCase::Arg(const std::string& key, const std::string& fallb
     if (a.first == key) return a.second;
   }
   return fallback;
+}
+
+std::string TestFileName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param.substr(info.param.find_last_of('/') + 1);
+  name = name.substr(0, name.find('.'));
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
 }
 
 bool RewriteMode() {

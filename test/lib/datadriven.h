@@ -11,6 +11,8 @@
 // Output that contains blank lines is fenced with a second `----` line before and after it.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 #include <utility>
@@ -41,6 +43,9 @@ std::vector<std::string> ListTestFiles(const std::string& folder);
 
 // An absolute path under the source tree.
 std::string SourcePath(const std::string& relative);
+
+// The name of a parameterized test over golden files: the file's base name, alphanumerics only.
+std::string TestFileName(const ::testing::TestParamInfo<std::string>& info);
 
 bool RewriteMode();
 void SetRewriteMode(bool on);
