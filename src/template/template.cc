@@ -95,8 +95,10 @@ std::string SkipReason::ToString() const {
   return "";
 }
 
-Result<std::optional<std::string>> Render(std::string_view text, const Environment& env,
-                                          SkipReason* why) {
+namespace {
+
+Result<std::optional<std::string>> RenderImpl(std::string_view text, const Environment& env,
+                                              std::vector<Deferred>* deferred, SkipReason* why) {
   HOP_ASSIGN_OR_RETURN(const std::vector<Placeholder> placeholders,
                        ScanTemplate(text, ScanMode::kRender));
   Resolver resolver(env);
@@ -107,6 +109,12 @@ Result<std::optional<std::string>> Render(std::string_view text, const Environme
   for (const Placeholder& p : placeholders) {
     out.append(text.substr(copied, p.begin - copied));
     copied = p.end;
+    if (deferred != nullptr && !env.Has(p.key)) {
+      out.append(text.substr(p.begin, p.end - p.begin));
+      const TextPosition pos = PositionOf(text, p.open);
+      deferred->push_back({std::string(p.key), p.op == Operator::kDefault, pos.line, pos.column});
+      continue;
+    }
     const Result<std::optional<std::string>>& resolved = resolver.Get(p.key);
     std::string_view value;
     if (!resolved.ok()) {
@@ -134,6 +142,20 @@ Result<std::optional<std::string>> Render(std::string_view text, const Environme
   }
   out.append(text.substr(copied));
   return std::optional<std::string>(std::move(out));
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> Render(std::string_view text, const Environment& env,
+                                          SkipReason* why) {
+  return RenderImpl(text, env, nullptr, why);
+}
+
+Result<std::optional<std::string>> RenderPartial(std::string_view text, const Environment& env,
+                                                 std::vector<Deferred>* deferred,
+                                                 SkipReason* why) {
+  std::vector<Deferred> local;
+  return RenderImpl(text, env, deferred != nullptr ? deferred : &local, why);
 }
 
 Result<std::vector<std::string>> Placeholders(std::string_view text) {

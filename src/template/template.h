@@ -44,6 +44,23 @@ struct SkipReason {
 Result<std::optional<std::string>> Render(std::string_view text, const Environment& env,
                                           SkipReason* why = nullptr);
 
+// A placeholder RenderPartial left in place for a later render.
+struct Deferred {
+  std::string key;
+  bool has_default = false;  // {{key:default}}: a later render can do without the key
+  uint32_t line = 0;         // of the `{{`, 1-based
+  uint32_t column = 0;
+};
+
+// Renders what `env` can: like Render, except that a placeholder whose key `env` does not bind
+// at all (Environment::Has is false) is copied as written, its prefix included, and listed in
+// `*deferred`, so that rendering the result later with those keys bound gives what rendering
+// `text` with every key would. Keys bound to null or to an unavailable supplier skip the
+// template as in Render.
+Result<std::optional<std::string>> RenderPartial(std::string_view text, const Environment& env,
+                                                 std::vector<Deferred>* deferred,
+                                                 SkipReason* why = nullptr);
+
 // The distinct variable names `text` refers to, in order of first use (guards and placeholders
 // with defaults included). Fails exactly when Render fails with a ParseError.
 Result<std::vector<std::string>> Placeholders(std::string_view text);

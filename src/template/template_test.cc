@@ -147,6 +147,36 @@ TEST(TemplateTest, CheckSyntax) {
   }
 }
 
+TEST(TemplateTest, RenderPartialLeavesUnboundKeysForLater) {
+  Environment now;
+  now.Set("trigger", "nightly").Set("lines", "a\nb").SetNull("gone");
+  const std::string text =
+      "name: {{trigger}}-job\nargs:\n  - {{lines}}\n  - {{timestamp}}\n  - {{watermark:0}}\n";
+  std::vector<Deferred> deferred;
+  auto partial = RenderPartial(text, now, &deferred);
+  ASSERT_TRUE(partial.ok()) << partial.status().ToString();
+  ASSERT_TRUE(partial->has_value());
+  EXPECT_EQ(**partial,
+            "name: nightly-job\nargs:\n  - a\n  - b\n  - {{timestamp}}\n  - {{watermark:0}}\n");
+  ASSERT_EQ(deferred.size(), 2u);
+  EXPECT_EQ(deferred[0].key, "timestamp");
+  EXPECT_FALSE(deferred[0].has_default);
+  EXPECT_EQ(deferred[0].line, 4u);
+  EXPECT_EQ(deferred[0].column, 5u);
+  EXPECT_EQ(deferred[1].key, "watermark");
+  EXPECT_TRUE(deferred[1].has_default);
+
+  // Rendering the rest later gives what one render with every key gives.
+  Environment later;
+  later.Set("timestamp", "2026-11-30T00:00:00Z");
+  Environment all = now;
+  all.Merge(later);
+  EXPECT_EQ(Show(**partial, later), Show(text, all));
+
+  // A key bound to null still skips: it is known, and missing.
+  EXPECT_FALSE(RenderPartial("{{gone}} {{later}}", now, &deferred).value().has_value());
+}
+
 TEST(TemplateTest, PositionsCountCharacters) {
   struct Case {
     const char* text;
