@@ -8,7 +8,9 @@
 
 #include "binder/binder.h"
 #include "catalog/catalog.h"
+#include "common/cron.h"
 #include "common/strings.h"
+#include "deploy/objects.h"
 #include "deploy/render.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
@@ -18,7 +20,11 @@
 #include "sql/ast/create_materialized_view_statement.h"
 #include "sql/ast/create_table_statement.h"
 #include "sql/ast/create_view_statement.h"
+#include "sql/ast/create_trigger_statement.h"
 #include "sql/ast/drop_statement.h"
+#include "sql/ast/fire_statement.h"
+#include "sql/ast/pause_statement.h"
+#include "sql/ast/refresh_statement.h"
 #include "sql/unparser.h"
 
 namespace hop::deploy {
@@ -29,12 +35,6 @@ using resource::Resource;
 using resource::ViewKind;
 using store::ObjectRef;
 using store::Write;
-
-namespace {
-
-constexpr std::string_view kHopApiVersion = "hoptimator.linkedin.com/v1alpha1";
-constexpr std::string_view kSourcesAnnotation = "hoptimator.linkedin.com/depends-on-sources";
-constexpr std::string_view kSinksAnnotation = "hoptimator.linkedin.com/depends-on-sinks";
 
 std::vector<std::string> Path(const sql::QualifiedName& name) {
   std::vector<std::string> out;
@@ -65,6 +65,109 @@ resource::OwnerReference OwnerByName(const Resource& owner) {
   ref.uid = owner.uid();  // empty for an owner written in the same batch: the store fills it
   return ref;
 }
+
+ObjectRef RefOf(const Resource& r) { return {r.group_kind(), r.namespace_name(), r.name()}; }
+
+Result<std::optional<Resource>> Existing(store::Store& store, const ObjectRef& ref) {
+  auto r = store.Get(ref);
+  if (r.ok()) return std::optional<Resource>(std::move(r).value());
+  if (r.status().code() == StatusCode::kNotFound) return std::optional<Resource>();
+  return r.status();
+}
+
+void SetDependencies(Resource& object, const std::vector<std::string>& sources,
+                     const std::vector<std::string>* sinks) {
+  auto joined = [](const std::vector<std::string>& ids) {
+    std::string out;
+    for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + ids[i];
+    return out;
+  };
+  for (const auto* ids : {&sources, sinks}) {
+    if (ids == nullptr) continue;
+    for (const std::string& id : *ids) {
+      object.set_label(resource::DependencyLabelKey(id), resource::DependencyLabelValue(id));
+    }
+  }
+  object.set_annotation(kSourcesAnnotation, joined(sources));
+  if (sinks != nullptr) object.set_annotation(kSinksAnnotation, joined(*sinks));
+}
+
+namespace {
+
+// Whether a comma-separated list of identifiers holds `id`.
+bool Lists(std::string_view list, std::string_view id) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    if (list.substr(0, comma) == id) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> Dependents(store::Store& store, const std::string& ns,
+                                            const std::string& id, std::string_view self_kind,
+                                            std::string_view self_name) {
+  HOP_ASSIGN_OR_RETURN(resource::LabelSelector selector,
+                       resource::LabelSelector::Parse(resource::DependencyLabelKey(id)));
+  std::vector<std::string> dependents;
+  for (const resource::KindInfo* kind :
+       {&PipelineKind::Info(), &resource::TableTriggerKind::Info()}) {
+    HOP_ASSIGN_OR_RETURN(store::ListResult found, store.List({kind->group_kind(), ns, selector}));
+    for (const Resource& r : found.items) {
+      // The annotations say what an object depends on now; its labels may be stale.
+      auto annotations = r.annotations();
+      auto sources = annotations.find(std::string(kSourcesAnnotation));
+      auto sinks = annotations.find(std::string(kSinksAnnotation));
+      const bool annotated = sources != annotations.end() || sinks != annotations.end();
+      if (annotated && !(sources != annotations.end() && Lists(sources->second, id)) &&
+          !(sinks != annotations.end() && Lists(sinks->second, id))) {
+        continue;
+      }
+      auto owners = r.owner_references();
+      if (!self_kind.empty() &&
+          std::any_of(owners.begin(), owners.end(), [&](const resource::OwnerReference& o) {
+            return o.kind == self_kind && o.name == self_name;
+          })) {
+        continue;
+      }
+      std::string d = (r.kind() == "TableTrigger" ? "trigger" : AsciiToLower(r.kind())) + "/" +
+                      r.name();
+      if (!owners.empty()) d += fmt::format(" (owned by {}/{})", owners[0].kind, owners[0].name);
+      dependents.push_back(std::move(d));
+    }
+  }
+  return dependents;
+}
+
+std::string ViewLabelValue(std::string_view name) { return resource::DependencyLabelValue(name); }
+
+Status CheckKind(const catalog::Table& table, sql::ObjectKind expected,
+                 std::string_view statement) {
+  const catalog::ObjectKind kind = table.kind;
+  const bool matches = expected == sql::ObjectKind::kView ? kind == catalog::ObjectKind::kView
+                       : expected == sql::ObjectKind::kMaterializedView
+                           ? kind == catalog::ObjectKind::kMaterializedView
+                           : kind == catalog::ObjectKind::kTable;
+  if (matches) return Status::OK();
+  std::string_view what = kind == catalog::ObjectKind::kTable              ? "a table"
+                          : kind == catalog::ObjectKind::kMaterializedView ? "a materialized view"
+                                                                           : "a view";
+  return Status::InvalidArgument(fmt::format("Element {} is {} and does not correspond to {} {}",
+                                             table.name, what, statement,
+                                             sql::ObjectKindText(expected)));
+}
+
+Status DependentsError(std::string_view what, const std::vector<std::string>& dependents) {
+  std::string list;
+  for (size_t i = 0; i < dependents.size(); ++i) list += (i ? ", " : "") + dependents[i];
+  return Status::ValidationError(fmt::format("Cannot delete {} \u2014 {} active dependent(s): {}",
+                                             what, dependents.size(), list));
+}
+
+namespace {
 
 // The SQL a View resource keeps: the query in the ANSI dialect, wrapped to apply a column list.
 Result<std::string> ViewSql(const sql::Query& query, const std::vector<sql::Identifier>& columns) {
@@ -150,11 +253,6 @@ Status PutElements(const std::vector<Spec>& specs, const Resource& owner, Put& p
 
 }  // namespace
 
-struct Executor::Change {
-  Write write;
-  std::string prior_version;  // updates: the resourceVersion before, to tell "unchanged"
-};
-
 std::string Outcome::Summary() const {
   std::string out = statement + ":";
   if (objects.empty()) return out + " nothing to do";
@@ -175,11 +273,16 @@ bool Executor::Executes(const sql::Statement& s) {
     case sql::StatementKind::kCreateView:
     case sql::StatementKind::kCreateMaterializedView:
     case sql::StatementKind::kCreateTable:
-    case sql::StatementKind::kCreateDatabase: return true;
+    case sql::StatementKind::kCreateDatabase:
+    case sql::StatementKind::kCreateTrigger:
+    case sql::StatementKind::kFire:
+    case sql::StatementKind::kPause:
+    case sql::StatementKind::kResume:
+    case sql::StatementKind::kRefresh: return true;
     case sql::StatementKind::kDrop: {
       auto object = s.As<sql::DropStatement>().object;
       return object == sql::ObjectKind::kView || object == sql::ObjectKind::kMaterializedView ||
-             object == sql::ObjectKind::kTable;
+             object == sql::ObjectKind::kTable || object == sql::ObjectKind::kTrigger;
     }
     default: return false;
   }
@@ -199,22 +302,27 @@ std::string StatementLabel(const sql::Statement& s) {
       return "CREATE DATABASE " + Dotted(Path(s.As<sql::CreateDatabaseStatement>().name));
     case sql::StatementKind::kCreateTable:
       return "CREATE TABLE " + Dotted(Path(s.As<sql::CreateTableStatement>().name));
+    case sql::StatementKind::kCreateTrigger:
+      return "CREATE TRIGGER " + Dotted(Path(s.As<sql::CreateTriggerStatement>().name));
     case sql::StatementKind::kDrop: {
       const auto& d = s.As<sql::DropStatement>();
       return fmt::format("DROP {} {}", sql::ObjectKindText(d.object), Dotted(Path(d.name)));
     }
+    case sql::StatementKind::kFire: {
+      const auto& f = s.As<sql::FireStatement>();
+      return fmt::format("FIRE {} {}", sql::ObjectKindText(f.object), Dotted(Path(f.name)));
+    }
+    case sql::StatementKind::kPause:
+    case sql::StatementKind::kResume: {
+      const auto& p = s.As<sql::PauseStatement>();
+      return fmt::format("{} {} {}", s.kind == sql::StatementKind::kPause ? "PAUSE" : "RESUME",
+                         sql::ObjectKindText(p.object), Dotted(Path(p.name)));
+    }
+    case sql::StatementKind::kRefresh:
+      return "REFRESH MATERIALIZED VIEW " + Dotted(Path(s.As<sql::RefreshStatement>().name));
     default: return "STATEMENT";
   }
 }
-
-Result<std::optional<Resource>> Existing(store::Store& store, const ObjectRef& ref) {
-  auto r = store.Get(ref);
-  if (r.ok()) return std::optional<Resource>(std::move(r).value());
-  if (r.status().code() == StatusCode::kNotFound) return std::optional<Resource>();
-  return r.status();
-}
-
-ObjectRef RefOf(const Resource& r) { return {r.group_kind(), r.namespace_name(), r.name()}; }
 
 }  // namespace
 
@@ -333,20 +441,6 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
   return PutElements(specs, table, put);
 }
 
-namespace {
-
-// Whether a comma-separated list of identifiers holds `id`.
-bool Lists(std::string_view list, std::string_view id) {
-  while (!list.empty()) {
-    size_t comma = list.find(',');
-    if (list.substr(0, comma) == id) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
-}  // namespace
 
 Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& changes) {
   const std::string& ns = options_.namespace_name;
@@ -357,37 +451,39 @@ Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& cha
   }
   // The pre-delete guard (reference §5.8): pipelines and triggers that depend on the table.
   const std::string id = resource::DependencyIdentifier(table.database, table.path);
-  HOP_ASSIGN_OR_RETURN(resource::LabelSelector selector,
-                       resource::LabelSelector::Parse(resource::DependencyLabelKey(id)));
-  std::vector<std::string> dependents;
-  for (const resource::KindInfo* kind :
-       {&PipelineKind::Info(), &resource::TableTriggerKind::Info()}) {
-    HOP_ASSIGN_OR_RETURN(store::ListResult found, store_.List({kind->group_kind(), ns, selector}));
-    for (const Resource& r : found.items) {
-      // The annotations say what an object depends on now; its labels may be stale.
-      auto annotations = r.annotations();
-      auto sources = annotations.find(std::string(kSourcesAnnotation));
-      auto sinks = annotations.find(std::string(kSinksAnnotation));
-      const bool annotated = sources != annotations.end() || sinks != annotations.end();
-      if (annotated && !(sources != annotations.end() && Lists(sources->second, id)) &&
-          !(sinks != annotations.end() && Lists(sinks->second, id))) {
-        continue;
-      }
-      std::string d = AsciiToLower(r.kind()) + "/" + r.name();
-      auto owners = r.owner_references();
-      if (!owners.empty()) d += fmt::format(" (owned by {}/{})", owners[0].kind, owners[0].name);
-      dependents.push_back(std::move(d));
-    }
-  }
-  if (!dependents.empty()) {
-    std::string list;
-    for (size_t i = 0; i < dependents.size(); ++i) list += (i ? ", " : "") + dependents[i];
-    return Status::ValidationError(fmt::format("Cannot delete {} \u2014 {} active dependent(s): {}",
-                                               id, dependents.size(), list));
-  }
+  HOP_ASSIGN_OR_RETURN(std::vector<std::string> dependents, Dependents(store_, ns, id));
+  if (!dependents.empty()) return DependentsError(id, dependents);
   // Deleting the Table deletes, by ownership, the resources rendered for it.
   changes.push_back(
       {Write::Delete({resource::TableKind::Info().group_kind(), ns, table.resource}), ""});
+  return Status::OK();
+}
+
+Status Executor::DropView(const catalog::Table& view, std::vector<Change>& changes) {
+  const std::string& ns = options_.namespace_name;
+  // Triggers listening to the view, and pipelines reading a materialized view's table (other
+  // than its own).
+  std::vector<std::string> dependents;
+  HOP_ASSIGN_OR_RETURN(resource::LabelSelector selector,
+                       resource::LabelSelector::Parse(fmt::format(
+                           "{}={}", kViewLabel, ViewLabelValue(resource::Canonicalize(view.path)))));
+  HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
+                       store_.List({resource::TableTriggerKind::Info().group_kind(), ns, selector}));
+  for (const Resource& t : triggers.items) dependents.push_back("trigger/" + t.name());
+  std::string what = view.QualifiedName();
+  if (view.kind == catalog::ObjectKind::kMaterializedView && !view.database.empty()) {
+    what = resource::DependencyIdentifier(view.database, view.path);
+    HOP_ASSIGN_OR_RETURN(std::vector<std::string> readers,
+                         Dependents(store_, ns, what, "View", view.resource));
+    for (auto& r : readers) {
+      if (std::find(dependents.begin(), dependents.end(), r) == dependents.end()) {
+        dependents.push_back(std::move(r));
+      }
+    }
+  }
+  if (!dependents.empty()) return DependentsError(what, dependents);
+  // Deleting the View deletes, by ownership, its Pipeline and the elements it alone owns.
+  changes.push_back({Write::Delete({ViewKind::Info().group_kind(), ns, view.resource}), ""});
   return Status::OK();
 }
 
@@ -459,11 +555,35 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         return changes;
       }
 
-      // A materialized view: plan it and render its elements.
+      // A materialized view: its refresh schedule and options, kept on the View; the options
+      // are hints of its pipeline, over the session's.
+      const auto& mv = statement.As<sql::CreateMaterializedViewStatement>();
+      if (mv.refresh_schedule) {
+        auto cron = CronSchedule::Parse(*mv.refresh_schedule);
+        if (!cron.ok()) {
+          return Status::InvalidArgument(
+              fmt::format("View {}: REFRESHED: {}", leaf, cron.status().message()));
+        }
+        ViewKind::kSchedule.Set(view, *mv.refresh_schedule);
+      }
+      tmpl::Entries hints = options_.hints;
+      if (!mv.options.empty()) {
+        resource::StringMap options;
+        for (const auto& o : mv.options.items) {
+          options[o.key] = o.value;
+          tmpl::SetEntry(hints, o.key, o.value);
+        }
+        ViewKind::kOptions.Set(view, options);
+      }
+      if (existing) {
+        if (auto paused = ViewKind::kPaused.Get(*existing)) ViewKind::kPaused.Set(view, *paused);
+      }
+
+      // Plan it and render its elements.
       HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRenderContext(store_, ns));
       planner::PlanContext plan_ctx;
       plan_ctx.catalog = &cat;
-      plan_ctx.hints = options_.hints;
+      plan_ctx.hints = hints;
       plan_ctx.table_templates = render.table_templates;
       plan_ctx.config = render.config;
       planner::Planner planner(std::move(plan_ctx));
@@ -482,19 +602,11 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       auto depend = [&](const planner::PipelineTable& t, std::vector<std::string>& into) {
         if (t.database.empty()) return;
         std::string id = resource::DependencyIdentifier(t.database, t.path);
-        if (std::find(into.begin(), into.end(), id) != into.end()) return;
-        into.push_back(id);
-        pipeline.set_label(resource::DependencyLabelKey(id), resource::DependencyLabelValue(id));
+        if (std::find(into.begin(), into.end(), id) == into.end()) into.push_back(id);
       };
       for (const auto& s : p.sources) depend(s, sources);
       depend(p.sink, sinks);
-      auto joined = [](const std::vector<std::string>& ids) {
-        std::string out;
-        for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + ids[i];
-        return out;
-      };
-      pipeline.set_annotation(kSourcesAnnotation, joined(sources));
-      pipeline.set_annotation(kSinksAnnotation, joined(sinks));
+      SetDependencies(pipeline, sources, &sinks);
 
       HOP_RETURN_IF_ERROR(put(view, true));
       HOP_RETURN_IF_ERROR(put(pipeline, true));
@@ -551,39 +663,37 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
 
     case sql::StatementKind::kDrop: {
       const auto& drop = statement.As<sql::DropStatement>();
-      HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
-      std::vector<std::string> path = Path(drop.name);
-      const std::string& leaf = path.back();
-      auto table = cat.Resolve(path);
-      if (!table.ok()) {
-        if (table.status().code() != StatusCode::kCatalogNotFound) return table.status();
-        if (drop.if_exists) return changes;
-        return Status::NotFound(fmt::format("Element {} not found.", leaf));
+      if (drop.object == sql::ObjectKind::kTrigger) {
+        HOP_RETURN_IF_ERROR(DropTrigger(statement, changes));
+        return changes;
       }
-      const catalog::ObjectKind kind = (*table)->kind;
-      const bool matches = drop.object == sql::ObjectKind::kView
-                               ? kind == catalog::ObjectKind::kView
-                           : drop.object == sql::ObjectKind::kMaterializedView
-                               ? kind == catalog::ObjectKind::kMaterializedView
-                               : kind == catalog::ObjectKind::kTable;
-      if (!matches) {
-        std::string_view what = kind == catalog::ObjectKind::kTable ? "a table"
-                                : kind == catalog::ObjectKind::kMaterializedView
-                                    ? "a materialized view"
-                                    : "a view";
-        return Status::InvalidArgument(
-            fmt::format("Element {} is {} and does not correspond to DROP {}", leaf, what,
-                        sql::ObjectKindText(drop.object)));
+      HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+      auto table = Element(cat, drop.name, drop.object, "DROP");
+      if (!table.ok()) {
+        if (table.status().code() == StatusCode::kNotFound && drop.if_exists) return changes;
+        return table.status();
       }
       if (drop.object == sql::ObjectKind::kTable) {
         HOP_RETURN_IF_ERROR(DropTable(**table, changes));
-        return changes;
+      } else {
+        HOP_RETURN_IF_ERROR(DropView(**table, changes));
       }
-      // Deleting the View deletes, by ownership, its Pipeline and the elements it alone owns.
-      changes.push_back(
-          {Write::Delete({ViewKind::Info().group_kind(), ns, (*table)->resource}), ""});
       return changes;
     }
+
+    case sql::StatementKind::kCreateTrigger:
+      HOP_RETURN_IF_ERROR(CreateTrigger(statement, changes));
+      return changes;
+    case sql::StatementKind::kFire:
+      HOP_RETURN_IF_ERROR(Fire(statement, changes));
+      return changes;
+    case sql::StatementKind::kPause:
+    case sql::StatementKind::kResume:
+      HOP_RETURN_IF_ERROR(Pause(statement, changes));
+      return changes;
+    case sql::StatementKind::kRefresh:
+      HOP_RETURN_IF_ERROR(Refresh(statement, changes));
+      return changes;
 
     default:
       return Status::InvalidArgument(fmt::format(
@@ -601,12 +711,15 @@ Result<Outcome> Executor::Execute(const sql::Statement& statement) {
   HOP_ASSIGN_OR_RETURN(std::vector<Resource> written, store_.Commit(std::move(writes)));
   for (size_t i = 0; i < changes.size(); ++i) {
     const Change& c = changes[i];
+    if (c.quiet) continue;
     switch (c.write.op) {
       case Write::Op::kCreate: outcome.verbs.push_back("created"); break;
       case Write::Op::kDelete: outcome.verbs.push_back("deleted"); break;
+      case Write::Op::kUpdateStatus: outcome.verbs.push_back(c.verb); break;
       default:
         outcome.verbs.push_back(written[i].resource_version() == c.prior_version ? "unchanged"
-                                                                                 : "configured");
+                                : c.verb.empty()                                 ? "configured"
+                                                                                 : c.verb);
     }
     outcome.objects.push_back(std::move(written[i]));
   }
@@ -617,7 +730,7 @@ Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement)
   HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Changes(statement));
   std::vector<Resource> out;
   for (auto& c : changes) {
-    if (c.write.op == Write::Op::kDelete) continue;
+    if (c.write.op == Write::Op::kDelete || c.quiet) continue;
     Resource r = std::move(c.write.object);
     // What the user would write: without what the store assigns.
     Json& md = r.mutable_json()["metadata"];

@@ -4,17 +4,22 @@
 //
 // Executed here: CREATE [OR REPLACE] VIEW, CREATE [OR REPLACE] MATERIALIZED VIEW (a View, the
 // Pipeline it owns, and the elements the Pipeline owns), CREATE [OR REPLACE] TABLE (a Table and
-// the resources its templates render for it), CREATE DATABASE, and DROP TABLE / VIEW /
-// MATERIALIZED VIEW (DROP TABLE only when no pipeline or trigger depends on the table). Modes
-// follow reference §1.4: CREATE makes objects and fails on existing ones unless IF NOT EXISTS;
-// CREATE OR REPLACE, or any CREATE in apply mode, updates them.
+// the resources its templates render for it), CREATE DATABASE, CREATE [OR REPLACE] TRIGGER (a
+// TableTrigger), DROP of each (only when nothing depends on the object), and the statements that
+// act on existing objects: FIRE TRIGGER / TABLE / VIEW / MATERIALIZED VIEW, PAUSE and RESUME
+// TRIGGER / MATERIALIZED VIEW, REFRESH MATERIALIZED VIEW. Modes follow reference §1.4: CREATE
+// makes objects and fails on existing ones unless IF NOT EXISTS; CREATE OR REPLACE, or any
+// CREATE in apply mode, updates them.
 #pragma once
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog/catalog.h"
 #include "common/status.h"
+#include "common/time.h"
 #include "resource/resource.h"
 #include "sql/ast/create_table_statement.h"
 #include "sql/ast/statement.h"
@@ -27,13 +32,16 @@ struct ExecuteOptions {
   std::string namespace_name = "default";
   tmpl::Entries hints;
   bool apply_mode = false;  // the connection's mode is `apply`
+  const Clock* clock = &SystemClock();  // the time FIRE and REFRESH stamp
 };
 
 // What a statement changed, object by object.
 struct Outcome {
   std::string statement;  // e.g. "CREATE MATERIALIZED VIEW ADS.AUDIENCE"
   std::vector<resource::Resource> objects;
-  std::vector<std::string> verbs;  // per object: created, configured, unchanged, deleted
+  // Per object: created, configured, unchanged, deleted, or what a statement on an existing
+  // object did (fired, paused, resumed, refresh requested).
+  std::vector<std::string> verbs;
 
   // `CREATE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience, pipeline/ads-audience created`;
   // `...: nothing to do` when the statement changed nothing (IF NOT EXISTS).
@@ -62,6 +70,22 @@ class Executor {
   Status Put(std::vector<Change>& changes, const resource::Resource& desired, bool desired_wins);
   Status CreateTable(const sql::CreateTableStatement& statement, std::vector<Change>& changes);
   Status DropTable(const catalog::Table& table, std::vector<Change>& changes);
+  // DROP VIEW / MATERIALIZED VIEW: the View, unless a trigger or another pipeline uses it.
+  Status DropView(const catalog::Table& view, std::vector<Change>& changes);
+  // The table or view `name` names, which must be of the `expected` kind for `statement`
+  // ("DROP", "FIRE", ...): `Element X is a view and does not correspond to FIRE TABLE`.
+  Result<const catalog::Table*> Element(const catalog::Catalog& cat,
+                                        const sql::QualifiedName& name, sql::ObjectKind expected,
+                                        std::string_view statement);
+  // Triggers and the statements that fire, pause and refresh (triggers.cc).
+  Status CreateTrigger(const sql::Statement& statement, std::vector<Change>& changes);
+  Status DropTrigger(const sql::Statement& statement, std::vector<Change>& changes);
+  Status Pause(const sql::Statement& statement, std::vector<Change>& changes);
+  Status Fire(const sql::Statement& statement, std::vector<Change>& changes);
+  Status Refresh(const sql::Statement& statement, std::vector<Change>& changes);
+  // A time to stamp that is now, and later than each of `after` (RFC 3339 texts, or empty), so
+  // that a new fire is never taken for one already handled.
+  std::string StampAfter(std::initializer_list<std::string_view> after) const;
 
   store::Store& store_;
   ExecuteOptions options_;

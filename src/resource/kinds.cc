@@ -214,8 +214,16 @@ const Field<std::string> ViewKind::kSchema(S::kSpec, "schema", Str("Schema name.
 const Field<std::string> ViewKind::kCatalog(S::kSpec, "catalog", Str("Catalog name."));
 const Field<bool> ViewKind::kMaterialized(S::kSpec, "materialized",
                                           Bool("Whether a pipeline materialises the view."));
+const Field<std::string> ViewKind::kSchedule(
+    S::kSpec, "schedule", Str("Materialized views: cron schedule of refreshes (REFRESHED), in UTC."));
+const Field<StringMap> ViewKind::kOptions(
+    S::kSpec, "options", StrMap("Materialized views: the WITH options, hints of its pipeline."));
+const Field<bool> ViewKind::kPaused(S::kSpec, "paused",
+                                    Bool("Materialized views: whether refreshes are paused."));
 const Field<std::string> ViewKind::kWatermark(
     S::kStatus, "watermark", Schema::DateTime("Time up to which the view's data is complete."));
+const Field<std::string> ViewKind::kTimestamp(
+    S::kStatus, "timestamp", Schema::DateTime("Time a refresh was last requested."));
 
 const KindInfo& ViewKind::Info() {
   static const KindInfo info =
@@ -225,7 +233,11 @@ const KindInfo& ViewKind::Info() {
           .Add(kSchema)
           .Add(kCatalog)
           .Add(kMaterialized)
+          .Add(kSchedule)
+          .Add(kOptions)
+          .Add(kPaused)
           .Add(kWatermark)
+          .Add(kTimestamp)
           .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
           .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
           .Column("VIEW", "string", ".spec.view", "View name.")

@@ -120,7 +120,11 @@ struct ViewKind {
   HOP_FIELD(std::string, kSchema);
   HOP_FIELD(std::string, kCatalog);
   HOP_FIELD(bool, kMaterialized);
+  HOP_FIELD(std::string, kSchedule);   // REFRESHED 'cron'
+  HOP_FIELD(StringMap, kOptions);      // WITH (...)
+  HOP_FIELD(bool, kPaused);            // PAUSE / RESUME MATERIALIZED VIEW
   HOP_FIELD(std::string, kWatermark);  // status
+  HOP_FIELD(std::string, kTimestamp);  // status: REFRESH MATERIALIZED VIEW
 };
 
 struct PipelineKind {

@@ -315,6 +315,7 @@ deploy::ExecuteOptions Session::ExecuteOptions() const {
   o.namespace_name = properties_.namespace_name;
   o.hints = properties_.hints;
   o.apply_mode = properties_.mode == Mode::kApply;
+  o.clock = properties_.clock;
   return o;
 }
 

@@ -5,8 +5,8 @@
 // Commands: `!pipeline <statement>` (the pipeline SQL), `!specify <statement>` (the resources of
 // its pipeline, rendered from the templates), `!resolve <table>` (row type as Avro and
 // the source and sink connector configs), `!tables [schema]`, `!schemas`, `!describe <table>`,
-// `!help`. Statements: SET / RESET / SHOW of the settings. Statements that change the world
-// (CREATE, DROP, ...) and queries are executed by later layers and are reported as not available.
+// `!help`. Statements: SET / RESET / SHOW of the settings; DDL (CREATE, DROP, FIRE, PAUSE,
+// RESUME, REFRESH) through the deploy layer's Executor. Queries and INSERT are planned, not run.
 #pragma once
 
 #include <optional>
@@ -17,6 +17,7 @@
 #include "catalog/catalog.h"
 #include "common/source_error.h"
 #include "common/status.h"
+#include "common/time.h"
 #include "deploy/executor.h"
 #include "planner/planner.h"
 #include "store/store.h"
@@ -34,6 +35,8 @@ struct Properties {
   // The catalogs and schemas the session sees (upper case, as written in the catalog); empty
   // means all.
   std::vector<std::string> catalogs;
+  // The time FIRE and REFRESH stamp; tests set a fixed one.
+  const Clock* clock = &SystemClock();
 };
 
 // Parses a hints list `k1=v1,k2=v2`: entries split on ',' then at the first '=', keys and values
