@@ -9,6 +9,7 @@
 #include "binder/binder.h"
 #include "catalog/catalog.h"
 #include "common/cron.h"
+#include "common/log.h"
 #include "common/strings.h"
 #include "deploy/objects.h"
 #include "deploy/render.h"
@@ -255,7 +256,9 @@ Status PutElements(const std::vector<Spec>& specs, const Resource& owner, Put& p
 
 std::string Outcome::Summary() const {
   std::string out = statement + ":";
-  if (objects.empty()) return out + " nothing to do";
+  for (size_t i = 0; i < effects.size(); ++i) out += (i == 0 ? " " : ", ") + effects[i];
+  if (!effects.empty()) out += objects.empty() ? "" : ";";
+  if (objects.empty()) return effects.empty() ? out + " nothing to do" : out;
   // Consecutive objects with the same verb share it: `a, b created, c deleted`.
   for (size_t i = 0; i < objects.size(); ++i) {
     out += i == 0 ? " " : ", ";
@@ -335,6 +338,78 @@ Status Executor::Put(std::vector<Change>& changes, const Resource& desired, bool
         {Write::Update(Updated(*existing, desired, desired_wins)), existing->resource_version()});
   }
   return Status::OK();
+}
+
+Result<RenderContext> Executor::LoadRender(const catalog::Catalog& cat) {
+  HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRenderContext(store_, options_.namespace_name));
+  if (options_.provisioners != nullptr) {
+    for (const catalog::Schema* schema : cat.Schemas()) {
+      if (options_.provisioners->For(*schema) != nullptr) {
+        render.provisioned_synchronously.insert(schema->database);
+      }
+    }
+  }
+  return render;
+}
+
+void Executor::AddEffect(bool create, const catalog::Schema& schema,
+                         const catalog::TableDefinition& table) {
+  if (options_.provisioners == nullptr || schema.database.empty()) return;
+  catalog::Provisioner* provisioner = options_.provisioners->For(schema);
+  if (provisioner == nullptr) return;
+  for (const Effect& e : effects_) {
+    if (e.create == create && e.table.database == table.database && e.table.path == table.path) {
+      return;  // a table read twice, or read and written
+    }
+  }
+  Effect effect;
+  effect.create = create;
+  effect.provisioner = provisioner;
+  effect.schema = schema;
+  effect.schema.tables.clear();
+  effect.table = table;
+  effects_.push_back(std::move(effect));
+}
+
+Status Executor::RunEffects(std::vector<std::string>& done) {
+  made_.clear();
+  for (const Effect& e : effects_) {
+    const std::string name = Dotted(e.table.path);
+    auto exists = e.provisioner->Exists(e.schema, e.table);
+    Status st = exists.status();
+    // Creating a table that exists, or dropping one that does not, is nothing to do.
+    if (st.ok() && *exists != e.create) {
+      st = e.create ? e.provisioner->Create(e.schema, e.table)
+                    : e.provisioner->Drop(e.schema, e.table);
+      if (st.ok()) {
+        made_.push_back(&e);
+        done.push_back(fmt::format("table {} {} in {}", name, e.create ? "created" : "dropped",
+                                   e.table.database));
+      }
+    }
+    if (!st.ok()) {
+      UndoEffects();
+      return Status(st.code(), fmt::format("Cannot {} table {} in database {}: {}",
+                                           e.create ? "create" : "drop", name, e.table.database,
+                                           st.message()));
+    }
+  }
+  return Status::OK();
+}
+
+void Executor::UndoEffects() {
+  // Tables this statement created are dropped again; a dropped table cannot be brought back,
+  // which is why drops run last (see Execute).
+  for (auto it = made_.rbegin(); it != made_.rend(); ++it) {
+    const Effect& e = **it;
+    if (!e.create) continue;
+    Status st = e.provisioner->Drop(e.schema, e.table);
+    if (!st.ok()) {
+      log::Warn("could not drop table {} in {} to undo a failed statement: {}",
+                Dotted(e.table.path), e.table.database, st.ToString());
+    }
+  }
+  made_.clear();
 }
 
 Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Change>& changes) {
@@ -427,17 +502,23 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
   if (!options.empty()) resource::TableKind::kOptions.Set(table, options);
   HOP_RETURN_IF_ERROR(put(table, true));
 
-  // The resources its TableTemplates render for it (a Kafka topic, ...), owned by it.
-  HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRenderContext(store_, ns));
+  // The resources its TableTemplates render for it (a Kafka topic, ...), and what provisions it:
+  // its system's provisioner, in this statement, or the TableProvisionJobs of the JobTemplates
+  // that opt in. All owned by the Table.
+  HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRender(cat));
   planner::PipelineTable source;
   source.database = schema->database;
   source.path = path;
   source.row_type = row;
   for (const auto& [k, v] : options) source.options.emplace_back(k, v);
+  source.declared_options = source.options;
   for (const auto& [k, v] : options_.hints) tmpl::SetEntry(source.options, k, v);
   Renderer renderer(std::move(render));
   HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs,
                        renderer.TableSpecs(source, planner::Method::kScan));
+  HOP_ASSIGN_OR_RETURN(std::vector<Spec> provision, renderer.ProvisionSpecs(source));
+  for (auto& spec : provision) specs.push_back(std::move(spec));
+  AddEffect(true, *schema, {schema->database, path, row, options});
   return PutElements(specs, table, put);
 }
 
@@ -453,7 +534,11 @@ Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& cha
   const std::string id = resource::DependencyIdentifier(table.database, table.path);
   HOP_ASSIGN_OR_RETURN(std::vector<std::string> dependents, Dependents(store_, ns, id));
   if (!dependents.empty()) return DependentsError(id, dependents);
-  // Deleting the Table deletes, by ownership, the resources rendered for it.
+  // Deleting the Table deletes, by ownership, the resources rendered for it; its system's
+  // provisioner, if it has one, drops it there.
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(table.path));
+  AddEffect(false, *schema, {table.database, table.path, table.row_type, table.options});
   changes.push_back(
       {Write::Delete({resource::TableKind::Info().group_kind(), ns, table.resource}), ""});
   return Status::OK();
@@ -580,7 +665,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       }
 
       // Plan it and render its elements.
-      HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRenderContext(store_, ns));
+      HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRender(cat));
       planner::PlanContext plan_ctx;
       plan_ctx.catalog = &cat;
       plan_ctx.hints = hints;
@@ -590,6 +675,18 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(statement, /*replace=*/true));
       Renderer renderer(std::move(render));
       HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs, renderer.PipelineSpecs(p));
+      // Every source and the sink must exist in their systems (seed cases 2 and 3).
+      std::vector<const planner::PipelineTable*> tables;
+      for (const auto& source : p.sources) tables.push_back(&source);
+      tables.push_back(&p.sink);
+      for (const planner::PipelineTable* t : tables) {
+        if (t->database.empty()) continue;
+        auto table_schema = cat.SchemaFor(t->path);
+        if (!table_schema.ok()) continue;
+        catalog::TableDefinition def{t->database, t->path, t->row_type, {}};
+        for (const auto& [k, v] : t->declared_options) def.options[k] = v;
+        AddEffect(true, **table_schema, def);
+      }
 
       Resource pipeline = NewObject("Pipeline", name, ns);
       pipeline.set_owner_references({OwnerByName(view)});
@@ -702,13 +799,29 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
 }
 
 Result<Outcome> Executor::Execute(const sql::Statement& statement) {
+  effects_.clear();
   HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Changes(statement));
   Outcome outcome;
   outcome.statement = StatementLabel(statement);
+  HOP_RETURN_IF_ERROR(RunEffects(outcome.effects));
   if (changes.empty()) return outcome;
   std::vector<Write> writes;
   for (const auto& c : changes) writes.push_back(c.write);
-  HOP_ASSIGN_OR_RETURN(std::vector<Resource> written, store_.Commit(std::move(writes)));
+  auto committed = store_.Commit(std::move(writes));
+  if (!committed.ok()) {
+    // A dropped table stays dropped: say so, so that running the DROP again finishes it.
+    std::string dropped;
+    for (const std::string& e : outcome.effects) {
+      if (e.find(" dropped in ") != std::string::npos) dropped += (dropped.empty() ? "" : ", ") + e;
+    }
+    UndoEffects();
+    if (!dropped.empty()) {
+      return committed.status().WithContext(
+          fmt::format("{} (its resources were not deleted; run the statement again): ", dropped));
+    }
+    return committed.status();
+  }
+  std::vector<Resource> written = std::move(committed).value();
   for (size_t i = 0; i < changes.size(); ++i) {
     const Change& c = changes[i];
     if (c.quiet) continue;
@@ -727,6 +840,7 @@ Result<Outcome> Executor::Execute(const sql::Statement& statement) {
 }
 
 Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement) {
+  effects_.clear();
   HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Changes(statement));
   std::vector<Resource> out;
   for (auto& c : changes) {

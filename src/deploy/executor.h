@@ -18,8 +18,10 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "catalog/provisioner.h"
 #include "common/status.h"
 #include "common/time.h"
+#include "deploy/render.h"
 #include "resource/resource.h"
 #include "sql/ast/create_table_statement.h"
 #include "sql/ast/statement.h"
@@ -33,6 +35,8 @@ struct ExecuteOptions {
   tmpl::Entries hints;
   bool apply_mode = false;  // the connection's mode is `apply`
   const Clock* clock = &SystemClock();  // the time FIRE and REFRESH stamp
+  // Systems whose tables are created inside the statement; null: none.
+  const catalog::Provisioners* provisioners = nullptr;
 };
 
 // What a statement changed, object by object.
@@ -42,9 +46,12 @@ struct Outcome {
   // Per object: created, configured, unchanged, deleted, or what a statement on an existing
   // object did (fired, paused, resumed, refresh requested).
   std::vector<std::string> verbs;
+  // What it did outside the store: `table ICEBERG.WAREHOUSE.CLICKS created in iceberg`.
+  std::vector<std::string> effects;
 
   // `CREATE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience, pipeline/ads-audience created`;
-  // `...: nothing to do` when the statement changed nothing (IF NOT EXISTS).
+  // `...: nothing to do` when the statement changed nothing (IF NOT EXISTS). Effects follow,
+  // after `; `.
   std::string Summary() const;
 };
 
@@ -55,7 +62,9 @@ class Executor {
   // Whether this kind of statement is executed here.
   static bool Executes(const sql::Statement& statement);
 
-  // Executes the statement: one atomic batch of writes.
+  // Executes the statement: the tables it needs are created by their provisioners (DROP TABLE
+  // drops them), then its writes go to the store in one atomic batch. If anything fails, the
+  // store is unchanged and the tables this statement created are dropped again.
   Result<Outcome> Execute(const sql::Statement& statement);
 
   // The objects executing the statement would write (deleted ones are not listed), in order;
@@ -64,6 +73,22 @@ class Executor {
 
  private:
   struct Change;
+  // A change to a system outside the store, made by a provisioner.
+  struct Effect {
+    bool create = true;  // else drop
+    catalog::Provisioner* provisioner = nullptr;
+    catalog::Schema schema;  // without its tables
+    catalog::TableDefinition table;
+  };
+  // The render context of the namespace, knowing which databases are provisioned synchronously.
+  Result<RenderContext> LoadRender(const catalog::Catalog& cat);
+  // When the table's system has a provisioner, adds the Effect that creates (or drops) it.
+  // Tables of other systems are provisioned by the TableProvisionJobs rendered for them.
+  void AddEffect(bool create, const catalog::Schema& schema, const catalog::TableDefinition& table);
+  // Runs the effects, recording what each did in `done`; on failure undoes those it made and
+  // returns why.
+  Status RunEffects(std::vector<std::string>& done);
+  void UndoEffects();
   Result<std::vector<Change>> Changes(const sql::Statement& statement);
   // Adds a create of `desired`, or an update of the object stored under its name (whose labels
   // and annotations the desired ones override when `desired_wins`, else complete).
@@ -89,6 +114,8 @@ class Executor {
 
   store::Store& store_;
   ExecuteOptions options_;
+  std::vector<Effect> effects_;  // of the statement being executed
+  std::vector<const Effect*> made_;  // the effects RunEffects made
 };
 
 }  // namespace hop::deploy

@@ -181,7 +181,7 @@ Result<std::string> FieldMap(const Pipeline& pipeline) {
 
 Renderer::Renderer(RenderContext context) : context_(std::move(context)) {}
 
-Result<std::vector<Spec>> Renderer::TableSpecs(const PipelineTable& table, Method method) const {
+tmpl::Environment Renderer::TableEnvironment(const PipelineTable& table) const {
   // Variables, later layers winning (reference §3.1 and its preface): the ConfigMap's top-level
   // keys; the table's names; its options (which carry the hints and the pipeline name); and the
   // job.properties options as one map.
@@ -202,7 +202,11 @@ Result<std::vector<Spec>> Renderer::TableSpecs(const PipelineTable& table, Metho
     }
   }
   env.SetMap("job.properties", std::move(job_properties));
+  return env;
+}
 
+Result<std::vector<Spec>> Renderer::TableSpecs(const PipelineTable& table, Method method) const {
+  const tmpl::Environment env = TableEnvironment(table);
   std::vector<Spec> specs;
   for (const auto& t : context_.table_templates) {
     if (!planner::TemplateListMatches(TableTemplateKind::kDatabases.Get(t), table.database) ||
@@ -267,7 +271,24 @@ Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p) const {
 
   std::vector<Spec> specs;
   for (const auto& t : context_.job_templates) {
+    if (JobTemplateKind::kProvisionsTables.Get(t).value_or(false)) continue;
     if (!planner::TemplateListMatches(JobTemplateKind::kDatabases.Get(t), sink.database)) continue;
+    auto yaml = JobTemplateKind::kYaml.Get(t);
+    if (!yaml) continue;
+    HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec, RenderOne("JobTemplate", t, *yaml, env));
+    if (spec) specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
+Result<std::vector<Spec>> Renderer::ProvisionSpecs(const PipelineTable& table) const {
+  std::vector<Spec> specs;
+  if (context_.provisioned_synchronously.count(table.database)) return specs;
+  tmpl::Environment env = TableEnvironment(table);
+  env.SetMap("options", table.declared_options);
+  for (const auto& t : context_.job_templates) {
+    if (!JobTemplateKind::kProvisionsTables.Get(t).value_or(false)) continue;
+    if (!planner::TemplateListMatches(JobTemplateKind::kDatabases.Get(t), table.database)) continue;
     auto yaml = JobTemplateKind::kYaml.Get(t);
     if (!yaml) continue;
     HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec, RenderOne("JobTemplate", t, *yaml, env));
@@ -278,12 +299,17 @@ Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p) const {
 
 Result<std::vector<Spec>> Renderer::PipelineSpecs(const Pipeline& p) const {
   std::vector<Spec> specs;
+  auto add = [&](Result<std::vector<Spec>> more) -> Status {
+    HOP_RETURN_IF_ERROR(more.status());
+    for (auto& spec : *more) specs.push_back(std::move(spec));
+    return Status::OK();
+  };
   for (const auto& s : p.sources) {
-    HOP_ASSIGN_OR_RETURN(auto table, TableSpecs(s, Method::kScan));
-    for (auto& spec : table) specs.push_back(std::move(spec));
+    HOP_RETURN_IF_ERROR(add(TableSpecs(s, Method::kScan)));
+    HOP_RETURN_IF_ERROR(add(ProvisionSpecs(s)));
   }
-  HOP_ASSIGN_OR_RETURN(auto sink, TableSpecs(p.sink, Method::kModify));
-  for (auto& spec : sink) specs.push_back(std::move(spec));
+  HOP_RETURN_IF_ERROR(add(TableSpecs(p.sink, Method::kModify)));
+  HOP_RETURN_IF_ERROR(add(ProvisionSpecs(p.sink)));
   HOP_ASSIGN_OR_RETURN(auto job, JobSpecs(p));
   for (auto& spec : job) specs.push_back(std::move(spec));
   // A table read twice renders the same resources twice; they are one resource.

@@ -5,6 +5,7 @@
 // that is not YAML, is an error naming it.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "planner/planner.h"
 #include "resource/resource.h"
 #include "store/store.h"
+#include "template/environment.h"
 #include "template/value.h"
 
 namespace hop::deploy {
@@ -28,6 +30,9 @@ struct RenderContext {
   std::vector<resource::Resource> job_templates;
   // Top-level keys of the `hoptimator-configmap` ConfigMap: the lowest layer of variables.
   tmpl::Entries config;
+  // Databases whose tables a Provisioner creates inside the statement: no TableProvisionJob is
+  // rendered for them.
+  std::set<std::string> provisioned_synchronously;
 };
 
 // Reads the TableTemplates and JobTemplates of a namespace and the top-level keys of its
@@ -45,13 +50,21 @@ class Renderer {
   Result<std::vector<Spec>> TableSpecs(const planner::PipelineTable& table,
                                        planner::Method method) const;
 
-  // The JobTemplate `yaml` specs of a pipeline's job.
+  // The specs of the JobTemplates that provision tables (`provisionsTables: true`) for one table
+  // of their databases: TableProvisionJobs, usually. Variables are those of TableSpecs, plus
+  // `options` (the table's declared options, as a map). None for a database provisioned synchronously.
+  Result<std::vector<Spec>> ProvisionSpecs(const planner::PipelineTable& table) const;
+
+  // The JobTemplate `yaml` specs of a pipeline's job (templates that provision tables excluded).
   Result<std::vector<Spec>> JobSpecs(const planner::Pipeline& pipeline) const;
 
-  // Every element of a pipeline, in deploy order: the sources' specs, the sink's, the job's.
+  // Every element of a pipeline, in deploy order: each source's table and provisioning specs, the
+  // sink's, the job's.
   Result<std::vector<Spec>> PipelineSpecs(const planner::Pipeline& pipeline) const;
 
  private:
+  tmpl::Environment TableEnvironment(const planner::PipelineTable& table) const;
+
   RenderContext context_;
 };
 

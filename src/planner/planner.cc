@@ -229,6 +229,7 @@ PipelineTable Planner::FromCatalog(const catalog::Table& table) const {
   t.path = table.path;
   t.row_type = table.row_type;
   for (const auto& [k, v] : table.options) t.options.emplace_back(k, v);
+  t.declared_options = t.options;
   return t;
 }
 
@@ -358,6 +359,7 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement, bool replace
     const catalog::Table& sink = existing->second;
     p.sink.row_type = sink.row_type;
     for (const auto& [k, v] : sink.options) p.sink.options.emplace_back(k, v);
+    p.sink.declared_options = p.sink.options;
     binder::Rel cast;
     cast.kind = binder::RelKind::kProject;
     bool casts = false;

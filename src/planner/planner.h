@@ -46,6 +46,8 @@ struct PipelineTable {
   // What templates see: the table's own options, then the hints and the pipeline name. (The key
   // options of §4.3 are added for connector templates only.)
   tmpl::Entries options;
+  // The table's own options alone, as declared (CREATE TABLE ... WITH).
+  tmpl::Entries declared_options;
   // The connector configuration rendered from the matching TableTemplates, with connector hints;
   // empty when no template gave one.
   std::map<std::string, std::string> connector;

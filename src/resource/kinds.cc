@@ -303,12 +303,17 @@ const KindInfo& TableTemplateKind::Info() {
 const Field<std::string> JobTemplateKind::kYaml(S::kSpec, "yaml", Str("Resources to create for a job."));
 const Field<StringList> JobTemplateKind::kDatabases(
     S::kSpec, "databases", Strings("Sink databases the template applies to; absent or empty: all."));
+const Field<bool> JobTemplateKind::kProvisionsTables(
+    S::kSpec, "provisionsTables",
+    Bool("hop: the template provisions tables. It renders for CREATE TABLE and for each source "
+         "and sink of a materialized view in its databases, and never for a pipeline's job."));
 
 const KindInfo& JobTemplateKind::Info() {
   static const KindInfo info =
       KindBuilder("JobTemplate", "jobtemplates", {"jobt"}, "Resources to create for jobs.")
           .Add(kYaml)
           .Add(kDatabases)
+          .Add(kProvisionsTables)
           .NoStatusSubresource()
           .FreeFormStatus()
           .Build();

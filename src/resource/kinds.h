@@ -149,6 +149,7 @@ struct JobTemplateKind {
   static const KindInfo& Info();
   HOP_FIELD(std::string, kYaml);
   HOP_FIELD(StringList, kDatabases);
+  HOP_FIELD(bool, kProvisionsTables);  // opts in to table provisioning (hop)
 };
 
 struct TableTriggerKind {

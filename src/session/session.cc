@@ -316,6 +316,7 @@ deploy::ExecuteOptions Session::ExecuteOptions() const {
   o.hints = properties_.hints;
   o.apply_mode = properties_.mode == Mode::kApply;
   o.clock = properties_.clock;
+  o.provisioners = properties_.provisioners;
   return o;
 }
 

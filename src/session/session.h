@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "catalog/provisioner.h"
 #include "common/source_error.h"
 #include "common/status.h"
 #include "common/time.h"
@@ -37,6 +38,8 @@ struct Properties {
   std::vector<std::string> catalogs;
   // The time FIRE and REFRESH stamp; tests set a fixed one.
   const Clock* clock = &SystemClock();
+  // Systems whose tables DDL creates synchronously (deploy::ExecuteOptions); null: none.
+  const catalog::Provisioners* provisioners = nullptr;
 };
 
 // Parses a hints list `k1=v1,k2=v2`: entries split on ',' then at the first '=', keys and values

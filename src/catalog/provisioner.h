@@ -1,0 +1,56 @@
+// Provisioners: what makes a table exist in the system that backs it (seed discussion
+// `table-provision-job.txt`). A system whose adapter can create a table quickly and
+// synchronously (PostgreSQL) registers a Provisioner, and CREATE TABLE and CREATE MATERIALIZED
+// VIEW use it inside the statement, failing the statement with the system's own error. Systems
+// without one get a TableProvisionJob resource instead, which a reconciler (or an external
+// controller) acts on.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "common/status.h"
+
+namespace hop::catalog {
+
+// A table as a provisioner sees it.
+struct TableDefinition {
+  std::string database;           // the Database resource's name
+  std::vector<std::string> path;  // [catalog,] schema, table
+  RowType row_type;
+  std::map<std::string, std::string> options;  // WITH options
+};
+
+class Provisioner {
+ public:
+  virtual ~Provisioner() = default;
+
+  // Whether the table exists in the system now.
+  virtual Result<bool> Exists(const Schema& schema, const TableDefinition& table) = 0;
+  // Creates the table; fails with the system's error, having created nothing.
+  virtual Status Create(const Schema& schema, const TableDefinition& table) = 0;
+  // Drops the table: DROP TABLE, and the undoing of a Create whose statement failed later.
+  virtual Status Drop(const Schema& schema, const TableDefinition& table) = 0;
+};
+
+// The provisioners of a process, by the system of a database URL (`postgresql` for
+// `jdbc:postgresql://...`). Not owning; not synchronised (filled at start-up, then read).
+class Provisioners {
+ public:
+  void Register(std::string system, Provisioner* provisioner) {
+    by_system_[std::move(system)] = provisioner;
+  }
+  // The provisioner of the schema's system, or null.
+  Provisioner* For(const Schema& schema) const {
+    auto it = by_system_.find(schema.system);
+    return it == by_system_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::map<std::string, Provisioner*, std::less<>> by_system_;
+};
+
+}  // namespace hop::catalog
