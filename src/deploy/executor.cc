@@ -161,12 +161,6 @@ Status CheckKind(const catalog::Table& table, sql::ObjectKind expected,
                                              sql::ObjectKindText(expected)));
 }
 
-Status DependentsError(std::string_view what, const std::vector<std::string>& dependents) {
-  std::string list;
-  for (size_t i = 0; i < dependents.size(); ++i) list += (i ? ", " : "") + dependents[i];
-  return Status::ValidationError(fmt::format("Cannot delete {} \u2014 {} active dependent(s): {}",
-                                             what, dependents.size(), list));
-}
 
 namespace {
 
@@ -481,6 +475,16 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
     name = t->second.resource;
   }
 
+  resource::StringMap options;
+  for (const auto& o : ct.options.items) options[o.key] = o.value;
+  const catalog::TableDefinition definition{schema->database, path, row, options};
+  Subject subject(ValidationPoint::kTable);
+  subject.schema = schema;
+  subject.table = &definition;
+  subject.created = true;
+  if (auto t = schema->tables.find(leaf); t != schema->tables.end()) subject.existing = &t->second;
+  HOP_RETURN_IF_ERROR(Check(std::move(subject)));
+
   Resource table = NewObject("Table", name, ns);
   resource::TableKind::kDatabase.Set(table, schema->database);
   if (!schema->catalog.empty()) resource::TableKind::kCatalog.Set(table, schema->catalog);
@@ -497,8 +501,6 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
     columns.push_back(std::move(col));
   }
   resource::TableKind::kColumns.Set(table, columns);
-  resource::StringMap options;
-  for (const auto& o : ct.options.items) options[o.key] = o.value;
   if (!options.empty()) resource::TableKind::kOptions.Set(table, options);
   HOP_RETURN_IF_ERROR(put(table, true));
 
@@ -518,7 +520,7 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
                        renderer.TableSpecs(source, planner::Method::kScan));
   HOP_ASSIGN_OR_RETURN(std::vector<Spec> provision, renderer.ProvisionSpecs(source));
   for (auto& spec : provision) specs.push_back(std::move(spec));
-  AddEffect(true, *schema, {schema->database, path, row, options});
+  AddEffect(true, *schema, definition);
   return PutElements(specs, table, put);
 }
 
@@ -531,9 +533,10 @@ Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& cha
                     table.database));
   }
   // The pre-delete guard (reference §5.8): pipelines and triggers that depend on the table.
-  const std::string id = resource::DependencyIdentifier(table.database, table.path);
-  HOP_ASSIGN_OR_RETURN(std::vector<std::string> dependents, Dependents(store_, ns, id));
-  if (!dependents.empty()) return DependentsError(id, dependents);
+  Subject pending(ValidationPoint::kPendingDelete);
+  pending.deleted = {resource::TableKind::Info().group_kind(), ns, table.resource};
+  pending.identifier = resource::DependencyIdentifier(table.database, table.path);
+  HOP_RETURN_IF_ERROR(Check(std::move(pending)));
   // Deleting the Table deletes, by ownership, the resources rendered for it; its system's
   // provisioner, if it has one, drops it there.
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
@@ -544,29 +547,50 @@ Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& cha
   return Status::OK();
 }
 
+Status Executor::CheckObject(const Resource& object) {
+  Subject subject(ValidationPoint::kObject);
+  subject.object = &object;
+  return Check(std::move(subject));
+}
+
+Status Executor::Check(Subject subject) {
+  subject.statement = statement_;
+  ValidationContext context{store_, options_.namespace_name};
+  Issues& issues = issues_.Child(SubjectContext(subject));
+  for (const Validator* v : DefaultValidators()) v->Validate(subject, context, issues);
+  return issues_.ToStatus(StatusCode::kValidation, "Failed validation:");
+}
+
+Result<std::vector<Executor::Change>> Executor::Plan(const sql::Statement& statement) {
+  statement_ = &statement;
+  issues_ = Issues();
+  effects_.clear();
+  HOP_RETURN_IF_ERROR(Check(Subject(ValidationPoint::kStatement)));
+  HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Changes(statement));
+  std::vector<Resource> elements;
+  for (const Change& c : changes) {
+    if (c.write.op != Write::Op::kDelete && !c.quiet) elements.push_back(c.write.object);
+  }
+  Subject written(ValidationPoint::kElements);
+  written.elements = &elements;
+  HOP_RETURN_IF_ERROR(Check(std::move(written)));
+  return changes;
+}
+
 Status Executor::DropView(const catalog::Table& view, std::vector<Change>& changes) {
   const std::string& ns = options_.namespace_name;
   // Triggers listening to the view, and pipelines reading a materialized view's table (other
   // than its own).
-  std::vector<std::string> dependents;
-  HOP_ASSIGN_OR_RETURN(resource::LabelSelector selector,
-                       resource::LabelSelector::Parse(fmt::format(
-                           "{}={}", kViewLabel, ViewLabelValue(resource::Canonicalize(view.path)))));
-  HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
-                       store_.List({resource::TableTriggerKind::Info().group_kind(), ns, selector}));
-  for (const Resource& t : triggers.items) dependents.push_back("trigger/" + t.name());
-  std::string what = view.QualifiedName();
+  Subject pending(ValidationPoint::kPendingDelete);
+  pending.deleted = {ViewKind::Info().group_kind(), ns, view.resource};
+  pending.trigger_selector =
+      fmt::format("{}={}", kViewLabel, ViewLabelValue(resource::Canonicalize(view.path)));
   if (view.kind == catalog::ObjectKind::kMaterializedView && !view.database.empty()) {
-    what = resource::DependencyIdentifier(view.database, view.path);
-    HOP_ASSIGN_OR_RETURN(std::vector<std::string> readers,
-                         Dependents(store_, ns, what, "View", view.resource));
-    for (auto& r : readers) {
-      if (std::find(dependents.begin(), dependents.end(), r) == dependents.end()) {
-        dependents.push_back(std::move(r));
-      }
-    }
+    pending.identifier = resource::DependencyIdentifier(view.database, view.path);
+    pending.self_kind = "View";
+    pending.self_name = view.resource;
   }
-  if (!dependents.empty()) return DependentsError(what, dependents);
+  HOP_RETURN_IF_ERROR(Check(std::move(pending)));
   // Deleting the View deletes, by ownership, its Pipeline and the elements it alone owns.
   changes.push_back({Write::Delete({ViewKind::Info().group_kind(), ns, view.resource}), ""});
   return Status::OK();
@@ -629,6 +653,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         binder::Binder binder(cat);
         binder.SetStatement(&statement);
         HOP_RETURN_IF_ERROR(binder.BindQuery(query, columns).status());
+        HOP_RETURN_IF_ERROR(CheckObject(view));
         HOP_RETURN_IF_ERROR(put(view, true));
         // A materialized view replaced by a plain one loses its pipeline (and, through
         // ownership, the pipeline's elements).
@@ -685,6 +710,10 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         if (!table_schema.ok()) continue;
         catalog::TableDefinition def{t->database, t->path, t->row_type, {}};
         for (const auto& [k, v] : t->declared_options) def.options[k] = v;
+        Subject subject(ValidationPoint::kTable);
+        subject.schema = *table_schema;
+        subject.table = &def;
+        HOP_RETURN_IF_ERROR(Check(std::move(subject)));
         AddEffect(true, **table_schema, def);
       }
 
@@ -705,6 +734,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       depend(p.sink, sinks);
       SetDependencies(pipeline, sources, &sinks);
 
+      HOP_RETURN_IF_ERROR(CheckObject(view));
       HOP_RETURN_IF_ERROR(put(view, true));
       HOP_RETURN_IF_ERROR(put(pipeline, true));
       HOP_RETURN_IF_ERROR(PutElements(specs, pipeline, put));
@@ -754,6 +784,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         return Status::AlreadyExists(
             fmt::format("Database {} already exists. Use CREATE OR REPLACE to update.", leaf));
       }
+      HOP_RETURN_IF_ERROR(CheckObject(r));
       HOP_RETURN_IF_ERROR(put(r, true));
       return changes;
     }
@@ -799,10 +830,10 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
 }
 
 Result<Outcome> Executor::Execute(const sql::Statement& statement) {
-  effects_.clear();
-  HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Changes(statement));
+  HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Plan(statement));
   Outcome outcome;
   outcome.statement = StatementLabel(statement);
+  if (issues_.HasWarnings()) outcome.warnings = issues_.Render();
   HOP_RETURN_IF_ERROR(RunEffects(outcome.effects));
   if (changes.empty()) return outcome;
   std::vector<Write> writes;
@@ -840,8 +871,7 @@ Result<Outcome> Executor::Execute(const sql::Statement& statement) {
 }
 
 Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement) {
-  effects_.clear();
-  HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Changes(statement));
+  HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Plan(statement));
   std::vector<Resource> out;
   for (auto& c : changes) {
     if (c.write.op == Write::Op::kDelete || c.quiet) continue;

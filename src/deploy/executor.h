@@ -21,7 +21,9 @@
 #include "catalog/provisioner.h"
 #include "common/status.h"
 #include "common/time.h"
+#include "common/issues.h"
 #include "deploy/render.h"
+#include "deploy/validate.h"
 #include "resource/resource.h"
 #include "sql/ast/create_table_statement.h"
 #include "sql/ast/statement.h"
@@ -48,6 +50,8 @@ struct Outcome {
   std::vector<std::string> verbs;
   // What it did outside the store: `table ICEBERG.WAREHOUSE.CLICKS created in iceberg`.
   std::vector<std::string> effects;
+  // What validators warned about, as their tree (empty when nothing).
+  std::string warnings;
 
   // `CREATE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience, pipeline/ads-audience created`;
   // `...: nothing to do` when the statement changed nothing (IF NOT EXISTS). Effects follow,
@@ -73,6 +77,11 @@ class Executor {
 
  private:
   struct Change;
+  // Changes() and the validation of everything it would write.
+  Result<std::vector<Change>> Plan(const sql::Statement& statement);
+  // Runs the validators on `subject` (validate.h); the tree of errors when there are any.
+  Status Check(Subject subject);
+  Status CheckObject(const resource::Resource& object);
   // A change to a system outside the store, made by a provisioner.
   struct Effect {
     bool create = true;  // else drop
@@ -114,6 +123,8 @@ class Executor {
 
   store::Store& store_;
   ExecuteOptions options_;
+  const sql::Statement* statement_ = nullptr;  // being executed
+  Issues issues_;                // what its validators found
   std::vector<Effect> effects_;  // of the statement being executed
   std::vector<const Effect*> made_;  // the effects RunEffects made
 };

@@ -67,7 +67,4 @@ Result<std::vector<std::string>> Dependents(store::Store& store, const std::stri
                                             std::string_view self_kind = {},
                                             std::string_view self_name = {});
 
-// `Cannot delete <what> — <n> active dependent(s): a, b`.
-Status DependentsError(std::string_view what, const std::vector<std::string>& dependents);
-
 }  // namespace hop::deploy

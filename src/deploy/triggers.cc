@@ -195,6 +195,7 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   // Replacing a trigger keeps its paused state unless the statement sets one.
   if (!paused && existing) paused = TableTriggerKind::kPaused.Get(*existing);
   if (paused) TableTriggerKind::kPaused.Set(trigger, *paused);
+  HOP_RETURN_IF_ERROR(CheckObject(trigger));
   return Put(changes, trigger, true);
 }
 

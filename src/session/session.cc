@@ -247,6 +247,7 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
     HOP_ASSIGN_OR_RETURN(deploy::Outcome outcome, executor.Execute(*stmt));
     out += outcome.Summary();
     out += '\n';
+    if (!outcome.warnings.empty()) out += "Warnings:\n" + outcome.warnings + "\n";
     return Status::OK();
   }
   switch (stmt->kind) {
