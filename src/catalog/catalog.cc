@@ -139,82 +139,159 @@ void Catalog::AddSchema(Schema schema) {
   schemas_[key] = std::move(schema);
 }
 
+void Catalog::AddTableResource(const Resource& r) {
+  const std::string database = TableKind::kDatabase.Get(r).value_or("");
+  Schema* schema = nullptr;
+  std::string schema_key;
+  for (auto& [key, s] : schemas_) {
+    if (!database.empty() && s.database == database) {
+      schema = &s;
+      schema_key = key;
+    }
+  }
+  if (!schema) {
+    log::Warn("Table {}: its database {} is not in namespace {}", r.name(), database,
+              r.namespace_name());
+    return;
+  }
+  Table t;
+  t.name = TableKind::kTable.Get(r).value_or(r.name());
+  t.path = schema->Path();
+  t.path.push_back(t.name);
+  t.database = database;
+  t.resource = r.name();
+  t.options = TableKind::kOptions.Get(r).value_or(resource::StringMap{});
+  if (auto columns = TableKind::kColumns.Get(r); columns && columns->is_array()) {
+    for (const Json& col : *columns) {
+      if (!col.is_object() || !col.contains("name") || !col["name"].is_string() ||
+          !col.contains("type") || !col["type"].is_string()) {
+        return;
+      }
+      auto type = ParseColumnType(col["type"].get<std::string>());
+      if (!type.ok()) {
+        log::Warn("Table {}: column {}: {}", r.name(), col["name"].get<std::string>(),
+                  type.status().ToString());
+        return;
+      }
+      if (col.contains("nullable") && col["nullable"].is_boolean() &&
+          !col["nullable"].get<bool>()) {
+        type->nullability = sql::Nullability::kNotNull;
+      }
+      t.row_type.columns.push_back({col["name"].get<std::string>(), std::move(*type)});
+    }
+  }
+  std::string name = t.name;
+  index_[{"Table", r.name()}] = {schema_key, name};
+  schema->tables[name] = std::move(t);
+}
+
+void Catalog::AddViewResource(const Resource& r) {
+  const std::string schema_name = ViewKind::kSchema.Get(r).value_or("DEFAULT");
+  const std::string catalog = ViewKind::kCatalog.Get(r).value_or("");
+  const std::string key = Key(catalog, schema_name);
+  auto it = schemas_.find(key);
+  if (it == schemas_.end()) {
+    // A view may name a schema of its own; it then exists for the view alone.
+    Schema s;
+    s.name = schema_name;
+    s.catalog = catalog;
+    it = schemas_.emplace(key, std::move(s)).first;
+  }
+  Table t;
+  t.name = ViewKind::kView.Get(r).value_or(r.name());
+  t.path = it->second.Path();
+  t.path.push_back(t.name);
+  t.database = it->second.database;
+  t.kind = ViewKind::kMaterialized.Get(r).value_or(false) ? ObjectKind::kMaterializedView
+                                                          : ObjectKind::kView;
+  t.sql = ViewKind::kSql.Get(r).value_or("");
+  t.resource = r.name();
+  std::string name = t.name;
+  index_[{"View", r.name()}] = {key, name};
+  it->second.tables[name] = std::move(t);
+}
+
+void Catalog::RemoveResource(const std::string& kind, const std::string& name) {
+  auto entry = index_.find({kind, name});
+  if (entry == index_.end()) return;
+  auto schema = schemas_.find(entry->second.first);
+  if (schema != schemas_.end()) {
+    auto table = schema->second.tables.find(entry->second.second);
+    // Only if it still is this resource's: another may have taken the name since.
+    if (table != schema->second.tables.end() && table->second.resource == name) {
+      schema->second.tables.erase(table);
+    }
+    // A schema that only existed for views goes with the last of them.
+    const Schema& s = schema->second;
+    if (s.database.empty() && s.tables.empty() && s.name != "DEFAULT" && s.name != "UTIL") {
+      schemas_.erase(schema);
+    }
+  }
+  index_.erase(entry);
+}
+
 Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_name) {
   Catalog c;
   const std::string ns(namespace_name);
   HOP_ASSIGN_OR_RETURN(auto dbs, store.List({DatabaseKind::Info().group_kind(), ns, {}}));
   for (const Resource& db : dbs.items) c.AddSchema(SchemaForDatabase(db));
-
   HOP_ASSIGN_OR_RETURN(auto tables, store.List({TableKind::Info().group_kind(), ns, {}}));
-  for (const Resource& r : tables.items) {
-    const std::string database = TableKind::kDatabase.Get(r).value_or("");
-    Schema* schema = nullptr;
-    for (auto& [key, s] : c.schemas_) {
-      if (!database.empty() && s.database == database) schema = &s;
-    }
-    if (!schema) {
-      log::Warn("Table {}: its database {} is not in namespace {}", r.name(), database, ns);
-      continue;
-    }
-    Table t;
-    t.name = TableKind::kTable.Get(r).value_or(r.name());
-    t.path = schema->Path();
-    t.path.push_back(t.name);
-    t.database = database;
-    t.resource = r.name();
-    t.options = TableKind::kOptions.Get(r).value_or(resource::StringMap{});
-    bool ok = true;
-    if (auto columns = TableKind::kColumns.Get(r); columns && columns->is_array()) {
-      for (const Json& col : *columns) {
-        if (!col.is_object() || !col.contains("name") || !col["name"].is_string() ||
-            !col.contains("type") || !col["type"].is_string()) {
-          ok = false;
-          break;
-        }
-        auto type = ParseColumnType(col["type"].get<std::string>());
-        if (!type.ok()) {
-          log::Warn("Table {}: column {}: {}", r.name(), col["name"].get<std::string>(),
-                    type.status().ToString());
-          ok = false;
-          break;
-        }
-        if (col.contains("nullable") && col["nullable"].is_boolean() &&
-            !col["nullable"].get<bool>()) {
-          type->nullability = sql::Nullability::kNotNull;
-        }
-        t.row_type.columns.push_back({col["name"].get<std::string>(), std::move(*type)});
+  for (const Resource& r : tables.items) c.AddTableResource(r);
+  HOP_ASSIGN_OR_RETURN(auto views, store.List({ViewKind::Info().group_kind(), ns, {}}));
+  for (const Resource& r : views.items) c.AddViewResource(r);
+  c.revision_ = std::min({dbs.revision, tables.revision, views.revision});
+  return c;
+}
+
+bool Catalog::Apply(const store::Event& event) {
+  const Resource& r = event.object;
+  const resource::GroupKind gk = r.group_kind();
+  if (gk == DatabaseKind::Info().group_kind()) return false;
+  const bool table = gk == TableKind::Info().group_kind();
+  if (table || gk == ViewKind::Info().group_kind()) {
+    RemoveResource(table ? "Table" : "View", r.name());
+    if (event.type != store::EventType::kDeleted) {
+      if (table) {
+        AddTableResource(r);
+      } else {
+        AddViewResource(r);
       }
     }
-    if (!ok) continue;
-    std::string name = t.name;
-    schema->tables[name] = std::move(t);
   }
+  revision_ = std::max(revision_, event.revision);
+  return true;
+}
 
-  HOP_ASSIGN_OR_RETURN(auto views, store.List({ViewKind::Info().group_kind(), ns, {}}));
-  for (const Resource& r : views.items) {
-    const std::string schema_name = ViewKind::kSchema.Get(r).value_or("DEFAULT");
-    const std::string catalog = ViewKind::kCatalog.Get(r).value_or("");
-    auto it = c.schemas_.find(Key(catalog, schema_name));
-    if (it == c.schemas_.end()) {
-      // A view may name a schema of its own; it then exists for the view alone.
-      Schema s;
-      s.name = schema_name;
-      s.catalog = catalog;
-      it = c.schemas_.emplace(Key(catalog, schema_name), std::move(s)).first;
-    }
-    Table t;
-    t.name = ViewKind::kView.Get(r).value_or(r.name());
-    t.path = it->second.Path();
-    t.path.push_back(t.name);
-    t.database = it->second.database;
-    t.kind = ViewKind::kMaterialized.Get(r).value_or(false) ? ObjectKind::kMaterializedView
-                                                            : ObjectKind::kView;
-    t.sql = ViewKind::kSql.Get(r).value_or("");
-    t.resource = r.name();
-    std::string name = t.name;
-    it->second.tables[name] = std::move(t);
+CatalogCache::CatalogCache(store::Store& store, std::string namespace_name)
+    : store_(store), namespace_(std::move(namespace_name)) {}
+
+Result<const Catalog*> CatalogCache::Get() {
+  HOP_ASSIGN_OR_RETURN(int64_t now, store_.Revision());
+  if (catalog_ && catalog_->revision() >= now) return &*catalog_;
+  if (catalog_ && CatchUp()) {
+    catalog_->revision_ = std::max(catalog_->revision_, now);
+    return &*catalog_;
   }
-  return c;
+  HOP_ASSIGN_OR_RETURN(Catalog loaded, Catalog::Load(store_, namespace_));
+  catalog_ = std::move(loaded);
+  return &*catalog_;
+}
+
+bool CatalogCache::CatchUp() {
+  // One watch per kind, so that only the changes of these kinds are read.
+  const int64_t from = catalog_->revision();
+  for (const resource::KindInfo* kind :
+       {&DatabaseKind::Info(), &TableKind::Info(), &ViewKind::Info()}) {
+    auto watch = store_.StartWatch({kind->group_kind(), namespace_, from});
+    store::Event event;
+    for (;;) {
+      const auto outcome = watch->Next(std::chrono::milliseconds(0), &event);
+      if (outcome == store::Watch::Outcome::kTimeout) break;
+      // History too old or a Database changed: load again.
+      if (outcome != store::Watch::Outcome::kEvent || !catalog_->Apply(event)) return false;
+    }
+  }
+  return true;
 }
 
 std::vector<const Schema*> Catalog::Schemas() const {

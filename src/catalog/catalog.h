@@ -109,9 +109,42 @@ class Catalog {
   // Adds (or replaces) a schema; for tests and for adapters loaded by later layers.
   void AddSchema(Schema schema);
 
+  // The store revision the catalog reflects.
+  int64_t revision() const { return revision_; }
+  // Brings the catalog up to date with one change of the store. False when it cannot (a
+  // Database changed): the catalog must be loaded again.
+  bool Apply(const store::Event& event);
+
  private:
+  friend class CatalogCache;
+  void AddTableResource(const resource::Resource& r);
+  void AddViewResource(const resource::Resource& r);
+  void RemoveResource(const std::string& kind, const std::string& name);
+
   std::map<std::string, Schema> schemas_;  // by "CATALOG.SCHEMA" or "SCHEMA"
   std::string default_schema_ = "DEFAULT";
+  // Where each Table and View resource is: (kind, name) -> (schema key, table name).
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> index_;
+  int64_t revision_ = 0;
+};
+
+// The catalog of one namespace, kept current across statements: loaded once, then brought up to
+// date from the store's changes since (a reload when a Database changed or the history is gone),
+// so that a statement does not read every view of the namespace. Not thread-safe.
+class CatalogCache {
+ public:
+  CatalogCache(store::Store& store, std::string namespace_name);
+  // The catalog as of the store's latest revision; valid until the next call.
+  Result<const Catalog*> Get();
+  const std::string& namespace_name() const { return namespace_; }
+
+ private:
+  // Applies the changes since the catalog's revision; false when it must be loaded again.
+  bool CatchUp();
+
+  store::Store& store_;
+  std::string namespace_;
+  std::optional<Catalog> catalog_;
 };
 
 // Parses a column type written in a Table resource ("VARCHAR", "BIGINT NOT NULL", ...).

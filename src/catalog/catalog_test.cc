@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "catalog/demodb.h"
@@ -32,7 +33,8 @@ class CatalogTest : public ::testing::Test {
     for (auto& d : *docs) {
       auto r = resource::Resource::FromJson(d, "test");
       ASSERT_TRUE(r.ok());
-      ASSERT_TRUE(store_->Create(*r).ok());
+      auto created = store_->Create(*r);
+      ASSERT_TRUE(created.ok()) << created.status().ToString();
     }
   }
   Catalog Load(const std::string& ns = "default") {
@@ -151,6 +153,67 @@ spec: {view: AUDIENCE, schema: ADS, sql: 'SELECT 1', materialized: true}
   // Another namespace sees none of it.
   Catalog other = Load("other");
   EXPECT_FALSE(other.Resolve({"ADS", "PAGE_VIEWS"}).ok());
+}
+
+// The names and kinds of a catalog's tables and views, schema by schema.
+std::string Describe(const Catalog& c) {
+  std::string out;
+  for (const Schema* s : c.Schemas()) {
+    out += s->catalog.empty() ? s->name : s->catalog + "." + s->name;
+    out += ":";
+    for (const auto& [name, t] : s->tables) {
+      out += " " + name + (t.kind == ObjectKind::kTable ? "" : "(view)");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST_F(CatalogTest, TheCacheFollowsEveryChangeAsALoadWould) {
+  Apply(kDatabases);
+  CatalogCache cache(*store_, "default");
+  ASSERT_TRUE(cache.Get().ok());
+  auto view = [](const std::string& resource, const std::string& name,
+                 const std::string& schema) {
+    return "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: View\nmetadata: {name: " +
+           resource + "}\nspec: {view: " + name + ", schema: " + schema + ", sql: SELECT 1}\n";
+  };
+  // Views come and go, including in a schema of their own; a Table arrives; a Database too
+  // (which makes the cache load again). After each change the cache equals a fresh load.
+  std::vector<std::function<void()>> changes = {
+      [&] { Apply(view("v1", "V1", "ADS")); },
+      [&] { Apply(view("v2", "V2", "ELSEWHERE")); },
+      [&] {
+        Apply(R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: iceberg}
+spec: {catalog: ICEBERG, schema: WAREHOUSE, url: 'jdbc:iceberg://catalog=http://localhost'}
+)");
+      },
+      [&] {
+        Apply(R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Table
+metadata: {name: iceberg-events}
+spec: {database: iceberg, table: EVENTS, columns: [{name: ID, type: INTEGER}]}
+)");
+      },
+      [&] { ASSERT_TRUE(store_->Delete({{"hoptimator.linkedin.com", "View"}, "default", "v2"}).ok()); },
+      [&] {
+        auto v = store_->Get({{"hoptimator.linkedin.com", "View"}, "default", "v1"});
+        ASSERT_TRUE(v.ok());
+        v->mutable_json()["spec"]["materialized"] = true;
+        ASSERT_TRUE(store_->Update(*v).ok());
+      },
+      [&] { ASSERT_TRUE(store_->Delete({{"hoptimator.linkedin.com", "Table"}, "default", "iceberg-events"}).ok()); },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    changes[i]();
+    auto cached = cache.Get();
+    ASSERT_TRUE(cached.ok()) << cached.status().ToString();
+    EXPECT_EQ(Describe(**cached), Describe(Load())) << "after change " << i;
+  }
 }
 
 TEST(DemoDbTest, SchemaNamesFromUrls) {

@@ -230,10 +230,9 @@ template <typename Put>
 Status PutElements(const std::vector<Spec>& specs, const Resource& owner, Put& put) {
   for (const Spec& spec : specs) {
     const std::string where = spec.template_kind + " " + spec.template_name;
-    HOP_ASSIGN_OR_RETURN(std::vector<Json> docs, ParseYamlDocuments(spec.yaml, where));
-    for (Json& doc : docs) {
+    for (const Json& doc : spec.docs) {
       if (doc.is_null()) continue;
-      HOP_ASSIGN_OR_RETURN(Resource element, Resource::FromJson(std::move(doc), where));
+      HOP_ASSIGN_OR_RETURN(Resource element, Resource::FromJson(doc, where));
       if (element.namespace_name().empty()) element.set_namespace(owner.namespace_name());
       // Owner references never cross namespaces: an element a template puts in another
       // namespace is not owned, and outlives its owner.
@@ -335,7 +334,12 @@ Status Executor::Put(std::vector<Change>& changes, const Resource& desired, bool
 }
 
 Result<RenderContext> Executor::LoadRender(const catalog::Catalog& cat) {
-  HOP_ASSIGN_OR_RETURN(RenderContext render, LoadRenderContext(store_, options_.namespace_name));
+  RenderContext render;
+  if (options_.render != nullptr) {
+    render = *options_.render;
+  } else {
+    HOP_ASSIGN_OR_RETURN(render, LoadRenderContext(store_, options_.namespace_name));
+  }
   if (options_.provisioners != nullptr) {
     for (const catalog::Schema* schema : cat.Schemas()) {
       if (options_.provisioners->For(*schema) != nullptr) {
@@ -414,7 +418,8 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
   if (ct.as_query) {
     return Status::InvalidArgument("Populating new tables is not currently supported.");
   }
-  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
+  const catalog::Catalog& cat = *catalog;
   std::vector<std::string> path = Path(ct.name);
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
   HOP_RETURN_IF_ERROR(schema->status);
@@ -539,12 +544,23 @@ Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& cha
   HOP_RETURN_IF_ERROR(Check(std::move(pending)));
   // Deleting the Table deletes, by ownership, the resources rendered for it; its system's
   // provisioner, if it has one, drops it there.
-  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
+  const catalog::Catalog& cat = *catalog;
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(table.path));
   AddEffect(false, *schema, {table.database, table.path, table.row_type, table.options});
   changes.push_back(
       {Write::Delete({resource::TableKind::Info().group_kind(), ns, table.resource}), ""});
   return Status::OK();
+}
+
+Result<const catalog::Catalog*> Executor::NamespaceCatalog() {
+  if (options_.catalog != nullptr) return options_.catalog;
+  if (!loaded_catalog_) {
+    HOP_ASSIGN_OR_RETURN(catalog::Catalog loaded,
+                         catalog::Catalog::Load(store_, options_.namespace_name));
+    loaded_catalog_ = std::move(loaded);
+  }
+  return &*loaded_catalog_;
 }
 
 Status Executor::CheckObject(const Resource& object) {
@@ -623,7 +639,8 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
                                 ? statement.As<sql::CreateMaterializedViewStatement>().columns
                                 : statement.As<sql::CreateViewStatement>().columns;
 
-      HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+      HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
+  const catalog::Catalog& cat = *catalog;
       std::vector<std::string> path = Path(qname);
       HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
       HOP_RETURN_IF_ERROR(schema->status);
@@ -795,7 +812,8 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         HOP_RETURN_IF_ERROR(DropTrigger(statement, changes));
         return changes;
       }
-      HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+      HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
+  const catalog::Catalog& cat = *catalog;
       auto table = Element(cat, drop.name, drop.object, "DROP");
       if (!table.ok()) {
         if (table.status().code() == StatusCode::kNotFound && drop.if_exists) return changes;

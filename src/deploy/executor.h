@@ -13,6 +13,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,10 @@ struct ExecuteOptions {
   const Clock* clock = &SystemClock();  // the time FIRE and REFRESH stamp
   // Systems whose tables are created inside the statement; null: none.
   const catalog::Provisioners* provisioners = nullptr;
+  // The namespace's catalog and render context as of now (a session keeps them current); null:
+  // read from the store.
+  const catalog::Catalog* catalog = nullptr;
+  const RenderContext* render = nullptr;
 };
 
 // What a statement changed, object by object.
@@ -77,6 +82,8 @@ class Executor {
 
  private:
   struct Change;
+  // The namespace's catalog: the one given in the options, or one read from the store.
+  Result<const catalog::Catalog*> NamespaceCatalog();
   // Changes() and the validation of everything it would write.
   Result<std::vector<Change>> Plan(const sql::Statement& statement);
   // Runs the validators on `subject` (validate.h); the tree of errors when there are any.
@@ -123,6 +130,7 @@ class Executor {
 
   store::Store& store_;
   ExecuteOptions options_;
+  std::optional<catalog::Catalog> loaded_catalog_;
   const sql::Statement* statement_ = nullptr;  // being executed
   Issues issues_;                // what its validators found
   std::vector<Effect> effects_;  // of the statement being executed

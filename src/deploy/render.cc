@@ -53,7 +53,7 @@ Result<std::optional<Spec>> RenderOne(std::string_view kind, const resource::Res
     return docs.status().WithContext(
         fmt::format("{} {} rendered text that is not YAML: ", kind, t.name()));
   }
-  return std::optional<Spec>(Spec{std::string(kind), t.name(), std::move(yaml)});
+  return std::optional<Spec>(Spec{std::string(kind), t.name(), std::move(yaml), std::move(*docs)});
 }
 
 // Java's String.hashCode, over the UTF-16 code units of `s`.
@@ -127,6 +127,28 @@ Result<RenderContext> LoadRenderContext(store::Store& store, std::string_view na
     return config.status();
   }
   return ctx;
+}
+
+RenderContextCache::RenderContextCache(store::Store& store, std::string namespace_name)
+    : store_(store), namespace_(std::move(namespace_name)) {}
+
+Result<const RenderContext*> RenderContextCache::Get() {
+  HOP_ASSIGN_OR_RETURN(int64_t now, store_.Revision());
+  if (context_ && revision_ < now) {
+    HOP_ASSIGN_OR_RETURN(
+        bool changed,
+        store::ChangedSince(store_,
+                            {TableTemplateKind::Info().group_kind(),
+                             JobTemplateKind::Info().group_kind(), {"", "ConfigMap"}},
+                            namespace_, revision_));
+    if (changed) context_.reset();
+  }
+  if (!context_) {
+    HOP_ASSIGN_OR_RETURN(RenderContext loaded, LoadRenderContext(store_, namespace_));
+    context_ = std::move(loaded);
+  }
+  revision_ = now;
+  return &*context_;
 }
 
 Result<tmpl::Entries> FlinkConfig(const tmpl::Entries& config) {

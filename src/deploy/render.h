@@ -5,12 +5,14 @@
 // that is not YAML, is an error naming it.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
 #include "planner/planner.h"
+#include "resource/json.h"
 #include "resource/resource.h"
 #include "store/store.h"
 #include "template/environment.h"
@@ -23,6 +25,7 @@ struct Spec {
   std::string template_kind;  // "TableTemplate" or "JobTemplate"
   std::string template_name;
   std::string yaml;  // as rendered, without a trailing newline
+  std::vector<Json> docs;  // the YAML documents of `yaml`, parsed
 };
 
 struct RenderContext {
@@ -38,6 +41,22 @@ struct RenderContext {
 // Reads the TableTemplates and JobTemplates of a namespace and the top-level keys of its
 // `hoptimator-configmap` ConfigMap (which may be absent).
 Result<RenderContext> LoadRenderContext(store::Store& store, std::string_view namespace_name);
+
+// The render context of a namespace kept across statements: loaded again only when a
+// TableTemplate, JobTemplate or ConfigMap of the namespace changed. Not thread-safe.
+class RenderContextCache {
+ public:
+  RenderContextCache(store::Store& store, std::string namespace_name);
+  // The context as of the store's latest revision; valid until the next call.
+  Result<const RenderContext*> Get();
+  const std::string& namespace_name() const { return namespace_; }
+
+ private:
+  store::Store& store_;
+  std::string namespace_;
+  std::optional<RenderContext> context_;
+  int64_t revision_ = 0;
+};
 
 // The properties of the ConfigMap's `flink.config` key (empty when absent). Errors name the key.
 Result<tmpl::Entries> FlinkConfig(const tmpl::Entries& config);

@@ -88,7 +88,8 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   HOP_ASSIGN_OR_RETURN(const std::string name, TriggerName(ct.name));
 
   // What it listens to: a table (whose database it then depends on) or a view.
-  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
+  const catalog::Catalog& cat = *catalog;
   std::vector<std::string> path = Path(ct.target);
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
   HOP_RETURN_IF_ERROR(schema->status);
@@ -236,7 +237,8 @@ Status Executor::Pause(const sql::Statement& statement, std::vector<Change>& cha
     if (!existing) return TriggerNotFound(p.name);
     TableTriggerKind::kPaused.Set(*existing, pause);
   } else {
-    HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+    HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
+  const catalog::Catalog& cat = *catalog;
     HOP_ASSIGN_OR_RETURN(const catalog::Table* view,
                          Element(cat, p.name, sql::ObjectKind::kMaterializedView,
                                  pause ? "PAUSE" : "RESUME"));
@@ -290,7 +292,8 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
     return Status::InvalidArgument(fmt::format("FIRE {} takes no WITH options",
                                                sql::ObjectKindText(fire.object)));
   }
-  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
+  const catalog::Catalog& cat = *catalog;
   HOP_ASSIGN_OR_RETURN(const catalog::Table* element,
                        Element(cat, fire.name, fire.object, "FIRE"));
   if (fire.object == sql::ObjectKind::kTable) {
@@ -324,7 +327,8 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
 Status Executor::Refresh(const sql::Statement& statement, std::vector<Change>& changes) {
   const auto& refresh = statement.As<sql::RefreshStatement>();
   const std::string& ns = options_.namespace_name;
-  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, ns));
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
+  const catalog::Catalog& cat = *catalog;
   HOP_ASSIGN_OR_RETURN(
       const catalog::Table* element,
       Element(cat, refresh.name, sql::ObjectKind::kMaterializedView, "REFRESH"));

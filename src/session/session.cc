@@ -243,7 +243,8 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
   if (deploy::Executor::Executes(*stmt)) {
-    deploy::Executor executor(store_, ExecuteOptions());
+    HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
+    deploy::Executor executor(store_, std::move(options));
     HOP_ASSIGN_OR_RETURN(deploy::Outcome outcome, executor.Execute(*stmt));
     out += outcome.Summary();
     out += '\n';
@@ -311,8 +312,16 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
       fmt::format("unknown command '!{}'; !help lists the commands", word));
 }
 
-deploy::ExecuteOptions Session::ExecuteOptions() const {
+Result<deploy::ExecuteOptions> Session::ExecuteOptions() {
+  if (!catalog_cache_ || catalog_cache_->namespace_name() != properties_.namespace_name) {
+    catalog_cache_ =
+        std::make_unique<catalog::CatalogCache>(store_, properties_.namespace_name);
+    render_cache_ =
+        std::make_unique<deploy::RenderContextCache>(store_, properties_.namespace_name);
+  }
   deploy::ExecuteOptions o;
+  HOP_ASSIGN_OR_RETURN(o.catalog, catalog_cache_->Get());
+  HOP_ASSIGN_OR_RETURN(o.render, render_cache_->Get());
   o.namespace_name = properties_.namespace_name;
   o.hints = properties_.hints;
   o.apply_mode = properties_.mode == Mode::kApply;
@@ -358,7 +367,8 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
   if (deploy::Executor::Executes(*stmt)) {
-    deploy::Executor executor(store_, ExecuteOptions());
+    HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
+    deploy::Executor executor(store_, std::move(options));
     HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects, executor.Specify(*stmt));
     for (size_t i = 0; i < objects.size(); ++i) {
       if (i > 0) out += "---\n";

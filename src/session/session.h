@@ -9,6 +9,7 @@
 // RESUME, REFRESH) through the deploy layer's Executor. Queries and INSERT are planned, not run.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,7 +65,9 @@ class Session {
  private:
   Status Statement(std::string_view text, std::string& out, const SourceOrigin& origin);
   Status Command(std::string_view text, std::string& out, const SourceOrigin& origin);
-  deploy::ExecuteOptions ExecuteOptions() const;
+  // The options DDL runs with, including the namespace's catalog, kept current across
+  // statements.
+  Result<deploy::ExecuteOptions> ExecuteOptions();
   // What the planner reads from the store: templates and the ConfigMap of the namespace.
   Result<planner::PlanContext> PlanContext(const catalog::Catalog& cat);
   Status Pipeline(std::string_view text, std::string& out, const SourceOrigin& origin);
@@ -79,6 +82,9 @@ class Session {
 
   store::Store& store_;
   Properties properties_;
+  // Of properties_.namespace_name.
+  std::unique_ptr<catalog::CatalogCache> catalog_cache_;
+  std::unique_ptr<deploy::RenderContextCache> render_cache_;
 };
 
 // Splits a table name typed to a command (reference §1.1): without '"' on '.' verbatim;

@@ -4,9 +4,20 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <mutex>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace hop::store::sqlite {
+
+// Prepared statements not in use, by their SQL text. Preparing costs more than running most of
+// hop's statements, so each text is prepared once per connection.
+struct StatementCache {
+  static constexpr size_t kMaxIdlePerText = 4;
+  std::mutex mu;
+  std::unordered_map<std::string, std::vector<sqlite3_stmt*>> idle;
+};
 
 Status ErrorStatus(sqlite3* db, std::string_view what) {
   const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
@@ -21,16 +32,30 @@ Status ErrorStatus(sqlite3* db, std::string_view what) {
   return Status::Internal(std::move(text));
 }
 
-Database::~Database() {
+Database::Database() = default;
+Database::Database(sqlite3* db) : db_(db), cache_(std::make_unique<StatementCache>()) {}
+
+void Database::Close() {
+  if (cache_) {
+    for (auto& [text, stmts] : cache_->idle) {
+      for (sqlite3_stmt* stmt : stmts) sqlite3_finalize(stmt);
+    }
+    cache_->idle.clear();
+  }
   if (db_) sqlite3_close_v2(db_);
+  db_ = nullptr;
 }
 
-Database::Database(Database&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+Database::~Database() { Close(); }
+
+Database::Database(Database&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), cache_(std::move(other.cache_)) {}
 
 Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
-    if (db_) sqlite3_close_v2(db_);
+    Close();
     db_ = std::exchange(other.db_, nullptr);
+    cache_ = std::move(other.cache_);
   }
   return *this;
 }
@@ -60,28 +85,58 @@ Status Database::Exec(std::string_view sql) {
 }
 
 Result<Statement> Database::Prepare(std::string_view sql) {
+  const std::string* key = nullptr;
+  if (cache_) {
+    std::lock_guard<std::mutex> lock(cache_->mu);
+    auto it = cache_->idle.try_emplace(std::string(sql)).first;
+    key = &it->first;
+    if (!it->second.empty()) {
+      sqlite3_stmt* stmt = it->second.back();
+      it->second.pop_back();
+      return Statement(stmt, db_, cache_.get(), key);
+    }
+  }
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
                          &stmt, nullptr) != SQLITE_OK) {
     return ErrorStatus(db_, fmt::format("prepare '{}'", sql.substr(0, 60)));
   }
-  return Statement(stmt, db_);
+  return Statement(stmt, db_, cache_.get(), key);
 }
 
 int64_t Database::Changes() const { return sqlite3_changes64(db_); }
 
-Statement::~Statement() {
-  if (stmt_) sqlite3_finalize(stmt_);
+void Statement::Release() {
+  if (!stmt_) return;
+  sqlite3_stmt* stmt = std::exchange(stmt_, nullptr);
+  if (cache_ && key_) {
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+    std::lock_guard<std::mutex> lock(cache_->mu);
+    auto& idle = cache_->idle[*key_];
+    if (idle.size() < StatementCache::kMaxIdlePerText) {
+      idle.push_back(stmt);
+      return;
+    }
+  }
+  sqlite3_finalize(stmt);
 }
 
+Statement::~Statement() { Release(); }
+
 Statement::Statement(Statement&& other) noexcept
-    : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_) {}
+    : stmt_(std::exchange(other.stmt_, nullptr)),
+      db_(other.db_),
+      cache_(other.cache_),
+      key_(other.key_) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
-    if (stmt_) sqlite3_finalize(stmt_);
+    Release();
     stmt_ = std::exchange(other.stmt_, nullptr);
     db_ = other.db_;
+    cache_ = other.cache_;
+    key_ = other.key_;
   }
   return *this;
 }

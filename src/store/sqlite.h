@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -14,10 +15,11 @@ struct sqlite3_stmt;
 namespace hop::store::sqlite {
 
 class Statement;
+struct StatementCache;
 
 class Database {
  public:
-  Database() = default;
+  Database();
   ~Database();
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
@@ -29,13 +31,18 @@ class Database {
 
   // Runs one or more statements that return no rows.
   Status Exec(std::string_view sql);
+  // A prepared statement for `sql`. Statements are kept once prepared: a Statement that goes
+  // out of scope is reset and handed to the next Prepare of the same text. Statements must not
+  // outlive their Database.
   Result<Statement> Prepare(std::string_view sql);
   int64_t Changes() const;
   sqlite3* handle() const { return db_; }
 
  private:
-  explicit Database(sqlite3* db) : db_(db) {}
+  explicit Database(sqlite3* db);
+  void Close();
   sqlite3* db_ = nullptr;
+  std::unique_ptr<StatementCache> cache_;
 };
 
 // A prepared statement. Bind indexes are 1-based, column indexes 0-based.
@@ -63,9 +70,14 @@ class Statement {
 
  private:
   friend class Database;
-  Statement(sqlite3_stmt* stmt, sqlite3* db) : stmt_(stmt), db_(db) {}
+  Statement(sqlite3_stmt* stmt, sqlite3* db, StatementCache* cache, const std::string* key)
+      : stmt_(stmt), db_(db), cache_(cache), key_(key) {}
+  void Release();
+
   sqlite3_stmt* stmt_ = nullptr;
   sqlite3* db_ = nullptr;
+  StatementCache* cache_ = nullptr;  // where it goes back to, if anywhere
+  const std::string* key_ = nullptr;  // its text, owned by the cache
 };
 
 // The SQLite error of `db` as a Status naming `what`.

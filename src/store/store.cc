@@ -70,4 +70,16 @@ Result<Resource> Store::Delete(const ObjectRef& ref, std::string resource_versio
   return Single(Commit({Write::Delete(ref, std::move(resource_version))}));
 }
 
+Result<bool> ChangedSince(Store& store, const std::vector<GroupKind>& kinds,
+                          const std::string& namespace_name, int64_t revision) {
+  for (const GroupKind& kind : kinds) {
+    auto watch = store.StartWatch({kind, namespace_name, revision});
+    Event event;
+    if (watch->Next(std::chrono::milliseconds(0), &event) != Watch::Outcome::kTimeout) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace hop::store

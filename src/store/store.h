@@ -135,4 +135,9 @@ class Store {
   virtual Result<int64_t> Revision() = 0;
 };
 
+// Whether an object of one of `kinds` in `namespace_name` changed after `revision` (true also
+// when the store no longer has the history to tell).
+Result<bool> ChangedSince(Store& store, const std::vector<GroupKind>& kinds,
+                          const std::string& namespace_name, int64_t revision);
+
 }  // namespace hop::store
