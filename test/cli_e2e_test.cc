@@ -4,10 +4,15 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "test/lib/datadriven.h"
 
@@ -112,6 +117,7 @@ class StateDir {
   }
   ~StateDir() { std::filesystem::remove_all(path_); }
   std::string Flag() const { return "--state " + path_; }
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;
@@ -186,6 +192,216 @@ TEST(CliTest, CheckBindsAgainstTheCatalog) {
             std::string::npos)
       << bound.out;
   EXPECT_NE(bound.out.find("2 of 3 statement(s) failed"), std::string::npos) << bound.out;
+}
+
+}  // namespace
+
+namespace {
+
+// The shell reads standard input when it is not a terminal: no prompts, statements over several
+// lines, errors reported and passed over, `!quit` stops; the exit status is 1 when an item failed
+// (as for `hop -f -`).
+TEST(CliTest, ShellReadsStatementsFromAPipe) {
+  StateDir state;
+  HopRun ok = Hop(state.Flag(), "SHOW namespace;\n");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_NE(ok.out.find("| namespace | default |"), std::string::npos) << ok.out;
+  EXPECT_EQ(ok.out.find("hop>"), std::string::npos) << ok.out;
+
+  const std::string input =
+      "-- a session piped in\n"
+      "SET hints =\n"
+      "  'kafka.source.k1=v1';\n"
+      "SHOW\n"
+      "  hints\n"
+      ";\n"
+      "!describe nope.nope\n"
+      "!describe PROFILE.MEMBERS\n"
+      "!quit\n"
+      "SHOW mode;\n";
+  HopRun r = Hop(state.Flag() + " --mode apply", input);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("| hints | kafka.source.k1=v1 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Catalog Error: Schema for NOPE.NOPE not found."), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| COMPANY_URN | VARCHAR"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("| mode |"), std::string::npos) << r.out;  // after !quit
+  // A last statement without ';' runs at the end of the input, as in a script.
+  HopRun last = Hop(state.Flag() + " --mode apply", "SHOW mode");
+  EXPECT_EQ(last.status, 0) << last.out;
+  EXPECT_NE(last.out.find("| mode | apply |"), std::string::npos) << last.out;
+  EXPECT_EQ(Hop(state.Flag() + " --mode sideways", "SHOW mode;").status, 2);
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// A terminal for the shell: a tmux server of its own (its socket in the test's directory, no user
+// configuration), killed when the test ends whatever happens. Every tmux call is bounded by
+// `timeout`, and every wait by a deadline, so nothing can hang.
+class Terminal {
+ public:
+  static constexpr const char* kExitMark = "[exited with status ";
+
+  explicit Terminal(const std::string& dir)
+      : socket_(dir + "/tmux.sock"), conf_(dir + "/tmux.conf") {
+    // The pane stays after its program exits, so its last screen can be read.
+    std::ofstream(conf_) << "set -g remain-on-exit on\nset -g history-limit 5000\n";
+  }
+  ~Terminal() { Tmux("kill-server"); }
+
+  static bool Available() { return std::system("tmux -V >/dev/null 2>&1") == 0; }
+
+  int Tmux(const std::string& args) {
+    const std::string cmd = "env -u TMUX timeout 10 tmux -S " + socket_ + " -f " + conf_ + " " +
+                            args + " >/dev/null 2>&1";
+    return std::system(cmd.c_str());
+  }
+
+  std::string Output(const std::string& args) {
+    const std::string cmd =
+        "env -u TMUX timeout 10 tmux -S " + socket_ + " -f " + conf_ + " " + args + " 2>/dev/null";
+    std::string out;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) return out;
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+    pclose(p);
+    return out;
+  }
+
+  // Starts `command` in a detached session named `name`; the shell running it prints its exit
+  // status when it ends.
+  bool Start(const std::string& name, const std::string& command) {
+    const std::string run = command + "; echo \"" + kExitMark + "$?\"";
+    return Tmux("new-session -d -s " + name + " -x 200 -y 50 " + ShellQuote(run)) == 0;
+  }
+  void Type(const std::string& name, std::string text) {
+    // tmux reads an argument's final ';' as a command separator unless escaped.
+    if (!text.empty() && text.back() == ';') text.insert(text.size() - 1, "\\");
+    Tmux("send-keys -t " + name + " -l " + ShellQuote(text));
+  }
+  void Key(const std::string& name, const std::string& key) {
+    Tmux("send-keys -t " + name + " " + key);
+  }
+  // The screen and its scrollback (lines without their trailing blanks).
+  std::string Screen(const std::string& name) {
+    return Output("capture-pane -p -J -S - -t " + name);
+  }
+  // Waits until `done(screen)` holds; false after the deadline.
+  template <typename Pred>
+  bool WaitFor(const std::string& name, Pred done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done(Screen(name))) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+  bool WaitForText(const std::string& name, const std::string& text, size_t times = 1) {
+    return WaitFor(name, [&](const std::string& s) { return Count(s, text) >= times; });
+  }
+  // The exit status of a program started by `Start`, once it has exited; -1 after the deadline.
+  // The status comes from the shell that ran it: tmux's own (#{pane_dead_status}) is not
+  // always collected in sandboxes that reap children lazily.
+  int WaitForExit(const std::string& name) {
+    int status = -1;
+    WaitFor(name, [&](const std::string& screen) {
+      const size_t at = screen.find(kExitMark);
+      if (at == std::string::npos) return false;
+      status = std::atoi(screen.c_str() + at + std::strlen(kExitMark));
+      return true;
+    });
+    return status;
+  }
+
+  static size_t Count(const std::string& s, const std::string& text) {
+    size_t n = 0;
+    for (size_t at = s.find(text); at != std::string::npos; at = s.find(text, at + 1)) ++n;
+    return n;
+  }
+
+ private:
+  std::string socket_;
+  std::string conf_;
+};
+
+// The shell at a real terminal: tab completion of commands, keywords and catalog names, a
+// statement over two lines, Ctrl-C dropping an unfinished statement, and history that survives a
+// restart.
+TEST(CliTest, ShellAtATerminal) {
+  if (!Terminal::Available()) GTEST_SKIP() << "tmux is not installed";
+  StateDir state;
+  Terminal term(state.path());
+  // HOME is the state directory, so no ~/.editrc of the user's changes the keys.
+  const std::string command = "env HOME=" + state.path() + " " + HOP_BINARY + " " + state.Flag();
+  if (!term.Start("one", command)) GTEST_SKIP() << "tmux cannot start a session here";
+  auto screen = [&](const std::string& name) { return "\n--- screen ---\n" + term.Screen(name); };
+
+  ASSERT_TRUE(term.WaitForText("one", "hop>")) << screen("one");
+  term.Type("one", "!desc");
+  term.Key("one", "Tab");
+  ASSERT_TRUE(term.WaitForText("one", "hop> !describe")) << screen("one");
+  term.Type("one", "profile.mem");
+  term.Key("one", "Tab");
+  ASSERT_TRUE(term.WaitForText("one", "hop> !describe profile.members")) << screen("one");
+  term.Key("one", "Enter");
+  ASSERT_TRUE(term.WaitForText("one", "hop>", 2)) << screen("one");
+  EXPECT_NE(term.Screen("one").find("| COMPANY_URN | VARCHAR"), std::string::npos) << screen("one");
+
+  term.Type("one", "SHOW");
+  term.Key("one", "Enter");
+  ASSERT_TRUE(term.WaitForText("one", "  ->")) << screen("one");
+  term.Type("one", "mode;");
+  term.Key("one", "Enter");
+  ASSERT_TRUE(term.WaitForText("one", "hop>", 3)) << screen("one");
+  EXPECT_NE(term.Screen("one").find("| mode | create |"), std::string::npos) << screen("one");
+
+  term.Type("one", "sh");
+  term.Key("one", "Tab");
+  ASSERT_TRUE(term.WaitForText("one", "hop> show")) << screen("one");
+  term.Type("one", "namespace;");
+  term.Key("one", "Enter");
+  ASSERT_TRUE(term.WaitForText("one", "hop>", 4)) << screen("one");
+  EXPECT_NE(term.Screen("one").find("| namespace | default |"), std::string::npos) << screen("one");
+
+  term.Type("one", "!quit");
+  term.Key("one", "Enter");
+  ASSERT_EQ(term.WaitForExit("one"), 0) << screen("one");
+
+  std::ifstream in(state.path() + "/history");
+  std::stringstream history;
+  history << in.rdbuf();
+  EXPECT_EQ(history.str(), "!describe profile.members\nSHOW\\nmode;\nshow namespace;\n");
+
+  // A new shell recalls the last session's entries, and Ctrl-C drops an unfinished statement.
+  ASSERT_TRUE(term.Start("two", command)) << "second session";
+  ASSERT_TRUE(term.WaitForText("two", "hop>")) << screen("two");
+  term.Key("two", "Up");
+  ASSERT_TRUE(term.WaitForText("two", "hop> show namespace;")) << screen("two");
+  term.Key("two", "Enter");
+  ASSERT_TRUE(term.WaitForText("two", "hop>", 2)) << screen("two");
+  EXPECT_NE(term.Screen("two").find("| namespace | default |"), std::string::npos) << screen("two");
+  term.Type("two", "SELECT 'unfinished");
+  term.Key("two", "Enter");
+  ASSERT_TRUE(term.WaitForText("two", "  ->")) << screen("two");
+  term.Key("two", "C-c");
+  ASSERT_TRUE(term.WaitForText("two", "hop>", 3)) << screen("two");
+  term.Type("two", "SHOW mode;");
+  term.Key("two", "Enter");
+  ASSERT_TRUE(term.WaitForText("two", "| mode | create |")) << screen("two");
+  term.Key("two", "C-d");
+  ASSERT_EQ(term.WaitForExit("two"), 0) << screen("two");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "cli/check_command.h"
 #include "cli/resource_commands.h"
 #include "cli/run_command.h"
+#include "cli/shell.h"
 #include "common/log.h"
 #include "sql/dialect.h"
 #include "store/sqlite_store.h"
@@ -39,8 +40,11 @@ int main(int argc, char** argv) {
                  "~/.local/state/hop)")
       ->capture_default_str();
   app.require_subcommand(0, 1);
+  app.footer(
+      "Without a subcommand, -e or -f, hop opens an interactive SQL shell on the state directory "
+      "(line editing, history, tab completion; !help inside lists the commands).");
 
-  // hop -e STMT / -f FILE: statements and !commands in one session.
+  // hop -e STMT / -f FILE: statements and !commands in one session; neither: the shell.
   hop::cli::RunOptions run_opts;
   app.add_option("-e,--execute", run_opts.execute,
                  "run a statement or !command (repeatable, in order)");
@@ -156,12 +160,10 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  auto store = OpenStore(state_dir);
+  if (!store) return 1;
   if (!run_opts.execute.empty() || !run_opts.file.empty()) {
-    auto store = OpenStore(state_dir);
-    if (!store) return 1;
     return hop::cli::RunSql(run_opts, *store, std::cout, std::cerr);
   }
-
-  std::cout << app.help();
-  return 0;
+  return hop::cli::RunShell(run_opts, state_dir, *store);
 }
