@@ -29,7 +29,9 @@ demo: hop
 	./build/hop --state $(DEMO_STATE) get views
 	./build/hop --state $(DEMO_STATE) get pipelines
 	./build/hop --state $(DEMO_STATE) get flinksessionjobs
-	./build/hop --state $(DEMO_STATE) -e 'DROP MATERIALIZED VIEW ads.audience;' -e 'DROP VIEW ads.visitors;'
+	./build/hop --state $(DEMO_STATE) get tabletriggers
+	./build/hop --state $(DEMO_STATE) -e 'DROP TRIGGER audience_report;' \
+	  -e 'DROP MATERIALIZED VIEW ads.audience;' -e 'DROP VIEW ads.visitors;'
 
 build-debug/build.ninja:
 	$(CMAKE) -S . -B build-debug -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOP_SANITIZE=ON -DHOP_BENCH=OFF

@@ -35,3 +35,12 @@ CREATE OR REPLACE VIEW ads.visitors AS
 CREATE OR REPLACE MATERIALIZED VIEW ads.audience AS
   SELECT first_name, last_name FROM ads.visitors WHERE page_urn LIKE 'urn:li:page:%';
 !tables ADS
+
+-- !specify shows exactly what a statement would write, without writing it: here a trigger on
+-- the materialized view, whose job keeps its fire-time window for when it runs.
+!specify CREATE TRIGGER audience_report ON ads.audience AS 'audience-report'
+
+-- The trigger runs its job whenever the view advances. FIRE MATERIALIZED VIEW says the view is
+-- complete up to now (a job that materializes it does the same), which fires the trigger.
+CREATE TRIGGER audience_report ON ads.audience AS 'audience-report';
+FIRE MATERIALIZED VIEW ads.audience;

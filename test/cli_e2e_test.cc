@@ -101,6 +101,32 @@ TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
   std::filesystem::remove_all(state);
 }
 
+// The quickstart of `make demo`: the demo environment, the script, `hop get` and the drops.
+TEST(CliTest, TheQuickstartRuns) {
+  char tmpl[] = "/tmp/hop-e2e-XXXXXX";
+  const std::string state = mkdtemp(tmpl);
+  const std::string flag = "--state " + state;
+  ASSERT_EQ(Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+                .status,
+            0);
+  HopRun run = Hop(flag + " -f " + hop::testing::SourcePath("examples/quickstart.sql"));
+  EXPECT_EQ(run.status, 0) << run.out;
+  for (const char* line :
+       {"CREATE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience, pipeline/ads-audience, "
+        "flinksessionjob/ads-database-audience created",
+        "CREATE TRIGGER AUDIENCE_REPORT: tabletrigger/audiencereport created",
+        "FIRE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience fired"}) {
+    EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
+  }
+  EXPECT_NE(Hop(flag + " get tabletriggers").out.find("audiencereport"), std::string::npos);
+  HopRun drop = Hop(flag +
+                    " -e 'DROP TRIGGER audience_report;' -e 'DROP MATERIALIZED VIEW ads.audience;'"
+                    " -e 'DROP VIEW ads.visitors;'");
+  EXPECT_EQ(drop.status, 0) << drop.out;
+  EXPECT_NE(Hop(flag + " get flinksessionjobs").out.find("No resources found"), std::string::npos);
+  std::filesystem::remove_all(state);
+}
+
 }  // namespace
 
 namespace {
