@@ -590,14 +590,31 @@ class SqliteStore::Impl {
       }
     }
     for (StoredObject& d : dependents) {
-      bool orphan = true;
+      // Owners that remain keep the object; the references to those gone are removed, as
+      // Kubernetes' garbage collector does.
+      std::vector<resource::OwnerReference> alive_owners;
       for (const auto& owner : d.object.owner_references()) {
-        if (owner.uid == uid || owner.uid.empty()) continue;
-        HOP_ASSIGN_OR_RETURN(bool alive, UidExists(owner.uid));
-        if (alive) orphan = false;
+        if (owner.uid == uid) continue;
+        bool alive = owner.uid.empty();
+        if (!alive) {
+          HOP_ASSIGN_OR_RETURN(alive, UidExists(owner.uid));
+        }
+        if (alive) alive_owners.push_back(owner);
       }
-      if (!orphan) continue;
-      HOP_RETURN_IF_ERROR(DoDelete(std::move(d), txn).status());
+      if (alive_owners.empty()) {
+        HOP_RETURN_IF_ERROR(DoDelete(std::move(d), txn).status());
+        continue;
+      }
+      d.object.set_owner_references(alive_owners);
+      const int64_t revision = ++txn->revision;
+      d.object.set_resource_version(std::to_string(revision));
+      const std::string body = Dump(d.object.json());
+      HOP_ASSIGN_OR_RETURN(auto st,
+                           Prepared("UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
+      st->Bind(1, revision).Bind(2, body).Bind(3, d.id);
+      HOP_RETURN_IF_ERROR(st->Run());
+      HOP_RETURN_IF_ERROR(WriteIndexes(d.id, d.object, /*fresh=*/false));
+      HOP_RETURN_IF_ERROR(AppendEvent(EventType::kModified, revision, d.object, body));
     }
     return Status::OK();
   }

@@ -261,12 +261,17 @@ TEST_F(SqliteStoreTest, DeletingAnOwnerCollectsDependentsTransitively) {
   EXPECT_EQ(store_->Get({kConfigMap, "default", "child"}).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store_->Get({kConfigMap, "default", "grandchild"}).status().code(),
             StatusCode::kNotFound);
-  EXPECT_TRUE(store_->Get({kConfigMap, "default", "shared"}).ok());
+  // The survivor loses its reference to the deleted owner, as with Kubernetes' collector.
+  auto s = store_->Get({kConfigMap, "default", "shared"});
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->owner_references().size(), 1u);
+  EXPECT_EQ(s->owner_references()[0].name, "other");
   auto g = store_->Get({kConfigMap, "default", "guarded"});
   ASSERT_TRUE(g.ok());
   EXPECT_TRUE(g->deletion_timestamp().has_value());
-  // owner, child, grandchild deleted and guarded marked: four revisions, one transaction.
-  EXPECT_EQ(*store_->Revision(), before + 4);
+  // owner, child, grandchild deleted, shared rewritten and guarded marked: five revisions, one
+  // transaction.
+  EXPECT_EQ(*store_->Revision(), before + 5);
 
   ASSERT_TRUE(store_->Delete({kDatabase, "default", "other"}).ok());
   EXPECT_EQ(store_->Get({kConfigMap, "default", "shared"}).status().code(), StatusCode::kNotFound);
