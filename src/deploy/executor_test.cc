@@ -274,5 +274,50 @@ TEST_F(ExecutorTest, SpecifyWritesNothingAndCreatesNothing) {
   EXPECT_EQ(Revision(), before);
 }
 
+// What !specify prints is what executing writes: the same objects, in the same order, equal but
+// for what the store assigns (uid, resourceVersion, generation, creationTimestamp, owners' uids).
+TEST_F(ExecutorTest, SpecifyIsExactlyWhatExecuteWrites) {
+  auto normalized = [](resource::Resource r) {
+    Json& md = r.mutable_json()["metadata"];
+    for (const char* key : {"uid", "resourceVersion", "generation", "creationTimestamp"}) {
+      md.erase(key);
+    }
+    auto owners = r.owner_references();
+    for (auto& o : owners) o.uid.clear();
+    r.set_owner_references(owners);
+    r.clear_status();
+    return r.ToYaml();
+  };
+  const std::vector<std::string> statements = {
+      "CREATE DATABASE mydb WITH (url 'jdbc:kafka://bootstrap.servers=localhost:9092')",
+      "CREATE TABLE kafka.\"events\" (id INT, payload VARCHAR) WITH (\"kafka.partitions\" '3')",
+      "CREATE VIEW ads.visitors AS SELECT first_name, page_urn FROM ads.page_views NATURAL JOIN "
+      "profile.members",
+      "CREATE MATERIALIZED VIEW ads.audience AS SELECT first_name FROM ads.visitors",
+      "CREATE MATERIALIZED VIEW ads.\"PAGE_VIEWS$events\" AS SELECT \"PAYLOAD\" AS page_urn, "
+      "\"PAYLOAD\" AS member_urn FROM kafka.\"events\"",
+      "CREATE TRIGGER nightly ON ads.audience AS 'report-job' SCHEDULED '0 2 * * *' WITH "
+      "('job.properties.date' 'today')",
+      "CREATE TABLE iceberg.warehouse.clicks (user_id VARCHAR)",
+      "CREATE MATERIALIZED VIEW iceberg.warehouse.copy AS SELECT * FROM iceberg.warehouse.clicks",
+      "CREATE OR REPLACE MATERIALIZED VIEW ads.audience AS SELECT first_name, page_urn FROM "
+      "ads.visitors",
+  };
+  for (const auto& sql : statements) {
+    auto stmt = sql::ParseStatement(sql);
+    ASSERT_TRUE(stmt.ok()) << sql;
+    Executor specify(*store_, Options(false));
+    auto specified = specify.Specify(**stmt);
+    ASSERT_TRUE(specified.ok()) << sql << ": " << specified.status().ToString();
+    Executor execute(*store_, Options(false));
+    auto outcome = execute.Execute(**stmt);
+    ASSERT_TRUE(outcome.ok()) << sql << ": " << outcome.status().ToString();
+    ASSERT_EQ(specified->size(), outcome->objects.size()) << sql;
+    for (size_t i = 0; i < specified->size(); ++i) {
+      EXPECT_EQ(normalized((*specified)[i]), normalized(outcome->objects[i])) << sql;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hop::deploy
