@@ -278,7 +278,8 @@ bool Executor::Executes(const sql::Statement& s) {
     case sql::StatementKind::kDrop: {
       auto object = s.As<sql::DropStatement>().object;
       return object == sql::ObjectKind::kView || object == sql::ObjectKind::kMaterializedView ||
-             object == sql::ObjectKind::kTable || object == sql::ObjectKind::kTrigger;
+             object == sql::ObjectKind::kTable || object == sql::ObjectKind::kTrigger ||
+             object == sql::ObjectKind::kDatabase;
     }
     default: return false;
   }
@@ -593,6 +594,40 @@ Result<std::vector<Executor::Change>> Executor::Plan(const sql::Statement& state
   return changes;
 }
 
+Status Executor::DropDatabase(const sql::Statement& statement, std::vector<Change>& changes) {
+  const auto& drop = statement.As<sql::DropStatement>();
+  const std::string& ns = options_.namespace_name;
+  if (drop.name.size() != 1) {
+    return Status::InvalidArgument("Database names cannot be compound identifiers.");
+  }
+  const store::ObjectRef ref{DatabaseKind::Info().group_kind(), ns,
+                             resource::Canonicalize(drop.name.back().name)};
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, ref));
+  if (!existing) {
+    if (drop.if_exists) return Status::OK();
+    return Status::NotFound(fmt::format("Database {} not found.", drop.name.back().name));
+  }
+  // Nothing may be left in it: the tables declared in it and the views of its schema.
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, NamespaceCatalog());
+  std::vector<std::string> dependents;
+  if (const catalog::Schema* schema = cat->SchemaOfDatabase(ref.name)) {
+    for (const auto& [name, t] : schema->tables) {
+      if (t.resource.empty()) continue;  // the database's own tables go with it
+      dependents.push_back(
+          (t.kind == catalog::ObjectKind::kTable ? "table/" : "view/") + t.resource);
+    }
+  }
+  if (!dependents.empty()) {
+    std::string list;
+    for (size_t i = 0; i < dependents.size(); ++i) list += (i ? ", " : "") + dependents[i];
+    return Status::ValidationError(fmt::format(
+        "Cannot delete database {} \u2014 {} active dependent(s): {}", ref.name,
+        dependents.size(), list));
+  }
+  changes.push_back({Write::Delete(ref), ""});
+  return Status::OK();
+}
+
 Status Executor::DropView(const catalog::Table& view, std::vector<Change>& changes) {
   const std::string& ns = options_.namespace_name;
   // Triggers listening to the view, and pipelines reading a materialized view's table (other
@@ -810,6 +845,10 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       const auto& drop = statement.As<sql::DropStatement>();
       if (drop.object == sql::ObjectKind::kTrigger) {
         HOP_RETURN_IF_ERROR(DropTrigger(statement, changes));
+        return changes;
+      }
+      if (drop.object == sql::ObjectKind::kDatabase) {
+        HOP_RETURN_IF_ERROR(DropDatabase(statement, changes));
         return changes;
       }
       HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());

@@ -111,6 +111,8 @@ class Executor {
   Status Put(std::vector<Change>& changes, const resource::Resource& desired, bool desired_wins);
   Status CreateTable(const sql::CreateTableStatement& statement, std::vector<Change>& changes);
   Status DropTable(const catalog::Table& table, std::vector<Change>& changes);
+  // DROP DATABASE: the Database, once no table or view is left in it.
+  Status DropDatabase(const sql::Statement& statement, std::vector<Change>& changes);
   // DROP VIEW / MATERIALIZED VIEW: the View, unless a trigger or another pipeline uses it.
   Status DropView(const catalog::Table& view, std::vector<Change>& changes);
   // The table or view `name` names, which must be of the `expected` kind for `statement`
