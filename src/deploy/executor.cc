@@ -20,8 +20,8 @@
 #include "sql/ast/create_database_statement.h"
 #include "sql/ast/create_materialized_view_statement.h"
 #include "sql/ast/create_table_statement.h"
-#include "sql/ast/create_view_statement.h"
 #include "sql/ast/create_trigger_statement.h"
+#include "sql/ast/create_view_statement.h"
 #include "sql/ast/drop_statement.h"
 #include "sql/ast/fire_statement.h"
 #include "sql/ast/pause_statement.h"
@@ -134,8 +134,8 @@ Result<std::vector<std::string>> Dependents(store::Store& store, const std::stri
           })) {
         continue;
       }
-      std::string d = (r.kind() == "TableTrigger" ? "trigger" : AsciiToLower(r.kind())) + "/" +
-                      r.name();
+      std::string d =
+          (r.kind() == "TableTrigger" ? "trigger" : AsciiToLower(r.kind())) + "/" + r.name();
       if (!owners.empty()) d += fmt::format(" (owned by {}/{})", owners[0].kind, owners[0].name);
       dependents.push_back(std::move(d));
     }
@@ -160,7 +160,6 @@ Status CheckKind(const catalog::Table& table, sql::ObjectKind expected,
                                              table.name, what, statement,
                                              sql::ObjectKindText(expected)));
 }
-
 
 namespace {
 
@@ -530,7 +529,6 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
   return PutElements(specs, table, put);
 }
 
-
 Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& changes) {
   const std::string& ns = options_.namespace_name;
   if (table.resource.empty()) {
@@ -613,16 +611,16 @@ Status Executor::DropDatabase(const sql::Statement& statement, std::vector<Chang
   if (const catalog::Schema* schema = cat->SchemaOfDatabase(ref.name)) {
     for (const auto& [name, t] : schema->tables) {
       if (t.resource.empty()) continue;  // the database's own tables go with it
-      dependents.push_back(
-          (t.kind == catalog::ObjectKind::kTable ? "table/" : "view/") + t.resource);
+      dependents.push_back((t.kind == catalog::ObjectKind::kTable ? "table/" : "view/") +
+                           t.resource);
     }
   }
   if (!dependents.empty()) {
     std::string list;
     for (size_t i = 0; i < dependents.size(); ++i) list += (i ? ", " : "") + dependents[i];
-    return Status::ValidationError(fmt::format(
-        "Cannot delete database {} \u2014 {} active dependent(s): {}", ref.name,
-        dependents.size(), list));
+    return Status::ValidationError(
+        fmt::format("Cannot delete database {} \u2014 {} active dependent(s): {}", ref.name,
+                    dependents.size(), list));
   }
   changes.push_back({Write::Delete(ref), ""});
   return Status::OK();
@@ -675,7 +673,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
                                 : statement.As<sql::CreateViewStatement>().columns;
 
       HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
-  const catalog::Catalog& cat = *catalog;
+      const catalog::Catalog& cat = *catalog;
       std::vector<std::string> path = Path(qname);
       HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
       HOP_RETURN_IF_ERROR(schema->status);
@@ -852,7 +850,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         return changes;
       }
       HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
-  const catalog::Catalog& cat = *catalog;
+      const catalog::Catalog& cat = *catalog;
       auto table = Element(cat, drop.name, drop.object, "DROP");
       if (!table.ok()) {
         if (table.status().code() == StatusCode::kNotFound && drop.if_exists) return changes;
@@ -869,9 +867,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
     case sql::StatementKind::kCreateTrigger:
       HOP_RETURN_IF_ERROR(CreateTrigger(statement, changes));
       return changes;
-    case sql::StatementKind::kFire:
-      HOP_RETURN_IF_ERROR(Fire(statement, changes));
-      return changes;
+    case sql::StatementKind::kFire: HOP_RETURN_IF_ERROR(Fire(statement, changes)); return changes;
     case sql::StatementKind::kPause:
     case sql::StatementKind::kResume:
       HOP_RETURN_IF_ERROR(Pause(statement, changes));
@@ -887,6 +883,19 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
 }
 
 Result<Outcome> Executor::Execute(const sql::Statement& statement) {
+  // A statement that read an object someone changed before it wrote (a trigger stamped by the
+  // operator while FIRE ran) is planned again on the new state.
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    auto outcome = ExecuteOnce(statement);
+    if (outcome.ok() || outcome.status().code() != StatusCode::kConflict || attempt == kAttempts) {
+      return outcome;
+    }
+    if (options_.catalog == nullptr) loaded_catalog_.reset();
+  }
+}
+
+Result<Outcome> Executor::ExecuteOnce(const sql::Statement& statement) {
   HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Plan(statement));
   Outcome outcome;
   outcome.statement = StatementLabel(statement);

@@ -20,9 +20,9 @@
 
 #include "catalog/catalog.h"
 #include "catalog/provisioner.h"
+#include "common/issues.h"
 #include "common/status.h"
 #include "common/time.h"
-#include "common/issues.h"
 #include "deploy/render.h"
 #include "deploy/validate.h"
 #include "resource/resource.h"
@@ -36,7 +36,7 @@ namespace hop::deploy {
 struct ExecuteOptions {
   std::string namespace_name = "default";
   tmpl::Entries hints;
-  bool apply_mode = false;  // the connection's mode is `apply`
+  bool apply_mode = false;              // the connection's mode is `apply`
   const Clock* clock = &SystemClock();  // the time FIRE and REFRESH stamp
   // Systems whose tables are created inside the statement; null: none.
   const catalog::Provisioners* provisioners = nullptr;
@@ -84,6 +84,7 @@ class Executor {
   struct Change;
   // The namespace's catalog: the one given in the options, or one read from the store.
   Result<const catalog::Catalog*> NamespaceCatalog();
+  Result<Outcome> ExecuteOnce(const sql::Statement& statement);
   // Changes() and the validation of everything it would write.
   Result<std::vector<Change>> Plan(const sql::Statement& statement);
   // Runs the validators on `subject` (validate.h); the tree of errors when there are any.
@@ -117,9 +118,8 @@ class Executor {
   Status DropView(const catalog::Table& view, std::vector<Change>& changes);
   // The table or view `name` names, which must be of the `expected` kind for `statement`
   // ("DROP", "FIRE", ...): `Element X is a view and does not correspond to FIRE TABLE`.
-  Result<const catalog::Table*> Element(const catalog::Catalog& cat,
-                                        const sql::QualifiedName& name, sql::ObjectKind expected,
-                                        std::string_view statement);
+  Result<const catalog::Table*> Element(const catalog::Catalog& cat, const sql::QualifiedName& name,
+                                        sql::ObjectKind expected, std::string_view statement);
   // Triggers and the statements that fire, pause and refresh (triggers.cc).
   Status CreateTrigger(const sql::Statement& statement, std::vector<Change>& changes);
   Status DropTrigger(const sql::Statement& statement, std::vector<Change>& changes);
@@ -129,14 +129,16 @@ class Executor {
   // A time to stamp that is now, and later than each of `after` (RFC 3339 texts, or empty), so
   // that a new fire is never taken for one already handled.
   std::string StampAfter(std::initializer_list<std::string_view> after) const;
+  // Records a fire now (later than each of `after`) in a trigger's status.
+  void RecordFire(resource::Resource& trigger, std::initializer_list<std::string_view> after);
 
   store::Store& store_;
   ExecuteOptions options_;
   std::optional<catalog::Catalog> loaded_catalog_;
   const sql::Statement* statement_ = nullptr;  // being executed
-  Issues issues_;                // what its validators found
-  std::vector<Effect> effects_;  // of the statement being executed
-  std::vector<const Effect*> made_;  // the effects RunEffects made
+  Issues issues_;                              // what its validators found
+  std::vector<Effect> effects_;                // of the statement being executed
+  std::vector<const Effect*> made_;            // the effects RunEffects made
 };
 
 }  // namespace hop::deploy

@@ -38,22 +38,21 @@ std::vector<std::string> Path(const sql::QualifiedName& name);
 std::string Dotted(const std::vector<std::string>& path);
 
 // A new object of one of hop's kinds.
-resource::Resource NewObject(std::string_view kind, const std::string& name,
-                             const std::string& ns);
+resource::Resource NewObject(std::string_view kind, const std::string& name, const std::string& ns);
 // A reference to `owner` by name; its uid when it is stored, else the store fills it in.
 resource::OwnerReference OwnerByName(const resource::Resource& owner);
 
 store::ObjectRef RefOf(const resource::Resource& r);
 // The stored object, or nullopt when there is none.
-Result<std::optional<resource::Resource>> Existing(store::Store& store, const store::ObjectRef& ref);
+Result<std::optional<resource::Resource>> Existing(store::Store& store,
+                                                   const store::ObjectRef& ref);
 
 // The value of a trigger's `view` label for the table or view of canonical name `name`.
 std::string ViewLabelValue(std::string_view name);
 
 // `Element AUDIENCE is a materialized view and does not correspond to DROP VIEW` unless `table`
 // is of the kind `expected`.
-Status CheckKind(const catalog::Table& table, sql::ObjectKind expected,
-                 std::string_view statement);
+Status CheckKind(const catalog::Table& table, sql::ObjectKind expected, std::string_view statement);
 
 // Sets the depends-on label of each identifier and the sources annotation, and the sinks one
 // unless `sinks` is null.

@@ -135,12 +135,11 @@ RenderContextCache::RenderContextCache(store::Store& store, std::string namespac
 Result<const RenderContext*> RenderContextCache::Get() {
   HOP_ASSIGN_OR_RETURN(int64_t now, store_.Revision());
   if (context_ && revision_ < now) {
-    HOP_ASSIGN_OR_RETURN(
-        bool changed,
-        store::ChangedSince(store_,
-                            {TableTemplateKind::Info().group_kind(),
-                             JobTemplateKind::Info().group_kind(), {"", "ConfigMap"}},
-                            namespace_, revision_));
+    HOP_ASSIGN_OR_RETURN(bool changed, store::ChangedSince(store_,
+                                                           {TableTemplateKind::Info().group_kind(),
+                                                            JobTemplateKind::Info().group_kind(),
+                                                            {"", "ConfigMap"}},
+                                                           namespace_, revision_));
     if (changed) context_.reset();
   }
   if (!context_) {

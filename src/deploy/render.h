@@ -24,7 +24,7 @@ namespace hop::deploy {
 struct Spec {
   std::string template_kind;  // "TableTemplate" or "JobTemplate"
   std::string template_name;
-  std::string yaml;  // as rendered, without a trailing newline
+  std::string yaml;        // as rendered, without a trailing newline
   std::vector<Json> docs;  // the YAML documents of `yaml`, parsed
 };
 
@@ -71,7 +71,8 @@ class Renderer {
 
   // The specs of the JobTemplates that provision tables (`provisionsTables: true`) for one table
   // of their databases: TableProvisionJobs, usually. Variables are those of TableSpecs, plus
-  // `options` (the table's declared options, as a map). None for a database provisioned synchronously.
+  // `options` (the table's declared options, as a map). None for a database provisioned
+  // synchronously.
   Result<std::vector<Spec>> ProvisionSpecs(const planner::PipelineTable& table) const;
 
   // The JobTemplate `yaml` specs of a pipeline's job (templates that provision tables excluded).

@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "deploy/executor.h"
 #include "deploy/objects.h"
+#include "deploy/trigger_fires.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "resource/yaml.h"
@@ -82,6 +83,12 @@ std::string Executor::StampAfter(std::initializer_list<std::string_view> after) 
   return FormatRfc3339(now, 3);
 }
 
+void Executor::RecordFire(Resource& trigger, std::initializer_list<std::string_view> after) {
+  Json& status = trigger.mutable_status();
+  TriggerFires fires(status, TriggerFires::Each(trigger));
+  fires.Record(*ParseRfc3339(StampAfter(after)));
+}
+
 Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Change>& changes) {
   const auto& ct = statement.As<sql::CreateTriggerStatement>();
   const std::string& ns = options_.namespace_name;
@@ -111,6 +118,7 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   }
 
   std::optional<bool> paused;
+  std::string fire_policy;
   resource::StringMap job_properties;
   for (const sql::Option& o : ct.options.items) {
     if (EqualsIgnoreCase(o.key, "paused")) {
@@ -120,15 +128,22 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
       }
       paused = EqualsIgnoreCase(o.value, "true");
     }
+    if (EqualsIgnoreCase(o.key, "firePolicy")) {
+      if (!EqualsIgnoreCase(o.value, "Coalesce") && !EqualsIgnoreCase(o.value, "Each")) {
+        return Status::InvalidArgument(
+            fmt::format("Option firePolicy must be Coalesce or Each, not '{}'", o.value));
+      }
+      fire_policy = EqualsIgnoreCase(o.value, "Each") ? "Each" : "Coalesce";
+    }
     if (auto key = JobProperty(o.key)) job_properties[*key] = o.value;
   }
 
   // The job: the template rendered with the trigger's variables, the fire-time ones left in.
   const std::string template_ns = ct.job_namespace.value_or(ns);
   const std::string template_name = resource::Canonicalize(ct.job_template);
-  HOP_ASSIGN_OR_RETURN(
-      std::optional<Resource> job_template,
-      Existing(store_, {resource::JobTemplateKind::Info().group_kind(), template_ns, template_name}));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> job_template,
+                       Existing(store_, {resource::JobTemplateKind::Info().group_kind(),
+                                         template_ns, template_name}));
   if (!job_template) {
     return Status::NotFound(
         fmt::format("JobTemplate {} not found in namespace {}.", template_name, template_ns));
@@ -186,6 +201,7 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   TableTriggerKind::kYaml.Set(trigger, **rendered);
   if (!job_properties.empty()) TableTriggerKind::kJobProperties.Set(trigger, job_properties);
   if (ct.schedule) TableTriggerKind::kSchedule.Set(trigger, *ct.schedule);
+  if (!fire_policy.empty()) TableTriggerKind::kFirePolicy.Set(trigger, fire_policy);
 
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, TriggerRef(ns, name)));
   if (existing && !(ct.or_replace || options_.apply_mode)) {
@@ -238,13 +254,14 @@ Status Executor::Pause(const sql::Statement& statement, std::vector<Change>& cha
     TableTriggerKind::kPaused.Set(*existing, pause);
   } else {
     HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
-  const catalog::Catalog& cat = *catalog;
-    HOP_ASSIGN_OR_RETURN(const catalog::Table* view,
-                         Element(cat, p.name, sql::ObjectKind::kMaterializedView,
-                                 pause ? "PAUSE" : "RESUME"));
+    const catalog::Catalog& cat = *catalog;
+    HOP_ASSIGN_OR_RETURN(
+        const catalog::Table* view,
+        Element(cat, p.name, sql::ObjectKind::kMaterializedView, pause ? "PAUSE" : "RESUME"));
     HOP_ASSIGN_OR_RETURN(existing,
                          Existing(store_, {ViewKind::Info().group_kind(), ns, view->resource}));
-    if (!existing) return Status::NotFound(fmt::format("Element {} not found.", p.name.back().name));
+    if (!existing)
+      return Status::NotFound(fmt::format("Element {} not found.", p.name.back().name));
     ViewKind::kPaused.Set(*existing, pause);
   }
   const std::string version = existing->resource_version();
@@ -262,7 +279,9 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
     if (!trigger) return TriggerNotFound(fire.name);
     const std::string timestamp = TableTriggerKind::kTimestamp.Get(*trigger).value_or("");
     const std::string watermark = TableTriggerKind::kWatermark.Get(*trigger).value_or("");
-    if (!timestamp.empty()) {
+    // A trigger that runs every fire on its own queues this one; otherwise a fire during a run
+    // is refused, as in Hoptimator (the View reconciler and FIRE TABLE coalesce instead).
+    if (!timestamp.empty() && !TriggerFires::Each(*trigger)) {
       auto ts = ParseRfc3339(timestamp);
       auto wm = ParseRfc3339(watermark);
       if (!wm || (ts && *ts > *wm)) {
@@ -283,19 +302,20 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
       // Written only if nobody changed the trigger since it was read.
       changes.push_back({Write::Update(*trigger), trigger->resource_version(), "", true});
     }
-    TableTriggerKind::kTimestamp.Set(*trigger, StampAfter({timestamp, watermark}));
-    changes.push_back({Write::UpdateStatus(Unversioned(std::move(*trigger))), "", "fired"});
+    RecordFire(*trigger, {timestamp, watermark});
+    // With a spec update in the batch, that update's version check covers the status too.
+    Resource stamped = fire.options.empty() ? std::move(*trigger) : Unversioned(*trigger);
+    changes.push_back({Write::UpdateStatus(std::move(stamped)), "", "fired"});
     return Status::OK();
   }
 
   if (!fire.options.empty()) {
-    return Status::InvalidArgument(fmt::format("FIRE {} takes no WITH options",
-                                               sql::ObjectKindText(fire.object)));
+    return Status::InvalidArgument(
+        fmt::format("FIRE {} takes no WITH options", sql::ObjectKindText(fire.object)));
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
   const catalog::Catalog& cat = *catalog;
-  HOP_ASSIGN_OR_RETURN(const catalog::Table* element,
-                       Element(cat, fire.name, fire.object, "FIRE"));
+  HOP_ASSIGN_OR_RETURN(const catalog::Table* element, Element(cat, fire.name, fire.object, "FIRE"));
   if (fire.object == sql::ObjectKind::kTable) {
     // Every trigger on the table fires, paused ones included: they run when resumed.
     HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
@@ -305,13 +325,11 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
       const bool on_table =
           TableTriggerKind::kTable.Get(trigger).value_or("") == path.back() &&
           TableTriggerKind::kSchema.Get(trigger).value_or("") == path[path.size() - 2] &&
-          TableTriggerKind::kCatalog.Get(trigger).value_or("") ==
-              (path.size() == 3 ? path[0] : "");
+          TableTriggerKind::kCatalog.Get(trigger).value_or("") == (path.size() == 3 ? path[0] : "");
       if (!on_table) continue;
-      TableTriggerKind::kTimestamp.Set(
-          trigger, StampAfter({TableTriggerKind::kTimestamp.Get(trigger).value_or(""),
-                               TableTriggerKind::kWatermark.Get(trigger).value_or("")}));
-      changes.push_back({Write::UpdateStatus(Unversioned(std::move(trigger))), "", "fired"});
+      RecordFire(trigger, {TableTriggerKind::kTimestamp.Get(trigger).value_or(""),
+                           TableTriggerKind::kWatermark.Get(trigger).value_or("")});
+      changes.push_back({Write::UpdateStatus(std::move(trigger)), "", "fired"});
     }
     return Status::OK();
   }
@@ -320,7 +338,7 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
                        Existing(store_, {ViewKind::Info().group_kind(), ns, element->resource}));
   if (!view) return Status::NotFound(fmt::format("Element {} not found.", fire.name.back().name));
   ViewKind::kWatermark.Set(*view, StampAfter({ViewKind::kWatermark.Get(*view).value_or("")}));
-  changes.push_back({Write::UpdateStatus(Unversioned(std::move(*view))), "", "fired"});
+  changes.push_back({Write::UpdateStatus(std::move(*view)), "", "fired"});
   return Status::OK();
 }
 
@@ -329,17 +347,15 @@ Status Executor::Refresh(const sql::Statement& statement, std::vector<Change>& c
   const std::string& ns = options_.namespace_name;
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
   const catalog::Catalog& cat = *catalog;
-  HOP_ASSIGN_OR_RETURN(
-      const catalog::Table* element,
-      Element(cat, refresh.name, sql::ObjectKind::kMaterializedView, "REFRESH"));
+  HOP_ASSIGN_OR_RETURN(const catalog::Table* element,
+                       Element(cat, refresh.name, sql::ObjectKind::kMaterializedView, "REFRESH"));
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> view,
                        Existing(store_, {ViewKind::Info().group_kind(), ns, element->resource}));
   if (!view) {
     return Status::NotFound(fmt::format("Element {} not found.", refresh.name.back().name));
   }
   ViewKind::kTimestamp.Set(*view, StampAfter({ViewKind::kTimestamp.Get(*view).value_or("")}));
-  changes.push_back(
-      {Write::UpdateStatus(Unversioned(std::move(*view))), "", "refresh requested"});
+  changes.push_back({Write::UpdateStatus(std::move(*view)), "", "refresh requested"});
   return Status::OK();
 }
 

@@ -54,9 +54,9 @@ class StatementChecks : public Validator {
     }
     for (const auto& k : s.statement->As<sql::CreateTableStatement>().constraints) {
       if (k.kind == sql::ConstraintKind::kCheck) continue;  // refused by the executor
-      issues.Warning(fmt::format(
-          "{} constraints are not enforced: the table is declared without one",
-          k.kind == sql::ConstraintKind::kPrimaryKey ? "PRIMARY KEY" : "UNIQUE"));
+      issues.Warning(
+          fmt::format("{} constraints are not enforced: the table is declared without one",
+                      k.kind == sql::ConstraintKind::kPrimaryKey ? "PRIMARY KEY" : "UNIQUE"));
     }
   }
 };
@@ -65,7 +65,8 @@ class StatementChecks : public Validator {
 class MySqlKeys : public Validator {
  public:
   void Validate(const Subject& s, const ValidationContext&, Issues& issues) const override {
-    if (s.point != ValidationPoint::kTable || !s.created || s.schema->system != "mysql-hoptimator") {
+    if (s.point != ValidationPoint::kTable || !s.created ||
+        s.schema->system != "mysql-hoptimator") {
       return;
     }
     const std::string& name = s.table->path.back();
@@ -98,8 +99,8 @@ class MySqlKeys : public Validator {
 // Whether a value of type `from` can be read as `to` (Avro's promotions).
 bool Promotes(const std::string& from, const std::string& to) {
   static const std::multimap<std::string, std::string> kPromotions = {
-      {"INTEGER", "BIGINT"}, {"INTEGER", "FLOAT"},  {"INTEGER", "DOUBLE"},
-      {"BIGINT", "FLOAT"},   {"BIGINT", "DOUBLE"},  {"FLOAT", "DOUBLE"},
+      {"INTEGER", "BIGINT"},    {"INTEGER", "FLOAT"},    {"INTEGER", "DOUBLE"},
+      {"BIGINT", "FLOAT"},      {"BIGINT", "DOUBLE"},    {"FLOAT", "DOUBLE"},
       {"VARCHAR", "VARBINARY"}, {"VARBINARY", "VARCHAR"}};
   auto [lo, hi] = kPromotions.equal_range(from);
   for (auto it = lo; it != hi; ++it) {
@@ -156,8 +157,8 @@ class VeniceSchemas : public Validator {
       }
       if (!reason.empty()) {
         issues.Error(fmt::format(
-            "Value schema is not backward compatible with existing schema for store {}: {}.",
-            store, reason));
+            "Value schema is not backward compatible with existing schema for store {}: {}.", store,
+            reason));
       }
     }
   }
@@ -197,8 +198,8 @@ class DependencyGuard : public Validator {
       for (const auto& t : triggers->items) dependents.push_back("trigger/" + t.name());
     }
     if (!s.identifier.empty()) {
-      auto found = Dependents(ctx.store, ctx.namespace_name, s.identifier, s.self_kind,
-                              s.self_name);
+      auto found =
+          Dependents(ctx.store, ctx.namespace_name, s.identifier, s.self_kind, s.self_name);
       if (!found.ok()) {
         issues.Error(found.status().ToString());
         return;
@@ -226,8 +227,7 @@ const std::vector<const Validator*>& DefaultValidators() {
   static const VeniceSchemas venice;
   static const ElementSchemas elements;
   static const DependencyGuard guard;
-  static const std::vector<const Validator*> all = {&statement, &mysql, &venice, &elements,
-                                                     &guard};
+  static const std::vector<const Validator*> all = {&statement, &mysql, &venice, &elements, &guard};
   return all;
 }
 
@@ -235,8 +235,7 @@ std::string SubjectContext(const Subject& s) {
   switch (s.point) {
     case ValidationPoint::kStatement: return "statement";
     case ValidationPoint::kTable: return "table " + Dotted(s.table->path);
-    case ValidationPoint::kObject:
-      return AsciiToLower(s.object->kind()) + "/" + s.object->name();
+    case ValidationPoint::kObject: return AsciiToLower(s.object->kind()) + "/" + s.object->name();
     case ValidationPoint::kElements: return "resources";
     case ValidationPoint::kPendingDelete:
       return "delete " + AsciiToLower(s.deleted.kind.kind) + "/" + s.deleted.name;

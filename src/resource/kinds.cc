@@ -3,7 +3,6 @@
 #include "resource/kinds.h"
 
 #include <cassert>
-
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -147,8 +146,8 @@ class KindBuilder {
     info_.status = Schema::FreeForm(info_.kind + " status.");
     return *this;
   }
-  KindBuilder& Column(std::string name, std::string type, std::string path,
-                      std::string description, std::string format = {}) {
+  KindBuilder& Column(std::string name, std::string type, std::string path, std::string description,
+                      std::string format = {}) {
     info_.columns.push_back({std::move(name), std::move(type), std::move(path),
                              std::move(description), std::move(format)});
     return *this;
@@ -166,8 +165,9 @@ const Field<std::string> DatabaseKind::kUrl(S::kSpec, "url", Str("JDBC connectio
 const Field<std::string> DatabaseKind::kCatalog(S::kSpec, "catalog",
                                                 Str("Catalog name; for catalog-style databases."));
 const Field<std::string> DatabaseKind::kSchema(S::kSpec, "schema", Str("Schema name."));
-const Field<std::string> DatabaseKind::kDialect(
-    S::kSpec, "dialect", Schema::Enum({"ANSI", "MySQL", "Calcite"}, "SQL dialect of the database."));
+const Field<std::string> DatabaseKind::kDialect(S::kSpec, "dialect",
+                                                Schema::Enum({"ANSI", "MySQL", "Calcite"},
+                                                             "SQL dialect of the database."));
 const Field<std::string> DatabaseKind::kDriver(S::kSpec, "driver", Str("JDBC driver class."));
 
 const KindInfo& DatabaseKind::Info() {
@@ -188,8 +188,9 @@ const KindInfo& DatabaseKind::Info() {
 
 // Engine
 const Field<std::string> EngineKind::kUrl(S::kSpec, "url", Str("JDBC connection URL."), true);
-const Field<std::string> EngineKind::kDialect(
-    S::kSpec, "dialect", Schema::Enum({"ANSI", "Flink"}, "SQL dialect of the engine."));
+const Field<std::string> EngineKind::kDialect(S::kSpec, "dialect",
+                                              Schema::Enum({"ANSI", "Flink"},
+                                                           "SQL dialect of the engine."));
 const Field<std::string> EngineKind::kDriver(S::kSpec, "driver", Str("JDBC driver class."));
 const Field<StringList> EngineKind::kDatabases(
     S::kSpec, "databases", Strings("Databases the engine serves; absent means all."));
@@ -215,7 +216,8 @@ const Field<std::string> ViewKind::kCatalog(S::kSpec, "catalog", Str("Catalog na
 const Field<bool> ViewKind::kMaterialized(S::kSpec, "materialized",
                                           Bool("Whether a pipeline materialises the view."));
 const Field<std::string> ViewKind::kSchedule(
-    S::kSpec, "schedule", Str("Materialized views: cron schedule of refreshes (REFRESHED), in UTC."));
+    S::kSpec, "schedule",
+    Str("Materialized views: cron schedule of refreshes (REFRESHED), in UTC."));
 const Field<StringMap> ViewKind::kOptions(
     S::kSpec, "options", StrMap("Materialized views: the WITH options, hints of its pipeline."));
 const Field<bool> ViewKind::kPaused(S::kSpec, "paused",
@@ -251,7 +253,8 @@ const KindInfo& ViewKind::Info() {
 const Field<std::string> PipelineKind::kSql(S::kSpec, "sql", Str("The pipeline's SQL."));
 const Field<std::string> PipelineKind::kYaml(S::kSpec, "yaml",
                                              Str("The pipeline's elements, as YAML documents."));
-const Field<bool> PipelineKind::kReady(S::kStatus, "ready", Bool("Whether every element is ready."));
+const Field<bool> PipelineKind::kReady(S::kStatus, "ready",
+                                       Bool("Whether every element is ready."));
 const Field<bool> PipelineKind::kFailed(S::kStatus, "failed",
                                         Bool("Whether an element has failed."));
 const Field<std::string> PipelineKind::kMessage(S::kStatus, "message",
@@ -286,23 +289,24 @@ const Field<StringList> TableTemplateKind::kMethods(
                     "Access methods the template applies to; absent or empty: all."));
 
 const KindInfo& TableTemplateKind::Info() {
-  static const KindInfo info =
-      KindBuilder("TableTemplate", "tabletemplates", {"tabt"},
-                  "Resources and connector configuration for tables.")
-          .Add(kYaml)
-          .Add(kConnector)
-          .Add(kDatabases)
-          .Add(kMethods)
-          .NoStatusSubresource()
-          .FreeFormStatus()
-          .Build();
+  static const KindInfo info = KindBuilder("TableTemplate", "tabletemplates", {"tabt"},
+                                           "Resources and connector configuration for tables.")
+                                   .Add(kYaml)
+                                   .Add(kConnector)
+                                   .Add(kDatabases)
+                                   .Add(kMethods)
+                                   .NoStatusSubresource()
+                                   .FreeFormStatus()
+                                   .Build();
   return info;
 }
 
 // JobTemplate
-const Field<std::string> JobTemplateKind::kYaml(S::kSpec, "yaml", Str("Resources to create for a job."));
+const Field<std::string> JobTemplateKind::kYaml(S::kSpec, "yaml",
+                                                Str("Resources to create for a job."));
 const Field<StringList> JobTemplateKind::kDatabases(
-    S::kSpec, "databases", Strings("Sink databases the template applies to; absent or empty: all."));
+    S::kSpec, "databases",
+    Strings("Sink databases the template applies to; absent or empty: all."));
 const Field<bool> JobTemplateKind::kProvisionsTables(
     S::kSpec, "provisionsTables",
     Bool("hop: the template provisions tables. It renders for CREATE TABLE and for each source "
@@ -324,22 +328,42 @@ const KindInfo& JobTemplateKind::Info() {
 const Field<std::string> TableTriggerKind::kCatalog(S::kSpec, "catalog", Str("Catalog name."));
 const Field<std::string> TableTriggerKind::kSchema(S::kSpec, "schema",
                                                    Str("Schema of the table, e.g. KAFKA."), true);
-const Field<std::string> TableTriggerKind::kTable(S::kSpec, "table",
-                                                  Str("Table (or view) name."), true);
+const Field<std::string> TableTriggerKind::kTable(S::kSpec, "table", Str("Table (or view) name."),
+                                                  true);
 const Field<std::string> TableTriggerKind::kYaml(S::kSpec, "yaml",
                                                  Str("The Job to create when the trigger fires."));
 const Field<StringMap> TableTriggerKind::kJobProperties(
     S::kSpec, "jobProperties", StrMap("Properties passed to the job's template."));
 const Field<std::string> TableTriggerKind::kSchedule(S::kSpec, "schedule",
                                                      Str("Cron schedule, in UTC."));
-const Field<bool> TableTriggerKind::kPaused(S::kSpec, "paused",
-                                            Bool("Whether firing is paused."));
+const Field<bool> TableTriggerKind::kPaused(S::kSpec, "paused", Bool("Whether firing is paused."));
 const Field<std::string> TableTriggerKind::kTimestamp(
     S::kStatus, "timestamp", Schema::DateTime("Time the trigger last fired."));
 const Field<std::string> TableTriggerKind::kWatermark(
     S::kStatus, "watermark", Schema::DateTime("Fire time covered by the last successful run."));
-const Field<Json> TableTriggerKind::kJobs(S::kStatus, "jobs",
-                                          Schema::FreeForm("Recent runs and what they consumed."));
+const Field<std::string> TableTriggerKind::kFirePolicy(
+    S::kSpec, "firePolicy",
+    Schema::Enum({"Coalesce", "Each"},
+                 "hop: fires that arrive during a run are coalesced into the next run "
+                 "(Coalesce, the default) or each get their own run, in order (Each)."));
+const Field<Json> TableTriggerKind::kJobs(
+    S::kStatus, "jobs",
+    Schema::ArrayOf(Schema::Object()
+                        .Property("name", Str("The run's Job."))
+                        .Property("namespace", Str("The Job's namespace."))
+                        .Property("from", Schema::DateTime("Start of the window (exclusive)."))
+                        .Property("to", Schema::DateTime("End of the window: the fire it runs."))
+                        .Property("started", Schema::DateTime("When the run started."))
+                        .Property("finished", Schema::DateTime("When it finished."))
+                        .Property("outcome", Schema::Enum({"Succeeded", "Failed"}, "How."))
+                        .Property("message", Str("Why it failed.")),
+                    "hop: recent runs, newest last, and the window each consumed."));
+const Field<StringList> TableTriggerKind::kPending(
+    S::kStatus, "pending", Strings("hop: fires not run yet (firePolicy Each), oldest first."));
+const Field<std::string> TableTriggerKind::kLastSchedule(
+    S::kStatus, "lastSchedule", Schema::DateTime("hop: the latest cron tick accounted for."));
+const Field<std::string> TableTriggerKind::kMessage(S::kStatus, "message",
+                                                    Str("hop: why the last run failed."));
 
 const KindInfo& TableTriggerKind::Info() {
   static const KindInfo info =
@@ -355,6 +379,10 @@ const KindInfo& TableTriggerKind::Info() {
           .Add(kTimestamp)
           .Add(kWatermark)
           .Add(kJobs)
+          .Add(kFirePolicy)
+          .Add(kPending)
+          .Add(kLastSchedule)
+          .Add(kMessage)
           .Column("PAUSED", "boolean", ".spec.paused", "Whether firing is paused.")
           .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
           .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
@@ -386,29 +414,28 @@ const Field<StringList> SubscriptionKind::kResources(S::kStatus, "resources",
                                                      Strings("Resources implementing it."));
 const Field<StringList> SubscriptionKind::kJobResources(S::kStatus, "jobResources",
                                                         Strings("Job resources."));
-const Field<StringList> SubscriptionKind::kDownstreamResources(
-    S::kStatus, "downstreamResources", Strings("Downstream resources."));
+const Field<StringList> SubscriptionKind::kDownstreamResources(S::kStatus, "downstreamResources",
+                                                               Strings("Downstream resources."));
 
 const KindInfo& SubscriptionKind::Info() {
-  static const KindInfo info =
-      KindBuilder("Subscription", "subscriptions", {"sub", "subs"},
-                  "A query whose results are kept in a database.")
-          .Add(kSql)
-          .Add(kDatabase)
-          .Add(kHints)
-          .Add(kReady)
-          .Add(kFailed)
-          .Add(kMessage)
-          .Add(kStatusSql)
-          .Add(kStatusHints)
-          .Add(kAttributes)
-          .Add(kResources)
-          .Add(kJobResources)
-          .Add(kDownstreamResources)
-          .Column("STATUS", "string", ".status.message", "Current status.")
-          .Column("DB", "string", ".spec.database", "Database.")
-          .Column("SQL", "string", ".spec.sql", "Query.")
-          .Build();
+  static const KindInfo info = KindBuilder("Subscription", "subscriptions", {"sub", "subs"},
+                                           "A query whose results are kept in a database.")
+                                   .Add(kSql)
+                                   .Add(kDatabase)
+                                   .Add(kHints)
+                                   .Add(kReady)
+                                   .Add(kFailed)
+                                   .Add(kMessage)
+                                   .Add(kStatusSql)
+                                   .Add(kStatusHints)
+                                   .Add(kAttributes)
+                                   .Add(kResources)
+                                   .Add(kJobResources)
+                                   .Add(kDownstreamResources)
+                                   .Column("STATUS", "string", ".status.message", "Current status.")
+                                   .Column("DB", "string", ".spec.database", "Database.")
+                                   .Column("SQL", "string", ".spec.sql", "Query.")
+                                   .Build();
   return info;
 }
 
@@ -422,13 +449,12 @@ const Field<Json> LogicalTableKind::kTiers(
                   "Tiers by name (nearline, online, offline)."));
 
 const KindInfo& LogicalTableKind::Info() {
-  static const KindInfo info =
-      KindBuilder("LogicalTable", "logicaltables", {"lt"},
-                  "A table kept in several tiers by pipelines.")
-          .Add(kTableName)
-          .Add(kTiers)
-          .FreeFormStatus()
-          .Build();
+  static const KindInfo info = KindBuilder("LogicalTable", "logicaltables", {"lt"},
+                                           "A table kept in several tiers by pipelines.")
+                                   .Add(kTableName)
+                                   .Add(kTiers)
+                                   .FreeFormStatus()
+                                   .Build();
   return info;
 }
 
@@ -443,8 +469,7 @@ const Field<std::string> SqlJobKind::kExecutionMode(
 const Field<StringMap> SqlJobKind::kConfigs(S::kSpec, "configs", StrMap("Engine configuration."));
 const Field<bool> SqlJobKind::kReady(S::kStatus, "ready", Bool("Whether it is running."));
 const Field<bool> SqlJobKind::kFailed(S::kStatus, "failed", Bool("Whether it has failed."));
-const Field<std::string> SqlJobKind::kMessage(S::kStatus, "message",
-                                              Str("Human-readable status."));
+const Field<std::string> SqlJobKind::kMessage(S::kStatus, "message", Str("Human-readable status."));
 const Field<std::string> SqlJobKind::kStatusSql(S::kStatus, "sql", Str("The SQL being run."));
 const Field<StringMap> SqlJobKind::kStatusConfigs(S::kStatus, "configs",
                                                   StrMap("Configuration in effect."));
@@ -526,22 +551,21 @@ const Field<int64_t> TableProvisionJobKind::kObservedGeneration(
     S::kStatus, "observedGeneration", Schema::Integer("Generation the status describes."));
 
 const KindInfo& TableProvisionJobKind::Info() {
-  static const KindInfo info =
-      KindBuilder("TableProvisionJob", "tableprovisionjobs", {"tpj"},
-                  "Makes a table exist in its database, asynchronously.")
-          .Add(kDatabase)
-          .Add(kCatalog)
-          .Add(kSchema)
-          .Add(kTable)
-          .Add(kOptions)
-          .Add(kReady)
-          .Add(kFailed)
-          .Add(kMessage)
-          .Add(kObservedGeneration)
-          .Column("DATABASE", "string", ".spec.database", "Database.")
-          .Column("TABLE", "string", ".spec.table", "Table.")
-          .Column("STATUS", "string", ".status.message", "Current status.")
-          .Build();
+  static const KindInfo info = KindBuilder("TableProvisionJob", "tableprovisionjobs", {"tpj"},
+                                           "Makes a table exist in its database, asynchronously.")
+                                   .Add(kDatabase)
+                                   .Add(kCatalog)
+                                   .Add(kSchema)
+                                   .Add(kTable)
+                                   .Add(kOptions)
+                                   .Add(kReady)
+                                   .Add(kFailed)
+                                   .Add(kMessage)
+                                   .Add(kObservedGeneration)
+                                   .Column("DATABASE", "string", ".spec.database", "Database.")
+                                   .Column("TABLE", "string", ".spec.table", "Table.")
+                                   .Column("STATUS", "string", ".status.message", "Current status.")
+                                   .Build();
   return info;
 }
 
@@ -550,10 +574,10 @@ const KindInfo& TableProvisionJobKind::Info() {
 
 const std::vector<const KindInfo*>& HopKinds() {
   static const std::vector<const KindInfo*> kinds = {
-      &DatabaseKind::Info(),     &EngineKind::Info(),       &ViewKind::Info(),
+      &DatabaseKind::Info(),     &EngineKind::Info(),        &ViewKind::Info(),
       &PipelineKind::Info(),     &TableTemplateKind::Info(), &JobTemplateKind::Info(),
-      &TableTriggerKind::Info(), &SubscriptionKind::Info(), &LogicalTableKind::Info(),
-      &SqlJobKind::Info(),       &TableKind::Info(),        &TableProvisionJobKind::Info(),
+      &TableTriggerKind::Info(), &SubscriptionKind::Info(),  &LogicalTableKind::Info(),
+      &SqlJobKind::Info(),       &TableKind::Info(),         &TableProvisionJobKind::Info(),
   };
   return kinds;
 }

@@ -131,10 +131,10 @@ struct PipelineKind {
   static const KindInfo& Info();
   HOP_FIELD(std::string, kSql);
   HOP_FIELD(std::string, kYaml);
-  HOP_FIELD(bool, kReady);        // status
-  HOP_FIELD(bool, kFailed);       // status
+  HOP_FIELD(bool, kReady);           // status
+  HOP_FIELD(bool, kFailed);          // status
   HOP_FIELD(std::string, kMessage);  // status
-  HOP_FIELD(Json, kJobs);         // status
+  HOP_FIELD(Json, kJobs);            // status
 };
 
 struct TableTemplateKind {
@@ -161,9 +161,13 @@ struct TableTriggerKind {
   HOP_FIELD(StringMap, kJobProperties);
   HOP_FIELD(std::string, kSchedule);
   HOP_FIELD(bool, kPaused);
-  HOP_FIELD(std::string, kTimestamp);  // status
-  HOP_FIELD(std::string, kWatermark);  // status
-  HOP_FIELD(Json, kJobs);              // status
+  HOP_FIELD(std::string, kTimestamp);     // status
+  HOP_FIELD(std::string, kWatermark);     // status
+  HOP_FIELD(Json, kJobs);                 // status
+  HOP_FIELD(std::string, kFirePolicy);    // hop: Coalesce | Each
+  HOP_FIELD(StringList, kPending);        // status (hop)
+  HOP_FIELD(std::string, kLastSchedule);  // status (hop)
+  HOP_FIELD(std::string, kMessage);       // status (hop)
 };
 
 struct SubscriptionKind {
@@ -171,12 +175,12 @@ struct SubscriptionKind {
   HOP_FIELD(std::string, kSql);
   HOP_FIELD(std::string, kDatabase);
   HOP_FIELD(StringMap, kHints);
-  HOP_FIELD(bool, kReady);                  // status
-  HOP_FIELD(bool, kFailed);                 // status
-  HOP_FIELD(std::string, kMessage);         // status
-  HOP_FIELD(std::string, kStatusSql);       // status.sql
-  HOP_FIELD(StringMap, kStatusHints);  // status.hints
-  HOP_FIELD(StringMap, kAttributes);   // status
+  HOP_FIELD(bool, kReady);                      // status
+  HOP_FIELD(bool, kFailed);                     // status
+  HOP_FIELD(std::string, kMessage);             // status
+  HOP_FIELD(std::string, kStatusSql);           // status.sql
+  HOP_FIELD(StringMap, kStatusHints);           // status.hints
+  HOP_FIELD(StringMap, kAttributes);            // status
   HOP_FIELD(StringList, kResources);            // status
   HOP_FIELD(StringList, kJobResources);         // status
   HOP_FIELD(StringList, kDownstreamResources);  // status
@@ -194,12 +198,12 @@ struct SqlJobKind {
   HOP_FIELD(std::string, kDialect);
   HOP_FIELD(std::string, kExecutionMode);
   HOP_FIELD(StringMap, kConfigs);
-  HOP_FIELD(bool, kReady);                  // status
-  HOP_FIELD(bool, kFailed);                 // status
-  HOP_FIELD(std::string, kMessage);         // status
-  HOP_FIELD(std::string, kStatusSql);       // status.sql
+  HOP_FIELD(bool, kReady);               // status
+  HOP_FIELD(bool, kFailed);              // status
+  HOP_FIELD(std::string, kMessage);      // status
+  HOP_FIELD(std::string, kStatusSql);    // status.sql
   HOP_FIELD(StringMap, kStatusConfigs);  // status.configs
-  HOP_FIELD(int64_t, kLastDeployedAt);      // status, epoch milliseconds
+  HOP_FIELD(int64_t, kLastDeployedAt);   // status, epoch milliseconds
 };
 
 // A table declared with CREATE TABLE in a database hop cannot read a schema from (Kafka, Venice,
@@ -223,9 +227,9 @@ struct TableProvisionJobKind {
   HOP_FIELD(std::string, kSchema);
   HOP_FIELD(std::string, kTable);
   HOP_FIELD(StringMap, kOptions);
-  HOP_FIELD(bool, kReady);                // status
-  HOP_FIELD(bool, kFailed);               // status
-  HOP_FIELD(std::string, kMessage);       // status
+  HOP_FIELD(bool, kReady);                  // status
+  HOP_FIELD(bool, kFailed);                 // status
+  HOP_FIELD(std::string, kMessage);         // status
   HOP_FIELD(int64_t, kObservedGeneration);  // status
 };
 

@@ -76,7 +76,7 @@ class Statement {
 
   sqlite3_stmt* stmt_ = nullptr;
   sqlite3* db_ = nullptr;
-  StatementCache* cache_ = nullptr;  // where it goes back to, if anywhere
+  StatementCache* cache_ = nullptr;   // where it goes back to, if anywhere
   const std::string* key_ = nullptr;  // its text, owned by the cache
 };
 

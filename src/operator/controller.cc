@@ -1,0 +1,419 @@
+// The controller loop: watches turn store events into requests on one WorkQueue, workers run
+// the reconcilers and turn their outcomes into forget, requeue-after or backoff, and a timer
+// resyncs every object now and then. This is the one place that holds the operator's plumbing
+// and its only catch-all.
+#include "operator/controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+#include "common/log.h"
+#include "operator/work_queue.h"
+
+namespace hop::op {
+namespace {
+
+// How long a watch thread waits in one Next() call. Close() interrupts it, so this only bounds
+// how often an idle watch loops.
+constexpr auto kWatchTimeout = std::chrono::seconds(30);
+// How long to wait before listing again after a list failed or a watch closed by itself.
+constexpr auto kWatchRetry = std::chrono::seconds(1);
+// The longest the resync timer sleeps in one go (it re-reads the clock on waking).
+constexpr auto kMaxSleep = std::chrono::hours(1);
+
+// "850us", "12.3ms", "4.20s": a reconcile's duration, for log lines.
+std::string ElapsedText(std::chrono::steady_clock::duration d) {
+  const double us = std::chrono::duration<double, std::micro>(d).count();
+  if (us < 1000) return fmt::format("{:.0f}us", us);
+  if (us < 1e6) return fmt::format("{:.1f}ms", us / 1e3);
+  return fmt::format("{:.2f}s", us / 1e6);
+}
+
+// "250ms", "5s": a delay, for log lines.
+std::string DelayText(Duration d) {
+  if (d.count() >= 1000 && d.count() % 1000 == 0) return fmt::format("{}s", d.count() / 1000);
+  return fmt::format("{}ms", d.count());
+}
+
+}  // namespace
+
+bool operator<(const Request& a, const Request& b) {
+  return std::tie(a.ref.kind.group, a.ref.kind.kind, a.ref.namespace_name, a.ref.name) <
+         std::tie(b.ref.kind.group, b.ref.kind.kind, b.ref.namespace_name, b.ref.name);
+}
+
+std::string RequestText(const Request& r) {
+  if (r.ref.namespace_name.empty()) return fmt::format("{} {}", r.ref.kind.kind, r.ref.name);
+  return fmt::format("{} {}/{}", r.ref.kind.kind, r.ref.namespace_name, r.ref.name);
+}
+
+Status Terminal(Status status) {
+  if (status.ok() || IsTerminal(status)) return status;
+  return status.WithContext(kTerminalPrefix);
+}
+
+bool IsTerminal(const Status& status) {
+  const std::string& m = status.message();
+  if (status.ok()) return false;
+  if (m.starts_with(kTerminalPrefix)) return true;
+  // Behind a WithContext() prefix, which by convention ends in ": ".
+  return m.find(fmt::format(": {}", kTerminalPrefix)) != std::string::npos;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Manager::Impl {
+  // What an event on a watched kind turns into.
+  struct Handler {
+    store::GroupKind primary;  // the kind whose requests it makes
+    EventMapper mapper;        // empty: a request for the event's own object
+  };
+
+  // One watched kind: one store watch, one thread, every handler interested in the kind.
+  struct WatchedKind {
+    store::GroupKind kind;
+    std::vector<Handler> handlers;
+    int64_t revision = 0;                 // the last event seen; only its thread touches it
+    std::unique_ptr<store::Watch> watch;  // guarded by Impl::mu (replaced on relist)
+  };
+
+  Impl(store::Store& s, ManagerOptions o)
+      : store(s),
+        options(std::move(o)),
+        queue(WorkQueueOptions{options.backoff_base, options.backoff_cap, options.clock}) {}
+
+  WatchedKind& Watched(const store::GroupKind& kind) {
+    for (auto& w : watched) {
+      if (w->kind == kind) return *w;
+    }
+    watched.push_back(std::make_unique<WatchedKind>());
+    watched.back()->kind = kind;
+    return *watched.back();
+  }
+
+  void Dispatch(const WatchedKind& w, const store::Event& event) {
+    for (const Handler& h : w.handlers) {
+      if (!h.mapper) {
+        queue.Add({{h.primary, event.object.namespace_name(), event.object.name()}});
+        continue;
+      }
+      try {
+        for (const Request& r : h.mapper(event)) queue.Add(r);
+      } catch (const std::exception& e) {
+        log::Error("controller: mapping {} {} to {} threw: {}", EventTypeName(event.type),
+                   event.object.Describe(), h.primary.ToString(), e.what());
+      }
+    }
+  }
+
+  hop::Result<store::ListResult> ListKind(const store::GroupKind& kind) {
+    store::ListOptions opts;
+    opts.kind = kind;
+    opts.namespace_name = options.namespace_name;
+    auto listed = store.List(opts);
+    if (!listed.ok()) {
+      return listed.status().WithContext(fmt::format("listing {}: ", kind.ToString()));
+    }
+    return listed;
+  }
+
+  // Lists `w`'s kind and hands every object to its handlers as an event of type `type`. Returns
+  // the revision of the list.
+  hop::Result<int64_t> ListAndDispatch(const WatchedKind& w, store::EventType type) {
+    HOP_ASSIGN_OR_RETURN(store::ListResult listed, ListKind(w.kind));
+    for (store::Resource& object : listed.items) {
+      store::Event event;
+      event.type = type;
+      event.revision = listed.revision;
+      event.object = std::move(object);
+      Dispatch(w, event);
+    }
+    return listed.revision;
+  }
+
+  // After a gap in `w`'s events: lists it again and, because a mapper cannot map objects that
+  // were deleted during the gap, also queues every object of the kinds its mappers feed.
+  hop::Result<int64_t> Relist(const WatchedKind& w) {
+    HOP_ASSIGN_OR_RETURN(int64_t revision, ListAndDispatch(w, store::EventType::kAdded));
+    for (const Handler& h : w.handlers) {
+      if (!h.mapper) continue;
+      HOP_ASSIGN_OR_RETURN(store::ListResult listed, ListKind(h.primary));
+      for (const store::Resource& object : listed.items) {
+        queue.Add({{h.primary, object.namespace_name(), object.name()}});
+      }
+    }
+    return revision;
+  }
+
+  bool Stopping() {
+    std::lock_guard<std::mutex> lock(mu);
+    return stopping;
+  }
+
+  // Waits on the real clock for `d`, or until Stop. False when stopping.
+  bool Pause(std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> lock(mu);
+    timer_cv.wait_for(lock, d, [&] { return stopping; });
+    return !stopping;
+  }
+
+  // Lists again and replaces the watch, until that works or the manager stops.
+  void Rewatch(WatchedKind& w) {
+    while (true) {
+      auto revision = Relist(w);
+      if (revision.ok()) {
+        auto watch = store.StartWatch({w.kind, options.namespace_name, *revision});
+        std::lock_guard<std::mutex> lock(mu);
+        if (stopping) return;
+        w.watch = std::move(watch);
+        w.revision = *revision;
+        return;
+      }
+      log::Warn("controller: watch of {}: {}; trying again in {}", w.kind.ToString(),
+                revision.status().ToString(), DelayText(kWatchRetry));
+      if (!Pause(kWatchRetry)) return;
+    }
+  }
+
+  void WatchLoop(WatchedKind& w) {
+    store::Event event;
+    while (true) {
+      store::Watch* watch;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (stopping) return;
+        watch = w.watch.get();
+      }
+      switch (watch->Next(kWatchTimeout, &event)) {
+        case store::Watch::Outcome::kEvent:
+          w.revision = event.revision;
+          Dispatch(w, event);
+          break;
+        case store::Watch::Outcome::kTimeout: break;
+        case store::Watch::Outcome::kTooOld:
+          log::Info(
+              "controller: watch of {} fell behind the store's history at revision {}; "
+              "listing again",
+              w.kind.ToString(), w.revision);
+          Rewatch(w);
+          break;
+        case store::Watch::Outcome::kClosed:
+          if (Stopping()) return;
+          log::Warn("controller: watch of {} closed at revision {}; listing again in {}",
+                    w.kind.ToString(), w.revision, DelayText(kWatchRetry));
+          if (!Pause(kWatchRetry)) return;
+          Rewatch(w);
+          break;
+      }
+    }
+  }
+
+  void Resync() {
+    for (const auto& w : watched) {
+      auto listed = ListAndDispatch(*w, store::EventType::kModified);
+      if (!listed.ok()) log::Warn("controller: resync: {}", listed.status().ToString());
+    }
+  }
+
+  // Resyncs at `next` and every options.resync after it, by the injected clock.
+  void TimerLoop(SystemTime next) {
+    std::unique_lock<std::mutex> lock(mu);
+    while (!stopping) {
+      const SystemTime now = options.clock->Now();
+      if (now >= next) {
+        lock.unlock();
+        log::Debug("controller: resync");
+        Resync();
+        lock.lock();
+        next = now + options.resync;
+        continue;
+      }
+      timer_cv.wait_for(lock, std::min<SystemTime::duration>(next - now, kMaxSleep));
+    }
+  }
+
+  hop::Result<ReconcileResult> Call(Reconciler* reconciler, const Request& request,
+                                    const ReconcileContext& context) {
+    try {
+      return reconciler->Reconcile(request, context);
+    } catch (const std::exception& e) {
+      return Status::Internal(fmt::format("reconciler threw: {}", e.what()));
+    } catch (...) {
+      return Status::Internal("reconciler threw a non-standard exception");
+    }
+  }
+
+  void ReconcileOne(const Request& request) {
+    const std::string id = fmt::format("r-{:06d}", next_id.fetch_add(1) + 1);
+    const std::string what = RequestText(request);
+    auto found = reconcilers.find(request.ref.kind);
+    if (found == reconcilers.end()) {
+      log::Warn("{} {}: no reconciler for kind {}; dropped", id, what, request.ref.kind.ToString());
+      queue.Forget(request);
+      return;
+    }
+    ReconcileContext context{id, options.clock};
+    const auto start = std::chrono::steady_clock::now();
+    hop::Result<ReconcileResult> result = Call(found->second, request, context);
+    const std::string took = ElapsedText(std::chrono::steady_clock::now() - start);
+    reconciles.fetch_add(1);
+
+    if (!result.ok()) {
+      errors.fetch_add(1);
+      const Status& status = result.status();
+      if (IsTerminal(status)) {
+        queue.Forget(request);
+        log::Warn("{} {}: failed, not retried, in {}: {}", id, what, took, status.ToString());
+      } else {
+        const Duration delay = queue.AddRateLimited(request);
+        log::Warn("{} {}: failed (attempt {}), retry in {}, in {}: {}", id, what,
+                  queue.NumRequeues(request), DelayText(delay), took, status.ToString());
+      }
+      return;
+    }
+    queue.Forget(request);
+    if (result->requeue_after) {
+      queue.AddAfter(request, *result->requeue_after);
+      log::Debug("{} {}: requeue after {}, in {}", id, what, DelayText(*result->requeue_after),
+                 took);
+    } else {
+      log::Debug("{} {}: done in {}", id, what, took);
+    }
+  }
+
+  void WorkerLoop() {
+    while (std::optional<Request> request = queue.Get()) {
+      ReconcileOne(*request);
+      queue.Done(*request);
+    }
+  }
+
+  store::Store& store;
+  const ManagerOptions options;
+  WorkQueue queue;
+
+  // Set by Register, before Start; read-only afterwards.
+  std::map<store::GroupKind, Reconciler*> reconcilers;
+  std::vector<std::unique_ptr<WatchedKind>> watched;
+
+  std::atomic<int64_t> reconciles{0};
+  std::atomic<int64_t> errors{0};
+  std::atomic<uint64_t> next_id{0};
+
+  std::mutex stop_mu;                // serialises Stop() calls; held while joining
+  std::mutex mu;                     // guards started, stopping and every WatchedKind::watch
+  std::condition_variable timer_cv;  // wakes the resync timer and paused watch threads
+  bool started = false;
+  bool stopping = false;
+  std::vector<std::thread> threads;  // written by Start, joined by Stop (under stop_mu)
+};
+
+Manager::Manager(store::Store& store, ManagerOptions options)
+    : impl_(std::make_unique<Impl>(store, std::move(options))) {}
+
+Manager::~Manager() { Stop(); }
+
+void Manager::Register(store::GroupKind kind, Reconciler* reconciler,
+                       std::vector<std::pair<store::GroupKind, EventMapper>> extra) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    // Register after Start is a programming error: the watches and lists are already fixed.
+    assert(!impl_->started && "Manager::Register called after Start");
+    if (impl_->started) {
+      log::Error("controller: {} registered after Start; ignored", kind.ToString());
+      return;
+    }
+  }
+  // Registering a kind again replaces its reconciler.
+  const bool again = impl_->reconcilers.count(kind) != 0;
+  impl_->reconcilers[kind] = reconciler;
+  if (!again) impl_->Watched(kind).handlers.push_back({kind, nullptr});
+  for (auto& [watched_kind, mapper] : extra) {
+    impl_->Watched(watched_kind).handlers.push_back({kind, std::move(mapper)});
+  }
+}
+
+Status Manager::Start() {
+  Impl& m = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(m.mu);
+    if (m.started || m.stopping) {
+      return Status::InvalidArgument("controller manager: Start after Start or Stop");
+    }
+  }
+  // List everything first, so that nothing is started when a list fails.
+  for (auto& w : m.watched) {
+    HOP_ASSIGN_OR_RETURN(w->revision, m.ListAndDispatch(*w, store::EventType::kAdded));
+  }
+  std::lock_guard<std::mutex> stop_lock(m.stop_mu);
+  std::lock_guard<std::mutex> lock(m.mu);
+  if (m.started || m.stopping) {
+    return Status::InvalidArgument("controller manager: Start after Start or Stop");
+  }
+  m.started = true;
+  for (auto& w : m.watched) {
+    w->watch = m.store.StartWatch({w->kind, m.options.namespace_name, w->revision});
+    m.threads.emplace_back([&m, &w = *w] { m.WatchLoop(w); });
+  }
+  const int workers = std::max(1, m.options.workers);
+  for (int i = 0; i < workers; ++i) m.threads.emplace_back([&m] { m.WorkerLoop(); });
+  if (m.options.resync > Duration(0)) {
+    // Counted from now, not from whenever the thread gets going.
+    const SystemTime first = m.options.clock->Now() + m.options.resync;
+    m.threads.emplace_back([&m, first] { m.TimerLoop(first); });
+  }
+  log::Debug("controller: started {} workers and {} watches", workers, m.watched.size());
+  return Status::OK();
+}
+
+void Manager::Stop() {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> stop_lock(m.stop_mu);
+  {
+    std::lock_guard<std::mutex> lock(m.mu);
+    m.stopping = true;
+    for (auto& w : m.watched) {
+      if (w->watch) w->watch->Close();
+    }
+  }
+  m.queue.ShutDown();
+  m.timer_cv.notify_all();
+  for (std::thread& t : m.threads) t.join();
+  m.threads.clear();
+}
+
+void Manager::Enqueue(const Request& request, Duration delay) {
+  impl_->queue.AddAfter(request, delay);
+}
+
+void Manager::WakeUp() {
+  impl_->queue.WakeUp();
+  // Taking the lock orders this notification after the timer's check of the clock.
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->timer_cv.notify_all();
+}
+
+bool Manager::Idle() const { return impl_->queue.Idle(); }
+
+bool Manager::WaitIdle(Duration timeout) const { return impl_->queue.WaitIdle(timeout); }
+
+Metrics Manager::metrics() const {
+  Metrics out;
+  out.reconciles = impl_->reconciles.load();
+  out.errors = impl_->errors.load();
+  out.queue_depth = static_cast<int64_t>(impl_->queue.Len());
+  out.in_flight = static_cast<int64_t>(impl_->queue.Processing());
+  out.delayed = static_cast<int64_t>(impl_->queue.Waiting());
+  return out;
+}
+
+}  // namespace hop::op

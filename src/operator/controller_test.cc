@@ -1,0 +1,603 @@
+// Tests of the controller Manager against the real SqliteStore with a recording reconciler:
+// initial lists, watch events, backoff, terminal errors, requeue-after, resync, extra watches,
+// idleness and stopping. Delays run on a fake clock that the tests advance (then WakeUp), so
+// nothing waits for a backoff; the waits below are for worker threads, bounded generously and
+// never measured.
+#include "operator/controller.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "common/log.h"
+#include "store/sqlite_store.h"
+
+namespace hop::op {
+namespace {
+
+using resource::Resource;
+using std::chrono::hours;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+constexpr Duration kWait = std::chrono::seconds(60);  // for threads; never reached when it works
+
+const store::GroupKind kConfigMap{"", "ConfigMap"};
+const store::GroupKind kJob{"batch", "Job"};
+
+// Polls `condition` until it holds; false after kWait. Only for states that no callback
+// announces.
+bool Eventually(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// A clock that moves only when told to. Thread-safe.
+class FakeClock : public Clock {
+ public:
+  SystemTime Now() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return now_;
+  }
+  void Advance(Duration d) {
+    std::lock_guard<std::mutex> lock(mu_);
+    now_ += d;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  SystemTime now_ = SystemTime() + hours(24 * 365 * 50);
+};
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/hop-operator-test-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+Resource ConfigMap(const std::string& name, const std::string& ns = "default") {
+  Resource r(Json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {},
+                             "data": {"k": "v"}})"));
+  r.set_name(name);
+  r.set_namespace(ns);
+  return r;
+}
+
+// A Job labelled with the ConfigMap it belongs to.
+Resource Job(const std::string& name, const std::string& owner) {
+  Resource r(Json::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "metadata": {},
+                             "spec": {}})"));
+  r.set_name(name);
+  r.set_namespace("default");
+  r.mutable_json()["metadata"]["labels"]["owner"] = owner;
+  return r;
+}
+
+Request CM(const std::string& name, const std::string& ns = "default") {
+  return {{kConfigMap, ns, name}};
+}
+
+// Records every reconcile and answers with a programmable behaviour. Thread-safe.
+class TestReconciler : public Reconciler {
+ public:
+  // The answer to the `call`-th reconcile (from 1) of a request.
+  using Behavior = std::function<hop::Result<ReconcileResult>(const Request& request, int call)>;
+
+  explicit TestReconciler(store::Store* store, Behavior behavior = nullptr)
+      : store_(store), behavior_(std::move(behavior)) {}
+
+  hop::Result<ReconcileResult> Reconcile(const Request& request,
+                                         const ReconcileContext& context) override {
+    EXPECT_NE(context.clock, nullptr);
+    const bool exists = store_->Get(request.ref).ok();  // level-based: look at the store
+    int call;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      call = ++calls_[request.ref.name];
+      ids_.push_back(context.id);
+      exists_[request.ref.name] = exists;
+    }
+    cv_.notify_all();
+    return behavior_ ? behavior_(request, call) : ReconcileResult::Done();
+  }
+
+  int Calls(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_[name];
+  }
+  bool Existed(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exists_[name];
+  }
+  std::vector<std::string> Ids() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ids_;
+  }
+  // Waits until `name` has been reconciled at least `n` times; false after kWait.
+  bool WaitForCalls(const std::string& name, int n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, kWait, [&] { return calls_[name] >= n; });
+  }
+
+ private:
+  store::Store* store_;
+  const Behavior behavior_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, int> calls_;    // guarded by mu_
+  std::map<std::string, bool> exists_;  // guarded by mu_: at the last reconcile
+  std::vector<std::string> ids_;        // guarded by mu_
+};
+
+class ManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store::SqliteStoreOptions opts;
+    opts.durable = false;
+    auto s = store::SqliteStore::Open(dir_.path(), opts);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(s).value();
+  }
+
+  ManagerOptions Options() {
+    ManagerOptions o;
+    o.workers = 2;
+    o.resync = hours(10);
+    o.backoff_base = seconds(1);
+    o.backoff_cap = minutes(1);
+    o.clock = &clock_;
+    return o;
+  }
+
+  void Create(Resource r) {
+    auto created = store_->Create(std::move(r));
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+
+  // Moves the fake clock and lets the manager notice.
+  void Advance(Manager& m, Duration d) {
+    clock_.Advance(d);
+    m.WakeUp();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<store::SqliteStore> store_;
+  FakeClock clock_;
+};
+
+TEST_F(ManagerTest, ReconcilesObjectsThatExistBeforeStart) {
+  Create(ConfigMap("a"));
+  Create(ConfigMap("b"));
+  Create(ConfigMap("c", "team"));
+  TestReconciler rec(store_.get());
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  for (const char* name : {"a", "b", "c"}) {
+    EXPECT_EQ(rec.Calls(name), 1) << name;
+    EXPECT_TRUE(rec.Existed(name)) << name;
+  }
+  Metrics metrics = m.metrics();
+  EXPECT_EQ(metrics.reconciles, 3);
+  EXPECT_EQ(metrics.errors, 0);
+  EXPECT_EQ(metrics.queue_depth, 0);
+  EXPECT_EQ(metrics.in_flight, 0);
+  EXPECT_EQ(metrics.delayed, 0);
+
+  // Every reconcile has its own id, of the documented form.
+  std::vector<std::string> ids = rec.Ids();
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), ids.size());
+  for (const std::string& id : ids) EXPECT_TRUE(std::regex_match(id, std::regex("r-\\d{6}"))) << id;
+}
+
+TEST_F(ManagerTest, WatchesOnlyItsNamespace) {
+  Create(ConfigMap("mine", "team"));
+  Create(ConfigMap("other", "default"));
+  TestReconciler rec(store_.get());
+  ManagerOptions options = Options();
+  options.namespace_name = "team";
+  Manager m(*store_, options);
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("mine"), 1);
+
+  // Events arrive in revision order, so once the later write is reconciled the earlier one
+  // would have been too.
+  Create(ConfigMap("other2", "default"));
+  Create(ConfigMap("mine2", "team"));
+  ASSERT_TRUE(rec.WaitForCalls("mine2", 1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("other"), 0);
+  EXPECT_EQ(rec.Calls("other2"), 0);
+}
+
+TEST_F(ManagerTest, CreatesUpdatesAndDeletesAfterStartCauseReconciles) {
+  TestReconciler rec(store_.get());
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+
+  Create(ConfigMap("a"));
+  ASSERT_TRUE(rec.WaitForCalls("a", 1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_TRUE(rec.Existed("a"));
+
+  auto got = store_->Get(CM("a").ref);
+  ASSERT_TRUE(got.ok());
+  Resource changed = *got;
+  changed.mutable_json()["data"]["k"] = "changed";
+  ASSERT_TRUE(store_->Update(changed).ok());
+  ASSERT_TRUE(rec.WaitForCalls("a", 2));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+
+  ASSERT_TRUE(store_->Delete(CM("a").ref).ok());
+  ASSERT_TRUE(rec.WaitForCalls("a", 3));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_FALSE(rec.Existed("a"));  // the reconciler saw it gone
+  EXPECT_EQ(m.metrics().reconciles, 3);
+}
+
+TEST_F(ManagerTest, ErrorsRetryWithBackoffThenSucceed) {
+  Create(ConfigMap("a"));
+  TestReconciler rec(store_.get(), [](const Request&, int call) -> hop::Result<ReconcileResult> {
+    if (call <= 2) return Status::Unavailable("database is down");
+    return ReconcileResult::Done();
+  });
+  Manager m(*store_, Options());  // backoff 1s, 2s, 4s, ...
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));  // a retry due later does not count
+  EXPECT_EQ(rec.Calls("a"), 1);
+  EXPECT_EQ(m.metrics().errors, 1);
+  EXPECT_EQ(m.metrics().delayed, 1);
+
+  Advance(m, seconds(1));  // first backoff: 1s
+  ASSERT_TRUE(rec.WaitForCalls("a", 2));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+
+  Advance(m, seconds(1));  // the second backoff is 2s: not yet
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 2);
+
+  Advance(m, seconds(1));
+  ASSERT_TRUE(rec.WaitForCalls("a", 3));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  Metrics metrics = m.metrics();
+  EXPECT_EQ(metrics.reconciles, 3);
+  EXPECT_EQ(metrics.errors, 2);
+  EXPECT_EQ(metrics.delayed, 0);
+
+  // Success forgot the failures: nothing comes back, however long we wait.
+  Advance(m, hours(1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 3);
+}
+
+TEST_F(ManagerTest, ExceptionsAreCaughtAndRetried) {
+  Create(ConfigMap("a"));
+  TestReconciler rec(store_.get(), [](const Request&, int call) -> hop::Result<ReconcileResult> {
+    if (call == 1) throw std::runtime_error("boom");
+    return ReconcileResult::Done();
+  });
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(m.metrics().errors, 1);
+  Advance(m, seconds(1));
+  ASSERT_TRUE(rec.WaitForCalls("a", 2));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(m.metrics().errors, 1);
+}
+
+TEST_F(ManagerTest, TerminalErrorsAreNotRetriedUntilTheObjectChanges) {
+  Create(ConfigMap("a"));
+  TestReconciler rec(store_.get(), [](const Request&, int call) -> hop::Result<ReconcileResult> {
+    if (call == 1) return Terminal(Status::ValidationError("spec.url is missing"));
+    return ReconcileResult::Done();
+  });
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 1);
+  EXPECT_EQ(m.metrics().errors, 1);
+  EXPECT_EQ(m.metrics().delayed, 0);
+
+  Advance(m, hours(1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 1);
+
+  auto got = store_->Get(CM("a").ref);
+  ASSERT_TRUE(got.ok());
+  Resource changed = *got;
+  changed.mutable_json()["data"]["k"] = "fixed";
+  ASSERT_TRUE(store_->Update(changed).ok());
+  ASSERT_TRUE(rec.WaitForCalls("a", 2));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+}
+
+TEST_F(ManagerTest, RequeueAfterCausesALaterReconcile) {
+  Create(ConfigMap("a"));
+  TestReconciler rec(store_.get(), [](const Request&, int call) -> hop::Result<ReconcileResult> {
+    if (call == 1) return ReconcileResult::RequeueAfter(seconds(30));
+    return ReconcileResult::Done();
+  });
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 1);
+  EXPECT_EQ(m.metrics().delayed, 1);
+
+  Advance(m, seconds(29));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 1);
+
+  Advance(m, seconds(1));
+  ASSERT_TRUE(rec.WaitForCalls("a", 2));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(m.metrics().delayed, 0);
+  EXPECT_EQ(m.metrics().errors, 0);
+}
+
+TEST_F(ManagerTest, ResyncReconcilesEveryObjectAgain) {
+  Create(ConfigMap("a"));
+  Create(ConfigMap("b"));
+  TestReconciler rec(store_.get());
+  ManagerOptions options = Options();
+  options.resync = minutes(10);
+  Manager m(*store_, options);
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 1);
+
+  Advance(m, minutes(10));
+  ASSERT_TRUE(rec.WaitForCalls("a", 2));
+  ASSERT_TRUE(rec.WaitForCalls("b", 2));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+
+  Advance(m, minutes(10));
+  ASSERT_TRUE(rec.WaitForCalls("a", 3));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+}
+
+TEST_F(ManagerTest, ExtraWatchMapsEventsToRequests) {
+  Create(ConfigMap("a"));
+  Create(ConfigMap("b"));
+  Create(Job("early", "b"));
+  TestReconciler rec(store_.get());
+  std::mutex mu;
+  std::vector<std::string> seen;  // guarded by mu: "TYPE job-name"
+  EventMapper owner_of = [&](const store::Event& event) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(fmt::format("{} {}", EventTypeName(event.type), event.object.name()));
+    auto labels = event.object.labels();
+    if (!labels.count("owner")) return std::vector<Request>{};
+    return std::vector<Request>{CM(labels["owner"], event.object.namespace_name())};
+  };
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec, {{kJob, owner_of}});
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 1);
+  EXPECT_EQ(rec.Calls("b"), 1);      // listed itself and through its Job: queued once
+  EXPECT_EQ(rec.Calls("early"), 0);  // Jobs have no reconciler of their own
+
+  Create(Job("j1", "a"));
+  ASSERT_TRUE(rec.WaitForCalls("a", 2));
+  ASSERT_TRUE(store_->Delete({kJob, "default", "j1"}).ok());
+  ASSERT_TRUE(rec.WaitForCalls("a", 3));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("b"), 1);
+
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(seen, (std::vector<std::string>{"ADDED early", "ADDED j1", "DELETED j1"}));
+}
+
+TEST_F(ManagerTest, EnqueueReachesTheReconcilerEvenForMissingObjects) {
+  TestReconciler rec(store_.get());
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  m.Enqueue(CM("ghost"));
+  ASSERT_TRUE(rec.WaitForCalls("ghost", 1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_FALSE(rec.Existed("ghost"));
+
+  m.Enqueue(CM("ghost"), seconds(5));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(m.metrics().delayed, 1);
+  Advance(m, seconds(5));
+  ASSERT_TRUE(rec.WaitForCalls("ghost", 2));
+
+  // A request of a kind nobody reconciles is dropped, not retried.
+  m.Enqueue({{kJob, "default", "nobody"}});
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(m.metrics().delayed, 0);
+}
+
+// A reconciler that holds its first call until the test opens the gate.
+class GatedReconciler : public Reconciler {
+ public:
+  hop::Result<ReconcileResult> Reconcile(const Request&, const ReconcileContext&) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    entered_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return open_; });
+    ++finished_;
+    return Status::Unavailable("fails, to be retried by nobody");
+  }
+  bool WaitEntered() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, kWait, [&] { return entered_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  int finished() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return finished_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool entered_ = false;  // guarded by mu_
+  bool open_ = false;     // guarded by mu_
+  int finished_ = 0;      // guarded by mu_
+};
+
+TEST_F(ManagerTest, WaitIdleIsFalseWhileAReconcileIsInFlight) {
+  Create(ConfigMap("a"));
+  GatedReconciler rec;
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(rec.WaitEntered());
+  EXPECT_FALSE(m.Idle());
+  EXPECT_FALSE(m.WaitIdle(std::chrono::milliseconds(1)));
+  EXPECT_EQ(m.metrics().in_flight, 1);
+  rec.Open();
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(m.metrics().in_flight, 0);
+}
+
+TEST_F(ManagerTest, StopLetsTheReconcileInFlightFinishAndJoins) {
+  for (const char* name : {"a", "b", "c", "d"}) Create(ConfigMap(name));
+  GatedReconciler rec;
+  ManagerOptions options = Options();
+  options.workers = 1;
+  Manager m(*store_, options);
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(rec.WaitEntered());
+
+  EXPECT_EQ(m.metrics().queue_depth, 3);
+  std::thread stopper([&] { m.Stop(); });
+  // Stop drops what is queued before it waits for the reconcile in flight.
+  ASSERT_TRUE(Eventually([&] { return m.metrics().queue_depth == 0; }));
+  rec.Open();
+  stopper.join();
+  // The reconcile in flight finished; the requests still queued were dropped, and its retry
+  // was not queued.
+  EXPECT_EQ(rec.finished(), 1);
+  EXPECT_TRUE(m.Idle());
+  Metrics metrics = m.metrics();
+  EXPECT_EQ(metrics.in_flight, 0);
+  EXPECT_EQ(metrics.queue_depth, 0);
+  EXPECT_EQ(metrics.delayed, 0);
+
+  m.Stop();  // idempotent; the destructor stops once more
+  m.Enqueue(CM("a"));
+  EXPECT_EQ(m.metrics().queue_depth, 0);
+}
+
+TEST_F(ManagerTest, StartOnlyOnce) {
+  TestReconciler rec(store_.get());
+  {
+    Manager m(*store_, Options());
+    m.Stop();  // before Start: fine
+    EXPECT_EQ(m.Start().code(), StatusCode::kInvalidArgument);
+  }
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  EXPECT_EQ(m.Start().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(ManagerTest, LogsEveryOutcome) {
+  // The log lines themselves go to standard error; this runs every formatting path at debug.
+  const log::Level before = log::GetLevel();
+  log::SetLevel(log::Level::kDebug);
+  Create(ConfigMap("done"));
+  Create(ConfigMap("later"));
+  Create(ConfigMap("failing"));
+  Create(ConfigMap("terminal"));
+  TestReconciler rec(store_.get(), [](const Request& r, int) -> hop::Result<ReconcileResult> {
+    if (r.ref.name == "later") return ReconcileResult::RequeueAfter(minutes(2));
+    if (r.ref.name == "failing") return Status::Unavailable("down");
+    if (r.ref.name == "terminal") return Terminal(Status::InvalidArgument("never"));
+    return ReconcileResult::Done();
+  });
+  {
+    Manager m(*store_, Options());
+    m.Register(kConfigMap, &rec);
+    ASSERT_TRUE(m.Start().ok());
+    ASSERT_TRUE(m.WaitIdle(kWait));
+    EXPECT_EQ(m.metrics().reconciles, 4);
+    EXPECT_EQ(m.metrics().errors, 2);
+  }
+  log::SetLevel(before);
+}
+
+// ---- Terminal errors and request text ----
+
+TEST(ControllerTest, TerminalMarksAStatusAndKeepsItsCode) {
+  const Status plain = Status::ValidationError("spec.url is missing");
+  const Status terminal = Terminal(plain);
+  EXPECT_EQ(terminal.code(), StatusCode::kValidation);
+  EXPECT_EQ(terminal.message(), "terminal: spec.url is missing");
+  EXPECT_EQ(terminal.ToString(), "Validation Error: terminal: spec.url is missing");
+  EXPECT_EQ(Terminal(terminal), terminal);  // marking twice changes nothing
+  EXPECT_TRUE(Terminal(Status::OK()).ok());
+
+  struct Case {
+    Status status;
+    bool terminal;
+  };
+  const Case kCases[] = {
+      {Status::OK(), false},
+      {plain, false},
+      {terminal, true},
+      {terminal.WithContext("TableTrigger default/nightly: "), true},
+      {Status::Internal("non-terminal: state"), false},
+      {Status::Internal("the terminal: state"), false},
+  };
+  for (const Case& c : kCases) {
+    EXPECT_EQ(IsTerminal(c.status), c.terminal) << c.status.ToString();
+  }
+}
+
+TEST(ControllerTest, RequestText) {
+  struct Case {
+    Request request;
+    std::string text;
+  };
+  const Case kCases[] = {
+      {{{{"hoptimator.linkedin.com", "TableTrigger"}, "default", "nightly"}},
+       "TableTrigger default/nightly"},
+      {{{{"", "Namespace"}, "", "team"}}, "Namespace team"},
+  };
+  for (const Case& c : kCases) EXPECT_EQ(RequestText(c.request), c.text);
+}
+
+}  // namespace
+}  // namespace hop::op

@@ -1,0 +1,321 @@
+#include "operator/trigger_reconciler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/cron.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "deploy/trigger_fires.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
+#include "resource/yaml.h"
+#include "template/template.h"
+
+namespace hop::op {
+
+using resource::Resource;
+using resource::TableTriggerKind;
+
+namespace {
+
+constexpr std::string_view kTriggerLabel = "trigger";
+constexpr std::string_view kTriggerAnnotation = "trigger";
+constexpr std::string_view kTimestampAnnotation = "triggerTimestamp";
+constexpr std::string_view kNamespaceAnnotation = "hop.dev/trigger-namespace";
+constexpr std::string_view kFromAnnotation = "hop.dev/window-from";
+// The start of every first window.
+constexpr std::string_view kEpoch = "1970-01-01T00:00:00.000Z";
+// How often a running Job is looked at when no event says it changed.
+constexpr Duration kRunningRecheck = std::chrono::minutes(1);
+
+using Millis = std::chrono::milliseconds;
+
+std::string Stamp(SystemTime t) { return deploy::TriggerFires::Stamp(t); }
+
+std::optional<SystemTime> TimeAt(const Json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return std::nullopt;
+  return ParseRfc3339(it->get<std::string>());
+}
+
+std::string Text(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Whether a Job has finished: succeeded or not, and why.
+std::optional<std::pair<bool, std::string>> Finished(const Resource& job) {
+  const Json* status = job.status();
+  if (status == nullptr) return std::nullopt;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return std::nullopt;
+  for (const Json& c : *conditions) {
+    if (!c.is_object() || Text(c, "status") != "True") continue;
+    const std::string type = Text(c, "type");
+    if (type == "Complete") return std::make_pair(true, std::string());
+    if (type == "Failed") {
+      std::string why = Text(c, "reason");
+      const std::string message = Text(c, "message");
+      if (!message.empty()) why += (why.empty() ? "" : ": ") + message;
+      return std::make_pair(false, why.empty() ? std::string("failed") : why);
+    }
+  }
+  return std::nullopt;
+}
+
+// The Job of a run: the trigger's YAML rendered for the window (from, to].
+hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from,
+                                const std::string& to, SystemTime fire) {
+  const std::string yaml = TableTriggerKind::kYaml.Get(trigger).value_or("");
+  if (yaml.empty()) return Status::InvalidArgument("the trigger has no job YAML");
+  tmpl::Environment env;
+  env.Set("trigger", trigger.name());
+  env.Set("schema", TableTriggerKind::kSchema.Get(trigger).value_or(""));
+  env.Set("table", TableTriggerKind::kTable.Get(trigger).value_or(""));
+  if (auto catalog = TableTriggerKind::kCatalog.Get(trigger)) env.Set("catalog", *catalog);
+  env.Set("timestamp", to).Set("watermark", from);
+  for (const auto& [k, v] :
+       TableTriggerKind::kJobProperties.Get(trigger).value_or(resource::StringMap{})) {
+    env.Set(k, v);
+  }
+  tmpl::SkipReason why;
+  HOP_ASSIGN_OR_RETURN(std::optional<std::string> text, tmpl::Render(yaml, env, &why));
+  if (!text) return Status::InvalidArgument("its job does not render: " + why.ToString());
+  HOP_ASSIGN_OR_RETURN(std::vector<Json> docs, ParseYamlDocuments(*text, "the job"));
+  std::vector<Json> objects;
+  for (Json& d : docs) {
+    if (!d.is_null()) objects.push_back(std::move(d));
+  }
+  if (objects.size() != 1) {
+    return Status::InvalidArgument(
+        fmt::format("its job YAML renders {} objects; a trigger runs one", objects.size()));
+  }
+  HOP_ASSIGN_OR_RETURN(Resource job, Resource::FromJson(std::move(objects[0]), "the job"));
+  const std::string base = job.name().empty() ? trigger.name() : job.name();
+  job.set_name(RunJobName(base, fire));
+  if (job.namespace_name().empty()) job.set_namespace(trigger.namespace_name());
+  job.set_label(kTriggerLabel, resource::DependencyLabelValue(trigger.name()));
+  job.set_annotation(kTriggerAnnotation, trigger.name());
+  job.set_annotation(kNamespaceAnnotation, trigger.namespace_name());
+  job.set_annotation(kTimestampAnnotation, to);
+  job.set_annotation(kFromAnnotation, from);
+  // Owned by the trigger when both live in one namespace: deleting the trigger deletes its runs.
+  // Owner references never cross namespaces.
+  if (job.namespace_name() == trigger.namespace_name()) {
+    resource::OwnerReference owner;
+    owner.api_version = trigger.api_version();
+    owner.kind = trigger.kind();
+    owner.name = trigger.name();
+    owner.uid = trigger.uid();
+    job.set_owner_references({owner});
+  }
+  return job;
+}
+
+}  // namespace
+
+std::string RunJobName(std::string_view base, SystemTime fire) {
+  const std::string stamp = Stamp(fire);  // 2026-03-01T02:00:00.000Z
+  std::string suffix = "-";
+  for (char c : stamp) {
+    if (c >= '0' && c <= '9') suffix += c;
+    if (c == 'T') suffix += 't';
+  }
+  std::string name(base.substr(0, 63 - std::min<size_t>(63, suffix.size())));
+  while (!name.empty() && (name.back() == '-' || name.back() == '.')) name.pop_back();
+  return name + suffix;
+}
+
+std::optional<store::ObjectRef> CurrentRunJob(const Resource& trigger) {
+  const Json* status = trigger.status();
+  if (status == nullptr) return std::nullopt;
+  auto runs = status->find("jobs");
+  if (runs == status->end() || !runs->is_array() || runs->empty()) return std::nullopt;
+  const Json& last = runs->back();
+  if (!last.is_object() || last.contains("finished")) return std::nullopt;
+  return store::ObjectRef{{"batch", "Job"}, Text(last, "namespace"), Text(last, "name")};
+}
+
+hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
+                                     const std::optional<Resource>& current_job, SystemTime now) {
+  TriggerPlan plan;
+  plan.trigger = trigger;
+  const Json before = trigger.status() ? *trigger.status() : Json();
+  if (!plan.trigger.status() || !plan.trigger.status()->is_object()) {
+    plan.trigger.set_status(Json::object());
+  }
+  Json& st = plan.trigger.mutable_status();
+  // Every return below goes through `done`, which notes whether the status changed.
+  auto done = [&]() -> hop::Result<TriggerPlan> {
+    plan.status_changed = st != before;
+    return std::move(plan);
+  };
+  const bool paused = TableTriggerKind::kPaused.Get(trigger).value_or(false);
+  const bool each = deploy::TriggerFires::Each(trigger);
+  deploy::TriggerFires fires(st, each);
+  auto want_after = [&](Duration d) {
+    if (!plan.requeue_after || d < *plan.requeue_after) plan.requeue_after = d;
+  };
+
+  // Cron ticks since the last one accounted for (or since the trigger was made) are fires.
+  if (auto schedule = TableTriggerKind::kSchedule.Get(trigger); schedule && !schedule->empty()) {
+    auto cron = CronSchedule::Parse(*schedule);
+    if (!cron.ok()) return Terminal(cron.status());
+    auto baseline = TimeAt(st, "lastSchedule");
+    if (!baseline) baseline = ParseRfc3339(trigger.creation_timestamp());
+    if (!baseline) baseline = now;
+    if (auto last = cron->Previous(now); last && *last > *baseline) {
+      if (each) {
+        std::vector<SystemTime> ticks;
+        for (auto t = cron->Next(*baseline); t && *t <= now; t = cron->Next(*t)) {
+          ticks.push_back(*t);
+          if (ticks.size() > static_cast<size_t>(kMaxCatchUp)) ticks.erase(ticks.begin());
+        }
+        for (SystemTime t : ticks) fires.Record(t);
+      } else {
+        fires.Record(*last);
+      }
+      st["lastSchedule"] = Stamp(*last);
+      plan.event = "cron fired at " + Stamp(*last);
+    } else if (!TimeAt(st, "lastSchedule")) {
+      st["lastSchedule"] = Stamp(*baseline);
+    }
+    if (auto next = cron->Next(now)) {
+      want_after(std::chrono::duration_cast<Duration>(*next - now) + Millis(1));
+    }
+  }
+
+  // The run going on, if any. (Entries of a JSON object move when keys are added or removed,
+  // so the run is worked on as a copy and put back.)
+  if (!st["jobs"].is_array()) st["jobs"] = Json::array();
+  const Json& last = st["jobs"].empty() ? Json() : st["jobs"].back();
+  if (last.is_object() && !last.contains("finished")) {
+    Json run = last;
+    const std::string name = Text(run, "name");
+    if (!current_job && !run.value("observed", false)) {
+      // Recorded but not created (hop stopped in between): create it now.
+      auto fire = TimeAt(run, "to");
+      if (!fire) return Status::Internal("a run without its window end");
+      auto job = RenderRun(trigger, Text(run, "from"), Text(run, "to"), *fire);
+      if (!job.ok()) return Terminal(job.status());
+      plan.create = std::move(*job);
+      plan.event = "run " + name + " created";
+      want_after(kRunningRecheck);
+      return done();
+    }
+    if (!current_job) {
+      run["finished"] = Stamp(now);
+      run["outcome"] = "Failed";
+      run["message"] = "its Job was deleted before it finished";
+      st["message"] = fmt::format("Run {} failed: its Job was deleted", name);
+      plan.event = "run " + name + " lost its Job";
+    } else if (auto finished = Finished(*current_job)) {
+      run["finished"] = Stamp(now);
+      run["outcome"] = finished->first ? "Succeeded" : "Failed";
+      if (finished->first) {
+        if (auto to = TimeAt(run, "to")) fires.Covered(*to);
+        st.erase("message");
+      } else {
+        run["message"] = finished->second;
+        st["message"] = fmt::format("Run {} failed: {}", name, finished->second);
+        // Its fires are not run again on their own: the next fire's window starts at the same
+        // watermark, so it covers them.
+        if (auto to = TimeAt(run, "to")) fires.Abandon(*to);
+      }
+      plan.remove = store::RefOf(*current_job);
+      plan.event = fmt::format("run {} {}", name,
+                               finished->first ? "succeeded" : "failed: " + finished->second);
+    } else {
+      run["observed"] = true;
+      st["jobs"].back() = std::move(run);
+      want_after(kRunningRecheck);
+      return done();  // one run at a time
+    }
+    run.erase("observed");
+    st["jobs"].back() = std::move(run);
+  }
+
+  // The next run, when a fire waits and the trigger is not paused.
+  if (paused) return done();
+  auto to = fires.Next();
+  if (!to) return done();
+  // Not the fire a run just failed on (Coalesce keeps it as the latest fire).
+  if (const Json& newest = st["jobs"].empty() ? Json() : st["jobs"].back();
+      newest.is_object() && Text(newest, "outcome") == "Failed") {
+    if (auto failed = TimeAt(newest, "to"); failed && *to <= *failed) return done();
+  }
+  const std::string from =
+      Text(st, "watermark").empty() ? std::string(kEpoch) : Text(st, "watermark");
+  auto job = RenderRun(trigger, from, Stamp(*to), *to);
+  if (!job.ok()) {
+    st["message"] = "Cannot start a run: " + job.status().message();
+    plan.event = st["message"].get<std::string>();
+    return done();
+  }
+  Json run = {{"name", job->name()},
+              {"namespace", job->namespace_name()},
+              {"from", from},
+              {"to", Stamp(*to)},
+              {"started", Stamp(now)}};
+  Json& runs = st["jobs"];
+  runs.push_back(std::move(run));
+  while (runs.size() > kRunsKept) runs.erase(runs.begin());
+  plan.event = fmt::format("run {} started for ({}, {}]", job->name(), from, Stamp(*to));
+  plan.create = std::move(*job);
+  want_after(kRunningRecheck);
+  return done();
+}
+
+hop::Result<ReconcileResult> TriggerReconciler::Reconcile(const Request& request,
+                                                          const ReconcileContext& context) {
+  auto got = store_.Get(request.ref);
+  if (!got.ok()) {
+    if (got.status().code() == StatusCode::kNotFound) return ReconcileResult::Done();
+    return got.status();
+  }
+  Resource trigger = std::move(got).value();
+  std::optional<Resource> job;
+  if (auto ref = CurrentRunJob(trigger)) {
+    auto found = store_.Get(*ref);
+    if (found.ok()) {
+      job = std::move(found).value();
+    } else if (found.status().code() != StatusCode::kNotFound) {
+      return found.status();
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(TriggerPlan plan, PlanTrigger(trigger, job, context.clock->Now()));
+  if (!plan.event.empty()) {
+    log::Info("[{}] TableTrigger {}/{}: {}", context.id, trigger.namespace_name(), trigger.name(),
+              plan.event);
+  }
+  // The status first: a run is recorded before its Job exists, so that a crash in between
+  // creates the same Job again rather than a second one. The write fails if the trigger changed
+  // since it was read (a new fire): the reconcile is then retried on the new state.
+  if (plan.status_changed) HOP_RETURN_IF_ERROR(store_.UpdateStatus(plan.trigger).status());
+  if (plan.remove) {
+    auto removed = store_.Delete(*plan.remove);
+    if (!removed.ok() && removed.status().code() != StatusCode::kNotFound) {
+      return removed.status();
+    }
+  }
+  if (plan.create) {
+    auto created = store_.Create(*plan.create);
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status();
+    }
+  }
+  return ReconcileResult{plan.requeue_after};
+}
+
+std::vector<Request> TriggerReconciler::JobEvent(const store::Event& event) {
+  const auto annotations = event.object.annotations();
+  auto name = annotations.find(std::string(kTriggerAnnotation));
+  auto ns = annotations.find(std::string(kNamespaceAnnotation));
+  if (name == annotations.end() || ns == annotations.end()) return {};
+  return {Request{{TableTriggerKind::Info().group_kind(), ns->second, name->second}}};
+}
+
+}  // namespace hop::op

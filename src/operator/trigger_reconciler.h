@@ -1,0 +1,73 @@
+// The TableTrigger reconciler (reference §7 with the departures of its preface, item 6): it turns
+// the fires a trigger records into Jobs, one run at a time, and keeps in `status.jobs` what each
+// run consumed. The decision is a pure function, PlanTrigger, tested on its own; the reconciler
+// only reads the store, asks it, and writes what it says.
+//
+// A trigger's state, in its status:
+//   timestamp     the latest fire (FIRE TRIGGER, FIRE TABLE, a view's watermark, a cron tick)
+//   watermark     the latest fire a successful run covered
+//   pending       firePolicy Each: the fires not run yet, oldest first
+//   lastSchedule  the latest cron tick accounted for
+//   jobs          recent runs: name, namespace, from, to, started, finished, outcome, message
+// A run covers the window (watermark, fire]: the Job gets them as {{watermark}} and
+// {{timestamp}}. With firePolicy Coalesce (the default) one run covers every fire recorded
+// since the last, however many arrived while the previous ran; with Each, every fire gets its
+// own run, in order. A paused trigger records fires and runs them after RESUME; a run already
+// going when it is paused finishes. Cron ticks missed while hop was down are fires too:
+// coalesced into one run, or (Each) one run per tick, at most kMaxCatchUp of them.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/time.h"
+#include "operator/controller.h"
+#include "resource/resource.h"
+#include "store/store.h"
+
+namespace hop::op {
+
+// The most missed cron ticks a trigger with firePolicy Each catches up on, newest kept.
+inline constexpr int kMaxCatchUp = 1000;
+// How many runs `status.jobs` keeps.
+inline constexpr size_t kRunsKept = 20;
+
+// What to do for a trigger now.
+struct TriggerPlan {
+  resource::Resource trigger;                // the trigger with the status it should have
+  bool status_changed = false;               // whether that status differs from the stored one
+  std::optional<resource::Resource> create;  // a Job to create (it may exist already)
+  std::optional<store::ObjectRef> remove;    // a finished Job to delete
+  std::optional<Duration> requeue_after;     // when to look again
+  std::string event;                         // what happened, for the log; empty: nothing
+};
+
+// Decides, from the trigger, the Job of its current run (nullopt when it has none or it is not
+// found) and the time now. Errors: the trigger's YAML cannot render or is not an object
+// (Terminal: nothing changes until the trigger does), or its schedule is not a cron expression.
+hop::Result<TriggerPlan> PlanTrigger(const resource::Resource& trigger,
+                                     const std::optional<resource::Resource>& current_job,
+                                     SystemTime now);
+
+// The name of the Job of the run that ends at `fire`: `<base>-<yyyymmddthhmmssmmm>`, cut to 63
+// characters, so that one fire can never have two Jobs.
+std::string RunJobName(std::string_view base, SystemTime fire);
+
+// The current run of a trigger (the newest entry of status.jobs without `finished`), as the
+// reference of its Job; nullopt when there is none.
+std::optional<store::ObjectRef> CurrentRunJob(const resource::Resource& trigger);
+
+class TriggerReconciler : public Reconciler {
+ public:
+  explicit TriggerReconciler(store::Store& store) : store_(store) {}
+  hop::Result<ReconcileResult> Reconcile(const Request& request,
+                                         const ReconcileContext& context) override;
+
+  // Maps a Job's event to the trigger that started it (by its annotations).
+  static std::vector<Request> JobEvent(const store::Event& event);
+
+ private:
+  store::Store& store_;
+};
+
+}  // namespace hop::op

@@ -1,0 +1,245 @@
+#include "operator/view_reconciler.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "deploy/trigger_fires.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
+#include "resource/selector.h"
+#include "resource/yaml.h"
+
+namespace hop::op {
+
+using resource::Resource;
+
+namespace {
+
+constexpr Duration kPipelineRecheck = std::chrono::minutes(1);
+
+hop::Result<std::optional<Resource>> Find(store::Store& store, const store::ObjectRef& ref) {
+  auto got = store.Get(ref);
+  if (got.ok()) return std::optional<Resource>(std::move(got).value());
+  if (got.status().code() == StatusCode::kNotFound) return std::optional<Resource>();
+  return got.status();
+}
+
+std::string Text(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
+                                                       const ReconcileContext& context) {
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> view, Find(store_, request.ref));
+  if (!view) return ReconcileResult::Done();
+  const std::string watermark = resource::ViewKind::kWatermark.Get(*view).value_or("");
+  auto at = ParseRfc3339(watermark);
+  if (!at) return ReconcileResult::Done();
+  HOP_ASSIGN_OR_RETURN(
+      resource::LabelSelector selector,
+      resource::LabelSelector::Parse("view=" + resource::DependencyLabelValue(view->name())));
+  HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
+                       store_.List({resource::TableTriggerKind::Info().group_kind(),
+                                    view->namespace_name(), selector}));
+  for (Resource& trigger : triggers.items) {
+    Json status = trigger.status() ? *trigger.status() : Json::object();
+    const Json before = status;
+    deploy::TriggerFires(status, deploy::TriggerFires::Each(trigger)).Record(*at);
+    if (status == before) continue;
+    log::Info("[{}] View {}/{} advanced to {}: firing trigger {}", context.id,
+              view->namespace_name(), view->name(), watermark, trigger.name());
+    trigger.set_status(std::move(status));
+    // Fails if the trigger changed since it was listed; the reconcile then runs again.
+    HOP_RETURN_IF_ERROR(store_.UpdateStatus(trigger).status());
+  }
+  return ReconcileResult::Done();
+}
+
+ElementState EstimateElement(const std::optional<Resource>& element) {
+  ElementState s;
+  if (!element) {
+    s.message = "not found";
+    return s;
+  }
+  const Json* status = element->status();
+  if (status == nullptr || !status->is_object() || status->empty()) {
+    s.ready = true;  // nothing reports on it: considered ready
+    return s;
+  }
+  if (auto ready = status->find("ready"); ready != status->end() && ready->is_boolean()) {
+    s.ready = ready->get<bool>();
+    if (auto failed = status->find("failed"); failed != status->end() && failed->is_boolean()) {
+      s.failed = failed->get<bool>();
+    }
+    s.message = Text(*status, "message");
+    return s;
+  }
+  if (auto conditions = status->find("conditions");
+      conditions != status->end() && conditions->is_array()) {
+    for (const Json& c : *conditions) {
+      if (!c.is_object() || Text(c, "status") != "True") continue;
+      if (Text(c, "type") == "Complete") s.ready = true;
+      if (Text(c, "type") == "Failed") {
+        s.failed = true;
+        s.message = Text(c, "message").empty() ? Text(c, "reason") : Text(c, "message");
+      }
+    }
+    return s;
+  }
+  std::string state = Text(*status, "state");
+  if (state.empty()) {
+    if (auto job = status->find("jobStatus"); job != status->end() && job->is_object()) {
+      state = Text(*job, "state");
+    }
+  }
+  const std::string upper = AsciiToUpper(state);
+  s.ready = upper == "READY" || upper == "RUNNING" || upper == "FINISHED";
+  s.failed = upper == "CRASHLOOPBACKOFF" || upper == "FAILED";
+  if (!state.empty()) s.message = "state " + state;
+  return s;
+}
+
+PipelineState SummarizePipeline(const std::vector<std::pair<std::string, ElementState>>& elements) {
+  PipelineState p;
+  bool all_ready = true;
+  for (const auto& [name, e] : elements) {
+    if (e.failed && !p.failed) {
+      p.failed = true;
+      p.message = "Failed: " + name + (e.message.empty() ? "" : ": " + e.message);
+    }
+    all_ready &= e.ready && !e.failed;
+  }
+  if (p.failed) return p;
+  p.ready = all_ready;
+  p.message = all_ready ? "Ready." : "Deployed.";
+  return p;
+}
+
+hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& request,
+                                                           const ReconcileContext& context) {
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> pipeline, Find(store_, request.ref));
+  if (!pipeline) return ReconcileResult::Done();
+  const std::string yaml = resource::PipelineKind::kYaml.Get(*pipeline).value_or("");
+  std::vector<std::pair<std::string, ElementState>> elements;
+  auto docs = ParseYamlDocuments(yaml, "pipeline " + pipeline->name());
+  if (!docs.ok()) return Terminal(docs.status());
+  for (Json& doc : *docs) {
+    if (doc.is_null()) continue;
+    auto element = Resource::FromJson(std::move(doc), "pipeline " + pipeline->name());
+    if (!element.ok()) return Terminal(element.status());
+    const std::string ns =
+        element->namespace_name().empty() ? pipeline->namespace_name() : element->namespace_name();
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> live,
+                         Find(store_, {element->group_kind(), ns, element->name()}));
+    elements.emplace_back(AsciiToLower(element->kind()) + "/" + element->name(),
+                          EstimateElement(live));
+  }
+  const PipelineState state = SummarizePipeline(elements);
+  Json status = pipeline->status() ? *pipeline->status() : Json::object();
+  const Json before = status;
+  status["ready"] = state.ready;
+  status["failed"] = state.failed;
+  status["message"] = state.message;
+  if (status != before) {
+    log::Info("[{}] Pipeline {}/{}: {}", context.id, pipeline->namespace_name(), pipeline->name(),
+              state.message);
+    Resource updated = *pipeline;
+    updated.set_status(std::move(status));
+    HOP_RETURN_IF_ERROR(store_.UpdateStatus(updated).status());
+  }
+  if (state.ready) return ReconcileResult::Done();
+  return ReconcileResult::RequeueAfter(kPipelineRecheck);
+}
+
+std::vector<Request> PipelineReconciler::ElementEvent(const store::Event& event) {
+  std::vector<Request> out;
+  for (const auto& owner : event.object.owner_references()) {
+    if (owner.kind != "Pipeline") continue;
+    out.push_back(Request{
+        {resource::PipelineKind::Info().group_kind(), event.object.namespace_name(), owner.name}});
+  }
+  return out;
+}
+
+hop::Result<ReconcileResult> ProvisionReconciler::Reconcile(const Request& request,
+                                                            const ReconcileContext& context) {
+  using resource::TableProvisionJobKind;
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> job, Find(store_, request.ref));
+  if (!job) return ReconcileResult::Done();
+  if (TableProvisionJobKind::kObservedGeneration.Get(*job).value_or(0) == job->generation() &&
+      TableProvisionJobKind::kReady.Get(*job).value_or(false)) {
+    return ReconcileResult::Done();  // provisioned; nothing changed since
+  }
+  const std::string database = TableProvisionJobKind::kDatabase.Get(*job).value_or("");
+  std::vector<std::string> path;
+  if (auto c = TableProvisionJobKind::kCatalog.Get(*job); c && !c->empty()) path.push_back(*c);
+  path.push_back(TableProvisionJobKind::kSchema.Get(*job).value_or(""));
+  path.push_back(TableProvisionJobKind::kTable.Get(*job).value_or(""));
+
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, job->namespace_name()));
+  const catalog::Schema* schema = cat.SchemaOfDatabase(database);
+  catalog::Provisioner* provisioner =
+      schema != nullptr && provisioners_ != nullptr ? provisioners_->For(*schema) : nullptr;
+  bool ready = false;
+  bool failed = false;
+  std::string message;
+  Status error;
+  if (schema == nullptr) {
+    failed = true;
+    message = fmt::format("Database {} is not in namespace {}", database, job->namespace_name());
+  } else if (provisioner == nullptr) {
+    message =
+        fmt::format("No local provisioner for database {} ({}): left for an external controller",
+                    database, schema->system.empty() ? schema->url : schema->system);
+  } else {
+    catalog::TableDefinition def;
+    def.database = database;
+    def.path = path;
+    if (auto t = schema->tables.find(path.back()); t != schema->tables.end()) {
+      def.row_type = t->second.row_type;
+    }
+    for (const auto& [k, v] :
+         TableProvisionJobKind::kOptions.Get(*job).value_or(resource::StringMap{})) {
+      def.options[k] = v;
+    }
+    auto exists = provisioner->Exists(*schema, def);
+    if (exists.ok() && *exists) {
+      ready = true;
+      message = "Table exists.";
+    } else {
+      Status st = exists.ok() ? provisioner->Create(*schema, def) : exists.status();
+      if (st.ok()) {
+        ready = true;
+        message = "Table created.";
+      } else {
+        failed = true;
+        message = st.message();
+        error = st;
+      }
+    }
+  }
+  Json status = job->status() ? *job->status() : Json::object();
+  const Json before = status;
+  status["ready"] = ready;
+  status["failed"] = failed;
+  status["message"] = message;
+  status["observedGeneration"] = job->generation();
+  if (status != before) {
+    log::Info("[{}] TableProvisionJob {}/{}: {}", context.id, job->namespace_name(), job->name(),
+              message);
+    Resource updated = *job;
+    updated.set_status(std::move(status));
+    HOP_RETURN_IF_ERROR(store_.UpdateStatus(updated).status());
+  }
+  HOP_RETURN_IF_ERROR(error);  // retried with backoff
+  return ReconcileResult::Done();
+}
+
+}  // namespace hop::op

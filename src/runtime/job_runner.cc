@@ -1,0 +1,717 @@
+// The local Job runner: one process group per running Job attempt, its exit recorded in the Job's
+// status, and enough bookkeeping in that status to adopt the attempt after a restart. One mutex
+// serialises everything (Sync, the reaper, Start and Stop): the runner's work is a few system
+// calls and a store write per event, and the lock is what makes "one process per attempt" hold.
+#include "runtime/job_runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "common/log.h"
+#include "common/strings.h"
+#include "runtime/job_model.h"
+#include "runtime/process.h"
+
+namespace hop::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using SteadyTime = std::chrono::steady_clock::time_point;
+using SyncResult = Result<std::optional<milliseconds>>;
+using resource::Resource;
+
+const resource::GroupKind kJobKind{"batch", "Job"};
+// How long a Job waits for a free slot when max_running processes run.
+constexpr milliseconds kSlotWait{1000};
+// Read-modify-write rounds of a status update before giving up on a Job that keeps changing.
+constexpr int kWriteRounds = 8;
+// The file in a Job's work dir naming its running process, so that a process whose Job was
+// deleted while no runner watched (and whose status went with it) can still be found and killed.
+constexpr const char* kMarkerFile = ".hop-process";
+
+// A name usable as one path component.
+bool SafePathPart(std::string_view s) {
+  return !s.empty() && s != "." && s != ".." && s.find('/') == std::string_view::npos &&
+         s.find('\0') == std::string_view::npos;
+}
+
+store::ObjectRef Normalised(store::ObjectRef ref) {
+  if (ref.namespace_name.empty()) ref.namespace_name = std::string(resource::kDefaultNamespace);
+  return ref;
+}
+
+std::string KeyOf(const store::ObjectRef& ref) { return ref.namespace_name + "/" + ref.name; }
+
+// The time from `now` to `then`, rounded up to whole milliseconds, at least 1 ms.
+milliseconds Until(SystemTime then, SystemTime now) {
+  auto d = std::chrono::ceil<milliseconds>(then - now);
+  return std::max(d, milliseconds(1));
+}
+
+std::optional<int> ReadExitFile(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  std::string_view digits = TrimWhitespace(s);
+  int code = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), code);
+  if (ec != std::errc() || p != digits.data() + digits.size() || digits.empty()) {
+    return std::nullopt;
+  }
+  return code;
+}
+
+// Appends `text` to the file at `path` (or replaces its content), creating it if needed.
+void WriteToFile(const std::string& path, std::string_view text, bool append = true) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  if (fd < 0) return;
+  // Best effort: a log line is not worth failing a status write for.
+  [[maybe_unused]] ssize_t n = write(fd, text.data(), text.size());
+  close(fd);
+}
+
+// The command line as a shell would take it, for log lines.
+std::string CommandText(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& word : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !word.empty() && word.find_first_not_of(
+                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789-_./=:,+@%") == std::string::npos;
+    out += plain ? word : ShellQuote(word);
+  }
+  return out;
+}
+
+// A short, path-safe form of a uid, to tell a recreated Job's exit files from the old one's.
+std::string UidTag(const std::string& uid) {
+  std::string tag;
+  for (char c : uid) {
+    if (tag.size() == 8) break;
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) tag += c;
+  }
+  return tag.empty() ? "nouid" : tag;
+}
+
+}  // namespace
+
+struct JobRunner::Impl {
+  // A running attempt this runner watches.
+  struct Proc {
+    store::ObjectRef ref;
+    std::string uid;  // of the Job it belongs to
+    AttemptRecord record;
+    milliseconds grace{0};
+    std::optional<SystemTime> deadline;  // spec.activeDeadlineSeconds after startTime
+    bool exited = false;                 // it has ended (or its pid names it no more)
+    bool vanished = false;               // its pid names it no more: its group is not ours
+    std::optional<int> wait_status;      // when this process reaped it
+  };
+  // A process group sent SIGTERM, to be sent SIGKILL after its grace.
+  struct Dying {
+    pid_t pgid = 0;
+    int64_t start_ticks = 0;
+    bool leader_done = false;  // the group's leader has ended
+    bool killed = false;       // SIGKILL sent
+    SteadyTime kill_at;
+  };
+
+  Impl(store::Store& s, JobRunnerOptions o) : store(s), options(std::move(o)) {}
+
+  std::string LogPath(const store::ObjectRef& ref) const {
+    return JobRunner::LogPathIn(options.state_dir, ref);
+  }
+  std::string WorkDir(const store::ObjectRef& in) const {
+    store::ObjectRef ref = Normalised(in);
+    return (fs::path(options.state_dir) / "jobs" / ref.namespace_name / ref.name).string();
+  }
+  SystemTime Now() const { return options.clock->Now(); }
+
+  milliseconds GraceOf(const Resource& job) const {
+    auto spec = ParseJobSpec(job);
+    if (spec.ok() && spec->termination_grace_seconds) {
+      return std::chrono::seconds(std::max<int64_t>(0, *spec->termination_grace_seconds));
+    }
+    return options.kill_grace;
+  }
+
+  // --- processes (all *Locked members require mu) ---
+
+  // Updates p.exited (and how) without blocking.
+  void PollLocked(Proc& p) {
+    if (p.exited) return;
+    // The recorded process: same start time, same boot, and leading its own process group.
+    auto stat = p.record.pid > 1 ? ReadProcStat(p.record.pid) : std::nullopt;
+    bool same = stat && stat->start_ticks == p.record.start_ticks && stat->pgrp == p.record.pid &&
+                (p.record.boot_id.empty() || BootId().empty() || p.record.boot_id == BootId());
+    if (!same) {
+      p.exited = true;
+      p.vanished = true;
+      return;
+    }
+    int ws = 0;
+    pid_t r = waitpid(p.record.pid, &ws, WNOHANG);
+    if (r == p.record.pid) {
+      p.exited = true;
+      p.wait_status = ws;
+      return;
+    }
+    if (r == 0) return;  // our child, running
+    // Not our child (adopted after a restart): a zombie has ended; its parent reaps it.
+    if (stat->state == 'Z' || stat->state == 'X') p.exited = true;
+  }
+
+  int RunningLocked() const {
+    int n = 0;
+    for (const auto& [key, p] : procs) n += p.exited ? 0 : 1;
+    for (const Dying& d : dying) n += d.leader_done ? 0 : 1;
+    return n;
+  }
+
+  // Sends SIGTERM to the group led by `pgid` and schedules its SIGKILL.
+  void TerminateGroupLocked(pid_t pgid, int64_t start_ticks, bool leader_done, milliseconds grace) {
+    // kill(-1) would signal every process this user may signal, and a living leader of another
+    // group is not an attempt (every attempt leads its own): a recorded pid is never trusted so
+    // far.
+    if (pgid <= 1) return;
+    if (!leader_done) {
+      auto stat = ReadProcStat(pgid);
+      if (stat && stat->pgrp != pgid) {
+        log::Warn("process {} leads no process group: not killing it", pgid);
+        return;
+      }
+    }
+    if (kill(-pgid, SIGTERM) != 0 && errno == ESRCH) return;  // nobody left
+    Dying d;
+    d.pgid = pgid;
+    d.start_ticks = start_ticks;
+    d.leader_done = leader_done;
+    d.kill_at = std::chrono::steady_clock::now() + grace;
+    dying.push_back(d);
+  }
+
+  // Kills the attempt tracked for `key`, if any, and forgets it.
+  void KillTrackedLocked(const std::string& key, std::string_view why) {
+    auto it = procs.find(key);
+    if (it == procs.end()) return;
+    Proc p = std::move(it->second);
+    procs.erase(it);
+    PollLocked(p);
+    if (!p.vanished) TerminateGroupLocked(p.record.pid, p.record.start_ticks, p.exited, p.grace);
+    RemoveMarker(p.ref);
+    std::error_code ec;
+    fs::remove(p.record.exit_file, ec);
+    WriteToFile(LogPath(p.ref),
+                fmt::format("--- hop: attempt {} killed: {}\n", p.record.attempt, why));
+    log::Info("Job {}: killed attempt {} (process group {}): {}", KeyOf(p.ref), p.record.attempt,
+              p.record.pid, why);
+  }
+
+  // Kills the process named in the marker file of `ref`'s work dir, unless it is tracked or
+  // `keep_pid` (the attempt the Job's status records); removes the marker.
+  void KillMarkedLocked(const store::ObjectRef& ref, pid_t keep_pid) {
+    if (!SafePathPart(ref.namespace_name) || !SafePathPart(ref.name)) return;
+    std::string path = (fs::path(WorkDir(ref)) / kMarkerFile).string();
+    std::ifstream in(path);
+    if (!in) return;
+    int64_t pid = 0;
+    int64_t ticks = 0;
+    std::string boot;
+    in >> pid >> ticks >> boot;
+    in.close();
+    auto tracked = procs.find(KeyOf(ref));
+    if (pid == keep_pid || (tracked != procs.end() && tracked->second.record.pid == pid)) return;
+    std::error_code ec;
+    fs::remove(path, ec);
+    auto stat = ReadProcStat(static_cast<pid_t>(pid));
+    if (!stat || stat->start_ticks != ticks || (boot != BootId() && !BootId().empty())) return;
+    log::Info("Job {}: killing process group {}, left from an attempt no Job records", KeyOf(ref),
+              pid);
+    TerminateGroupLocked(static_cast<pid_t>(pid), ticks, stat->state == 'Z', options.kill_grace);
+  }
+
+  void RemoveMarker(const store::ObjectRef& ref) {
+    std::error_code ec;
+    fs::remove(fs::path(WorkDir(ref)) / kMarkerFile, ec);
+  }
+
+  // Reaps killed groups' leaders and sends SIGKILL once their grace is over (`now_all`: at once).
+  void ReapDyingLocked(bool now_all = false) {
+    const SteadyTime now = std::chrono::steady_clock::now();
+    for (Dying& d : dying) {
+      if (!d.leader_done) {
+        auto stat = ReadProcStat(d.pgid);
+        if (!stat || stat->start_ticks != d.start_ticks) {
+          d.leader_done = true;
+        } else {
+          int ws = 0;
+          pid_t r = waitpid(d.pgid, &ws, WNOHANG);
+          if (r == d.pgid || (r < 0 && (stat->state == 'Z' || stat->state == 'X'))) {
+            d.leader_done = true;
+          }
+        }
+      }
+      if (!d.killed && (now_all || now >= d.kill_at)) {
+        // Once the leader is gone its pgid is held only by members that are left, if any.
+        if (!d.leader_done || GroupHasLiveMembers(d.pgid)) kill(-d.pgid, SIGKILL);
+        d.killed = true;
+      }
+    }
+    std::erase_if(dying, [](const Dying& d) {
+      return d.leader_done && (d.killed || !GroupHasLiveMembers(d.pgid));
+    });
+  }
+
+  // --- status ---
+
+  // Read-modify-write of a Job's status: applies `mutate` (false: nothing to write) and writes,
+  // re-reading on Conflict. nullopt when nothing was written, or the Job is gone or replaced.
+  Result<std::optional<Resource>> UpdateStatusLocked(Resource job,
+                                                     const std::function<bool(Resource&)>& mutate) {
+    const std::string uid = job.uid();
+    const store::ObjectRef ref = store::RefOf(job);
+    for (int round = 0; round < kWriteRounds; ++round) {
+      if (!mutate(job)) return std::optional<Resource>();
+      auto written = store.UpdateStatus(job);
+      if (written.ok()) return std::optional<Resource>(std::move(*written));
+      if (written.status().code() != StatusCode::kConflict) return written.status();
+      auto again = store.Get(ref);
+      if (!again.ok()) {
+        if (again.status().code() == StatusCode::kNotFound) return std::optional<Resource>();
+        return again.status();
+      }
+      if (again->uid() != uid) return std::optional<Resource>();
+      job = std::move(*again);
+    }
+    return Status::Conflict("Job " + KeyOf(ref) + " kept changing while its status was written");
+  }
+
+  // How the attempt `p` ended, from its exit file or, failing that, its wait status.
+  static AttemptEnd EndOf(const Proc& p) {
+    AttemptEnd end;
+    end.attempt = p.record.attempt;
+    if (auto code = ReadExitFile(p.record.exit_file)) {
+      end.exit_code = *code;
+      end.description = fmt::format("exited with code {}", *code);
+    } else if (p.wait_status && WIFSIGNALED(*p.wait_status)) {
+      int sig = WTERMSIG(*p.wait_status);
+      end.exit_code = 128 + sig;
+      end.description = fmt::format("was killed by signal {} ({})", sig, strsignal(sig));
+    } else if (p.wait_status) {
+      // No exit file, yet the wrapper shell exited by itself: the command replaced it (`exec`)
+      // or was the shell's own `exit`; a failure to write the file exits non-zero too.
+      end.exit_code = WEXITSTATUS(*p.wait_status);
+      end.description = fmt::format("exited with code {}", *end.exit_code);
+    } else {
+      end.description = "vanished without an exit status";
+    }
+    return end;
+  }
+
+  // Records the end of attempt `p` in `job`'s status, then forgets the attempt.
+  Status RecordEndLocked(const Resource& job, const Proc& p) {
+    AttemptEnd end = EndOf(p);
+    auto written = UpdateStatusLocked(job, [&](Resource& j) {
+      auto record = RecordedAttempt(j);
+      if (!record || record->pid != p.record.pid || record->attempt != p.record.attempt) {
+        return false;  // already recorded
+      }
+      MarkEnded(j.mutable_status(), end, BackoffLimitOf(j), Now());
+      return true;
+    });
+    HOP_RETURN_IF_ERROR(written);
+    if (written->has_value()) {
+      WriteToFile(LogPath(p.ref),
+                  fmt::format("--- hop: attempt {} {}\n", p.record.attempt, end.description));
+      log::Info("Job {}: attempt {} {}", KeyOf(p.ref), p.record.attempt, end.description);
+    }
+    auto it = procs.find(KeyOf(p.ref));
+    if (it != procs.end() && it->second.record.pid == p.record.pid) procs.erase(it);
+    // As when a container's main process ends, what it left running in its group goes too. (A
+    // vanished leader's group id may name someone else's group by now: left alone.)
+    if (!p.vanished && GroupHasLiveMembers(p.record.pid)) {
+      TerminateGroupLocked(p.record.pid, p.record.start_ticks, /*leader_done=*/true, p.grace);
+    }
+    RemoveMarker(p.ref);
+    std::error_code ec;
+    fs::remove(p.record.exit_file, ec);
+    return Status::OK();
+  }
+
+  // Marks `job` Failed (after its running attempt, if any, was killed).
+  Status FailLocked(const Resource& job, std::string_view reason, const std::string& message) {
+    auto written = UpdateStatusLocked(job, [&](Resource& j) {
+      if (JobFinished(j)) return false;
+      MarkFailed(j.mutable_status(), reason, message, Now());
+      return true;
+    });
+    HOP_RETURN_IF_ERROR(written);
+    if (written->has_value())
+      log::Info("Job {}/{}: failed: {}", job.namespace_name(), job.name(), message);
+    return Status::OK();
+  }
+
+  // --- attempts ---
+
+  SyncResult StartAttemptLocked(const store::ObjectRef& ref, const Resource& job,
+                                const JobSpec& spec) {
+    const std::string key = KeyOf(ref);
+    const std::string work = WorkDir(ref);
+    const std::string log_path = LogPath(ref);
+    std::error_code ec;
+    fs::create_directories(work, ec);
+    if (ec) return Status::Unavailable("cannot create " + work + ": " + ec.message());
+    fs::create_directories(fs::path(log_path).parent_path(), ec);
+    if (ec)
+      return Status::Unavailable("cannot create the log directory of " + key + ": " + ec.message());
+
+    const int64_t attempt = AttemptsOf(job) + 1;
+    const std::string exit_file =
+        (fs::path(work) / fmt::format(".hop-exit-{}-{}", attempt, UidTag(job.uid()))).string();
+    fs::remove(exit_file, ec);
+
+    int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+      return Status::Unavailable("cannot open " + log_path + ": " + std::strerror(errno));
+    }
+    std::string header = fmt::format("--- hop: Job {} attempt {} at {}: {}\n", key, attempt,
+                                     FormatRfc3339(Now()), CommandText(spec.argv));
+    if (!spec.unresolved_env.empty()) {
+      std::string names;
+      for (const auto& n : spec.unresolved_env) names += (names.empty() ? "" : ", ") + n;
+      header += "--- hop: not set locally (valueFrom is not resolved): " + names + "\n";
+      log::Warn("Job {}: env {} use valueFrom, which the local runner does not resolve", key,
+                names);
+    }
+    [[maybe_unused]] ssize_t n = write(log_fd, header.data(), header.size());
+
+    // The wrapper shell writes the command's exit code where any later runner can read it, even
+    // one that is not the process's parent.
+    SpawnRequest request;
+    request.argv = {"/bin/sh", "-c", "\"$@\"; echo $? > " + ShellQuote(exit_file), "hop-job"};
+    request.argv.insert(request.argv.end(), spec.argv.begin(), spec.argv.end());
+    request.env = spec.env;
+    request.working_dir = work;
+    request.output_fd = log_fd;
+    auto pid = SpawnSession(request);
+    if (!pid.ok()) {
+      std::string line = "--- hop: " + pid.status().message() + "\n";
+      n = write(log_fd, line.data(), line.size());
+      close(log_fd);
+      return pid.status();
+    }
+    close(log_fd);
+    auto stat = ReadProcStat(*pid);
+    if (!stat) {
+      kill(-*pid, SIGKILL);
+      waitpid(*pid, nullptr, 0);
+      return Status::Unavailable("cannot read /proc/" + std::to_string(*pid) +
+                                 "/stat: the local Job runner needs /proc");
+    }
+
+    Proc p;
+    p.ref = ref;
+    p.uid = job.uid();
+    p.record = {attempt, *pid, stat->start_ticks, BootId(), exit_file};
+    p.grace = GraceOf(job);
+    WriteToFile((fs::path(work) / kMarkerFile).string(),
+                fmt::format("{} {} {} {}\n", *pid, stat->start_ticks,
+                            BootId().empty() ? "-" : BootId(), job.uid()),
+                /*append=*/false);
+    procs.insert_or_assign(key, p);
+
+    auto written = UpdateStatusLocked(job, [&](Resource& j) {
+      if (JobFinished(j) || RecordedAttempt(j)) return false;
+      MarkStarted(j.mutable_status(), p.record, Now());
+      return true;
+    });
+    if (!written.ok() || !written->has_value()) {
+      // A process no status records must not outlive this call: no later runner could find it.
+      KillTrackedLocked(key, "its start could not be recorded in the Job's status");
+      if (!written.ok()) return written.status();
+      return std::optional<milliseconds>(milliseconds(100));
+    }
+    log::Info("Job {}: started attempt {} as process group {}: {}", key, attempt, *pid,
+              CommandText(spec.argv));
+    auto deadline = DeadlineOf(**written);
+    procs[key].deadline = deadline;
+    if (deadline) return std::optional<milliseconds>(Until(*deadline, Now()));
+    return std::optional<milliseconds>();
+  }
+
+  SyncResult SyncLocked(const store::ObjectRef& in_ref, bool may_start) {
+    const store::ObjectRef ref = Normalised(in_ref);
+    const std::string key = KeyOf(ref);
+    ReapDyingLocked();
+    // Each round reads the Job and takes one step; a step that changes the status (an exit
+    // recorded) is followed by another round on the new status.
+    for (int round = 0; round < 4; ++round) {
+      auto got = store.Get(ref);
+      if (!got.ok()) {
+        if (got.status().code() != StatusCode::kNotFound) return got.status();
+        KillTrackedLocked(key, "its Job was deleted");
+        KillMarkedLocked(ref, 0);
+        return std::optional<milliseconds>();
+      }
+      const Resource job = std::move(*got);
+      auto it = procs.find(key);
+      if (it != procs.end() && it->second.uid != job.uid()) {
+        KillTrackedLocked(key, "its Job was deleted and created again");
+        it = procs.end();
+      }
+      if (job.deletion_timestamp()) {
+        KillTrackedLocked(key, "its Job is being deleted");
+        return std::optional<milliseconds>();
+      }
+      if (JobFinished(job)) {
+        KillTrackedLocked(key, "its Job has finished");
+        return std::optional<milliseconds>();
+      }
+
+      std::optional<AttemptRecord> record = RecordedAttempt(job);
+      if (it == procs.end() && record) {
+        // An attempt recorded by an earlier runner: adopt it while it lives, else record its end.
+        Proc p;
+        p.ref = ref;
+        p.uid = job.uid();
+        p.record = *record;
+        p.grace = GraceOf(job);
+        PollLocked(p);
+        if (p.exited) {
+          HOP_RETURN_IF_ERROR(RecordEndLocked(job, p));
+          continue;
+        }
+        log::Info("Job {}: adopted running attempt {} (process group {})", key, record->attempt,
+                  record->pid);
+        it = procs.insert_or_assign(key, std::move(p)).first;
+      }
+      if (it != procs.end() && (!record || record->pid != it->second.record.pid)) {
+        // The status lost the running attempt (someone overwrote it): record it again.
+        const AttemptRecord& mine = it->second.record;
+        auto written = UpdateStatusLocked(job, [&](Resource& j) {
+          if (JobFinished(j)) return false;
+          MarkStarted(j.mutable_status(), mine, Now());
+          return true;
+        });
+        HOP_RETURN_IF_ERROR(written);
+        continue;
+      }
+      if (it != procs.end()) {
+        Proc& p = it->second;
+        PollLocked(p);
+        if (p.exited) {
+          HOP_RETURN_IF_ERROR(RecordEndLocked(job, Proc(p)));
+          continue;
+        }
+        p.deadline = DeadlineOf(job);
+        const SystemTime now = Now();
+        if (p.deadline && now >= *p.deadline) {
+          KillTrackedLocked(key, "it exceeded the Job's activeDeadlineSeconds");
+          HOP_RETURN_IF_ERROR(
+              FailLocked(job, kReasonDeadline, "Job was active longer than specified deadline"));
+          return std::optional<milliseconds>();
+        }
+        if (p.deadline) return std::optional<milliseconds>(Until(*p.deadline, now));
+        return std::optional<milliseconds>();
+      }
+
+      // Nothing runs for the Job.
+      const SystemTime now = Now();
+      if (auto deadline = DeadlineOf(job); deadline && now >= *deadline) {
+        HOP_RETURN_IF_ERROR(
+            FailLocked(job, kReasonDeadline, "Job was active longer than specified deadline"));
+        return std::optional<milliseconds>();
+      }
+      if (!may_start) return std::optional<milliseconds>();
+      auto spec = ParseJobSpec(job);
+      if (!spec.ok()) {
+        HOP_RETURN_IF_ERROR(FailLocked(job, kReasonInvalid, spec.status().message()));
+        return std::optional<milliseconds>();
+      }
+      if (!SafePathPart(ref.namespace_name) || !SafePathPart(ref.name)) {
+        HOP_RETURN_IF_ERROR(FailLocked(
+            job, kReasonInvalid, "the Job's namespace and name cannot name a work directory"));
+        return std::optional<milliseconds>();
+      }
+      const int64_t failed = FailedOf(job);
+      if (failed > spec->backoff_limit) {
+        HOP_RETURN_IF_ERROR(FailLocked(
+            job, kReasonBackoffLimit,
+            fmt::format("Job has reached the specified backoff limit ({})", spec->backoff_limit)));
+        return std::optional<milliseconds>();
+      }
+      if (spec->suspend) return std::optional<milliseconds>();
+      // Waiting (for a retry's delay or a free slot) ends no later than the Job's deadline.
+      const auto deadline = DeadlineOf(job);
+      auto wait = [&](milliseconds d) {
+        return std::optional<milliseconds>(deadline ? std::min(d, Until(*deadline, now)) : d);
+      };
+      if (auto last = LastExitTime(job); last && failed > 0) {
+        SystemTime ready = *last + RetryDelay(failed, options.retry_delay, options.max_retry_delay);
+        if (now < ready) return wait(Until(ready, now));
+      }
+      if (RunningLocked() >= options.max_running) return wait(kSlotWait);
+      return StartAttemptLocked(ref, job, *spec);
+    }
+    // The Job changed on every round: look again soon.
+    return std::optional<milliseconds>(milliseconds(100));
+  }
+
+  // Adopts or records the attempts the store says are running, and kills processes left by Jobs
+  // that are gone. Called by Start().
+  Status AdoptLocked() {
+    store::ListOptions list;
+    list.kind = kJobKind;
+    HOP_ASSIGN_OR_RETURN(auto jobs, store.List(list));
+    for (const Resource& job : jobs.items) {
+      if (!RecordedAttempt(job) || JobFinished(job)) continue;
+      auto synced = SyncLocked(store::RefOf(job), /*may_start=*/false);
+      if (!synced.ok()) {
+        log::Warn("Job {}/{}: cannot adopt its attempt: {}", job.namespace_name(), job.name(),
+                  synced.status().ToString());
+      }
+    }
+    // Marker files of attempts no status records (their Job deleted, or hop stopped between
+    // starting a process and recording it).
+    std::error_code ec;
+    fs::path root = fs::path(options.state_dir) / "jobs";
+    if (!fs::is_directory(root, ec)) return Status::OK();
+    for (const auto& ns_dir : fs::directory_iterator(root, ec)) {
+      std::error_code ec2;
+      if (!ns_dir.is_directory(ec2)) continue;
+      for (const auto& job_dir : fs::directory_iterator(ns_dir.path(), ec2)) {
+        std::error_code ec3;
+        if (!fs::exists(job_dir.path() / kMarkerFile, ec3)) continue;
+        store::ObjectRef ref{kJobKind, ns_dir.path().filename().string(),
+                             job_dir.path().filename().string()};
+        pid_t keep = 0;
+        auto job = store.Get(ref);
+        if (job.ok()) {
+          if (auto record = RecordedAttempt(*job)) keep = record->pid;
+        } else if (job.status().code() != StatusCode::kNotFound) {
+          continue;  // cannot tell: leave it for the next start
+        }
+        KillMarkedLocked(ref, keep);
+      }
+    }
+    return Status::OK();
+  }
+
+  void ReaperLoop() {
+    std::unique_lock lock(mu);
+    while (!stopping) {
+      cv.wait_for(lock, options.poll_interval, [&] { return stopping; });
+      if (stopping) break;
+      ReapDyingLocked();
+      const SystemTime now = Now();
+      std::vector<store::ObjectRef> due;
+      for (auto& [key, p] : procs) {
+        PollLocked(p);
+        if (p.exited || (p.deadline && now >= *p.deadline)) due.push_back(p.ref);
+      }
+      for (const store::ObjectRef& ref : due) {
+        auto synced = SyncLocked(ref, /*may_start=*/false);
+        if (!synced.ok()) {
+          log::Warn("Job {}: cannot record its attempt's end: {}", KeyOf(ref),
+                    synced.status().ToString());
+        }
+      }
+    }
+  }
+
+  store::Store& store;
+  const JobRunnerOptions options;
+
+  mutable std::mutex mu;
+  std::map<std::string, Proc> procs;  // guarded by mu; by "namespace/name"
+  std::vector<Dying> dying;           // guarded by mu
+  bool stopping = false;              // guarded by mu
+  std::condition_variable cv;
+  std::thread reaper;  // started and joined only under start_mu
+  std::mutex start_mu;
+};
+
+JobRunner::JobRunner(store::Store& store, JobRunnerOptions options)
+    : impl_(std::make_unique<Impl>(store, std::move(options))) {}
+
+JobRunner::~JobRunner() { Stop(); }
+
+Result<std::optional<std::chrono::milliseconds>> JobRunner::Sync(const store::ObjectRef& ref) {
+  if (!impl_->options.enabled) return std::optional<milliseconds>();
+  if (ref.kind != kJobKind) {
+    return Status::InvalidArgument("the local Job runner runs batch/v1 Jobs, not " +
+                                   ref.kind.ToString());
+  }
+  if (impl_->options.state_dir.empty()) {
+    return Status::InvalidArgument("the local Job runner needs a state directory");
+  }
+  std::lock_guard lock(impl_->mu);
+  return impl_->SyncLocked(ref, /*may_start=*/true);
+}
+
+Status JobRunner::Start() {
+  if (!impl_->options.enabled) return Status::OK();
+  if (impl_->options.state_dir.empty()) {
+    return Status::InvalidArgument("the local Job runner needs a state directory");
+  }
+  std::lock_guard start_lock(impl_->start_mu);
+  if (impl_->reaper.joinable()) return Status::OK();
+  {
+    std::lock_guard lock(impl_->mu);
+    HOP_RETURN_IF_ERROR(impl_->AdoptLocked());
+    impl_->stopping = false;
+  }
+  impl_->reaper = std::thread([this] { impl_->ReaperLoop(); });
+  return Status::OK();
+}
+
+void JobRunner::Stop() {
+  std::lock_guard start_lock(impl_->start_mu);
+  if (impl_->reaper.joinable()) {
+    {
+      std::lock_guard lock(impl_->mu);
+      impl_->stopping = true;
+    }
+    impl_->cv.notify_all();
+    impl_->reaper.join();
+  }
+  // No reaper will send the SIGKILLs that are due later: send them now.
+  std::lock_guard lock(impl_->mu);
+  impl_->ReapDyingLocked(/*now_all=*/true);
+}
+
+int JobRunner::Running() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->RunningLocked();
+}
+
+std::string JobRunner::LogPath(const store::ObjectRef& ref) const { return impl_->LogPath(ref); }
+
+std::string JobRunner::LogPathIn(const std::string& state_dir, const store::ObjectRef& in) {
+  store::ObjectRef ref = Normalised(in);
+  return (fs::path(state_dir) / "logs" / ref.namespace_name / (ref.name + ".log")).string();
+}
+
+std::string JobRunner::WorkDir(const store::ObjectRef& ref) const { return impl_->WorkDir(ref); }
+
+}  // namespace hop::runtime

@@ -1,0 +1,87 @@
+// The local runtime's Job runner (ARCHITECTURE.md §4.6, "a small kubelet"): it runs `batch/v1`
+// Jobs stored in the state directory as local process groups, and keeps each Job's status the
+// way Kubernetes' Job controller would, so that the operator's reconcilers cannot tell the
+// difference. One Job is one process at a time (`parallelism` and `completions` other than 1 are
+// refused in status); `backoffLimit` retries and `activeDeadlineSeconds` are honoured.
+//
+// What it writes in a Job's status (docs/runtime.md has the whole story):
+//   active: 1 while an attempt runs; startTime (first attempt), completionTime, succeeded: 1,
+//   failed: <failed attempts>; conditions Complete (reason CompletionsReached) or Failed (reasons
+//   BackoffLimitExceeded, DeadlineExceeded, InvalidJobSpec), each with lastTransitionTime;
+//   hop: {attempts, pid, pidStartTicks, bootId, exitFile, attemptStartTime, lastExitTime,
+//         lastExitCode, lastResult} -- hop's bookkeeping, which lets a restarted runner adopt
+//   a running attempt instead of starting another.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "common/time.h"
+#include "store/store.h"
+
+namespace hop::runtime {
+
+struct JobRunnerOptions {
+  // Logs go to <state_dir>/logs/<namespace>/<job>.log; a Job runs in <state_dir>/jobs/<ns>/<job>.
+  std::string state_dir;
+  int max_running = 4;                  // processes at once; more Jobs wait their turn
+  bool enabled = true;                  // false: Jobs are left alone (--no-local-jobs)
+  const Clock* clock = &SystemClock();  // timestamps in status and activeDeadlineSeconds
+  // From SIGTERM to SIGKILL when a Job's process group is killed, unless the pod template sets
+  // terminationGracePeriodSeconds.
+  std::chrono::milliseconds kill_grace{5000};
+  // The wait before the second attempt after a failure; doubled for each further failure, at
+  // most max_retry_delay (Kubernetes waits 10 s, doubling, at most 6 min; a laptop wants less).
+  std::chrono::milliseconds retry_delay{1000};
+  std::chrono::milliseconds max_retry_delay{10000};
+  // How often the reaper thread looks for exited processes.
+  std::chrono::milliseconds poll_interval{200};
+};
+
+class JobRunner {
+ public:
+  JobRunner(store::Store& store, JobRunnerOptions options);
+  ~JobRunner();  // Stop()
+  JobRunner(const JobRunner&) = delete;
+  JobRunner& operator=(const JobRunner&) = delete;
+
+  // Brings the Job `ref` towards its state: starts its process when it has none and should run,
+  // records exits, retries, deadlines and deletion (a deleted Job's process group is killed).
+  // Returns when to look again: a running Job's deadline, the wait before a retry, or a short
+  // wait when max_running processes already run; nullopt when only a change of the Job (or an
+  // exit, which the reaper records in the Job's status) needs another look. Does nothing when the
+  // runner is disabled. Errors: the store's (retry), Unavailable when a process cannot be started,
+  // InvalidArgument for a ref that is not a batch/v1 Job. A Job that cannot run (no command, ...)
+  // is not an error: it is marked Failed. Idempotent; thread-safe; never starts a second process
+  // for a Job while a recorded one may be alive.
+  Result<std::optional<std::chrono::milliseconds>> Sync(const store::ObjectRef& ref);
+
+  // Starts the thread that notices processes exiting and records them in their Jobs' status
+  // (which the operator then sees as Job events). Adopts, after a restart, the processes of
+  // Jobs that were running: one that vanished counts as a failed attempt; a process whose Job was
+  // deleted meanwhile is killed. OK and nothing done when disabled or already started.
+  Status Start();
+  // Stops noticing exits; running processes are left running, to be adopted on the next start.
+  // Process groups already being killed get SIGKILL now rather than after their grace.
+  void Stop();
+
+  // Processes running now (attempts, and killed ones not yet gone). Thread-safe.
+  int Running() const;
+
+  // The log file of a Job: every attempt's stdout and stderr, after a header line.
+  std::string LogPath(const store::ObjectRef& ref) const;
+  // The same for a runner on `state_dir`, for readers of logs that run no runner (`hop logs`):
+  // <state_dir>/logs/<namespace, "default" when empty>/<name>.log.
+  static std::string LogPathIn(const std::string& state_dir, const store::ObjectRef& ref);
+  // The working directory of a Job's process.
+  std::string WorkDir(const store::ObjectRef& ref) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hop::runtime

@@ -1,0 +1,878 @@
+// Tests of the local Job runner against a real SqliteStore and real processes: completion, env,
+// retries, deadlines, deletion, max_running, adoption after a restart, vanished attempts, the
+// disabled runner and concurrent Syncs; and table-driven tests of the pure parts (job_model.h,
+// process.h). No operator exists here, so the tests call Sync in a loop until a condition holds,
+// always with a timeout, and kill every process group they leave in teardown.
+#include "runtime/job_runner.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "runtime/job_model.h"
+#include "runtime/process.h"
+#include "store/sqlite_store.h"
+
+namespace hop::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using resource::Resource;
+using store::ObjectRef;
+
+const resource::GroupKind kJob{"batch", "Job"};
+// Generous: the tests run on a loaded two-core machine; a passing test never waits this long.
+constexpr auto kTimeout = 30s;
+
+// A command that runs until a file `release` appears in its working directory (at most ~30 s).
+const std::vector<std::string> kUntilReleased = {
+    "/bin/sh", "-c",
+    "i=0; while [ ! -f release ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
+    "echo released"};
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/hop-runtime-test-XXXXXX";
+    char* made = mkdtemp(tmpl);
+    path_ = made != nullptr ? made : "";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A batch/v1 Job running `command` (the first container's), with `spec` merged into its spec
+// and `container` into its container.
+Resource JobResource(const std::string& name, const std::vector<std::string>& command,
+                     const Json& spec = Json::object(), const Json& container = Json::object()) {
+  Json doc = {{"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec",
+               {{"template",
+                 {{"spec",
+                   {{"restartPolicy", "Never"},
+                    {"containers", Json::array({{{"name", "main"}, {"image", "busybox"}}})}}}}}}}};
+  Json& c = doc["spec"]["template"]["spec"]["containers"][0];
+  if (!command.empty()) c["command"] = command;
+  for (auto it = container.begin(); it != container.end(); ++it) c[it.key()] = it.value();
+  for (auto it = spec.begin(); it != spec.end(); ++it) doc["spec"][it.key()] = it.value();
+  return Resource(std::move(doc));
+}
+
+bool IsComplete(const Resource& job) { return ConditionTrue(job, kComplete); }
+bool IsFailed(const Resource& job) { return ConditionTrue(job, kFailed); }
+bool IsActive(const Resource& job) {
+  return job.status() != nullptr && job.status()->value("active", 0) == 1 &&
+         RecordedAttempt(job).has_value();
+}
+
+std::string ConditionField(const Resource& job, const std::string& type, const std::string& key) {
+  for (const Json& c : job.status()->at("conditions")) {
+    if (c.value("type", "") == type) return c.value(key, "");
+  }
+  return "";
+}
+
+// Whether `pid` is a process that has not ended (a zombie has ended).
+bool Alive(pid_t pid) {
+  auto stat = ReadProcStat(pid);
+  return stat && stat->state != 'Z' && stat->state != 'X';
+}
+
+// Polls `done` until it holds or the timeout passes.
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout = kTimeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+class JobRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path().empty());
+    store::SqliteStoreOptions opts;
+    opts.durable = false;
+    auto s = store::SqliteStore::Open(dir_.path(), opts);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(s).value();
+  }
+
+  void TearDown() override {
+    runners_.clear();  // stops them; their processes are left running
+    // Kill every process group a Job records, or a test noted, and reap what is ours.
+    store::ListOptions list;
+    list.kind = kJob;
+    if (auto jobs = store_->List(list); jobs.ok()) {
+      for (const Resource& job : jobs->items) NoteProcess(job);
+    }
+    for (const auto& [pid, ticks] : noted_) {
+      auto stat = ReadProcStat(pid);
+      if (!stat || stat->start_ticks != ticks) continue;  // gone: the pid may name another now
+      if (stat->pgrp == pid) kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+    }
+    for (const auto& [pid, ticks] : noted_) {
+      WaitFor([&, pid = pid] { return waitpid(pid, nullptr, WNOHANG) != 0 || !Alive(pid); }, 5s);
+    }
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  }
+
+  // Notes a process to kill in teardown, by pid and start ticks.
+  void Note(pid_t pid, int64_t start_ticks) { noted_.emplace_back(pid, start_ticks); }
+  void NoteProcess(const Resource& job) {
+    if (auto record = RecordedAttempt(job)) Note(record->pid, record->start_ticks);
+  }
+
+  JobRunnerOptions Options() {
+    JobRunnerOptions options;
+    options.state_dir = dir_.path();
+    options.retry_delay = 0ms;
+    options.kill_grace = 1s;
+    options.poll_interval = 50ms;
+    return options;
+  }
+
+  JobRunner& NewRunner(JobRunnerOptions options) {
+    runners_.push_back(std::make_unique<JobRunner>(*store_, std::move(options)));
+    return *runners_.back();
+  }
+  JobRunner& NewRunner() { return NewRunner(Options()); }
+
+  ObjectRef Create(Resource job) {
+    auto created = store_->Create(std::move(job));
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    return created.ok() ? store::RefOf(*created) : ObjectRef{};
+  }
+
+  Resource Get(const ObjectRef& ref) {
+    auto got = store_->Get(ref);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() ? *got : Resource();
+  }
+
+  // Calls Sync until `done` holds for the Job; the Job then, or nullopt (a failure) on timeout.
+  std::optional<Resource> SyncUntil(JobRunner& runner, const ObjectRef& ref,
+                                    const std::function<bool(const Resource&)>& done) {
+    std::optional<Resource> last;
+    bool ok = WaitFor([&] {
+      auto synced = runner.Sync(ref);
+      EXPECT_TRUE(synced.ok()) << synced.status().ToString();
+      if (!synced.ok()) return true;
+      auto got = store_->Get(ref);
+      if (!got.ok()) return false;
+      last = *got;
+      return done(*got);
+    });
+    if (!ok || !last || !done(*last)) {
+      ADD_FAILURE() << "timed out; the Job is " << (last ? last->ToJsonText(2) : "missing");
+      return std::nullopt;
+    }
+    NoteProcess(*last);
+    return last;
+  }
+
+  void Release(JobRunner& runner, const ObjectRef& ref) {
+    std::ofstream(fs::path(runner.WorkDir(ref)) / "release") << "go\n";
+  }
+
+  TempDir dir_;
+  std::unique_ptr<store::SqliteStore> store_;
+  std::vector<std::unique_ptr<JobRunner>> runners_;
+  std::vector<std::pair<pid_t, int64_t>> noted_;
+};
+
+TEST_F(JobRunnerTest, RunsACommandToCompletion) {
+  JobRunner& runner = NewRunner();
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource("hello", {"sh", "-c", "echo hello; exit 0"}));
+  auto job = SyncUntil(runner, ref, IsComplete);
+  ASSERT_TRUE(job);
+  const Json& status = *job->status();
+  EXPECT_EQ(status.value("succeeded", 0), 1);
+  EXPECT_FALSE(status.contains("active"));
+  EXPECT_FALSE(status.value("startTime", "").empty());
+  EXPECT_FALSE(status.value("completionTime", "").empty());
+  EXPECT_EQ(ConditionField(*job, "Complete", "status"), "True");
+  EXPECT_EQ(ConditionField(*job, "Complete", "reason"), "CompletionsReached");
+  EXPECT_FALSE(ConditionField(*job, "Complete", "lastTransitionTime").empty());
+  EXPECT_EQ(status["hop"].value("attempts", 0), 1);
+  EXPECT_EQ(status["hop"].value("lastExitCode", -1), 0);
+  EXPECT_FALSE(status["hop"].contains("pid"));
+
+  std::string log = ReadFile(runner.LogPath(ref));
+  EXPECT_NE(log.find("hello\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("--- hop: Job default/hello attempt 1"), std::string::npos) << log;
+  EXPECT_NE(log.find("attempt 1 exited with code 0"), std::string::npos) << log;
+  EXPECT_EQ(runner.LogPath(ref), dir_.path() + "/logs/default/hello.log");
+  EXPECT_EQ(JobRunner::LogPathIn(dir_.path(), {kJob, "", "hello"}), runner.LogPath(ref));
+  EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
+
+  // Finished: more Syncs change nothing.
+  auto again = runner.Sync(ref);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->has_value());
+  EXPECT_EQ(Get(ref).resource_version(), job->resource_version());
+}
+
+TEST_F(JobRunnerTest, PassesEnvValues) {
+  JobRunner& runner = NewRunner();
+  Json env = Json::array(
+      {{{"name", "GREETING"}, {"value", "hi there"}},
+       {{"name", "SHOUTED"}, {"value", "$(GREETING)!"}},
+       {{"name", "SECRET"}, {"valueFrom", {{"secretKeyRef", {{"name", "s"}, {"key", "k"}}}}}}});
+  ObjectRef ref = Create(JobResource(
+      "env",
+      {"sh", "-c", "echo \"g=$GREETING s=$SHOUTED x=${SECRET-unset} a=$1\"", "sh", "$(GREETING)"},
+      Json::object(), {{"env", env}}));
+  ASSERT_TRUE(SyncUntil(runner, ref, IsComplete));
+  std::string log = ReadFile(runner.LogPath(ref));
+  EXPECT_NE(log.find("g=hi there s=hi there! x=unset a=hi there\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("not set locally (valueFrom is not resolved): SECRET"), std::string::npos)
+      << log;
+}
+
+TEST_F(JobRunnerTest, RunsInItsWorkDirWithArgsOnly) {
+  JobRunner& runner = NewRunner();
+  Resource job = JobResource("args-only", {}, Json::object(),
+                             {{"args", {"/bin/sh", "-c", "pwd; echo out > made-here"}}});
+  ObjectRef ref = Create(job);
+  ASSERT_TRUE(SyncUntil(runner, ref, IsComplete));
+  EXPECT_EQ(runner.WorkDir(ref), dir_.path() + "/jobs/default/args-only");
+  EXPECT_TRUE(fs::exists(fs::path(runner.WorkDir(ref)) / "made-here"));
+  EXPECT_NE(ReadFile(runner.LogPath(ref)).find(runner.WorkDir(ref) + "\n"), std::string::npos);
+}
+
+TEST_F(JobRunnerTest, RetriesUpToTheBackoffLimitThenFails) {
+  JobRunner& runner = NewRunner();
+  ObjectRef ref =
+      Create(JobResource("flaky", {"sh", "-c", "echo try; exit 3"}, {{"backoffLimit", 2}}));
+  auto job = SyncUntil(runner, ref, IsFailed);
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->status()->value("failed", 0), 3);
+  EXPECT_EQ(AttemptsOf(*job), 3);
+  EXPECT_EQ(ConditionField(*job, "Failed", "reason"), "BackoffLimitExceeded");
+  EXPECT_NE(ConditionField(*job, "Failed", "message").find("exited with code 3"),
+            std::string::npos);
+  EXPECT_FALSE(job->status()->contains("active"));
+  EXPECT_FALSE(job->status()->contains("succeeded"));
+  std::string log = ReadFile(runner.LogPath(ref));
+  EXPECT_EQ(Count(log, "try\n"), 3u) << log;
+  EXPECT_EQ(Count(log, "exited with code 3"), 3u) << log;
+
+  // Failed for good: no fourth attempt.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(runner.Sync(ref).ok());
+  EXPECT_EQ(AttemptsOf(Get(ref)), 3);
+}
+
+TEST_F(JobRunnerTest, WaitsBeforeARetry) {
+  JobRunnerOptions options = Options();
+  options.retry_delay = 60s;
+  options.max_retry_delay = 120s;
+  JobRunner& runner = NewRunner(options);
+  ObjectRef ref = Create(JobResource("slow-retry", {"sh", "-c", "exit 1"}));
+  auto job = SyncUntil(runner, ref, [](const Resource& j) { return FailedOf(j) == 1; });
+  ASSERT_TRUE(job);
+  auto synced = runner.Sync(ref);
+  ASSERT_TRUE(synced.ok());
+  ASSERT_TRUE(synced->has_value());
+  EXPECT_GT(**synced, 30s);  // about a minute: only a few seconds can have passed
+  EXPECT_EQ(AttemptsOf(Get(ref)), 1);
+}
+
+TEST_F(JobRunnerTest, DeadlineKillsTheGroupAndFailsTheJob) {
+  JobRunner& runner = NewRunner();
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource("too-slow", {"sh", "-c", "sleep 30 & sleep 30; wait"},
+                                     {{"activeDeadlineSeconds", 1}}));
+  auto running =
+      SyncUntil(runner, ref, [](const Resource& j) { return IsActive(j) || IsFailed(j); });
+  ASSERT_TRUE(running);
+  if (IsActive(*running)) {
+    pid_t pid = RecordedAttempt(*running)->pid;
+    auto synced = runner.Sync(ref);
+    ASSERT_TRUE(synced.ok());
+    if (IsActive(Get(ref))) {
+      ASSERT_TRUE(synced->has_value());
+      EXPECT_LE(**synced, 1000ms);
+    }
+    auto job = SyncUntil(runner, ref, IsFailed);
+    ASSERT_TRUE(job);
+    EXPECT_EQ(ConditionField(*job, "Failed", "reason"), "DeadlineExceeded");
+    EXPECT_EQ(job->status()->value("failed", 0), 1);
+    EXPECT_FALSE(job->status()->contains("active"));
+    EXPECT_TRUE(WaitFor([&] { return !GroupHasLiveMembers(pid) && !Alive(pid); }));
+  } else {
+    // The machine was so slow that the deadline passed before the first look at a running
+    // attempt: still a DeadlineExceeded failure.
+    EXPECT_EQ(ConditionField(*running, "Failed", "reason"), "DeadlineExceeded");
+  }
+  EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
+}
+
+// Time is injected: with a fake clock the deadline passes when the test says so.
+class FakeClock : public Clock {
+ public:
+  SystemTime Now() const override {
+    std::lock_guard lock(mu_);
+    return now_;
+  }
+  void Advance(std::chrono::seconds d) {
+    std::lock_guard lock(mu_);
+    now_ += d;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  SystemTime now_ = *ParseRfc3339("2026-03-01T12:00:00Z");
+};
+
+TEST_F(JobRunnerTest, DeadlineFollowsTheInjectedClock) {
+  FakeClock clock;
+  JobRunnerOptions options = Options();
+  options.clock = &clock;
+  JobRunner& runner = NewRunner(options);
+  ObjectRef ref = Create(JobResource("deadline", kUntilReleased, {{"activeDeadlineSeconds", 60}}));
+  auto job = SyncUntil(runner, ref, IsActive);
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->status()->value("startTime", ""), "2026-03-01T12:00:00Z");
+  pid_t pid = RecordedAttempt(*job)->pid;
+
+  auto synced = runner.Sync(ref);
+  ASSERT_TRUE(synced.ok());
+  ASSERT_TRUE(synced->has_value());
+  EXPECT_EQ(**synced, 60s);  // the fake clock has not moved
+  clock.Advance(59s);
+  synced = runner.Sync(ref);
+  ASSERT_TRUE(synced.ok());
+  EXPECT_EQ(synced->value_or(0ms), 1s);
+  EXPECT_TRUE(IsActive(Get(ref)));
+
+  clock.Advance(1s);
+  synced = runner.Sync(ref);
+  ASSERT_TRUE(synced.ok());
+  EXPECT_FALSE(synced->has_value());
+  Resource failed = Get(ref);
+  EXPECT_EQ(ConditionField(failed, "Failed", "reason"), "DeadlineExceeded");
+  EXPECT_EQ(ConditionField(failed, "Failed", "lastTransitionTime"), "2026-03-01T12:01:00Z");
+  EXPECT_TRUE(WaitFor([&] { return !GroupHasLiveMembers(pid); }));
+}
+
+TEST_F(JobRunnerTest, DeletingARunningJobKillsItsProcessGroup) {
+  JobRunner& runner = NewRunner();
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource("doomed", {"sh", "-c", "sleep 30 & sleep 30; wait"}));
+  auto job = SyncUntil(runner, ref, IsActive);
+  ASSERT_TRUE(job);
+  pid_t pid = RecordedAttempt(*job)->pid;
+  ASSERT_TRUE(WaitFor([&] { return GroupHasLiveMembers(pid); }));
+  EXPECT_EQ(runner.Running(), 1);
+
+  ASSERT_TRUE(store_->Delete(ref).ok());
+  auto synced = runner.Sync(ref);
+  ASSERT_TRUE(synced.ok()) << synced.status().ToString();
+  EXPECT_FALSE(synced->has_value());
+  EXPECT_TRUE(WaitFor([&] { return !GroupHasLiveMembers(pid); }));
+  // The leader is reaped too: the pid is gone.
+  EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0 && errno == ESRCH; }));
+  EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
+  EXPECT_NE(ReadFile(runner.LogPath(ref)).find("killed: its Job was deleted"), std::string::npos);
+}
+
+TEST_F(JobRunnerTest, KillingEscalatesToSigkillAfterTheGrace) {
+  JobRunner& runner = NewRunner();  // kill_grace 1 s
+  ASSERT_TRUE(runner.Start().ok());
+  // The command and its children ignore SIGTERM; only the wrapper shell dies of it.
+  ObjectRef ref =
+      Create(JobResource("stubborn", {"sh", "-c", "trap '' TERM; sleep 30 & touch ready; wait"}));
+  auto job = SyncUntil(runner, ref, IsActive);
+  ASSERT_TRUE(job);
+  pid_t pid = RecordedAttempt(*job)->pid;
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(fs::path(runner.WorkDir(ref)) / "ready"); }));
+  ASSERT_TRUE(store_->Delete(ref).ok());
+  ASSERT_TRUE(runner.Sync(ref).ok());
+  EXPECT_TRUE(WaitFor([&] { return !GroupHasLiveMembers(pid); }));
+  EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
+}
+
+TEST_F(JobRunnerTest, WhatAnAttemptLeavesRunningIsKilledWhenItEnds) {
+  JobRunner& runner = NewRunner();
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource("leaves-a-child", {"sh", "-c", "sleep 60 & echo started"}));
+  auto job = SyncUntil(runner, ref, IsActive);
+  ASSERT_TRUE(job);
+  pid_t pid = RecordedAttempt(*job)->pid;
+  ASSERT_TRUE(SyncUntil(runner, ref, IsComplete));
+  EXPECT_TRUE(WaitFor([&] { return !GroupHasLiveMembers(pid); }));
+}
+
+TEST_F(JobRunnerTest, RecordsExitCodes) {
+  struct Case {
+    const char* name;
+    std::vector<std::string> command;
+    bool want_complete;
+    int want_code;
+  } const kCases[] = {
+      {"zero", {"sh", "-c", "exit 0"}, true, 0},
+      {"nonzero", {"sh", "-c", "exit 7"}, false, 7},
+      {"not-found", {"hop-no-such-command"}, false, 127},
+      // `$$` is Kubernetes' escape for `$`: the shell sees `kill -9 $$`.
+      {"killed", {"sh", "-c", "kill -9 $$$$"}, false, 137},
+      {"exec-replaces-the-wrapper", {"exec", "true"}, true, 0},
+  };
+  JobRunner& runner = NewRunner();
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    ObjectRef ref = Create(JobResource(c.name, c.command, {{"backoffLimit", 0}}));
+    auto job = SyncUntil(runner, ref, [](const Resource& j) { return JobFinished(j); });
+    ASSERT_TRUE(job);
+    EXPECT_EQ(IsComplete(*job), c.want_complete);
+    EXPECT_EQ(job->status()->at("hop").value("lastExitCode", -1), c.want_code);
+  }
+}
+
+TEST_F(JobRunnerTest, MaxRunningRunsJobsOneAfterAnother) {
+  JobRunnerOptions options = Options();
+  options.max_running = 1;
+  JobRunner& runner = NewRunner(options);
+  ObjectRef first = Create(JobResource("first", kUntilReleased));
+  ObjectRef second = Create(JobResource("second", {"sh", "-c", "echo second"}));
+  ASSERT_TRUE(SyncUntil(runner, first, IsActive));
+
+  auto waiting = runner.Sync(second);
+  ASSERT_TRUE(waiting.ok());
+  ASSERT_TRUE(waiting->has_value());  // a short requeue
+  EXPECT_LE(**waiting, 5s);
+  EXPECT_EQ(Get(second).status(), nullptr);
+  EXPECT_EQ(runner.Running(), 1);
+
+  Release(runner, first);
+  auto done = SyncUntil(runner, first, IsComplete);
+  ASSERT_TRUE(done);
+  auto later = SyncUntil(runner, second, IsComplete);
+  ASSERT_TRUE(later);
+  auto first_end = ParseRfc3339(done->status()->at("hop").value("lastExitTime", ""));
+  auto second_start = ParseRfc3339(later->status()->at("hop").value("attemptStartTime", ""));
+  ASSERT_TRUE(first_end && second_start);
+  EXPECT_LE(*first_end, *second_start);
+}
+
+TEST_F(JobRunnerTest, AdoptsARunningAttemptAfterARestart) {
+  ObjectRef ref = Create(JobResource("survivor", kUntilReleased));
+  pid_t pid = 0;
+  {
+    JobRunner& first = NewRunner();
+    ASSERT_TRUE(first.Start().ok());
+    auto job = SyncUntil(first, ref, IsActive);
+    ASSERT_TRUE(job);
+    pid = RecordedAttempt(*job)->pid;
+    runners_.clear();  // destroyed while the Job runs
+  }
+  ASSERT_TRUE(Alive(pid));
+
+  JobRunner& second = NewRunner();
+  ASSERT_TRUE(second.Start().ok());
+  EXPECT_EQ(second.Running(), 1);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(second.Sync(ref).ok());
+  Resource still = Get(ref);
+  EXPECT_EQ(AttemptsOf(still), 1);
+  ASSERT_TRUE(RecordedAttempt(still));
+  EXPECT_EQ(RecordedAttempt(still)->pid, pid);
+
+  Release(second, ref);
+  // The reaper alone records the end: no Sync needed.
+  ASSERT_TRUE(WaitFor([&] { return IsComplete(Get(ref)); }));
+  std::string log = ReadFile(second.LogPath(ref));
+  EXPECT_EQ(Count(log, "--- hop: Job default/survivor attempt"), 1u) << log;
+  EXPECT_NE(log.find("released\n"), std::string::npos) << log;
+  EXPECT_FALSE(Alive(pid));
+}
+
+TEST_F(JobRunnerTest, AdoptsAProcessThatIsNotItsChild) {
+  JobRunner& runner = NewRunner();
+  ObjectRef ref = Create(JobResource("foreign", {"true"}));
+  // Another hop process's attempt, as a grandchild of this one: its own session, its exit file
+  // written as the runner's wrapper would.
+  fs::path work = runner.WorkDir(ref);
+  fs::create_directories(work);
+  std::string exit_file = (work / ".hop-exit-1-test").string();
+  // A simple background command, so that $! is setsid's pid, which becomes the new shell's.
+  std::string script =
+      "cd " + ShellQuote(work.string()) +
+      " || exit 1; setsid /bin/sh -c 'i=0; while [ ! -f release ] && [ $i -lt 600 ]; do "
+      "sleep 0.05; i=$((i+1)); done; echo 0 > " +
+      exit_file + "' >/dev/null 2>&1 & echo $!";
+  FILE* out = popen(script.c_str(), "r");
+  ASSERT_NE(out, nullptr);
+  int pid = 0;
+  ASSERT_EQ(fscanf(out, "%d", &pid), 1);
+  pclose(out);
+  std::optional<ProcStat> stat;
+  // Once setsid has run, it leads its own group, as the runner's attempts do.
+  ASSERT_TRUE(WaitFor([&] {
+    stat = ReadProcStat(pid);
+    return stat && stat->pgrp == pid;
+  }));
+  Note(pid, stat->start_ticks);
+
+  Resource job = Get(ref);
+  MarkStarted(job.mutable_status(), {1, pid, stat->start_ticks, BootId(), exit_file},
+              SystemClock().Now());
+  ASSERT_TRUE(store_->UpdateStatus(job).ok());
+
+  ASSERT_TRUE(runner.Start().ok());
+  EXPECT_EQ(runner.Running(), 1);
+  ASSERT_TRUE(runner.Sync(ref).ok());
+  EXPECT_EQ(AttemptsOf(Get(ref)), 1);
+  Release(runner, ref);
+  auto done = SyncUntil(runner, ref, IsComplete);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(AttemptsOf(*done), 1);
+  EXPECT_EQ(done->status()->value("succeeded", 0), 1);
+}
+
+TEST_F(JobRunnerTest, AVanishedAttemptCountsAsFailed) {
+  // A pid that named a process once: the shell that printed it has exited.
+  FILE* out = popen("echo $$", "r");
+  ASSERT_NE(out, nullptr);
+  int gone = 0;
+  ASSERT_EQ(fscanf(out, "%d", &gone), 1);
+  pclose(out);
+
+  struct Case {
+    const char* name;
+    int backoff_limit;
+    bool want_complete;
+  } const kCases[] = {{"vanished-retried", 1, true}, {"vanished-failed", 0, false}};
+  JobRunner& runner = NewRunner();
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    ObjectRef ref =
+        Create(JobResource(c.name, {"sh", "-c", "exit 0"}, {{"backoffLimit", c.backoff_limit}}));
+    Resource job = Get(ref);
+    // Start ticks 1: even if the pid was reused, it is not the recorded process.
+    MarkStarted(job.mutable_status(), {1, gone, 1, BootId(), "/nonexistent/exit"},
+                SystemClock().Now());
+    ASSERT_TRUE(store_->UpdateStatus(job).ok());
+
+    auto done = SyncUntil(runner, ref, [](const Resource& j) { return JobFinished(j); });
+    ASSERT_TRUE(done);
+    EXPECT_EQ(done->status()->value("failed", 0), 1);
+    if (c.want_complete) {
+      EXPECT_TRUE(IsComplete(*done));
+      EXPECT_EQ(AttemptsOf(*done), 2);
+    } else {
+      EXPECT_EQ(ConditionField(*done, "Failed", "reason"), "BackoffLimitExceeded");
+      EXPECT_NE(ConditionField(*done, "Failed", "message").find("vanished"), std::string::npos);
+      EXPECT_EQ(AttemptsOf(*done), 1);
+    }
+  }
+}
+
+TEST_F(JobRunnerTest, RecordsAnExitThatHappenedWhileNoRunnerWatched) {
+  JobRunner& runner = NewRunner();
+  ObjectRef ref = Create(JobResource("finished-meanwhile", {"sh", "-c", "exit 1"}));
+  fs::path work = runner.WorkDir(ref);
+  fs::create_directories(work);
+  std::string exit_file = (work / ".hop-exit-1-test").string();
+  std::ofstream(exit_file) << "0\n";
+  Resource job = Get(ref);
+  MarkStarted(job.mutable_status(), {1, 999999999, 1, BootId(), exit_file}, SystemClock().Now());
+  ASSERT_TRUE(store_->UpdateStatus(job).ok());
+
+  ASSERT_TRUE(runner.Start().ok());  // adoption records the end
+  Resource done = Get(ref);
+  EXPECT_TRUE(IsComplete(done)) << done.ToJsonText(2);
+  EXPECT_EQ(AttemptsOf(done), 1);
+  EXPECT_EQ(Count(ReadFile(runner.LogPath(ref)), "--- hop: Job"), 0u);  // nothing started
+}
+
+TEST_F(JobRunnerTest, KillsAtStartTheProcessOfAJobDeletedWhileStopped) {
+  ObjectRef ref = Create(JobResource("orphan", kUntilReleased));
+  pid_t pid = 0;
+  {
+    JobRunner& first = NewRunner();
+    auto job = SyncUntil(first, ref, IsActive);
+    ASSERT_TRUE(job);
+    pid = RecordedAttempt(*job)->pid;
+    runners_.clear();
+  }
+  ASSERT_TRUE(store_->Delete(ref).ok());
+  ASSERT_TRUE(Alive(pid));
+
+  JobRunner& second = NewRunner();
+  ASSERT_TRUE(second.Start().ok());
+  EXPECT_TRUE(WaitFor([&] { return !GroupHasLiveMembers(pid) && !Alive(pid); }));
+}
+
+TEST_F(JobRunnerTest, DisabledRunnerLeavesJobsAlone) {
+  JobRunnerOptions options = Options();
+  options.enabled = false;
+  JobRunner& runner = NewRunner(options);
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource("ignored", {"sh", "-c", "echo should-not-run"}));
+  for (int i = 0; i < 3; ++i) {
+    auto synced = runner.Sync(ref);
+    ASSERT_TRUE(synced.ok());
+    EXPECT_FALSE(synced->has_value());
+  }
+  EXPECT_EQ(Get(ref).status(), nullptr);
+  EXPECT_EQ(runner.Running(), 0);
+  EXPECT_FALSE(fs::exists(runner.LogPath(ref)));
+  EXPECT_FALSE(fs::exists(runner.WorkDir(ref)));
+}
+
+TEST_F(JobRunnerTest, ConcurrentSyncsStartOneProcess) {
+  JobRunner& runner = NewRunner();
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource("contended", kUntilReleased));
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i) {
+        if (!runner.Sync(ref).ok()) ++errors;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  Resource job = Get(ref);
+  NoteProcess(job);
+  EXPECT_TRUE(IsActive(job)) << job.ToJsonText(2);
+  EXPECT_EQ(AttemptsOf(job), 1);
+  EXPECT_EQ(runner.Running(), 1);
+  Release(runner, ref);
+  ASSERT_TRUE(SyncUntil(runner, ref, IsComplete));
+  std::string log = ReadFile(runner.LogPath(ref));
+  EXPECT_EQ(Count(log, "--- hop: Job default/contended attempt"), 1u) << log;
+  EXPECT_EQ(Count(log, "released\n"), 1u) << log;
+}
+
+TEST_F(JobRunnerTest, AJobItCannotRunFails) {
+  struct Case {
+    const char* name;
+    Json spec;
+    Json container;
+    const char* message;
+  } const kCases[] = {
+      {"no-command", Json::object(), Json::object(), "neither command nor args"},
+      {"parallel", {{"parallelism", 2}}, {{"command", {"true"}}}, "spec.parallelism 2"},
+      {"bad-env",
+       Json::object(),
+       {{"command", {"true"}}, {"env", {{{"value", "x"}}}}},
+       "without a name"},
+  };
+  JobRunner& runner = NewRunner();
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    ObjectRef ref = Create(JobResource(c.name, {}, c.spec, c.container));
+    auto synced = runner.Sync(ref);
+    ASSERT_TRUE(synced.ok()) << synced.status().ToString();
+    Resource job = Get(ref);
+    ASSERT_TRUE(IsFailed(job)) << job.ToJsonText(2);
+    EXPECT_EQ(ConditionField(job, "Failed", "reason"), "InvalidJobSpec");
+    EXPECT_NE(ConditionField(job, "Failed", "message").find(c.message), std::string::npos)
+        << ConditionField(job, "Failed", "message");
+    EXPECT_EQ(AttemptsOf(job), 0);
+  }
+  EXPECT_EQ(runner.Running(), 0);
+}
+
+TEST_F(JobRunnerTest, AMissingJobIsDoneAndOtherKindsAreRefused) {
+  JobRunner& runner = NewRunner();
+  auto missing = runner.Sync({kJob, "default", "nothing-here"});
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+  auto other = runner.Sync({{"", "ConfigMap"}, "default", "x"});
+  EXPECT_EQ(other.status().code(), StatusCode::kInvalidArgument);
+}
+
+// --- the pure parts ---
+
+TEST(JobRunnerModelTest, ExpandVars) {
+  const std::map<std::string, std::string> vars = {{"A", "a"}, {"EMPTY", ""}};
+  struct Case {
+    const char* in;
+    const char* want;
+  } const kCases[] = {
+      {"$(A)", "a"}, {"x$(A)y$(A)", "xaya"}, {"$(B)", "$(B)"}, {"$$(A)", "$(A)"},  {"$$", "$"},
+      {"$", "$"},    {"a$b", "a$b"},         {"$(A", "$(A"},   {"$(EMPTY)!", "!"}, {"$$$(A)", "$a"},
+      {"", ""},      {"no refs", "no refs"},
+  };
+  for (const Case& c : kCases) {
+    EXPECT_EQ(ExpandVars(c.in, vars), c.want) << "case " << c.in;
+  }
+}
+
+TEST(JobRunnerModelTest, ParseJobSpec) {
+  struct Case {
+    const char* name;
+    const char* spec;  // the Job's spec, JSON
+    const char* want;  // argv joined with '|', or "error: <part of the message>"
+  } const kCases[] = {
+      {"command and args",
+       R"js({"template": {"spec": {"containers": [{"command": ["sh", "-c"], "args": ["echo"]}]}}})js",
+       "sh|-c|echo"},
+      {"args only", R"js({"template": {"spec": {"containers": [{"args": ["echo", "x"]}]}}})js",
+       "echo|x"},
+      {"first container only",
+       R"js({"template": {"spec": {"containers": [{"command": ["a"]}, {"command": ["b"]}]}}})js",
+       "a"},
+      {"env in args",
+       R"js({"template": {"spec": {"containers": [{"command": ["echo", "$(X)", "$(Y)"],
+           "env": [{"name": "X", "value": "1"}]}]}}})js",
+       "echo|1|$(Y)"},
+      {"no containers", R"js({"template": {"spec": {"containers": []}}})js", "error: is empty"},
+      {"no spec", R"js(null)js", "error: has no spec"},
+      {"command not strings", R"js({"template": {"spec": {"containers": [{"command": [1]}]}}})js",
+       "error: must hold strings"},
+      {"completions",
+       R"js({"completions": 3, "template": {"spec": {"containers": [{"args": ["a"]}]}}})js",
+       "error: spec.completions 3"},
+      {"negative backoff",
+       R"js({"backoffLimit": -1, "template": {"spec": {"containers": [{"args": ["a"]}]}}})js",
+       "error: must not be negative"},
+      {"string deadline",
+       R"js({"activeDeadlineSeconds": "10", "template": {"spec": {"containers": [{"args": ["a"]}]}}})js",
+       "error: must be an integer"},
+  };
+  for (const Case& c : kCases) {
+    Json doc = {{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", {{"name", "j"}}}};
+    Json spec = Json::parse(c.spec);
+    if (!spec.is_null()) doc["spec"] = spec;
+    auto parsed = ParseJobSpec(Resource(doc));
+    std::string got;
+    if (parsed.ok()) {
+      for (const auto& w : parsed->argv) got += (got.empty() ? "" : "|") + w;
+    } else {
+      got = "error: " + parsed.status().message();
+    }
+    std::string want = c.want;
+    if (want.rfind("error: ", 0) == 0) {
+      EXPECT_EQ(got.rfind("error: ", 0), 0u) << c.name << ": " << got;
+      EXPECT_NE(got.find(want.substr(7)), std::string::npos) << c.name << ": " << got;
+    } else {
+      EXPECT_EQ(got, want) << c.name;
+    }
+  }
+}
+
+TEST(JobRunnerModelTest, SpecDefaultsAndPolicy) {
+  Resource job(Json::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+      "spec": {"suspend": true, "activeDeadlineSeconds": 60,
+               "template": {"spec": {"terminationGracePeriodSeconds": 2,
+                                     "containers": [{"args": ["a"]}]}}}})"));
+  auto spec = ParseJobSpec(job);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->backoff_limit, 6);
+  EXPECT_TRUE(spec->suspend);
+  EXPECT_EQ(spec->active_deadline_seconds, 60);
+  EXPECT_EQ(spec->termination_grace_seconds, 2);
+  EXPECT_EQ(BackoffLimitOf(job), 6);
+  EXPECT_FALSE(DeadlineOf(job));  // not started
+  job.mutable_status()["startTime"] = "2026-01-02T03:04:05Z";
+  EXPECT_EQ(DeadlineOf(job), ParseRfc3339("2026-01-02T03:05:05Z"));
+}
+
+TEST(JobRunnerModelTest, RetryDelay) {
+  struct Case {
+    int64_t failed;
+    int64_t want_ms;
+  } const kCases[] = {{0, 0}, {1, 1000}, {2, 2000}, {3, 4000}, {6, 10000}, {60, 10000}};
+  for (const Case& c : kCases) {
+    EXPECT_EQ(RetryDelay(c.failed, 1000ms, 10000ms).count(), c.want_ms) << "failed " << c.failed;
+  }
+  EXPECT_EQ(RetryDelay(3, 0ms, 10000ms).count(), 0);
+}
+
+TEST(JobRunnerModelTest, StatusTransitions) {
+  const SystemTime t0 = *ParseRfc3339("2026-01-02T03:04:05Z");
+  const SystemTime t1 = t0 + 10s;
+  Json status = Json::object();
+  MarkStarted(status, {1, 42, 7, "boot", "/x/exit"}, t0);
+  EXPECT_EQ(status["active"], 1);
+  EXPECT_EQ(status["startTime"], "2026-01-02T03:04:05Z");
+  EXPECT_EQ(status["hop"]["pid"], 42);
+
+  MarkEnded(status, {1, 2, "exited with code 2"}, /*backoff_limit=*/1, t1);
+  EXPECT_FALSE(status.contains("active"));
+  EXPECT_FALSE(status["hop"].contains("pid"));
+  EXPECT_EQ(status["failed"], 1);
+  EXPECT_FALSE(status.contains("conditions"));  // one retry left
+
+  MarkStarted(status, {2, 43, 8, "boot", "/x/exit2"}, t1);
+  EXPECT_EQ(status["startTime"], "2026-01-02T03:04:05Z");  // the first attempt's
+  MarkEnded(status, {2, 2, "exited with code 2"}, 1, t1);
+  EXPECT_EQ(status["failed"], 2);
+  ASSERT_EQ(status["conditions"].size(), 1u);
+  EXPECT_EQ(status["conditions"][0]["type"], "Failed");
+  EXPECT_EQ(status["conditions"][0]["reason"], "BackoffLimitExceeded");
+  EXPECT_EQ(status["conditions"][0]["lastTransitionTime"], "2026-01-02T03:04:15Z");
+
+  // Setting a true condition again keeps its transition time.
+  SetCondition(status, "Failed", "Other", "again", t1 + 60s);
+  EXPECT_EQ(status["conditions"][0]["lastTransitionTime"], "2026-01-02T03:04:15Z");
+  EXPECT_EQ(status["conditions"][0]["reason"], "Other");
+
+  Json running = Json::object();
+  MarkStarted(running, {1, 42, 7, "boot", "/x/exit"}, t0);
+  MarkFailed(running, kReasonDeadline, "too long", t1);
+  EXPECT_EQ(running["failed"], 1);
+  EXPECT_FALSE(running.contains("active"));
+  EXPECT_EQ(running["conditions"][0]["reason"], "DeadlineExceeded");
+}
+
+TEST(JobRunnerModelTest, ParseProcStat) {
+  auto stat = ParseProcStat(
+      "1234 (odd) name (x)) S 1 1200 1200 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 98765 "
+      "1000 200 18446744073709551615\n");
+  ASSERT_TRUE(stat);
+  EXPECT_EQ(stat->state, 'S');
+  EXPECT_EQ(stat->pgrp, 1200);
+  EXPECT_EQ(stat->start_ticks, 98765);
+  EXPECT_FALSE(ParseProcStat("garbage"));
+  EXPECT_FALSE(ParseProcStat("1 (x) S 1 2"));
+  auto self = ReadProcStat(getpid());
+  ASSERT_TRUE(self);
+  EXPECT_NE(self->state, 'Z');
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace hop::runtime

@@ -1,0 +1,208 @@
+// Process helpers of the local Job runner: posix_spawn into a new session, and /proc readers.
+#include "runtime/process.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common/strings.h"
+
+extern char** environ;
+
+namespace hop::runtime {
+namespace {
+
+bool ParseInt64(std::string_view text, int64_t* out) {
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && p == text.data() + text.size();
+}
+
+std::string ReadSmallFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// posix_spawn's attribute and file-action objects, destroyed on every path out.
+class SpawnObjects {
+ public:
+  SpawnObjects() {
+    attr_ok_ = posix_spawnattr_init(&attr) == 0;
+    actions_ok_ = posix_spawn_file_actions_init(&actions) == 0;
+  }
+  ~SpawnObjects() {
+    if (attr_ok_) posix_spawnattr_destroy(&attr);
+    if (actions_ok_) posix_spawn_file_actions_destroy(&actions);
+  }
+  SpawnObjects(const SpawnObjects&) = delete;
+  SpawnObjects& operator=(const SpawnObjects&) = delete;
+  bool ok() const { return attr_ok_ && actions_ok_; }
+
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
+
+ private:
+  bool attr_ok_ = false;
+  bool actions_ok_ = false;
+};
+
+}  // namespace
+
+std::optional<ProcStat> ParseProcStat(std::string_view text) {
+  // "pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime
+  //  stime cutime cstime priority nice num_threads itrealvalue starttime ..."; comm may hold
+  // anything, so fields are counted after its last ')'.
+  size_t close = text.rfind(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::vector<std::string_view> fields;  // fields[0] is field 3 (state)
+  size_t i = close + 1;
+  while (i < text.size() && fields.size() < 20) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\n')) ++i;
+    size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\n') ++i;
+    if (i > start) fields.push_back(text.substr(start, i - start));
+  }
+  if (fields.size() < 20 || fields[0].size() != 1) return std::nullopt;
+  ProcStat stat;
+  stat.state = fields[0][0];
+  int64_t pgrp = 0;
+  if (!ParseInt64(fields[2], &pgrp) || !ParseInt64(fields[19], &stat.start_ticks)) {
+    return std::nullopt;
+  }
+  stat.pgrp = static_cast<pid_t>(pgrp);
+  return stat;
+}
+
+std::optional<ProcStat> ReadProcStat(pid_t pid) {
+  if (pid <= 0) return std::nullopt;
+  std::string text = ReadSmallFile("/proc/" + std::to_string(pid) + "/stat");
+  if (text.empty()) return std::nullopt;
+  return ParseProcStat(text);
+}
+
+const std::string& BootId() {
+  static const std::string id =
+      std::string(TrimWhitespace(ReadSmallFile("/proc/sys/kernel/random/boot_id")));
+  return id;
+}
+
+bool GroupHasLiveMembers(pid_t pgrp) {
+  DIR* dir = opendir("/proc");
+  if (dir == nullptr) return false;
+  bool alive = false;
+  while (dirent* entry = readdir(dir)) {
+    int64_t pid = 0;
+    if (!ParseInt64(entry->d_name, &pid)) continue;
+    auto stat = ReadProcStat(static_cast<pid_t>(pid));
+    if (stat && stat->pgrp == pgrp && stat->state != 'Z' && stat->state != 'X') {
+      alive = true;
+      break;
+    }
+  }
+  closedir(dir);
+  return alive;
+}
+
+Result<pid_t> SpawnSession(const SpawnRequest& request) {
+  if (request.argv.empty()) return Status::InvalidArgument("nothing to run: empty argv");
+  const std::string& what = request.argv.front();
+
+  // The environment: this process's, with the request's variables added or replaced.
+  std::map<std::string, std::string> overrides(request.env.begin(), request.env.end());
+  std::vector<std::string> env_strings;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    size_t eq = entry.find('=');
+    std::string name(entry.substr(0, eq));
+    if (overrides.count(name) == 0) env_strings.emplace_back(entry);
+  }
+  for (const auto& [name, value] : request.env) {
+    auto it = overrides.find(name);
+    if (it == overrides.end()) continue;  // a repeated name, written once with its last value
+    env_strings.push_back(name + "=" + it->second);
+    overrides.erase(it);
+  }
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+
+  std::vector<std::string> argv_strings = request.argv;
+  std::vector<char*> argv;
+  for (auto& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  // The output descriptor must not be one the child's own 0, 1 or 2 replace first (it can be,
+  // in a process started with its standard descriptors closed).
+  int output_fd = request.output_fd;
+  int owned_fd = -1;
+  if (output_fd >= 0 && output_fd <= 2) {
+    owned_fd = fcntl(output_fd, F_DUPFD_CLOEXEC, 3);
+    if (owned_fd < 0) {
+      return Status::Unavailable("cannot start " + what + ": " + std::strerror(errno));
+    }
+    output_fd = owned_fd;
+  }
+  struct CloseOnExit {
+    int fd;
+    ~CloseOnExit() {
+      if (fd >= 0) close(fd);
+    }
+  } close_owned{owned_fd};
+
+  SpawnObjects spawn;
+  if (!spawn.ok()) return Status::Unavailable("cannot prepare to start " + what);
+  sigset_t none;
+  sigemptyset(&none);
+  sigset_t all;
+  sigfillset(&all);
+  sigdelset(&all, SIGKILL);
+  sigdelset(&all, SIGSTOP);
+  int rc = posix_spawnattr_setflags(
+      &spawn.attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  if (rc == 0) rc = posix_spawnattr_setsigmask(&spawn.attr, &none);
+  if (rc == 0) rc = posix_spawnattr_setsigdefault(&spawn.attr, &all);
+  if (rc == 0) {
+    rc = posix_spawn_file_actions_addopen(&spawn.actions, 0, "/dev/null", O_RDONLY, 0);
+  }
+  if (rc == 0 && output_fd >= 0) {
+    rc = posix_spawn_file_actions_adddup2(&spawn.actions, output_fd, 1);
+    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&spawn.actions, output_fd, 2);
+  }
+  if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&spawn.actions, 3);
+  if (rc == 0 && !request.working_dir.empty()) {
+    rc = posix_spawn_file_actions_addchdir_np(&spawn.actions, request.working_dir.c_str());
+  }
+  if (rc != 0) {
+    return Status::Unavailable("cannot prepare to start " + what + ": " + std::strerror(rc));
+  }
+  pid_t pid = 0;
+  rc = posix_spawnp(&pid, what.c_str(), &spawn.actions, &spawn.attr, argv.data(), envp.data());
+  if (rc != 0) return Status::Unavailable("cannot start " + what + ": " + std::strerror(rc));
+  return pid;
+}
+
+std::string ShellQuote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+}  // namespace hop::runtime

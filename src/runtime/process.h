@@ -1,0 +1,55 @@
+// The operating-system side of the local Job runner: starting a command as the leader of a new
+// session (so its whole process group can be signalled), and reading /proc to tell whether a
+// recorded pid is still the process that was started, even when it is not this process's child.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace hop::runtime {
+
+// What /proc/<pid>/stat says about a process.
+struct ProcStat {
+  char state = '?';         // R, S, D, Z (exited, not yet reaped), X, ...
+  pid_t pgrp = 0;           // its process group
+  int64_t start_ticks = 0;  // clock ticks after boot at which it started (field 22)
+};
+
+// The stat line of `pid`, or nullopt when there is no such process (or /proc is unreadable).
+std::optional<ProcStat> ReadProcStat(pid_t pid);
+// Parses the text of a /proc/<pid>/stat file (the command name may hold spaces and parentheses).
+std::optional<ProcStat> ParseProcStat(std::string_view text);
+
+// This boot's id (/proc/sys/kernel/random/boot_id), "" when unknown. With the start ticks it
+// tells a recorded process from a later one that reuses its pid, also across reboots.
+const std::string& BootId();
+
+// Whether any process of group `pgrp` is alive (not a zombie), by scanning /proc.
+bool GroupHasLiveMembers(pid_t pgrp);
+
+struct SpawnRequest {
+  std::vector<std::string> argv;  // argv[0] is run as given (an absolute path, or found on PATH)
+  // Added to, or replacing in, this process's environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string working_dir;
+  int output_fd = -1;  // becomes the child's stdout and stderr; stdin is /dev/null
+};
+
+// Starts `request` as the leader of a new session and process group (setsid), with every signal
+// at its default disposition, an empty signal mask and no descriptors besides 0, 1 and 2.
+// Returns its pid (this process's child: reap it with waitpid). Unavailable when the system
+// refuses (the message names the command and the error).
+Result<pid_t> SpawnSession(const SpawnRequest& request);
+
+// `text` quoted for a POSIX shell: 'it'\''s'.
+std::string ShellQuote(std::string_view text);
+
+}  // namespace hop::runtime
