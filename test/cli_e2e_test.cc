@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -106,9 +107,9 @@ TEST(CliTest, TheQuickstartRuns) {
   char tmpl[] = "/tmp/hop-e2e-XXXXXX";
   const std::string state = mkdtemp(tmpl);
   const std::string flag = "--state " + state;
-  ASSERT_EQ(Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
-                .status,
-            0);
+  ASSERT_EQ(
+      Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml")).status,
+      0);
   HopRun run = Hop(flag + " -f " + hop::testing::SourcePath("examples/quickstart.sql"));
   EXPECT_EQ(run.status, 0) << run.out;
   for (const char* line :
@@ -148,6 +149,90 @@ class StateDir {
  private:
   std::string path_;
 };
+
+// A trigger's runs as `hop get` shows them: each run's outcome and window end.
+std::vector<std::string> Runs(const StateDir& state, const std::string& trigger) {
+  HopRun get = Hop(state.Flag() + " get tabletrigger " + trigger + " -o json");
+  auto doc = nlohmann::json::parse(get.out, nullptr, false);
+  std::vector<std::string> out;
+  if (doc.is_discarded() || !doc.contains("status") || !doc["status"].contains("jobs")) {
+    return out;
+  }
+  for (const auto& run : doc["status"]["jobs"]) {
+    out.push_back(run.value("outcome", "Running") + " " + run.value("to", ""));
+  }
+  return out;
+}
+
+// The seed view-watermarks-fire-triggers.txt end to end: two triggers on a view over two
+// tables each run once per FIRE VIEW, in this process (it holds the state directory's lease);
+// a paused trigger runs the fire it missed when resumed; FIRE TRIGGER during a run is refused.
+TEST(CliTest, TriggersOnAViewRunTheirJobsLocally) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  HopRun setup = Hop(state.Flag() + " -f -", R"(
+CREATE VIEW ads.visits AS SELECT first_name, page_urn FROM ads.page_views NATURAL JOIN profile.members;
+CREATE TRIGGER first_report ON ads.visits AS 'echo-report';
+CREATE TRIGGER second_report ON ads.visits AS 'echo-report';
+FIRE VIEW ads.visits;
+!wait 60
+)");
+  ASSERT_EQ(setup.status, 0) << setup.out;
+  auto first = Runs(state, "firstreport");
+  auto second = Runs(state, "secondreport");
+  ASSERT_EQ(first.size(), 1u) << setup.out;
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(first[0].substr(0, 10), "Succeeded ");
+  EXPECT_EQ(first[0], second[0]);  // the same fire: the view's watermark
+
+  // The job's output is in its log, with the window it covered.
+  HopRun views = Hop(state.Flag() + " get view ads-visits -o json");
+  const std::string watermark = nlohmann::json::parse(views.out)["status"]["watermark"];
+  EXPECT_EQ(first[0], "Succeeded " + watermark);
+  HopRun logs = Hop(state.Flag() + " logs job/" + "firstreport-" + [&] {
+    std::string digits;
+    for (char c : watermark) {
+      if (isdigit(static_cast<unsigned char>(c))) digits += c;
+      if (c == 'T') digits += 't';
+    }
+    return digits;
+  }());
+  EXPECT_NE(logs.out.find("firstreport covers 1970-01-01T00:00:00.000Z to " + watermark),
+            std::string::npos)
+      << logs.out;
+
+  // Paused, the first trigger records the next fire and runs it after RESUME.
+  HopRun paused = Hop(state.Flag() + " -f -", R"(
+PAUSE TRIGGER first_report;
+FIRE VIEW ads.visits;
+!wait 60
+)");
+  ASSERT_EQ(paused.status, 0) << paused.out;
+  EXPECT_EQ(Runs(state, "firstreport").size(), 1u);
+  EXPECT_EQ(Runs(state, "secondreport").size(), 2u);
+  HopRun resumed = Hop(state.Flag() + " -f -", "RESUME TRIGGER first_report;\n!wait 60\n");
+  ASSERT_EQ(resumed.status, 0) << resumed.out;
+  first = Runs(state, "firstreport");
+  second = Runs(state, "secondreport");
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[1], second[1]);
+
+  // A fire while the trigger's run is going is refused.
+  HopRun busy = Hop(state.Flag() + " -f -", R"(
+CREATE TRIGGER slow ON ads.visits AS 'slow-report' WITH ('job.properties.seconds' '3');
+FIRE TRIGGER slow;
+FIRE TRIGGER slow;
+!wait 60
+)");
+  EXPECT_EQ(busy.status, 1) << busy.out;
+  EXPECT_NE(busy.out.find("Trigger SLOW has an in-flight execution"), std::string::npos)
+      << busy.out;
+  auto slow = Runs(state, "slow");
+  ASSERT_EQ(slow.size(), 1u) << busy.out;
+  EXPECT_EQ(slow[0].substr(0, 10), "Succeeded ");
+}
 
 TEST(CliTest, ExecuteRunsStatementsAndCommandsInOrder) {
   StateDir state;

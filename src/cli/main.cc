@@ -1,6 +1,8 @@
 // The `hop` binary: subcommands and their flags. Each subcommand's work lives in its own file;
 // this one only wires the command line to it.
 #include <CLI/CLI.hpp>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -8,8 +10,10 @@
 #include "cli/check_command.h"
 #include "cli/resource_commands.h"
 #include "cli/run_command.h"
+#include "cli/serve_command.h"
 #include "cli/shell.h"
 #include "common/log.h"
+#include "session/control_plane.h"
 #include "sql/dialect.h"
 #include "store/sqlite_store.h"
 
@@ -99,6 +103,24 @@ int main(int argc, char** argv) {
   // hop crds
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
 
+  // hop logs
+  auto* logs = app.add_subcommand("logs", "Print the output of a Job the local runtime ran");
+  std::string logs_job;
+  std::string logs_namespace = "default";
+  logs->add_option("job", logs_job, "job/NAME or NAME")->required();
+  logs->add_option("-n,--namespace", logs_namespace, "namespace")->capture_default_str();
+
+  // hop serve, and the in-process control plane of the shell and -e/-f.
+  bool no_local_jobs = false;
+  app.add_flag("--no-local-jobs", no_local_jobs,
+               "do not run batch/v1 Jobs on this machine (they run anyone's commands)");
+  auto* serve =
+      app.add_subcommand("serve", "Run the operator and the local Job runner until stopped");
+  hop::cli::ServeOptions serve_opts;
+  serve->add_option("--workers", serve_opts.workers, "reconcile workers")->capture_default_str();
+  serve->add_option("--max-jobs", serve_opts.max_running_jobs, "Job processes at once")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -160,8 +182,43 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  if (logs->parsed()) {
+    std::string name = logs_job;
+    for (const char* prefix : {"job/", "jobs/", "job.batch/", "jobs.batch/"}) {
+      if (name.rfind(prefix, 0) == 0) name = name.substr(std::strlen(prefix));
+    }
+    const std::string path =
+        hop::session::ControlPlane::JobLogPath(state_dir, logs_namespace, name);
+    std::ifstream in(path);
+    if (!in) {
+      std::cerr << "hop logs: no log for job " << logs_namespace << "/" << name << " (" << path
+                << ")\n";
+      return 1;
+    }
+    std::cout << in.rdbuf();
+    return 0;
+  }
+  if (serve->parsed()) {
+    hop::cli::BlockStopSignals();
+    auto store = OpenStore(state_dir);
+    if (!store) return 1;
+    serve_opts.state_dir = state_dir;
+    serve_opts.local_jobs = !no_local_jobs;
+    return hop::cli::RunServe(serve_opts, *store, std::cout, std::cerr);
+  }
+
   auto store = OpenStore(state_dir);
   if (!store) return 1;
+  // Statements run here also reconcile here, unless another process holds the state directory.
+  hop::session::ControlPlaneOptions cpo;
+  cpo.state_dir = state_dir;
+  cpo.local_jobs = !no_local_jobs;
+  auto control_plane = hop::session::ControlPlane::Start(*store, cpo);
+  if (!control_plane.ok()) {
+    std::cerr << "hop: the operator does not run: " << control_plane.status().ToString() << "\n";
+  } else {
+    run_opts.control_plane = control_plane->get();
+  }
   if (!run_opts.execute.empty() || !run_opts.file.empty()) {
     return hop::cli::RunSql(run_opts, *store, std::cout, std::cerr);
   }

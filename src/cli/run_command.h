@@ -17,6 +17,8 @@ struct RunOptions {
   std::vector<std::string> hints;    // --hint k=v, in order
   std::string namespace_name = "default";
   std::string mode = "create";
+  // The control plane `!wait` waits for, when this process runs one (not owned).
+  session::ControlPlane* control_plane = nullptr;
 };
 
 // Builds the session properties from the flags; errors name the bad flag.

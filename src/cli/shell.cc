@@ -655,6 +655,7 @@ int RunShell(const RunOptions& options, const std::string& state_dir, store::Sto
     return 2;
   }
   session::Session session(store, std::move(props).value());
+  session.set_control_plane(options.control_plane);
   if (!::isatty(STDIN_FILENO)) {
     // Piped input: the loop without editing, prompts or history, failing like `hop -f -`.
     Shell shell(session, store, nullptr, std::cout, std::cerr);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "binder/binder.h"
@@ -15,6 +16,7 @@
 #include "deploy/render.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
+#include "session/control_plane.h"
 #include "sql/ast/drop_statement.h"
 #include "sql/ast/set_statement.h"
 #include "sql/ast/show_statement.h"
@@ -125,6 +127,7 @@ constexpr std::string_view kHelp =
     "  !tables [schema]       the tables and views of the catalog\n"
     "  !schemas               the schemas of the catalog and their databases\n"
     "  !describe <table>      the columns of a table or view\n"
+    "  !wait [seconds]        until no reconcile is queued and no Job runs (default 60 s)\n"
     "  !help                  this list\n"
     "Statements:\n"
     "  CREATE [OR REPLACE] VIEW | MATERIALIZED VIEW | TABLE | TRIGGER | DATABASE ...\n"
@@ -139,6 +142,33 @@ constexpr std::string_view kHelp =
     "  catalogs   comma list of the catalogs and schemas to see (default: all)\n";
 
 }  // namespace
+
+Status Session::Wait(std::string_view arg, std::string& out) {
+  double seconds = 60;
+  if (!arg.empty()) {
+    char* end = nullptr;
+    const std::string text(arg);
+    seconds = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !(seconds >= 0) || seconds > 86400) {
+      return Status::InvalidArgument(
+          fmt::format("!wait takes a number of seconds (0 to 86400), not '{}'", arg));
+    }
+  }
+  if (control_plane_ == nullptr) {
+    return Status::InvalidArgument("!wait: this session does not run the operator");
+  }
+  if (!control_plane_->leading()) {
+    return Status::InvalidArgument(fmt::format(
+        "!wait: {} reconciles this state directory, not this session", control_plane_->leader()));
+  }
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  if (!control_plane_->WaitIdle(timeout)) {
+    return Status::Unavailable(
+        fmt::format("!wait: still busy after {} seconds", static_cast<int64_t>(seconds)));
+  }
+  (void)out;
+  return Status::OK();
+}
 
 Result<tmpl::Entries> ParseHints(std::string_view text) {
   tmpl::Entries out;
@@ -314,14 +344,14 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
     out += kHelp;
     return Status::OK();
   }
+  if (word == "wait") return Wait(rest, out);
   return Status::InvalidArgument(
       fmt::format("unknown command '!{}'; !help lists the commands", word));
 }
 
 Result<deploy::ExecuteOptions> Session::ExecuteOptions() {
   if (!catalog_cache_ || catalog_cache_->namespace_name() != properties_.namespace_name) {
-    catalog_cache_ =
-        std::make_unique<catalog::CatalogCache>(store_, properties_.namespace_name);
+    catalog_cache_ = std::make_unique<catalog::CatalogCache>(store_, properties_.namespace_name);
     render_cache_ =
         std::make_unique<deploy::RenderContextCache>(store_, properties_.namespace_name);
   }

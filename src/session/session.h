@@ -27,6 +27,8 @@
 
 namespace hop::session {
 
+class ControlPlane;
+
 // How CREATE treats objects that exist (reference §1.4).
 enum class Mode { kCreate, kApply };
 
@@ -62,6 +64,9 @@ class Session {
 
   const Properties& properties() const { return properties_; }
 
+  // The control plane `!wait` waits for (not owned; null: none).
+  void set_control_plane(ControlPlane* control_plane) { control_plane_ = control_plane; }
+
  private:
   Status Statement(std::string_view text, std::string& out, const SourceOrigin& origin);
   Status Command(std::string_view text, std::string& out, const SourceOrigin& origin);
@@ -79,12 +84,14 @@ class Session {
   Status Set(std::string_view name, std::string_view value);
   Status Reset(std::string_view name);
   Status Show(std::string_view name, std::string& out);
+  Status Wait(std::string_view arg, std::string& out);
 
   store::Store& store_;
   Properties properties_;
   // Of properties_.namespace_name.
   std::unique_ptr<catalog::CatalogCache> catalog_cache_;
   std::unique_ptr<deploy::RenderContextCache> render_cache_;
+  ControlPlane* control_plane_ = nullptr;
 };
 
 // Splits a table name typed to a command (reference §1.1): without '"' on '.' verbatim;

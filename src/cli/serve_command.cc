@@ -1,0 +1,55 @@
+#include "cli/serve_command.h"
+
+#include <csignal>
+#include <ostream>
+
+#include "session/control_plane.h"
+
+namespace hop::cli {
+
+namespace {
+
+sigset_t StopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+}  // namespace
+
+void BlockStopSignals() {
+  sigset_t set = StopSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out,
+             std::ostream& err) {
+  session::ControlPlaneOptions cpo;
+  cpo.state_dir = options.state_dir;
+  cpo.local_jobs = options.local_jobs;
+  cpo.workers = options.workers;
+  cpo.max_running_jobs = options.max_running_jobs;
+  auto cp = session::ControlPlane::Start(store, cpo);
+  if (!cp.ok()) {
+    err << "hop serve: " << cp.status().ToString() << "\n";
+    return 1;
+  }
+  if (!(*cp)->leading()) {
+    err << "hop serve: " << (*cp)->leader() << " already reconciles " << options.state_dir << "\n";
+    return 1;
+  }
+  out << "hop serve: reconciling " << options.state_dir
+      << (options.local_jobs ? "" : " (local Jobs off)") << "; stop with SIGTERM or Ctrl-C"
+      << std::endl;
+  // The signals are blocked in every thread; this one takes them when they come.
+  sigset_t set = StopSignals();
+  int signal = 0;
+  sigwait(&set, &signal);
+  out << "hop serve: stopping (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << ")" << std::endl;
+  (*cp)->Stop();
+  return 0;
+}
+
+}  // namespace hop::cli
