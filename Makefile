@@ -30,6 +30,7 @@ demo: hop
 	./build/hop --state $(DEMO_STATE) get pipelines
 	./build/hop --state $(DEMO_STATE) get flinksessionjobs
 	./build/hop --state $(DEMO_STATE) get tabletriggers
+	./build/hop --state $(DEMO_STATE) logs tabletrigger/audiencereport
 	./build/hop --state $(DEMO_STATE) -e 'DROP TRIGGER audience_report;' \
 	  -e 'DROP MATERIALIZED VIEW ads.audience;' -e 'DROP VIEW ads.visitors;'
 

@@ -41,6 +41,10 @@ CREATE OR REPLACE MATERIALIZED VIEW ads.audience AS
 !specify CREATE TRIGGER audience_report ON ads.audience AS 'audience-report'
 
 -- The trigger runs its job whenever the view advances. FIRE MATERIALIZED VIEW says the view is
--- complete up to now (a job that materializes it does the same), which fires the trigger.
+-- complete up to now (a job that materializes it does the same): the operator, running in this
+-- process, fires the trigger, and the local runtime runs its Job. !wait waits for all of it;
+-- `hop logs tabletrigger/audiencereport` then shows what the run printed, and the window it
+-- covered.
 CREATE TRIGGER audience_report ON ads.audience AS 'audience-report';
 FIRE MATERIALIZED VIEW ads.audience;
+!wait 60

@@ -120,6 +120,13 @@ TEST(CliTest, TheQuickstartRuns) {
     EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
   }
   EXPECT_NE(Hop(flag + " get tabletriggers").out.find("audiencereport"), std::string::npos);
+  // The trigger ran its job here: FIRE, then the operator and the runtime in this process.
+  HopRun logs = Hop(flag + " logs tabletrigger/audiencereport");
+  EXPECT_EQ(logs.status, 0) << logs.out;
+  EXPECT_NE(logs.out.find("ADS.AUDIENCE advanced from 1970-01-01T00:00:00.000Z to "),
+            std::string::npos)
+      << logs.out;
+  EXPECT_NE(logs.out.find("] Succeeded"), std::string::npos) << logs.out;
   HopRun drop = Hop(flag +
                     " -e 'DROP TRIGGER audience_report;' -e 'DROP MATERIALIZED VIEW ads.audience;'"
                     " -e 'DROP VIEW ads.visitors;'");

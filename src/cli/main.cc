@@ -8,6 +8,7 @@
 
 #include "catalog/catalog.h"
 #include "cli/check_command.h"
+#include "cli/logs_command.h"
 #include "cli/resource_commands.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
@@ -104,10 +105,11 @@ int main(int argc, char** argv) {
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
 
   // hop logs
-  auto* logs = app.add_subcommand("logs", "Print the output of a Job the local runtime ran");
+  auto* logs = app.add_subcommand(
+      "logs", "Print the output of a Job the local runtime ran, or of a trigger's runs");
   std::string logs_job;
   std::string logs_namespace = "default";
-  logs->add_option("job", logs_job, "job/NAME or NAME")->required();
+  logs->add_option("target", logs_job, "job/NAME or tabletrigger/NAME")->required();
   logs->add_option("-n,--namespace", logs_namespace, "namespace")->capture_default_str();
 
   // hop serve, and the in-process control plane of the shell and -e/-f.
@@ -183,20 +185,9 @@ int main(int argc, char** argv) {
   }
 
   if (logs->parsed()) {
-    std::string name = logs_job;
-    for (const char* prefix : {"job/", "jobs/", "job.batch/", "jobs.batch/"}) {
-      if (name.rfind(prefix, 0) == 0) name = name.substr(std::strlen(prefix));
-    }
-    const std::string path =
-        hop::session::ControlPlane::JobLogPath(state_dir, logs_namespace, name);
-    std::ifstream in(path);
-    if (!in) {
-      std::cerr << "hop logs: no log for job " << logs_namespace << "/" << name << " (" << path
-                << ")\n";
-      return 1;
-    }
-    std::cout << in.rdbuf();
-    return 0;
+    auto store = OpenStore(state_dir);
+    if (!store) return 1;
+    return hop::cli::RunLogs({logs_job, logs_namespace}, state_dir, *store, std::cout, std::cerr);
   }
   if (serve->parsed()) {
     hop::cli::BlockStopSignals();
