@@ -1,8 +1,12 @@
 // End-to-end tests of the `hop` binary: the commands as a user runs them, exit statuses included.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -10,12 +14,18 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include "test/lib/datadriven.h"
+
+extern char** environ;
 
 namespace {
 
@@ -239,6 +249,165 @@ FIRE TRIGGER slow;
   auto slow = Runs(state, "slow");
   ASSERT_EQ(slow.size(), 1u) << busy.out;
   EXPECT_EQ(slow[0].substr(0, 10), "Succeeded ");
+}
+
+// `hop serve` in the background, as its own process; killed with `signal` by Stop.
+class Serve {
+ public:
+  explicit Serve(const StateDir& state) : state_(state) { Start(); }
+  ~Serve() { Stop(SIGKILL); }
+  void Start() {
+    const std::string hop = HOP_BINARY;
+    const std::string dir = state_.path();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    const char* argv[] = {hop.c_str(), "--state", dir.c_str(), "serve", nullptr};
+    if (posix_spawn(&pid_, hop.c_str(), &actions, nullptr, const_cast<char**>(argv), environ) !=
+        0) {
+      pid_ = -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  // Whether it holds the state directory's lease (the lease file names its pid).
+  bool Leads() const {
+    std::ifstream in(std::filesystem::path(state_.path()) / "operator.lease");
+    std::string word, pid;
+    in >> word >> pid;
+    return pid_ > 0 && word == "pid" && pid == std::to_string(pid_);
+  }
+  // Sends `signal` and waits for the process; its exit status, or -1.
+  int Stop(int signal) {
+    if (pid_ <= 0) return -1;
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  const StateDir& state_;
+  pid_t pid_ = -1;
+};
+
+// Polls `done` every 50 ms for up to `seconds`.
+bool Eventually(const std::function<bool()>& done, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+std::string Status(const StateDir& state, const std::string& kind, const std::string& name,
+                   const char* field) {
+  auto doc = nlohmann::json::parse(Hop(state.Flag() + " get " + kind + " " + name + " -o json").out,
+                                   nullptr, false);
+  if (doc.is_discarded() || !doc.contains("status") || !doc["status"].contains(field)) return "";
+  return doc["status"][field].get<std::string>();
+}
+
+// `hop serve` reconciles a state directory that other hop processes write to; an interactive
+// or -e hop beside it does not reconcile; SIGTERM stops it cleanly.
+TEST(CliTest, ServeReconcilesWhatOtherProcessesWrite) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  Serve serve(state);
+  // Wait until serve holds the lease.
+  ASSERT_TRUE(Eventually([&] { return serve.Leads(); }, 20));
+  HopRun fire = Hop(state.Flag() + " -f -", R"(
+CREATE VIEW ads.visits AS SELECT first_name, page_urn FROM ads.page_views NATURAL JOIN profile.members;
+CREATE TRIGGER report ON ads.visits AS 'echo-report';
+FIRE VIEW ads.visits;
+)");
+  ASSERT_EQ(fire.status, 0) << fire.out;
+  EXPECT_NE(Hop(state.Flag() + " -e '!wait 1'").out.find("reconciles this state directory"),
+            std::string::npos);
+  const std::string watermark = Status(state, "view", "ads-visits", "watermark");
+  ASSERT_FALSE(watermark.empty());
+  EXPECT_TRUE(Eventually(
+      [&] { return Status(state, "tabletrigger", "report", "watermark") == watermark; }, 60));
+  EXPECT_EQ(serve.Stop(SIGTERM), 0);
+}
+
+// Crash safety: `hop serve` is killed (SIGKILL) at random moments while ten triggers on one view
+// take a burst of 100 fires. After a last restart every trigger catches up with the view, the
+// windows of its runs follow each other from the start to the last fire without a gap, and no
+// fire ever had two Jobs (each run's log shows one attempt).
+TEST(CliTest, NoFireIsLostOrRunTwiceWhenServeIsKilled) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  std::string setup =
+      "CREATE VIEW ads.visits AS SELECT first_name, page_urn FROM ads.page_views NATURAL JOIN "
+      "profile.members;\n";
+  for (int i = 0; i < 10; ++i) {
+    setup += "CREATE TRIGGER t" + std::to_string(i) + " ON ads.visits AS 'echo-report';\n";
+  }
+  ASSERT_EQ(Hop(state.Flag() + " -f -", setup).status, 0);
+
+  std::mt19937 random(20261130);
+  {
+    Serve serve(state);
+    for (int round = 0; round < 10; ++round) {
+      std::string fires;
+      for (int i = 0; i < 10; ++i) fires += "FIRE VIEW ads.visits;\n";
+      // Serve may hold the lease or be restarting: -f then reconciles itself or leaves it.
+      HopRun r = Hop(state.Flag() + " -f -", fires);
+      ASSERT_EQ(r.status, 0) << r.out;
+      std::this_thread::sleep_for(std::chrono::milliseconds(random() % 200));
+      serve.Stop(SIGKILL);
+      serve.Start();
+    }
+    const std::string last = Status(state, "view", "ads-visits", "watermark");
+    ASSERT_FALSE(last.empty());
+    for (int i = 0; i < 10; ++i) {
+      const std::string name = "t" + std::to_string(i);
+      EXPECT_TRUE(
+          Eventually([&] { return Status(state, "tabletrigger", name, "watermark") == last; }, 120))
+          << name << " did not catch up with " << last;
+    }
+    EXPECT_EQ(serve.Stop(SIGTERM), 0);
+  }
+  // Every run left a log: windows are contiguous per trigger, and each Job ran once.
+  const std::filesystem::path logs = std::filesystem::path(state.path()) / "logs" / "default";
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> windows;
+  for (const auto& entry : std::filesystem::directory_iterator(logs)) {
+    std::ifstream in(entry.path());
+    std::string line, trigger, from, to;
+    int attempts = 0;
+    while (std::getline(in, line)) {
+      if (line.rfind("--- hop: Job ", 0) == 0) ++attempts;
+      std::istringstream words(line);
+      std::string covers, word_to;
+      if (line.find(" covers ") != std::string::npos && line.rfind("---", 0) != 0) {
+        words >> trigger >> covers >> from >> word_to >> to;
+      }
+    }
+    EXPECT_EQ(attempts, 1) << entry.path();
+    ASSERT_FALSE(trigger.empty()) << entry.path();
+    windows[trigger].emplace_back(from, to);
+  }
+  ASSERT_EQ(windows.size(), 10u);
+  const std::string last = Status(state, "view", "ads-visits", "watermark");
+  for (auto& [trigger, runs] : windows) {
+    std::sort(runs.begin(), runs.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    std::string expected_from = "1970-01-01T00:00:00.000Z";
+    std::set<std::string> ends;
+    for (const auto& [from, to] : runs) {
+      EXPECT_EQ(from, expected_from) << trigger;
+      EXPECT_TRUE(ends.insert(to).second) << trigger << ": two runs for " << to;
+      expected_from = to;
+    }
+    EXPECT_EQ(expected_from, last) << trigger;
+  }
 }
 
 TEST(CliTest, ExecuteRunsStatementsAndCommandsInOrder) {

@@ -1,6 +1,8 @@
 #include "cli/serve_command.h"
 
 #include <csignal>
+#include <ctime>
+#include <memory>
 #include <ostream>
 
 #include "session/control_plane.h"
@@ -31,24 +33,36 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   cpo.local_jobs = options.local_jobs;
   cpo.workers = options.workers;
   cpo.max_running_jobs = options.max_running_jobs;
-  auto cp = session::ControlPlane::Start(store, cpo);
-  if (!cp.ok()) {
-    err << "hop serve: " << cp.status().ToString() << "\n";
-    return 1;
-  }
-  if (!(*cp)->leading()) {
-    err << "hop serve: " << (*cp)->leader() << " already reconciles " << options.state_dir << "\n";
-    return 1;
+  // A second `hop serve` on one state directory stands by until the first stops.
+  sigset_t set = StopSignals();
+  bool said = false;
+  std::unique_ptr<session::ControlPlane> cp;
+  for (;;) {
+    auto started = session::ControlPlane::Start(store, cpo);
+    if (!started.ok()) {
+      err << "hop serve: " << started.status().ToString() << "\n";
+      return 1;
+    }
+    cp = std::move(started).value();
+    if (cp->leading()) break;
+    if (!said) {
+      out << "hop serve: " << cp->leader() << " reconciles " << options.state_dir << "; standing by"
+          << std::endl;
+      said = true;
+    }
+    cp.reset();
+    timespec wait{1, 0};
+    const int signal = sigtimedwait(&set, nullptr, &wait);
+    if (signal == SIGTERM || signal == SIGINT) return 0;
   }
   out << "hop serve: reconciling " << options.state_dir
       << (options.local_jobs ? "" : " (local Jobs off)") << "; stop with SIGTERM or Ctrl-C"
       << std::endl;
   // The signals are blocked in every thread; this one takes them when they come.
-  sigset_t set = StopSignals();
   int signal = 0;
   sigwait(&set, &signal);
   out << "hop serve: stopping (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << ")" << std::endl;
-  (*cp)->Stop();
+  cp->Stop();
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // and the local Job runner) until SIGTERM or SIGINT.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "store/store.h"
@@ -15,9 +16,10 @@ struct ServeOptions {
   int max_running_jobs = 4;
 };
 
-// Blocks SIGTERM and SIGINT (call before any thread starts), runs the control plane, and
-// returns when one arrives: 0 after a clean stop, 1 when another process holds the state
-// directory's lease or the control plane cannot start.
+// Runs the control plane until SIGTERM or SIGINT (block them first, before any thread starts,
+// with BlockStopSignals). While another process holds the state directory's lease it stands by
+// and takes over when that process stops. 0 after a clean stop; 1 when the control plane cannot
+// start.
 int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out,
              std::ostream& err);
 

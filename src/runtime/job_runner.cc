@@ -250,6 +250,60 @@ struct JobRunner::Impl {
     TerminateGroupLocked(static_cast<pid_t>(pid), ticks, stat->state == 'Z', options.kill_grace);
   }
 
+  // The marker file's line: "<pid> <start ticks> <boot id> <job uid> <attempt> <exit file>", pid 0
+  // while the process is being started.
+  static std::string MarkerLine(pid_t pid, int64_t ticks, const std::string& uid, int64_t attempt,
+                                const std::string& exit_file) {
+    return fmt::format("{} {} {} {} {} {}\n", pid, ticks, BootId().empty() ? "-" : BootId(), uid,
+                       attempt, exit_file);
+  }
+
+  // The attempt a marker names for `job` that its status does not record yet: started by a
+  // runner that stopped before recording it. Its process, found by pid or (when the runner
+  // stopped during the start) by the exit file in its command line; pid 0 when it is gone, so
+  // that its exit file, or its absence, decides how it ended. Nullopt when there is none, or the
+  // attempt never got a process.
+  std::optional<AttemptRecord> OrphanAttempt(const store::ObjectRef& ref, const Resource& job) {
+    std::ifstream in((fs::path(WorkDir(ref)) / kMarkerFile).string());
+    if (!in) return std::nullopt;
+    int64_t pid = 0, ticks = 0, attempt = 0;
+    std::string boot, uid, exit_file;
+    in >> pid >> ticks >> boot >> uid >> attempt >> exit_file;
+    if (!in || uid != job.uid() || attempt != AttemptsOf(job) + 1 || exit_file.empty()) {
+      return std::nullopt;
+    }
+    AttemptRecord record{attempt, static_cast<pid_t>(pid), ticks, boot == "-" ? "" : boot,
+                         exit_file};
+    if (record.pid == 0) {
+      if (auto found = FindByCommandLine(exit_file)) {
+        record.pid = found->first;
+        record.start_ticks = found->second;
+        record.boot_id = BootId();
+      } else if (!ReadExitFile(exit_file)) {
+        RemoveMarker(ref);
+        return std::nullopt;  // the process was never started
+      }
+    }
+    return record;
+  }
+
+  // The process (pid, start ticks) whose command line holds `text` and that leads its own
+  // process group.
+  static std::optional<std::pair<pid_t, int64_t>> FindByCommandLine(const std::string& text) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
+      std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+      if (args.find(text) == std::string::npos) continue;
+      const pid_t pid = static_cast<pid_t>(std::stol(name));
+      auto stat = ReadProcStat(pid);
+      if (stat && stat->pgrp == pid) return std::make_pair(pid, stat->start_ticks);
+    }
+    return std::nullopt;
+  }
+
   void RemoveMarker(const store::ObjectRef& ref) {
     std::error_code ec;
     fs::remove(fs::path(WorkDir(ref)) / kMarkerFile, ec);
@@ -405,6 +459,12 @@ struct JobRunner::Impl {
     }
     [[maybe_unused]] ssize_t n = write(log_fd, header.data(), header.size());
 
+    // The marker says, before the process exists, which attempt is being started and where its
+    // exit code will be: a runner that stops before the attempt is in the Job's status finds the
+    // attempt by it and adopts it rather than starting the command a second time.
+    const std::string marker = (fs::path(work) / kMarkerFile).string();
+    WriteToFile(marker, MarkerLine(0, 0, job.uid(), attempt, exit_file), /*append=*/false);
+
     // The wrapper shell writes the command's exit code where any later runner can read it, even
     // one that is not the process's parent.
     SpawnRequest request;
@@ -434,9 +494,7 @@ struct JobRunner::Impl {
     p.uid = job.uid();
     p.record = {attempt, *pid, stat->start_ticks, BootId(), exit_file};
     p.grace = GraceOf(job);
-    WriteToFile((fs::path(work) / kMarkerFile).string(),
-                fmt::format("{} {} {} {}\n", *pid, stat->start_ticks,
-                            BootId().empty() ? "-" : BootId(), job.uid()),
+    WriteToFile(marker, MarkerLine(*pid, stat->start_ticks, job.uid(), attempt, exit_file),
                 /*append=*/false);
     procs.insert_or_assign(key, p);
 
@@ -535,6 +593,19 @@ struct JobRunner::Impl {
         return std::optional<milliseconds>();
       }
 
+      // An attempt started but not recorded (the runner stopped in between) is adopted.
+      if (auto orphan = OrphanAttempt(ref, job)) {
+        log::Info("Job {}: adopting attempt {}, started but not recorded before a restart", key,
+                  orphan->attempt);
+        auto written = UpdateStatusLocked(job, [&](Resource& j) {
+          if (JobFinished(j) || RecordedAttempt(j)) return false;
+          MarkStarted(j.mutable_status(), *orphan, Now());
+          return true;
+        });
+        HOP_RETURN_IF_ERROR(written);
+        continue;
+      }
+
       // Nothing runs for the Job.
       const SystemTime now = Now();
       if (auto deadline = DeadlineOf(job); deadline && now >= *deadline) {
@@ -608,6 +679,15 @@ struct JobRunner::Impl {
         auto job = store.Get(ref);
         if (job.ok()) {
           if (auto record = RecordedAttempt(*job)) keep = record->pid;
+          // Started but not recorded: adopted by the next Sync, not killed.
+          if (!JobFinished(*job) && OrphanAttempt(ref, *job)) {
+            auto synced = SyncLocked(ref, /*may_start=*/false);
+            if (!synced.ok()) {
+              log::Warn("Job {}: cannot adopt its attempt: {}", KeyOf(ref),
+                        synced.status().ToString());
+            }
+            continue;
+          }
         } else if (job.status().code() != StatusCode::kNotFound) {
           continue;  // cannot tell: leave it for the next start
         }
