@@ -143,7 +143,8 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
                                      const std::optional<Resource>& current_job, SystemTime now) {
   TriggerPlan plan;
   plan.trigger = trigger;
-  const Json before = trigger.status() ? *trigger.status() : Json();
+  const Json before =
+      trigger.status() && trigger.status()->is_object() ? *trigger.status() : Json::object();
   if (!plan.trigger.status() || !plan.trigger.status()->is_object()) {
     plan.trigger.set_status(Json::object());
   }
@@ -190,8 +191,10 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
 
   // The run going on, if any. (Entries of a JSON object move when keys are added or removed,
   // so the run is worked on as a copy and put back.)
-  if (!st["jobs"].is_array()) st["jobs"] = Json::array();
-  const Json& last = st["jobs"].empty() ? Json() : st["jobs"].back();
+  static const Json kNone;
+  const Json& last = st.contains("jobs") && st["jobs"].is_array() && !st["jobs"].empty()
+                         ? st["jobs"].back()
+                         : kNone;
   if (last.is_object() && !last.contains("finished")) {
     Json run = last;
     const std::string name = Text(run, "name");
@@ -243,7 +246,9 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
   auto to = fires.Next();
   if (!to) return done();
   // Not the fire a run just failed on (Coalesce keeps it as the latest fire).
-  if (const Json& newest = st["jobs"].empty() ? Json() : st["jobs"].back();
+  if (const Json& newest = st.contains("jobs") && st["jobs"].is_array() && !st["jobs"].empty()
+                               ? st["jobs"].back()
+                               : kNone;
       newest.is_object() && Text(newest, "outcome") == "Failed") {
     if (auto failed = TimeAt(newest, "to"); failed && *to <= *failed) return done();
   }
@@ -261,6 +266,7 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
               {"to", Stamp(*to)},
               {"started", Stamp(now)}};
   Json& runs = st["jobs"];
+  if (!runs.is_array()) runs = Json::array();
   runs.push_back(std::move(run));
   while (runs.size() > kRunsKept) runs.erase(runs.begin());
   plan.event = fmt::format("run {} started for ({}, {}]", job->name(), from, Stamp(*to));
@@ -291,22 +297,22 @@ hop::Result<ReconcileResult> TriggerReconciler::Reconcile(const Request& request
     log::Info("[{}] TableTrigger {}/{}: {}", context.id, trigger.namespace_name(), trigger.name(),
               plan.event);
   }
-  // The status first: a run is recorded before its Job exists, so that a crash in between
-  // creates the same Job again rather than a second one. The write fails if the trigger changed
-  // since it was read (a new fire): the reconcile is then retried on the new state.
-  if (plan.status_changed) HOP_RETURN_IF_ERROR(store_.UpdateStatus(plan.trigger).status());
+  // The status and the Job in one batch: a run is recorded exactly when its Job is created. The
+  // batch fails if the trigger changed since it was read (a new fire), and the reconcile is then
+  // retried on the new state. A Job that exists already (created by an earlier reconcile that
+  // could not record it) is not created again.
+  std::vector<store::Write> writes;
+  if (plan.status_changed) writes.push_back(store::Write::UpdateStatus(plan.trigger));
   if (plan.remove) {
-    auto removed = store_.Delete(*plan.remove);
-    if (!removed.ok() && removed.status().code() != StatusCode::kNotFound) {
-      return removed.status();
-    }
+    auto gone = store_.Get(*plan.remove);
+    if (gone.ok()) writes.push_back(store::Write::Delete(*plan.remove));
   }
   if (plan.create) {
-    auto created = store_.Create(*plan.create);
-    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
-      return created.status();
-    }
+    auto exists = store_.Get(store::RefOf(*plan.create));
+    if (!exists.ok() && exists.status().code() != StatusCode::kNotFound) return exists.status();
+    if (!exists.ok()) writes.push_back(store::Write::Create(*plan.create));
   }
+  if (!writes.empty()) HOP_RETURN_IF_ERROR(store_.Commit(std::move(writes)).status());
   return ReconcileResult{plan.requeue_after};
 }
 

@@ -48,6 +48,9 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
   HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
                        store_.List({resource::TableTriggerKind::Info().group_kind(),
                                     view->namespace_name(), selector}));
+  // Every trigger's fire in one batch; it fails if one of them changed since it was listed, and
+  // the reconcile then runs again.
+  std::vector<store::Write> writes;
   for (Resource& trigger : triggers.items) {
     Json status = trigger.status() ? *trigger.status() : Json::object();
     const Json before = status;
@@ -56,9 +59,9 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
     log::Info("[{}] View {}/{} advanced to {}: firing trigger {}", context.id,
               view->namespace_name(), view->name(), watermark, trigger.name());
     trigger.set_status(std::move(status));
-    // Fails if the trigger changed since it was listed; the reconcile then runs again.
-    HOP_RETURN_IF_ERROR(store_.UpdateStatus(trigger).status());
+    writes.push_back(store::Write::UpdateStatus(std::move(trigger)));
   }
+  if (!writes.empty()) HOP_RETURN_IF_ERROR(store_.Commit(std::move(writes)).status());
   return ReconcileResult::Done();
 }
 

@@ -39,7 +39,7 @@ using resource::Resource;
 
 const resource::GroupKind kJobKind{"batch", "Job"};
 // How long a Job waits for a free slot when max_running processes run.
-constexpr milliseconds kSlotWait{1000};
+constexpr milliseconds kSlotWait{100};
 // Read-modify-write rounds of a status update before giving up on a Job that keeps changing.
 constexpr int kWriteRounds = 8;
 // The file in a Job's work dir naming its running process, so that a process whose Job was

@@ -38,7 +38,7 @@ struct JobRunnerOptions {
   std::chrono::milliseconds retry_delay{1000};
   std::chrono::milliseconds max_retry_delay{10000};
   // How often the reaper thread looks for exited processes.
-  std::chrono::milliseconds poll_interval{200};
+  std::chrono::milliseconds poll_interval{25};
 };
 
 class JobRunner {

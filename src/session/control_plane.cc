@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "operator/controller.h"
 #include "operator/lease.h"
+#include "operator/subscription_reconciler.h"
 #include "operator/trigger_reconciler.h"
 #include "operator/view_reconciler.h"
 #include "resource/kinds.h"
@@ -40,6 +41,7 @@ struct ControlPlane::Impl {
   std::unique_ptr<op::ViewReconciler> views;
   std::unique_ptr<op::PipelineReconciler> pipelines;
   std::unique_ptr<op::ProvisionReconciler> provisions;
+  std::unique_ptr<op::SubscriptionReconciler> subscriptions;
   std::unique_ptr<JobReconciler> jobs;
   std::unique_ptr<op::Manager> manager;
   store::Store* store = nullptr;
@@ -75,6 +77,7 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.pipelines = std::make_unique<op::PipelineReconciler>(store);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
   impl.jobs = std::make_unique<JobReconciler>(*impl.runner);
+  impl.subscriptions = std::make_unique<op::SubscriptionReconciler>(store);
 
   impl.manager->Register(resource::TableTriggerKind::Info().group_kind(), impl.triggers.get(),
                          {{kJob, &op::TriggerReconciler::JobEvent}});
@@ -93,6 +96,7 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.manager->Register(resource::TableProvisionJobKind::Info().group_kind(),
                          impl.provisions.get());
   impl.manager->Register(kJob, impl.jobs.get());
+  impl.manager->Register(resource::SubscriptionKind::Info().group_kind(), impl.subscriptions.get());
 
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());

@@ -1,0 +1,25 @@
+// The Subscription reconciler: a Subscription (`spec.sql`, `spec.database`, `spec.hints`) is
+// hop's way of asking for a materialized view by resource rather than by DDL. It becomes the
+// materialized view `<the database's schema>."<subscription name>" AS <sql>`, executed by the
+// DDL executor (apply mode, the hints as hints), and owned by the Subscription: deleting the
+// Subscription deletes the view, its pipeline and their elements. Its status follows the
+// pipeline's: ready, failed, message, the pipeline SQL, the hints, and the resources it is made
+// of (`resources`: every element; `jobResources`: the jobs among them).
+#pragma once
+
+#include "operator/controller.h"
+#include "store/store.h"
+
+namespace hop::op {
+
+class SubscriptionReconciler : public Reconciler {
+ public:
+  explicit SubscriptionReconciler(store::Store& store) : store_(store) {}
+  hop::Result<ReconcileResult> Reconcile(const Request& request,
+                                         const ReconcileContext& context) override;
+
+ private:
+  store::Store& store_;
+};
+
+}  // namespace hop::op
