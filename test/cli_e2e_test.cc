@@ -195,8 +195,12 @@ CREATE TRIGGER first_report ON ads.visits AS 'echo-report';
 CREATE TRIGGER second_report ON ads.visits AS 'echo-report';
 FIRE VIEW ads.visits;
 !wait 60
+!metrics
 )");
   ASSERT_EQ(setup.status, 0) << setup.out;
+  // Both runs counted, with how long their fire waited for its process.
+  EXPECT_NE(setup.out.find("| trigger_runs_started | 2 "), std::string::npos) << setup.out;
+  EXPECT_NE(setup.out.find("| fire_to_start_p99_ms |"), std::string::npos) << setup.out;
   auto first = Runs(state, "firstreport");
   auto second = Runs(state, "secondreport");
   ASSERT_EQ(first.size(), 1u) << setup.out;

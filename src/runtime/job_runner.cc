@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <condition_variable>
@@ -511,6 +512,21 @@ struct JobRunner::Impl {
     }
     log::Info("Job {}: started attempt {} as process group {}: {}", key, attempt, *pid,
               CommandText(spec.argv));
+    // How long the fire that made this Job waited for its process (first attempts only).
+    if (attempt == 1) {
+      const auto annotations = job.annotations();
+      if (auto fired = annotations.find("triggerTimestamp"); fired != annotations.end()) {
+        if (auto at = ParseRfc3339(fired->second)) {
+          const double ms = std::chrono::duration<double, std::milli>(Now() - *at).count();
+          if (fire_to_start.size() < kLatenciesKept) {
+            fire_to_start.push_back(ms);
+          } else {
+            fire_to_start[started_runs % kLatenciesKept] = ms;
+          }
+          ++started_runs;
+        }
+      }
+    }
     auto deadline = DeadlineOf(**written);
     procs[key].deadline = deadline;
     if (deadline) return std::optional<milliseconds>(Until(*deadline, Now()));
@@ -725,6 +741,10 @@ struct JobRunner::Impl {
   mutable std::mutex mu;
   std::map<std::string, Proc> procs;  // guarded by mu; by "namespace/name"
   std::vector<Dying> dying;           // guarded by mu
+  // Fire-to-start latencies of the latest trigger runs, in ms, and how many were recorded.
+  static constexpr size_t kLatenciesKept = 1000;
+  std::vector<double> fire_to_start;  // guarded by mu
+  int64_t started_runs = 0;           // guarded by mu
   bool stopping = false;              // guarded by mu
   std::condition_variable cv;
   std::thread reaper;  // started and joined only under start_mu
@@ -783,6 +803,23 @@ void JobRunner::Stop() {
 int JobRunner::Running() const {
   std::lock_guard lock(impl_->mu);
   return impl_->RunningLocked();
+}
+
+JobRunner::Stats JobRunner::stats() const {
+  std::lock_guard lock(impl_->mu);
+  Stats out;
+  out.running = impl_->RunningLocked();
+  out.started_runs = impl_->started_runs;
+  std::vector<double> v = impl_->fire_to_start;
+  if (!v.empty()) {
+    std::sort(v.begin(), v.end());
+    auto at = [&](double p) {
+      return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
+    };
+    out.fire_to_start_p50_ms = at(0.5);
+    out.fire_to_start_p99_ms = at(0.99);
+  }
+  return out;
 }
 
 std::string JobRunner::LogPath(const store::ObjectRef& ref) const { return impl_->LogPath(ref); }

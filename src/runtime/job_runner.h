@@ -71,6 +71,16 @@ class JobRunner {
   // Processes running now (attempts, and killed ones not yet gone). Thread-safe.
   int Running() const;
 
+  // What the runner has done: processes running now, and how long trigger runs waited from
+  // their fire (the Job's `triggerTimestamp`) to their process starting, over the latest 1,000.
+  struct Stats {
+    int running = 0;
+    int64_t started_runs = 0;
+    double fire_to_start_p50_ms = 0;
+    double fire_to_start_p99_ms = 0;
+  };
+  Stats stats() const;
+
   // The log file of a Job: every attempt's stdout and stderr, after a header line.
   std::string LogPath(const store::ObjectRef& ref) const;
   // The same for a runner on `state_dir`, for readers of logs that run no runner (`hop logs`):

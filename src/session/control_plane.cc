@@ -1,5 +1,7 @@
 #include "session/control_plane.h"
 
+#include <fmt/format.h>
+
 #include <thread>
 
 #include "common/log.h"
@@ -127,6 +129,26 @@ bool ControlPlane::WaitIdle(std::chrono::milliseconds timeout) {
     if (quiet >= 3) return true;
   }
   return false;
+}
+
+std::vector<std::pair<std::string, std::string>> ControlPlane::Metrics() const {
+  std::vector<std::pair<std::string, std::string>> rows;
+  if (!impl_->manager) return rows;
+  const op::Metrics m = impl_->manager->metrics();
+  const runtime::JobRunner::Stats r = impl_->runner->stats();
+  auto add = [&](const char* name, auto value) {
+    rows.emplace_back(name, fmt::format("{}", value));
+  };
+  add("reconciles", m.reconciles);
+  add("reconcile_errors", m.errors);
+  add("queue_depth", m.queue_depth);
+  add("in_flight", m.in_flight);
+  add("delayed", m.delayed);
+  add("jobs_running", r.running);
+  add("trigger_runs_started", r.started_runs);
+  rows.emplace_back("fire_to_start_p50_ms", fmt::format("{:.1f}", r.fire_to_start_p50_ms));
+  rows.emplace_back("fire_to_start_p99_ms", fmt::format("{:.1f}", r.fire_to_start_p99_ms));
+  return rows;
 }
 
 void ControlPlane::Stop() {

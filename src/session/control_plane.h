@@ -7,6 +7,8 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "catalog/provisioner.h"
 #include "common/status.h"
@@ -42,6 +44,9 @@ class ControlPlane {
   // such as cron ticks, do not count). True when that happened within `timeout`. A control
   // plane that does not lead returns false at once.
   bool WaitIdle(std::chrono::milliseconds timeout);
+
+  // The operator's and the runtime's counters, as `name value` rows (empty when not leading).
+  std::vector<std::pair<std::string, std::string>> Metrics() const;
 
   // Stops reconciling; Job processes keep running, to be adopted by the next leader.
   void Stop();

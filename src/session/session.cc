@@ -128,6 +128,7 @@ constexpr std::string_view kHelp =
     "  !schemas               the schemas of the catalog and their databases\n"
     "  !describe <table>      the columns of a table or view\n"
     "  !wait [seconds]        until no reconcile is queued and no Job runs (default 60 s)\n"
+    "  !metrics               the operator's counters and trigger fire-to-start latency\n"
     "  !help                  this list\n"
     "Statements:\n"
     "  CREATE [OR REPLACE] VIEW | MATERIALIZED VIEW | TABLE | TRIGGER | DATABASE ...\n"
@@ -345,6 +346,15 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
     return Status::OK();
   }
   if (word == "wait") return Wait(rest, out);
+  if (word == "metrics") {
+    if (control_plane_ == nullptr || !control_plane_->leading()) {
+      return Status::InvalidArgument("!metrics: this session does not run the operator");
+    }
+    std::vector<std::vector<TableCell>> rows;
+    for (auto& [name, value] : control_plane_->Metrics()) rows.push_back({name, value});
+    out += FormatTable({"METRIC", "VALUE"}, rows);
+    return Status::OK();
+  }
   return Status::InvalidArgument(
       fmt::format("unknown command '!{}'; !help lists the commands", word));
 }
