@@ -385,16 +385,19 @@ TEST(CliTest, NoFireIsLostOrRunTwiceWhenServeIsKilled) {
   for (const auto& entry : std::filesystem::directory_iterator(logs)) {
     std::ifstream in(entry.path());
     std::string line, trigger, from, to;
-    int attempts = 0;
+    int outputs = 0;
     while (std::getline(in, line)) {
-      if (line.rfind("--- hop: Job ", 0) == 0) ++attempts;
       std::istringstream words(line);
       std::string covers, word_to;
       if (line.find(" covers ") != std::string::npos && line.rfind("---", 0) != 0) {
         words >> trigger >> covers >> from >> word_to >> to;
+        ++outputs;
       }
     }
-    EXPECT_EQ(attempts, 1) << entry.path();
+    // The command ran once. (The log's own `--- hop:` lines are best effort across a kill: a
+    // runner killed while starting an attempt may have written its header already, one killed
+    // as it recorded the end may not have written the footer.)
+    EXPECT_EQ(outputs, 1) << entry.path();
     ASSERT_FALSE(trigger.empty()) << entry.path();
     windows[trigger].emplace_back(from, to);
   }
