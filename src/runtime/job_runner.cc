@@ -137,7 +137,18 @@ struct JobRunner::Impl {
     SteadyTime kill_at;
   };
 
-  Impl(store::Store& s, JobRunnerOptions o) : store(s), options(std::move(o)) {}
+  Impl(store::Store& s, JobRunnerOptions o) : store(s), options(Absolute(std::move(o))) {}
+
+  // Processes run in their Job's work directory, so every path handed to them (the exit file)
+  // must not depend on the runner's own working directory.
+  static JobRunnerOptions Absolute(JobRunnerOptions o) {
+    std::error_code ec;
+    if (!o.state_dir.empty()) {
+      fs::path absolute = fs::absolute(o.state_dir, ec);
+      if (!ec) o.state_dir = absolute.lexically_normal().string();
+    }
+    return o;
+  }
 
   std::string LogPath(const store::ObjectRef& ref) const {
     return JobRunner::LogPathIn(options.state_dir, ref);

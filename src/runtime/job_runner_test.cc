@@ -250,6 +250,25 @@ TEST_F(JobRunnerTest, RunsACommandToCompletion) {
   EXPECT_EQ(Get(ref).resource_version(), job->resource_version());
 }
 
+// A state directory given as a relative path (`hop --state build/demo-state`): the process runs
+// in its work directory, yet its exit code still reaches the runner.
+TEST_F(JobRunnerTest, ARelativeStateDirectoryWorks) {
+  const fs::path cwd = fs::current_path();
+  fs::current_path(fs::path(dir_.path()).parent_path());
+  JobRunnerOptions options = Options();
+  options.state_dir = fs::path(dir_.path()).filename().string();
+  JobRunner& runner = NewRunner(options);
+  fs::current_path(cwd);
+  ObjectRef ref = Create(JobResource("relative", {"sh", "-c", "exit 3"}));
+  auto job = SyncUntil(runner, ref, [](const Resource& j) {
+    return j.status() && j.status()->contains("hop") &&
+           (*j.status())["hop"].value("lastExitCode", -1) >= 0;
+  });
+  ASSERT_TRUE(job);
+  EXPECT_EQ((*job->status())["hop"].value("lastExitCode", -1), 3);
+  EXPECT_EQ(runner.LogPath(ref), dir_.path() + "/logs/default/relative.log");
+}
+
 TEST_F(JobRunnerTest, PassesEnvValues) {
   JobRunner& runner = NewRunner();
   Json env = Json::array(
