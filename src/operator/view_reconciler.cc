@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "deploy/trigger_fires.h"
+#include "operator/trigger_reconciler.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "resource/selector.h"
@@ -48,9 +49,12 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
   HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
                        store_.List({resource::TableTriggerKind::Info().group_kind(),
                                     view->namespace_name(), selector}));
-  // Every trigger's fire in one batch; it fails if one of them changed since it was listed, and
-  // the reconcile then runs again.
+  // Every trigger's fire in one batch, and, for a trigger with no run going, the run that fire
+  // starts (what the TableTrigger reconciler would decide next: PlanTrigger is the same pure
+  // function), so that a view with many triggers starts them all in one commit. The batch fails
+  // if one of them changed since it was listed, and the reconcile then runs again.
   std::vector<store::Write> writes;
+  const SystemTime now = context.clock->Now();
   for (Resource& trigger : triggers.items) {
     Json status = trigger.status() ? *trigger.status() : Json::object();
     const Json before = status;
@@ -59,6 +63,18 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
     log::Info("[{}] View {}/{} advanced to {}: firing trigger {}", context.id,
               view->namespace_name(), view->name(), watermark, trigger.name());
     trigger.set_status(std::move(status));
+    if (!CurrentRunJob(trigger)) {
+      auto plan = PlanTrigger(trigger, std::nullopt, now);
+      if (plan.ok() && plan->create && !plan->remove) {
+        HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing,
+                             Find(store_, store::RefOf(*plan->create)));
+        if (!existing) {
+          writes.push_back(store::Write::UpdateStatus(std::move(plan->trigger)));
+          writes.push_back(store::Write::Create(std::move(*plan->create)));
+          continue;
+        }
+      }
+    }
     writes.push_back(store::Write::UpdateStatus(std::move(trigger)));
   }
   if (!writes.empty()) HOP_RETURN_IF_ERROR(store_.Commit(std::move(writes)).status());
