@@ -22,8 +22,9 @@ namespace {
 
 constexpr const char* kVersion = HOP_VERSION;
 
-std::unique_ptr<hop::store::SqliteStore> OpenStore(const std::string& state_dir) {
-  auto store = hop::store::SqliteStore::Open(state_dir);
+std::unique_ptr<hop::store::SqliteStore> OpenStore(const std::string& state_dir,
+                                                   hop::store::SqliteStoreOptions options = {}) {
+  auto store = hop::store::SqliteStore::Open(state_dir, options);
   if (!store.ok()) {
     std::cerr << "hop: " << store.status().ToString() << "\n";
     return nullptr;
@@ -191,7 +192,7 @@ int main(int argc, char** argv) {
   }
   if (serve->parsed()) {
     hop::cli::BlockStopSignals();
-    auto store = OpenStore(state_dir);
+    auto store = OpenStore(state_dir, hop::session::ControlPlane::StoreOptions());
     if (!store) return 1;
     serve_opts.state_dir = state_dir;
     serve_opts.local_jobs = !no_local_jobs;

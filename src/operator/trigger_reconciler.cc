@@ -198,17 +198,6 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
   if (last.is_object() && !last.contains("finished")) {
     Json run = last;
     const std::string name = Text(run, "name");
-    if (!current_job && !run.value("observed", false)) {
-      // Recorded but not created (hop stopped in between): create it now.
-      auto fire = TimeAt(run, "to");
-      if (!fire) return Status::Internal("a run without its window end");
-      auto job = RenderRun(trigger, Text(run, "from"), Text(run, "to"), *fire);
-      if (!job.ok()) return Terminal(job.status());
-      plan.create = std::move(*job);
-      plan.event = "run " + name + " created";
-      want_after(kRunningRecheck);
-      return done();
-    }
     if (!current_job) {
       run["finished"] = Stamp(now);
       run["outcome"] = "Failed";
@@ -232,12 +221,9 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
       plan.event = fmt::format("run {} {}", name,
                                finished->first ? "succeeded" : "failed: " + finished->second);
     } else {
-      run["observed"] = true;
-      st["jobs"].back() = std::move(run);
       want_after(kRunningRecheck);
       return done();  // one run at a time
     }
-    run.erase("observed");
     st["jobs"].back() = std::move(run);
   }
 

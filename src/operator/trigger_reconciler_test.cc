@@ -220,20 +220,22 @@ TEST(TriggerPlanTest, CronTicksAreFiresAndMissedOnesAreCaughtUp) {
   }
 }
 
-TEST(TriggerPlanTest, ARecordedRunWhoseJobWasNeverCreatedIsCreatedAgainWithTheSameName) {
+TEST(TriggerPlanTest, ARunWhoseJobDisappearsFailsAndTheNextFireCoversItsWindow) {
+  // A run and its Job are written in one commit, so a run without its Job lost it.
   Resource t = Trigger();
   t.mutable_status()["timestamp"] = "2026-03-01T02:00:00.000Z";
   auto first = PlanTrigger(t, std::nullopt, At("2026-03-01T02:00:01Z"));
-  Apply(t, *first);  // the status was written, then hop stopped before creating the Job
-  auto again = PlanTrigger(t, std::nullopt, At("2026-03-01T02:05:00Z"));
-  ASSERT_TRUE(again.ok());
-  ASSERT_TRUE(again->create);
-  EXPECT_EQ(again->create->name(), first->create->name());
-  EXPECT_EQ(Runs(t), Runs([&] {
-              Resource r = t;
-              Apply(r, *again);
-              return r;
-            }()));
+  Apply(t, *first);
+  auto lost = PlanTrigger(t, std::nullopt, At("2026-03-01T02:05:00Z"));
+  ASSERT_TRUE(lost.ok());
+  EXPECT_FALSE(lost->create);
+  EXPECT_EQ(lost->trigger.status()->at("message"),
+            "Run nightly-report-20260301t020000000 failed: its Job was deleted");
+  Apply(t, *lost);
+  deploy::TriggerFires(t.mutable_status(), false).Record(At("2026-03-01T03:00:00Z"));
+  auto next = PlanTrigger(t, std::nullopt, At("2026-03-01T03:00:01Z"));
+  ASSERT_TRUE(next->create);
+  EXPECT_EQ(next->create->annotations().at("hop.dev/window-from"), "1970-01-01T00:00:00.000Z");
 }
 
 TEST(TriggerPlanTest, AFailedRunKeepsTheWatermarkAndSaysWhy) {

@@ -84,14 +84,16 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.manager->Register(resource::TableTriggerKind::Info().group_kind(), impl.triggers.get(),
                          {{kJob, &op::TriggerReconciler::JobEvent}});
   impl.manager->Register(resource::ViewKind::Info().group_kind(), impl.views.get());
+  // A pipeline looks at its elements again when one of the kinds pipelines are usually made of
+  // changes (each watched kind is a watch: the list is kept short), and every minute until ready.
   std::vector<std::pair<store::GroupKind, op::EventMapper>> elements;
-  for (const resource::KindInfo* kind : resource::ExternalKinds()) {
-    elements.emplace_back(kind->group_kind(), &op::PipelineReconciler::ElementEvent);
-  }
-  for (const resource::KindInfo* kind :
-       {&resource::SqlJobKind::Info(), &resource::TableTriggerKind::Info(),
-        &resource::TableProvisionJobKind::Info()}) {
-    elements.emplace_back(kind->group_kind(), &op::PipelineReconciler::ElementEvent);
+  for (const store::GroupKind& kind :
+       {kJob, store::GroupKind{"flink.apache.org", "FlinkSessionJob"},
+        store::GroupKind{"flink.apache.org", "FlinkDeployment"},
+        store::GroupKind{"kafka.strimzi.io", "KafkaTopic"},
+        resource::SqlJobKind::Info().group_kind(), resource::TableTriggerKind::Info().group_kind(),
+        resource::TableProvisionJobKind::Info().group_kind()}) {
+    elements.emplace_back(kind, &op::PipelineReconciler::ElementEvent);
   }
   impl.manager->Register(resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
                          std::move(elements));
@@ -157,6 +159,12 @@ void ControlPlane::Stop() {
   impl_->manager.reset();
   impl_->runner.reset();
   impl_->lease.reset();
+}
+
+store::SqliteStoreOptions ControlPlane::StoreOptions() {
+  store::SqliteStoreOptions options;
+  options.poll_interval = std::chrono::milliseconds(100);
+  return options;
 }
 
 std::string ControlPlane::JobLogPath(const std::string& state_dir,
