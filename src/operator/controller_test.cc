@@ -21,9 +21,13 @@
 
 #include "common/log.h"
 #include "store/sqlite_store.h"
+#include "test/lib/fixtures.h"
 
 namespace hop::op {
 namespace {
+
+using hop::testing::FakeClock;
+using hop::testing::TempDir;
 
 using resource::Resource;
 using std::chrono::hours;
@@ -45,36 +49,6 @@ bool Eventually(const std::function<bool()>& condition) {
   }
   return true;
 }
-
-// A clock that moves only when told to. Thread-safe.
-class FakeClock : public Clock {
- public:
-  SystemTime Now() const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return now_;
-  }
-  void Advance(Duration d) {
-    std::lock_guard<std::mutex> lock(mu_);
-    now_ += d;
-  }
-
- private:
-  mutable std::mutex mu_;
-  SystemTime now_ = SystemTime() + hours(24 * 365 * 50);
-};
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/hop-operator-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 Resource ConfigMap(const std::string& name, const std::string& ns = "default") {
   Resource r(Json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {},

@@ -11,21 +11,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "test/lib/fixtures.h"
+
 namespace hop::op {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/hop-lease-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using hop::testing::TempDir;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);

@@ -9,30 +9,17 @@
 #include <thread>
 #include <vector>
 
+#include "test/lib/fixtures.h"
+
 namespace hop::op {
 namespace {
+
+using hop::testing::FakeClock;
 
 using std::chrono::hours;
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-// A clock that moves only when told to. Thread-safe.
-class FakeClock : public Clock {
- public:
-  SystemTime Now() const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return now_;
-  }
-  void Advance(Duration d) {
-    std::lock_guard<std::mutex> lock(mu_);
-    now_ += d;
-  }
-
- private:
-  mutable std::mutex mu_;
-  SystemTime now_ = SystemTime() + hours(24 * 365 * 50);
-};
 
 Request R(const std::string& name) { return {{{"", "ConfigMap"}, "default", name}}; }
 

@@ -23,9 +23,13 @@
 #include "runtime/job_model.h"
 #include "runtime/process.h"
 #include "store/sqlite_store.h"
+#include "test/lib/fixtures.h"
 
 namespace hop::runtime {
 namespace {
+
+using hop::testing::FakeClock;
+using hop::testing::TempDir;
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -41,23 +45,6 @@ const std::vector<std::string> kUntilReleased = {
     "/bin/sh", "-c",
     "i=0; while [ ! -f release ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
     "echo released"};
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/hop-runtime-test-XXXXXX";
-    char* made = mkdtemp(tmpl);
-    path_ = made != nullptr ? made : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -364,25 +351,8 @@ TEST_F(JobRunnerTest, DeadlineKillsTheGroupAndFailsTheJob) {
   EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
 }
 
-// Time is injected: with a fake clock the deadline passes when the test says so.
-class FakeClock : public Clock {
- public:
-  SystemTime Now() const override {
-    std::lock_guard lock(mu_);
-    return now_;
-  }
-  void Advance(std::chrono::seconds d) {
-    std::lock_guard lock(mu_);
-    now_ += d;
-  }
-
- private:
-  mutable std::mutex mu_;
-  SystemTime now_ = *ParseRfc3339("2026-03-01T12:00:00Z");
-};
-
 TEST_F(JobRunnerTest, DeadlineFollowsTheInjectedClock) {
-  FakeClock clock;
+  FakeClock clock(*ParseRfc3339("2026-03-01T12:00:00Z"));
   JobRunnerOptions options = Options();
   options.clock = &clock;
   JobRunner& runner = NewRunner(options);
