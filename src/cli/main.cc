@@ -202,15 +202,23 @@ int main(int argc, char** argv) {
   auto store = OpenStore(state_dir);
   if (!store) return 1;
   // Statements run here also reconcile here, unless another process holds the state directory.
-  hop::session::ControlPlaneOptions cpo;
-  cpo.state_dir = state_dir;
-  cpo.local_jobs = !no_local_jobs;
-  auto control_plane = hop::session::ControlPlane::Start(*store, cpo);
-  if (!control_plane.ok()) {
-    std::cerr << "hop: the operator does not run: " << control_plane.status().ToString() << "\n";
-  } else {
-    run_opts.control_plane = control_plane->get();
-  }
+  // The control plane starts when a session first needs it (the shell at once; -e and -f at
+  // their first DDL statement, or !wait), so that a command that only reads starts nothing.
+  std::unique_ptr<hop::session::ControlPlane> control_plane;
+  run_opts.start_control_plane = [&]() -> hop::session::ControlPlane* {
+    if (!control_plane) {
+      hop::session::ControlPlaneOptions cpo;
+      cpo.state_dir = state_dir;
+      cpo.local_jobs = !no_local_jobs;
+      auto started = hop::session::ControlPlane::Start(*store, cpo);
+      if (!started.ok()) {
+        std::cerr << "hop: the operator does not run: " << started.status().ToString() << "\n";
+        return nullptr;
+      }
+      control_plane = std::move(started).value();
+    }
+    return control_plane.get();
+  };
   if (!run_opts.execute.empty() || !run_opts.file.empty()) {
     return hop::cli::RunSql(run_opts, *store, std::cout, std::cerr);
   }

@@ -32,7 +32,7 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
     return 2;
   }
   session::Session session(store, std::move(props).value());
-  session.set_control_plane(options.control_plane);
+  session.set_control_plane_starter(options.start_control_plane);
   int failed = 0;
   bool printed = false;
   // Item by item, so that output and errors interleave as they happen.

@@ -2,6 +2,7 @@
 // state directory, in order, printing what they print. The exit status is 1 when any failed.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,8 +18,8 @@ struct RunOptions {
   std::vector<std::string> hints;    // --hint k=v, in order
   std::string namespace_name = "default";
   std::string mode = "create";
-  // The control plane `!wait` waits for, when this process runs one (not owned).
-  session::ControlPlane* control_plane = nullptr;
+  // Starts (once) the control plane of this process and returns it, or null when it cannot run.
+  std::function<session::ControlPlane*()> start_control_plane;
 };
 
 // Builds the session properties from the flags; errors name the bad flag.

@@ -655,7 +655,8 @@ int RunShell(const RunOptions& options, const std::string& state_dir, store::Sto
     return 2;
   }
   session::Session session(store, std::move(props).value());
-  session.set_control_plane(options.control_plane);
+  // Interactive: the operator runs from the start, so triggers fire while the user works.
+  if (options.start_control_plane) session.set_control_plane(options.start_control_plane());
   if (!::isatty(STDIN_FILENO)) {
     // Piped input: the loop without editing, prompts or history, failing like `hop -f -`.
     Shell shell(session, store, nullptr, std::cout, std::cerr);

@@ -144,6 +144,14 @@ constexpr std::string_view kHelp =
 
 }  // namespace
 
+ControlPlane* Session::StartedControlPlane() {
+  if (control_plane_ == nullptr && start_control_plane_) {
+    control_plane_ = start_control_plane_();
+    start_control_plane_ = nullptr;
+  }
+  return control_plane_;
+}
+
 Status Session::Wait(std::string_view arg, std::string& out) {
   double seconds = 60;
   if (!arg.empty()) {
@@ -155,7 +163,7 @@ Status Session::Wait(std::string_view arg, std::string& out) {
           fmt::format("!wait takes a number of seconds (0 to 86400), not '{}'", arg));
     }
   }
-  if (control_plane_ == nullptr) {
+  if (StartedControlPlane() == nullptr) {
     return Status::InvalidArgument("!wait: this session does not run the operator");
   }
   if (!control_plane_->leading()) {
@@ -280,6 +288,7 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
   if (deploy::Executor::Executes(*stmt)) {
+    StartedControlPlane();  // what the statement writes is reconciled here, if anywhere
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
     HOP_ASSIGN_OR_RETURN(deploy::Outcome outcome, executor.Execute(*stmt));
@@ -347,7 +356,7 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
   }
   if (word == "wait") return Wait(rest, out);
   if (word == "metrics") {
-    if (control_plane_ == nullptr || !control_plane_->leading()) {
+    if (StartedControlPlane() == nullptr || !control_plane_->leading()) {
       return Status::InvalidArgument("!metrics: this session does not run the operator");
     }
     std::vector<std::vector<TableCell>> rows;

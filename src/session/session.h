@@ -9,6 +9,7 @@
 // RESUME, REFRESH) through the deploy layer's Executor. Queries and INSERT are planned, not run.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,6 +67,11 @@ class Session {
 
   // The control plane `!wait` waits for (not owned; null: none).
   void set_control_plane(ControlPlane* control_plane) { control_plane_ = control_plane; }
+  // Or how to start it, when the session first needs it: its first DDL statement, `!wait` or
+  // `!metrics`.
+  void set_control_plane_starter(std::function<ControlPlane*()> start) {
+    start_control_plane_ = std::move(start);
+  }
 
  private:
   Status Statement(std::string_view text, std::string& out, const SourceOrigin& origin);
@@ -92,6 +98,9 @@ class Session {
   std::unique_ptr<catalog::CatalogCache> catalog_cache_;
   std::unique_ptr<deploy::RenderContextCache> render_cache_;
   ControlPlane* control_plane_ = nullptr;
+  std::function<ControlPlane*()> start_control_plane_;
+  // The control plane, started now if it has a starter and is not running yet.
+  ControlPlane* StartedControlPlane();
 };
 
 // Splits a table name typed to a command (reference §1.1): without '"' on '.' verbatim;
