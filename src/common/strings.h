@@ -22,6 +22,10 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 // Appends the UTF-8 encoding of code point `cp` (at most U+10FFFF) to `out`.
 void AppendUtf8(char32_t cp, std::string* out);
 
+// `text` as one word of a POSIX shell: single-quoted, with each `'` written `'\''` (`it's`
+// becomes `'it'\''s'`). Nothing inside single quotes is expanded.
+std::string ShellQuote(std::string_view text);
+
 // `s` without leading and trailing ASCII whitespace.
 std::string_view TrimWhitespace(std::string_view s);
 

@@ -1,5 +1,7 @@
 #include "deploy/trigger_fires.h"
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -18,7 +20,31 @@ std::optional<SystemTime> TimeAt(const Json& object, const char* key) {
   return ParseRfc3339(it->get<std::string>());
 }
 
+constexpr std::string_view kJobPropertiesPrefix = "job.properties.";
+
 }  // namespace
+
+std::optional<std::string> JobProperty(std::string_view key) {
+  if (key.size() <= kJobPropertiesPrefix.size() ||
+      !EqualsIgnoreCase(key.substr(0, kJobPropertiesPrefix.size()), kJobPropertiesPrefix)) {
+    return std::nullopt;
+  }
+  return std::string(key.substr(kJobPropertiesPrefix.size()));
+}
+
+Status CheckTriggerOption(std::string_view key) {
+  const std::optional<std::string> property = JobProperty(key);
+  const std::string_view name = property ? std::string_view(*property) : key;
+  for (std::string_view reserved : kTriggerVariables) {
+    if (EqualsIgnoreCase(name, reserved)) {
+      return Status::InvalidArgument(fmt::format(
+          "Option '{}' would set the variable '{}', which hop gives the trigger's job itself; "
+          "choose another name",
+          key, reserved));
+    }
+  }
+  return Status::OK();
+}
 
 TriggerFires::TriggerFires(Json& status, bool each) : status_(status), each_(each) {
   if (!status_.is_object()) status_ = Json::object();

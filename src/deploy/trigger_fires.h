@@ -5,12 +5,31 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 
+#include "common/status.h"
 #include "common/time.h"
 #include "resource/json.h"
 #include "resource/resource.h"
 
 namespace hop::deploy {
+
+// The variables hop gives a trigger's job: at CREATE TRIGGER (`name`, `job`, `schedule`, `path`
+// and the target's names) and when it fires (the target's names, `trigger`, and the window,
+// `watermark` to `timestamp`). No option or job property can set one of them, in any letter
+// case: they say what the run is, and templates rely on their form (docs/ddl.md).
+inline constexpr std::string_view kTriggerVariables[] = {
+    "name", "trigger", "job", "schedule", "path", "catalog",
+    "schema", "table", "timestamp", "watermark"};
+
+// OK, or why `key` (a WITH option of CREATE or FIRE TRIGGER, or a job property) cannot be used:
+// it names, or sets the job property of, one of kTriggerVariables.
+Status CheckTriggerOption(std::string_view key);
+
+// The job property an option sets, if it is one: `job.properties.x` (the prefix in any case, so
+// that an unquoted key also counts) sets `x`.
+std::optional<std::string> JobProperty(std::string_view key);
 
 class TriggerFires {
  public:

@@ -35,18 +35,6 @@ using store::Write;
 
 namespace {
 
-constexpr std::string_view kJobPropertiesPrefix = "job.properties.";
-
-// The job property an option sets, if it is one: `job.properties.x` (the prefix in any case, so
-// that an unquoted key also counts) sets `x`.
-std::optional<std::string> JobProperty(std::string_view key) {
-  if (key.size() <= kJobPropertiesPrefix.size() ||
-      !EqualsIgnoreCase(key.substr(0, kJobPropertiesPrefix.size()), kJobPropertiesPrefix)) {
-    return std::nullopt;
-  }
-  return std::string(key.substr(kJobPropertiesPrefix.size()));
-}
-
 Result<std::string> TriggerName(const sql::QualifiedName& name) {
   if (name.size() != 1) {
     return Status::InvalidArgument("Triggers cannot belong to a schema or database.");
@@ -121,6 +109,7 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   std::string fire_policy;
   resource::StringMap job_properties;
   for (const sql::Option& o : ct.options.items) {
+    HOP_RETURN_IF_ERROR(CheckTriggerOption(o.key));
     if (EqualsIgnoreCase(o.key, "paused")) {
       if (!EqualsIgnoreCase(o.value, "true") && !EqualsIgnoreCase(o.value, "false")) {
         return Status::InvalidArgument(
@@ -152,11 +141,11 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   const std::string where = fmt::format("JobTemplate {} for trigger {}", template_name, name);
   if (yaml.empty()) return Status::InvalidArgument(where + ": the template has no yaml");
   tmpl::Environment env;
+  for (const sql::Option& o : ct.options.items) env.Set(o.key, o.value);
   env.Set("name", name).Set("trigger", name).Set("job", template_name);
   if (ct.schedule) env.Set("schedule", *ct.schedule);
   env.Set("path", Dotted(path)).Set("table", path.back()).Set("schema", schema->name);
   if (!schema->catalog.empty()) env.Set("catalog", schema->catalog);
-  for (const sql::Option& o : ct.options.items) env.Set(o.key, o.value);
   std::vector<tmpl::Deferred> deferred;
   tmpl::SkipReason why;
   auto rendered = tmpl::RenderPartial(yaml, env, &deferred, &why);
@@ -175,9 +164,10 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   // What firing would create: the rest rendered with sample fire-time values must be objects.
   const std::string now = StampAfter({});
   tmpl::Environment fire;
-  fire.Set("trigger", name).Set("schema", schema->name).Set("table", path.back());
-  fire.Set("timestamp", now).Set("watermark", now);
   for (const auto& [k, v] : job_properties) fire.Set(k, v);
+  fire.Set("trigger", name).Set("schema", schema->name).Set("table", path.back());
+  if (!schema->catalog.empty()) fire.Set("catalog", schema->catalog);
+  fire.Set("timestamp", now).Set("watermark", now);
   auto job = tmpl::Render(**rendered, fire, &why);
   if (!job.ok()) return Status::InvalidArgument(where + ": " + job.status().message());
   if (!job->has_value()) return Status::InvalidArgument(where + ": " + why.ToString());
@@ -291,6 +281,7 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
             fire.name.back().name, timestamp, watermark.empty() ? "null" : watermark));
       }
     }
+    for (const sql::Option& o : fire.options.items) HOP_RETURN_IF_ERROR(CheckTriggerOption(o.key));
     // The options are job properties from now on; the fire's window starts at the watermark.
     if (!fire.options.empty()) {
       resource::StringMap properties =

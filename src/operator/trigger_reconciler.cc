@@ -71,16 +71,19 @@ hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from
                                 const std::string& to, SystemTime fire) {
   const std::string yaml = TableTriggerKind::kYaml.Get(trigger).value_or("");
   if (yaml.empty()) return Status::InvalidArgument("the trigger has no job YAML");
+  // Job properties first: the variables hop sets win, and a property naming one (written into
+  // the trigger's YAML by hand: SQL refuses them) stops the run.
   tmpl::Environment env;
+  for (const auto& [k, v] :
+       TableTriggerKind::kJobProperties.Get(trigger).value_or(resource::StringMap{})) {
+    HOP_RETURN_IF_ERROR(deploy::CheckTriggerOption(k));
+    env.Set(k, v);
+  }
   env.Set("trigger", trigger.name());
   env.Set("schema", TableTriggerKind::kSchema.Get(trigger).value_or(""));
   env.Set("table", TableTriggerKind::kTable.Get(trigger).value_or(""));
   if (auto catalog = TableTriggerKind::kCatalog.Get(trigger)) env.Set("catalog", *catalog);
   env.Set("timestamp", to).Set("watermark", from);
-  for (const auto& [k, v] :
-       TableTriggerKind::kJobProperties.Get(trigger).value_or(resource::StringMap{})) {
-    env.Set(k, v);
-  }
   tmpl::SkipReason why;
   HOP_ASSIGN_OR_RETURN(std::optional<std::string> text, tmpl::Render(yaml, env, &why));
   if (!text) return Status::InvalidArgument("its job does not render: " + why.ToString());
@@ -238,8 +241,18 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
       newest.is_object() && Text(newest, "outcome") == "Failed") {
     if (auto failed = TimeAt(newest, "to"); failed && *to <= *failed) return done();
   }
-  const std::string from =
-      Text(st, "watermark").empty() ? std::string(kEpoch) : Text(st, "watermark");
+  // The window's ends are timestamps in hop's own form, whatever the stored status holds.
+  std::string from(kEpoch);
+  if (const std::string watermark = Text(st, "watermark"); !watermark.empty()) {
+    auto parsed = ParseRfc3339(watermark);
+    if (!parsed) {
+      st["message"] = fmt::format("Cannot start a run: status.watermark '{}' is not a timestamp",
+                                  watermark);
+      plan.event = st["message"].get<std::string>();
+      return done();
+    }
+    from = Stamp(*parsed);
+  }
   auto job = RenderRun(trigger, from, Stamp(*to), *to);
   if (!job.ok()) {
     st["message"] = "Cannot start a run: " + job.status().message();

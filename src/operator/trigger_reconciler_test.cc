@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "deploy/trigger_fires.h"
+#include "resource/kinds.h"
 #include "resource/yaml.h"
 
 namespace hop::op {
@@ -130,6 +131,41 @@ TEST(TriggerPlanTest, AFireRunsAJobForItsWindowAndMovesTheWatermark) {
             "2026-03-01T02:00:00.000Z] Succeeded\n"
             "nightly-report-20260301t023000000 (2026-03-01T02:00:00.000Z, "
             "2026-03-01T02:30:00.000Z] running\n");
+}
+
+// The window and names hop gives a job win over job properties, and the window's ends are
+// always timestamps in hop's form: what the status holds never reaches the job as text.
+TEST(TriggerPlanTest, FireTimeVariablesAreHopsAndTyped) {
+  Resource t = Trigger();
+  t.mutable_status()["timestamp"] = "2026-03-01T02:00:00.000Z";
+  t.mutable_status()["watermark"] = "2026-03-01T01:00:00Z";
+  auto plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:00:01Z"));
+  ASSERT_TRUE(plan.ok() && plan->create) << plan.status().ToString();
+  const std::string command = plan->create->json()
+                                  .at("spec").at("template").at("spec").at("containers").at(0)
+                                  .at("command").at(1);
+  EXPECT_EQ(command, "ADS.AUDIENCE 2026-03-01T01:00:00.000Z 2026-03-01T02:00:00.000Z today");
+
+  // A watermark that is not a timestamp starts no run, and says why.
+  t.mutable_status()["watermark"] = "$(touch /tmp/x)";
+  plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:00:01Z"));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->create);
+  EXPECT_EQ(plan->trigger.status()->at("message"),
+            "Cannot start a run: status.watermark '$(touch /tmp/x)' is not a timestamp");
+
+  // A job property that names a fire-time variable starts no run either.
+  for (const char* key : {"timestamp", "Watermark", "trigger", "table"}) {
+    Resource bad = Trigger();
+    resource::TableTriggerKind::kJobProperties.Set(bad, {{key, "$(touch /tmp/x)"}});
+    bad.mutable_status()["timestamp"] = "2026-03-01T02:00:00.000Z";
+    plan = PlanTrigger(bad, std::nullopt, At("2026-03-01T02:00:01Z"));
+    ASSERT_TRUE(plan.ok());
+    EXPECT_FALSE(plan->create) << key;
+    EXPECT_NE(plan->trigger.status()->value("message", "").find("which hop gives the trigger's"),
+              std::string::npos)
+        << key;
+  }
 }
 
 TEST(TriggerPlanTest, FiresDuringARunAreCoalescedOrEachRunInOrder) {

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/strings.h"
 #include "runtime/job_model.h"
 #include "runtime/process.h"
 #include "store/sqlite_store.h"

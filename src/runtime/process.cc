@@ -192,17 +192,4 @@ Result<pid_t> SpawnSession(const SpawnRequest& request) {
   return pid;
 }
 
-std::string ShellQuote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  out += '\'';
-  return out;
-}
-
 }  // namespace hop::runtime

@@ -49,7 +49,5 @@ struct SpawnRequest {
 // refuses (the message names the command and the error).
 Result<pid_t> SpawnSession(const SpawnRequest& request);
 
-// `text` quoted for a POSIX shell: 'it'\''s'.
-std::string ShellQuote(std::string_view text);
 
 }  // namespace hop::runtime

@@ -111,7 +111,7 @@ Status CheckTransforms(std::string_view text, const Match& m) {
     if (was_first && m.p.op != Operator::kNone && m.p.operand.empty() && offset > m.operator_end) {
       what += fmt::format(" (no space is allowed after '{}')", OperatorText(m.p.op));
     } else {
-      what += " (expected one of: toUpperCase, toLowerCase, concat)";
+      what += fmt::format(" (expected one of: {})", kTransformWords);
     }
     status = Status::ParseError(FormatSourceError(text, offset, what));
   });
@@ -137,6 +137,10 @@ bool ParseTransform(std::string_view word, Transform* out) {
     *out = Transform::kToLowerCase;
   } else if (word == "concat") {
     *out = Transform::kConcat;
+  } else if (word == "shellQuote") {
+    *out = Transform::kShellQuote;
+  } else if (word == "yamlQuote") {
+    *out = Transform::kYamlQuote;
   } else {
     return false;
   }

@@ -30,7 +30,21 @@ enum class Operator {
   kNotEquals,  // {{key!=value}}
 };
 
-enum class Transform { kToUpperCase, kToLowerCase, kConcat };
+enum class Transform {
+  kToUpperCase,
+  kToLowerCase,
+  kConcat,
+  kShellQuote,  // one POSIX shell word: single-quoted, `'` written as `'\''`
+  kYamlQuote,   // one YAML (and JSON) double-quoted scalar, with escapes
+};
+
+// The transform words, as the error for an unknown one lists them.
+inline constexpr std::string_view kTransformWords =
+    "toUpperCase, toLowerCase, concat, shellQuote, yamlQuote";
+
+// The placeholder `{{hop.open}}` renders as `{{`. RenderPartial writes it for every `{{` in a
+// value it inserts, so that a later render prints the value as it was instead of expanding it.
+inline constexpr std::string_view kOpenKey = "hop.open";
 
 // One placeholder. The string_views point into the scanned text.
 struct Placeholder {

@@ -10,6 +10,7 @@
 
 #include "common/strings.h"
 #include "template/placeholder.h"
+#include "template/value.h"
 
 namespace hop::tmpl {
 namespace {
@@ -55,6 +56,18 @@ void AppendWithPrefix(std::string_view prefix, std::string_view value, std::stri
   out->append(value.substr(from));
 }
 
+// Appends `value` so that rendering `out` again prints it as it is: every `{{` in it becomes
+// `{{hop.open}}`, which renders as `{{`.
+void AppendInert(std::string_view value, std::string* out) {
+  size_t from = 0;
+  for (size_t at = value.find("{{"); at != std::string_view::npos; at = value.find("{{", from)) {
+    out->append(value.substr(from, at - from));
+    out->append("{{").append(kOpenKey).append("}}");
+    from = at + 2;
+  }
+  out->append(value.substr(from));
+}
+
 // Applies the (already validated) transform words in order; returns the transformed text in
 // `*scratch`.
 void ApplyTransforms(std::string_view transforms, std::string_view value, std::string* scratch) {
@@ -66,6 +79,8 @@ void ApplyTransforms(std::string_view transforms, std::string_view value, std::s
       case Transform::kToUpperCase: *scratch = Utf8ToUpper(*scratch); break;
       case Transform::kToLowerCase: *scratch = Utf8ToLower(*scratch); break;
       case Transform::kConcat: std::erase(*scratch, '\n'); break;
+      case Transform::kShellQuote: *scratch = ShellQuote(*scratch); break;
+      case Transform::kYamlQuote: *scratch = DoubleQuoteYaml(*scratch); break;
     }
   });
 }
@@ -109,7 +124,17 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
   for (const Placeholder& p : placeholders) {
     out.append(text.substr(copied, p.begin - copied));
     copied = p.end;
-    if (deferred != nullptr && !env.Has(p.key)) {
+    const bool partial = deferred != nullptr;
+    if (p.key == kOpenKey) {
+      // Literal braces: kept for the final render, which prints them.
+      if (partial) {
+        out.append(text.substr(p.begin, p.end - p.begin));
+      } else {
+        out.append(p.prefix).append("{{");
+      }
+      continue;
+    }
+    if (partial && !env.Has(p.key)) {
       out.append(text.substr(p.begin, p.end - p.begin));
       const TextPosition pos = PositionOf(text, p.open);
       deferred->push_back({std::string(p.key), p.op == Operator::kDefault, pos.line, pos.column});
@@ -138,7 +163,16 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
       ApplyTransforms(p.transforms, value, &scratch);
       value = scratch;
     }
-    AppendWithPrefix(p.prefix, value, &out);
+    if (!partial) {
+      AppendWithPrefix(p.prefix, value, &out);
+    } else if (value.find("{{") == std::string_view::npos) {
+      AppendWithPrefix(p.prefix, value, &out);
+    } else {
+      // The result is rendered again: the value must come out of that render as it is.
+      std::string prefixed;
+      AppendWithPrefix(p.prefix, value, &prefixed);
+      AppendInert(prefixed, &out);
+    }
   }
   out.append(text.substr(copied));
   return std::optional<std::string>(std::move(out));
@@ -164,7 +198,7 @@ Result<std::vector<std::string>> Placeholders(std::string_view text) {
   std::vector<std::string> keys;
   std::unordered_set<std::string_view> seen;
   for (const Placeholder& p : placeholders) {
-    if (seen.insert(p.key).second) keys.emplace_back(p.key);
+    if (p.key != kOpenKey && seen.insert(p.key).second) keys.emplace_back(p.key);
   }
   return keys;
 }

@@ -65,7 +65,7 @@ TEST(TemplateTest, Renders) {
       {"{{{name}}}", "{page-views}"},
       {"{{name bad}}",
        "<error: Parse Error: unknown template transform 'bad' (expected one of: toUpperCase, "
-       "toLowerCase, concat) at line 1, column 8\n{{name bad}}\n       ^>"},
+       "toLowerCase, concat, shellQuote, yamlQuote) at line 1, column 8\n{{name bad}}\n       ^>"},
   };
   for (const Case& c : kCases) {
     EXPECT_EQ(Show(c.text, env), c.want) << "template: " << c.text;
@@ -125,7 +125,7 @@ TEST(TemplateTest, CheckSyntax) {
       {"a }} b", "ok"},
       {"{{a b}}",
        "Parse Error: unknown template transform 'b' (expected one of: toUpperCase, toLowerCase, "
-       "concat) at line 1, column 5"},
+       "concat, shellQuote, yamlQuote) at line 1, column 5"},
       {"{{ bad! }}",
        "Parse Error: malformed template placeholder: expected one of: ':', '==', '!=', a "
        "transform word, '}}'; found '!' at line 1, column 7"},
@@ -137,7 +137,7 @@ TEST(TemplateTest, CheckSyntax) {
        "line 1, column 4"},
       {"ok {{x}}\n{{y:a b}}",
        "Parse Error: unknown template transform 'b' (expected one of: toUpperCase, toLowerCase, "
-       "concat) at line 2, column 7"},
+       "concat, shellQuote, yamlQuote) at line 2, column 7"},
   };
   for (const Case& c : kCases) {
     const Status s = CheckSyntax(c.text);
@@ -175,6 +175,30 @@ TEST(TemplateTest, RenderPartialLeavesUnboundKeysForLater) {
 
   // A key bound to null still skips: it is known, and missing.
   EXPECT_FALSE(RenderPartial("{{gone}} {{later}}", now, &deferred).value().has_value());
+}
+
+// A value RenderPartial inserts comes out of the later render as it is: a `{{` in it is not a
+// placeholder there (docs/templates.md, "A value is inserted as it is").
+TEST(TemplateTest, RenderPartialKeepsInsertedValuesInert) {
+  Environment now;
+  now.Set("note", "{{timestamp}}:{{trigger}} {{{x}}}").Set("lines", "a {{b}}\nc");
+  const std::string text =
+      "note: {{note}}\nargs:\n  - {{lines}}\nat: {{timestamp}}\n{{hop.open}}\n";
+  std::vector<Deferred> deferred;
+  auto partial = RenderPartial(text, now, &deferred);
+  ASSERT_TRUE(partial.ok() && partial->has_value()) << partial.status().ToString();
+  ASSERT_EQ(deferred.size(), 1u);
+  EXPECT_EQ(deferred[0].key, "timestamp");
+
+  Environment later;
+  later.Set("timestamp", "T").Set("trigger", "TRIGGER").Set("x", "X");
+  EXPECT_EQ(Show(**partial, later),
+            "note: {{timestamp}}:{{trigger}} {{{x}}}\nargs:\n  - a {{b}}\n  - c\nat: T\n{{\n");
+  Environment all = now;
+  all.Merge(later);
+  EXPECT_EQ(Show(**partial, later), Show(text, all));
+  // hop.open is not a variable.
+  EXPECT_EQ(Placeholders(text).value(), (std::vector<std::string>{"note", "lines", "timestamp"}));
 }
 
 TEST(TemplateTest, PositionsCountCharacters) {

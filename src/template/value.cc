@@ -82,7 +82,8 @@ void AppendSingleQuoted(std::string_view s, std::string* out) {
 
 void AppendDoubleQuoted(std::string_view s, std::string* out) {
   out->push_back('"');
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     switch (c) {
       case '\n': *out += "\\n"; break;
       case '\t': *out += "\\t"; break;
@@ -91,9 +92,15 @@ void AppendDoubleQuoted(std::string_view s, std::string* out) {
       case '\\': *out += "\\\\"; break;
       default:
         if (IsControl(c)) {
-          char buf[5];
-          std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(c));
+          char buf[7];
+          std::snprintf(buf, sizeof buf, "\\u%04X", static_cast<unsigned char>(c));
           *out += buf;
+        } else if (s.substr(i, 2) == "\xC2\x85") {  // U+0085, a YAML line break
+          *out += "\\u0085";
+          ++i;
+        } else if (s.substr(i, 3) == "\xE2\x80\xA8" || s.substr(i, 3) == "\xE2\x80\xA9") {
+          *out += s[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";  // YAML line breaks too
+          i += 2;
         } else {
           out->push_back(c);
         }
@@ -167,6 +174,12 @@ std::string Value::Format() const {
 std::string QuoteYamlScalar(std::string_view s) {
   std::string out;
   AppendScalar(s, &out);
+  return out;
+}
+
+std::string DoubleQuoteYaml(std::string_view s) {
+  std::string out;
+  AppendDoubleQuoted(s, &out);
   return out;
 }
 

@@ -55,4 +55,10 @@ class Value {
 // boolean, null or a date are quoted so that they stay strings.
 std::string QuoteYamlScalar(std::string_view s);
 
+// `s` as one double-quoted YAML scalar, whatever it holds: `"` and `\` escaped, line breaks
+// (YAML's U+0085, U+2028 and U+2029 included) and other control characters written as escapes,
+// so the scalar is one line that reads back as `s`. The escapes are JSON's too, so the text is
+// also a JSON string. The `yamlQuote` transform.
+std::string DoubleQuoteYaml(std::string_view s);
+
 }  // namespace hop::tmpl

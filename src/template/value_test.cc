@@ -59,7 +59,7 @@ TEST(ValueTest, QuotesScalarsOnlyWhenYamlWouldMisreadThem) {
       {"a\nb", "\"a\\nb\""},
       {"a\tb", "\"a\\tb\""},
       {"back\\slash\n", "\"back\\\\slash\\n\""},
-      {"bell\x07", "\"bell\\x07\""},
+      {"bell\x07", "\"bell\\u0007\""},
       {"nully", "nully"},
       {"truer", "truer"},
   };
