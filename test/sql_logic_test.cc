@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "catalog/local.h"
 #include "cli/resource_commands.h"
 #include "resource/kinds.h"
 #include "resource/yaml.h"
@@ -62,6 +63,11 @@ class SqlFile {
     store_ = std::move(store::SqliteStore::Open(dir_, opts)).value();
     session::Properties properties;
     properties.clock = &clock_;
+    // Local tables live in the test's state directory, created by CREATE TABLE as in `hop`.
+    properties.state_dir = dir_;
+    local_ = std::make_unique<catalog::LocalProvisioner>(dir_);
+    provisioners_.Register("local", local_.get());
+    properties.provisioners = &provisioners_;
     session_ = std::make_unique<session::Session>(*store_, properties);
   }
   ~SqlFile() {
@@ -135,6 +141,8 @@ class SqlFile {
 
   std::string dir_;
   FixedClock clock_;
+  std::unique_ptr<catalog::LocalProvisioner> local_;
+  catalog::Provisioners provisioners_;
   std::unique_ptr<store::SqliteStore> store_;
   std::unique_ptr<session::Session> session_;
 };

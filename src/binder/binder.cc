@@ -1671,7 +1671,9 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
       } else if (numeric_like(lt) && numeric_like(rt) && (IsNumeric(lt) || IsNumeric(rt))) {
         const DataType& a = IsNumeric(lt) ? lt : rt;
         const DataType& c = IsNumeric(rt) ? rt : lt;
-        type = NumericResult(a, c);
+        type = b.op == sql::BinaryOp::kMultiply || b.op == sql::BinaryOp::kDivide
+                   ? ProductResult(a, c, b.op == sql::BinaryOp::kDivide)
+                   : NumericResult(a, c);
         type = WithNullable(type, nullable);
       } else if (IsNull(lt) && IsNull(rt)) {
         type = DataType(TypeName::kNull);

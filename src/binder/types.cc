@@ -132,6 +132,36 @@ DataType NumericResult(const DataType& a, const DataType& b) {
   return WithNullable(WidestNumber(a, b), IsNullable(a) || IsNullable(b));
 }
 
+DataType ProductResult(const DataType& a, const DataType& b, bool divide) {
+  const bool decimal = a.name == TypeName::kDecimal || b.name == TypeName::kDecimal;
+  if (!decimal || !IsExactNumeric(a) || !IsExactNumeric(b)) return NumericResult(a, b);
+  auto digits = [](const DataType& t, int* p, int* s) {
+    if (t.name == TypeName::kDecimal) {
+      *p = t.precision.value_or(19);
+      *s = t.scale.value_or(0);
+    } else {
+      *p = IntegerDigits(t.name);
+      *s = 0;
+    }
+  };
+  int p1 = 0, s1 = 0, p2 = 0, s2 = 0;
+  digits(a, &p1, &s1);
+  digits(b, &p2, &s2);
+  constexpr int kMax = 19;
+  DataType t(TypeName::kDecimal);
+  if (!divide) {
+    t.precision = std::min(p1 + p2, kMax);
+    t.scale = std::min(s1 + s2, kMax);
+  } else {
+    const int whole = std::min(p1 - s1 + s2, kMax);
+    int scale = std::max(6, s1 + p2 + 1);
+    scale = std::min(scale, kMax - whole);
+    t.precision = whole + scale;
+    t.scale = scale;
+  }
+  return WithNullable(t, IsNullable(a) || IsNullable(b));
+}
+
 std::optional<DataType> LeastRestrictive(std::span<const DataType> types) {
   std::optional<DataType> result;
   bool nullable = false;

@@ -35,6 +35,10 @@ bool Comparable(const DataType& a, const DataType& b);
 
 // The type of `a + b`, `a * b`, ... for numeric operands (nullable if either is).
 DataType NumericResult(const DataType& a, const DataType& b);
+// The type of `a * b` (`divide` false) or `a / b`: NumericResult, except that when a DECIMAL
+// meets an exact number the result's scale follows Calcite's rules (the scales' sum for a
+// product; at least 6 digits for a quotient) within 19 digits.
+DataType ProductResult(const DataType& a, const DataType& b, bool divide);
 
 // The least restrictive type of `types` (all must be present): the widest number, VARCHAR for
 // strings of different lengths, element-wise for ARRAY/MAP/ROW; nullable if any is. NULL types

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/demodb.h"
+#include "catalog/local.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "resource/kinds.h"
@@ -101,6 +102,18 @@ Schema SchemaForDatabase(const Resource& db) {
     }
     return s;
   }
+  if (s.system == "local") {
+    // Tables come from Table resources; their rows are in a file of the state directory.
+    s.adapter = Adapter::kLocal;
+    auto file = LocalFileName(s.url);
+    if (!file.ok()) {
+      s.status = Status::InvalidArgument(
+          fmt::format("Database {}: {}", db.name(), file.status().message()));
+      return s;
+    }
+    s.local_file = std::move(file).value();
+    return s;
+  }
   for (std::string_view known : kDeclaredSystems) {
     if (s.system == known) {
       s.adapter = Adapter::kDeclared;
@@ -108,7 +121,8 @@ Schema SchemaForDatabase(const Resource& db) {
     }
   }
   s.status = Status::InvalidArgument(fmt::format(
-      "Database {}: unknown URL '{}' (hop knows jdbc:demodb://, and the systems whose tables are "
+      "Database {}: unknown URL '{}' (hop knows jdbc:demodb://, jdbc:local:, and the systems whose "
+      "tables are "
       "declared with CREATE TABLE: jdbc:kafka://, jdbc:venice://, jdbc:mysql-hoptimator://, "
       "jdbc:logical://, ...)",
       db.name(), s.url));

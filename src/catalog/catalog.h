@@ -39,6 +39,8 @@ using Row = std::vector<std::optional<std::string>>;
 
 enum class ObjectKind { kTable, kView, kMaterializedView };
 
+class TableSource;  // source.h
+
 struct Table {
   std::string name;               // folded, e.g. PAGE_VIEWS
   std::vector<std::string> path;  // [catalog,] schema, table
@@ -47,6 +49,9 @@ struct Table {
   RowType row_type;                              // tables; empty for views (the binder derives it)
   std::map<std::string, std::string> options;    // declared options (Table resources)
   std::shared_ptr<const std::vector<Row>> rows;  // data held by hop, if any
+  // How the local engine reads the rows, when an adapter serves them (demo and system tables);
+  // null for tables it reads natively (local) or cannot read (declared tables of other systems).
+  std::shared_ptr<const TableSource> source;
   std::string sql;                               // views: the query, in hop's SQL
   std::string resource;  // the Table or View resource it comes from, "" if none
 
@@ -59,6 +64,9 @@ enum class Adapter {
   kNone,      // DEFAULT and UTIL
   kDemo,      // jdbc:demodb://: tables and rows built into hop
   kDeclared,  // systems hop cannot read a schema from: tables are declared with CREATE TABLE
+  kLocal,     // jdbc:local:[NAME]: tables declared with CREATE TABLE, kept in a SQLite file of the
+              // state directory (local.h)
+  kSystem,    // the "k8s" schema: hop's resources as tables (system_tables.h)
 };
 
 struct Schema {
@@ -68,6 +76,8 @@ struct Schema {
   std::string url;
   std::string system;  // the URL's system, e.g. "demodb", "kafka"
   Adapter adapter = Adapter::kNone;
+  // kLocal: the name of the file the tables are kept in (`default` for jdbc:local:).
+  std::string local_file;
   // Not OK when the Database cannot be used (an unknown URL scheme); queries that reach the
   // schema fail with it.
   Status status;

@@ -110,7 +110,7 @@ TEST_F(CatalogTest, ResolutionErrorsUseHoptimatorsMessages) {
       {{"PAGE_VIEWS"}, "Catalog Error: Object 'PAGE_VIEWS' not found within 'DEFAULT'"},
       {{"BROKEN", "T"},
        "Invalid Argument: Database broken: unknown URL 'jdbc:nosuchsystem://x' (hop knows "
-       "jdbc:demodb://, and the systems whose tables are declared with CREATE TABLE: "
+       "jdbc:demodb://, jdbc:local:, and the systems whose tables are declared with CREATE TABLE: "
        "jdbc:kafka://, jdbc:venice://, jdbc:mysql-hoptimator://, jdbc:logical://, ...)"},
   };
   for (const auto& c2 : kCases) {

@@ -1,6 +1,7 @@
 // The demo data: every column VARCHAR, the rows of Hoptimator's demo databases.
 #include "catalog/demodb.h"
 
+#include "catalog/source.h"
 #include "common/strings.h"
 
 namespace hop::catalog {
@@ -88,6 +89,7 @@ std::vector<Table> DemoTables(std::string_view name, const std::vector<std::stri
       for (const char* v : r) row.emplace_back(v);
       rows->push_back(std::move(row));
     }
+    t.source = RowsSource(rows, "demodb: rows built into hop");
     t.rows = std::move(rows);
     out.push_back(std::move(t));
   }

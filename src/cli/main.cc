@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "catalog/catalog.h"
+#include "catalog/local.h"
 #include "cli/check_command.h"
 #include "cli/logs_command.h"
 #include "cli/resource_commands.h"
@@ -59,6 +60,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--hint", run_opts.hints, "hint k=v merged over pipeline tables (repeatable)");
   app.add_option("--mode", run_opts.mode, "create or apply: how CREATE treats existing objects")
+      ->capture_default_str();
+  app.add_option("--format", run_opts.format, "query results as table, mysql, csv, tsv or json")
       ->capture_default_str();
 
   // hop check
@@ -201,6 +204,12 @@ int main(int argc, char** argv) {
 
   auto store = OpenStore(state_dir);
   if (!store) return 1;
+  // Local tables are created in the statement that declares them, in the state directory.
+  hop::catalog::LocalProvisioner local_tables(state_dir);
+  hop::catalog::Provisioners provisioners;
+  provisioners.Register("local", &local_tables);
+  run_opts.state_dir = state_dir;
+  run_opts.provisioners = &provisioners;
   // Statements run here also reconcile here, unless another process holds the state directory.
   // The control plane starts when a session first needs it (the shell at once; -e and -f at
   // their first DDL statement, or !wait), so that a command that only reads starts nothing.
@@ -210,6 +219,7 @@ int main(int argc, char** argv) {
       hop::session::ControlPlaneOptions cpo;
       cpo.state_dir = state_dir;
       cpo.local_jobs = !no_local_jobs;
+      cpo.provisioners = &provisioners;
       auto started = hop::session::ControlPlane::Start(*store, cpo);
       if (!started.ok()) {
         std::cerr << "hop: the operator does not run: " << started.status().ToString() << "\n";

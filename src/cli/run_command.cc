@@ -4,6 +4,7 @@
 
 #include "cli/resource_commands.h"
 #include "common/strings.h"
+#include "engine/output.h"
 #include "sql/script.h"
 
 namespace hop::cli {
@@ -17,6 +18,12 @@ Result<session::Properties> SessionProperties(const RunOptions& options) {
     return Status::InvalidArgument(
         fmt::format("--mode must be create or apply, not '{}'", options.mode));
   }
+  if (!engine::ParseOutputFormat(options.format, &p.output_format)) {
+    return Status::InvalidArgument(fmt::format(
+        "--format must be table, mysql, csv, tsv or json, not '{}'", options.format));
+  }
+  p.state_dir = options.state_dir;
+  p.provisioners = options.provisioners;
   for (const auto& h : options.hints) {
     auto parsed = session::ParseHints(h);
     if (!parsed.ok()) return parsed.status().WithContext("--hint: ");
@@ -34,17 +41,28 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
   session::Session session(store, std::move(props).value());
   session.set_control_plane_starter(options.start_control_plane);
   int failed = 0;
-  bool printed = false;
+  bool printed = false;       // by an earlier item
+  bool item_printed = false;  // by the item running
+  // Output is written as it comes, so that a long result streams: a blank line between the
+  // outputs of successive items keeps them apart.
+  auto write = [&](std::string& o) {
+    if (o.empty()) return;
+    if (!item_printed && printed) out << '\n';
+    item_printed = true;
+    out << o;
+    o.clear();
+  };
+  session.set_output_flush(write);
   // Item by item, so that output and errors interleave as they happen.
   auto run = [&](std::string_view script, std::string_view name) {
     for (const sql::ScriptItem& item : sql::SplitScript(script)) {
       std::string o;
+      item_printed = false;
       Status st = session.Execute(item.text, item.kind == sql::ScriptItem::Kind::kCommand, o,
                                   {item.loc.line, item.loc.column, item.line_prefix});
-      // A blank line between the outputs of successive items keeps them apart.
-      if (!o.empty() && printed) out << '\n';
-      printed |= !o.empty();
-      out << o << std::flush;
+      write(o);
+      printed |= item_printed;
+      out << std::flush;
       if (!st.ok()) {
         ++failed;
         err << name << ": " << st.ToString() << "\n" << std::flush;

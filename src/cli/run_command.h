@@ -18,6 +18,10 @@ struct RunOptions {
   std::vector<std::string> hints;    // --hint k=v, in order
   std::string namespace_name = "default";
   std::string mode = "create";
+  std::string format = "table";  // --format: how query results print
+  std::string state_dir;         // --state, where local tables keep their files
+  // The provisioners DDL uses (the local database's, registered by main); null: none.
+  const catalog::Provisioners* provisioners = nullptr;
   // Starts (once) the control plane of this process and returns it, or null when it cannot run.
   std::function<session::ControlPlane*()> start_control_plane;
 };

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "common/strings.h"
+#include "engine/engine.h"
 #include "sql/keywords.h"
 #include "sql/script.h"
 
@@ -243,6 +244,9 @@ std::function<std::vector<std::string>(std::string_view)>* g_complete = nullptr;
 volatile std::sig_atomic_t g_interrupted = 0;
 
 void OnInterrupt(int) { g_interrupted = 1; }
+
+// Ctrl-C while a statement runs cancels its query; the shell goes on.
+void OnCancel(int) { engine::Engine::RequestInterrupt(); }
 
 // libedit frees what a completion function returns with free(), so the array and its strings
 // come from malloc.
@@ -602,8 +606,22 @@ bool Shell::RunBuffer(const std::string& buffer, LineReader& reader) {
     const std::string word = is_command ? CommandWord(item.text) : std::string();
     if (word == "quit" || word == "exit") return false;
     std::string o;
+    session_.set_output_flush([this](std::string& chunk) {
+      out_ << chunk;
+      chunk.clear();
+    });
+    struct sigaction previous = {};
+    if (cancel_on_interrupt_) {
+      struct sigaction on_int = {};
+      on_int.sa_handler = OnCancel;
+      sigemptyset(&on_int.sa_mask);
+      on_int.sa_flags = SA_RESTART;
+      sigaction(SIGINT, &on_int, &previous);
+    }
     Status st = session_.Execute(item.text, is_command, o,
                                  {item.loc.line, item.loc.column, item.line_prefix});
+    if (cancel_on_interrupt_) sigaction(SIGINT, &previous, nullptr);
+    session_.set_output_flush(nullptr);
     if (word == "help" && st.ok()) o += kShellHelp;
     words_stale_ = true;
     out_ << o;
@@ -670,6 +688,7 @@ int RunShell(const RunOptions& options, const std::string& state_dir, store::Sto
     kept = nullptr;
   }
   Shell shell(session, store, kept, std::cout, std::cerr);
+  shell.set_cancel_on_interrupt(true);
   std::cout << fmt::format(
                    "hop shell on {} (namespace {}). Statements end with ';'; !help lists the "
                    "commands, !quit leaves.\n",

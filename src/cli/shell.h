@@ -160,6 +160,9 @@ class Shell {
   std::vector<std::string> Complete(std::string_view line_before_cursor);
 
   int failed() const { return failed_; }
+  // Whether Ctrl-C while a statement runs cancels its query (the interactive shell) rather than
+  // ending the process.
+  void set_cancel_on_interrupt(bool on) { cancel_on_interrupt_ = on; }
 
  private:
   // Runs every item of a complete buffer; false at `!quit` / `!exit`.
@@ -176,6 +179,7 @@ class Shell {
   CompletionWords words_;
   bool words_stale_ = true;
   bool history_warned_ = false;
+  bool cancel_on_interrupt_ = false;
   int failed_ = 0;
 };
 

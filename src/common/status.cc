@@ -15,6 +15,7 @@ std::string_view StatusCodeCategory(StatusCode code) {
     case StatusCode::kConflict: return "Conflict";
     case StatusCode::kNotFound: return "Not Found";
     case StatusCode::kUnavailable: return "Unavailable";
+    case StatusCode::kExecution: return "Execution Error";
     case StatusCode::kInternal: return "Internal Error";
   }
   return "Unknown Error";

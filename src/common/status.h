@@ -24,6 +24,7 @@ enum class StatusCode {
   kConflict,         // optimistic concurrency: the object changed underneath
   kNotFound,         // get/update/delete of a missing object
   kUnavailable,      // a dependency is down; retrying may help
+  kExecution,        // a query failed while it ran (a bad value, a division by zero, its budget)
   kInternal,         // a bug in hop
 };
 
@@ -53,6 +54,9 @@ class [[nodiscard]] Status {
   static Status Conflict(std::string msg) { return {StatusCode::kConflict, std::move(msg)}; }
   static Status NotFound(std::string msg) { return {StatusCode::kNotFound, std::move(msg)}; }
   static Status Unavailable(std::string msg) { return {StatusCode::kUnavailable, std::move(msg)}; }
+  static Status ExecutionError(std::string msg) {
+    return {StatusCode::kExecution, std::move(msg)};
+  }
   static Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }

@@ -14,10 +14,14 @@
 #include "common/table_format.h"
 #include "deploy/executor.h"
 #include "deploy/render.h"
+#include "engine/output.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
 #include "session/control_plane.h"
+#include "sql/ast/create_materialized_view_statement.h"
 #include "sql/ast/drop_statement.h"
+#include "sql/ast/insert_statement.h"
+#include "sql/ast/query_statement.h"
 #include "sql/ast/set_statement.h"
 #include "sql/ast/show_statement.h"
 #include "sql/parser.h"
@@ -119,6 +123,9 @@ void UnquotedFallback(const catalog::Catalog& cat, std::string_view arg,
   for (auto& p : path) p = Utf8ToUpper(p);
 }
 
+constexpr std::string_view kSettings =
+    "settings: namespace, hints, mode, catalogs, outputformat, query_timeout, query_memory";
+
 constexpr std::string_view kHelp =
     "Commands:\n"
     "  !pipeline <statement>  the pipeline SQL of a CREATE MATERIALIZED VIEW, INSERT or SELECT\n"
@@ -127,6 +134,7 @@ constexpr std::string_view kHelp =
     "  !tables [schema]       the tables and views of the catalog\n"
     "  !schemas               the schemas of the catalog and their databases\n"
     "  !describe <table>      the columns of a table or view\n"
+    "  !plan <query>          how a query runs (as EXPLAIN <query>)\n"
     "  !wait [seconds]        until no reconcile is queued and no Job runs (default 60 s)\n"
     "  !metrics               the operator's counters and trigger fire-to-start latency\n"
     "  !help                  this list\n"
@@ -135,12 +143,18 @@ constexpr std::string_view kHelp =
     "  DROP VIEW | MATERIALIZED VIEW | TABLE | TRIGGER | DATABASE [IF EXISTS] name\n"
     "  FIRE TRIGGER name [WITH (...)] | FIRE TABLE | VIEW | MATERIALIZED VIEW name\n"
     "  PAUSE | RESUME TRIGGER | MATERIALIZED VIEW name;  REFRESH MATERIALIZED VIEW name\n"
-    "  each prints what it changed; queries and INSERT are planned (!pipeline), not run\n"
+    "  each prints what it changed\n"
+    "  SELECT ... | VALUES ... | WITH ...  runs on the local engine and prints its rows\n"
+    "  EXPLAIN <query>        how it runs: the tables read, what is pushed down to them\n"
+    "  INSERT INTO <local table> ...  inserts rows; other INSERTs are planned (!pipeline)\n"
     "Settings (SET name = value, RESET name, SHOW name | ALL):\n"
     "  namespace  the namespace resources are read from (default: default)\n"
     "  hints      k=v,k2=v2: options merged over every table of a pipeline\n"
     "  mode       create or apply: how CREATE treats objects that exist\n"
-    "  catalogs   comma list of the catalogs and schemas to see (default: all)\n";
+    "  catalogs   comma list of the catalogs and schemas to see (default: all)\n"
+    "  outputformat   table, mysql, csv, tsv or json: how query results print\n"
+    "  query_timeout  seconds a query may run (0: no limit, the default)\n"
+    "  query_memory   megabytes a query may hold (default 1024; 0: no limit)\n";
 
 }  // namespace
 
@@ -283,7 +297,51 @@ Status Session::Execute(std::string_view text, bool is_command, std::string& out
   return is_command ? Command(text, out, origin) : Statement(text, out, origin);
 }
 
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
+// The text after a leading `word` (ignoring case, spaces and comments before it), or nullopt.
+std::optional<std::string_view> AfterWord(std::string_view text, std::string_view word) {
+  size_t i = 0;
+  for (;;) {
+    while (i < text.size() && IsSpace(text[i])) ++i;
+    if (text.substr(i, 2) == "--") {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (text.substr(i, 2) == "/*") {
+      size_t end = text.find("*/", i + 2);
+      i = end == std::string_view::npos ? text.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  if (text.size() - i <= word.size() || !EqualsIgnoreCase(text.substr(i, word.size()), word) ||
+      !IsSpace(text[i + word.size()])) {
+    return std::nullopt;
+  }
+  return text.substr(i + word.size());
+}
+
+}  // namespace
+
 Status Session::Statement(std::string_view text, std::string& out, const SourceOrigin& origin) {
+  if (auto rest = AfterWord(text, "EXPLAIN")) {
+    const size_t offset = static_cast<size_t>(rest->data() - text.data());
+    SourceOrigin at = origin;
+    std::string prefix = std::string(origin.prefix);
+    for (size_t i = 0; i < offset; ++i) {
+      if (text[i] == '\n') {
+        ++at.line;
+        at.column = 1;
+        prefix.clear();
+      } else {
+        ++at.column;
+        prefix += text[i];
+      }
+    }
+    at.prefix = prefix;
+    return Explain(*rest, out, at);
+  }
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
@@ -305,14 +363,8 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
     }
     case sql::StatementKind::kReset: return Reset(stmt->As<sql::ResetStatement>().name);
     case sql::StatementKind::kShow: return Show(stmt->As<sql::ShowStatement>().name, out);
-    case sql::StatementKind::kQuery:
-      return Status::InvalidArgument(
-          "executing queries is not supported by this version of hop; `!pipeline SELECT ...` "
-          "shows the pipeline a query becomes");
-    case sql::StatementKind::kInsert:
-      return Status::InvalidArgument(
-          "INSERT is planned, not executed: `!pipeline INSERT ...` shows its pipeline and "
-          "`!specify INSERT ...` its resources");
+    case sql::StatementKind::kQuery: return Query(*stmt, out);
+    case sql::StatementKind::kInsert: return Insert(*stmt, out);
     default: {
       // The statement's first words, as its kind: `CREATE TRIGGER`, `FIRE`, `DROP TRIGGER`.
       std::string what = Utf8ToUpper(SplitCommand(text).first);
@@ -345,6 +397,15 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
     std::string prefix = std::string(origin.prefix) + std::string(text.substr(0, offset));
     at.prefix = prefix;
     return Specify(rest, out, at);
+  }
+  if (word == "plan") {
+    size_t offset = static_cast<size_t>(rest.data() - text.data());
+    SourceOrigin at = origin;
+    at.column += static_cast<uint32_t>(offset);
+    std::string prefix = std::string(origin.prefix) + std::string(text.substr(0, offset));
+    at.prefix = prefix;
+    if (rest.empty()) return Status::InvalidArgument("!plan needs a query, e.g. !plan SELECT ...");
+    return Explain(rest, out, at);
   }
   if (word == "resolve") return Resolve(rest, out);
   if (word == "tables") return Tables(rest, out);
@@ -561,9 +622,28 @@ Status Session::Set(std::string_view name, std::string_view value) {
       if (!part.empty()) properties_.catalogs.emplace_back(Utf8ToUpper(part));
       start = end + 1;
     }
+  } else if (key == "outputformat") {
+    if (!engine::ParseOutputFormat(value, &properties_.output_format)) {
+      return Status::InvalidArgument(fmt::format(
+          "outputformat must be table, mysql, csv, tsv or json, not '{}'", value));
+    }
+  } else if (key == "query_timeout" || key == "query_memory") {
+    char* end = nullptr;
+    const std::string v(value);
+    const double x = std::strtod(v.c_str(), &end);
+    const bool timeout = key == "query_timeout";
+    if (v.empty() || *end != '\0' || !(x >= 0) || x > (timeout ? 86400.0 * 365 : 1024.0 * 1024)) {
+      return Status::InvalidArgument(
+          fmt::format("{} takes a number of {} (0: no limit), not '{}'", key,
+                      timeout ? "seconds" : "megabytes", value));
+    }
+    if (timeout) {
+      properties_.budget.timeout = std::chrono::milliseconds(static_cast<int64_t>(x * 1000));
+    } else {
+      properties_.budget.memory_bytes = static_cast<int64_t>(x * 1024 * 1024);
+    }
   } else {
-    return Status::InvalidArgument(
-        fmt::format("unknown setting '{}' (settings: namespace, hints, mode, catalogs)", name));
+    return Status::InvalidArgument(fmt::format("unknown setting '{}' ({})", name, kSettings));
   }
   return Status::OK();
 }
@@ -572,6 +652,10 @@ Status Session::Reset(std::string_view name) {
   Properties defaults;
   std::string key = AsciiToLower(name);
   if (key.empty() || key == "all") {
+    // What the session runs with, not settings: kept.
+    defaults.clock = properties_.clock;
+    defaults.provisioners = properties_.provisioners;
+    defaults.state_dir = properties_.state_dir;
     properties_ = defaults;
   } else if (key == "namespace" || key == "k8s.namespace") {
     properties_.namespace_name = defaults.namespace_name;
@@ -581,9 +665,14 @@ Status Session::Reset(std::string_view name) {
     properties_.mode = defaults.mode;
   } else if (key == "catalogs") {
     properties_.catalogs.clear();
+  } else if (key == "outputformat") {
+    properties_.output_format = defaults.output_format;
+  } else if (key == "query_timeout") {
+    properties_.budget.timeout = defaults.budget.timeout;
+  } else if (key == "query_memory") {
+    properties_.budget.memory_bytes = defaults.budget.memory_bytes;
   } else {
-    return Status::InvalidArgument(
-        fmt::format("unknown setting '{}' (settings: namespace, hints, mode, catalogs)", name));
+    return Status::InvalidArgument(fmt::format("unknown setting '{}' ({})", name, kSettings));
   }
   return Status::OK();
 }
@@ -600,11 +689,96 @@ Status Session::Show(std::string_view name, std::string& out) {
   row("hints", HintsText(properties_.hints));
   row("mode", ModeName(properties_.mode));
   row("catalogs", JoinComma(properties_.catalogs));
+  row("outputformat", std::string(engine::OutputFormatName(properties_.output_format)));
+  const auto timeout = properties_.budget.timeout.count();
+  row("query_timeout", timeout % 1000 == 0 ? std::to_string(timeout / 1000)
+                                           : fmt::format("{:.3f}", timeout / 1000.0));
+  row("query_memory", std::to_string(properties_.budget.memory_bytes / (1024 * 1024)));
   if (rows.empty()) {
-    return Status::InvalidArgument(
-        fmt::format("unknown setting '{}' (settings: namespace, hints, mode, catalogs)", name));
+    return Status::InvalidArgument(fmt::format("unknown setting '{}' ({})", name, kSettings));
   }
   out += FormatTable({"name", "value"}, rows);
+  return Status::OK();
+}
+
+// ---- queries --------------------------------------------------------------------------------
+
+Result<const catalog::Catalog*> Session::QueryCatalog() {
+  if (!properties_.catalogs.empty()) {
+    HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+    narrowed_ = std::move(cat);
+    return &*narrowed_;
+  }
+  HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
+  return options.catalog;
+}
+
+Result<engine::Engine*> Session::Engine() {
+  if (!engine_) {
+    HOP_ASSIGN_OR_RETURN(engine_, engine::Engine::Open({properties_.state_dir}));
+  }
+  return engine_.get();
+}
+
+Status Session::Query(const sql::Statement& stmt, std::string& out) {
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
+  binder::Binder binder(*cat);
+  binder.SetStatement(&stmt);
+  HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
+                       binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
+  HOP_ASSIGN_OR_RETURN(engine::Engine* e, Engine());
+  HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*cat, *plan, properties_.budget));
+  return engine::WriteResult(*cursor, properties_.output_format, out, flush_).status();
+}
+
+Status Session::Insert(const sql::Statement& stmt, std::string& out) {
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
+  binder::Binder binder(*cat);
+  binder.SetStatement(&stmt);
+  HOP_ASSIGN_OR_RETURN(binder::BoundInsert insert,
+                       binder.BindInsert(stmt.As<sql::InsertStatement>()));
+  const catalog::Table& target = *insert.target;
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat->SchemaFor(target.path));
+  if (schema->adapter == catalog::Adapter::kNone && target.QualifiedName() == "UTIL.PRINT") {
+    // UTIL.PRINT prints what is inserted into it.
+    HOP_ASSIGN_OR_RETURN(engine::Engine* e, Engine());
+    HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*cat, *insert.query, properties_.budget));
+    return engine::WriteResult(*cursor, properties_.output_format, out, flush_).status();
+  }
+  if (schema->adapter != catalog::Adapter::kLocal) {
+    return Status::InvalidArgument(fmt::format(
+        "INSERT INTO {} is not executed here: rows are inserted into local tables "
+        "(jdbc:local:) only; into {} a pipeline writes them (`!pipeline INSERT ...` shows it, "
+        "`!specify INSERT ...` its resources)",
+        target.QualifiedName(),
+        schema->database.empty() ? std::string("this table")
+                                 : fmt::format("database {} ({})", schema->database, schema->url)));
+  }
+  HOP_ASSIGN_OR_RETURN(engine::Engine* e, Engine());
+  HOP_ASSIGN_OR_RETURN(int64_t rows, e->Insert(*cat, insert, properties_.budget));
+  out += fmt::format("INSERT INTO {}: {} {} inserted\n", target.QualifiedName(), rows,
+                     rows == 1 ? "row" : "rows");
+  return Status::OK();
+}
+
+Status Session::Explain(std::string_view text, std::string& out, const SourceOrigin& origin) {
+  while (!text.empty() && (text.back() == ';' || text.back() == ' ')) text.remove_suffix(1);
+  HOP_ASSIGN_OR_RETURN(
+      sql::StatementPtr stmt,
+      sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
+  if (stmt->kind != sql::StatementKind::kQuery) {
+    return Status::InvalidArgument(
+        "EXPLAIN shows how a query runs: EXPLAIN SELECT ... (`!pipeline` shows the pipeline of "
+        "an INSERT or a materialized view)");
+  }
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
+  binder::Binder binder(*cat);
+  binder.SetStatement(stmt.get());
+  HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
+                       binder.BindQuery(*stmt->As<sql::QueryStatement>().query));
+  HOP_ASSIGN_OR_RETURN(engine::Engine* e, Engine());
+  HOP_ASSIGN_OR_RETURN(std::string explained, e->Explain(*cat, *plan));
+  out += explained;
   return Status::OK();
 }
 

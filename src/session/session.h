@@ -5,10 +5,12 @@
 // Commands: `!pipeline <statement>` (the pipeline SQL), `!specify <statement>` (the resources of
 // its pipeline, rendered from the templates), `!resolve <table>` (row type as Avro and
 // the source and sink connector configs), `!tables [schema]`, `!schemas`, `!describe <table>`,
-// `!help`. Statements: SET / RESET / SHOW of the settings; DDL (CREATE, DROP, FIRE, PAUSE,
-// RESUME, REFRESH) through the deploy layer's Executor. Queries and INSERT are planned, not run.
+// `!help`, `!plan <query>`. Statements: SET / RESET / SHOW of the settings; DDL (CREATE, DROP,
+// FIRE, PAUSE, RESUME, REFRESH) through the deploy layer's Executor; queries, `EXPLAIN <query>`
+// and INSERT into local tables on the local engine (engine/engine.h), whose rows stream out.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,6 +24,8 @@
 #include "common/status.h"
 #include "common/time.h"
 #include "deploy/executor.h"
+#include "engine/engine.h"
+#include "engine/output.h"
 #include "planner/planner.h"
 #include "store/store.h"
 #include "template/value.h"
@@ -44,6 +48,12 @@ struct Properties {
   const Clock* clock = &SystemClock();
   // Systems whose tables DDL creates synchronously (deploy::ExecuteOptions); null: none.
   const catalog::Provisioners* provisioners = nullptr;
+  // The state directory: where local tables keep their files (catalog/local.h).
+  std::string state_dir;
+  // How query results are written (SET outputformat, --format).
+  engine::OutputFormat output_format = engine::OutputFormat::kTable;
+  // What one query may use (SET query_timeout, query_memory).
+  engine::Budget budget = {std::chrono::milliseconds(0), int64_t{1024} * 1024 * 1024};
 };
 
 // Parses a hints list `k1=v1,k2=v2`: entries split on ',' then at the first '=', keys and values
@@ -72,6 +82,9 @@ class Session {
   void set_control_plane_starter(std::function<ControlPlane*()> start) {
     start_control_plane_ = std::move(start);
   }
+  // Where a long result goes while it is written: called with the output so far, which it
+  // empties, whenever that grows past a chunk. Without it everything is appended to `out`.
+  void set_output_flush(std::function<void(std::string&)> flush) { flush_ = std::move(flush); }
 
  private:
   Status Statement(std::string_view text, std::string& out, const SourceOrigin& origin);
@@ -91,6 +104,13 @@ class Session {
   Status Reset(std::string_view name);
   Status Show(std::string_view name, std::string& out);
   Status Wait(std::string_view arg, std::string& out);
+  // Queries, EXPLAIN and INSERT on the local engine.
+  Status Query(const sql::Statement& stmt, std::string& out);
+  Status Insert(const sql::Statement& stmt, std::string& out);
+  Status Explain(std::string_view text, std::string& out, const SourceOrigin& origin);
+  // The catalog queries bind against: the namespace's, narrowed to the `catalogs` setting.
+  Result<const catalog::Catalog*> QueryCatalog();
+  Result<engine::Engine*> Engine();
 
   store::Store& store_;
   Properties properties_;
@@ -99,6 +119,9 @@ class Session {
   std::unique_ptr<deploy::RenderContextCache> render_cache_;
   ControlPlane* control_plane_ = nullptr;
   std::function<ControlPlane*()> start_control_plane_;
+  std::function<void(std::string&)> flush_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::optional<catalog::Catalog> narrowed_;  // QueryCatalog's, when `catalogs` is set
   // The control plane, started now if it has a starter and is not running yet.
   ControlPlane* StartedControlPlane();
 };

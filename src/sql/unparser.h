@@ -20,6 +20,9 @@ struct PrintOptions {
   Dialect dialect = Dialect::kAnsi;
   // Wrap every compound expression in parentheses, to show how the parser grouped it.
   bool parenthesize_all = false;
+  // SQLite only: ask for SQLite's plan of the query (`EXPLAIN QUERY PLAN ...`), for hop's
+  // EXPLAIN. What it prints is for SQLite, not to be parsed again.
+  bool explain_query_plan = false;
 };
 
 Result<std::string> PrintStatement(const Statement& stmt, const PrintOptions& options = {});

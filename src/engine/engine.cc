@@ -1,0 +1,417 @@
+// The engine: its connection, how scanned tables are reached (attached local files, virtual
+// tables), budgets and cancellation (a progress handler), and the cursor over a statement.
+#include "engine/engine.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <charconv>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "catalog/local.h"
+#include "catalog/source.h"
+#include "engine/functions.h"
+#include "engine/functions_impl.h"
+#include "engine/lower.h"
+#include "engine/vtab.h"
+#include "sql/unparser.h"
+
+namespace hop::engine {
+
+namespace {
+
+std::atomic<bool> g_interrupt{false};
+
+// How often (in SQLite virtual machine steps) the progress handler looks at the budget.
+constexpr int kProgressSteps = 4000;
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Indent(std::string_view text, std::string_view by) {
+  std::string out;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    out += by;
+    out.append(text.substr(begin, end - begin));
+    out += '\n';
+    begin = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+class Engine::Impl {
+ public:
+  explicit Impl(EngineOptions options) : options_(std::move(options)) {}
+  ~Impl() {
+    if (db_) sqlite3_close_v2(db_);
+  }
+
+  Status Open() {
+    if (sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+        SQLITE_OK) {
+      return Status::Internal("cannot open the engine's SQLite connection");
+    }
+    sqlite3_busy_timeout(db_, 10000);
+    sqlite3_extended_result_codes(db_, 1);
+    HOP_RETURN_IF_ERROR(RegisterFunctions(db_, &functions_));
+    vtabs_ = std::make_unique<VirtualTables>(db_);
+    sqlite3_progress_handler(db_, kProgressSteps, &Impl::Progress, this);
+    return Status::OK();
+  }
+
+  // What a statement is allowed, and why it was stopped.
+  void Begin(const Budget& budget) {
+    g_interrupt.store(false);
+    stop_reason_.clear();
+    budget_ = budget;
+    deadline_ = budget.timeout.count() > 0 ? std::chrono::steady_clock::now() + budget.timeout
+                                           : std::chrono::steady_clock::time_point::max();
+    memory_base_ = sqlite3_memory_used();
+    active_ = true;
+  }
+  void End() { active_ = false; }
+
+  static int Progress(void* self) {
+    auto* impl = static_cast<Impl*>(self);
+    if (!impl->active_) return 0;
+    if (g_interrupt.load(std::memory_order_relaxed)) {
+      impl->stop_reason_ = "the query was cancelled";
+      return 1;
+    }
+    if (std::chrono::steady_clock::now() > impl->deadline_) {
+      impl->stop_reason_ = fmt::format(
+          "the query ran longer than its time budget of {} (SET query_timeout)",
+          FormatSeconds(impl->budget_.timeout));
+      return 1;
+    }
+    if (impl->budget_.memory_bytes > 0) {
+      const int64_t used = sqlite3_memory_used() - impl->memory_base_ +
+                           impl->functions_.aggregate_bytes.load(std::memory_order_relaxed);
+      if (used > impl->budget_.memory_bytes) {
+        impl->stop_reason_ = fmt::format(
+            "the query used more than its memory budget of {} MB (SET query_memory)",
+            impl->budget_.memory_bytes / (1024 * 1024));
+        return 1;
+      }
+    }
+    return 0;
+  }
+
+  static std::string FormatSeconds(std::chrono::milliseconds ms) {
+    if (ms.count() % 1000 == 0) return fmt::format("{} s", ms.count() / 1000);
+    return fmt::format("{} ms", ms.count());
+  }
+
+  // The error of a statement that did not finish.
+  Status StepError(int rc, int64_t row) {
+    if ((rc & 0xff) == SQLITE_INTERRUPT && !stop_reason_.empty()) {
+      return Status::ExecutionError(stop_reason_);
+    }
+    std::string message = sqlite3_errmsg(db_);
+    if ((rc & 0xff) == SQLITE_CONSTRAINT && message.rfind("NOT NULL constraint failed: ", 0) == 0) {
+      message = fmt::format("a NULL value for column {}, which is NOT NULL",
+                            message.substr(std::string_view("NOT NULL constraint failed: ").size()));
+    }
+    if ((rc & 0xff) == SQLITE_NOMEM) message = "out of memory";
+    if (row > 0) return Status::ExecutionError(fmt::format("{} (at row {})", message, row));
+    return Status::ExecutionError(message);
+  }
+
+  // The SQLite name of a scanned table: an attached local file's table, or a virtual table.
+  Result<ScanName> Scan(const catalog::Catalog& cat, const binder::Rel& scan) {
+    const catalog::Table& table = *scan.table;
+    ScanName out;
+    for (const auto& c : table.row_type.columns) out.columns.push_back(c.name);
+    const catalog::Schema* schema = nullptr;
+    if (auto s = cat.SchemaFor(table.path); s.ok()) schema = *s;
+    if (schema && schema->adapter == catalog::Adapter::kLocal) {
+      HOP_ASSIGN_OR_RETURN(std::string alias, Attach(*schema));
+      out.name = {alias, table.name};
+      locals_.push_back({table.QualifiedName(), catalog::LocalFilePath(options_.state_dir,
+                                                                       schema->local_file)});
+      return out;
+    }
+    if (table.source) {
+      VirtualTable vt;
+      vt.source = table.source;
+      vt.columns = out.columns;
+      for (const auto& c : table.row_type.columns) vt.reps.push_back(RepOf(c.type));
+      vt.name = table.QualifiedName();
+      HOP_ASSIGN_OR_RETURN(std::string module, vtabs_->Add(std::move(vt)));
+      out.name = {module};
+      return out;
+    }
+    if (table.path.size() == 2 && table.path[0] == "UTIL" && table.path[1] == "PRINT") {
+      return Status::InvalidArgument(
+          "UTIL.PRINT is a sink: it has no rows to read");
+    }
+    if (schema && !schema->database.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "table {} cannot be read by the local engine: database {} ({}) is a {} system, whose "
+          "tables hop only plans pipelines for (!pipeline); local tables (jdbc:local:), the demo "
+          "databases and the \"k8s\" system tables can be queried",
+          table.QualifiedName(), schema->database, schema->url,
+          schema->system.empty() ? std::string("remote") : schema->system));
+    }
+    return Status::InvalidArgument(
+        fmt::format("table {} has no rows the local engine can read", table.QualifiedName()));
+  }
+
+  // Attaches the file of a local database (once per connection); its schema name in queries.
+  Result<std::string> Attach(const catalog::Schema& schema) {
+    const std::string alias = "local_" + schema.local_file;
+    if (attached_.count(alias)) return alias;
+    const std::string path = catalog::LocalFilePath(options_.state_dir, schema.local_file);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      return Status::InvalidArgument(fmt::format(
+          "Database {} ({}): its file {} does not exist: no table of it was created here",
+          schema.database, schema.url, path));
+    }
+    if (attached_.size() >= 9) {
+      return Status::InvalidArgument("a session reads at most 9 local database files");
+    }
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, "ATTACH DATABASE ?1 AS ?2", -1, &st, nullptr) != SQLITE_OK) {
+      return Status::Internal(fmt::format("cannot attach {}: {}", path, sqlite3_errmsg(db_)));
+    }
+    sqlite3_bind_text(st, 1, path.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, alias.c_str(), -1, SQLITE_TRANSIENT);
+    const int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+      return Status::Unavailable(fmt::format("Database {}: cannot open {}: {}", schema.database,
+                                             path, sqlite3_errmsg(db_)));
+    }
+    attached_.insert(alias);
+    return alias;
+  }
+
+  LowerOptions Options(const catalog::Catalog& cat) {
+    vtabs_->Reset();
+    locals_.clear();
+    LowerOptions o;
+    o.scan = [this, &cat](const binder::Rel& scan) { return Scan(cat, scan); };
+    o.now_micros = NowMicros();
+    return o;
+  }
+
+  Result<sqlite3_stmt*> Prepare(const std::string& text) {
+    sqlite3_stmt* stmt = nullptr;
+    const int rc = sqlite3_prepare_v3(db_, text.c_str(), static_cast<int>(text.size()), 0, &stmt,
+                                      nullptr);
+    if (rc != SQLITE_OK) {
+      std::string message = sqlite3_errmsg(db_);
+      if (message.rfind("no such table: ", 0) == 0) {
+        return Status::InvalidArgument(fmt::format(
+            "a local table is missing from its file ({}): it was dropped or never created here",
+            message.substr(15)));
+      }
+      return Status::Internal(fmt::format("SQLite cannot prepare the query: {}", message));
+    }
+    return stmt;
+  }
+
+  EngineOptions options_;
+  sqlite3* db_ = nullptr;
+  FunctionState functions_;
+  std::unique_ptr<VirtualTables> vtabs_;
+  std::set<std::string> attached_;
+  std::vector<std::pair<std::string, std::string>> locals_;  // table, file of the last lowering
+  Budget budget_;
+  std::chrono::steady_clock::time_point deadline_;
+  int64_t memory_base_ = 0;
+  std::string stop_reason_;
+  bool active_ = false;
+  bool cursor_open_ = false;
+};
+
+// ---- Cursor --------------------------------------------------------------------------------
+
+Cursor::Cursor(Engine* engine, sqlite3_stmt* stmt, std::vector<std::string> names,
+               std::vector<Rep> reps)
+    : engine_(engine), stmt_(stmt), names_(std::move(names)), reps_(std::move(reps)) {}
+
+Cursor::~Cursor() {
+  sqlite3_finalize(stmt_);
+  engine_->impl_->End();
+  engine_->impl_->cursor_open_ = false;
+}
+
+Status Cursor::Fail(int rc) {
+  done_ = true;
+  return engine_->impl_->StepError(rc, rows_ + 1);
+}
+
+Result<bool> Cursor::Next() {
+  if (done_) return false;
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_DONE) {
+    done_ = true;
+    return false;
+  }
+  if (rc != SQLITE_ROW) return Fail(rc);
+  ++rows_;
+  // A column that should hold an integer but holds a real overflowed in SQLite's arithmetic.
+  for (size_t i = 0; i < reps_.size(); ++i) {
+    const RepKind k = reps_[i].kind;
+    if (k != RepKind::kInteger && k != RepKind::kDecimal && k != RepKind::kDate &&
+        k != RepKind::kTimestamp && k != RepKind::kTimestampLtz && k != RepKind::kTime &&
+        k != RepKind::kMonths && k != RepKind::kMicros) {
+      continue;
+    }
+    if (sqlite3_column_type(stmt_, static_cast<int>(i)) == SQLITE_FLOAT) {
+      done_ = true;
+      return Status::ExecutionError(fmt::format(
+          "numeric overflow: the value of column {} at row {} is out of the range of {}",
+          names_[i], rows_, RepTypeName(reps_[i])));
+    }
+  }
+  return true;
+}
+
+bool Cursor::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+
+Value Cursor::GetValue(int column) const {
+  switch (sqlite3_column_type(stmt_, column)) {
+    case SQLITE_NULL: return Value::Null();
+    case SQLITE_INTEGER: return Value::Int(sqlite3_column_int64(stmt_, column));
+    case SQLITE_FLOAT: return Value::Real(sqlite3_column_double(stmt_, column));
+    case SQLITE_TEXT:
+      return Value::Text(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column)),
+                                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column))));
+    default: {
+      const void* p = sqlite3_column_blob(stmt_, column);
+      return Value::Blob(std::string(static_cast<const char*>(p),
+                                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column))));
+    }
+  }
+}
+
+void Cursor::AppendText(int column, std::string& out) const {
+  const int type = sqlite3_column_type(stmt_, column);
+  const Rep& rep = reps_[static_cast<size_t>(column)];
+  if (type == SQLITE_TEXT && rep.kind == RepKind::kText) {
+    // The common case, without a copy.
+    out.append(reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column)),
+               static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+    return;
+  }
+  if (type == SQLITE_INTEGER && rep.kind == RepKind::kInteger) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, sqlite3_column_int64(stmt_, column));
+    out.append(buf, r.ptr);
+    return;
+  }
+  FormatValue(GetValue(column), rep, out);
+}
+
+// ---- Engine --------------------------------------------------------------------------------
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::~Engine() = default;
+
+Result<std::unique_ptr<Engine>> Engine::Open(EngineOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(options));
+  HOP_RETURN_IF_ERROR(impl->Open());
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+void Engine::RequestInterrupt() { g_interrupt.store(true); }
+
+Result<std::unique_ptr<Cursor>> Engine::Query(const catalog::Catalog& catalog,
+                                              const binder::Rel& plan, const Budget& budget) {
+  if (impl_->cursor_open_) return Status::Internal("a query is already running on this engine");
+  HOP_ASSIGN_OR_RETURN(LoweredQuery lowered, Lower(plan, impl_->Options(catalog)));
+  HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintQuery(*lowered.query, {sql::Dialect::kSqlite}));
+  HOP_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, impl_->Prepare(text));
+  std::vector<std::string> names;
+  for (const auto& c : plan.row_type.columns) names.push_back(c.name);
+  impl_->Begin(budget);
+  impl_->cursor_open_ = true;
+  return std::unique_ptr<Cursor>(
+      new Cursor(this, stmt, std::move(names), std::move(lowered.columns)));
+}
+
+Result<int64_t> Engine::Insert(const catalog::Catalog& catalog, const binder::BoundInsert& insert,
+                               const Budget& budget) {
+  if (impl_->cursor_open_) return Status::Internal("a query is already running on this engine");
+  LowerOptions options = impl_->Options(catalog);
+  const catalog::Table& target = *insert.target;
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, catalog.SchemaFor(target.path));
+  if (schema->adapter != catalog::Adapter::kLocal) {
+    return Status::InvalidArgument(
+        fmt::format("{} is not a local table", target.QualifiedName()));
+  }
+  HOP_ASSIGN_OR_RETURN(std::string alias, impl_->Attach(*schema));
+  ScanName name;
+  name.name = {alias, target.name};
+  for (const auto& c : target.row_type.columns) name.columns.push_back(c.name);
+  HOP_ASSIGN_OR_RETURN(auto stmt, LowerInsert(insert, name, options));
+  HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintStatement(*stmt, {sql::Dialect::kSqlite}));
+  HOP_ASSIGN_OR_RETURN(sqlite3_stmt * prepared, impl_->Prepare(text));
+  impl_->Begin(budget);
+  const int rc = sqlite3_step(prepared);
+  const int64_t changed = sqlite3_changes64(impl_->db_);
+  Status error = rc == SQLITE_DONE ? Status::OK() : impl_->StepError(rc, 0);
+  sqlite3_finalize(prepared);
+  impl_->End();
+  HOP_RETURN_IF_ERROR(error);
+  return changed;
+}
+
+Result<std::string> Engine::Explain(const catalog::Catalog& catalog, const binder::Rel& plan) {
+  if (impl_->cursor_open_) return Status::Internal("a query is already running on this engine");
+  HOP_ASSIGN_OR_RETURN(LoweredQuery lowered, Lower(plan, impl_->Options(catalog)));
+  HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintQuery(*lowered.query, {sql::Dialect::kSqlite}));
+  sql::PrintOptions eqp{sql::Dialect::kSqlite};
+  eqp.explain_query_plan = true;
+  HOP_ASSIGN_OR_RETURN(std::string explain, sql::PrintQuery(*lowered.query, eqp));
+  HOP_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, impl_->Prepare(explain));
+  std::string out = "Plan:\n" + Indent(binder::Explain(plan), "  ");
+  out += "SQLite query:\n" + Indent(text, "  ");
+  out += "SQLite plan:\n";
+  // Rows of (id, parent, -, detail): a tree, indented by depth.
+  std::map<int, int> depth;
+  std::vector<std::string> virtual_lines;
+  for (;;) {
+    const int rc = sqlite3_step(stmt);
+    if (rc != SQLITE_ROW) break;
+    const int id = sqlite3_column_int(stmt, 0);
+    const int parent = sqlite3_column_int(stmt, 1);
+    std::string detail = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 3));
+    const int d = depth.count(parent) ? depth[parent] + 1 : 0;
+    depth[id] = d;
+    // A virtual table's plan in words: `VIRTUAL TABLE INDEX <slot>:<idx>`.
+    const std::string marker = "VIRTUAL TABLE INDEX ";
+    if (size_t at = detail.find(marker); at != std::string::npos) {
+      const size_t colon = detail.find(':', at);
+      const int slot = std::atoi(detail.c_str() + at + marker.size());
+      const std::string idx = colon == std::string::npos ? "" : detail.substr(colon + 1);
+      if (const VirtualTable* vt = impl_->vtabs_->Find(fmt::format("hop_vt_{}", slot))) {
+        detail = detail.substr(0, at) + fmt::format("VIRTUAL TABLE {} ({}): {}", vt->name,
+                                                    vt->source->Describe(),
+                                                    VirtualTables::DescribePlan(*vt, idx));
+      }
+    }
+    out += std::string(static_cast<size_t>(2 + 2 * d), ' ') + detail + "\n";
+  }
+  sqlite3_finalize(stmt);
+  if (!impl_->locals_.empty()) {
+    out += "Local tables, read natively:\n";
+    for (const auto& [table, file] : impl_->locals_) out += "  " + table + " in " + file + "\n";
+  }
+  return out;
+}
+
+}  // namespace hop::engine
