@@ -7,6 +7,9 @@
 !tables ADS
 !describe PROFILE.MEMBERS
 
+-- Queries run on the local engine, with Calcite's semantics: here across the two demo databases.
+SELECT first_name, last_name, page_urn FROM ads.page_views NATURAL JOIN profile.members;
+
 -- How a table is reached: its row type as Avro, and the connector configuration the templates
 -- give it when a pipeline reads it (source) or writes it (sink).
 !resolve ADS.PAGE_VIEWS
@@ -35,6 +38,22 @@ CREATE OR REPLACE VIEW ads.visitors AS
 CREATE OR REPLACE MATERIALIZED VIEW ads.audience AS
   SELECT first_name, last_name FROM ads.visitors WHERE page_urn LIKE 'urn:li:page:%';
 !tables ADS
+
+-- A view is inlined into the queries that read it.
+SELECT * FROM ads.visitors ORDER BY last_name;
+
+-- Data of your own: a table of the local database is a SQLite table in the state directory,
+-- created by CREATE TABLE; INSERT fills it, and queries join it with any other table.
+CREATE TABLE IF NOT EXISTS local.visits (member_urn VARCHAR, visited DATE, minutes DECIMAL(6, 1));
+INSERT INTO local.visits VALUES
+  ('urn:li:member:123', DATE '2026-01-05', 12.5),
+  ('urn:li:member:123', DATE '2026-01-06', 3.0),
+  ('urn:li:member:456', DATE '2026-01-06', 41.5);
+SELECT m.first_name, COUNT(*) AS visits, SUM(v.minutes) AS minutes
+  FROM local.visits v JOIN profile.members m ON v.member_urn = m.member_urn
+  GROUP BY m.first_name ORDER BY minutes DESC;
+!plan SELECT * FROM local.visits v JOIN profile.members m ON v.member_urn = m.member_urn WHERE m.first_name = 'Alice'
+DROP TABLE local.visits;
 
 -- !specify shows exactly what a statement would write, without writing it: here a trigger on
 -- the materialized view, whose job keeps its fire-time window for when it runs.

@@ -126,7 +126,14 @@ TEST(CliTest, TheQuickstartRuns) {
        {"CREATE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience, pipeline/ads-audience, "
         "flinksessionjob/ads-database-audience created",
         "CREATE TRIGGER AUDIENCE_REPORT: tabletrigger/audiencereport created",
-        "FIRE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience fired"}) {
+        "FIRE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience fired",
+        // Rows: a join of demo tables, a view, a local table after its INSERT.
+        " Alice      | Addison   | urn:li:page:10000\n Bob        | Baker     | urn:li:page:10001\n"
+        "(2 rows)",
+        "INSERT INTO LOCAL.VISITS: 3 rows inserted",
+        " FIRST_NAME | VISITS | MINUTES\n------------+--------+---------\n"
+        " Bob        |      1 |    41.5\n Alice      |      2 |    15.5\n(2 rows)",
+        "LOCAL.VISITS in local/default.db (state directory)"}) {
     EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
   }
   EXPECT_NE(Hop(flag + " get tabletriggers").out.find("audiencereport"), std::string::npos);

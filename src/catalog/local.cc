@@ -54,13 +54,13 @@ Result<Connection> OpenFile(const std::string& state_dir, const Schema& schema, 
   Connection db(raw);
   if (rc != SQLITE_OK) {
     if (!create && rc == SQLITE_CANTOPEN) return Connection();
-    return Error(db.get(), fmt::format("cannot open {}", path));
+    return Error(db.get(), fmt::format("cannot open {}", LocalFileDisplay(schema.local_file)));
   }
   ::chmod(path.c_str(), 0600);
   sqlite3_busy_timeout(db.get(), 10000);
   // Readers (queries in other processes) do not block the writer, nor it them.
   if (sqlite3_exec(db.get(), "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return Error(db.get(), fmt::format("cannot use {}", path));
+    return Error(db.get(), fmt::format("cannot use {}", LocalFileDisplay(schema.local_file)));
   }
   return db;
 }
@@ -136,6 +136,10 @@ std::string LocalFilePath(std::string_view state_dir, std::string_view name) {
       .string();
 }
 
+std::string LocalFileDisplay(std::string_view name) {
+  return fmt::format("local/{}.db", name);
+}
+
 Result<sql::TypeName> LocalStorageType(const sql::DataType& t) {
   using sql::TypeName;
   switch (t.name) {
@@ -191,7 +195,7 @@ Result<bool> LocalProvisioner::Exists(const Schema& schema, const TableDefinitio
   }
   return Status::AlreadyExists(fmt::format(
       "{} already has a table {} with other columns ({}); drop it before creating it anew",
-      LocalFilePath(state_dir_, schema.local_file), name, columns));
+      LocalFileDisplay(schema.local_file), name, columns));
 }
 
 Status LocalProvisioner::Create(const Schema& schema, const TableDefinition& table) {
@@ -211,7 +215,7 @@ Status LocalProvisioner::Create(const Schema& schema, const TableDefinition& tab
   HOP_ASSIGN_OR_RETURN(Connection db, OpenFile(state_dir_, schema, /*create=*/true));
   if (sqlite3_exec(db.get(), text.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     return Error(db.get(), fmt::format("cannot create table {} in {}", table.path.back(),
-                                       LocalFilePath(state_dir_, schema.local_file)));
+                                       LocalFileDisplay(schema.local_file)));
   }
   return Status::OK();
 }
@@ -226,7 +230,7 @@ Status LocalProvisioner::Drop(const Schema& schema, const TableDefinition& table
   HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintStatement(drop, {sql::Dialect::kSqlite}));
   if (sqlite3_exec(db.get(), text.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     return Error(db.get(), fmt::format("cannot drop table {} in {}", table.path.back(),
-                                       LocalFilePath(state_dir_, schema.local_file)));
+                                       LocalFileDisplay(schema.local_file)));
   }
   return Status::OK();
 }

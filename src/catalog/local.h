@@ -26,6 +26,8 @@ Result<std::string> LocalFileName(std::string_view url);
 
 // `<state_dir>/local/<name>.db`.
 std::string LocalFilePath(std::string_view state_dir, std::string_view name);
+// `local/<name>.db`: the file as messages name it, within the state directory.
+std::string LocalFileDisplay(std::string_view name);
 
 // The SQLite storage class a column of type `t` is declared with: INTEGER for booleans, exact
 // numbers, dates, times and timestamps, REAL for approximate numbers, TEXT for strings and

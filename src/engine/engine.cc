@@ -137,8 +137,7 @@ class Engine::Impl {
     if (schema && schema->adapter == catalog::Adapter::kLocal) {
       HOP_ASSIGN_OR_RETURN(std::string alias, Attach(*schema));
       out.name = {alias, table.name};
-      locals_.push_back({table.QualifiedName(), catalog::LocalFilePath(options_.state_dir,
-                                                                       schema->local_file)});
+      locals_.push_back({table.QualifiedName(), catalog::LocalFileDisplay(schema->local_file)});
       return out;
     }
     if (table.source) {
@@ -176,7 +175,7 @@ class Engine::Impl {
     if (!std::filesystem::exists(path, ec)) {
       return Status::InvalidArgument(fmt::format(
           "Database {} ({}): its file {} does not exist: no table of it was created here",
-          schema.database, schema.url, path));
+          schema.database, schema.url, catalog::LocalFileDisplay(schema.local_file)));
     }
     if (attached_.size() >= 9) {
       return Status::InvalidArgument("a session reads at most 9 local database files");
@@ -191,7 +190,8 @@ class Engine::Impl {
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
       return Status::Unavailable(fmt::format("Database {}: cannot open {}: {}", schema.database,
-                                             path, sqlite3_errmsg(db_)));
+                                             catalog::LocalFileDisplay(schema.local_file),
+                                             sqlite3_errmsg(db_)));
     }
     attached_.insert(alias);
     return alias;
@@ -409,7 +409,9 @@ Result<std::string> Engine::Explain(const catalog::Catalog& catalog, const binde
   sqlite3_finalize(stmt);
   if (!impl_->locals_.empty()) {
     out += "Local tables, read natively:\n";
-    for (const auto& [table, file] : impl_->locals_) out += "  " + table + " in " + file + "\n";
+    for (const auto& [table, file] : impl_->locals_) {
+      out += "  " + table + " in " + file + " (state directory)\n";
+    }
   }
   return out;
 }

@@ -631,8 +631,11 @@ Result<std::unique_ptr<sql::Statement>> LowerInsert(const binder::BoundInsert& i
     std::string name = column.name;
     cols->push_back({[&lowerer, c, want, name]() -> Result<sql::ExprPtr> {
                        HOP_ASSIGN_OR_RETURN(sql::ExprPtr e, c.make());
-                       HOP_ASSIGN_OR_RETURN(internal::Low v,
-                                            lowerer.Coerce({std::move(e), c.rep}, want, name));
+                       // A value must fit its column: a decimal's precision, an integer's range
+                       // (strings are stored as they are, whatever the declared length).
+                       internal::Low v{std::move(e), c.rep};
+                       if (c.rep.kind == RepKind::kText && want.kind == RepKind::kText) return std::move(v.expr);
+                       HOP_ASSIGN_OR_RETURN(v, lowerer.Cast(std::move(v), want, false, name));
                        return std::move(v.expr);
                      },
                      want});

@@ -22,6 +22,7 @@
 #include "sql/ast/drop_statement.h"
 #include "sql/ast/insert_statement.h"
 #include "sql/ast/query_statement.h"
+#include "sql/ast/refresh_statement.h"
 #include "sql/ast/set_statement.h"
 #include "sql/ast/show_statement.h"
 #include "sql/parser.h"
@@ -353,6 +354,7 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
     out += outcome.Summary();
     out += '\n';
     if (!outcome.warnings.empty()) out += "Warnings:\n" + outcome.warnings + "\n";
+    out += LocalViewNote(*stmt);
     return Status::OK();
   }
   switch (stmt->kind) {
@@ -702,6 +704,27 @@ Status Session::Show(std::string_view name, std::string& out) {
 }
 
 // ---- queries --------------------------------------------------------------------------------
+
+std::string Session::LocalViewNote(const sql::Statement& stmt) {
+  const sql::QualifiedName* name = nullptr;
+  if (stmt.kind == sql::StatementKind::kCreateMaterializedView) {
+    name = &stmt.As<sql::CreateMaterializedViewStatement>().name;
+  } else if (stmt.kind == sql::StatementKind::kRefresh) {
+    name = &stmt.As<sql::RefreshStatement>().name;
+  }
+  if (name == nullptr || !catalog_cache_) return "";
+  auto cat = catalog_cache_->Get();
+  if (!cat.ok()) return "";
+  std::vector<std::string> path;
+  for (const auto& p : name->parts) path.push_back(p.name);
+  auto schema = (*cat)->SchemaFor(path);
+  if (!schema.ok() || (*schema)->adapter != catalog::Adapter::kLocal) return "";
+  return fmt::format(
+      "Note: nothing writes the rows of {0} into its local table yet: running the pipeline of a "
+      "materialized view into a local database comes in a later version of hop. A query of {0} "
+      "computes the view's query when it runs.\n",
+      name->ToString());
+}
 
 Result<const catalog::Catalog*> Session::QueryCatalog() {
   if (!properties_.catalogs.empty()) {
