@@ -168,8 +168,15 @@ struct Table {
     }
     Scalar("ROUND", 1, 2, {F::kNumeric, F::kInteger}, Round);
     Scalar("TRUNCATE", 1, 2, {F::kNumeric, F::kInteger}, Round);
-    Scalar("MOD", 2, 2, {F::kNumeric},
-           [](std::span<const DataType> a) { return WithNullable(a[1], AnyNullable(a)); });
+    // MOD of integers has the divisor's type (the result is smaller than it); with a decimal,
+    // the wider decimal (Calcite's DECIMAL_MOD).
+    Scalar("MOD", 2, 2, {F::kNumeric}, [](std::span<const DataType> a) {
+      if (a[0].name == TypeName::kDecimal || a[1].name == TypeName::kDecimal ||
+          IsApproxNumeric(a[0]) || IsApproxNumeric(a[1])) {
+        return NumericResult(a[0], a[1]);
+      }
+      return WithNullable(a[1], AnyNullable(a));
+    });
     for (auto n : {"SQRT", "EXP", "LN", "LOG10", "LOG2", "SIN", "COS", "TAN", "ASIN", "ACOS",
                    "ATAN", "COT", "DEGREES", "RADIANS", "CBRT"}) {
       Scalar(n, 1, 1, {F::kNumeric}, Double);

@@ -261,7 +261,6 @@ Result<bool> Cursor::Next() {
     return false;
   }
   if (rc != SQLITE_ROW) return Fail(rc);
-  ++rows_;
   // A column that should hold an integer but holds a real overflowed in SQLite's arithmetic.
   for (size_t i = 0; i < reps_.size(); ++i) {
     const RepKind k = reps_[i].kind;
@@ -274,9 +273,10 @@ Result<bool> Cursor::Next() {
       done_ = true;
       return Status::ExecutionError(fmt::format(
           "numeric overflow: the value of column {} at row {} is out of the range of {}",
-          names_[i], rows_, RepTypeName(reps_[i])));
+          names_[i], rows_ + 1, RepTypeName(reps_[i])));
     }
   }
+  ++rows_;
   return true;
 }
 

@@ -580,7 +580,20 @@ void LikeFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 void UpperFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
-  SetText(ctx, Utf8ToUpper(ArgText(argv[0])));
+  std::string upper = Utf8ToUpper(ArgText(argv[0]));
+  // The letters whose capital is two letters, as Java's toUpperCase writes them.
+  static const std::pair<std::string_view, std::string_view> kSpecial[] = {
+      {"\u00df", "SS"}, {"\ufb00", "FF"}, {"\ufb01", "FI"}, {"\ufb02", "FL"},
+      {"\ufb03", "FFI"}, {"\ufb04", "FFL"}, {"\ufb05", "ST"}, {"\ufb06", "ST"}};
+  if (upper.find_first_of("\xc3\xef") != std::string::npos) {
+    for (const auto& [from, to] : kSpecial) {
+      for (size_t at = upper.find(from); at != std::string::npos; at = upper.find(from, at)) {
+        upper.replace(at, from.size(), to);
+        at += to.size();
+      }
+    }
+  }
+  SetText(ctx, upper);
 }
 
 void LowerFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {

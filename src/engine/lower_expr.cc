@@ -448,10 +448,16 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
       return Low{Bin(op, std::move(a.expr), std::move(b.expr)), target};
     }
     case RepKind::kInteger: {
+      if (op == BinaryOp::kModulo) {
+        // In the wider operand's type: the result is smaller than the divisor, whose type MOD has.
+        HOP_ASSIGN_OR_RETURN(Rep wide, l.Common(a.rep, b.rep));
+        HOP_ASSIGN_OR_RETURN(a, l.Coerce(std::move(a), wide));
+        HOP_ASSIGN_OR_RETURN(b, l.Coerce(std::move(b), wide));
+        return Low{Call(fn::kIntModulo, Args(std::move(a.expr), std::move(b.expr))), target};
+      }
       HOP_ASSIGN_OR_RETURN(a, l.Coerce(std::move(a), target));
       HOP_ASSIGN_OR_RETURN(b, l.Coerce(std::move(b), target));
       if (op == BinaryOp::kDivide) return Low{Call(fn::kIntDivide, Args(std::move(a.expr), std::move(b.expr))), target};
-      if (op == BinaryOp::kModulo) return Low{Call(fn::kIntModulo, Args(std::move(a.expr), std::move(b.expr))), target};
       return Low{Bin(op, std::move(a.expr), std::move(b.expr)), target};
     }
     case RepKind::kDecimal: {

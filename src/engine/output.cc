@@ -206,8 +206,8 @@ Result<int64_t> WriteResult(Cursor& cursor, OutputFormat format, std::string& ou
     }
     if (failed.ok()) {
       table.End(cursor.rows());
-    } else {
-      table.Start();
+    } else if (cursor.rows() > 0) {
+      table.Start();  // the rows before the failure
     }
     out += table.out();
     if (!failed.ok()) return failed;
