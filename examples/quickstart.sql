@@ -67,3 +67,9 @@ DROP TABLE local.visits;
 CREATE TRIGGER audience_report ON ads.audience AS 'audience-report';
 FIRE MATERIALIZED VIEW ads.audience;
 !wait 60
+
+-- The "k8s" system tables show hop's resources as tables, read live from the store: the
+-- pipeline, its elements and the trigger's run, with the window it covered.
+SELECT name, ready, failed, message FROM "k8s".pipelines;
+SELECT * FROM "k8s".pipeline_elements;
+SELECT "TRIGGER", window_from, window_to, outcome FROM "k8s".trigger_runs;

@@ -133,7 +133,11 @@ TEST(CliTest, TheQuickstartRuns) {
         "INSERT INTO LOCAL.VISITS: 3 rows inserted",
         " FIRST_NAME | VISITS | MINUTES\n------------+--------+---------\n"
         " Bob        |      1 |    41.5\n Alice      |      2 |    15.5\n(2 rows)",
-        "LOCAL.VISITS in local/default.db (state directory)"}) {
+        "LOCAL.VISITS in local/default.db (state directory)",
+        // The system tables, after the operator ran (!wait).
+        " ads-audience | true  | false  | Ready.",
+        " FlinkSessionJob/ads-database-audience | true  | false  | null    | null",
+        " audiencereport | 1970-01-01 00:00:00.000 |"}) {
     EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
   }
   EXPECT_NE(Hop(flag + " get tabletriggers").out.find("audiencereport"), std::string::npos);

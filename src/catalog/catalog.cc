@@ -8,6 +8,7 @@
 
 #include "catalog/demodb.h"
 #include "catalog/local.h"
+#include "catalog/system_tables.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "resource/kinds.h"
@@ -249,6 +250,8 @@ Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_na
   const std::string ns(namespace_name);
   HOP_ASSIGN_OR_RETURN(auto dbs, store.List({DatabaseKind::Info().group_kind(), ns, {}}));
   for (const Resource& db : dbs.items) c.AddSchema(SchemaForDatabase(db));
+  // The system tables: the namespace's resources, read when a query scans them.
+  c.AddSchema(SystemSchema(store, ns));
   HOP_ASSIGN_OR_RETURN(auto tables, store.List({TableKind::Info().group_kind(), ns, {}}));
   for (const Resource& r : tables.items) c.AddTableResource(r);
   HOP_ASSIGN_OR_RETURN(auto views, store.List({ViewKind::Info().group_kind(), ns, {}}));

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <thread>
 
+#include "binder/functions.h"
 #include "catalog/source.h"
 #include "engine/output.h"
 #include "sql/ast/query_statement.h"
@@ -177,6 +180,79 @@ TEST_F(EngineTest, RefusesWhatItCannotRunBeforeRunningIt) {
   EXPECT_EQ(Run("SELECT STDDEV(id) OVER (ORDER BY id) FROM fake.small"),
             "Invalid Argument: STDDEV as a window function does not run on the local engine");
   EXPECT_EQ(small_->scans, before);
+}
+
+}  // namespace
+}  // namespace hop::engine
+
+namespace hop::engine {
+namespace {
+
+// An argument of each family, as SQL.
+std::string ArgumentOf(binder::Family f, int i) {
+  using F = binder::Family;
+  switch (f) {
+    case F::kString:
+    case F::kStringOrBinary: return i == 1 ? "'b'" : "'abc'";
+    case F::kNumeric: return "2.5";
+    case F::kInteger: return "2";
+    case F::kDatetime: return "TIMESTAMP '2026-01-31 10:00:00'";
+    case F::kBoolean: return "TRUE";
+    case F::kArray:
+    case F::kCollection: return "ARRAY[1, 2, 2]";
+    case F::kMap: return "MAP['a', 1]";
+    case F::kAny:
+    case F::kComparable: return "x";
+  }
+  return "1";
+}
+
+// Every function the binder accepts either runs, or is refused before it runs with a message
+// naming it.
+TEST_F(EngineTest, EveryFunctionRunsOrIsRefusedByName) {
+  int ran = 0, refused = 0;
+  for (const binder::Function* f : binder::AllFunctions()) {
+    const int n = f->min_args;
+    std::string args;
+    for (int i = 0; i < n; ++i) {
+      const binder::Family family =
+          f->families.empty() ? binder::Family::kAny
+                              : f->families[std::min<size_t>(i, f->families.size() - 1)];
+      if (i > 0) args += ", ";
+      args += ArgumentOf(family, i);
+    }
+    std::string call = f->niladic ? std::string(f->name) : fmt::format("{}({})", f->name, args);
+    if (f->name == "COUNT" && n == 0) call = "COUNT(*)";
+    if (f->kind == binder::FunctionKind::kWindow) call += " OVER (ORDER BY x)";
+    if (f->name.rfind("PERCENTILE_", 0) == 0) call += " WITHIN GROUP (ORDER BY x)";
+    const std::string sql = fmt::format("SELECT {} FROM (VALUES (1), (2)) AS t (x)", call);
+    auto plan = Bind(sql);
+    if (!plan.ok()) {
+      // LEFT and RIGHT are reserved words, which the parser reads as a join here.
+      EXPECT_TRUE(f->name == "LEFT" || f->name == "RIGHT") << sql << ": " << plan.status().ToString();
+      continue;
+    }
+    auto cursor = engine_->Query(catalog_, **plan, {});
+    if (!cursor.ok()) {
+      EXPECT_EQ(cursor.status().code(), StatusCode::kInvalidArgument) << sql;
+      EXPECT_NE(cursor.status().message().find(std::string(f->name)), std::string::npos)
+          << sql << ": " << cursor.status().ToString();
+      ++refused;
+      continue;
+    }
+    for (;;) {
+      auto more = (*cursor)->Next();
+      if (!more.ok()) {
+        // A value error of this call's arguments is the function running, not refusing.
+        EXPECT_EQ(more.status().code(), StatusCode::kExecution) << sql;
+        break;
+      }
+      if (!*more) break;
+    }
+    ++ran;
+  }
+  EXPECT_GT(ran, 150);
+  std::printf("functions: %d ran, %d refused by name\n", ran, refused);
 }
 
 }  // namespace

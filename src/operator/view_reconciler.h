@@ -20,6 +20,7 @@
 
 #include "catalog/provisioner.h"
 #include "operator/controller.h"
+#include "resource/element_state.h"
 #include "resource/resource.h"
 #include "store/store.h"
 
@@ -35,14 +36,9 @@ class ViewReconciler : public Reconciler {
   store::Store& store_;
 };
 
-// How one element of a pipeline is (reference §7's estimate).
-struct ElementState {
-  bool ready = false;
-  bool failed = false;
-  std::string message;
-};
-// The element's state from its live object (nullopt: it does not exist).
-ElementState EstimateElement(const std::optional<resource::Resource>& element);
+// How one element of a pipeline is (reference §7's estimate; resource/element_state.h).
+using resource::ElementState;
+using resource::EstimateElement;
 
 // The pipeline's status from its elements, named `kind/name`, in order.
 struct PipelineState {

@@ -306,6 +306,17 @@ Result<PipelineTable> Planner::Table(const std::vector<std::string>& path) const
   return t;
 }
 
+Status Planner::NotSystem(const std::vector<std::string>& path) const {
+  auto schema = context_.catalog->SchemaFor(path);
+  if (!schema.ok() || (*schema)->adapter != catalog::Adapter::kSystem) return Status::OK();
+  std::string name;
+  for (const auto& p : path) name += (name.empty() ? "" : ".") + p;
+  return Status::InvalidArgument(fmt::format(
+      "{} is a system table: queries read it here, and it is never a source or sink of a "
+      "pipeline",
+      name));
+}
+
 Result<Pipeline> Planner::Plan(const sql::Statement& statement, bool replace) {
   switch (statement.kind) {
     case sql::StatementKind::kCreateMaterializedView: return PlanView(statement, replace);
@@ -412,6 +423,7 @@ Result<Pipeline> Planner::PlanInsert(const sql::Statement& statement) {
   binder::Binder binder(*context_.catalog);
   binder.SetStatement(&statement);
   HOP_ASSIGN_OR_RETURN(binder::BoundInsert bound, binder.BindInsert(insert));
+  HOP_RETURN_IF_ERROR(NotSystem(bound.target->path));
   Pipeline p;
   p.sink = FromCatalog(*bound.target);
   p.sink.row_type = Flattened(bound.target->row_type);
@@ -441,6 +453,7 @@ Result<Pipeline> Planner::PlanSelect(const sql::Statement& statement) {
 Status Planner::Finish(Pipeline& p) const {
   p.query = binder::Simplify(p.query);
   for (const binder::Rel* scan : binder::Scans(*p.query)) {
+    HOP_RETURN_IF_ERROR(NotSystem(scan->table->path));
     p.sources.push_back(FromCatalog(*scan->table));
   }
   // A pipeline that reads the table it writes names the two sides apart.

@@ -111,6 +111,8 @@ class Planner {
   Result<Pipeline> PlanSelect(const sql::Statement& statement);
   // Sources from the plan's scans, connectors, collisions, and the SQL.
   Status Finish(Pipeline& pipeline) const;
+  // An error when `path` is a "k8s" system table, which no pipeline reads or writes.
+  Status NotSystem(const std::vector<std::string>& path) const;
   PipelineTable FromCatalog(const catalog::Table& table) const;
 
   PlanContext context_;

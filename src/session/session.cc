@@ -768,6 +768,12 @@ Status Session::Insert(const sql::Statement& stmt, std::string& out) {
     HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*cat, *insert.query, properties_.budget));
     return engine::WriteResult(*cursor, properties_.output_format, out, flush_).status();
   }
+  if (schema->adapter == catalog::Adapter::kSystem) {
+    return Status::InvalidArgument(fmt::format(
+        "{} is a system table, read only here: its rows are hop's resources (CREATE DATABASE, "
+        "CREATE VIEW, CREATE TRIGGER ... make them)",
+        target.QualifiedName()));
+  }
   if (schema->adapter != catalog::Adapter::kLocal) {
     return Status::InvalidArgument(fmt::format(
         "INSERT INTO {} is not executed here: rows are inserted into local tables "
