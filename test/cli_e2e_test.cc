@@ -112,6 +112,40 @@ TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
   std::filesystem::remove_all(state);
 }
 
+// Queries from the command line: results in the format --format asks for, errors on stderr with a
+// failing exit status, and local tables that outlive the process and are read by the next one.
+TEST(CliTest, QueriesRunFromTheCommandLineInTheChosenFormat) {
+  char tmpl[] = "/tmp/hop-e2e-XXXXXX";
+  const std::string state = mkdtemp(tmpl);
+  const std::string flag = "--state " + state;
+  ASSERT_EQ(
+      Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml")).status,
+      0);
+  HopRun csv = Hop(flag + " --format csv -e 'SELECT first_name, last_name FROM profile.members "
+                          "ORDER BY first_name DESC LIMIT 2'");
+  EXPECT_EQ(csv.status, 0) << csv.out;
+  EXPECT_EQ(csv.out, "FIRST_NAME,LAST_NAME\nCharlie,Chapman\nBob,Baker\n");
+  HopRun json = Hop(flag + " --format json -e 'SELECT COUNT(*) AS n FROM ads.page_views'");
+  EXPECT_EQ(json.out, "[\n{\"N\":2}\n]\n");
+  HopRun bad = Hop(flag + " --format xml -e 'SELECT 1'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--format must be table, mysql, csv, tsv or json, not 'xml'"),
+            std::string::npos)
+      << bad.out;
+  // A table made by one process, filled by a second, read by a third.
+  EXPECT_EQ(Hop(flag + " -e 'CREATE TABLE local.kv (k VARCHAR, v INTEGER)'").status, 0);
+  HopRun insert = Hop(flag + " -e \"INSERT INTO local.kv VALUES ('a', 1), ('b', 2)\"");
+  EXPECT_EQ(insert.out, "INSERT INTO LOCAL.KV: 2 rows inserted\n") << insert.out;
+  HopRun sum = Hop(flag + " --format tsv -e 'SELECT SUM(v) AS total FROM local.kv'");
+  EXPECT_EQ(sum.out, "TOTAL\n3\n");
+  HopRun failed = Hop(flag + " -e 'SELECT 1 / 0' -e 'SELECT 2 AS two'");
+  EXPECT_EQ(failed.status, 1);
+  EXPECT_NE(failed.out.find("-e: Execution Error: Division by zero"), std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find(" TWO\n-----\n   2\n(1 row)"), std::string::npos) << failed.out;
+  std::filesystem::remove_all(state);
+}
+
 // The quickstart of `make demo`: the demo environment, the script, `hop get` and the drops.
 TEST(CliTest, TheQuickstartRuns) {
   char tmpl[] = "/tmp/hop-e2e-XXXXXX";

@@ -6,10 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
+#include "catalog/local.h"
 #include "cli/resource_commands.h"
 #include "store/sqlite_store.h"
 #include "test/lib/datadriven.h"
@@ -390,6 +393,45 @@ TEST_F(ShellLoopTest, CompletionNamesFollowTheCatalog) {
   EXPECT_EQ(shell.pending(), "SELECT *");
   EXPECT_EQ(Join(shell.Complete("FROM profile.mem")), "profile.members");
   EXPECT_EQ(Join(shell.Complete("!ta")), "");  // not a command inside a statement
+}
+
+// Ctrl-C while a query runs cancels it (SIGINT, as the terminal sends it to the process); the
+// shell goes on with the next statement.
+TEST_F(ShellLoopTest, CtrlCCancelsTheRunningQueryAndTheShellGoesOn) {
+  catalog::LocalProvisioner local(dir_.path());
+  catalog::Provisioners provisioners;
+  provisioners.Register("local", &local);
+  session::Properties props;
+  props.state_dir = dir_.path();
+  props.provisioners = &provisioners;
+  session::Session session(*store_, props);
+  Shell shell(session, *store_, nullptr, out_, err_);
+  shell.set_cancel_on_interrupt(true);
+  ScriptedReader setup({
+      "CREATE DATABASE localdb WITH (url 'jdbc:local:', schema 'LOCAL');",
+      "CREATE TABLE local.n (x INTEGER);",
+      "INSERT INTO local.n SELECT a.x FROM (VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9), "
+      "(10)) AS a (x) CROSS JOIN (VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9), (10)) AS "
+      "b (x) CROSS JOIN (VALUES (1), (2), (3), (4), (5)) AS c (x);",
+  });
+  ASSERT_EQ(shell.Run(setup, false), 0) << err_.str();
+  // A query of 500^4 rows, which would run for minutes, and a Ctrl-C after a moment.
+  std::thread ctrl_c([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(::getpid(), SIGINT);
+  });
+  ScriptedReader reader({"SELECT COUNT(*) FROM local.n a, local.n b, local.n c, local.n d;",
+                         "SELECT COUNT(*) AS rows_after FROM local.n;"});
+  EXPECT_EQ(shell.Run(reader, false), 1);
+  ctrl_c.join();
+  EXPECT_NE(err_.str().find("Execution Error: the query was cancelled"), std::string::npos)
+      << err_.str();
+  EXPECT_NE(out_.str().find(" ROWS_AFTER\n------------\n        500\n(1 row)"), std::string::npos)
+      << out_.str();
+  // Ctrl-C between statements has its default action again (the handler was put back).
+  struct sigaction now = {};
+  sigaction(SIGINT, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 
 }  // namespace

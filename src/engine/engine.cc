@@ -136,6 +136,7 @@ class Engine::Impl {
     if (auto s = cat.SchemaFor(table.path); s.ok()) schema = *s;
     if (schema && schema->adapter == catalog::Adapter::kLocal) {
       HOP_ASSIGN_OR_RETURN(std::string alias, Attach(*schema));
+      HOP_RETURN_IF_ERROR(CheckTable(*schema, alias, table.name));
       out.name = {alias, table.name};
       locals_.push_back({table.QualifiedName(), catalog::LocalFileDisplay(schema->local_file)});
       return out;
@@ -164,6 +165,26 @@ class Engine::Impl {
     }
     return Status::InvalidArgument(
         fmt::format("table {} has no rows the local engine can read", table.QualifiedName()));
+  }
+
+  // Whether the attached file of a local database has the table (a Table resource applied by
+  // hand, or a file changed outside hop, may say it does when it does not).
+  Status CheckTable(const catalog::Schema& schema, const std::string& alias,
+                    const std::string& table) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT 1 FROM pragma_table_list WHERE schema = ?1 AND name = ?2",
+                           -1, &st, nullptr) != SQLITE_OK) {
+      return Status::Internal(fmt::format("cannot read {}: {}", alias, sqlite3_errmsg(db_)));
+    }
+    sqlite3_bind_text(st, 1, alias.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, table.c_str(), -1, SQLITE_TRANSIENT);
+    const int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) return Status::OK();
+    return Status::InvalidArgument(fmt::format(
+        "Database {} ({}): its file {} has no table {}: it was dropped there or never created "
+        "(CREATE TABLE makes it)",
+        schema.database, schema.url, catalog::LocalFileDisplay(schema.local_file), table));
   }
 
   // Attaches the file of a local database (once per connection); its schema name in queries.
@@ -354,6 +375,7 @@ Result<int64_t> Engine::Insert(const catalog::Catalog& catalog, const binder::Bo
         fmt::format("{} is not a local table", target.QualifiedName()));
   }
   HOP_ASSIGN_OR_RETURN(std::string alias, impl_->Attach(*schema));
+  HOP_RETURN_IF_ERROR(impl_->CheckTable(*schema, alias, target.name));
   ScanName name;
   name.name = {alias, target.name};
   for (const auto& c : target.row_type.columns) name.columns.push_back(c.name);

@@ -496,7 +496,7 @@ Result<Frame> Lowerer::Unnest(const Rel& rel, Frame* left, sql::JoinType type,
     return {[alias, index, rep]() -> Result<ExprPtr> {
               ExprPtr v = ColumnRef(alias, "value");
               if (index >= 0) {
-                v = Call("json_extract", Args(std::move(v), StrLit(fmt::format("$[{}]", index))));
+                v = Call("JSON_EXTRACT", Args(std::move(v), StrLit(fmt::format("$[{}]", index))));
               }
               if (rep.kind == RepKind::kBinary) v = Call(fn::kUnhex, Args(std::move(v)));
               return v;
@@ -569,7 +569,7 @@ Result<std::unique_ptr<sql::SelectBody>> Lowerer::Operand(Frame f, const std::ve
     // The n-th copy of a row is numbered n, so that INTERSECT ALL and EXCEPT ALL become the set
     // operations over (row, n).
     auto rn = std::make_unique<sql::FunctionExpr>();
-    rn->name.parts.push_back(Id("row_number"));
+    rn->name.parts.push_back(Id("ROW_NUMBER"));
     rn->over = std::make_unique<sql::WindowSpec>();
     rn->over->partition_by = std::move(all);
     items.push_back({std::move(rn), Id(OutName(f.cols->size()))});

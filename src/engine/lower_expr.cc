@@ -199,6 +199,23 @@ Result<Low> Literal(const Scalar& s) {
   return illegal("unknown");
 }
 
+// Whether collections of types `a` and `b` hold their elements in the same encoding (a CHAR(1)
+// ARRAY and a VARCHAR ARRAY do), so that one is the other without a conversion.
+bool SameElements(const DataType& a, const DataType& b) {
+  if (a.name != b.name) return SameEncoding(RepOf(a), RepOf(b)) && RepOf(a).kind != RepKind::kJson;
+  if (a.params.size() != b.params.size() || a.fields.size() != b.fields.size()) return false;
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    if (!SameElements(a.params[i], b.params[i])) return false;
+  }
+  for (size_t i = 0; i < a.fields.size(); ++i) {
+    if (!SameElements(a.fields[i].type, b.fields[i].type)) return false;
+  }
+  if (a.name == TypeName::kArray || a.name == TypeName::kMap || a.name == TypeName::kRow) {
+    return true;
+  }
+  return SameEncoding(RepOf(a), RepOf(b));
+}
+
 // Decimal scale of a numeric encoding (integers: 0).
 int ScaleOf(const Rep& r) { return r.kind == RepKind::kDecimal ? r.scale : 0; }
 
@@ -317,7 +334,7 @@ Result<Low> Lowerer::Cast(Low v, const Rep& to, bool try_cast, std::string_view 
   const Rep from = v.rep;
   if (from.kind == RepKind::kNull) return Low{NullLit(), to};
   if (to.kind == RepKind::kJson || from.kind == RepKind::kJson) {
-    if (from.kind == to.kind && TypeCode(from) == TypeCode(to)) return Low{std::move(v.expr), to};
+    if (from.kind == to.kind && SameElements(from.type, to.type)) return Low{std::move(v.expr), to};
     if (from.kind == to.kind) {
       return Refuse(fmt::format("CAST from {} to {}", RepTypeName(from), RepTypeName(to)));
     }
@@ -680,11 +697,11 @@ Result<Low> ConvertWindow(Lowerer& l, const Scalar& s, const Cols& cols) {
   };
   if (name == "ROW_NUMBER" || name == "RANK" || name == "DENSE_RANK" ||
       name == "PERCENT_RANK" || name == "CUME_DIST") {
-    return native(AsciiToLower(name), rep);
+    return native(name, rep);
   }
   if (name == "NTILE") {
     HOP_ASSIGN_OR_RETURN(args[0], AsInteger(l, std::move(args[0])));
-    return native("ntile", rep);
+    return native("NTILE", rep);
   }
   if (name == "LAG" || name == "LEAD") {
     const Rep value = args[0].rep;
@@ -695,47 +712,47 @@ Result<Low> ConvertWindow(Lowerer& l, const Scalar& s, const Cols& cols) {
       HOP_ASSIGN_OR_RETURN(Rep c, l.Common(value, args[2].rep));
       HOP_ASSIGN_OR_RETURN(args[0], l.Coerce(std::move(args[0]), c));
       HOP_ASSIGN_OR_RETURN(args[2], l.Coerce(std::move(args[2]), c));
-      return native(AsciiToLower(name), c);
+      return native(name, c);
     }
-    return native(AsciiToLower(name), value);
+    return native(name, value);
   }
   if (name == "FIRST_VALUE" || name == "LAST_VALUE") {
-    return native(AsciiToLower(name), args[0].rep);
+    return native(name, args[0].rep);
   }
   if (name == "NTH_VALUE") {
     HOP_ASSIGN_OR_RETURN(args[1], AsInteger(l, std::move(args[1])));
-    return native("nth_value", args[0].rep);
+    return native("NTH_VALUE", args[0].rep);
   }
   if (name == "COUNT") {
     if (s.star || args.empty()) {
       HOP_ASSIGN_OR_RETURN(auto w, over());
       auto f = std::make_unique<sql::FunctionExpr>();
-      f->name.parts.push_back(Id("count"));
+      f->name.parts.push_back(Id("COUNT"));
       f->star = true;
       f->over = std::move(w);
       return Low{std::move(f), rep};
     }
     if (args.size() > 1) return Refuse("COUNT of several values over a window");
-    return native("count", rep);
+    return native("COUNT", rep);
   }
   if (name == "MIN" || name == "MAX" || name == "SUM") {
-    return native(AsciiToLower(name), args[0].rep);
+    return native(name, args[0].rep);
   }
   if (name == "SUM0") {
     const Rep value = args[0].rep;
     HOP_ASSIGN_OR_RETURN(auto w, over());
-    return Low{Call("coalesce", Args(Windowed("sum", Exprs(args), std::move(w)), IntLit(0))), value};
+    return Low{Call("COALESCE", Args(Windowed("SUM", Exprs(args), std::move(w)), IntLit(0))), value};
   }
   if (name == "AVG") {
     const Rep value = args[0].rep;
-    if (value.kind == RepKind::kDouble) return native("avg", value);
+    if (value.kind == RepKind::kDouble) return native("AVG", value);
     HOP_ASSIGN_OR_RETURN(auto w1, over());
     HOP_ASSIGN_OR_RETURN(auto w2, over());
     HOP_ASSIGN_OR_RETURN(Low again, l.Convert(*s.args[0], cols));
-    ExprPtr sum = Windowed("sum", Exprs(args), std::move(w1));
+    ExprPtr sum = Windowed("SUM", Exprs(args), std::move(w1));
     std::vector<ExprPtr> count_args;
     count_args.push_back(std::move(again.expr));
-    ExprPtr count = Windowed("count", std::move(count_args), std::move(w2));
+    ExprPtr count = Windowed("COUNT", std::move(count_args), std::move(w2));
     if (value.kind == RepKind::kDecimal) {
       return Low{Call(fn::kDecimalDivide, Args(std::move(sum), IntLit(value.scale), std::move(count),
                                            IntLit(0), IntLit(value.scale))),
@@ -1049,16 +1066,16 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
   }
   if (name == "LTRIM" || name == "RTRIM" || name == "TRIM") {
     HOP_RETURN_IF_ERROR(text_args());
-    return hop(AsciiToLower(name), rep);
+    return hop(name, rep);
   }
   if (name == "CHAR_LENGTH" || name == "CHARACTER_LENGTH" || name == "LENGTH") {
     HOP_RETURN_IF_ERROR(text_args());
-    return hop("length", rep);
+    return hop("LENGTH", rep);
   }
   if (name == "OCTET_LENGTH") {
-    if (args[0].rep.kind == RepKind::kBinary) return hop("length", rep);
+    if (args[0].rep.kind == RepKind::kBinary) return hop("LENGTH", rep);
     HOP_RETURN_IF_ERROR(text_args());
-    return Low{Call("length", Args(StorageCast(std::move(args[0].expr), TypeName::kBytes))), rep};
+    return Low{Call("LENGTH", Args(StorageCast(std::move(args[0].expr), TypeName::kBytes))), rep};
   }
   if (name == "SUBSTRING" || name == "SUBSTR" || name == "LEFT" || name == "RIGHT" ||
       name == "REPEAT" || name == "LPAD" || name == "RPAD") {
@@ -1076,7 +1093,7 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
   }
   if (name == "REPLACE") {
     HOP_RETURN_IF_ERROR(text_args());
-    return hop("replace", rep);
+    return hop("REPLACE", rep);
   }
   if (name == "TRANSLATE") {
     HOP_RETURN_IF_ERROR(text_args());
@@ -1135,7 +1152,7 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
   }
   if (name == "CHR") {
     HOP_RETURN_IF_ERROR(integer_arg(0));
-    return hop("char", rep);
+    return hop("CHAR", rep);
   }
   if (name == "HEX") {
     const Rep from = args[0].rep;
@@ -1147,7 +1164,7 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
       HOP_ASSIGN_OR_RETURN(args[0], l.Cast(std::move(args[0]), rep, false, l.label));
     }
     const Rep r = args[0].rep;
-    return hop("abs", r);
+    return hop("ABS", r);
   }
   if (name == "CEIL" || name == "CEILING" || name == "FLOOR") {
     const bool ceil = name != "FLOOR";
@@ -1160,7 +1177,7 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
       return Low{Call(ceil ? fn::kCeil : fn::kFloor, Args(std::move(args[0].expr), IntLit(r.scale))),
                  WithScale(r, 0)};
     }
-    return hop(ceil ? "ceil" : "floor", DoubleRep());
+    return hop(ceil ? "CEIL" : "FLOOR", DoubleRep());
   }
   if (name == "SIGN") {
     if (args[0].rep.kind == RepKind::kText) {
@@ -1247,7 +1264,7 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     }
     if (n == 1) return std::move(args[0]);
     const bool coalesce = name != "GREATEST" && name != "LEAST";
-    return hop(coalesce ? "coalesce" : name == "GREATEST" ? "max" : "min", r);
+    return hop(coalesce ? "COALESCE" : name == "GREATEST" ? "MAX" : "MIN", r);
   }
   if (name == "NULLIF") {
     HOP_ASSIGN_OR_RETURN(Low again, l.Convert(*s.args[0], cols));
@@ -1361,7 +1378,7 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     return Low{Call(fn::kJsonString, Args(std::move(args[0].expr), Code(from))), rep};
   }
   // Collections.
-  if (name == "CARDINALITY" || name == "ARRAY_LENGTH") return hop("json_array_length", rep);
+  if (name == "CARDINALITY" || name == "ARRAY_LENGTH") return hop("JSON_ARRAY_LENGTH", rep);
   if (name == "ELEMENT") {
     const Rep element = ElementRep(args[0].rep, 0);
     return Low{Call(fn::kElement, Args(std::move(args[0].expr), Code(element))), element};
@@ -1449,13 +1466,13 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
   if (upper == "COUNT") {
     if (call.star || args.empty()) {
       auto e = std::make_unique<sql::FunctionExpr>();
-      e->name.parts.push_back(Id("count"));
+      e->name.parts.push_back(Id("COUNT"));
       e->star = true;
       HOP_ASSIGN_OR_RETURN(e->filter, filter());
       return Low{std::move(e), rep};
     }
     if (args.size() == 1) {
-      HOP_ASSIGN_OR_RETURN(ExprPtr e, agg("count", one(), call.distinct));
+      HOP_ASSIGN_OR_RETURN(ExprPtr e, agg("COUNT", one(), call.distinct));
       return Low{std::move(e), rep};
     }
     if (call.distinct) return Refuse("COUNT(DISTINCT ...) of several values");
@@ -1469,7 +1486,7 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
     c->whens.push_back({std::move(all), IntLit(1)});
     std::vector<ExprPtr> v;
     v.push_back(std::move(c));
-    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg("count", std::move(v), false));
+    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg("COUNT", std::move(v), false));
     return Low{std::move(e), rep};
   }
   if (args.empty()) return Refuse(fmt::format("{} without arguments", upper));
@@ -1479,8 +1496,8 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
       HOP_ASSIGN_OR_RETURN(args[0], Cast(std::move(args[0]), rep, false, label));
     }
     const Rep r = args[0].rep;
-    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg("sum", one(), call.distinct));
-    if (upper == "SUM0") e = Call("coalesce", Args(std::move(e), IntLit(0)));
+    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg("SUM", one(), call.distinct));
+    if (upper == "SUM0") e = Call("COALESCE", Args(std::move(e), IntLit(0)));
     return Low{std::move(e), r};
   }
   if (upper == "AVG") {
@@ -1488,16 +1505,16 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
       if (value.kind == RepKind::kText) {
         HOP_ASSIGN_OR_RETURN(args[0], AsDouble(*this, std::move(args[0])));
       }
-      HOP_ASSIGN_OR_RETURN(ExprPtr e, agg("avg", one(), call.distinct));
+      HOP_ASSIGN_OR_RETURN(ExprPtr e, agg("AVG", one(), call.distinct));
       return Low{std::move(e), DoubleRep()};
     }
     // SUM / COUNT in the argument's type: integer division for integers (Calcite's AVG of an
     // INTEGER is an INTEGER), a decimal at the argument's scale for decimals.
     HOP_ASSIGN_OR_RETURN(ExprPtr again, input[call.args[0]].make());
-    HOP_ASSIGN_OR_RETURN(ExprPtr sum, agg("sum", one(), call.distinct));
+    HOP_ASSIGN_OR_RETURN(ExprPtr sum, agg("SUM", one(), call.distinct));
     std::vector<ExprPtr> v;
     v.push_back(std::move(again));
-    HOP_ASSIGN_OR_RETURN(ExprPtr count, agg("count", std::move(v), call.distinct));
+    HOP_ASSIGN_OR_RETURN(ExprPtr count, agg("COUNT", std::move(v), call.distinct));
     if (value.kind == RepKind::kDecimal) {
       return Low{Call(fn::kDecimalDivide, Args(std::move(sum), IntLit(value.scale), std::move(count),
                                            IntLit(0), IntLit(value.scale))),
@@ -1511,7 +1528,7 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
       return Refuse(fmt::format("{} of ARRAY, MAP or ROW values", upper));
     }
     const bool max = upper == "MAX" || upper == "BOOL_OR";
-    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(max ? "max" : "min", one(), call.distinct));
+    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(max ? "MAX" : "MIN", one(), call.distinct));
     return Low{std::move(e), value};
   }
   if (upper == "LISTAGG" || upper == "STRING_AGG" || upper == "GROUP_CONCAT") {
@@ -1533,7 +1550,7 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
       HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(fn::kListaggOrdered, std::move(v), false));
       return Low{std::move(e), rep};
     }
-    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(call.distinct ? fn::kListaggDistinct : "group_concat",
+    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(call.distinct ? fn::kListaggDistinct : "GROUP_CONCAT",
                                         std::move(v), false));
     return Low{std::move(e), rep};
   }
