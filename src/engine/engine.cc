@@ -14,6 +14,7 @@
 #include "catalog/source.h"
 #include "engine/functions.h"
 #include "engine/functions_impl.h"
+#include "engine/hashed_scan.h"
 #include "engine/lower.h"
 #include "engine/vtab.h"
 #include "sql/unparser.h"
@@ -57,14 +58,18 @@ class Engine::Impl {
   }
 
   Status Open() {
-    if (sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-        SQLITE_OK) {
+    // One thread uses the connection at a time (a cancel only sets a flag the progress handler
+    // reads), so SQLite's per-call mutex is not needed.
+    if (sqlite3_open_v2(":memory:", &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
       return Status::Internal("cannot open the engine's SQLite connection");
     }
     sqlite3_busy_timeout(db_, 10000);
     sqlite3_extended_result_codes(db_, 1);
     HOP_RETURN_IF_ERROR(RegisterFunctions(db_, &functions_));
     vtabs_ = std::make_unique<VirtualTables>(db_);
+    hashed_ = std::make_unique<HashedScans>(db_, &functions_);
     sqlite3_progress_handler(db_, kProgressSteps, &Impl::Progress, this);
     return Status::OK();
   }
@@ -89,18 +94,18 @@ class Engine::Impl {
       return 1;
     }
     if (std::chrono::steady_clock::now() > impl->deadline_) {
-      impl->stop_reason_ = fmt::format(
-          "the query ran longer than its time budget of {} (SET query_timeout)",
-          FormatSeconds(impl->budget_.timeout));
+      impl->stop_reason_ =
+          fmt::format("the query ran longer than its time budget of {} (SET query_timeout)",
+                      FormatSeconds(impl->budget_.timeout));
       return 1;
     }
     if (impl->budget_.memory_bytes > 0) {
       const int64_t used = sqlite3_memory_used() - impl->memory_base_ +
-                           impl->functions_.aggregate_bytes.load(std::memory_order_relaxed);
+                           impl->functions_.held_bytes.load(std::memory_order_relaxed);
       if (used > impl->budget_.memory_bytes) {
-        impl->stop_reason_ = fmt::format(
-            "the query used more than its memory budget of {} MB (SET query_memory)",
-            impl->budget_.memory_bytes / (1024 * 1024));
+        impl->stop_reason_ =
+            fmt::format("the query used more than its memory budget of {} MB (SET query_memory)",
+                        impl->budget_.memory_bytes / (1024 * 1024));
         return 1;
       }
     }
@@ -119,8 +124,9 @@ class Engine::Impl {
     }
     std::string message = sqlite3_errmsg(db_);
     if ((rc & 0xff) == SQLITE_CONSTRAINT && message.rfind("NOT NULL constraint failed: ", 0) == 0) {
-      message = fmt::format("a NULL value for column {}, which is NOT NULL",
-                            message.substr(std::string_view("NOT NULL constraint failed: ").size()));
+      message =
+          fmt::format("a NULL value for column {}, which is NOT NULL",
+                      message.substr(std::string_view("NOT NULL constraint failed: ").size()));
     }
     if ((rc & 0xff) == SQLITE_NOMEM) message = "out of memory";
     if (row > 0) return Status::ExecutionError(fmt::format("{} (at row {})", message, row));
@@ -138,7 +144,8 @@ class Engine::Impl {
       HOP_ASSIGN_OR_RETURN(std::string alias, Attach(*schema));
       HOP_RETURN_IF_ERROR(CheckTable(*schema, alias, table.name));
       out.name = {alias, table.name};
-      locals_.push_back({table.QualifiedName(), catalog::LocalFileDisplay(schema->local_file)});
+      locals_.push_back({table.QualifiedName(),
+                         catalog::LocalFileDisplay(schema->local_file) + " (state directory)"});
       return out;
     }
     if (table.source) {
@@ -152,8 +159,7 @@ class Engine::Impl {
       return out;
     }
     if (table.path.size() == 2 && table.path[0] == "UTIL" && table.path[1] == "PRINT") {
-      return Status::InvalidArgument(
-          "UTIL.PRINT is a sink: it has no rows to read");
+      return Status::InvalidArgument("UTIL.PRINT is a sink: it has no rows to read");
     }
     if (schema && !schema->database.empty()) {
       return Status::InvalidArgument(fmt::format(
@@ -165,6 +171,34 @@ class Engine::Impl {
     }
     return Status::InvalidArgument(
         fmt::format("table {} has no rows the local engine can read", table.QualifiedName()));
+  }
+
+  // The SQLite name of a scanned table on the inner side of an equi-join: a local table is read
+  // through a hashed scan (hashed_scan.h); any other table as Scan reads it.
+  Result<ScanName> ProbedScan(const catalog::Catalog& cat, const binder::Rel& scan) {
+    const catalog::Table& table = *scan.table;
+    const catalog::Schema* schema = nullptr;
+    if (auto s = cat.SchemaFor(table.path); s.ok()) schema = *s;
+    if (!schema || schema->adapter != catalog::Adapter::kLocal) return Scan(cat, scan);
+    HashedTable hashed;
+    for (const auto& c : table.row_type.columns) {
+      auto type = catalog::LocalStorageType(c.type);
+      if (!type.ok()) return Scan(cat, scan);
+      hashed.columns.push_back(c.name);
+      hashed.types.push_back(*type);
+    }
+    HOP_ASSIGN_OR_RETURN(std::string alias, Attach(*schema));
+    HOP_RETURN_IF_ERROR(CheckTable(*schema, alias, table.name));
+    hashed.table = {alias, table.name};
+    hashed.name = table.QualifiedName();
+    hashed.file = catalog::LocalFileDisplay(schema->local_file);
+    locals_.push_back(
+        {table.QualifiedName(), hashed.file + " (state directory), read once into a hashed scan"});
+    ScanName out;
+    out.columns = hashed.columns;
+    HOP_ASSIGN_OR_RETURN(std::string module, hashed_->Add(std::move(hashed)));
+    out.name = {module};
+    return out;
   }
 
   // Whether the attached file of a local database has the table (a Table resource applied by
@@ -218,19 +252,25 @@ class Engine::Impl {
     return alias;
   }
 
-  LowerOptions Options(const catalog::Catalog& cat) {
+  // How a statement's scans are read. An INSERT reads local tables only natively (SQLite then
+  // sees when it reads the table it writes).
+  LowerOptions Options(const catalog::Catalog& cat, bool hashed_joins = true) {
     vtabs_->Reset();
+    hashed_->Reset();
     locals_.clear();
     LowerOptions o;
     o.scan = [this, &cat](const binder::Rel& scan) { return Scan(cat, scan); };
+    if (hashed_joins) {
+      o.probed_scan = [this, &cat](const binder::Rel& scan) { return ProbedScan(cat, scan); };
+    }
     o.now_micros = NowMicros();
     return o;
   }
 
   Result<sqlite3_stmt*> Prepare(const std::string& text) {
     sqlite3_stmt* stmt = nullptr;
-    const int rc = sqlite3_prepare_v3(db_, text.c_str(), static_cast<int>(text.size()), 0, &stmt,
-                                      nullptr);
+    const int rc =
+        sqlite3_prepare_v3(db_, text.c_str(), static_cast<int>(text.size()), 0, &stmt, nullptr);
     if (rc != SQLITE_OK) {
       std::string message = sqlite3_errmsg(db_);
       if (message.rfind("no such table: ", 0) == 0) {
@@ -247,8 +287,10 @@ class Engine::Impl {
   sqlite3* db_ = nullptr;
   FunctionState functions_;
   std::unique_ptr<VirtualTables> vtabs_;
+  std::unique_ptr<HashedScans> hashed_;
   std::set<std::string> attached_;
-  std::vector<std::pair<std::string, std::string>> locals_;  // table, file of the last lowering
+  // The local tables of the last lowering, and where and how each is read.
+  std::vector<std::pair<std::string, std::string>> locals_;
   Budget budget_;
   std::chrono::steady_clock::time_point deadline_;
   int64_t memory_base_ = 0;
@@ -293,8 +335,8 @@ Result<bool> Cursor::Next() {
     if (sqlite3_column_type(stmt_, static_cast<int>(i)) == SQLITE_FLOAT) {
       done_ = true;
       return Status::ExecutionError(fmt::format(
-          "numeric overflow: the value of column {} at row {} is out of the range of {}",
-          names_[i], rows_ + 1, RepTypeName(reps_[i])));
+          "numeric overflow: the value of column {} at row {} is out of the range of {}", names_[i],
+          rows_ + 1, RepTypeName(reps_[i])));
     }
   }
   ++rows_;
@@ -309,8 +351,9 @@ Value Cursor::GetValue(int column) const {
     case SQLITE_INTEGER: return Value::Int(sqlite3_column_int64(stmt_, column));
     case SQLITE_FLOAT: return Value::Real(sqlite3_column_double(stmt_, column));
     case SQLITE_TEXT:
-      return Value::Text(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column)),
-                                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column))));
+      return Value::Text(
+          std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column)),
+                      static_cast<size_t>(sqlite3_column_bytes(stmt_, column))));
     default: {
       const void* p = sqlite3_column_blob(stmt_, column);
       return Value::Blob(std::string(static_cast<const char*>(p),
@@ -367,12 +410,11 @@ Result<std::unique_ptr<Cursor>> Engine::Query(const catalog::Catalog& catalog,
 Result<int64_t> Engine::Insert(const catalog::Catalog& catalog, const binder::BoundInsert& insert,
                                const Budget& budget) {
   if (impl_->cursor_open_) return Status::Internal("a query is already running on this engine");
-  LowerOptions options = impl_->Options(catalog);
+  LowerOptions options = impl_->Options(catalog, /*hashed_joins=*/false);
   const catalog::Table& target = *insert.target;
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, catalog.SchemaFor(target.path));
   if (schema->adapter != catalog::Adapter::kLocal) {
-    return Status::InvalidArgument(
-        fmt::format("{} is not a local table", target.QualifiedName()));
+    return Status::InvalidArgument(fmt::format("{} is not a local table", target.QualifiedName()));
   }
   HOP_ASSIGN_OR_RETURN(std::string alias, impl_->Attach(*schema));
   HOP_RETURN_IF_ERROR(impl_->CheckTable(*schema, alias, target.name));
@@ -420,7 +462,11 @@ Result<std::string> Engine::Explain(const catalog::Catalog& catalog, const binde
       const size_t colon = detail.find(':', at);
       const int slot = std::atoi(detail.c_str() + at + marker.size());
       const std::string idx = colon == std::string::npos ? "" : detail.substr(colon + 1);
-      if (const VirtualTable* vt = impl_->vtabs_->Find(fmt::format("hop_vt_{}", slot))) {
+      if (const HashedTable* ht = impl_->hashed_->FindByIndex(slot)) {
+        detail =
+            detail.substr(0, at) + fmt::format("VIRTUAL TABLE {} ({}, hashed scan): {}", ht->name,
+                                               ht->file, HashedScans::DescribePlan(*ht, idx));
+      } else if (const VirtualTable* vt = impl_->vtabs_->Find(fmt::format("hop_vt_{}", slot))) {
         detail = detail.substr(0, at) + fmt::format("VIRTUAL TABLE {} ({}): {}", vt->name,
                                                     vt->source->Describe(),
                                                     VirtualTables::DescribePlan(*vt, idx));
@@ -432,7 +478,7 @@ Result<std::string> Engine::Explain(const catalog::Catalog& catalog, const binde
   if (!impl_->locals_.empty()) {
     out += "Local tables, read natively:\n";
     for (const auto& [table, file] : impl_->locals_) {
-      out += "  " + table + " in " + file + " (state directory)\n";
+      out += "  " + table + " in " + file + "\n";
     }
   }
   return out;

@@ -107,10 +107,10 @@ inline constexpr std::string_view kFirst = "HOP_FIRST";
 inline constexpr std::string_view kLast = "HOP_LAST";
 }  // namespace fn
 
-// What the functions of one connection share: the memory their aggregates hold, counted so that
-// a query over its budget stops.
+// What the functions of one connection share: the memory hop's own operators hold (aggregate
+// states, the hash tables of hashed scans), counted so that a query over its budget stops.
 struct FunctionState {
-  std::atomic<int64_t> aggregate_bytes{0};
+  std::atomic<int64_t> held_bytes{0};
 };
 
 // Registers every function above on `db`; `state` outlives the connection.

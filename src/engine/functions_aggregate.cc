@@ -33,7 +33,7 @@ T* State(sqlite3_context* ctx, bool create) {
 template <typename T>
 void Free(sqlite3_context* ctx, T* state) {
   if (state == nullptr) return;
-  StateOf(ctx)->aggregate_bytes -= state->bytes;
+  StateOf(ctx)->held_bytes -= state->bytes;
   delete state;
   auto** slot = static_cast<T**>(sqlite3_aggregate_context(ctx, 0));
   if (slot != nullptr) *slot = nullptr;
@@ -43,7 +43,7 @@ struct Held {
   int64_t bytes = 0;
   void Add(sqlite3_context* ctx, int64_t n) {
     bytes += n;
-    StateOf(ctx)->aggregate_bytes += n;
+    StateOf(ctx)->held_bytes += n;
   }
 };
 

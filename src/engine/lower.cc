@@ -226,8 +226,11 @@ Result<Frame> Lowerer::VisitOfKind(const Rel& rel) {
   return Status::Internal("unknown plan node");
 }
 
-Result<Frame> Lowerer::Scan(const Rel& rel) {
-  HOP_ASSIGN_OR_RETURN(ScanName name, options_.scan(rel));
+Result<Frame> Lowerer::Scan(const Rel& rel) { return Scan(rel, options_.scan); }
+
+Result<Frame> Lowerer::Scan(const Rel& rel,
+                            const std::function<Result<ScanName>(const Rel&)>& named) {
+  HOP_ASSIGN_OR_RETURN(ScanName name, named(rel));
   auto ref = std::make_unique<sql::BaseTableRef>();
   for (const auto& p : name.name) ref->name.parts.push_back(Id(p));
   const std::string alias = NewAlias();
@@ -299,7 +302,11 @@ Result<Frame> Lowerer::Values(const Rel& rel) {
 }
 
 Result<Frame> Lowerer::Filter(const Rel& rel) {
-  HOP_ASSIGN_OR_RETURN(Frame f, Visit(*rel.inputs[0]));
+  const Rel& input = *rel.inputs[0];
+  if (input.kind == RelKind::kJoin && !input.condition) join_filter_ = rel.condition.get();
+  auto visited = Visit(input);
+  join_filter_ = nullptr;
+  HOP_ASSIGN_OR_RETURN(Frame f, std::move(visited));
   if (f.body || f.level >= Level::kSelect) {
     HOP_ASSIGN_OR_RETURN(f, Wrap(std::move(f)));
   }
@@ -438,12 +445,70 @@ Result<Frame> Lowerer::Sort(const Rel& rel) {
   return f;
 }
 
+namespace {
+
+// Whether `s` reads only input columns in [from, to) (and constants): no subquery, no outer row.
+bool ReadsOnly(const Scalar& s, int from, int to) {
+  switch (s.kind) {
+    case ScalarKind::kInputRef: return s.index >= from && s.index < to;
+    case ScalarKind::kSubquery:
+    case ScalarKind::kExists:
+    case ScalarKind::kInSubquery:
+    case ScalarKind::kOuterRef:
+    case ScalarKind::kParameter: return false;
+    default: break;
+  }
+  if (s.kind == ScalarKind::kCall && s.window) return false;
+  for (const auto& a : s.args) {
+    if (a && !ReadsOnly(*a, from, to)) return false;
+  }
+  return true;
+}
+
+// Whether a conjunct of `cond` (over the left input's `left` columns, then the right input's)
+// equates a column of the right input with an expression of the left input's columns, both of
+// one encoding (so that the comparison reads the right column as it is stored).
+bool EquatesRightColumn(const Scalar& cond, int left) {
+  if (cond.kind != ScalarKind::kBinary || cond.args.size() != 2) return false;
+  if (cond.binary_op == sql::BinaryOp::kAnd) {
+    return EquatesRightColumn(*cond.args[0], left) || EquatesRightColumn(*cond.args[1], left);
+  }
+  if (cond.binary_op != sql::BinaryOp::kEq) return false;
+  for (int side = 0; side < 2; ++side) {
+    const Scalar& column = *cond.args[side];
+    const Scalar& other = *cond.args[1 - side];
+    if (column.kind == ScalarKind::kInputRef && column.index >= left &&
+        ReadsOnly(other, 0, left) && SameEncoding(RepOf(column.type), RepOf(other.type))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<Frame> Lowerer::Join(const Rel& rel) {
+  // A Filter right above a join without a condition (FROM a, b WHERE a.x = b.y) is its
+  // condition for choosing how the right input is read.
+  const Scalar* filter = join_filter_;
+  join_filter_ = nullptr;
   HOP_ASSIGN_OR_RETURN(Frame left, Visit(*rel.inputs[0]));
   if (rel.inputs[1]->kind == RelKind::kUnnest) {
     return Unnest(*rel.inputs[1], &left, rel.join_type, rel.condition.get());
   }
-  HOP_ASSIGN_OR_RETURN(Frame right, Visit(*rel.inputs[1]));
+  const Scalar* cond = rel.condition ? rel.condition.get() : filter;
+  const bool probed = options_.probed_scan && cond && rel.inputs[1]->kind == RelKind::kScan &&
+                      (rel.join_type == sql::JoinType::kInner ||
+                       rel.join_type == sql::JoinType::kLeft ||
+                       (!rel.condition && (rel.join_type == sql::JoinType::kComma ||
+                                           rel.join_type == sql::JoinType::kCross))) &&
+                      EquatesRightColumn(*cond, static_cast<int>(rel.inputs[0]->row_type.columns.size()));
+  Frame right;
+  if (probed) {
+    HOP_ASSIGN_OR_RETURN(right, Scan(*rel.inputs[1], options_.probed_scan));
+  } else {
+    HOP_ASSIGN_OR_RETURN(right, Visit(*rel.inputs[1]));
+  }
   HOP_ASSIGN_OR_RETURN(sql::TableRefPtr left_ref, FromItem(left, /*allow_join=*/true));
   HOP_ASSIGN_OR_RETURN(sql::TableRefPtr right_ref, FromItem(right, /*allow_join=*/false));
   Frame f;

@@ -32,6 +32,10 @@ struct LowerOptions {
   // The name of a Scan's table; called once per Scan of the plan. Errors stop the lowering
   // (a table the engine cannot read).
   std::function<Result<ScanName>(const binder::Rel& scan)> scan;
+  // The name of a Scan on the inner (right) side of an inner or left join whose condition
+  // equates one of its columns with the left side's: a table it can read by lookups of those
+  // columns (a hashed scan). Null: `scan`.
+  std::function<Result<ScanName>(const binder::Rel& scan)> probed_scan;
   // What CURRENT_TIMESTAMP and friends are for this query: microseconds since the epoch, UTC.
   int64_t now_micros = 0;
 };

@@ -106,6 +106,8 @@ class Lowerer {
  private:
   Result<Frame> VisitOfKind(const binder::Rel& rel);
   Result<Frame> Scan(const binder::Rel& rel);
+  Result<Frame> Scan(const binder::Rel& rel,
+                     const std::function<Result<ScanName>(const binder::Rel&)>& named);
   Result<Frame> Values(const binder::Rel& rel);
   Result<Frame> Filter(const binder::Rel& rel);
   Result<Frame> Project(const binder::Rel& rel);
@@ -127,6 +129,8 @@ class Lowerer {
   const LowerOptions& options_;
   int aliases_ = 0;
   int depth_ = 0;
+  // The condition of the Filter whose input, a join without a condition, is being lowered.
+  const binder::Scalar* join_filter_ = nullptr;
   // The columns correlated references read: the enclosing queries' rows, innermost last.
   std::vector<const Cols*> outer_;
   friend Result<Low> ConvertOuter(Lowerer& l, const binder::Scalar& s);

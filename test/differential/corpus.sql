@@ -154,6 +154,19 @@ SELECT e.id, n.d FROM local.emp e JOIN local.nums n ON e.age > n.n * 4 AND e.id 
 SELECT a.id, b.id FROM local.nums a JOIN local.nums b ON a.n = b.n AND a.id < b.id;
 SELECT a.id, b.id FROM local.nums a JOIN local.nums b ON a.d = b.x;
 SELECT dept, title FROM local.emp JOIN local.dept ON dept = code GROUP BY dept, title;
+-- Joins read through hashed scans: NULL keys, duplicate keys, several keys, keys of each type.
+SELECT e.id, m.id AS mid FROM local.emp e LEFT JOIN local.emp m ON e.manager = m.id ORDER BY e.id;
+SELECT a.id, b.id AS bid FROM local.emp a JOIN local.emp b ON a.dept = b.dept AND a.active = b.active ORDER BY a.id, b.id;
+SELECT a.id, b.id AS bid FROM local.emp a JOIN local.emp b ON a.salary = b.salary AND a.id <> b.id ORDER BY a.id;
+SELECT a.id, b.id AS bid FROM local.emp a JOIN local.emp b ON a.hired = b.hired AND a.id < b.id;
+SELECT a.id, b.id AS bid FROM local.emp a JOIN local.emp b ON a.last_login = b.last_login AND a.id < b.id;
+SELECT a.id, b.id AS bid FROM local.nums a JOIN local.nums b ON a.x = b.x ORDER BY a.id;
+SELECT a.id, b.id AS bid FROM local.nums a JOIN local.nums b ON a.d = b.d ORDER BY a.id;
+SELECT a.id, b.id AS bid FROM local.nums a LEFT JOIN local.nums b ON a.n = b.b ORDER BY a.id, b.id;
+SELECT w.id, v.id AS vid FROM local.words w JOIN local.words v ON w.w = v.w AND w.id <> v.id ORDER BY w.id;
+SELECT w.id, n.id AS nid FROM local.words w, local.nums n WHERE n.n = w.k + 1 ORDER BY w.id, n.id;
+SELECT e.id, d.title FROM local.emp e JOIN local.dept d ON e.dept = d.code AND d.floor > 1 ORDER BY e.id;
+SELECT d.code, (SELECT COUNT(*) FROM local.emp e JOIN local.emp m ON e.manager = m.id WHERE m.dept = d.code) AS n FROM local.dept d ORDER BY d.code;
 SELECT m.first_name, d.title FROM profile.members m JOIN local.dept d ON LOWER(SUBSTRING(m.last_name, 1, 1)) = SUBSTRING(d.code, 1, 1);
 SELECT m.first_name, p.page_urn FROM profile.members m LEFT JOIN ads.page_views p ON m.member_urn = p.member_urn ORDER BY m.first_name;
 SELECT c.company_name, COUNT(*) AS n FROM profile.members m JOIN profile.companies c ON m.company_urn = c.company_urn GROUP BY c.company_name;
