@@ -45,124 +45,12 @@
 #include "sql/unparser.h"
 #include "store/sqlite_store.h"
 #include "test/lib/datadriven.h"
+#include "test/lib/postgres_server.h"
 
 namespace hop {
 namespace {
 
 namespace fs = std::filesystem;
-
-// ---- a PostgreSQL server of the test's own ----------------------------------------------------
-
-std::string Output(const std::string& command) {
-  std::string out;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
-class Postgres {
- public:
-  // Starts a server on a Unix socket in a new temporary directory (no TCP port to collide on).
-  // Errors say what is missing.
-  Status Start() {
-    std::string bin = Output("pg_config --bindir 2>/dev/null");
-    if (bin.empty() || !fs::exists(bin + "/initdb")) {
-      for (const auto& dir : {"/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin"}) {
-        if (fs::exists(std::string(dir) + "/initdb")) bin = dir;
-      }
-    }
-    if (bin.empty() || !fs::exists(bin + "/initdb") || !fs::exists(bin + "/pg_ctl")) {
-      return Status::Unavailable(
-          "PostgreSQL's server is not installed (initdb and pg_ctl): run ./scripts/setup");
-    }
-    bin_ = bin;
-    char tmpl[] = "/tmp/hop-pg-XXXXXX";
-    if (mkdtemp(tmpl) == nullptr) return Status::Unavailable("cannot make a temporary directory");
-    dir_ = tmpl;
-    // initdb refuses to run as root: the server then runs as the postgres user.
-    if (geteuid() == 0) {
-      if (Output("id -u postgres 2>/dev/null").empty()) {
-        return Status::Unavailable("running as root needs a postgres user to run the server");
-      }
-      as_ = "runuser -u postgres -- ";
-      chmod(dir_.c_str(), 0755);
-      if (std::system(("chown postgres: " + dir_).c_str()) != 0) {
-        return Status::Unavailable("cannot give the server's directory to postgres");
-      }
-    }
-    const std::string data = dir_ + "/data";
-    if (std::system((as_ + bin_ + "/initdb -D " + data +
-                     " -A trust -U postgres -E UTF8 --locale=C.UTF-8 --no-sync >" + dir_ +
-                     "/initdb.log 2>&1")
-                        .c_str()) != 0) {
-      return Status::Unavailable("initdb failed: " + Output("cat " + dir_ + "/initdb.log"));
-    }
-    const std::string options =
-        "-c listen_addresses='' -k " + dir_ +
-        " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c TimeZone=UTC";
-    if (std::system((as_ + bin_ + "/pg_ctl -D " + data + " -l " + dir_ + "/server.log -w -t 30 -o \"" +
-                     options + "\" start >/dev/null 2>&1")
-                        .c_str()) != 0) {
-      return Status::Unavailable("the server did not start: " + Output("cat " + dir_ + "/server.log"));
-    }
-    started_ = true;
-    conn_ = PQconnectdb(("host=" + dir_ + " user=postgres dbname=postgres").c_str());
-    if (PQstatus(conn_) != CONNECTION_OK) {
-      return Status::Unavailable(std::string("cannot connect: ") + PQerrorMessage(conn_));
-    }
-    return Exec("SET TimeZone = 'UTC'").status();
-  }
-
-  ~Postgres() {
-    if (conn_) PQfinish(conn_);
-    if (started_) {
-      // Stopped by its own tool, which signals the postmaster's PID and waits for it.
-      std::system((as_ + bin_ + "/pg_ctl -D " + dir_ + "/data -m fast -w stop >/dev/null 2>&1").c_str());
-    }
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-
-  struct Rows {
-    std::vector<Oid> types;
-    std::vector<std::vector<std::optional<std::string>>> rows;
-  };
-
-  Result<Rows> Exec(const std::string& sql) {
-    PGresult* r = PQexec(conn_, sql.c_str());
-    const ExecStatusType st = PQresultStatus(r);
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-      std::string message = PQresultErrorMessage(r);
-      PQclear(r);
-      while (!message.empty() && message.back() == '\n') message.pop_back();
-      return Status::ExecutionError(message);
-    }
-    Rows out;
-    for (int c = 0; c < PQnfields(r); ++c) out.types.push_back(PQftype(r, c));
-    for (int i = 0; i < PQntuples(r); ++i) {
-      std::vector<std::optional<std::string>> row;
-      for (int c = 0; c < PQnfields(r); ++c) {
-        if (PQgetisnull(r, i, c)) {
-          row.emplace_back();
-        } else {
-          row.emplace_back(PQgetvalue(r, i, c));
-        }
-      }
-      out.rows.push_back(std::move(row));
-    }
-    PQclear(r);
-    return out;
-  }
-
- private:
-  std::string bin_, dir_, as_;
-  bool started_ = false;
-  PGconn* conn_ = nullptr;
-};
 
 // ---- comparing values ------------------------------------------------------------------------
 
@@ -402,7 +290,7 @@ class DifferentialTest : public ::testing::Test {
 
   // Loads data.sql into hop (a session) and PostgreSQL (the statements in its dialect), and the
   // demo databases' tables into PostgreSQL.
-  void Load(Postgres& pg) {
+  void Load(testing::PostgresServer& pg) {
     std::ifstream env_file(hop::testing::SourcePath("test/sql/env/samples.yaml"));
     cli::ApplyOptions apply;
     apply.file = hop::testing::SourcePath("test/sql/env/samples.yaml");
@@ -497,7 +385,7 @@ class DifferentialTest : public ::testing::Test {
   }
 
   // "" when the query gives the same on both, else what differs.
-  std::string Compare(Postgres& pg, const Query& q) {
+  std::string Compare(testing::PostgresServer& pg, const Query& q) {
     Outcome h = RunHop(q.hop);
     if (!q.refused.empty()) {
       if (!h.refused) return "hop ran a query it should refuse";
@@ -596,7 +484,7 @@ class DifferentialTest : public ::testing::Test {
 };
 
 TEST_F(DifferentialTest, ResultsMatchPostgreSQL) {
-  Postgres pg;
+  testing::PostgresServer pg;
   Status started = pg.Start();
   ASSERT_TRUE(started.ok()) << started.ToString();
   Load(pg);

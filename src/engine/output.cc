@@ -33,15 +33,16 @@ class Aligned {
     for (const auto& r : cursor.reps()) right_.push_back(r.numeric());
   }
 
-  void Add(Row row) {
+  // A row: held while the columns are being sized, written once they are.
+  void Add(const std::vector<std::string>& cells) {
     if (!started_) {
-      for (size_t i = 0; i < row.cells.size() && i < widths_.size(); ++i) {
-        widths_[i] = std::max(widths_[i], Width(row.cells[i]));
+      for (size_t i = 0; i < cells.size() && i < widths_.size(); ++i) {
+        widths_[i] = std::max(widths_[i], Width(cells[i]));
       }
-      held_.push_back(std::move(row));
+      held_.push_back({cells});
       return;
     }
-    Line(row.cells, false);
+    Line(cells, false);
   }
   bool sizing() const { return !started_ && held_.size() < kSizingRows; }
   // Writes the header and the rows held so far; later rows are written as they come.
@@ -73,7 +74,8 @@ class Aligned {
   void Line(const std::vector<std::string>& cells, bool header) {
     if (boxed_) out_ += '|';
     for (size_t i = 0; i < widths_.size(); ++i) {
-      const std::string& text = i < cells.size() ? cells[i] : std::string();
+      const std::string_view text =
+          i < cells.size() ? std::string_view(cells[i]) : std::string_view();
       const size_t w = Width(text);
       const size_t pad = widths_[i] > w ? widths_[i] - w : 0;
       out_ += ' ';
@@ -154,8 +156,10 @@ void JsonString(std::string_view s, std::string& out) {
 
 bool ParseOutputFormat(std::string_view name, OutputFormat* out) {
   static constexpr std::pair<std::string_view, OutputFormat> kNames[] = {
-      {"table", OutputFormat::kTable}, {"mysql", OutputFormat::kMysql},
-      {"csv", OutputFormat::kCsv},     {"tsv", OutputFormat::kTsv},
+      {"table", OutputFormat::kTable},
+      {"mysql", OutputFormat::kMysql},
+      {"csv", OutputFormat::kCsv},
+      {"tsv", OutputFormat::kTsv},
       {"json", OutputFormat::kJson}};
   for (const auto& [n, f] : kNames) {
     if (EqualsIgnoreCase(n, name)) {
@@ -185,6 +189,7 @@ Result<int64_t> WriteResult(Cursor& cursor, OutputFormat format, std::string& ou
   };
   if (format == OutputFormat::kTable || format == OutputFormat::kMysql) {
     Aligned table(cursor, format == OutputFormat::kMysql);
+    std::vector<std::string> cells(n);  // the current row's, reused
     Status failed;
     for (;;) {
       auto more = cursor.Next();
@@ -193,10 +198,11 @@ Result<int64_t> WriteResult(Cursor& cursor, OutputFormat format, std::string& ou
         break;
       }
       if (!*more) break;
-      Row row;
-      row.cells.resize(n);
-      for (size_t i = 0; i < n; ++i) cursor.AppendText(static_cast<int>(i), row.cells[i]);
-      table.Add(std::move(row));
+      for (size_t i = 0; i < n; ++i) {
+        cells[i].clear();
+        cursor.AppendText(static_cast<int>(i), cells[i]);
+      }
+      table.Add(cells);
       if (!table.sizing()) table.Start();
       if (table.out().size() >= kFlushBytes) {
         out += table.out();

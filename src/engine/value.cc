@@ -112,8 +112,7 @@ bool ReadCalendarDate(std::string_view s, size_t& pos, int64_t* days) {
 }
 
 Status NotA(std::string_view text, const Rep& rep) {
-  return Status::InvalidArgument(
-      fmt::format("'{}' is not a valid {}", text, RepTypeName(rep)));
+  return Status::InvalidArgument(fmt::format("'{}' is not a valid {}", text, RepTypeName(rep)));
 }
 
 int FromHex(char c) {
@@ -292,8 +291,8 @@ void AppendDecimal(int64_t unscaled, int scale, std::string& out) {
   }
   const bool negative = unscaled < 0;
   // Magnitude as unsigned, so that INT64_MIN works.
-  uint64_t mag = negative ? uint64_t(0) - static_cast<uint64_t>(unscaled)
-                          : static_cast<uint64_t>(unscaled);
+  uint64_t mag =
+      negative ? uint64_t(0) - static_cast<uint64_t>(unscaled) : static_cast<uint64_t>(unscaled);
   std::string digits = std::to_string(mag);
   if (digits.size() <= static_cast<size_t>(scale)) {
     digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
@@ -360,7 +359,8 @@ std::optional<int64_t> Rescale(int64_t value, int from, int to) {
   if (to == from) return value;
   if (to > from) {
     const int64_t f = Pow10(to - from);
-    if (to - from > 18 || (value != 0 && std::abs(value) > std::numeric_limits<int64_t>::max() / f)) {
+    if (to - from > 18 ||
+        (value != 0 && std::abs(value) > std::numeric_limits<int64_t>::max() / f)) {
       return std::nullopt;
     }
     return value * f;
@@ -377,8 +377,19 @@ std::string FormatDouble(double d, bool single) {
   if (std::isnan(d)) return "NaN";
   if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
   if (d == 0) return std::signbit(d) ? "-0.0" : "0.0";
-  // The shortest digits that read back as the same value, then Java's layout.
   char buf[64];
+  const double magnitude = std::fabs(d);
+  if (magnitude >= 1e-3 && magnitude < 1e7) {
+    // Plain notation: the shortest digits that read back as the same value, with at least one
+    // digit after the point.
+    auto res = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d),
+                                      std::chars_format::fixed)
+                      : std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed);
+    std::string out(buf, res.ptr);
+    if (out.find('.') == std::string::npos) out += ".0";
+    return out;
+  }
+  // Computerized scientific notation: the shortest digits, then Java's layout.
   auto res = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d),
                                     std::chars_format::scientific)
                     : std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
@@ -393,22 +404,6 @@ std::string FormatDouble(double d, bool single) {
   int exponent = std::stoi(std::string(sci.substr(e + 1)));
   while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
   std::string out = negative ? "-" : "";
-  const double mag = std::fabs(d);
-  if (mag >= 1e-3 && mag < 1e7) {
-    if (exponent >= 0) {
-      std::string whole = digits.substr(0, std::min<size_t>(digits.size(), exponent + 1));
-      whole.append(static_cast<size_t>(exponent + 1) - whole.size(), '0');
-      std::string frac = digits.size() > static_cast<size_t>(exponent + 1)
-                             ? digits.substr(static_cast<size_t>(exponent + 1))
-                             : "0";
-      out += whole + "." + frac;
-    } else {
-      out += "0.";
-      out.append(static_cast<size_t>(-exponent - 1), '0');
-      out += digits;
-    }
-    return out;
-  }
   out += digits[0];
   out += '.';
   out += digits.size() > 1 ? digits.substr(1) : "0";
@@ -559,8 +554,8 @@ Result<Value> ParseValue(std::string_view text, const Rep& rep) {
       }
       if (s == "-Infinity") return Value::Real(-std::numeric_limits<double>::infinity());
       double d = 0;
-      auto [p, ec] = std::from_chars(s.data() + (!s.empty() && s[0] == '+'),
-                                     s.data() + s.size(), d);
+      auto [p, ec] =
+          std::from_chars(s.data() + (!s.empty() && s[0] == '+'), s.data() + s.size(), d);
       if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return NotA(text, rep);
       return Value::Real(d);
     }
@@ -611,9 +606,7 @@ void FormatValue(const Value& v, const Rep& rep, std::string& out) {
   using K = Value::Kind;
   switch (v.kind) {
     case K::kNull: out += "null"; return;
-    case K::kBlob:
-      AppendHex(v.s, out);
-      return;
+    case K::kBlob: AppendHex(v.s, out); return;
     case K::kText:
       if (rep.kind == RepKind::kJson) {
         FormatJson(v.s, rep, out);
@@ -627,8 +620,8 @@ void FormatValue(const Value& v, const Rep& rep, std::string& out) {
         out += fmt::format("{:.{}f}", v.d / static_cast<double>(Pow10(rep.scale)), rep.scale);
         return;
       }
-      out += FormatDouble(v.d, rep.type.name == TypeName::kReal ||
-                                   rep.type.name == TypeName::kFloat);
+      out +=
+          FormatDouble(v.d, rep.type.name == TypeName::kReal || rep.type.name == TypeName::kFloat);
       return;
     case K::kInteger: break;
   }
@@ -637,8 +630,8 @@ void FormatValue(const Value& v, const Rep& rep, std::string& out) {
     case RepKind::kBoolean: out += i != 0 ? "true" : "false"; return;
     case RepKind::kDecimal: AppendDecimal(i, rep.scale, out); return;
     case RepKind::kDouble:
-      out += FormatDouble(static_cast<double>(i), rep.type.name == TypeName::kReal ||
-                                                      rep.type.name == TypeName::kFloat);
+      out += FormatDouble(static_cast<double>(i),
+                          rep.type.name == TypeName::kReal || rep.type.name == TypeName::kFloat);
       return;
     case RepKind::kDate: AppendDate(i, out); return;
     case RepKind::kTime: AppendTime(i, TimePrecision(rep.type), out); return;
@@ -652,9 +645,9 @@ void FormatValue(const Value& v, const Rep& rep, std::string& out) {
     case RepKind::kMicros: {
       const int64_t mag = i < 0 ? -i : i;
       const int64_t secs = mag / kMicrosPerSecond;
-      out += fmt::format("{}{} {:02}:{:02}:{:02}.{:03}", i < 0 ? '-' : '+', secs / 86400,
-                         secs / 3600 % 24, secs / 60 % 60, secs % 60,
-                         mag % kMicrosPerSecond / 1000);
+      out +=
+          fmt::format("{}{} {:02}:{:02}:{:02}.{:03}", i < 0 ? '-' : '+', secs / 86400,
+                      secs / 3600 % 24, secs / 60 % 60, secs % 60, mag % kMicrosPerSecond / 1000);
       return;
     }
     default: out += std::to_string(i); return;
@@ -720,9 +713,7 @@ std::string TypeCode(const Rep& rep) {
 namespace {
 
 Result<Rep> ParseCode(std::string_view code, size_t& pos) {
-  auto bad = [&] {
-    return Status::Internal(fmt::format("malformed type code '{}'", code));
-  };
+  auto bad = [&] { return Status::Internal(fmt::format("malformed type code '{}'", code)); };
   if (pos >= code.size()) return bad();
   const char c = code[pos++];
   auto number = [&](int fallback) {

@@ -1,0 +1,44 @@
+// A PostgreSQL server of a test's or a benchmark's own (the differential test, engine_bench):
+// started by its own tools (initdb, pg_ctl) in a new temporary directory, listening on a Unix
+// socket there (no TCP port to collide on), with durability off; as the postgres user when run
+// as root (initdb refuses root). Stopped and removed when the object goes.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace hop::testing {
+
+class PostgresServer {
+ public:
+  PostgresServer() = default;
+  ~PostgresServer();
+  PostgresServer(const PostgresServer&) = delete;
+  PostgresServer& operator=(const PostgresServer&) = delete;
+
+  // Starts the server and connects to it. Errors (Unavailable) say what is missing: the server's
+  // binaries (./scripts/setup installs them), a postgres user when run as root.
+  Status Start();
+
+  struct Rows {
+    std::vector<Oid> types;
+    std::vector<std::vector<std::optional<std::string>>> rows;
+  };
+  // Runs one statement on the connection. Errors (Execution) hold PostgreSQL's message.
+  Result<Rows> Exec(const std::string& sql);
+
+  // The directory of the server's socket: `psql -h <socket_dir> -U postgres`.
+  const std::string& socket_dir() const { return dir_; }
+
+ private:
+  std::string bin_, dir_, as_;
+  bool started_ = false;
+  PGconn* conn_ = nullptr;
+};
+
+}  // namespace hop::testing
