@@ -121,8 +121,9 @@ TEST(CliTest, QueriesRunFromTheCommandLineInTheChosenFormat) {
   ASSERT_EQ(
       Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml")).status,
       0);
-  HopRun csv = Hop(flag + " --format csv -e 'SELECT first_name, last_name FROM profile.members "
-                          "ORDER BY first_name DESC LIMIT 2'");
+  HopRun csv = Hop(flag +
+                   " --format csv -e 'SELECT first_name, last_name FROM profile.members "
+                   "ORDER BY first_name DESC LIMIT 2'");
   EXPECT_EQ(csv.status, 0) << csv.out;
   EXPECT_EQ(csv.out, "FIRST_NAME,LAST_NAME\nCharlie,Chapman\nBob,Baker\n");
   HopRun json = Hop(flag + " --format json -e 'SELECT COUNT(*) AS n FROM ads.page_views'");

@@ -81,7 +81,8 @@ bool SameValue(const std::string& h, const engine::Rep& rep, const std::string& 
     }
     case RepKind::kDecimal: {
       if (oid == kFloat8 || oid == kFloat4) {
-        return std::fabs(std::stod(h) - std::stod(p)) <= 1e-9 * std::max(1.0, std::fabs(std::stod(p)));
+        return std::fabs(std::stod(h) - std::stod(p)) <=
+               1e-9 * std::max(1.0, std::fabs(std::stod(p)));
       }
       // PostgreSQL's numerics carry more digits (a quotient, an average): hop's scale decides.
       return RoundText(p, rep.scale) == h;
@@ -202,21 +203,24 @@ std::vector<Query> GeneratedCorpus() {
       }
     }
     for (const char* lit : {"0", "2", "-1.5", "100.25", "1e3"}) {
-      add(fmt::format("SELECT id, {0} + {1} AS r, {0} * {1} AS p FROM local.nums WHERE {0} <> {1} "
+      add(
+          fmt::format("SELECT id, {0} + {1} AS r, {0} * {1} AS p FROM local.nums WHERE {0} <> {1} "
                       "ORDER BY id",
                       a, lit));
     }
     for (const char* agg : {"COUNT", "SUM", "MIN", "MAX"}) {
       add(fmt::format("SELECT {0}({1}) AS v FROM local.nums", agg, a));
       add(fmt::format("SELECT {0}(DISTINCT {1}) AS v FROM local.nums", agg, a));
-      add(fmt::format("SELECT n > 0 AS pos, {0}({1}) AS v FROM local.nums GROUP BY n > 0 ORDER BY "
+      add(
+          fmt::format("SELECT n > 0 AS pos, {0}({1}) AS v FROM local.nums GROUP BY n > 0 ORDER BY "
                       "pos NULLS LAST",
                       agg, a));
     }
     add(fmt::format("SELECT id, ABS({0}) AS a, -{0} AS neg FROM local.nums ORDER BY id", a));
     add(fmt::format("SELECT id, {0} FROM local.nums ORDER BY {0} DESC, id", a));
     add(fmt::format("SELECT id, {0} FROM local.nums ORDER BY {0} NULLS FIRST, id LIMIT 5", a));
-    add(fmt::format("SELECT id, CASE WHEN {0} > 1 THEN {0} ELSE 0 END AS c FROM local.nums ORDER BY id", a));
+    add(fmt::format(
+        "SELECT id, CASE WHEN {0} > 1 THEN {0} ELSE 0 END AS c FROM local.nums ORDER BY id", a));
     add(fmt::format("SELECT id, COALESCE({0}, 42) AS c FROM local.nums ORDER BY id", a));
     add(fmt::format("SELECT id FROM local.nums WHERE {0} BETWEEN -2 AND 10 ORDER BY id", a));
     add(fmt::format("SELECT id FROM local.nums WHERE {0} IN (0, 1, 2, 42) ORDER BY id", a));
@@ -227,7 +231,8 @@ std::vector<Query> GeneratedCorpus() {
       add(fmt::format("SELECT id, {0} / {1} AS q, MOD({0}, 3) AS m FROM local.nums ORDER BY id",
                       exact, divisor));
     }
-    add(fmt::format("SELECT id, CAST({0} AS DECIMAL(12, 4)) AS c FROM local.nums ORDER BY id", exact));
+    add(fmt::format("SELECT id, CAST({0} AS DECIMAL(12, 4)) AS c FROM local.nums ORDER BY id",
+                    exact));
     add(fmt::format("SELECT id, CAST({0} AS VARCHAR) AS c FROM local.nums ORDER BY id", exact));
     add(fmt::format("SELECT id, CAST({0} AS DOUBLE) AS c FROM local.nums ORDER BY id", exact));
   }
@@ -238,11 +243,26 @@ std::vector<Query> GeneratedCorpus() {
     add(fmt::format("SELECT id, w FROM local.words WHERE w NOT LIKE '{}' ORDER BY id", p));
   }
   add("SELECT id FROM local.words WHERE w LIKE 'a!%%' ESCAPE '!' ORDER BY id");
-  for (const char* f : {"UPPER(w)", "LOWER(w)", "CHAR_LENGTH(w)", "TRIM(w)", "LTRIM(w)",
-                        "RTRIM(w)", "w || '!'", "w || k", "SUBSTRING(w, 2)", "SUBSTRING(w, 2, 3)",
-                        "SUBSTRING(w, 0, 2)", "REPLACE(w, 'a', 'A')",
-                        "OCTET_LENGTH(w)", "REVERSE(w)", "LPAD(w, 8, '*')", "RPAD(w, 3)",
-                        "INITCAP(w)", "REPEAT(w, 2)", "TRANSLATE(w, 'ap', 'AP')", "MD5(w)"}) {
+  for (const char* f : {"UPPER(w)",
+                        "LOWER(w)",
+                        "CHAR_LENGTH(w)",
+                        "TRIM(w)",
+                        "LTRIM(w)",
+                        "RTRIM(w)",
+                        "w || '!'",
+                        "w || k",
+                        "SUBSTRING(w, 2)",
+                        "SUBSTRING(w, 2, 3)",
+                        "SUBSTRING(w, 0, 2)",
+                        "REPLACE(w, 'a', 'A')",
+                        "OCTET_LENGTH(w)",
+                        "REVERSE(w)",
+                        "LPAD(w, 8, '*')",
+                        "RPAD(w, 3)",
+                        "INITCAP(w)",
+                        "REPEAT(w, 2)",
+                        "TRANSLATE(w, 'ap', 'AP')",
+                        "MD5(w)"}) {
     add(fmt::format("SELECT id, {} AS r FROM local.words ORDER BY id", f));
   }
   for (const char* w : {"'apple'", "'Apple'", "'b'", "''", "'APPLE'"}) {
@@ -251,18 +271,19 @@ std::vector<Query> GeneratedCorpus() {
     }
   }
   // Dates and times.
-  for (const char* e : {"EXTRACT(YEAR FROM at)", "EXTRACT(MONTH FROM at)",
-                        "EXTRACT(DAY FROM day)", "EXTRACT(HOUR FROM at)",
-                        "EXTRACT(MINUTE FROM at)", "EXTRACT(QUARTER FROM day)",
-                        "EXTRACT(DOY FROM day)", "EXTRACT(WEEK FROM day)",
-                        "at + INTERVAL '1' DAY", "at - INTERVAL '90' MINUTE",
-                        "at + INTERVAL '1' MONTH", "day + INTERVAL '1' YEAR",
-                        "day - INTERVAL '1' MONTH", "at + INTERVAL '1:30' HOUR TO MINUTE",
-                        "CAST(at AS DATE)", "CAST(day AS TIMESTAMP)", "CAST(day AS VARCHAR)"}) {
+  for (const char* e :
+       {"EXTRACT(YEAR FROM at)", "EXTRACT(MONTH FROM at)", "EXTRACT(DAY FROM day)",
+        "EXTRACT(HOUR FROM at)", "EXTRACT(MINUTE FROM at)", "EXTRACT(QUARTER FROM day)",
+        "EXTRACT(DOY FROM day)", "EXTRACT(WEEK FROM day)", "at + INTERVAL '1' DAY",
+        "at - INTERVAL '90' MINUTE", "at + INTERVAL '1' MONTH", "day + INTERVAL '1' YEAR",
+        "day - INTERVAL '1' MONTH", "at + INTERVAL '1:30' HOUR TO MINUTE", "CAST(at AS DATE)",
+        "CAST(day AS TIMESTAMP)", "CAST(day AS VARCHAR)"}) {
     add(fmt::format("SELECT id, {} AS r FROM local.events ORDER BY id", e));
   }
   for (const char* cmp : {"<", ">=", "="}) {
-    add(fmt::format("SELECT id FROM local.events WHERE at {} TIMESTAMP '2025-12-31 00:00:00' ORDER BY id", cmp));
+    add(fmt::format(
+        "SELECT id FROM local.events WHERE at {} TIMESTAMP '2025-12-31 00:00:00' ORDER BY id",
+        cmp));
     add(fmt::format("SELECT id FROM local.events WHERE day {} DATE '2024-02-29' ORDER BY id", cmp));
     add(fmt::format("SELECT id FROM local.events WHERE day {} at ORDER BY id", cmp));
   }
@@ -420,8 +441,8 @@ class DifferentialTest : public ::testing::Test {
     if (!pr.empty() && pr[0].size() != h.reps.size()) return "different numbers of columns";
     // Without a top-level ORDER BY the rows compare as a multiset.
     const std::string upper = Utf8ToUpper(q.hop);
-    const bool ordered = upper.find("ORDER BY") != std::string::npos &&
-                         upper.rfind("ORDER BY") > upper.rfind(")");
+    const bool ordered =
+        upper.find("ORDER BY") != std::string::npos && upper.rfind("ORDER BY") > upper.rfind(")");
     std::vector<size_t> order_h(h.rows.size()), order_p(pr.size());
     for (size_t i = 0; i < order_h.size(); ++i) order_h[i] = order_p[i] = i;
     auto key = [&](const std::vector<std::optional<std::string>>& row) { return RowText(row); };
@@ -500,9 +521,10 @@ TEST_F(DifferentialTest, ResultsMatchPostgreSQL) {
     ++mismatches;
     ADD_FAILURE() << q.where << ": " << q.hop << "\n  " << diff;
   }
-  std::printf("differential corpus: %zu queries (%zu written, %zu generated), %d refused as "
-              "expected, %d failing on both sides, %d mismatches\n",
-              corpus.size(), written, corpus.size() - written, refused_, both_failed_, mismatches);
+  std::printf(
+      "differential corpus: %zu queries (%zu written, %zu generated), %d refused as "
+      "expected, %d failing on both sides, %d mismatches\n",
+      corpus.size(), written, corpus.size() - written, refused_, both_failed_, mismatches);
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ struct Finalizer {
 using Statement = std::unique_ptr<sqlite3_stmt, Finalizer>;
 
 Status Error(sqlite3* db, std::string_view what) {
-  return Status::Unavailable(fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
+  return Status::Unavailable(
+      fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
 }
 
 // Opens (creating if `create`) the file of a local database.
@@ -74,8 +75,8 @@ struct ColumnInfo {
 // The columns of `table` in the file, or none when it has no such table.
 Result<std::vector<ColumnInfo>> FileColumns(sqlite3* db, const std::string& table) {
   sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT name, type, \"notnull\" FROM pragma_table_info(?1)", -1,
-                         &raw, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db, "SELECT name, type, \"notnull\" FROM pragma_table_info(?1)", -1, &raw,
+                         nullptr) != SQLITE_OK) {
     return Error(db, "cannot read the table's columns");
   }
   Statement st(raw);
@@ -136,9 +137,7 @@ std::string LocalFilePath(std::string_view state_dir, std::string_view name) {
       .string();
 }
 
-std::string LocalFileDisplay(std::string_view name) {
-  return fmt::format("local/{}.db", name);
-}
+std::string LocalFileDisplay(std::string_view name) { return fmt::format("local/{}.db", name); }
 
 Result<sql::TypeName> LocalStorageType(const sql::DataType& t) {
   using sql::TypeName;
@@ -191,7 +190,8 @@ Result<bool> LocalProvisioner::Exists(const Schema& schema, const TableDefinitio
   if (same) return true;
   std::string columns;
   for (const auto& c : have) {
-    columns += (columns.empty() ? "" : ", ") + c.name + " " + c.type + (c.not_null ? " NOT NULL" : "");
+    columns +=
+        (columns.empty() ? "" : ", ") + c.name + " " + c.type + (c.not_null ? " NOT NULL" : "");
   }
   return Status::AlreadyExists(fmt::format(
       "{} already has a table {} with other columns ({}); drop it before creating it anew",

@@ -18,11 +18,11 @@ TEST(LocalTest, URLsNameFilesNeverPaths) {
     const char* file;  // null: refused
   };
   const Case kCases[] = {
-      {"jdbc:local:", "default"},      {"jdbc:local:sales", "sales"},
-      {"jdbc:local:a-b_c9", "a-b_c9"}, {"jdbc:local:../x", nullptr},
+      {"jdbc:local:", "default"},          {"jdbc:local:sales", "sales"},
+      {"jdbc:local:a-b_c9", "a-b_c9"},     {"jdbc:local:../x", nullptr},
       {"jdbc:local:/etc/passwd", nullptr}, {"jdbc:local:Sales", nullptr},
-      {"jdbc:local:-x", nullptr},      {"jdbc:local:a b", nullptr},
-      {"jdbc:local:x.db", nullptr},    {"jdbc:demodb://", nullptr},
+      {"jdbc:local:-x", nullptr},          {"jdbc:local:a b", nullptr},
+      {"jdbc:local:x.db", nullptr},        {"jdbc:demodb://", nullptr},
   };
   for (const Case& c : kCases) {
     auto name = LocalFileName(c.url);
@@ -43,11 +43,11 @@ TEST(LocalTest, StorageTypes) {
     sql::TypeName storage;
   };
   using T = sql::TypeName;
-  const Case kCases[] = {{"BOOLEAN", T::kBigInt},          {"INTEGER", T::kBigInt},
-                         {"DECIMAL(18, 4)", T::kBigInt},   {"DOUBLE", T::kDouble},
-                         {"VARCHAR(10)", T::kVarchar},     {"TIMESTAMP(6)", T::kBigInt},
-                         {"DATE", T::kBigInt},             {"VARBINARY", T::kBytes},
-                         {"INTEGER ARRAY", T::kVarchar},   {"ROW(a INTEGER)", T::kVarchar}};
+  const Case kCases[] = {{"BOOLEAN", T::kBigInt},        {"INTEGER", T::kBigInt},
+                         {"DECIMAL(18, 4)", T::kBigInt}, {"DOUBLE", T::kDouble},
+                         {"VARCHAR(10)", T::kVarchar},   {"TIMESTAMP(6)", T::kBigInt},
+                         {"DATE", T::kBigInt},           {"VARBINARY", T::kBytes},
+                         {"INTEGER ARRAY", T::kVarchar}, {"ROW(a INTEGER)", T::kVarchar}};
   for (const Case& c : kCases) {
     auto t = ParseColumnType(c.type);
     ASSERT_TRUE(t.ok()) << c.type;

@@ -85,8 +85,8 @@ Result<std::vector<Row>> EngineRows(store::Store&, const std::string&,
     if (spec && spec->contains("databases") && (*spec)["databases"].is_array()) {
       databases = (*spec)["databases"].dump();
     }
-    out.push_back({r.name(), Text(spec, "url"), Text(spec, "dialect"), Text(spec, "driver"),
-                   databases});
+    out.push_back(
+        {r.name(), Text(spec, "url"), Text(spec, "dialect"), Text(spec, "driver"), databases});
   }
   return out;
 }
@@ -96,7 +96,8 @@ Result<std::vector<Row>> PipelineRows(store::Store&, const std::string&,
   std::vector<Row> out;
   for (const Resource& r : items) {
     const Json* status = r.status();
-    out.push_back({r.name(), Bool(status, "ready"), Bool(status, "failed"), Text(status, "message")});
+    out.push_back(
+        {r.name(), Bool(status, "ready"), Bool(status, "failed"), Text(status, "message")});
   }
   return out;
 }
@@ -118,8 +119,8 @@ std::vector<Element> ElementsOf(const Resource& pipeline) {
     if (!element.ok()) continue;
     const std::string ns =
         element->namespace_name().empty() ? pipeline.namespace_name() : element->namespace_name();
-    out.push_back({element->kind() + "/" + element->name(),
-                   {element->group_kind(), ns, element->name()}});
+    out.push_back(
+        {element->kind() + "/" + element->name(), {element->group_kind(), ns, element->name()}});
   }
   return out;
 }
@@ -251,50 +252,111 @@ Result<std::vector<Row>> WatermarkRows(store::Store& store, const std::string& n
 const std::vector<Spec>& Specs() {
   static const std::vector<Spec> specs = {
       {"DATABASES",
-       {{"NAME", "VARCHAR NOT NULL"}, {"URL", "VARCHAR"}, {"CATALOG", "VARCHAR"},
-        {"SCHEMA", "VARCHAR"}, {"DIALECT", "VARCHAR"}, {"DRIVER", "VARCHAR"}},
-       DatabaseKind::Info().group_kind(), "Database resources", true, DatabaseRows},
+       {{"NAME", "VARCHAR NOT NULL"},
+        {"URL", "VARCHAR"},
+        {"CATALOG", "VARCHAR"},
+        {"SCHEMA", "VARCHAR"},
+        {"DIALECT", "VARCHAR"},
+        {"DRIVER", "VARCHAR"}},
+       DatabaseKind::Info().group_kind(),
+       "Database resources",
+       true,
+       DatabaseRows},
       {"ENGINES",
-       {{"NAME", "VARCHAR NOT NULL"}, {"URL", "VARCHAR"}, {"DIALECT", "VARCHAR"},
-        {"DRIVER", "VARCHAR"}, {"DATABASES", "VARCHAR ARRAY"}},
-       EngineKind::Info().group_kind(), "Engine resources", true, EngineRows},
+       {{"NAME", "VARCHAR NOT NULL"},
+        {"URL", "VARCHAR"},
+        {"DIALECT", "VARCHAR"},
+        {"DRIVER", "VARCHAR"},
+        {"DATABASES", "VARCHAR ARRAY"}},
+       EngineKind::Info().group_kind(),
+       "Engine resources",
+       true,
+       EngineRows},
       {"PIPELINES",
-       {{"NAME", "VARCHAR NOT NULL"}, {"READY", "BOOLEAN"}, {"FAILED", "BOOLEAN"},
+       {{"NAME", "VARCHAR NOT NULL"},
+        {"READY", "BOOLEAN"},
+        {"FAILED", "BOOLEAN"},
         {"MESSAGE", "VARCHAR"}},
-       PipelineKind::Info().group_kind(), "Pipeline resources", true, PipelineRows},
+       PipelineKind::Info().group_kind(),
+       "Pipeline resources",
+       true,
+       PipelineRows},
       {"PIPELINE_ELEMENTS",
-       {{"NAME", "VARCHAR NOT NULL"}, {"READY", "BOOLEAN NOT NULL"}, {"FAILED", "BOOLEAN NOT NULL"},
-        {"MESSAGE", "VARCHAR"}, {"CONFIGS", "VARCHAR"}},
-       PipelineKind::Info().group_kind(), "the elements of Pipeline resources", false,
+       {{"NAME", "VARCHAR NOT NULL"},
+        {"READY", "BOOLEAN NOT NULL"},
+        {"FAILED", "BOOLEAN NOT NULL"},
+        {"MESSAGE", "VARCHAR"},
+        {"CONFIGS", "VARCHAR"}},
+       PipelineKind::Info().group_kind(),
+       "the elements of Pipeline resources",
+       false,
        ElementRows},
       {"PIPELINE_ELEMENT_MAP",
        {{"ELEMENT_NAME", "VARCHAR NOT NULL"}, {"PIPELINE_NAME", "VARCHAR NOT NULL"}},
-       PipelineKind::Info().group_kind(), "the elements of Pipeline resources", false,
+       PipelineKind::Info().group_kind(),
+       "the elements of Pipeline resources",
+       false,
        ElementMapRows},
       {"TABLE_TRIGGERS",
-       {{"NAME", "VARCHAR NOT NULL"}, {"CATALOG", "VARCHAR"}, {"SCHEMA", "VARCHAR"},
-        {"TABLE", "VARCHAR"}, {"PAUSED", "BOOLEAN"}, {"TIMESTAMP", "TIMESTAMP(3)"},
+       {{"NAME", "VARCHAR NOT NULL"},
+        {"CATALOG", "VARCHAR"},
+        {"SCHEMA", "VARCHAR"},
+        {"TABLE", "VARCHAR"},
+        {"PAUSED", "BOOLEAN"},
+        {"TIMESTAMP", "TIMESTAMP(3)"},
         {"WATERMARK", "TIMESTAMP(3)"}},
-       TableTriggerKind::Info().group_kind(), "TableTrigger resources", true, TriggerRows},
+       TableTriggerKind::Info().group_kind(),
+       "TableTrigger resources",
+       true,
+       TriggerRows},
       {"VIEWS",
-       {{"NAME", "VARCHAR NOT NULL"}, {"CATALOG", "VARCHAR"}, {"SCHEMA", "VARCHAR"},
-        {"VIEW", "VARCHAR"}, {"SQL", "VARCHAR"}, {"MATERIALIZED", "BOOLEAN NOT NULL"}},
-       ViewKind::Info().group_kind(), "View resources", true, ViewRows},
+       {{"NAME", "VARCHAR NOT NULL"},
+        {"CATALOG", "VARCHAR"},
+        {"SCHEMA", "VARCHAR"},
+        {"VIEW", "VARCHAR"},
+        {"SQL", "VARCHAR"},
+        {"MATERIALIZED", "BOOLEAN NOT NULL"}},
+       ViewKind::Info().group_kind(),
+       "View resources",
+       true,
+       ViewRows},
       {"TRIGGER_RUNS",
-       {{"TRIGGER", "VARCHAR NOT NULL"}, {"JOB", "VARCHAR"}, {"WINDOW_FROM", "TIMESTAMP(3)"},
-        {"WINDOW_TO", "TIMESTAMP(3)"}, {"STARTED", "TIMESTAMP(3)"},
-        {"FINISHED", "TIMESTAMP(3)"}, {"OUTCOME", "VARCHAR"}, {"MESSAGE", "VARCHAR"}},
-       TableTriggerKind::Info().group_kind(), "the runs in TableTriggers' status.jobs", true,
+       {{"TRIGGER", "VARCHAR NOT NULL"},
+        {"JOB", "VARCHAR"},
+        {"WINDOW_FROM", "TIMESTAMP(3)"},
+        {"WINDOW_TO", "TIMESTAMP(3)"},
+        {"STARTED", "TIMESTAMP(3)"},
+        {"FINISHED", "TIMESTAMP(3)"},
+        {"OUTCOME", "VARCHAR"},
+        {"MESSAGE", "VARCHAR"}},
+       TableTriggerKind::Info().group_kind(),
+       "the runs in TableTriggers' status.jobs",
+       true,
        RunRows},
       {"JOBS",
-       {{"NAME", "VARCHAR NOT NULL"}, {"TRIGGER", "VARCHAR"}, {"ACTIVE", "INTEGER"},
-        {"SUCCEEDED", "INTEGER"}, {"FAILED", "INTEGER"}, {"STARTED", "TIMESTAMP(3)"},
-        {"COMPLETED", "TIMESTAMP(3)"}, {"STATUS", "VARCHAR NOT NULL"}},
-       {"batch", "Job"}, "batch/v1 Jobs", true, JobRows},
+       {{"NAME", "VARCHAR NOT NULL"},
+        {"TRIGGER", "VARCHAR"},
+        {"ACTIVE", "INTEGER"},
+        {"SUCCEEDED", "INTEGER"},
+        {"FAILED", "INTEGER"},
+        {"STARTED", "TIMESTAMP(3)"},
+        {"COMPLETED", "TIMESTAMP(3)"},
+        {"STATUS", "VARCHAR NOT NULL"}},
+       {"batch", "Job"},
+       "batch/v1 Jobs",
+       true,
+       JobRows},
       {"WATERMARKS",
-       {{"KIND", "VARCHAR NOT NULL"}, {"NAME", "VARCHAR NOT NULL"}, {"CATALOG", "VARCHAR"},
-        {"SCHEMA", "VARCHAR"}, {"TABLE", "VARCHAR"}, {"WATERMARK", "TIMESTAMP(3)"}},
-       TableKind::Info().group_kind(), "Table and View resources", false, WatermarkRows},
+       {{"KIND", "VARCHAR NOT NULL"},
+        {"NAME", "VARCHAR NOT NULL"},
+        {"CATALOG", "VARCHAR"},
+        {"SCHEMA", "VARCHAR"},
+        {"TABLE", "VARCHAR"},
+        {"WATERMARK", "TIMESTAMP(3)"}},
+       TableKind::Info().group_kind(),
+       "Table and View resources",
+       false,
+       WatermarkRows},
   };
   return specs;
 }

@@ -19,8 +19,8 @@ Result<session::Properties> SessionProperties(const RunOptions& options) {
         fmt::format("--mode must be create or apply, not '{}'", options.mode));
   }
   if (!engine::ParseOutputFormat(options.format, &p.output_format)) {
-    return Status::InvalidArgument(fmt::format(
-        "--format must be table, mysql, csv, tsv or json, not '{}'", options.format));
+    return Status::InvalidArgument(
+        fmt::format("--format must be table, mysql, csv, tsv or json, not '{}'", options.format));
   }
   p.state_dir = options.state_dir;
   p.provisioners = options.provisioners;

@@ -54,9 +54,7 @@ class [[nodiscard]] Status {
   static Status Conflict(std::string msg) { return {StatusCode::kConflict, std::move(msg)}; }
   static Status NotFound(std::string msg) { return {StatusCode::kNotFound, std::move(msg)}; }
   static Status Unavailable(std::string msg) { return {StatusCode::kUnavailable, std::move(msg)}; }
-  static Status ExecutionError(std::string msg) {
-    return {StatusCode::kExecution, std::move(msg)};
-  }
+  static Status ExecutionError(std::string msg) { return {StatusCode::kExecution, std::move(msg)}; }
   static Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }

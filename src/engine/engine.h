@@ -60,8 +60,7 @@ class Cursor {
 
  private:
   friend class Engine;
-  Cursor(Engine* engine, sqlite3_stmt* stmt, std::vector<std::string> names,
-         std::vector<Rep> reps);
+  Cursor(Engine* engine, sqlite3_stmt* stmt, std::vector<std::string> names, std::vector<Rep> reps);
   Status Fail(int rc);
 
   Engine* engine_;

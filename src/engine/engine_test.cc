@@ -4,9 +4,8 @@
 // tested end to end in test/sql/*.test and by the differential test against PostgreSQL.
 #include "engine/engine.h"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <thread>
 
@@ -104,7 +103,8 @@ class EngineTest : public ::testing::Test {
 };
 
 TEST_F(EngineTest, ReadsRowsOfASource) {
-  EXPECT_EQ(Run("SELECT * FROM fake.small"), "ID,TEXT,FLAG\n1,row 1,true\n2,row 2,false\n3,row 3,true\n");
+  EXPECT_EQ(Run("SELECT * FROM fake.small"),
+            "ID,TEXT,FLAG\n1,row 1,true\n2,row 2,false\n3,row 3,true\n");
   EXPECT_EQ(Run("SELECT COUNT(*) AS n FROM fake.small WHERE flag"), "N\n2\n");
 }
 
@@ -215,9 +215,9 @@ TEST_F(EngineTest, EveryFunctionRunsOrIsRefusedByName) {
     const int n = f->min_args;
     std::string args;
     for (int i = 0; i < n; ++i) {
-      const binder::Family family =
-          f->families.empty() ? binder::Family::kAny
-                              : f->families[std::min<size_t>(i, f->families.size() - 1)];
+      const binder::Family family = f->families.empty()
+                                        ? binder::Family::kAny
+                                        : f->families[std::min<size_t>(i, f->families.size() - 1)];
       if (i > 0) args += ", ";
       args += ArgumentOf(family, i);
     }
@@ -229,7 +229,8 @@ TEST_F(EngineTest, EveryFunctionRunsOrIsRefusedByName) {
     auto plan = Bind(sql);
     if (!plan.ok()) {
       // LEFT and RIGHT are reserved words, which the parser reads as a join here.
-      EXPECT_TRUE(f->name == "LEFT" || f->name == "RIGHT") << sql << ": " << plan.status().ToString();
+      EXPECT_TRUE(f->name == "LEFT" || f->name == "RIGHT")
+          << sql << ": " << plan.status().ToString();
       continue;
     }
     auto cursor = engine_->Query(catalog_, **plan, {});

@@ -33,8 +33,8 @@ Value ArgValue(sqlite3_value* v) {
                                      static_cast<size_t>(sqlite3_value_bytes(v))));
     case SQLITE_BLOB: {
       const void* p = sqlite3_value_blob(v);
-      return Value::Blob(std::string(static_cast<const char*>(p),
-                                     static_cast<size_t>(sqlite3_value_bytes(v))));
+      return Value::Blob(
+          std::string(static_cast<const char*>(p), static_cast<size_t>(sqlite3_value_bytes(v))));
     }
     default: return Value::Null();
   }
@@ -86,8 +86,8 @@ Status AddScalar(sqlite3* db, std::string_view name, int nargs, ScalarFn f, void
                  bool deterministic) {
   const std::string n(name);
   int flags = SQLITE_UTF8 | SQLITE_INNOCUOUS | (deterministic ? SQLITE_DETERMINISTIC : 0);
-  if (sqlite3_create_function_v2(db, n.c_str(), nargs, flags, data, f, nullptr, nullptr,
-                                 nullptr) != SQLITE_OK) {
+  if (sqlite3_create_function_v2(db, n.c_str(), nargs, flags, data, f, nullptr, nullptr, nullptr) !=
+      SQLITE_OK) {
     return Status::Internal(fmt::format("cannot register {}: {}", n, sqlite3_errmsg(db)));
   }
   return Status::OK();
@@ -167,7 +167,8 @@ void RealDivide(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 void RealModulo(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
-  sqlite3_result_double(ctx, std::fmod(sqlite3_value_double(argv[0]), sqlite3_value_double(argv[1])));
+  sqlite3_result_double(ctx,
+                        std::fmod(sqlite3_value_double(argv[0]), sqlite3_value_double(argv[1])));
 }
 
 bool FitsInt64(Wide v) {
@@ -212,8 +213,7 @@ void DecimalDivide(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 void DecimalMultiply(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
-  const Wide p = static_cast<Wide>(sqlite3_value_int64(argv[0])) *
-                     sqlite3_value_int64(argv[1]);
+  const Wide p = static_cast<Wide>(sqlite3_value_int64(argv[0])) * sqlite3_value_int64(argv[1]);
   const int drop = sqlite3_value_int(argv[2]);
   const Wide q = DivideRounded(p, Pow10Wide(std::clamp(drop, 0, 36)));
   if (!FitsInt64(q)) return SetError(ctx, "Numeric overflow in decimal multiplication");
@@ -222,8 +222,8 @@ void DecimalMultiply(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 void RescaleFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
-  auto v = Rescale(sqlite3_value_int64(argv[0]), sqlite3_value_int(argv[1]),
-                   sqlite3_value_int(argv[2]));
+  auto v =
+      Rescale(sqlite3_value_int64(argv[0]), sqlite3_value_int(argv[1]), sqlite3_value_int(argv[2]));
   if (!v) return SetError(ctx, "Numeric overflow");
   sqlite3_result_int64(ctx, *v);
 }
@@ -295,25 +295,44 @@ void MathFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   const double x = sqlite3_value_double(argv[1]);
   const double y = argc > 2 ? sqlite3_value_double(argv[2]) : 0;
   double r = 0;
-  if (name == "sqrt") r = std::sqrt(x);
-  else if (name == "exp") r = std::exp(x);
-  else if (name == "ln") r = std::log(x);
-  else if (name == "log10") r = std::log10(x);
-  else if (name == "log2") r = std::log2(x);
-  else if (name == "log") r = argc > 2 ? std::log(x) / std::log(y) : std::log(x);
-  else if (name == "sin") r = std::sin(x);
-  else if (name == "cos") r = std::cos(x);
-  else if (name == "tan") r = std::tan(x);
-  else if (name == "asin") r = std::asin(x);
-  else if (name == "acos") r = std::acos(x);
-  else if (name == "atan") r = std::atan(x);
-  else if (name == "cot") r = 1.0 / std::tan(x);
-  else if (name == "degrees") r = x * 180.0 / M_PI;
-  else if (name == "radians") r = x * M_PI / 180.0;
-  else if (name == "cbrt") r = std::cbrt(x);
-  else if (name == "power") r = std::pow(x, y);
-  else if (name == "atan2") r = std::atan2(x, y);
-  else return SetError(ctx, fmt::format("unknown math function {}", name));
+  if (name == "sqrt")
+    r = std::sqrt(x);
+  else if (name == "exp")
+    r = std::exp(x);
+  else if (name == "ln")
+    r = std::log(x);
+  else if (name == "log10")
+    r = std::log10(x);
+  else if (name == "log2")
+    r = std::log2(x);
+  else if (name == "log")
+    r = argc > 2 ? std::log(x) / std::log(y) : std::log(x);
+  else if (name == "sin")
+    r = std::sin(x);
+  else if (name == "cos")
+    r = std::cos(x);
+  else if (name == "tan")
+    r = std::tan(x);
+  else if (name == "asin")
+    r = std::asin(x);
+  else if (name == "acos")
+    r = std::acos(x);
+  else if (name == "atan")
+    r = std::atan(x);
+  else if (name == "cot")
+    r = 1.0 / std::tan(x);
+  else if (name == "degrees")
+    r = x * 180.0 / M_PI;
+  else if (name == "radians")
+    r = x * M_PI / 180.0;
+  else if (name == "cbrt")
+    r = std::cbrt(x);
+  else if (name == "power")
+    r = std::pow(x, y);
+  else if (name == "atan2")
+    r = std::atan2(x, y);
+  else
+    return SetError(ctx, fmt::format("unknown math function {}", name));
   sqlite3_result_double(ctx, r);
 }
 
@@ -355,8 +374,7 @@ int64_t IntegerLimit(TypeName n, bool max) {
     case TypeName::kSmallInt: return max ? 32767 : -32768;
     case TypeName::kInteger:
       return max ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min();
-    default:
-      return max ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    default: return max ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
   }
 }
 
@@ -386,7 +404,8 @@ Result<Value> CastValue(const Value& v, const Rep& from, const Rep& to) {
       const int64_t n = *to.type.precision;
       const int64_t have = Utf8Count(text);
       if (have > n) text.resize(Utf8Offset(text, n));
-      if (to.type.name == TypeName::kChar && have < n) text.append(static_cast<size_t>(n - have), ' ');
+      if (to.type.name == TypeName::kChar && have < n)
+        text.append(static_cast<size_t>(n - have), ' ');
     }
     return Value::Text(std::move(text));
   }
@@ -394,8 +413,7 @@ Result<Value> CastValue(const Value& v, const Rep& from, const Rep& to) {
     if (to.kind == RepKind::kBinary) return Value::Blob(v.s);
     auto parsed = ParseValue(v.s, to);
     if (!parsed.ok()) {
-      return Status::InvalidArgument(
-          fmt::format("Cannot cast '{}' to {}", v.s, RepTypeName(to)));
+      return Status::InvalidArgument(fmt::format("Cannot cast '{}' to {}", v.s, RepTypeName(to)));
     }
     return parsed;
   }
@@ -465,7 +483,8 @@ Result<Value> CastValue(const Value& v, const Rep& from, const Rep& to) {
       }
       break;
     case RepKind::kTime:
-      if (from.kind == RepKind::kTime) return Value::Int(TruncateMicros(v.i, TimePrecision(to.type)));
+      if (from.kind == RepKind::kTime)
+        return Value::Int(TruncateMicros(v.i, TimePrecision(to.type)));
       if (from.kind == RepKind::kTimestamp || from.kind == RepKind::kTimestampLtz) {
         return Value::Int(TruncateMicros(FloorMod(v.i, kMicrosPerDay), TimePrecision(to.type)));
       }
@@ -525,8 +544,7 @@ Result<std::string> LikeToRegex(std::string_view pattern, std::string_view escap
     if (!escape.empty() && c == escape) {
       if (i + 1 >= points.size() ||
           (points[i + 1] != "%" && points[i + 1] != "_" && points[i + 1] != escape)) {
-        return Status::InvalidArgument(
-            fmt::format("Invalid escape sequence '{}'", pattern));
+        return Status::InvalidArgument(fmt::format("Invalid escape sequence '{}'", pattern));
       }
       re += RE2::QuoteMeta(std::string(points[++i]));
     } else if (c == "%") {
@@ -583,7 +601,7 @@ void UpperFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   std::string upper = Utf8ToUpper(ArgText(argv[0]));
   // The letters whose capital is two letters, as Java's toUpperCase writes them.
   static const std::pair<std::string_view, std::string_view> kSpecial[] = {
-      {"\u00df", "SS"}, {"\ufb00", "FF"}, {"\ufb01", "FI"}, {"\ufb02", "FL"},
+      {"\u00df", "SS"},  {"\ufb00", "FF"},  {"\ufb01", "FI"}, {"\ufb02", "FL"},
       {"\ufb03", "FFI"}, {"\ufb04", "FFL"}, {"\ufb05", "ST"}, {"\ufb06", "ST"}};
   if (upper.find_first_of("\xc3\xef") != std::string::npos) {
     for (const auto& [from, to] : kSpecial) {
@@ -697,7 +715,8 @@ void PadFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   const std::string_view s = ArgText(argv[0]);
   const int64_t n = sqlite3_value_int64(argv[1]);
   const std::string_view pad = argc > 2 ? ArgText(argv[2]) : std::string_view(" ");
-  if (n < 0) return SetError(ctx, fmt::format("{}PAD needs a length of at least 0", kLeft ? "L" : "R"));
+  if (n < 0)
+    return SetError(ctx, fmt::format("{}PAD needs a length of at least 0", kLeft ? "L" : "R"));
   if (n > kMaxResultBytes) return SetError(ctx, "the padded string is too long");
   const int64_t have = Utf8Count(s);
   if (have >= n || pad.empty()) return SetText(ctx, s.substr(0, Utf8Offset(s, n)));
@@ -778,7 +797,8 @@ void SplitIndexFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   size_t begin = 0;
   for (;;) {
     size_t at = s.find(d, begin);
-    if (index == 0) return SetText(ctx, s.substr(begin, at == std::string_view::npos ? at : at - begin));
+    if (index == 0)
+      return SetText(ctx, s.substr(begin, at == std::string_view::npos ? at : at - begin));
     if (at == std::string_view::npos) return sqlite3_result_null(ctx);
     begin = at + d.size();
     --index;
@@ -847,7 +867,8 @@ Result<std::string> WithFlags(std::string_view pattern, std::string_view flags, 
       default: return Status::InvalidArgument(fmt::format("Invalid match flag '{}'", f));
     }
   }
-  if (dot_all || multi) prefix = std::string("(?") + (dot_all ? "s" : "") + (multi ? "m" : "") + ")";
+  if (dot_all || multi)
+    prefix = std::string("(?") + (dot_all ? "s" : "") + (multi ? "m" : "") + ")";
   return prefix + std::string(pattern);
 }
 
@@ -1011,8 +1032,9 @@ void DigestFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 void ToBase64Fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
   const auto* data = static_cast<const unsigned char*>(
-      sqlite3_value_type(argv[0]) == SQLITE_BLOB ? sqlite3_value_blob(argv[0])
-                                                 : static_cast<const void*>(sqlite3_value_text(argv[0])));
+      sqlite3_value_type(argv[0]) == SQLITE_BLOB
+          ? sqlite3_value_blob(argv[0])
+          : static_cast<const void*>(sqlite3_value_text(argv[0])));
   const int size = sqlite3_value_bytes(argv[0]);
   std::string out(static_cast<size_t>(4 * ((size + 2) / 3)) + 1, '\0');
   const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, size);
@@ -1046,8 +1068,9 @@ void HexFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     return SetText(ctx, fmt::format("{:X}", static_cast<uint64_t>(sqlite3_value_int64(argv[0]))));
   }
   const auto* data = static_cast<const unsigned char*>(
-      sqlite3_value_type(argv[0]) == SQLITE_BLOB ? sqlite3_value_blob(argv[0])
-                                                 : static_cast<const void*>(sqlite3_value_text(argv[0])));
+      sqlite3_value_type(argv[0]) == SQLITE_BLOB
+          ? sqlite3_value_blob(argv[0])
+          : static_cast<const void*>(sqlite3_value_text(argv[0])));
   const int size = sqlite3_value_bytes(argv[0]);
   std::string out;
   for (int i = 0; i < size; ++i) {

@@ -2,11 +2,11 @@
 // GROUP, ARRAY_AGG, variances and deviations, percentiles, FIRST_VALUE and LAST_VALUE. Those that
 // keep values count the bytes they hold in the connection's FunctionState, so that a query over
 // its memory budget stops (engine.h).
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <set>
 #include <string>
 #include <vector>
@@ -151,7 +151,8 @@ void Collect(sqlite3_context* ctx, int argc, sqlite3_value** argv, int first_key
     row.value = std::string(ArgText(argv[0]));
   }
   if (c->flags.empty()) {
-    for (int i = first_key; i + 1 < argc; i += 2) c->flags.push_back(sqlite3_value_int(argv[i + 1]));
+    for (int i = first_key; i + 1 < argc; i += 2)
+      c->flags.push_back(sqlite3_value_int(argv[i + 1]));
   }
   for (int i = first_key; i + 1 < argc; i += 2) row.keys.push_back(sqlite3_value_dup(argv[i]));
   c->Add(ctx, static_cast<int64_t>(row.value.size() + 16 * row.keys.size() + sizeof(Keyed)));
@@ -408,8 +409,8 @@ Status RegisterAggregateFunctions(sqlite3* db, FunctionState* state) {
   HOP_RETURN_IF_ERROR(AddAggregate(db, fn::kArrayAgg, -1, ArrayAggStep, ArrayAggFinal, state));
   HOP_RETURN_IF_ERROR(
       AddAggregate(db, fn::kVariance, 2, VarianceKindStep, VarianceKindFinal, state));
-  HOP_RETURN_IF_ERROR(AddAggregate(db, fn::kPercentileCont, 3, PercentileStep<true>,
-                                   PercentileFinal<true>, state));
+  HOP_RETURN_IF_ERROR(
+      AddAggregate(db, fn::kPercentileCont, 3, PercentileStep<true>, PercentileFinal<true>, state));
   HOP_RETURN_IF_ERROR(AddAggregate(db, fn::kPercentileDisc, 3, PercentileStep<false>,
                                    PercentileFinal<false>, state));
   HOP_RETURN_IF_ERROR(AddAggregate(db, fn::kFirst, 1, KeepStep<true>, KeepFinal, state));

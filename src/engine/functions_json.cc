@@ -389,8 +389,8 @@ void MapFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string key = JsonFragment(argv[i], (*reps)[0]);
     std::string value = JsonFragment(argv[i + 1], (*reps)[1]);
-    auto it = std::find_if(entries.begin(), entries.end(),
-                           [&](const auto& e) { return e.first == key; });
+    auto it =
+        std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
     if (it != entries.end()) {
       it->second = std::move(value);
     } else {
@@ -558,7 +558,9 @@ void MapPartsFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
 
 }  // namespace
 
-void AppendJson(const Value& v, const Rep& rep, std::string& out) { AppendCalciteJson(v, rep, out); }
+void AppendJson(const Value& v, const Rep& rep, std::string& out) {
+  AppendCalciteJson(v, rep, out);
+}
 
 std::string JsonFragment(sqlite3_value* v, const Rep& rep) {
   switch (sqlite3_value_type(v)) {

@@ -25,9 +25,7 @@ Parts Split(int64_t value, const Rep& rep) {
   switch (rep.kind) {
     case RepKind::kDate: p.days = value; break;
     case RepKind::kTime: time = FloorMod(value, kMicrosPerDay); break;
-    default:
-      p.days = FloorDiv(value, kMicrosPerDay);
-      time = FloorMod(value, kMicrosPerDay);
+    default: p.days = FloorDiv(value, kMicrosPerDay); time = FloorMod(value, kMicrosPerDay);
   }
   if (rep.kind != RepKind::kTime) CivilFromDays(p.days, &p.year, &p.month, &p.day);
   p.hour = time / (3600 * kMicrosPerSecond);
@@ -58,7 +56,8 @@ void ExtractFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
     if (unit == "YEAR") return sqlite3_result_int64(ctx, v / 12);
     if (unit == "MONTH") return sqlite3_result_int64(ctx, v % 12);
     if (unit == "QUARTER") return sqlite3_result_int64(ctx, v % 12 / 3 + 1);
-    return SetError(ctx, fmt::format("EXTRACT({} FROM a year-month interval) is not defined", unit));
+    return SetError(ctx,
+                    fmt::format("EXTRACT({} FROM a year-month interval) is not defined", unit));
   }
   if (rep->kind == RepKind::kMicros) {
     const int64_t secs = v / kMicrosPerSecond;
@@ -82,7 +81,7 @@ void ExtractFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
     if (unit == "MONTH") return out(p.month);
     if (unit == "DAY") return out(p.day);
     if (unit == "DOY") return out(p.days - DaysFromCivil(p.year, 1, 1) + 1);
-    if (unit == "DOW") return out(FloorMod(p.days + 4, 7) + 1);  // 1 = Sunday
+    if (unit == "DOW") return out(FloorMod(p.days + 4, 7) + 1);     // 1 = Sunday
     if (unit == "ISODOW") return out(FloorMod(p.days + 3, 7) + 1);  // 1 = Monday
     if (unit == "WEEK" || unit == "ISOYEAR") {
       int64_t week = 0, year = 0;
@@ -120,8 +119,8 @@ void AddMonthsFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
   if (rep->kind == RepKind::kDate) return sqlite3_result_int64(ctx, AddMonthsToDate(v, months));
   if (rep->kind == RepKind::kTime) return sqlite3_result_int64(ctx, v);
   const int64_t days = FloorDiv(v, kMicrosPerDay);
-  sqlite3_result_int64(ctx, AddMonthsToDate(days, months) * kMicrosPerDay +
-                                FloorMod(v, kMicrosPerDay));
+  sqlite3_result_int64(ctx,
+                       AddMonthsToDate(days, months) * kMicrosPerDay + FloorMod(v, kMicrosPerDay));
 }
 
 void AddTimeFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
@@ -132,9 +131,9 @@ void AddTimeFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
       ctx, FloorMod(sqlite3_value_int64(argv[0]) + sqlite3_value_int64(argv[1]), kMicrosPerDay));
 }
 
-constexpr const char* kMonthNames[] = {"January", "February", "March",     "April",
-                                       "May",     "June",     "July",      "August",
-                                       "September", "October", "November", "December"};
+constexpr const char* kMonthNames[] = {"January",   "February", "March",    "April",
+                                       "May",       "June",     "July",     "August",
+                                       "September", "October",  "November", "December"};
 constexpr const char* kDayNames[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
                                      "Thursday", "Friday", "Saturday"};
 
@@ -172,9 +171,7 @@ std::string FormatMysql(const Parts& p, std::string_view format) {
       case 'W': out += kDayNames[dow]; break;
       case 'a': out += std::string_view(kDayNames[dow]).substr(0, 3); break;
       case 'w': out += fmt::format("{}", dow); break;
-      case 'T':
-        out += fmt::format("{:02}:{:02}:{:02}", p.hour, p.minute, p.second);
-        break;
+      case 'T': out += fmt::format("{:02}:{:02}:{:02}", p.hour, p.minute, p.second); break;
       default: out += c;
     }
   }
@@ -203,7 +200,8 @@ std::string FormatJava(const Parts& p, std::string_view pattern) {
     const int w = static_cast<int>(n);
     switch (c) {
       case 'y':
-        out += n == 2 ? fmt::format("{:02}", FloorMod(p.year, 100)) : fmt::format("{:0{}}", p.year, w);
+        out +=
+            n == 2 ? fmt::format("{:02}", FloorMod(p.year, 100)) : fmt::format("{:0{}}", p.year, w);
         break;
       case 'M':
         if (n >= 4) {
@@ -319,7 +317,8 @@ std::optional<int64_t> ParseJava(std::string_view text, std::string_view pattern
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) {
     return std::nullopt;
   }
-  const int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  const int64_t days =
+      DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
@@ -360,25 +359,27 @@ void ParseDateTimeFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
     micros = ParseJava(text, ArgText(argv[1]));
   }
   if (!micros) return sqlite3_result_null(ctx);
-  if (rep->kind == RepKind::kDate) return sqlite3_result_int64(ctx, FloorDiv(*micros, kMicrosPerDay));
+  if (rep->kind == RepKind::kDate)
+    return sqlite3_result_int64(ctx, FloorDiv(*micros, kMicrosPerDay));
   sqlite3_result_int64(ctx, TruncateMicros(*micros, TimePrecision(rep->type)));
 }
 
 void FromUnixtimeFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
   const int64_t secs = sqlite3_value_int64(argv[0]);
-  const std::string_view pattern =
-      argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL ? ArgText(argv[1])
-                                                             : "yyyy-MM-dd HH:mm:ss";
-  SetText(ctx, FormatJava(Split(secs * kMicrosPerSecond, RepOf(sql::DataType(sql::TypeName::kTimestamp))),
-                          pattern));
+  const std::string_view pattern = argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL
+                                       ? ArgText(argv[1])
+                                       : "yyyy-MM-dd HH:mm:ss";
+  SetText(ctx, FormatJava(
+                   Split(secs * kMicrosPerSecond, RepOf(sql::DataType(sql::TypeName::kTimestamp))),
+                   pattern));
 }
 
 void UnixTimestampFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
-  const std::string_view pattern =
-      argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL ? ArgText(argv[1])
-                                                             : "yyyy-MM-dd HH:mm:ss";
+  const std::string_view pattern = argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL
+                                       ? ArgText(argv[1])
+                                       : "yyyy-MM-dd HH:mm:ss";
   auto micros = ParseJava(TrimWhitespace(ArgText(argv[0])), pattern);
   if (!micros) return sqlite3_result_null(ctx);
   sqlite3_result_int64(ctx, FloorDiv(*micros, kMicrosPerSecond));

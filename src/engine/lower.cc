@@ -420,9 +420,9 @@ Result<Frame> Lowerer::Sort(const Rel& rel) {
     item.expr = std::move(e);
     item.direction = k.direction;
     // Calcite sorts NULL as the highest value: last going up, first going down.
-    item.nulls = k.nulls != sql::NullsOrder::kDefault ? k.nulls
+    item.nulls = k.nulls != sql::NullsOrder::kDefault       ? k.nulls
                  : k.direction == sql::SortDirection::kDesc ? sql::NullsOrder::kFirst
-                                                           : sql::NullsOrder::kLast;
+                                                            : sql::NullsOrder::kLast;
     f.order_by.push_back(std::move(item));
   }
   auto bound = [&](const binder::ScalarPtr& s) -> Result<ExprPtr> {
@@ -477,8 +477,8 @@ bool EquatesRightColumn(const Scalar& cond, int left) {
   for (int side = 0; side < 2; ++side) {
     const Scalar& column = *cond.args[side];
     const Scalar& other = *cond.args[1 - side];
-    if (column.kind == ScalarKind::kInputRef && column.index >= left &&
-        ReadsOnly(other, 0, left) && SameEncoding(RepOf(column.type), RepOf(other.type))) {
+    if (column.kind == ScalarKind::kInputRef && column.index >= left && ReadsOnly(other, 0, left) &&
+        SameEncoding(RepOf(column.type), RepOf(other.type))) {
       return true;
     }
   }
@@ -497,12 +497,12 @@ Result<Frame> Lowerer::Join(const Rel& rel) {
     return Unnest(*rel.inputs[1], &left, rel.join_type, rel.condition.get());
   }
   const Scalar* cond = rel.condition ? rel.condition.get() : filter;
-  const bool probed = options_.probed_scan && cond && rel.inputs[1]->kind == RelKind::kScan &&
-                      (rel.join_type == sql::JoinType::kInner ||
-                       rel.join_type == sql::JoinType::kLeft ||
-                       (!rel.condition && (rel.join_type == sql::JoinType::kComma ||
-                                           rel.join_type == sql::JoinType::kCross))) &&
-                      EquatesRightColumn(*cond, static_cast<int>(rel.inputs[0]->row_type.columns.size()));
+  const bool probed =
+      options_.probed_scan && cond && rel.inputs[1]->kind == RelKind::kScan &&
+      (rel.join_type == sql::JoinType::kInner || rel.join_type == sql::JoinType::kLeft ||
+       (!rel.condition &&
+        (rel.join_type == sql::JoinType::kComma || rel.join_type == sql::JoinType::kCross))) &&
+      EquatesRightColumn(*cond, static_cast<int>(rel.inputs[0]->row_type.columns.size()));
   Frame right;
   if (probed) {
     HOP_ASSIGN_OR_RETURN(right, Scan(*rel.inputs[1], options_.probed_scan));
@@ -647,7 +647,8 @@ Result<Frame> Lowerer::SetOp(const Rel& rel) {
   HOP_ASSIGN_OR_RETURN(Frame right, Visit(*rel.inputs[1]));
   std::vector<Rep> reps;
   for (size_t i = 0; i < rel.row_type.columns.size(); ++i) {
-    reps.push_back(Unify({(*left.cols)[i].rep, (*right.cols)[i].rep}, rel.row_type.columns[i].type));
+    reps.push_back(
+        Unify({(*left.cols)[i].rep, (*right.cols)[i].rep}, rel.row_type.columns[i].type));
   }
   const bool number_rows = rel.all && rel.set_op != sql::SetOpKind::kUnion;
   auto op = std::make_unique<sql::SetOperationBody>();
@@ -699,7 +700,8 @@ Result<std::unique_ptr<sql::Statement>> LowerInsert(const binder::BoundInsert& i
                        // A value must fit its column: a decimal's precision, an integer's range
                        // (strings are stored as they are, whatever the declared length).
                        internal::Low v{std::move(e), c.rep};
-                       if (c.rep.kind == RepKind::kText && want.kind == RepKind::kText) return std::move(v.expr);
+                       if (c.rep.kind == RepKind::kText && want.kind == RepKind::kText)
+                         return std::move(v.expr);
                        HOP_ASSIGN_OR_RETURN(v, lowerer.Cast(std::move(v), want, false, name));
                        return std::move(v.expr);
                      },

@@ -52,8 +52,7 @@ int IntegerWidth(TypeName n) {
 }
 
 // INTERVAL 'text' units, as months or microseconds.
-Result<int64_t> IntervalValue(std::string_view text, const binder::IntervalUnits& u,
-                              bool* months) {
+Result<int64_t> IntervalValue(std::string_view text, const binder::IntervalUnits& u, bool* months) {
   using sql::IntervalUnit;
   std::string_view s = TrimWhitespace(text);
   bool negative = false;
@@ -82,8 +81,8 @@ Result<int64_t> IntervalValue(std::string_view text, const binder::IntervalUnits
   parts.push_back(current);
   const IntervalUnit from = u.from;
   const IntervalUnit to = u.to == IntervalUnit::kNone ? u.from : u.to;
-  *months = from == IntervalUnit::kYear || from == IntervalUnit::kQuarter ||
-            from == IntervalUnit::kMonth;
+  *months =
+      from == IntervalUnit::kYear || from == IntervalUnit::kQuarter || from == IntervalUnit::kMonth;
   // The units the parts stand for, from `from` to `to`.
   static constexpr IntervalUnit kOrder[] = {IntervalUnit::kYear,   IntervalUnit::kMonth,
                                             IntervalUnit::kDay,    IntervalUnit::kHour,
@@ -140,8 +139,7 @@ Result<Low> Literal(const Scalar& s) {
   };
   switch (s.literal) {
     case LiteralKind::kNull: return Low{NullLit(), rep};
-    case LiteralKind::kBoolean:
-      return Low{IntLit(EqualsIgnoreCase(s.text, "TRUE") ? 1 : 0), rep};
+    case LiteralKind::kBoolean: return Low{IntLit(EqualsIgnoreCase(s.text, "TRUE") ? 1 : 0), rep};
     case LiteralKind::kInteger: {
       if (rep.kind != RepKind::kInteger) {
         return Status::InvalidArgument(fmt::format(
@@ -249,8 +247,8 @@ Result<Rep> Lowerer::Common(const Rep& a, const Rep& b) {
   };
   if ((a.kind == RepKind::kDate && is_time(b)) || (is_time(a) && is_time(b))) return b;
   if (is_time(a) && b.kind == RepKind::kDate) return a;
-  return Status::InvalidArgument(fmt::format("values of types {} and {} cannot be compared",
-                                             RepTypeName(a), RepTypeName(b)));
+  return Status::InvalidArgument(
+      fmt::format("values of types {} and {} cannot be compared", RepTypeName(a), RepTypeName(b)));
 }
 
 Rep Lowerer::Unify(const std::vector<Rep>& reps, const DataType& type) {
@@ -298,7 +296,8 @@ Result<Low> Lowerer::Coerce(Low v, const Rep& to, std::string_view label_text) {
   const Rep& from = v.rep;
   if (from.kind == RepKind::kNull || to.kind == RepKind::kNull) return Low{std::move(v.expr), to};
   if (SameEncoding(from, to)) {
-    if (from.kind == RepKind::kInteger && IntegerWidth(to.type.name) < IntegerWidth(from.type.name)) {
+    if (from.kind == RepKind::kInteger &&
+        IntegerWidth(to.type.name) < IntegerWidth(from.type.name)) {
       return Cast(std::move(v), to, false, label_text);
     }
     return Low{std::move(v.expr), to};
@@ -315,9 +314,9 @@ Result<Low> Lowerer::Coerce(Low v, const Rep& to, std::string_view label_text) {
     return Low{std::move(v.expr), to};  // SQLite computes integers with reals as reals
   }
   if (from.kind == RepKind::kDecimal && to.kind == RepKind::kDouble) {
-    return Low{Bin(BinaryOp::kDivide, std::move(v.expr),
-                   RealLit(static_cast<double>(Pow10(from.scale)))),
-               to};
+    return Low{
+        Bin(BinaryOp::kDivide, std::move(v.expr), RealLit(static_cast<double>(Pow10(from.scale)))),
+        to};
   }
   if (from.kind == RepKind::kDate &&
       (to.kind == RepKind::kTimestamp || to.kind == RepKind::kTimestampLtz)) {
@@ -341,7 +340,8 @@ Result<Low> Lowerer::Cast(Low v, const Rep& to, bool try_cast, std::string_view 
   }
   auto generic = [&]() -> Result<Low> {
     if (try_cast) return Low{Call(fn::kTryCast, Args(std::move(v.expr), Code(from), Code(to))), to};
-    return Low{Call(fn::kCast, Args(std::move(v.expr), Code(from), Code(to), StrLit(std::string(label_text)))),
+    return Low{Call(fn::kCast,
+                    Args(std::move(v.expr), Code(from), Code(to), StrLit(std::string(label_text)))),
                to};
   };
   if (try_cast) return generic();
@@ -349,7 +349,8 @@ Result<Low> Lowerer::Cast(Low v, const Rep& to, bool try_cast, std::string_view 
     switch (from.kind) {
       case RepKind::kText:
         // CHAR(n) pads and VARCHAR(n) cuts.
-        if (to.type.name == TypeName::kChar || (to.type.precision && to.type.precision != from.type.precision)) {
+        if (to.type.name == TypeName::kChar ||
+            (to.type.precision && to.type.precision != from.type.precision)) {
           return generic();
         }
         return Low{std::move(v.expr), to};
@@ -389,7 +390,8 @@ Result<Low> Lowerer::Cast(Low v, const Rep& to, bool try_cast, std::string_view 
   if (from.kind == RepKind::kInteger && to.kind == RepKind::kDouble) {
     return Low{StorageCast(std::move(v.expr), TypeName::kDouble), to};
   }
-  if (from.kind == RepKind::kDecimal && to.kind == RepKind::kDouble) return Coerce(std::move(v), to);
+  if (from.kind == RepKind::kDecimal && to.kind == RepKind::kDouble)
+    return Coerce(std::move(v), to);
   if (from.kind == RepKind::kDouble && to.kind == RepKind::kInteger &&
       to.type.name == TypeName::kBigInt) {
     return Low{StorageCast(std::move(v.expr), TypeName::kBigInt), to};
@@ -425,7 +427,8 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
     }
     const Rep rep = dt.rep;
     if (iv.rep.kind == RepKind::kMonths) {
-      return Low{Call(fn::kAddMonths, Args(std::move(dt.expr), std::move(iv.expr), Code(rep))), rep};
+      return Low{Call(fn::kAddMonths, Args(std::move(dt.expr), std::move(iv.expr), Code(rep))),
+                 rep};
     }
     switch (rep.kind) {
       case RepKind::kDate:
@@ -460,8 +463,10 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
     case RepKind::kDouble: {
       HOP_ASSIGN_OR_RETURN(a, l.Coerce(std::move(a), target));
       HOP_ASSIGN_OR_RETURN(b, l.Coerce(std::move(b), target));
-      if (op == BinaryOp::kDivide) return Low{Call(fn::kRealDivide, Args(std::move(a.expr), std::move(b.expr))), target};
-      if (op == BinaryOp::kModulo) return Low{Call(fn::kRealModulo, Args(std::move(a.expr), std::move(b.expr))), target};
+      if (op == BinaryOp::kDivide)
+        return Low{Call(fn::kRealDivide, Args(std::move(a.expr), std::move(b.expr))), target};
+      if (op == BinaryOp::kModulo)
+        return Low{Call(fn::kRealModulo, Args(std::move(a.expr), std::move(b.expr))), target};
       return Low{Bin(op, std::move(a.expr), std::move(b.expr)), target};
     }
     case RepKind::kInteger: {
@@ -474,7 +479,8 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
       }
       HOP_ASSIGN_OR_RETURN(a, l.Coerce(std::move(a), target));
       HOP_ASSIGN_OR_RETURN(b, l.Coerce(std::move(b), target));
-      if (op == BinaryOp::kDivide) return Low{Call(fn::kIntDivide, Args(std::move(a.expr), std::move(b.expr))), target};
+      if (op == BinaryOp::kDivide)
+        return Low{Call(fn::kIntDivide, Args(std::move(a.expr), std::move(b.expr))), target};
       return Low{Bin(op, std::move(a.expr), std::move(b.expr)), target};
     }
     case RepKind::kDecimal: {
@@ -489,13 +495,14 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
         if (s <= 18) {
           return Low{Bin(op, std::move(a.expr), std::move(b.expr)), WithScale(target, s)};
         }
-        return Low{Call(fn::kDecimalMultiply, Args(std::move(a.expr), std::move(b.expr), IntLit(s - 18))),
-                   WithScale(target, 18)};
+        return Low{
+            Call(fn::kDecimalMultiply, Args(std::move(a.expr), std::move(b.expr), IntLit(s - 18))),
+            WithScale(target, 18)};
       }
       if (op == BinaryOp::kDivide) {
         const int s = std::clamp(target.scale, 0, 18);
         return Low{Call(fn::kDecimalDivide, Args(std::move(a.expr), IntLit(sa), std::move(b.expr),
-                                             IntLit(sb), IntLit(s))),
+                                                 IntLit(sb), IntLit(s))),
                    WithScale(target, s)};
       }
       const int s = std::max(sa, sb);
@@ -641,7 +648,7 @@ Rep ElementRep(const Rep& collection, size_t i) {
 
 // Window functions: OVER (PARTITION BY ... ORDER BY ... frame).
 Result<std::unique_ptr<sql::WindowSpec>> WindowOf(Lowerer& l, const binder::Window& w,
-                                                   const Cols& cols) {
+                                                  const Cols& cols) {
   auto spec = std::make_unique<sql::WindowSpec>();
   for (const auto& p : w.partition_by) {
     HOP_ASSIGN_OR_RETURN(Low v, l.Convert(*p, cols));
@@ -652,9 +659,9 @@ Result<std::unique_ptr<sql::WindowSpec>> WindowOf(Lowerer& l, const binder::Wind
     sql::OrderItem item;
     item.expr = std::move(v.expr);
     item.direction = k.direction;
-    item.nulls = k.nulls != sql::NullsOrder::kDefault ? k.nulls
+    item.nulls = k.nulls != sql::NullsOrder::kDefault       ? k.nulls
                  : k.direction == sql::SortDirection::kDesc ? sql::NullsOrder::kFirst
-                                                           : sql::NullsOrder::kLast;
+                                                            : sql::NullsOrder::kLast;
     spec->order_by.push_back(std::move(item));
   }
   spec->frame_unit = w.frame_unit;
@@ -695,8 +702,8 @@ Result<Low> ConvertWindow(Lowerer& l, const Scalar& s, const Cols& cols) {
     HOP_ASSIGN_OR_RETURN(auto w, over());
     return Low{Windowed(sqlite_name, Exprs(args), std::move(w)), r};
   };
-  if (name == "ROW_NUMBER" || name == "RANK" || name == "DENSE_RANK" ||
-      name == "PERCENT_RANK" || name == "CUME_DIST") {
+  if (name == "ROW_NUMBER" || name == "RANK" || name == "DENSE_RANK" || name == "PERCENT_RANK" ||
+      name == "CUME_DIST") {
     return native(name, rep);
   }
   if (name == "NTILE") {
@@ -741,7 +748,8 @@ Result<Low> ConvertWindow(Lowerer& l, const Scalar& s, const Cols& cols) {
   if (name == "SUM0") {
     const Rep value = args[0].rep;
     HOP_ASSIGN_OR_RETURN(auto w, over());
-    return Low{Call("COALESCE", Args(Windowed("SUM", Exprs(args), std::move(w)), IntLit(0))), value};
+    return Low{Call("COALESCE", Args(Windowed("SUM", Exprs(args), std::move(w)), IntLit(0))),
+               value};
   }
   if (name == "AVG") {
     const Rep value = args[0].rep;
@@ -754,8 +762,8 @@ Result<Low> ConvertWindow(Lowerer& l, const Scalar& s, const Cols& cols) {
     count_args.push_back(std::move(again.expr));
     ExprPtr count = Windowed("COUNT", std::move(count_args), std::move(w2));
     if (value.kind == RepKind::kDecimal) {
-      return Low{Call(fn::kDecimalDivide, Args(std::move(sum), IntLit(value.scale), std::move(count),
-                                           IntLit(0), IntLit(value.scale))),
+      return Low{Call(fn::kDecimalDivide, Args(std::move(sum), IntLit(value.scale),
+                                               std::move(count), IntLit(0), IntLit(value.scale))),
                  value};
     }
     return Low{Bin(BinaryOp::kDivide, std::move(sum), std::move(count)), value};
@@ -981,14 +989,15 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
         if (n == TypeName::kArray) {
           const Rep element = ElementRep(base.rep, 0);
           HOP_ASSIGN_OR_RETURN(index, AsInteger(*this, std::move(index)));
-          return Low{Call(fn::kItem, Args(std::move(base.expr), std::move(index.expr), Code(element))),
-                     element};
+          return Low{
+              Call(fn::kItem, Args(std::move(base.expr), std::move(index.expr), Code(element))),
+              element};
         }
         if (n == TypeName::kMap) {
           const Rep key = ElementRep(base.rep, 0), value = ElementRep(base.rep, 1);
           HOP_ASSIGN_OR_RETURN(index, Coerce(std::move(index), key));
           return Low{Call(fn::kMapGet, Args(std::move(base.expr), std::move(index.expr), Code(key),
-                                        Code(value))),
+                                            Code(value))),
                      value};
         }
         if (n == TypeName::kRow) {
@@ -996,8 +1005,8 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
           for (size_t i = 0; i < fields.size(); ++i) {
             if (fields[i].name.name == s.args[1]->text) {
               const Rep field = ElementRep(base.rep, i);
-              return Low{Call(fn::kField, Args(std::move(base.expr), IntLit(static_cast<int64_t>(i)),
-                                           Code(field))),
+              return Low{Call(fn::kField, Args(std::move(base.expr),
+                                               IntLit(static_cast<int64_t>(i)), Code(field))),
                          field};
             }
           }
@@ -1007,7 +1016,8 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
       case ScalarKind::kField: {
         HOP_ASSIGN_OR_RETURN(Low base, Convert(*s.args[0], cols));
         const Rep field = ElementRep(base.rep, static_cast<size_t>(s.index));
-        return Low{Call(fn::kField, Args(std::move(base.expr), IntLit(s.index), Code(field))), field};
+        return Low{Call(fn::kField, Args(std::move(base.expr), IntLit(s.index), Code(field))),
+                   field};
       }
       case ScalarKind::kSubquery:
       case ScalarKind::kExists:
@@ -1034,16 +1044,14 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     for (auto& a : args) {
       if (a.rep.kind == RepKind::kText || a.rep.kind == RepKind::kNull) continue;
       if (a.rep.kind == RepKind::kInteger || a.rep.kind == RepKind::kDecimal ||
-          a.rep.kind == RepKind::kDouble || a.rep.kind == RepKind::kBoolean ||
-          a.rep.temporal() || a.rep.kind == RepKind::kBinary || a.rep.kind == RepKind::kJson) {
+          a.rep.kind == RepKind::kDouble || a.rep.kind == RepKind::kBoolean || a.rep.temporal() ||
+          a.rep.kind == RepKind::kBinary || a.rep.kind == RepKind::kJson) {
         HOP_ASSIGN_OR_RETURN(a, l.ToText(std::move(a)));
       }
     }
     return Status::OK();
   };
-  auto hop = [&](std::string_view f, Rep r) -> Result<Low> {
-    return Low{Call(f, Exprs(args)), r};
-  };
+  auto hop = [&](std::string_view f, Rep r) -> Result<Low> { return Low{Call(f, Exprs(args)), r}; };
   auto integer_arg = [&](size_t i) -> Status {
     if (i < args.size()) {
       HOP_ASSIGN_OR_RETURN(args[i], AsInteger(l, std::move(args[i])));
@@ -1056,10 +1064,9 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     if (name != "SPACE") HOP_RETURN_IF_ERROR(text_args());
     if (name == "SPACE") HOP_RETURN_IF_ERROR(integer_arg(0));
     static const std::pair<std::string_view, std::string_view> kNames[] = {
-        {"UPPER", fn::kUpper},         {"LOWER", fn::kLower},
-        {"INITCAP", fn::kInitcap},     {"REVERSE", fn::kReverse},
-        {"ASCII", fn::kAscii},         {"SPACE", fn::kSpace},
-        {"TO_BASE64", fn::kToBase64},  {"FROM_BASE64", fn::kFromBase64}};
+        {"UPPER", fn::kUpper},        {"LOWER", fn::kLower},           {"INITCAP", fn::kInitcap},
+        {"REVERSE", fn::kReverse},    {"ASCII", fn::kAscii},           {"SPACE", fn::kSpace},
+        {"TO_BASE64", fn::kToBase64}, {"FROM_BASE64", fn::kFromBase64}};
     for (const auto& [k, f] : kNames) {
       if (k == name) return hop(f, rep);
     }
@@ -1084,8 +1091,12 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
       if (!(name == "LPAD" || name == "RPAD") || i == 1) HOP_RETURN_IF_ERROR(integer_arg(i));
     }
     static const std::pair<std::string_view, std::string_view> kNames[] = {
-        {"SUBSTRING", fn::kSubstring}, {"SUBSTR", fn::kSubstr}, {"LEFT", fn::kLeft},
-        {"RIGHT", fn::kRight},         {"REPEAT", fn::kRepeat}, {"LPAD", fn::kLpad},
+        {"SUBSTRING", fn::kSubstring},
+        {"SUBSTR", fn::kSubstr},
+        {"LEFT", fn::kLeft},
+        {"RIGHT", fn::kRight},
+        {"REPEAT", fn::kRepeat},
+        {"LPAD", fn::kLpad},
         {"RPAD", fn::kRpad}};
     for (const auto& [k, f] : kNames) {
       if (k == name) return hop(f, rep);
@@ -1103,7 +1114,8 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     // MySQL's CONCAT: NULL when any argument is.
     HOP_RETURN_IF_ERROR(text_args());
     ExprPtr out = std::move(args[0].expr);
-    for (size_t i = 1; i < n; ++i) out = Bin(BinaryOp::kConcat, std::move(out), std::move(args[i].expr));
+    for (size_t i = 1; i < n; ++i)
+      out = Bin(BinaryOp::kConcat, std::move(out), std::move(args[i].expr));
     return Low{std::move(out), rep};
   }
   if (name == "CONCAT_WS") {
@@ -1124,9 +1136,12 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
       }
     }
     static const std::pair<std::string_view, std::string_view> kNames[] = {
-        {"REGEXP_REPLACE", fn::kRegexpReplace}, {"REGEXP_EXTRACT", fn::kRegexpExtract},
-        {"REGEXP_SUBSTR", fn::kRegexpSubstr},   {"REGEXP_CONTAINS", fn::kRegexpContains},
-        {"REGEXP_LIKE", fn::kRegexpLike},       {"SPLIT_INDEX", fn::kSplitIndex},
+        {"REGEXP_REPLACE", fn::kRegexpReplace},
+        {"REGEXP_EXTRACT", fn::kRegexpExtract},
+        {"REGEXP_SUBSTR", fn::kRegexpSubstr},
+        {"REGEXP_CONTAINS", fn::kRegexpContains},
+        {"REGEXP_LIKE", fn::kRegexpLike},
+        {"SPLIT_INDEX", fn::kSplitIndex},
         {"SPLIT", fn::kSplit}};
     for (const auto& [k, f] : kNames) {
       if (k == name) return hop(f, rep);
@@ -1174,8 +1189,9 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     const Rep r = args[0].rep;
     if (r.kind == RepKind::kInteger) return std::move(args[0]);
     if (r.kind == RepKind::kDecimal) {
-      return Low{Call(ceil ? fn::kCeil : fn::kFloor, Args(std::move(args[0].expr), IntLit(r.scale))),
-                 WithScale(r, 0)};
+      return Low{
+          Call(ceil ? fn::kCeil : fn::kFloor, Args(std::move(args[0].expr), IntLit(r.scale))),
+          WithScale(r, 0)};
     }
     return hop(ceil ? "CEIL" : "FLOOR", DoubleRep());
   }
@@ -1212,7 +1228,8 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     Rep out = r;
     if (r.kind == RepKind::kDecimal) {
       // ROUND(1.2345, 2) is 1.23: the digits kept, as Calcite shows them.
-      if (literal_digits) out = WithScale(r, static_cast<int>(std::clamp<int64_t>(digits, 0, r.scale)));
+      if (literal_digits)
+        out = WithScale(r, static_cast<int>(std::clamp<int64_t>(digits, 0, r.scale)));
     } else if (r.kind == RepKind::kInteger && literal_digits && digits >= 0) {
       return std::move(args[0]);
     }
@@ -1228,8 +1245,8 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
   }
   if (name == "SQRT" || name == "EXP" || name == "LN" || name == "LOG10" || name == "LOG2" ||
       name == "SIN" || name == "COS" || name == "TAN" || name == "ASIN" || name == "ACOS" ||
-      name == "ATAN" || name == "COT" || name == "DEGREES" || name == "RADIANS" ||
-      name == "CBRT" || name == "LOG" || name == "POWER" || name == "POW" || name == "ATAN2") {
+      name == "ATAN" || name == "COT" || name == "DEGREES" || name == "RADIANS" || name == "CBRT" ||
+      name == "LOG" || name == "POWER" || name == "POW" || name == "ATAN2") {
     std::vector<ExprPtr> call;
     call.push_back(StrLit(AsciiToLower(name == "POW" ? std::string("POWER") : name)));
     for (auto& a : args) {
@@ -1297,14 +1314,15 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
   if (name == "DATE_FORMAT") {
     const Rep from = args[0].rep;
     HOP_ASSIGN_OR_RETURN(args[1], l.ToText(std::move(args[1])));
-    return Low{Call(fn::kDateFormat, Args(std::move(args[0].expr), std::move(args[1].expr), Code(from))),
-               rep};
+    return Low{
+        Call(fn::kDateFormat, Args(std::move(args[0].expr), std::move(args[1].expr), Code(from))),
+        rep};
   }
   if (name == "TO_TIMESTAMP" || name == "TO_DATE") {
     HOP_RETURN_IF_ERROR(text_args());
     ExprPtr format = n > 1 ? std::move(args[1].expr) : NullLit();
-    return Low{Call(fn::kParseDateTime, Args(std::move(args[0].expr), std::move(format), Code(rep))),
-               rep};
+    return Low{
+        Call(fn::kParseDateTime, Args(std::move(args[0].expr), std::move(format), Code(rep))), rep};
   }
   if (name == "TO_TIMESTAMP_LTZ") {
     int64_t precision = 3;
@@ -1312,13 +1330,14 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
       return Refuse("TO_TIMESTAMP_LTZ with a precision that is not a number");
     }
     if (precision != 0 && precision != 3) {
-      return Status::InvalidArgument("TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 (milliseconds)");
+      return Status::InvalidArgument(
+          "TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 (milliseconds)");
     }
     const int64_t factor = precision == 0 ? kMicrosPerSecond : 1000;
     HOP_ASSIGN_OR_RETURN(Low v, AsDouble(l, std::move(args[0])));
-    return Low{StorageCast(Bin(BinaryOp::kMultiply, std::move(v.expr), IntLit(factor)),
-                           TypeName::kBigInt),
-               rep};
+    return Low{
+        StorageCast(Bin(BinaryOp::kMultiply, std::move(v.expr), IntLit(factor)), TypeName::kBigInt),
+        rep};
   }
   if (name == "UNIX_TIMESTAMP") {
     if (n == 0) return Low{IntLit(FloorDiv(now, kMicrosPerSecond)), rep};
@@ -1352,8 +1371,8 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
                              : name == "DAYOFWEEK"  ? "DOW"
                                                     : name;
     if (args[0].rep.kind == RepKind::kText) {
-      HOP_ASSIGN_OR_RETURN(args[0], l.Cast(std::move(args[0]), RepOf(DataType(TypeName::kTimestamp)),
-                                           false, l.label));
+      HOP_ASSIGN_OR_RETURN(args[0], l.Cast(std::move(args[0]),
+                                           RepOf(DataType(TypeName::kTimestamp)), false, l.label));
     }
     const Rep from = args[0].rep;
     return Low{Call(fn::kExtract, Args(StrLit(unit), std::move(args[0].expr), Code(from))), rep};
@@ -1386,8 +1405,9 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
   if (name == "ARRAY_CONTAINS") {
     const Rep element = ElementRep(args[0].rep, 0);
     HOP_ASSIGN_OR_RETURN(Low x, l.Coerce(std::move(args[1]), element));
-    return Low{Call(fn::kArrayContains, Args(std::move(args[0].expr), std::move(x.expr), Code(element))),
-               rep};
+    return Low{
+        Call(fn::kArrayContains, Args(std::move(args[0].expr), std::move(x.expr), Code(element))),
+        rep};
   }
   if (name == "ARRAY_DISTINCT") {
     const Rep r = args[0].rep;
@@ -1407,7 +1427,7 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
       null_text = std::move(t.expr);
     }
     return Low{Call(fn::kArrayJoin, Args(std::move(args[0].expr), std::move(args[1].expr),
-                                     std::move(null_text), Code(element))),
+                                         std::move(null_text), Code(element))),
                rep};
   }
   if (name == "MAP_KEYS" || name == "MAP_VALUES") {
@@ -1516,8 +1536,8 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
     v.push_back(std::move(again));
     HOP_ASSIGN_OR_RETURN(ExprPtr count, agg("COUNT", std::move(v), call.distinct));
     if (value.kind == RepKind::kDecimal) {
-      return Low{Call(fn::kDecimalDivide, Args(std::move(sum), IntLit(value.scale), std::move(count),
-                                           IntLit(0), IntLit(value.scale))),
+      return Low{Call(fn::kDecimalDivide, Args(std::move(sum), IntLit(value.scale),
+                                               std::move(count), IntLit(0), IntLit(value.scale))),
                  value};
     }
     return Low{Bin(BinaryOp::kDivide, std::move(sum), std::move(count)), value};
@@ -1550,8 +1570,8 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
       HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(fn::kListaggOrdered, std::move(v), false));
       return Low{std::move(e), rep};
     }
-    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(call.distinct ? fn::kListaggDistinct : "GROUP_CONCAT",
-                                        std::move(v), false));
+    HOP_ASSIGN_OR_RETURN(
+        ExprPtr e, agg(call.distinct ? fn::kListaggDistinct : "GROUP_CONCAT", std::move(v), false));
     return Low{std::move(e), rep};
   }
   if (upper == "ARRAY_AGG" || upper == "COLLECT") {
@@ -1565,11 +1585,11 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
     HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(fn::kArrayAgg, std::move(v), false));
     return Low{std::move(e), r};
   }
-  if (upper == "STDDEV" || upper == "STDDEV_POP" || upper == "STDDEV_SAMP" ||
-      upper == "VARIANCE" || upper == "VAR_POP" || upper == "VAR_SAMP") {
+  if (upper == "STDDEV" || upper == "STDDEV_POP" || upper == "STDDEV_SAMP" || upper == "VARIANCE" ||
+      upper == "VAR_POP" || upper == "VAR_SAMP") {
     if (call.distinct) return Refuse(fmt::format("{}(DISTINCT ...)", upper));
     HOP_ASSIGN_OR_RETURN(Low d, AsDouble(*this, std::move(args[0])));
-    const std::string kind = upper == "STDDEV" ? "stddev_samp"
+    const std::string kind = upper == "STDDEV"     ? "stddev_samp"
                              : upper == "VARIANCE" ? "var_samp"
                                                    : AsciiToLower(upper);
     std::vector<ExprPtr> v;
@@ -1594,14 +1614,14 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
     }
     v.push_back(std::move(key_value.expr));
     v.push_back(IntLit(k.direction == sql::SortDirection::kDesc ? 1 : 0));
-    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(upper == "PERCENTILE_CONT" ? fn::kPercentileCont
-                                                                   : fn::kPercentileDisc,
-                                        std::move(v), false));
+    HOP_ASSIGN_OR_RETURN(ExprPtr e,
+                         agg(upper == "PERCENTILE_CONT" ? fn::kPercentileCont : fn::kPercentileDisc,
+                             std::move(v), false));
     return Low{std::move(e), upper == "PERCENTILE_CONT" ? DoubleRep() : key_rep};
   }
   if (upper == "FIRST_VALUE" || upper == "LAST_VALUE") {
-    HOP_ASSIGN_OR_RETURN(ExprPtr e, agg(upper == "FIRST_VALUE" ? fn::kFirst : fn::kLast, one(),
-                                        false));
+    HOP_ASSIGN_OR_RETURN(ExprPtr e,
+                         agg(upper == "FIRST_VALUE" ? fn::kFirst : fn::kLast, one(), false));
     return Low{std::move(e), value};
   }
   return Refuse(fmt::format("the aggregate function {}", upper));

@@ -157,7 +157,9 @@ void AppendDate(int64_t days, std::string& out);
 void AppendTime(int64_t micros, int precision, std::string& out);
 void AppendTimestamp(int64_t micros, int precision, std::string& out);
 // Floor division and modulo, for negative times.
-inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
 // The fractional digits a TIME or TIMESTAMP of type `t` shows (0 when unset, at most 6).
 int TimePrecision(const sql::DataType& t);

@@ -18,11 +18,21 @@ TEST(ValueTest, FormatsDoublesAsJava) {
     const char* text;
   };
   const Case kCases[] = {
-      {1.0, "1.0"},         {0.5, "0.5"},           {100.25, "100.25"},
-      {1e7, "1.0E7"},       {9999999.0, "9999999.0"}, {0.001, "0.001"},
-      {0.0001, "1.0E-4"},   {-2.5, "-2.5"},         {1.2345e-10, "1.2345E-10"},
-      {0.1 + 0.2, "0.30000000000000004"}, {0.0, "0.0"}, {-0.0, "-0.0"},
-      {INFINITY, "Infinity"}, {-INFINITY, "-Infinity"}, {NAN, "NaN"},
+      {1.0, "1.0"},
+      {0.5, "0.5"},
+      {100.25, "100.25"},
+      {1e7, "1.0E7"},
+      {9999999.0, "9999999.0"},
+      {0.001, "0.001"},
+      {0.0001, "1.0E-4"},
+      {-2.5, "-2.5"},
+      {1.2345e-10, "1.2345E-10"},
+      {0.1 + 0.2, "0.30000000000000004"},
+      {0.0, "0.0"},
+      {-0.0, "-0.0"},
+      {INFINITY, "Infinity"},
+      {-INFINITY, "-Infinity"},
+      {NAN, "NaN"},
       {123456789012.0, "1.23456789012E11"},
   };
   for (const Case& c : kCases) EXPECT_EQ(FormatDouble(c.value), c.text) << c.value;
@@ -35,10 +45,20 @@ TEST(ValueTest, ParsesDecimalsAtAScale) {
     std::optional<int64_t> unscaled;
   };
   const Case kCases[] = {
-      {"1.5", 2, 150},        {"1.555", 2, 156},   {"-1.555", 2, -156}, {"1.554", 2, 155},
-      {" 12 ", 0, 12},        {"1e2", 1, 1000},    {"1.5E-1", 3, 150},  {"0.004", 2, 0},
-      {"0.005", 2, 1},        {"abc", 2, std::nullopt}, {"1.2.3", 0, std::nullopt},
-      {"", 0, std::nullopt},  {"1234567890123456789", 0, std::nullopt}, {"-0", 0, 0},
+      {"1.5", 2, 150},
+      {"1.555", 2, 156},
+      {"-1.555", 2, -156},
+      {"1.554", 2, 155},
+      {" 12 ", 0, 12},
+      {"1e2", 1, 1000},
+      {"1.5E-1", 3, 150},
+      {"0.004", 2, 0},
+      {"0.005", 2, 1},
+      {"abc", 2, std::nullopt},
+      {"1.2.3", 0, std::nullopt},
+      {"", 0, std::nullopt},
+      {"1234567890123456789", 0, std::nullopt},
+      {"-0", 0, 0},
   };
   for (const Case& c : kCases) EXPECT_EQ(ParseDecimal(c.text, c.scale), c.unscaled) << c.text;
   EXPECT_EQ(ParseDecimal("1.559", 2, /*truncate=*/true), 155);
@@ -96,12 +116,23 @@ TEST(ValueTest, RoundTripsTextForms) {
 }
 
 TEST(ValueTest, TypeCodesRoundTrip) {
-  const char* kTypes[] = {"BOOLEAN",      "TINYINT",          "INTEGER",
-                          "BIGINT",       "DECIMAL(10, 2)",   "DOUBLE",
-                          "REAL",         "CHAR(3)",          "VARCHAR",
-                          "VARCHAR(20)",  "VARBINARY",        "DATE",
-                          "TIME(3)",      "TIMESTAMP(6)",     "VARCHAR ARRAY",
-                          "MAP<VARCHAR, DECIMAL(5, 1)>",      "ROW(a INTEGER, b VARCHAR ARRAY)"};
+  const char* kTypes[] = {"BOOLEAN",
+                          "TINYINT",
+                          "INTEGER",
+                          "BIGINT",
+                          "DECIMAL(10, 2)",
+                          "DOUBLE",
+                          "REAL",
+                          "CHAR(3)",
+                          "VARCHAR",
+                          "VARCHAR(20)",
+                          "VARBINARY",
+                          "DATE",
+                          "TIME(3)",
+                          "TIMESTAMP(6)",
+                          "VARCHAR ARRAY",
+                          "MAP<VARCHAR, DECIMAL(5, 1)>",
+                          "ROW(a INTEGER, b VARCHAR ARRAY)"};
   for (const char* type : kTypes) {
     const Rep rep = RepOfText(type);
     auto parsed = ParseTypeCode(TypeCode(rep));
@@ -120,8 +151,8 @@ TEST(ValueTest, CalendarArithmetic) {
     const char* result;
   };
   const Case kCases[] = {
-      {"2026-01-31", 1, "2026-02-28"}, {"2024-01-31", 1, "2024-02-29"},
-      {"2026-03-31", -1, "2026-02-28"}, {"2026-12-15", 1, "2027-01-15"},
+      {"2026-01-31", 1, "2026-02-28"},   {"2024-01-31", 1, "2024-02-29"},
+      {"2026-03-31", -1, "2026-02-28"},  {"2026-12-15", 1, "2027-01-15"},
       {"2026-01-15", -13, "2024-12-15"}, {"0001-01-01", 0, "0001-01-01"},
   };
   for (const Case& c : kCases) {

@@ -182,9 +182,9 @@ int Column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) {
   }
   auto v = ParseValue(*c->row[static_cast<size_t>(i)], rep);
   if (!v.ok()) {
-    internal::SetError(ctx, fmt::format("{}, column {}, row {}: {}", table.name,
-                                        table.columns[static_cast<size_t>(i)], c->index,
-                                        v.status().message()));
+    internal::SetError(
+        ctx, fmt::format("{}, column {}, row {}: {}", table.name,
+                         table.columns[static_cast<size_t>(i)], c->index, v.status().message()));
     return SQLITE_OK;
   }
   internal::SetResult(ctx, *v);
@@ -228,8 +228,9 @@ Result<std::string> VirtualTables::Add(VirtualTable table) {
   // the one before it (and its eponymous table) once nothing uses it.
   table.slot = static_cast<int>(used_);
   auto* owned = new VirtualTable(std::move(table));
-  if (sqlite3_create_module_v2(db_, name.c_str(), &Module(), owned,
-                               [](void* p) { delete static_cast<VirtualTable*>(p); }) != SQLITE_OK) {
+  if (sqlite3_create_module_v2(db_, name.c_str(), &Module(), owned, [](void* p) {
+        delete static_cast<VirtualTable*>(p);
+      }) != SQLITE_OK) {
     return Status::Internal(fmt::format("cannot register {}: {}", name, sqlite3_errmsg(db_)));
   }
   if (tables_.size() <= used_) tables_.resize(used_ + 1);
@@ -253,7 +254,8 @@ std::string VirtualTables::DescribePlan(const VirtualTable& table, std::string_v
   if (used.empty()) out += "no column";
   for (size_t i = 0; i < used.size(); ++i) {
     if (i > 0) out += ", ";
-    if (used[i] >= 0 && static_cast<size_t>(used[i]) < table.columns.size()) out += table.columns[used[i]];
+    if (used[i] >= 0 && static_cast<size_t>(used[i]) < table.columns.size())
+      out += table.columns[used[i]];
   }
   const auto constrained = ParseList(idx.substr(0, slash));
   out += "; pushed down: ";

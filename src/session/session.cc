@@ -626,8 +626,8 @@ Status Session::Set(std::string_view name, std::string_view value) {
     }
   } else if (key == "outputformat") {
     if (!engine::ParseOutputFormat(value, &properties_.output_format)) {
-      return Status::InvalidArgument(fmt::format(
-          "outputformat must be table, mysql, csv, tsv or json, not '{}'", value));
+      return Status::InvalidArgument(
+          fmt::format("outputformat must be table, mysql, csv, tsv or json, not '{}'", value));
     }
   } else if (key == "query_timeout" || key == "query_memory") {
     char* end = nullptr;
@@ -635,9 +635,8 @@ Status Session::Set(std::string_view name, std::string_view value) {
     const double x = std::strtod(v.c_str(), &end);
     const bool timeout = key == "query_timeout";
     if (v.empty() || *end != '\0' || !(x >= 0) || x > (timeout ? 86400.0 * 365 : 1024.0 * 1024)) {
-      return Status::InvalidArgument(
-          fmt::format("{} takes a number of {} (0: no limit), not '{}'", key,
-                      timeout ? "seconds" : "megabytes", value));
+      return Status::InvalidArgument(fmt::format("{} takes a number of {} (0: no limit), not '{}'",
+                                                 key, timeout ? "seconds" : "megabytes", value));
     }
     if (timeout) {
       properties_.budget.timeout = std::chrono::milliseconds(static_cast<int64_t>(x * 1000));
@@ -749,7 +748,7 @@ Status Session::Query(const sql::Statement& stmt, std::string& out) {
   binder.SetStatement(&stmt);
   HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
                        binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
-  HOP_ASSIGN_OR_RETURN(engine::Engine* e, Engine());
+  HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
   HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*cat, *plan, properties_.budget));
   return engine::WriteResult(*cursor, properties_.output_format, out, flush_).status();
 }
@@ -764,7 +763,7 @@ Status Session::Insert(const sql::Statement& stmt, std::string& out) {
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat->SchemaFor(target.path));
   if (schema->adapter == catalog::Adapter::kNone && target.QualifiedName() == "UTIL.PRINT") {
     // UTIL.PRINT prints what is inserted into it.
-    HOP_ASSIGN_OR_RETURN(engine::Engine* e, Engine());
+    HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
     HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*cat, *insert.query, properties_.budget));
     return engine::WriteResult(*cursor, properties_.output_format, out, flush_).status();
   }
@@ -783,7 +782,7 @@ Status Session::Insert(const sql::Statement& stmt, std::string& out) {
         schema->database.empty() ? std::string("this table")
                                  : fmt::format("database {} ({})", schema->database, schema->url)));
   }
-  HOP_ASSIGN_OR_RETURN(engine::Engine* e, Engine());
+  HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
   HOP_ASSIGN_OR_RETURN(int64_t rows, e->Insert(*cat, insert, properties_.budget));
   out += fmt::format("INSERT INTO {}: {} {} inserted\n", target.QualifiedName(), rows,
                      rows == 1 ? "row" : "rows");
@@ -805,7 +804,7 @@ Status Session::Explain(std::string_view text, std::string& out, const SourceOri
   binder.SetStatement(stmt.get());
   HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
                        binder.BindQuery(*stmt->As<sql::QueryStatement>().query));
-  HOP_ASSIGN_OR_RETURN(engine::Engine* e, Engine());
+  HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
   HOP_ASSIGN_OR_RETURN(std::string explained, e->Explain(*cat, *plan));
   out += explained;
   return Status::OK();

@@ -1350,14 +1350,16 @@ void Writer::Statement(const sql::Statement& stmt) {
 
 Result<std::string> PrintStatement(const Statement& stmt, const PrintOptions& options) {
   Writer w(options);
-  if (options.explain_query_plan && options.dialect == Dialect::kSqlite) w.Raw("EXPLAIN QUERY PLAN ");
+  if (options.explain_query_plan && options.dialect == Dialect::kSqlite)
+    w.Raw("EXPLAIN QUERY PLAN ");
   w.Statement(stmt);
   return w.Finish();
 }
 
 Result<std::string> PrintQuery(const Query& query, const PrintOptions& options) {
   Writer w(options);
-  if (options.explain_query_plan && options.dialect == Dialect::kSqlite) w.Raw("EXPLAIN QUERY PLAN ");
+  if (options.explain_query_plan && options.dialect == Dialect::kSqlite)
+    w.Raw("EXPLAIN QUERY PLAN ");
   w.Query(query);
   return w.Finish();
 }
