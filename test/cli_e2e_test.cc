@@ -821,3 +821,55 @@ CREATE TRIGGER report ON ads.audience AS 'audience-report';
 }
 
 }  // namespace
+
+namespace {
+
+// Apply and CREATE OR REPLACE are upserts: writers racing on the same objects all succeed, each
+// computing its batch again when another got there first (docs/resources.md, docs/ddl.md).
+TEST(CliTest, RacingUpsertsAllSucceed) {
+  char tmpl[] = "/tmp/hop-e2e-race-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string demo = hop::testing::SourcePath("examples/demo-environment.yaml");
+  constexpr int kWriters = 4;
+  auto race = [&](const std::function<std::string(int)>& command) {
+    std::vector<HopRun> runs(kWriters);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kWriters; ++i) {
+      threads.emplace_back([&, i] { runs[i] = Hop(command(i)); });
+    }
+    for (auto& t : threads) t.join();
+    return runs;
+  };
+  for (int round = 0; round < 6; ++round) {
+    const std::string flag = "--state " + dir + "/apply" + std::to_string(round);
+    for (const HopRun& r : race([&](int) { return flag + " apply -f " + demo; })) {
+      EXPECT_EQ(r.status, 0) << "round " << round << ": " << r.out;
+    }
+  }
+  const std::string flag = "--state " + dir + "/views";
+  ASSERT_EQ(Hop(flag + " apply -f " + demo).status, 0);
+  for (int round = 0; round < 8; ++round) {
+    const std::string view = "ads.v" + std::to_string(round);
+    for (const HopRun& r : race([&](int i) {
+           return flag + " -e 'CREATE OR REPLACE VIEW " + view + " AS SELECT page_urn, " +
+                  std::to_string(i) + " AS writer FROM ads.page_views;'";
+         })) {
+      EXPECT_EQ(r.status, 0) << view << ": " << r.out;
+    }
+    // A plain CREATE races too: one creates, the others are told it exists.
+    int created = 0;
+    for (const HopRun& r : race([&](int) {
+           return flag + " -e 'CREATE VIEW " + view + "x AS SELECT page_urn FROM ads.page_views;'";
+         })) {
+      if (r.status == 0) {
+        ++created;
+      } else {
+        EXPECT_NE(r.out.find("already exists. Use CREATE OR REPLACE"), std::string::npos) << r.out;
+      }
+    }
+    EXPECT_EQ(created, 1) << view;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -7,7 +7,9 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
+#include <thread>
 
 #include "common/issues.h"
 #include "common/strings.h"
@@ -204,46 +206,79 @@ Result<GroupKind> ResolveKind(const std::string& name, store::Store& store, cons
 
 }  // namespace
 
+namespace {
+
+// Whether a failed batch lost a race with another writer, and is worth planning again.
+bool LostARace(const Status& s) {
+  return s.code() == StatusCode::kConflict || s.code() == StatusCode::kAlreadyExists;
+}
+
+// A short pause before trying again after a lost race, longer after each, with jitter so that
+// writers that collided do not collide again.
+void BackOff(int attempt) {
+  static thread_local std::minstd_rand random(std::random_device{}());
+  const int ceiling = std::min(50, 2 << std::min(attempt, 5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1 + random() % ceiling));
+}
+
+}  // namespace
+
 int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
              std::ostream& err) {
   std::vector<Resource> docs;
   if (!LoadDocuments(options.file, options.namespace_name, &docs, err)) return 1;
   // Read what exists, then write everything in one batch; each update carries the version it
   // was computed from, so a concurrent change makes the batch fail instead of being overwritten.
-  std::vector<Write> writes;
-  std::vector<std::string> existing_versions;
-  for (Resource& doc : docs) {
-    auto existing = store.Get(store::RefOf(doc));
-    if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) {
-      err << existing.status().ToString() << "\n";
+  // Apply is an upsert: a batch that lost a race with another writer is computed again from
+  // what the store holds then, as kubectl apply does. A document that names a resourceVersion
+  // asks for exactly that version, and a conflict on it is the user's to see.
+  constexpr int kAttempts = 50;
+  for (int attempt = 1;; ++attempt) {
+    std::vector<Write> writes;
+    std::vector<std::string> existing_versions;
+    bool pinned = false;
+    for (const Resource& given : docs) {
+      Resource doc = given;
+      auto existing = store.Get(store::RefOf(doc));
+      if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) {
+        err << existing.status().ToString() << "\n";
+        return 1;
+      }
+      if (!existing.ok()) {
+        existing_versions.emplace_back();
+        writes.push_back(Write::Create(std::move(doc)));
+        continue;
+      }
+      existing_versions.push_back(existing->resource_version());
+      if (doc.resource_version().empty()) {
+        doc.set_resource_version(existing->resource_version());
+      } else {
+        pinned = true;
+      }
+      // A document without status leaves the stored status alone.
+      if (doc.status() == nullptr && existing->status() != nullptr) {
+        doc.set_status(*existing->status());
+      }
+      writes.push_back(Write::Update(std::move(doc)));
+    }
+    auto results = store.Commit(std::move(writes));
+    if (!results.ok()) {
+      if (!pinned && attempt < kAttempts && LostARace(results.status())) {
+        BackOff(attempt);
+        continue;
+      }
+      err << results.status().ToString() << "\n";
       return 1;
     }
-    if (!existing.ok()) {
-      existing_versions.emplace_back();
-      writes.push_back(Write::Create(std::move(doc)));
-      continue;
+    for (size_t i = 0; i < results->size(); ++i) {
+      const Resource& r = (*results)[i];
+      const char* verb = existing_versions[i].empty()                   ? "created"
+                         : existing_versions[i] == r.resource_version() ? "unchanged"
+                                                                        : "configured";
+      out << DisplayName(r) << " " << verb << "\n";
     }
-    existing_versions.push_back(existing->resource_version());
-    doc.set_resource_version(existing->resource_version());
-    // A document without status leaves the stored status alone.
-    if (doc.status() == nullptr && existing->status() != nullptr) {
-      doc.set_status(*existing->status());
-    }
-    writes.push_back(Write::Update(std::move(doc)));
+    return 0;
   }
-  auto results = store.Commit(std::move(writes));
-  if (!results.ok()) {
-    err << results.status().ToString() << "\n";
-    return 1;
-  }
-  for (size_t i = 0; i < results->size(); ++i) {
-    const Resource& r = (*results)[i];
-    const char* verb = existing_versions[i].empty()                   ? "created"
-                       : existing_versions[i] == r.resource_version() ? "unchanged"
-                                                                      : "configured";
-    out << DisplayName(r) << " " << verb << "\n";
-  }
-  return 0;
 }
 
 int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err) {

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
+#include <thread>
 
 #include "binder/binder.h"
 #include "catalog/catalog.h"
@@ -322,7 +325,12 @@ std::string StatementLabel(const sql::Statement& s) {
 
 }  // namespace
 
-Status Executor::Put(std::vector<Change>& changes, const Resource& desired, bool desired_wins) {
+Status Executor::Put(std::vector<Change>& changes, const Resource& desired, bool desired_wins,
+                     bool must_create) {
+  if (must_create) {
+    changes.push_back({Write::Create(desired), ""});
+    return Status::OK();
+  }
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, RefOf(desired)));
   if (!existing) {
     changes.push_back({Write::Create(desired), ""});
@@ -412,8 +420,8 @@ void Executor::UndoEffects() {
 
 Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Change>& changes) {
   const std::string& ns = options_.namespace_name;
-  auto put = [&](const Resource& desired, bool desired_wins) {
-    return Put(changes, desired, desired_wins);
+  auto put = [&](const Resource& desired, bool desired_wins, bool must_create = false) {
+    return Put(changes, desired, desired_wins, must_create);
   };
   if (ct.as_query) {
     return Status::InvalidArgument("Populating new tables is not currently supported.");
@@ -507,7 +515,9 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
   }
   resource::TableKind::kColumns.Set(table, columns);
   if (!options.empty()) resource::TableKind::kOptions.Set(table, options);
-  HOP_RETURN_IF_ERROR(put(table, true));
+  // A CREATE that found no table creates one: if another writer made it meanwhile, the batch
+  // fails and the statement is planned again (Execute), instead of overwriting it.
+  HOP_RETURN_IF_ERROR(put(table, true, /*must_create=*/!update));
 
   // The resources its TableTemplates render for it (a Kafka topic, ...), and what provisions it:
   // its system's provisioner, in this statement, or the TableProvisionJobs of the JobTemplates
@@ -648,8 +658,8 @@ Status Executor::DropView(const catalog::Table& view, std::vector<Change>& chang
 Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& statement) {
   const std::string& ns = options_.namespace_name;
   std::vector<Change> changes;
-  auto put = [&](const Resource& desired, bool desired_wins) {
-    return Put(changes, desired, desired_wins);
+  auto put = [&](const Resource& desired, bool desired_wins, bool must_create = false) {
+    return Put(changes, desired, desired_wins, must_create);
   };
 
   switch (statement.kind) {
@@ -704,7 +714,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         binder.SetStatement(&statement);
         HOP_RETURN_IF_ERROR(binder.BindQuery(query, columns).status());
         HOP_RETURN_IF_ERROR(CheckObject(view));
-        HOP_RETURN_IF_ERROR(put(view, true));
+        HOP_RETURN_IF_ERROR(put(view, true, /*must_create=*/!existing));
         // A materialized view replaced by a plain one loses its pipeline (and, through
         // ownership, the pipeline's elements).
         if (existing && ViewKind::kMaterialized.Get(*existing).value_or(false)) {
@@ -785,7 +795,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       SetDependencies(pipeline, sources, &sinks);
 
       HOP_RETURN_IF_ERROR(CheckObject(view));
-      HOP_RETURN_IF_ERROR(put(view, true));
+      HOP_RETURN_IF_ERROR(put(view, true, /*must_create=*/!existing));
       HOP_RETURN_IF_ERROR(put(pipeline, true));
       HOP_RETURN_IF_ERROR(PutElements(specs, pipeline, put));
       return changes;
@@ -835,7 +845,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
             fmt::format("Database {} already exists. Use CREATE OR REPLACE to update.", leaf));
       }
       HOP_RETURN_IF_ERROR(CheckObject(r));
-      HOP_RETURN_IF_ERROR(put(r, true));
+      HOP_RETURN_IF_ERROR(put(r, true, /*must_create=*/!existing));
       return changes;
     }
 
@@ -883,15 +893,21 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
 }
 
 Result<Outcome> Executor::Execute(const sql::Statement& statement) {
-  // A statement that read an object someone changed before it wrote (a trigger stamped by the
-  // operator while FIRE ran) is planned again on the new state.
-  constexpr int kAttempts = 3;
+  // A statement whose batch lost a race with another writer (an object it read changed, or one
+  // it found absent was created, before it wrote) is planned again on what the store holds then,
+  // from a catalog read anew: the session's may be older than the winner's write. CREATE OR
+  // REPLACE is then an update; a plain CREATE finds the object and says it exists.
+  constexpr int kAttempts = 50;
+  static thread_local std::minstd_rand random(std::random_device{}());
   for (int attempt = 1;; ++attempt) {
+    lost_race_ = false;
     auto outcome = ExecuteOnce(statement);
-    if (outcome.ok() || outcome.status().code() != StatusCode::kConflict || attempt == kAttempts) {
-      return outcome;
-    }
-    if (options_.catalog == nullptr) loaded_catalog_.reset();
+    if (outcome.ok() || !lost_race_ || attempt == kAttempts) return outcome;
+    options_.catalog = nullptr;
+    options_.render = nullptr;
+    loaded_catalog_.reset();
+    const int ceiling = std::min(50, 2 << std::min(attempt, 5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + random() % ceiling));
   }
 }
 
@@ -906,6 +922,8 @@ Result<Outcome> Executor::ExecuteOnce(const sql::Statement& statement) {
   for (const auto& c : changes) writes.push_back(c.write);
   auto committed = store_.Commit(std::move(writes));
   if (!committed.ok()) {
+    lost_race_ = committed.status().code() == StatusCode::kConflict ||
+                 committed.status().code() == StatusCode::kAlreadyExists;
     // A dropped table stays dropped: say so, so that running the DROP again finishes it.
     std::string dropped;
     for (const std::string& e : outcome.effects) {

@@ -108,8 +108,11 @@ class Executor {
   void UndoEffects();
   Result<std::vector<Change>> Changes(const sql::Statement& statement);
   // Adds a create of `desired`, or an update of the object stored under its name (whose labels
-  // and annotations the desired ones override when `desired_wins`, else complete).
-  Status Put(std::vector<Change>& changes, const resource::Resource& desired, bool desired_wins);
+  // and annotations the desired ones override when `desired_wins`, else complete). With
+  // `must_create`, always a create: the statement found no such object, and a batch that finds
+  // one after all must fail (and be planned again) rather than overwrite what another wrote.
+  Status Put(std::vector<Change>& changes, const resource::Resource& desired, bool desired_wins,
+             bool must_create = false);
   Status CreateTable(const sql::CreateTableStatement& statement, std::vector<Change>& changes);
   Status DropTable(const catalog::Table& table, std::vector<Change>& changes);
   // DROP DATABASE: the Database, once no table or view is left in it.
@@ -139,6 +142,7 @@ class Executor {
   Issues issues_;                              // what its validators found
   std::vector<Effect> effects_;                // of the statement being executed
   std::vector<const Effect*> made_;            // the effects RunEffects made
+  bool lost_race_ = false;  // the last commit failed because another writer got there first
 };
 
 }  // namespace hop::deploy

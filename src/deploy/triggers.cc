@@ -203,7 +203,7 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   if (!paused && existing) paused = TableTriggerKind::kPaused.Get(*existing);
   if (paused) TableTriggerKind::kPaused.Set(trigger, *paused);
   HOP_RETURN_IF_ERROR(CheckObject(trigger));
-  return Put(changes, trigger, true);
+  return Put(changes, trigger, true, /*must_create=*/!existing);
 }
 
 Status Executor::DropTrigger(const sql::Statement& statement, std::vector<Change>& changes) {

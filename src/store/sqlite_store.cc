@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "common/issues.h"
 #include "common/time.h"
@@ -168,11 +170,33 @@ class SqliteStore::Impl {
     }
     HOP_ASSIGN_OR_RETURN(db_, sqlite::Database::Open(path_));
     sqlite3_busy_timeout(db_.handle(), 10000);
-    HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA journal_mode=WAL"));
+    HOP_RETURN_IF_ERROR(UseWal());
     HOP_RETURN_IF_ERROR(
         db_.Exec(options_.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF"));
     HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys=ON"));
     return Migrate();
+  }
+
+  // Puts the file in WAL mode, which it keeps. Switching needs the file to itself, and SQLite
+  // reports a busy file at once instead of waiting, so several processes opening a new store at
+  // the same moment retry for the busy timeout (10 s) before giving up.
+  Status UseWal() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      {  // (the statement is reset at the end of the block: no read may be open below)
+        auto mode = Prepared("PRAGMA journal_mode");
+        if (mode.ok()) {
+          auto row = (*mode)->Step();
+          if (row.ok() && *row && (*mode)->ColumnText(0) == "wal") return Status::OK();
+        }
+      }
+      Status s = db_.Exec("PRAGMA journal_mode=WAL");
+      if (s.ok() || s.code() != StatusCode::kUnavailable ||
+          std::chrono::steady_clock::now() >= deadline) {
+        return s;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
 
   Status Migrate() {
