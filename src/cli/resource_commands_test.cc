@@ -158,6 +158,24 @@ TEST_F(ResourceCommandsTest, ApplyIsIdempotent) {
             std::string::npos);
 }
 
+// A document that names a resourceVersion asks for it: apply fails when the object has moved on
+// (docs/resources.md), and writes nothing.
+TEST_F(ResourceCommandsTest, ApplyOfAPinnedVersionFailsWhenTheObjectMovedOn) {
+  std::string out, err;
+  ASSERT_EQ(Apply(File("samples.yaml", kSamples), &out, &err), 0) << err;
+  ASSERT_EQ(Get({"db", "ads-database", "", false, "", "yaml"}, &out, &err), 0) << err;
+  const std::string pinned = out;
+  std::string changed = kSamples;
+  changed.replace(changed.find("schema: ADS"), 11, "schema: AD2");
+  ASSERT_EQ(Apply(File("changed.yaml", changed), &out, &err), 0) << err;
+  const int64_t revision = *store_->Revision();
+  std::string stale = pinned;
+  stale.replace(stale.find("schema: ADS"), 11, "schema: AD3");
+  EXPECT_EQ(Apply(File("stale.yaml", stale), &out, &err), 1);
+  EXPECT_NE(err.find("Conflict"), std::string::npos) << err;
+  EXPECT_EQ(*store_->Revision(), revision);
+}
+
 TEST_F(ResourceCommandsTest, SamplesReadBackIdentically) {
   std::string out, err;
   ASSERT_EQ(Apply(File("samples.yaml", kSamples), &out, &err), 0) << err;
