@@ -873,3 +873,87 @@ TEST(CliTest, RacingUpsertsAllSucceed) {
 }
 
 }  // namespace
+
+namespace {
+
+// Secrets never print (ARCHITECTURE.md §4.16, docs/resources.md "Secrets"): a password in a
+// database URL or a connector configuration shows as <redacted> in `hop get`, `!schemas`,
+// `!pipeline`, errors and job log headers; and the state directory is private whatever the umask.
+TEST(CliTest, SecretsNeverPrintAndStateIsPrivate) {
+  char tmpl[] = "/tmp/hop-e2e-secrets-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string state = dir + "/state";
+  const std::string flag = "--state " + state;
+  const mode_t old_umask = umask(0);  // the children inherit it: nothing may rely on it
+  HopRun applied = Hop(flag + " apply -f -", R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: secretdb}
+spec:
+  schema: SECRET
+  url: jdbc:postgresql://app:hunter2@db.example:5432/app?user=app&password=hunter2
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: weird}
+spec:
+  schema: WEIRD
+  url: jdbc:nosuchsystem://x;password=hunter2
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: with-secret}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: busybox
+        env:
+        - {name: PGPASSWORD, value: hunter2}
+        command: [sh, -c, 'test "$1" = "$PGPASSWORD" && test -n "$1" && echo ok', sh, $(PGPASSWORD)]
+)");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  auto never_shows_it = [](const HopRun& r, const char* what) {
+    EXPECT_EQ(r.out.find("hunter2"), std::string::npos) << what << ":\n" << r.out;
+  };
+  HopRun table = Hop(flag + " get databases");
+  EXPECT_NE(table.out.find("jdbc:postgresql://app:<redacted>@db.example"), std::string::npos)
+      << table.out;
+  never_shows_it(table, "get databases");
+  HopRun yaml = Hop(flag + " get database secretdb -o yaml");
+  EXPECT_NE(yaml.out.find("password=<redacted>"), std::string::npos) << yaml.out;
+  never_shows_it(yaml, "get -o yaml");
+  never_shows_it(Hop(flag + " get databases -o json"), "get -o json");
+  EXPECT_NE(Hop(flag + " get database secretdb -o yaml --show-secrets").out.find("hunter2"),
+            std::string::npos);
+  // What `hop get` printed cannot be applied back: it would store <redacted> as the password.
+  HopRun back = Hop(flag + " apply -f -", yaml.out);
+  EXPECT_EQ(back.status, 1) << back.out;
+  EXPECT_NE(back.out.find("spec.url: holds <redacted>"), std::string::npos) << back.out;
+  never_shows_it(Hop(flag + " -e '!schemas'"), "!schemas");
+  never_shows_it(Hop(flag + " -e 'SELECT * FROM weird.t;'"), "query error");
+  never_shows_it(Hop(flag + " check --bind -", "SELECT * FROM weird.t;"), "check --bind");
+
+  // The job ran with the secret, but its log header shows the command as written.
+  HopRun waited = Hop(flag + " -e '!wait 60'");
+  EXPECT_EQ(waited.status, 0) << waited.out;
+  HopRun logs = Hop(flag + " logs job/with-secret");
+  EXPECT_NE(logs.out.find("$(PGPASSWORD)"), std::string::npos) << logs.out;
+  EXPECT_NE(logs.out.find("\nok\n"), std::string::npos) << logs.out;
+  never_shows_it(logs, "logs");
+
+  umask(old_umask);
+  // Everything hop made under the state directory is private.
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(state)) {
+    const auto perms = entry.status().permissions();
+    const auto others = std::filesystem::perms::group_all | std::filesystem::perms::others_all;
+    EXPECT_EQ(perms & others, std::filesystem::perms::none) << entry.path();
+  }
+  EXPECT_EQ(std::filesystem::status(state).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -8,6 +8,7 @@
 
 #include "catalog/demodb.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "resource/kinds.h"
 #include "sql/parser.h"
@@ -91,8 +92,9 @@ Schema SchemaForDatabase(const Resource& db) {
     }
     if (demo.empty() && names.size() == 1) demo = names.front();
     if (demo.empty()) {
-      s.status = Status::CatalogNotFound(fmt::format(
-          "Database {}: the demo database {} has no schema {}", db.name(), s.url, s.name));
+      s.status =
+          Status::CatalogNotFound(fmt::format("Database {}: the demo database {} has no schema {}",
+                                              db.name(), RedactSecrets(s.url), s.name));
       return s;
     }
     for (Table& t : DemoTables(demo, s.Path(), s.database)) {
@@ -111,7 +113,7 @@ Schema SchemaForDatabase(const Resource& db) {
       "Database {}: unknown URL '{}' (hop knows jdbc:demodb://, and the systems whose tables are "
       "declared with CREATE TABLE: jdbc:kafka://, jdbc:venice://, jdbc:mysql-hoptimator://, "
       "jdbc:logical://, ...)",
-      db.name(), s.url));
+      db.name(), RedactSecrets(s.url)));
   return s;
 }
 

@@ -2,6 +2,7 @@
 #include "cli/check_command.h"
 
 #include "binder/binder.h"
+#include "common/redact.h"
 #include "sql/ast/statements.h"
 #include "sql/parser.h"
 #include "sql/script.h"
@@ -86,14 +87,14 @@ CheckSummary CheckScript(std::string_view name, std::string_view script,
     auto stmt = sql::ParseStatement(item.text, sql::ParseOptions{item.loc, item.line_prefix});
     if (!stmt.ok()) {
       ++summary.errors;
-      err << name << ": " << stmt.status().ToString() << '\n';
+      err << name << ": " << RedactSecrets(stmt.status().ToString()) << '\n';
       continue;
     }
     if (cat) {
       Status bound = Bind(**stmt, *cat);
       if (!bound.ok()) {
         ++summary.errors;
-        err << name << ": " << bound.ToString() << '\n';
+        err << name << ": " << RedactSecrets(bound.ToString()) << '\n';
         continue;
       }
     }

@@ -93,6 +93,8 @@ int main(int argc, char** argv) {
   get->add_flag("-A,--all-namespaces", get_opts.all_namespaces, "list across namespaces");
   get->add_option("-l,--selector", get_opts.selector, "label selector, e.g. app=web,tier!=db");
   get->add_option("-o,--output", get_opts.output, "wide, yaml or json");
+  get->add_flag("--show-secrets", get_opts.show_secrets,
+                "print passwords and tokens instead of <redacted>");
 
   // hop delete
   auto* del = app.add_subcommand("delete", "Delete resources");

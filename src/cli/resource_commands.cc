@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/issues.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "common/time.h"
 #include "resource/crd.h"
@@ -52,6 +53,37 @@ std::string DisplayName(const Resource& r) {
   return kind + "/" + r.name();
 }
 
+// Reports every string of `doc` that holds a secret as `hop get` prints it: applying it would
+// store <redacted> in place of the secret.
+void RefuseRedacted(const Json& doc, const std::string& path, Issues& issues) {
+  if (doc.is_string()) {
+    if (HoldsRedacted(doc.get_ref<const std::string&>())) {
+      issues.Error(
+          fmt::format("{}: holds {} where a secret was: give the secret itself "
+                      "(`hop get --show-secrets` prints it)",
+                      path.empty() ? "." : path, kRedacted));
+    }
+  } else if (doc.is_object()) {
+    for (const auto& [k, v] : doc.items())
+      RefuseRedacted(v, path.empty() ? k : path + "." + k, issues);
+  } else if (doc.is_array()) {
+    for (size_t i = 0; i < doc.size(); ++i) {
+      RefuseRedacted(doc[i], fmt::format("{}[{}]", path, i), issues);
+    }
+  }
+}
+
+// `doc` with every secret in its strings redacted.
+void Redact(Json& doc) {
+  if (doc.is_string()) {
+    const std::string& text = doc.get_ref<const std::string&>();
+    std::string shown = RedactSecrets(text);
+    if (shown != text) doc = std::move(shown);
+  } else if (doc.is_object() || doc.is_array()) {
+    for (auto& v : doc) Redact(v);
+  }
+}
+
 // Parses and validates every document of `path`. On any problem prints all of them and returns
 // false; nothing is written.
 bool LoadDocuments(const std::string& path, const std::string& namespace_name,
@@ -89,6 +121,7 @@ bool LoadDocuments(const std::string& path, const std::string& namespace_name,
       }
     }
     resource::ValidateResource(*r, &doc);
+    RefuseRedacted(r->json(), "", doc);
     out->push_back(std::move(r).value());
   }
   if (docs->empty()) {
@@ -160,7 +193,9 @@ void PrintTable(const std::vector<Resource>& items, const KindInfo* kind, bool a
     if (all_namespaces) row.push_back(r.namespace_name());
     row.push_back(r.name());
     if (kind) {
-      for (const auto& c : kind->columns) row.push_back(Cell(ColumnValue(r.json(), c.json_path)));
+      for (const auto& c : kind->columns) {
+        row.push_back(Cell(RedactSecrets(ColumnValue(r.json(), c.json_path))));
+      }
     }
     row.push_back(Age(r.creation_timestamp()));
     if (wide) {
@@ -336,6 +371,7 @@ int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, st
       doc["items"] = Json::array();
       for (const auto& r : items) doc["items"].push_back(r.Ordered());
     }
+    if (!options.show_secrets) Redact(doc);
     out << (options.output == "yaml" ? EmitYaml(doc) : EmitJson(doc, 2) + "\n");
     return 0;
   }

@@ -16,7 +16,8 @@ struct ApplyOptions {
 };
 
 // Reads every document of the file, validates all of them, and writes nothing if any is invalid
-// (each error names its document, field and rule). Otherwise creates or updates every object in
+// (each error names its document, field and rule; a document holding <redacted>, as
+// `hop get` prints a secret, is invalid). Otherwise creates or updates every object in
 // one atomic batch and prints "kind/name created|configured|unchanged" per document. Exit 0, or
 // 1 on any error.
 int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
@@ -29,9 +30,12 @@ struct GetOptions {
   bool all_namespaces = false;  // -A
   std::string selector;         // -l
   std::string output;           // "", "wide", "yaml", "json"
+  bool show_secrets = false;    // --show-secrets: print secrets rather than <redacted>
 };
 
-// Prints one object or a list: a table with the kind's printer columns, or YAML / JSON.
+// Prints one object or a list: a table with the kind's printer columns, or YAML / JSON. Secrets
+// (passwords in database URLs and connector configurations, common/redact.h) print as
+// <redacted>, in YAML and JSON too unless `show_secrets`.
 int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err);
 
 struct DeleteOptions {

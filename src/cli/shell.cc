@@ -20,6 +20,7 @@
 #include <iostream>
 #include <utility>
 
+#include "common/files.h"
 #include "common/strings.h"
 #include "sql/keywords.h"
 #include "sql/script.h"
@@ -225,7 +226,7 @@ Status WriteAll(int fd, std::string_view data) {
 // Writes `data` to `path` with `flags` (plus write-only, create, close-on-exec), mode 0600:
 // history may hold secrets typed into statements.
 Status WriteFile(const std::string& path, int flags, std::string_view data) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0600);
+  const int fd = OpenPrivateFile(path, O_WRONLY | flags);
   if (fd < 0) {
     return Status::Unavailable(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   }

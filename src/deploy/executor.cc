@@ -13,6 +13,7 @@
 #include "catalog/catalog.h"
 #include "common/cron.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "deploy/objects.h"
 #include "deploy/render.h"
@@ -483,7 +484,7 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
     if (t->second.resource.empty()) {
       return Status::InvalidArgument(
           fmt::format("Table {} comes from database {} ({}); hop cannot change it",
-                      t->second.QualifiedName(), schema->database, schema->url));
+                      t->second.QualifiedName(), schema->database, RedactSecrets(schema->url)));
     }
     name = t->second.resource;
   }

@@ -136,7 +136,10 @@ Result<JobSpec> ParseJobSpec(const resource::Resource& job) {
   HOP_ASSIGN_OR_RETURN(auto args,
                        StringList(container, "args", "spec.template.spec.containers[0].args"));
   for (auto* part : {&command, &args}) {
-    for (const std::string& word : *part) out.argv.push_back(ExpandVars(word, vars));
+    for (const std::string& word : *part) {
+      out.argv.push_back(ExpandVars(word, vars));
+      out.written_argv.push_back(word);
+    }
   }
   if (out.argv.empty()) {
     return Status::InvalidArgument(

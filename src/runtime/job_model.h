@@ -37,6 +37,9 @@ inline constexpr std::string_view kReasonInvalid = "InvalidJobSpec";
 // What the runner runs for a Job.
 struct JobSpec {
   std::vector<std::string> argv;  // the first container's command + args, or args alone
+  // argv as the Job writes it, before `$(VAR)` expansion: what log lines show, since env values
+  // may be secrets.
+  std::vector<std::string> written_argv;
   // Its env entries with a literal value, in order, `$(VAR)` references expanded.
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<std::string> unresolved_env;  // names of entries with valueFrom: not set locally

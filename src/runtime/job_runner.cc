@@ -24,7 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/files.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "runtime/job_model.h"
 #include "runtime/process.h"
@@ -84,7 +86,7 @@ std::optional<int> ReadExitFile(const std::string& path) {
 
 // Appends `text` to the file at `path` (or replaces its content), creating it if needed.
 void WriteToFile(const std::string& path, std::string_view text, bool append = true) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  int fd = OpenPrivateFile(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
   if (fd < 0) return;
   // Best effort: a log line is not worth failing a status write for.
   [[maybe_unused]] ssize_t n = write(fd, text.data(), text.size());
@@ -445,23 +447,21 @@ struct JobRunner::Impl {
     const std::string work = WorkDir(ref);
     const std::string log_path = LogPath(ref);
     std::error_code ec;
-    fs::create_directories(work, ec);
-    if (ec) return Status::Unavailable("cannot create " + work + ": " + ec.message());
-    fs::create_directories(fs::path(log_path).parent_path(), ec);
-    if (ec)
-      return Status::Unavailable("cannot create the log directory of " + key + ": " + ec.message());
+    HOP_RETURN_IF_ERROR(CreatePrivateDirectories(work));
+    HOP_RETURN_IF_ERROR(CreatePrivateDirectories(fs::path(log_path).parent_path().string()));
 
     const int64_t attempt = AttemptsOf(job) + 1;
     const std::string exit_file =
         (fs::path(work) / fmt::format(".hop-exit-{}-{}", attempt, UidTag(job.uid()))).string();
     fs::remove(exit_file, ec);
 
-    int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int log_fd = OpenPrivateFile(log_path, O_WRONLY | O_APPEND);
     if (log_fd < 0) {
       return Status::Unavailable("cannot open " + log_path + ": " + std::strerror(errno));
     }
-    std::string header = fmt::format("--- hop: Job {} attempt {} at {}: {}\n", key, attempt,
-                                     FormatRfc3339(Now()), CommandText(spec.argv));
+    std::string header =
+        fmt::format("--- hop: Job {} attempt {} at {}: {}\n", key, attempt, FormatRfc3339(Now()),
+                    RedactSecrets(CommandText(spec.written_argv)));
     if (!spec.unresolved_env.empty()) {
       std::string names;
       for (const auto& n : spec.unresolved_env) names += (names.empty() ? "" : ", ") + n;
@@ -522,7 +522,7 @@ struct JobRunner::Impl {
       return std::optional<milliseconds>(milliseconds(100));
     }
     log::Info("Job {}: started attempt {} as process group {}: {}", key, attempt, *pid,
-              CommandText(spec.argv));
+              CommandText(spec.written_argv));
     // How long the fire that made this Job waited for its process (first attempts only).
     if (attempt == 1) {
       const auto annotations = job.annotations();

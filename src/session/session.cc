@@ -10,6 +10,7 @@
 #include "binder/types.h"
 #include "catalog/avro.h"
 #include "catalog/catalog.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "common/table_format.h"
 #include "deploy/executor.h"
@@ -280,7 +281,17 @@ int Session::RunScript(std::string_view script, std::string_view name, std::stri
 
 Status Session::Execute(std::string_view text, bool is_command, std::string& out,
                         const SourceOrigin& origin) {
-  return is_command ? Command(text, out, origin) : Statement(text, out, origin);
+  // What a session prints never shows a secret: database URLs and rendered connector
+  // configurations carry passwords (ARCHITECTURE.md §4.16, docs/resources.md "Secrets").
+  const size_t printed = out.size();
+  Status st = is_command ? Command(text, out, origin) : Statement(text, out, origin);
+  if (out.size() > printed) {
+    std::string shown = RedactSecrets(std::string_view(out).substr(printed));
+    out.resize(printed);
+    out += shown;
+  }
+  if (!st.ok()) return Status(st.code(), RedactSecrets(st.message()));
+  return st;
 }
 
 Status Session::Statement(std::string_view text, std::string& out, const SourceOrigin& origin) {
@@ -498,7 +509,7 @@ Status Session::Schemas(std::string& out) {
   for (const catalog::Schema* s : cat.Schemas()) {
     rows.push_back({s->catalog.empty() ? TableCell() : TableCell(s->catalog), s->name,
                     s->database.empty() ? TableCell() : TableCell(s->database),
-                    s->url.empty() ? TableCell() : TableCell(s->url),
+                    s->url.empty() ? TableCell() : TableCell(RedactSecrets(s->url)),
                     s->status.ok() ? TableCell("OK") : TableCell(s->status.ToString())});
   }
   out += FormatTable({"CATALOG", "SCHEMA", "DATABASE", "URL", "STATUS"}, rows);

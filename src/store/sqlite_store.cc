@@ -26,6 +26,7 @@
 #include <set>
 #include <thread>
 
+#include "common/files.h"
 #include "common/issues.h"
 #include "common/time.h"
 #include "resource/kinds.h"
@@ -162,15 +163,16 @@ class SqliteStore::Impl {
   }
 
   Status Open() {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
-    if (ec) {
-      return Status::Unavailable(
-          fmt::format("cannot create state directory for {}: {}", path_, ec.message()));
-    }
+    const std::string dir = std::filesystem::path(path_).parent_path().string();
+    if (!dir.empty()) HOP_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
     HOP_ASSIGN_OR_RETURN(db_, sqlite::Database::Open(path_));
+    // The store is private (ARCHITECTURE.md §4.16); SQLite gives its WAL and shared-memory
+    // files the database file's mode when it creates them, and older ones are made private too.
+    MakePrivate(path_);
     sqlite3_busy_timeout(db_.handle(), 10000);
     HOP_RETURN_IF_ERROR(UseWal());
+    MakePrivate(path_ + "-wal");
+    MakePrivate(path_ + "-shm");
     HOP_RETURN_IF_ERROR(
         db_.Exec(options_.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF"));
     HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys=ON"));
