@@ -9,6 +9,8 @@
 //   status kind=K name=N
 //                    sets the status of an object to the YAML of the input (what the operator
 //                    would write)
+//   delete kind=K name=N [force]   or   delete [force] with YAML documents as input
+//                    what `hop delete` prints (deletions go through DROP's guards)
 //   clock now=T      from here on, the session's time is T (RFC 3339), moving only when set
 // The session (settings included) lives for the whole file.
 #include <gtest/gtest.h>
@@ -106,6 +108,23 @@ class SqlFile {
       std::ostringstream out, err;
       cli::RunGet(opts, *store_, out, err);
       return WithoutStoreStamps(out.str() + err.str());
+    }
+    if (c.directive == "delete") {
+      cli::DeleteOptions opts;
+      opts.kind = c.Arg("kind");
+      opts.name = c.Arg("name");
+      opts.force = c.HasArg("force");
+      if (opts.kind.empty()) {
+        opts.file = dir_ + "/delete.yaml";
+        FILE* f = fopen(opts.file.c_str(), "w");
+        fwrite(c.input.data(), 1, c.input.size(), f);
+        fclose(f);
+      }
+      std::ostringstream out, err;
+      cli::RunDelete(opts, *store_, out, err);
+      std::string text = out.str() + err.str();
+      if (!text.empty() && text.back() == '\n') text.pop_back();
+      return text;
     }
     if (c.directive == "status") {
       const resource::KindInfo* kind = resource::LookupKind(c.Arg("kind"));

@@ -103,6 +103,8 @@ int main(int argc, char** argv) {
   del->add_option("name", delete_opts.name, "object name");
   del->add_option("-f,--filename", delete_opts.file, "delete the objects described by a file");
   del->add_option("-n,--namespace", delete_opts.namespace_name, "namespace (default: default)");
+  del->add_flag("--force", delete_opts.force,
+                "delete even what other objects depend on (they are left as they are)");
 
   // hop crds
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");

@@ -15,6 +15,7 @@
 #include "common/redact.h"
 #include "common/strings.h"
 #include "common/time.h"
+#include "deploy/executor.h"
 #include "resource/crd.h"
 #include "resource/kinds.h"
 #include "resource/selector.h"
@@ -393,7 +394,9 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
   if (!options.file.empty()) {
     std::vector<Resource> docs;
     if (!LoadDocuments(options.file, options.namespace_name, &docs, err)) return 1;
-    for (const auto& d : docs) refs.push_back(store::RefOf(d));
+    // Last first: a file declares what an object needs before the object (a Database before
+    // its tables), so its dependents go before it.
+    for (auto d = docs.rbegin(); d != docs.rend(); ++d) refs.push_back(store::RefOf(*d));
   } else {
     if (options.kind.empty() || options.name.empty()) {
       err << "hop delete: give KIND NAME, or -f FILE\n";
@@ -407,19 +410,33 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
     }
     refs.push_back({*gk, options.namespace_name, options.name});
   }
+  // Each object goes as the DROP of its kind would: not while something depends on it, unless
+  // --force (deploy::Executor::Delete).
   int rc = 0;
-  for (const auto& ref : refs) {
-    auto r = store.Delete(ref);
-    if (!r.ok()) {
-      err << r.status().ToString() << "\n";
+  for (ObjectRef& ref : refs) {
+    const KindInfo* kind = resource::FindKind(ref.kind);
+    if ((kind == nullptr || kind->namespaced) && ref.namespace_name.empty()) {
+      ref.namespace_name = std::string(resource::kDefaultNamespace);
+    }
+    deploy::ExecuteOptions execute;
+    execute.namespace_name = ref.namespace_name.empty() ? std::string(resource::kDefaultNamespace)
+                                                        : ref.namespace_name;
+    execute.provisioners = options.provisioners;
+    deploy::Executor executor(store, std::move(execute));
+    auto deleted = executor.Delete(ref, options.force);
+    if (!deleted.ok()) {
+      err << RedactSecrets(deleted.status().ToString()) << "\n";
       rc = 1;
       continue;
     }
-    out << DisplayName(*r)
-        << (r->deletion_timestamp() && !r->finalizers().empty()
-                ? " marked for deletion (waiting for finalizers)"
-                : " deleted")
-        << "\n";
+    for (const Resource& r : deleted->objects) {
+      out << DisplayName(r)
+          << (r.deletion_timestamp() && !r.finalizers().empty()
+                  ? " marked for deletion (waiting for finalizers)"
+                  : " deleted")
+          << "\n";
+    }
+    for (const std::string& effect : deleted->effects) out << effect << "\n";
   }
   return rc;
 }

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 
+#include "catalog/provisioner.h"
 #include "store/store.h"
 
 namespace hop::cli {
@@ -43,9 +44,15 @@ struct DeleteOptions {
   std::string name;
   std::string file;  // -f: delete every object the file describes
   std::string namespace_name;
+  bool force = false;  // --force: delete even what others depend on, leaving them as they are
+  // Systems whose tables a deleted Table resource is dropped from (as DROP TABLE); null: none.
+  const catalog::Provisioners* provisioners = nullptr;
 };
 
-// Deletes the named object, or every object of the file; prints "kind/name deleted".
+// Deletes the named object, or every object of the file, one by one, each as the DROP of its
+// kind does: a Database, a Table or a View is refused while something depends on it (naming
+// the dependents), unless `force`. Prints "kind/name deleted" per object deleted; exit 1 if any
+// was refused or failed.
 int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& out,
               std::ostream& err);
 

@@ -551,7 +551,7 @@ Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& cha
   Subject pending(ValidationPoint::kPendingDelete);
   pending.deleted = {resource::TableKind::Info().group_kind(), ns, table.resource};
   pending.identifier = resource::DependencyIdentifier(table.database, table.path);
-  HOP_RETURN_IF_ERROR(Check(std::move(pending)));
+  if (!force_) HOP_RETURN_IF_ERROR(Check(std::move(pending)));
   // Deleting the Table deletes, by ownership, the resources rendered for it; its system's
   // provisioner, if it has one, drops it there.
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
@@ -616,6 +616,10 @@ Status Executor::DropDatabase(const sql::Statement& statement, std::vector<Chang
     if (drop.if_exists) return Status::OK();
     return Status::NotFound(fmt::format("Database {} not found.", drop.name.back().name));
   }
+  return DropDatabase(ref, changes);
+}
+
+Status Executor::DropDatabase(const store::ObjectRef& ref, std::vector<Change>& changes) {
   // Nothing may be left in it: the tables declared in it and the views of its schema.
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, NamespaceCatalog());
   std::vector<std::string> dependents;
@@ -626,7 +630,7 @@ Status Executor::DropDatabase(const sql::Statement& statement, std::vector<Chang
                            t.resource);
     }
   }
-  if (!dependents.empty()) {
+  if (!dependents.empty() && !force_) {
     std::string list;
     for (size_t i = 0; i < dependents.size(); ++i) list += (i ? ", " : "") + dependents[i];
     return Status::ValidationError(
@@ -650,7 +654,7 @@ Status Executor::DropView(const catalog::Table& view, std::vector<Change>& chang
     pending.self_kind = "View";
     pending.self_name = view.resource;
   }
-  HOP_RETURN_IF_ERROR(Check(std::move(pending)));
+  if (!force_) HOP_RETURN_IF_ERROR(Check(std::move(pending)));
   // Deleting the View deletes, by ownership, its Pipeline and the elements it alone owns.
   changes.push_back({Write::Delete({ViewKind::Info().group_kind(), ns, view.resource}), ""});
   return Status::OK();
@@ -914,8 +918,12 @@ Result<Outcome> Executor::Execute(const sql::Statement& statement) {
 
 Result<Outcome> Executor::ExecuteOnce(const sql::Statement& statement) {
   HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Plan(statement));
+  return Apply(StatementLabel(statement), std::move(changes));
+}
+
+Result<Outcome> Executor::Apply(std::string label, std::vector<Change> changes) {
   Outcome outcome;
-  outcome.statement = StatementLabel(statement);
+  outcome.statement = std::move(label);
   if (issues_.HasWarnings()) outcome.warnings = issues_.Render();
   HOP_RETURN_IF_ERROR(RunEffects(outcome.effects));
   if (changes.empty()) return outcome;
@@ -953,6 +961,47 @@ Result<Outcome> Executor::ExecuteOnce(const sql::Statement& statement) {
     outcome.objects.push_back(std::move(written[i]));
   }
   return outcome;
+}
+
+Result<Outcome> Executor::Delete(const store::ObjectRef& ref, bool force) {
+  force_ = force;
+  for (int attempt = 1;; ++attempt) {
+    lost_race_ = false;
+    issues_ = Issues();
+    effects_.clear();
+    statement_ = nullptr;
+    std::vector<Change> changes;
+    Status planned = DeleteChanges(ref, changes);
+    auto outcome = planned.ok() ? Apply("delete " + AsciiToLower(ref.kind.kind) + "/" + ref.name,
+                                        std::move(changes))
+                                : Result<Outcome>(planned);
+    if (outcome.ok() || !lost_race_ || attempt == 50) {
+      force_ = false;
+      return outcome;
+    }
+    loaded_catalog_.reset();
+    options_.catalog = nullptr;
+  }
+}
+
+Status Executor::DeleteChanges(const store::ObjectRef& ref, std::vector<Change>& changes) {
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, ref));
+  if (!existing) return store_.Get(ref).status();  // its own Not Found
+  const bool table = ref.kind == resource::TableKind::Info().group_kind();
+  const bool view = ref.kind == ViewKind::Info().group_kind();
+  if (ref.kind == DatabaseKind::Info().group_kind()) return DropDatabase(ref, changes);
+  if (table || view) {
+    // The table or view the catalog made of it, if it made one.
+    HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, NamespaceCatalog());
+    for (const catalog::Schema* schema : cat->Schemas()) {
+      for (const auto& [name, t] : schema->tables) {
+        if (t.resource != ref.name || (t.kind == catalog::ObjectKind::kTable) != table) continue;
+        return table ? DropTable(t, changes) : DropView(t, changes);
+      }
+    }
+  }
+  changes.push_back({Write::Delete(ref), ""});
+  return Status::OK();
 }
 
 Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement) {

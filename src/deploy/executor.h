@@ -76,6 +76,13 @@ class Executor {
   // store is unchanged and the tables this statement created are dropped again.
   Result<Outcome> Execute(const sql::Statement& statement);
 
+  // Deletes the object `ref` names as the DROP of its kind does (a Database, a Table or a View:
+  // after the same dependency guard, with the same effects outside the store, such as a
+  // provisioned table dropped); any other object is deleted as it is. With `force` the guard
+  // is skipped and whatever depends on the object is left as it is. Not Found when there is no
+  // such object. This is `hop delete`.
+  Result<Outcome> Delete(const store::ObjectRef& ref, bool force);
+
   // The objects executing the statement would write (deleted ones are not listed), in order;
   // nothing is written.
   Result<std::vector<resource::Resource>> Specify(const sql::Statement& statement);
@@ -85,6 +92,9 @@ class Executor {
   // The namespace's catalog: the one given in the options, or one read from the store.
   Result<const catalog::Catalog*> NamespaceCatalog();
   Result<Outcome> ExecuteOnce(const sql::Statement& statement);
+  // Runs the effects of the planned changes and commits them in one batch; what it did.
+  Result<Outcome> Apply(std::string label, std::vector<Change> changes);
+  Status DeleteChanges(const store::ObjectRef& ref, std::vector<Change>& changes);
   // Changes() and the validation of everything it would write.
   Result<std::vector<Change>> Plan(const sql::Statement& statement);
   // Runs the validators on `subject` (validate.h); the tree of errors when there are any.
@@ -117,6 +127,7 @@ class Executor {
   Status DropTable(const catalog::Table& table, std::vector<Change>& changes);
   // DROP DATABASE: the Database, once no table or view is left in it.
   Status DropDatabase(const sql::Statement& statement, std::vector<Change>& changes);
+  Status DropDatabase(const store::ObjectRef& ref, std::vector<Change>& changes);
   // DROP VIEW / MATERIALIZED VIEW: the View, unless a trigger or another pipeline uses it.
   Status DropView(const catalog::Table& view, std::vector<Change>& changes);
   // The table or view `name` names, which must be of the `expected` kind for `statement`
@@ -142,6 +153,7 @@ class Executor {
   Issues issues_;                              // what its validators found
   std::vector<Effect> effects_;                // of the statement being executed
   std::vector<const Effect*> made_;            // the effects RunEffects made
+  bool force_ = false;      // Delete(force): the dependency guards do not run
   bool lost_race_ = false;  // the last commit failed because another writer got there first
 };
 
