@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   apply->add_option("-f,--filename", apply_opts.file, "file to apply, or - for standard input")
       ->required();
   apply->add_option("-n,--namespace", apply_opts.namespace_name, "namespace for the objects");
+  apply->add_option("--validate", apply_opts.validate,
+                    "fields hop does not know: strict (an error, the default), warn or ignore");
 
   // hop get
   auto* get = app.add_subcommand("get", "Show resources");

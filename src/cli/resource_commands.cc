@@ -88,7 +88,8 @@ void Redact(Json& doc) {
 // Parses and validates every document of `path`. On any problem prints all of them and returns
 // false; nothing is written.
 bool LoadDocuments(const std::string& path, const std::string& namespace_name,
-                   std::vector<Resource>* out, std::ostream& err) {
+                   std::vector<Resource>* out, std::ostream& err,
+                   resource::UnknownFields unknown_fields = resource::UnknownFields::kAllow) {
   std::string text;
   if (!ReadInput(path, &text)) {
     err << "hop: cannot read " << path << "\n";
@@ -121,7 +122,7 @@ bool LoadDocuments(const std::string& path, const std::string& namespace_name,
                         r->namespace_name(), namespace_name));
       }
     }
-    resource::ValidateResource(*r, &doc);
+    resource::ValidateResource(*r, &doc, {unknown_fields});
     RefuseRedacted(r->json(), "", doc);
     out->push_back(std::move(r).value());
   }
@@ -135,6 +136,7 @@ bool LoadDocuments(const std::string& path, const std::string& namespace_name,
     err << s.ToString() << "\n";
     return false;
   }
+  if (issues.HasWarnings()) err << "Warning: " << source << ":\n" << issues.Render() << "\n";
   return true;
 }
 
@@ -261,8 +263,20 @@ void BackOff(int attempt) {
 
 int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
              std::ostream& err) {
+  resource::UnknownFields unknown_fields;
+  if (options.validate == "strict" || options.validate == "true") {
+    unknown_fields = resource::UnknownFields::kReject;
+  } else if (options.validate == "warn") {
+    unknown_fields = resource::UnknownFields::kWarn;
+  } else if (options.validate == "ignore" || options.validate == "false") {
+    unknown_fields = resource::UnknownFields::kAllow;
+  } else {
+    err << "hop apply: --validate must be strict, warn or ignore, not \"" << options.validate
+        << "\"\n";
+    return 2;
+  }
   std::vector<Resource> docs;
-  if (!LoadDocuments(options.file, options.namespace_name, &docs, err)) return 1;
+  if (!LoadDocuments(options.file, options.namespace_name, &docs, err, unknown_fields)) return 1;
   // Read what exists, then write everything in one batch; each update carries the version it
   // was computed from, so a concurrent change makes the batch fail instead of being overwritten.
   // Apply is an upsert: a batch that lost a race with another writer is computed again from

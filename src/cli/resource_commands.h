@@ -14,6 +14,9 @@ namespace hop::cli {
 struct ApplyOptions {
   std::string file;            // path, or "-" for standard input
   std::string namespace_name;  // -n: namespace for documents without one
+  // --validate: what a field hop's kinds do not declare is (kubectl's field validation):
+  // "strict" an error, "warn" a warning, "ignore" kept silently.
+  std::string validate = "strict";
 };
 
 // Reads every document of the file, validates all of them, and writes nothing if any is invalid
