@@ -137,6 +137,8 @@ TEST(CliTest, TheQuickstartRuns) {
             std::string::npos)
       << logs.out;
   EXPECT_NE(logs.out.find("] Succeeded"), std::string::npos) << logs.out;
+  // The trigger's SQL name works as well as its resource name.
+  EXPECT_EQ(Hop(flag + " logs tabletrigger/audience_report").out, logs.out);
   HopRun drop = Hop(flag +
                     " -e 'DROP TRIGGER audience_report;' -e 'DROP MATERIALIZED VIEW ads.audience;'"
                     " -e 'DROP VIEW ads.visitors;'");
@@ -715,9 +717,8 @@ TEST(CliTest, NoValueFromSqlOrATriggerReachesAShellUnquoted) {
       0);
   // Every way a shell could be made to run `touch <pwned>`, and a placeholder to expand.
   const std::vector<std::string> hostile = {
-      "$(touch " + pwned + ")",          "`touch " + pwned + "`",
-      "'; touch " + pwned + "; '",       "\"; touch " + pwned + "; \"",
-      "x\ntouch " + pwned + "\n",        "a'\"$(touch " + pwned + ")\"'b",
+      "$(touch " + pwned + ")",      "`touch " + pwned + "`",    "'; touch " + pwned + "; '",
+      "\"; touch " + pwned + "; \"", "x\ntouch " + pwned + "\n", "a'\"$(touch " + pwned + ")\"'b",
       "{{timestamp}}:{{trigger}}",
   };
   auto sql_string = [](const std::string& s) {
@@ -736,14 +737,16 @@ CREATE TRIGGER report ON ads.audience AS 'audience-report';
   for (const std::string& key : {"timestamp", "WATERMARK", "job.properties.timestamp",
                                  "job.properties.Trigger", "schema", "table"}) {
     for (const std::string& value : hostile) {
-      HopRun fire = Hop(flag + " -f -", "FIRE TRIGGER report WITH (\"" + key + "\" " +
-                                            sql_string(value) + ");\n");
+      HopRun fire = Hop(flag + " -f -",
+                        "FIRE TRIGGER report WITH (\"" + key + "\" " + sql_string(value) + ");\n");
       EXPECT_EQ(fire.status, 1) << key << ": " << fire.out;
       EXPECT_NE(fire.out.find("which hop gives the trigger's job itself"), std::string::npos)
           << fire.out;
     }
-    HopRun create = Hop(flag + " -f -", "CREATE TRIGGER other ON ads.audience AS "
-                                        "'audience-report' WITH (\"" + key + "\" 'x');\n");
+    HopRun create = Hop(flag + " -f -",
+                        "CREATE TRIGGER other ON ads.audience AS "
+                        "'audience-report' WITH (\"" +
+                            key + "\" 'x');\n");
     EXPECT_EQ(create.status, 1) << key << ": " << create.out;
   }
   EXPECT_EQ(Hop(flag + " get tabletrigger report -o json").out.find("jobProperties"),
@@ -764,7 +767,8 @@ CREATE TRIGGER report ON ads.audience AS 'audience-report';
 
   // A trigger written as a resource, with hostile names and job properties: the names reach the
   // shipped job's script quoted; a job property naming a fire-time variable stops the run.
-  auto job_template = nlohmann::json::parse(Hop(flag + " get jobtemplate audience-report -o json").out);
+  auto job_template =
+      nlohmann::json::parse(Hop(flag + " get jobtemplate audience-report -o json").out);
   const std::string job_yaml = job_template["spec"]["yaml"];
   nlohmann::json resources = nlohmann::json::array();
   for (size_t i = 0; i < hostile.size(); ++i) {

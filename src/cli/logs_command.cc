@@ -3,6 +3,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/resource_commands.h"
 #include "resource/kinds.h"
 #include "session/control_plane.h"
 
@@ -34,8 +35,9 @@ int RunLogs(const LogsOptions& options, const std::string& state_dir, store::Sto
             std::ostream& out, std::ostream& err) {
   std::string name = options.target;
   if (Strip(name, {"tabletrigger/", "tabletriggers/", "trigger/"})) {
-    auto trigger =
-        store.Get({resource::TableTriggerKind::Info().group_kind(), options.namespace_name, name});
+    const resource::GroupKind kind = resource::TableTriggerKind::Info().group_kind();
+    auto trigger = store.Get(
+        {kind, options.namespace_name, StoredName(store, kind, options.namespace_name, name)});
     if (!trigger.ok()) {
       err << "hop logs: " << trigger.status().ToString() << "\n";
       return 1;

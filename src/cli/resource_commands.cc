@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "catalog/catalog.h"
 #include "common/issues.h"
 #include "common/redact.h"
 #include "common/strings.h"
@@ -18,9 +19,11 @@
 #include "deploy/executor.h"
 #include "resource/crd.h"
 #include "resource/kinds.h"
+#include "resource/names.h"
 #include "resource/selector.h"
 #include "resource/validation.h"
 #include "resource/yaml.h"
+#include "session/session.h"
 
 namespace hop::cli {
 
@@ -261,6 +264,41 @@ void BackOff(int attempt) {
 
 }  // namespace
 
+std::string StoredName(store::Store& store, const GroupKind& kind, const std::string& ns,
+                       const std::string& name) {
+  auto exists = [&](const std::string& candidate) {
+    return !candidate.empty() && store.Get({kind, ns, candidate}).ok();
+  };
+  if (exists(name)) return name;
+  // A view or table by its SQL name: the resource the catalog made it from.
+  if (kind == resource::ViewKind::Info().group_kind() ||
+      kind == resource::TableKind::Info().group_kind()) {
+    auto path = session::SplitTableName(name);
+    auto cat =
+        path.ok() ? catalog::Catalog::Load(store, ns) : Result<catalog::Catalog>(path.status());
+    if (cat.ok()) {
+      // As typed; else folded to upper case as SQL folds unquoted names, the schema alone
+      // (`kafka.page-events`) or every part.
+      auto table = cat->Resolve(*path);
+      for (bool all : {false, true}) {
+        if (table.ok()) break;
+        std::vector<std::string> folded = *path;
+        for (size_t i = 0; i < folded.size(); ++i) {
+          if (all || i + 1 < folded.size()) folded[i] = Utf8ToUpper(folded[i]);
+        }
+        table = cat->Resolve(folded);
+      }
+      if (table.ok() && exists((*table)->resource)) return (*table)->resource;
+    }
+  }
+  // A trigger's or database's SQL name (`count_t` is `countt`), or a dotted path.
+  if (std::string canonical = resource::Canonicalize(name); exists(canonical)) return canonical;
+  if (auto path = session::SplitTableName(name); path.ok() && path->size() > 1) {
+    if (std::string canonical = resource::Canonicalize(*path); exists(canonical)) return canonical;
+  }
+  return name;
+}
+
 int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
              std::ostream& err) {
   resource::UnknownFields unknown_fields;
@@ -354,9 +392,9 @@ int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, st
       err << "hop get: a name and a label selector cannot be combined\n";
       return 2;
     }
-    auto r =
-        store.Get({*gk, ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns,
-                   options.name});
+    const std::string in_ns =
+        ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns;
+    auto r = store.Get({*gk, in_ns, StoredName(store, *gk, in_ns, options.name)});
     if (!r.ok()) {
       err << r.status().ToString() << "\n";
       return 1;
@@ -422,7 +460,12 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
       err << gk.status().ToString() << "\n";
       return 1;
     }
-    refs.push_back({*gk, options.namespace_name, options.name});
+    const bool namespaced = info == nullptr || info->namespaced;
+    const std::string ns = !namespaced ? std::string()
+                           : options.namespace_name.empty()
+                               ? std::string(resource::kDefaultNamespace)
+                               : options.namespace_name;
+    refs.push_back({*gk, ns, StoredName(store, *gk, ns, options.name)});
   }
   // Each object goes as the DROP of its kind would: not while something depends on it, unless
   // --force (deploy::Executor::Delete).
@@ -433,8 +476,8 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
       ref.namespace_name = std::string(resource::kDefaultNamespace);
     }
     deploy::ExecuteOptions execute;
-    execute.namespace_name = ref.namespace_name.empty() ? std::string(resource::kDefaultNamespace)
-                                                        : ref.namespace_name;
+    execute.namespace_name =
+        ref.namespace_name.empty() ? std::string(resource::kDefaultNamespace) : ref.namespace_name;
     execute.provisioners = options.provisioners;
     deploy::Executor executor(store, std::move(execute));
     auto deleted = executor.Delete(ref, options.force);

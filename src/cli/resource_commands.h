@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catalog/provisioner.h"
+#include "resource/resource.h"
 #include "store/store.h"
 
 namespace hop::cli {
@@ -58,6 +59,13 @@ struct DeleteOptions {
 // was refused or failed.
 int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& out,
               std::ostream& err);
+
+// The name an object a user names is stored under: `name` itself when such an object exists,
+// else the object its SQL name means — a view's or table's path (`ads.audience`,
+// `kafka."page-events"`: the View or Table resource the catalog made it from), a trigger's or
+// database's name (`count_t` is stored as `countt`). `name` when none exists.
+std::string StoredName(store::Store& store, const resource::GroupKind& kind, const std::string& ns,
+                       const std::string& name);
 
 // Prints the CustomResourceDefinitions of every hop kind as YAML documents.
 int RunCrds(std::ostream& out);
