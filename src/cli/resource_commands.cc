@@ -242,7 +242,22 @@ Result<GroupKind> ResolveKind(const std::string& name, store::Store& store, cons
       }
     }
   }
-  return Status::NotFound(fmt::format("the store has no resource type \"{}\"", name));
+  // Say what a user can name instead: hop's kinds, the well-known ones, and others stored.
+  std::vector<std::string> known;
+  for (const auto* kinds : {&resource::HopKinds(), &resource::ExternalKinds()}) {
+    for (const KindInfo* k : *kinds) known.push_back(k->plural);
+  }
+  if (all.ok()) {
+    for (const auto& r : all->items) {
+      if (resource::FindKind(r.group_kind()) != nullptr) continue;
+      const std::string plural = AsciiToLower(r.kind()) + "s";
+      if (std::find(known.begin(), known.end(), plural) == known.end()) known.push_back(plural);
+    }
+  }
+  std::string list;
+  for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+  return Status::NotFound(
+      fmt::format("the store has no resource type \"{}\" (known: {})", name, list));
 }
 
 }  // namespace

@@ -47,11 +47,13 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
       out << o << std::flush;
       if (!st.ok()) {
         ++failed;
-        err << name << ": " << st.ToString() << "\n" << std::flush;
+        // A script's errors name the script; a statement given with -e is its own context.
+        if (!name.empty()) err << name << ": ";
+        err << st.ToString() << "\n" << std::flush;
       }
     }
   };
-  for (const auto& script : options.execute) run(script, "-e");
+  for (const auto& script : options.execute) run(script, "");
   if (!options.file.empty()) {
     std::string text;
     if (!ReadInput(options.file, &text)) {

@@ -241,6 +241,8 @@ Status WriteFile(const std::string& path, int flags, std::string_view data) {
 // libedit calls back through plain C functions without a user pointer, so the reader in use is
 // reachable from here; there is at most one (the process has one terminal).
 std::function<std::vector<std::string>(std::string_view)>* g_complete = nullptr;
+// Whether a completed word names a schema or catalog (a '.' usually follows, not a space).
+std::function<bool(std::string_view)>* g_continues = nullptr;
 volatile std::sig_atomic_t g_interrupted = 0;
 
 void OnInterrupt(int) { g_interrupted = 1; }
@@ -268,6 +270,10 @@ char** CompleteHook(const char* text, int /*start*/, int end) {
   char** matches = static_cast<char**>(std::calloc(candidates.size() + 2, sizeof(char*)));
   if (matches == nullptr) return nullptr;
   matches[0] = MallocCopy(CommonCompletion(word, candidates));
+  // After a schema or catalog comes a '.', not a space.
+  rl_completion_append_character =
+      candidates.size() == 1 && g_continues != nullptr && (*g_continues)(candidates[0]) ? '\0'
+                                                                                        : ' ';
   for (size_t i = 0; i < candidates.size(); ++i) matches[i + 1] = MallocCopy(candidates[i]);
   return matches;
 }
@@ -277,8 +283,9 @@ char** CompleteHook(const char* text, int /*start*/, int end) {
 class EditLineReader : public LineReader {
  public:
   EditLineReader(const History* history,
-                 std::function<std::vector<std::string>(std::string_view)> complete)
-      : complete_(std::move(complete)) {
+                 std::function<std::vector<std::string>(std::string_view)> complete,
+                 std::function<bool(std::string_view)> continues)
+      : complete_(std::move(complete)), continues_(std::move(continues)) {
     rl_readline_name = "hop";  // for `hop:` lines in ~/.editrc
     using_history();
     stifle_history(static_cast<int>(History::kDefaultLimit));
@@ -289,9 +296,11 @@ class EditLineReader : public LineReader {
     rl_basic_word_break_characters = kCompletionWordBreaks;
     rl_completer_word_break_characters = word_breaks_.data();
     g_complete = &complete_;
+    g_continues = &continues_;
   }
   ~EditLineReader() override {
     g_complete = nullptr;
+    g_continues = nullptr;
     rl_attempted_completion_function = nullptr;
   }
   EditLineReader(const EditLineReader&) = delete;
@@ -323,6 +332,7 @@ class EditLineReader : public LineReader {
 
  private:
   std::function<std::vector<std::string>(std::string_view)> complete_;
+  std::function<bool(std::string_view)> continues_;
   std::string word_breaks_ = kCompletionWordBreaks;  // libedit declares this one non-const
 };
 
@@ -436,6 +446,20 @@ std::vector<std::string> Completions(std::string_view text_before_cursor,
     default: break;
   }
   return out.Take();
+}
+
+bool NamesAContainer(std::string_view word, const CompletionWords& words) {
+  const std::vector<std::string_view> parts = SplitParts(word);
+  if (parts.back().empty()) return false;
+  for (const auto& s : words.schemas) {
+    if (parts.size() == 1 && s.catalog.empty() && PartNames(parts[0], s.name)) return true;
+    if (parts.size() == 1 && !s.catalog.empty() && PartNames(parts[0], s.catalog)) return true;
+    if (parts.size() == 2 && !s.catalog.empty() && PartNames(parts[0], s.catalog) &&
+        PartNames(parts[1], s.name)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string CommonCompletion(std::string_view word, const std::vector<std::string>& candidates) {
@@ -676,7 +700,9 @@ int RunShell(const RunOptions& options, const std::string& state_dir, store::Sto
                    "commands, !quit leaves.\n",
                    state_dir, session.properties().namespace_name)
             << std::flush;
-  EditLineReader reader(kept, [&shell](std::string_view line) { return shell.Complete(line); });
+  EditLineReader reader(
+      kept, [&shell](std::string_view line) { return shell.Complete(line); },
+      [&shell](std::string_view word) { return NamesAContainer(word, shell.Words()); });
   shell.Run(reader, /*run_unfinished=*/false);
   return 0;
 }

@@ -71,6 +71,10 @@ std::vector<std::string> Completions(std::string_view text_before_cursor,
 // prefix when it extends `word`, else `word` itself (nothing typed is ever taken away).
 std::string CommonCompletion(std::string_view word, const std::vector<std::string>& candidates);
 
+// Whether `word` (a completed name) names a schema or a catalog of `words`, after which a user
+// types '.': completing it adds no space.
+bool NamesAContainer(std::string_view word, const CompletionWords& words);
+
 // The history file: one entry per line, newest last, with `\` escaping backslashes (`\\`),
 // newlines (`\n`) and carriage returns (`\r`) so a multi-line statement stays one entry.
 std::string EncodeHistoryEntry(std::string_view entry);

@@ -547,7 +547,7 @@ Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& cha
         fmt::format("Table {} comes from database {}; hop cannot drop it", table.QualifiedName(),
                     table.database));
   }
-  // The pre-delete guard (reference §5.8): pipelines and triggers that depend on the table.
+  // The pre-delete guard (compatibility.md §5.8): pipelines and triggers that depend on the table.
   Subject pending(ValidationPoint::kPendingDelete);
   pending.deleted = {resource::TableKind::Info().group_kind(), ns, table.resource};
   pending.identifier = resource::DependencyIdentifier(table.database, table.path);
@@ -765,7 +765,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(statement, /*replace=*/true));
       Renderer renderer(std::move(render));
       HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs, renderer.PipelineSpecs(p));
-      // Every source and the sink must exist in their systems (seed cases 2 and 3).
+      // Every source and the sink must exist in their systems (compatibility.md §12).
       std::vector<const planner::PipelineTable*> tables;
       for (const auto& source : p.sources) tables.push_back(&source);
       tables.push_back(&p.sink);
@@ -788,7 +788,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       std::string yaml;
       for (size_t i = 0; i < specs.size(); ++i) yaml += (i ? "\n---\n" : "") + specs[i].yaml;
       PipelineKind::kYaml.Set(pipeline, yaml);
-      // Dependency labels and annotations (reference §5.8).
+      // Dependency labels and annotations (compatibility.md §5.8).
       std::vector<std::string> sources, sinks;
       auto depend = [&](const planner::PipelineTable& t, std::vector<std::string>& into) {
         if (t.database.empty()) return;

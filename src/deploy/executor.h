@@ -1,14 +1,14 @@
 // The DDL executor: a statement becomes the set of resources that make it true, written to the
-// store in one atomic batch, so that a statement either happens whole or not at all (reference
-// §5). The same path without the write is `!specify`.
+// store in one atomic batch, so that a statement either happens whole or not at all
+// (compatibility.md §5). The same path without the write is `!specify`.
 //
 // Executed here: CREATE [OR REPLACE] VIEW, CREATE [OR REPLACE] MATERIALIZED VIEW (a View, the
 // Pipeline it owns, and the elements the Pipeline owns), CREATE [OR REPLACE] TABLE (a Table and
 // the resources its templates render for it), CREATE DATABASE, CREATE [OR REPLACE] TRIGGER (a
 // TableTrigger), DROP of each (only when nothing depends on the object), and the statements that
 // act on existing objects: FIRE TRIGGER / TABLE / VIEW / MATERIALIZED VIEW, PAUSE and RESUME
-// TRIGGER / MATERIALIZED VIEW, REFRESH MATERIALIZED VIEW. Modes follow reference §1.4: CREATE
-// makes objects and fails on existing ones unless IF NOT EXISTS; CREATE OR REPLACE, or any
+// TRIGGER / MATERIALIZED VIEW, REFRESH MATERIALIZED VIEW. Modes follow compatibility.md §1.4:
+// CREATE makes objects and fails on existing ones unless IF NOT EXISTS; CREATE OR REPLACE, or any
 // CREATE in apply mode, updates them.
 #pragma once
 
@@ -153,7 +153,7 @@ class Executor {
   Issues issues_;                              // what its validators found
   std::vector<Effect> effects_;                // of the statement being executed
   std::vector<const Effect*> made_;            // the effects RunEffects made
-  bool force_ = false;      // Delete(force): the dependency guards do not run
+  bool force_ = false;                         // Delete(force): the dependency guards do not run
   bool lost_race_ = false;  // the last commit failed because another writer got there first
 };
 

@@ -1,5 +1,5 @@
 // What the parts of the DDL executor share: building hop's objects, reading the store, and the
-// dependency metadata of reference §5.8. Internal to src/deploy.
+// dependency metadata of compatibility.md §5.8. Internal to src/deploy.
 #pragma once
 
 #include <optional>
@@ -59,7 +59,7 @@ Status CheckKind(const catalog::Table& table, sql::ObjectKind expected, std::str
 void SetDependencies(resource::Resource& object, const std::vector<std::string>& sources,
                      const std::vector<std::string>* sinks);
 
-// The Pipelines and TableTriggers of `ns` that depend on the table `identifier` (reference
+// The Pipelines and TableTriggers of `ns` that depend on the table `identifier` (compatibility.md
 // §5.8), named `pipeline/x (owned by View/x)`, leaving out those owned by `self_kind/self_name`.
 Result<std::vector<std::string>> Dependents(store::Store& store, const std::string& ns,
                                             const std::string& identifier,

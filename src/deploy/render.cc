@@ -203,7 +203,7 @@ Result<std::string> FieldMap(const Pipeline& pipeline) {
 Renderer::Renderer(RenderContext context) : context_(std::move(context)) {}
 
 tmpl::Environment Renderer::TableEnvironment(const PipelineTable& table) const {
-  // Variables, later layers winning (reference §3.1 and its preface): the ConfigMap's top-level
+  // Variables, later layers winning (compatibility.md §3.1, departure 3): the ConfigMap's top-level
   // keys; the table's names; its options (which carry the hints and the pipeline name); and the
   // job.properties options as one map.
   tmpl::Environment env;

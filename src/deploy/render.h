@@ -1,4 +1,4 @@
-// Rendering the resources a pipeline is made of (reference §3.1, §5.3): the `yaml` of every
+// Rendering the resources a pipeline is made of (compatibility.md §3.1, §5.3): the `yaml` of every
 // TableTemplate that matches a source or the sink (a Kafka topic, a trigger, ...), and the `yaml`
 // of every JobTemplate that matches the sink's database (the Flink job that runs the pipeline
 // SQL). Templates whose variables are missing are skipped; a template that fails, or renders text

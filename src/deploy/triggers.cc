@@ -1,5 +1,5 @@
 // Triggers, and the statements that act on existing objects: FIRE, PAUSE, RESUME and REFRESH
-// (reference §5.5 with the departures of its preface, items 6 and 9).
+// (compatibility.md §5.5, departures 6 and 9).
 //
 // A TableTrigger keeps its job's YAML with the fire-time placeholders ({{timestamp}},
 // {{watermark}}, the job properties) still in it: the operator renders them when the trigger

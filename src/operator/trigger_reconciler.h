@@ -1,4 +1,4 @@
-// The TableTrigger reconciler (reference §7 with the departures of its preface, item 6): it turns
+// The TableTrigger reconciler (compatibility.md §7, departure 6): it turns
 // the fires a trigger records into Jobs, one run at a time, and keeps in `status.jobs` what each
 // run consumed. The decision is a pure function, PlanTrigger, tested on its own; the reconciler
 // only reads the store, asks it, and writes what it says.

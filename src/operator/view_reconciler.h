@@ -1,9 +1,9 @@
-// The View and Pipeline reconcilers (reference §7, with the departures of its preface, items 7
+// The View and Pipeline reconcilers (compatibility.md §7, departures 7
 // and 8), and the TableProvisionJob reconciler.
 //
 // View: whoever materializes a view moves its `status.watermark`; every TableTrigger labelled
-// `view=<view>` in the view's namespace then records a fire at that watermark (seed
-// `view-watermarks-fire-triggers.txt`). Idempotent: a trigger that has the fire already is left
+// `view=<view>` in the view's namespace then records a fire at that watermark (compatibility.md
+// §13). Idempotent: a trigger that has the fire already is left
 // alone.
 //
 // Pipeline: its status says how its elements are: ready when all are, failed when any has
@@ -35,7 +35,7 @@ class ViewReconciler : public Reconciler {
   store::Store& store_;
 };
 
-// How one element of a pipeline is (reference §7's estimate).
+// How one element of a pipeline is (compatibility.md §7).
 struct ElementState {
   bool ready = false;
   bool failed = false;

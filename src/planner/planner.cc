@@ -149,7 +149,7 @@ RelPtr DropNullColumns(const RelPtr& query, std::vector<std::string>* names) {
   return std::make_shared<binder::Rel>(std::move(project));
 }
 
-// The options templates see (reference §4.4): the table's own, the hints over them, and the
+// The options templates see (compatibility.md §4.4): the table's own, the hints over them, and the
 // `pipeline` hint.
 void AddOptions(PipelineTable& t, const tmpl::Entries& hints, const std::string* pipeline) {
   for (const auto& [k, v] : hints) tmpl::SetEntry(t.options, k, v);
@@ -245,7 +245,7 @@ Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& tab
   if (path.size() >= 3) env.Set("catalog", path[path.size() - 3]);
   if (path.size() >= 2) env.Set("schema", path[path.size() - 2]);
   env.Set("table", path.back());
-  // Key options (reference §4.3): from the KEY_ columns, unless the options say `keys`.
+  // Key options (compatibility.md §4.3): from the KEY_ columns, unless the options say `keys`.
   if (!FindProperty(table.options, "keys")) {
     std::string keys;
     for (const auto& c : table.row_type.columns) {
@@ -337,7 +337,7 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement, bool replace
           fmt::format("Cannot overwrite physical table {} with a view.", leaf));
     }
     // Planning is a dry run: an existing view is an error only when the statement neither
-    // replaces it nor tolerates it (reference §1.4, the SPECIFY mode).
+    // replaces it nor tolerates it (compatibility.md §1.4, the SPECIFY mode).
     if (!mv.or_replace && !mv.if_not_exists && !replace) {
       return Status::AlreadyExists(
           fmt::format("View {} already exists. Use CREATE OR REPLACE to update.", leaf));

@@ -1,7 +1,7 @@
 // The planner: a CREATE MATERIALIZED VIEW, an INSERT or a bare SELECT becomes a Pipeline — the
 // tables it reads (sources), the table it writes (the sink), and the job that moves the data —
 // with each table's connector configuration rendered from the TableTemplates that match it, and
-// the pipeline SQL a Flink job runs (reference §4):
+// the pipeline SQL a Flink job runs (compatibility.md §4):
 //
 //   CREATE DATABASE IF NOT EXISTS `ADS` WITH ();
 //   CREATE TABLE IF NOT EXISTS `ADS`.`PAGE_VIEWS` (`PAGE_URN` VARCHAR, ...) WITH ('connector'=...);
@@ -34,7 +34,7 @@ std::string_view MethodName(Method m);  // "Scan", "Modify"
 
 // Whether a template's `databases` or `methods` list admits `value`: absent and empty lists
 // admit everything (the documented behaviour; Hoptimator's code matched nothing for an empty
-// list, reference preface item 4).
+// list, compatibility.md departure 4).
 bool TemplateListMatches(const std::optional<resource::StringList>& list, std::string_view value);
 
 // A table as a pipeline uses it.
@@ -74,7 +74,7 @@ struct Pipeline {
   // The pipeline SQL (Flink), each statement ending in ';' on its own line.
   std::string sql;
   // False when a source or the sink has no connector: the SQL cannot run as it is, and SQL job
-  // templates are skipped (reference §4.2).
+  // templates are skipped (compatibility.md §4.2).
   bool complete = true;
 };
 
@@ -116,7 +116,7 @@ class Planner {
   PlanContext context_;
 };
 
-// The pipeline SQL of a planned pipeline (reference §4.1), one statement per line.
+// The pipeline SQL of a planned pipeline (compatibility.md §4.1), one statement per line.
 Result<std::string> PipelineSql(const Pipeline& pipeline);
 
 // The column list of a CREATE TABLE in pipeline SQL: `NAME` TYPE with precision dropped,

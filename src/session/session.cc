@@ -112,8 +112,8 @@ std::pair<std::string, std::string_view> SplitCommand(std::string_view text) {
   return {AsciiToLower(text.substr(0, end)), TrimWhitespace(text.substr(end))};
 }
 
-// Names typed to commands are taken as written (reference §1.1); an unquoted name that does not
-// resolve is taken in upper case, as SQL would fold it, and its errors are those of that form.
+// Names typed to commands are taken as written (compatibility.md §1.1); an unquoted name that does
+// not resolve is taken in upper case, as SQL would fold it, and its errors are those of that form.
 void UnquotedFallback(const catalog::Catalog& cat, std::string_view arg,
                       std::vector<std::string>& path) {
   if (arg.find('"') != std::string_view::npos || cat.Resolve(path).ok()) return;

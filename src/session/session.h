@@ -30,7 +30,7 @@ namespace hop::session {
 
 class ControlPlane;
 
-// How CREATE treats objects that exist (reference §1.4).
+// How CREATE treats objects that exist (compatibility.md §1.4).
 enum class Mode { kCreate, kApply };
 
 struct Properties {
@@ -103,7 +103,7 @@ class Session {
   ControlPlane* StartedControlPlane();
 };
 
-// Splits a table name typed to a command (reference §1.1): without '"' on '.' verbatim;
+// Splits a table name typed to a command (compatibility.md §1.1): without '"' on '.' verbatim;
 // otherwise as quoted SQL identifiers (`"KAFKA"."my.event"`). Errors:
 // `Not a well-formed quoted table identifier: <input>`.
 Result<std::vector<std::string>> SplitTableName(std::string_view text);

@@ -143,7 +143,7 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
     const Result<std::optional<std::string>>& resolved = resolver.Get(p.key);
     std::string_view value;
     if (!resolved.ok()) {
-      // A default stands in for a failing supplier, as for a missing value (reference §3).
+      // A default stands in for a failing supplier, as for a missing value (compatibility.md §3).
       if (p.op != Operator::kDefault) return resolved.status();
       value = p.operand;
     } else if (!resolved->has_value()) {
@@ -186,8 +186,7 @@ Result<std::optional<std::string>> Render(std::string_view text, const Environme
 }
 
 Result<std::optional<std::string>> RenderPartial(std::string_view text, const Environment& env,
-                                                 std::vector<Deferred>* deferred,
-                                                 SkipReason* why) {
+                                                 std::vector<Deferred>* deferred, SkipReason* why) {
   std::vector<Deferred> local;
   return RenderImpl(text, env, deferred != nullptr ? deferred : &local, why);
 }
