@@ -58,6 +58,9 @@ class SqliteStoreTest : public ::testing::Test {
   void SetUp() override {
     SqliteStoreOptions opts;
     opts.durable = false;
+    // No watch here may rely on polling: writes in this process wake watches at once, and a
+    // watch that only polled would wait an hour and fail the tests below.
+    opts.poll_interval = std::chrono::hours(1);
     auto s = SqliteStore::Open(dir_.path(), opts);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(s).value();
