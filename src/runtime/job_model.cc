@@ -290,6 +290,14 @@ void MarkEnded(Json& status, const AttemptEnd& end, int64_t backoff_limit, Syste
   }
 }
 
+void MarkNotStarted(Json& status, const AttemptEnd& end, int64_t backoff_limit, SystemTime now) {
+  if (StringOr(&status, "startTime").empty()) status["startTime"] = Timestamp(now);
+  Json& hop = status[kHop];
+  if (!hop.is_object()) hop = Json::object();
+  hop["attempts"] = end.attempt;
+  MarkEnded(status, end, backoff_limit, now);
+}
+
 void MarkFailed(Json& status, std::string_view reason, std::string_view message, SystemTime now) {
   if (Member(Member(&status, kHop), "pid") != nullptr) {
     status["failed"] = IntOr(&status, "failed", 0) + 1;

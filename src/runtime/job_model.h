@@ -98,6 +98,10 @@ struct AttemptEnd {
 // Records in `status` that the running attempt ended: success completes the Job; a failure
 // counts in status.failed and fails the Job once failed > backoff_limit.
 void MarkEnded(Json& status, const AttemptEnd& end, int64_t backoff_limit, SystemTime now);
+// Records in `status` that attempt `end.attempt` could not be started at all (the system refused
+// to start its process: an argument list too long, no memory, ...): it counts as a failed
+// attempt, as an ended one does (MarkEnded), and startTime is set if it was not.
+void MarkNotStarted(Json& status, const AttemptEnd& end, int64_t backoff_limit, SystemTime now);
 // Fails the Job with `reason` (a running attempt, already killed, counts as failed).
 void MarkFailed(Json& status, std::string_view reason, std::string_view message, SystemTime now);
 
