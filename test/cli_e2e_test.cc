@@ -317,7 +317,7 @@ std::string Status(const StateDir& state, const std::string& kind, const std::st
 }
 
 // `hop serve` reconciles a state directory that other hop processes write to; an interactive
-// or -e hop beside it does not reconcile; SIGTERM stops it cleanly.
+// or -e hop beside it does not reconcile, yet can wait for it; SIGTERM stops it cleanly.
 TEST(CliTest, ServeReconcilesWhatOtherProcessesWrite) {
   StateDir state;
   ASSERT_EQ(
@@ -332,12 +332,12 @@ CREATE TRIGGER report ON ads.visits AS 'echo-report';
 FIRE VIEW ads.visits;
 )");
   ASSERT_EQ(fire.status, 0) << fire.out;
-  EXPECT_NE(Hop(state.Flag() + " -e '!wait 1'").out.find("reconciles this state directory"),
-            std::string::npos);
+  HopRun wait = Hop(state.Flag() + " wait --timeout 60");
+  EXPECT_EQ(wait.status, 0) << wait.out;
   const std::string watermark = Status(state, "view", "ads-visits", "watermark");
   ASSERT_FALSE(watermark.empty());
-  EXPECT_TRUE(Eventually(
-      [&] { return Status(state, "tabletrigger", "report", "watermark") == watermark; }, 60));
+  EXPECT_EQ(Status(state, "tabletrigger", "report", "watermark"), watermark);
+  EXPECT_TRUE(serve.Leads());  // the -f and the wait above did not take over
   EXPECT_EQ(serve.Stop(SIGTERM), 0);
 }
 
@@ -417,6 +417,211 @@ TEST(CliTest, NoFireIsLostOrRunTwiceWhenServeIsKilled) {
     }
     EXPECT_EQ(expected_from, last) << trigger;
   }
+}
+
+// The names of a trigger's runs' Jobs, oldest first.
+std::vector<std::string> RunJobs(const StateDir& state, const std::string& trigger) {
+  auto doc = nlohmann::json::parse(
+      Hop(state.Flag() + " get tabletrigger " + trigger + " -o json").out, nullptr, false);
+  std::vector<std::string> out;
+  if (doc.is_discarded() || !doc.contains("status") || !doc["status"].contains("jobs")) return out;
+  for (const auto& run : doc["status"]["jobs"]) out.push_back(run.value("name", ""));
+  return out;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Issue #10 point 3: a Job whose command the system refuses to start (a 200 KB argument:
+// "Argument list too long") is a failed attempt: recorded with the reason in the Job, its log
+// and the trigger's run, subject to backoffLimit 0, and the trigger takes the next fire.
+TEST(CliTest, AJobThatCannotStartFailsItsRun) {
+  StateDir state;
+  const std::string yaml = state.path() + "/too-long.yaml";
+  std::ofstream(yaml) << "apiVersion: hoptimator.linkedin.com/v1alpha1\n"
+                         "kind: JobTemplate\nmetadata: {name: too-long}\nspec:\n  yaml: |\n"
+                         "    apiVersion: batch/v1\n    kind: Job\n    metadata: {name: big}\n"
+                         "    spec:\n      backoffLimit: 0\n      template:\n        spec:\n"
+                         "          restartPolicy: Never\n          containers:\n"
+                         "          - name: big\n            image: busybox\n"
+                         "            command: [echo, " +
+                             std::string(200 * 1024, 'x') + "]\n";
+  ASSERT_EQ(Hop(state.Flag() + " apply -f " + yaml).status, 0);
+  HopRun run = Hop(state.Flag() + " -f -",
+                   "CREATE TRIGGER big ON ads.page_views AS 'too-long';\nFIRE TRIGGER big;\n"
+                   "!wait 60\n");
+  ASSERT_EQ(run.status, 0) << run.out.substr(0, 2000);
+  auto runs = Runs(state, "big");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].substr(0, 7), "Failed ");
+  const std::string message = Status(state, "tabletrigger", "big", "message");
+  EXPECT_NE(message.find("BackoffLimitExceeded: Job has reached the specified backoff limit (0): "
+                         "attempt 1 could not start: cannot start /bin/sh: Argument list too long"),
+            std::string::npos)
+      << message;
+  HopRun get = Hop(state.Flag() + " get tabletriggers");
+  EXPECT_NE(get.out.find("LAST RUN"), std::string::npos) << get.out;
+  EXPECT_NE(get.out.find("   Failed "), std::string::npos) << get.out;
+  HopRun logs = Hop(state.Flag() + " logs tabletrigger/big");
+  EXPECT_EQ(Count(logs.out,
+                  "attempt 1 could not start: cannot start /bin/sh: Argument list too "
+                  "long"),
+            1u)
+      << logs.out.substr(0, 3000);
+  EXPECT_LT(logs.out.size(), 10000u);  // the 200 KB command is not copied into the log
+
+  HopRun again = Hop(state.Flag() + " -f -", "FIRE TRIGGER big;\n!wait 60\n");
+  EXPECT_EQ(again.status, 0) << again.out.substr(0, 2000);
+  EXPECT_EQ(Runs(state, "big").size(), 2u);
+}
+
+// Issue #11 point 1: a run that failed (exit 3, backoffLimit 1) leaves its trigger free: FIRE
+// TRIGGER runs again from the old watermark, so the failed window is covered; FIRE TRIGGER ...
+// RETRY runs exactly the failed window again, in a Job of its own; `hop get` shows the outcome.
+TEST(CliTest, AFailedRunNeverWedgesItsTriggerAndCanBeRetried) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  const std::string gate = state.path() + "/gate";
+  HopRun first = Hop(state.Flag() + " -f -",
+                     "CREATE TRIGGER gated ON ads.page_views AS 'gated-report' WITH "
+                     "('job.properties.gate' '" +
+                         gate + "');\nFIRE TRIGGER gated;\n!wait 60\n");
+  ASSERT_EQ(first.status, 0) << first.out;
+  auto runs = Runs(state, "gated");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].substr(0, 7), "Failed ");
+  EXPECT_NE(Hop(state.Flag() + " get tabletriggers").out.find("   Failed "), std::string::npos);
+
+  HopRun second = Hop(state.Flag() + " -f -", "FIRE TRIGGER gated;\n!wait 60\n");
+  ASSERT_EQ(second.status, 0) << second.out;
+  runs = Runs(state, "gated");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].substr(0, 7), "Failed ");
+  const std::string failed_to = runs[1].substr(7);
+  HopRun logs = Hop(state.Flag() + " logs tabletrigger/gated");
+  EXPECT_NE(logs.out.find("gated covers 1970-01-01T00:00:00.000Z to " + failed_to),
+            std::string::npos)
+      << logs.out;
+
+  // The gate opens; RETRY runs (1970..., failed_to] again, and succeeds.
+  std::ofstream(gate) << "open\n";
+  HopRun retry = Hop(state.Flag() + " -f -", "FIRE TRIGGER gated RETRY;\n!wait 60\n");
+  ASSERT_EQ(retry.status, 0) << retry.out;
+  EXPECT_NE(retry.out.find("FIRE TRIGGER GATED: tabletrigger/gated retry requested"),
+            std::string::npos)
+      << retry.out;
+  runs = Runs(state, "gated");
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[2], "Succeeded " + failed_to);
+  const auto jobs = RunJobs(state, "gated");
+  EXPECT_EQ(jobs[2], jobs[1] + "-r1");
+  EXPECT_EQ(Status(state, "tabletrigger", "gated", "watermark"), failed_to);
+  EXPECT_NE(Hop(state.Flag() + " get tabletriggers").out.find("   Succeeded "), std::string::npos);
+  // Nothing failed is left to retry.
+  HopRun nothing = Hop(state.Flag() + " -e 'FIRE TRIGGER gated RETRY'");
+  EXPECT_EQ(nothing.status, 1);
+  EXPECT_NE(
+      nothing.out.find("has no failed run to retry: its last run, " + jobs[2] + ", succeeded"),
+      std::string::npos)
+      << nothing.out;
+}
+
+// Issue #10 point 4: with `hop serve` reconciling, a burst of FIRE MATERIALIZED VIEW gives every
+// firePolicy Each trigger on the view one run per fire, each window following the last; a
+// Coalesce trigger catches up with fewer runs.
+TEST(CliTest, EveryFireOfAnEachTriggerIsARun) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  std::string setup =
+      "CREATE MATERIALIZED VIEW ads.audience AS SELECT first_name FROM profile.members;\n"
+      "CREATE TRIGGER coalesced ON ads.audience AS 'echo-report';\n";
+  for (int i = 0; i < 3; ++i) {
+    setup += "CREATE TRIGGER each" + std::to_string(i) +
+             " ON ads.audience AS 'echo-report' WITH (firePolicy 'Each');\n";
+  }
+  ASSERT_EQ(Hop(state.Flag() + " -f -", setup).status, 0);
+  Serve serve(state);
+  ASSERT_TRUE(Eventually([&] { return serve.Leads(); }, 20));
+  std::string fires;
+  for (int i = 0; i < 10; ++i) fires += "FIRE MATERIALIZED VIEW ads.audience;\n";
+  HopRun fired = Hop(state.Flag() + " -f -", fires);
+  ASSERT_EQ(fired.status, 0) << fired.out;
+  HopRun wait = Hop(state.Flag() + " wait --timeout 120");
+  ASSERT_EQ(wait.status, 0) << wait.out;
+  const std::string last = Status(state, "view", "ads-audience", "watermark");
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "each" + std::to_string(i);
+    auto runs = Runs(state, name);
+    ASSERT_EQ(runs.size(), 10u) << name;
+    for (const std::string& run : runs) EXPECT_EQ(run.substr(0, 10), "Succeeded ") << name;
+    EXPECT_EQ(runs.back(), "Succeeded " + last);
+    HopRun logs = Hop(state.Flag() + " logs tabletrigger/" + name);
+    EXPECT_EQ(Count(logs.out, name + " covers "), 10u) << logs.out;
+  }
+  auto coalesced = Runs(state, "coalesced");
+  ASSERT_FALSE(coalesced.empty());
+  EXPECT_LE(coalesced.size(), 10u);
+  EXPECT_EQ(coalesced.back(), "Succeeded " + last);
+  EXPECT_EQ(serve.Stop(SIGTERM), 0);
+}
+
+// Issue #11 point 2: `!wait` and `hop wait` return once the state directory is idle, whichever
+// process holds the lease: not while a failed attempt waits for its retry, and under `hop
+// serve` as well as in-process; a timeout fails with a message and exit status 1.
+TEST(CliTest, WaitReturnsWhenTheStateDirectoryIsIdle) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  // In-process: the first attempt fails and the retry comes a second later.
+  HopRun here = Hop(state.Flag() + " -f -",
+                    "CREATE TRIGGER flaky ON ads.page_views AS 'flaky-report';\n"
+                    "FIRE TRIGGER flaky;\n!wait 60\n");
+  ASSERT_EQ(here.status, 0) << here.out;
+  auto runs = Runs(state, "flaky");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].substr(0, 10), "Succeeded ");
+  EXPECT_EQ(Count(Hop(state.Flag() + " logs tabletrigger/flaky").out, "--- hop: Job "), 2u);
+
+  // With `hop serve` holding the lease.
+  Serve serve(state);
+  ASSERT_TRUE(Eventually([&] { return serve.Leads(); }, 20));
+  HopRun there = Hop(state.Flag() + " -f -", "FIRE TRIGGER flaky;\n!wait 60\n");
+  ASSERT_EQ(there.status, 0) << there.out;
+  runs = Runs(state, "flaky");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].substr(0, 10), "Succeeded ");
+
+  HopRun slow = Hop(state.Flag() + " -f -",
+                    "CREATE TRIGGER slow ON ads.page_views AS 'slow-report' WITH "
+                    "('job.properties.seconds' '3');\nFIRE TRIGGER slow;\n");
+  ASSERT_EQ(slow.status, 0) << slow.out;
+  HopRun early = Hop(state.Flag() + " wait --timeout 0.5");
+  EXPECT_EQ(early.status, 1) << early.out;
+  EXPECT_NE(early.out.find("hop wait: Unavailable: still busy after 0.5 s: TableTrigger "
+                           "default/slow: "),
+            std::string::npos)
+      << early.out;
+  EXPECT_NE(early.out.find("reconciles the state directory"), std::string::npos) << early.out;
+  HopRun command = Hop(state.Flag() + " -e '!wait 0.2'");
+  EXPECT_EQ(command.status, 1) << command.out;
+  EXPECT_NE(command.out.find("!wait: still busy after 0.2 s"), std::string::npos) << command.out;
+  HopRun done = Hop(state.Flag() + " wait --timeout 60");
+  EXPECT_EQ(done.status, 0) << done.out;
+  runs = Runs(state, "slow");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].substr(0, 10), "Succeeded ");
+  EXPECT_TRUE(serve.Leads());
+  EXPECT_EQ(Hop(state.Flag() + " wait --timeout 0").status, 0);  // idle: one look is enough
+  EXPECT_EQ(Hop(state.Flag() + " wait --timeout -3").status, 2);
+  EXPECT_EQ(serve.Stop(SIGTERM), 0);
 }
 
 TEST(CliTest, ExecuteRunsStatementsAndCommandsInOrder) {

@@ -13,6 +13,7 @@
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "cli/shell.h"
+#include "cli/wait_command.h"
 #include "common/log.h"
 #include "session/control_plane.h"
 #include "sql/dialect.h"
@@ -130,6 +131,13 @@ int main(int argc, char** argv) {
   serve->add_option("--max-jobs", serve_opts.max_running_jobs, "Job processes at once")
       ->capture_default_str();
 
+  // hop wait
+  auto* wait = app.add_subcommand(
+      "wait", "Wait until the state directory has no fire, run or Job left to do");
+  hop::cli::WaitCommandOptions wait_opts;
+  wait->add_option("--timeout", wait_opts.timeout_seconds, "seconds to wait at most (0 to 86400)")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -225,6 +233,9 @@ int main(int argc, char** argv) {
     }
     return control_plane.get();
   };
+  if (wait->parsed()) {
+    return hop::cli::RunWait(wait_opts, *store, run_opts.start_control_plane, std::cout, std::cerr);
+  }
   if (!run_opts.execute.empty() || !run_opts.file.empty()) {
     return hop::cli::RunSql(run_opts, *store, std::cout, std::cerr);
   }

@@ -269,17 +269,21 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
     if (!trigger) return TriggerNotFound(fire.name);
     const std::string timestamp = TableTriggerKind::kTimestamp.Get(*trigger).value_or("");
     const std::string watermark = TableTriggerKind::kWatermark.Get(*trigger).value_or("");
-    // A trigger that runs every fire on its own queues this one; otherwise a fire during a run
-    // is refused, as in Hoptimator (the View reconciler and FIRE TABLE coalesce instead).
-    if (!timestamp.empty() && !TriggerFires::Each(*trigger)) {
-      auto ts = ParseRfc3339(timestamp);
-      auto wm = ParseRfc3339(watermark);
-      if (!wm || (ts && *ts > *wm)) {
-        return Status::Conflict(fmt::format(
-            "Trigger {} has an in-flight execution (timestamp={}, watermark={}). Wait for it "
-            "to complete; PAUSE TRIGGER holds further fires.",
-            fire.name.back().name, timestamp, watermark.empty() ? "null" : watermark));
-      }
+    const bool each = TriggerFires::Each(*trigger);
+    Json status = trigger->status() ? *trigger->status() : Json::object();
+    TriggerFires fires(status, each);
+    if (fire.retry) {
+      // The failed window again, not a new fire: the status says so, the operator runs it.
+      HOP_RETURN_IF_ERROR(fires.RequestRetry(fire.name.back().name));
+    } else if (!each && (fires.Running() || fires.Waiting() || fires.Retry())) {
+      // A trigger that runs every fire on its own queues this one; otherwise a fire while a
+      // run goes, or while a fire waits for its run, is refused, as in Hoptimator (the View
+      // reconciler and FIRE TABLE coalesce instead). A run that failed is over: a new fire
+      // is taken, and its window, from the same watermark, covers the failed one.
+      return Status::Conflict(fmt::format(
+          "Trigger {} has an in-flight execution (timestamp={}, watermark={}). Wait for it "
+          "to complete; PAUSE TRIGGER holds further fires.",
+          fire.name.back().name, timestamp, watermark.empty() ? "null" : watermark));
     }
     for (const sql::Option& o : fire.options.items) HOP_RETURN_IF_ERROR(CheckTriggerOption(o.key));
     // The options are job properties from now on; the fire's window starts at the watermark.
@@ -293,16 +297,19 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
       // Written only if nobody changed the trigger since it was read.
       changes.push_back({Write::Update(*trigger), trigger->resource_version(), "", true});
     }
-    RecordFire(*trigger, {timestamp, watermark});
+    trigger->set_status(std::move(status));
+    if (!fire.retry) RecordFire(*trigger, {timestamp, watermark});
     // With a spec update in the batch, that update's version check covers the status too.
     Resource stamped = fire.options.empty() ? std::move(*trigger) : Unversioned(*trigger);
-    changes.push_back({Write::UpdateStatus(std::move(stamped)), "", "fired"});
+    changes.push_back(
+        {Write::UpdateStatus(std::move(stamped)), "", fire.retry ? "retry requested" : "fired"});
     return Status::OK();
   }
 
-  if (!fire.options.empty()) {
-    return Status::InvalidArgument(
-        fmt::format("FIRE {} takes no WITH options", sql::ObjectKindText(fire.object)));
+  if (!fire.options.empty() || fire.retry) {
+    return Status::InvalidArgument(fmt::format("FIRE {} takes no {}",
+                                               sql::ObjectKindText(fire.object),
+                                               fire.retry ? "RETRY" : "WITH options"));
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* catalog, NamespaceCatalog());
   const catalog::Catalog& cat = *catalog;
@@ -324,11 +331,15 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
     }
     return Status::OK();
   }
-  // A view is complete up to now: the triggers on it fire (the operator's View reconciler).
+  // A view is complete up to now: the triggers on it fire (the operator's View reconciler). The
+  // new watermark is also queued in the view's status, so that a trigger that runs every fire
+  // on its own gets this one even if the view advances again before the operator looks.
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> view,
                        Existing(store_, {ViewKind::Info().group_kind(), ns, element->resource}));
   if (!view) return Status::NotFound(fmt::format("Element {} not found.", fire.name.back().name));
-  ViewKind::kWatermark.Set(*view, StampAfter({ViewKind::kWatermark.Get(*view).value_or("")}));
+  const std::string at = StampAfter({ViewKind::kWatermark.Get(*view).value_or("")});
+  HOP_RETURN_IF_ERROR(
+      ViewFires(view->mutable_status()).Advance(*ParseRfc3339(at), Dotted(element->path)));
   changes.push_back({Write::UpdateStatus(std::move(*view)), "", "fired"});
   return Status::OK();
 }

@@ -40,25 +40,38 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
                                                        const ReconcileContext& context) {
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> view, Find(store_, request.ref));
   if (!view) return ReconcileResult::Done();
-  const std::string watermark = resource::ViewKind::kWatermark.Get(*view).value_or("");
-  auto at = ParseRfc3339(watermark);
-  if (!at) return ReconcileResult::Done();
+  // The watermarks to give the triggers: those queued by whoever advanced the view (one each,
+  // however many came since the last reconcile), and the latest.
+  Json view_status = view->status() ? *view->status() : Json::object();
+  deploy::ViewFires view_fires(view_status);
+  const std::vector<SystemTime> fires = view_fires.Undelivered();
+  if (fires.empty()) return ReconcileResult::Done();
+  const std::string watermark = deploy::TriggerFires::Stamp(fires.back());
   HOP_ASSIGN_OR_RETURN(
       resource::LabelSelector selector,
       resource::LabelSelector::Parse("view=" + resource::DependencyLabelValue(view->name())));
   HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
                        store_.List({resource::TableTriggerKind::Info().group_kind(),
                                     view->namespace_name(), selector}));
-  // Every trigger's fire in one batch, and, for a trigger with no run going, the run that fire
-  // starts (what the TableTrigger reconciler would decide next: PlanTrigger is the same pure
-  // function), so that a view with many triggers starts them all in one commit. The batch fails
-  // if one of them changed since it was listed, and the reconcile then runs again.
+  // Every trigger's fires in one batch, and, for a trigger with no run going, the run its first
+  // fire starts (what the TableTrigger reconciler would decide next: PlanTrigger is the same
+  // pure function), so that a view with many triggers starts them all in one commit. The view's
+  // queue empties in the same batch, which fails if the view or one of the triggers changed
+  // since they were read (the reconcile then runs again): every queued watermark is recorded on
+  // every trigger exactly once, or stays queued.
   std::vector<store::Write> writes;
+  if (view_fires.HasPending()) {
+    view_fires.Delivered();
+    Resource delivered = *view;
+    delivered.set_status(std::move(view_status));
+    writes.push_back(store::Write::UpdateStatus(std::move(delivered)));
+  }
   const SystemTime now = context.clock->Now();
   for (Resource& trigger : triggers.items) {
     Json status = trigger.status() ? *trigger.status() : Json::object();
     const Json before = status;
-    deploy::TriggerFires(status, deploy::TriggerFires::Each(trigger)).Record(*at);
+    deploy::TriggerFires recorded(status, deploy::TriggerFires::Each(trigger));
+    for (SystemTime at : fires) recorded.Record(at);
     if (status == before) continue;
     log::Info("[{}] View {}/{} advanced to {}: firing trigger {}", context.id,
               view->namespace_name(), view->name(), watermark, trigger.name());

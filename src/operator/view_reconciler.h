@@ -3,8 +3,9 @@
 //
 // View: whoever materializes a view moves its `status.watermark`; every TableTrigger labelled
 // `view=<view>` in the view's namespace then records a fire at that watermark (compatibility.md
-// §13). Idempotent: a trigger that has the fire already is left
-// alone.
+// §13), and at every watermark queued in `status.pendingFires` since the last reconcile
+// (deploy::ViewFires), emptying the queue in the same commit, so that a firePolicy Each trigger
+// runs once per advance. Idempotent: a trigger that has the fire already is left alone.
 //
 // Pipeline: its status says how its elements are: ready when all are, failed when any has
 // failed (the message names it), else deployed and looked at again in a minute.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "deploy/trigger_fires.h"
 #include "operator/subscription_reconciler.h"
 #include "resource/kinds.h"
 #include "resource/yaml.h"
@@ -123,6 +124,51 @@ TEST_F(ReconcilerStoreTest, AViewsWatermarkFiresTheTriggersLabelledWithIt) {
   ASSERT_TRUE(reconciler.Reconcile(request, Context()).ok());
   auto again = store_->Get({resource::TableTriggerKind::Info().group_kind(), "default", "t2"});
   EXPECT_EQ(again->resource_version(), version);
+}
+
+// A view advanced several times before its reconciler looks (FIRE VIEW in a burst) gives a
+// firePolicy Each trigger one run per advance, a Coalesce trigger the latest; the view's queue
+// empties in the same commit, and looking again records nothing twice.
+TEST_F(ReconcilerStoreTest, EveryAdvanceOfAViewIsAFireOfItsEachTriggers) {
+  Create(Trigger("coalesced", "ads-v"));
+  Create(Trigger("each", "ads-v", "Each"));
+  Resource view = Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: View\nmetadata: {name: ads-v}\n"
+      "spec: {view: V, schema: ADS, sql: SELECT 1}\n");
+  for (const char* at :
+       {"2026-03-01T02:00:00.000Z", "2026-03-01T02:00:00.001Z", "2026-03-01T02:00:00.002Z"}) {
+    ASSERT_TRUE(deploy::ViewFires(view.mutable_status()).Advance(*ParseRfc3339(at), "V").ok());
+    auto written = store_->UpdateStatus(view);
+    ASSERT_TRUE(written.ok()) << written.status().ToString();
+    view = *written;
+  }
+  ViewReconciler reconciler(*store_);
+  const Request request{store::RefOf(view)};
+  ASSERT_TRUE(reconciler.Reconcile(request, Context()).ok());
+  auto get = [&](const char* name) {
+    return *store_->Get({resource::TableTriggerKind::Info().group_kind(), "default", name});
+  };
+  Resource each = get("each");
+  EXPECT_EQ(
+      each.status()->at("pending"),
+      Json({"2026-03-01T02:00:00.000Z", "2026-03-01T02:00:00.001Z", "2026-03-01T02:00:00.002Z"}));
+  EXPECT_EQ(get("coalesced").status()->at("timestamp"), "2026-03-01T02:00:00.002Z");
+  EXPECT_FALSE(store_->Get(request.ref)->status()->contains("pendingFires"));
+  ASSERT_TRUE(reconciler.Reconcile(request, Context()).ok());
+  EXPECT_EQ(get("each").resource_version(), each.resource_version());
+
+  // A view that cannot take more says so.
+  Json full = Json::object();
+  deploy::ViewFires queue(full);
+  for (size_t i = 0; i < deploy::ViewFires::kMaxPending; ++i) {
+    ASSERT_TRUE(
+        queue.Advance(*ParseRfc3339("2026-03-01T02:00:00Z") + std::chrono::milliseconds(i), "ADS.V")
+            .ok());
+  }
+  Status refused = queue.Advance(*ParseRfc3339("2026-03-01T03:00:00Z"), "ADS.V");
+  EXPECT_EQ(refused.code(), StatusCode::kUnavailable);
+  EXPECT_NE(refused.message().find("View ADS.V has 1000 fires"), std::string::npos)
+      << refused.message();
 }
 
 // A provisioner that says whether it was asked to create.

@@ -2,15 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/log.h"
+#include "deploy/trigger_fires.h"
 #include "operator/controller.h"
 #include "operator/lease.h"
 #include "operator/subscription_reconciler.h"
 #include "operator/trigger_reconciler.h"
 #include "operator/view_reconciler.h"
 #include "resource/kinds.h"
+#include "resource/names.h"
+#include "runtime/job_model.h"
 #include "runtime/job_runner.h"
 
 namespace hop::session {
@@ -37,6 +42,7 @@ class JobReconciler : public op::Reconciler {
 
 struct ControlPlane::Impl {
   std::unique_ptr<op::Lease> lease;
+  std::string state_dir;
   std::string leader;
   std::unique_ptr<runtime::JobRunner> runner;
   std::unique_ptr<op::TriggerReconciler> triggers;
@@ -57,6 +63,7 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   std::unique_ptr<ControlPlane> cp(new ControlPlane());
   Impl& impl = *cp->impl_;
   impl.store = &store;
+  impl.state_dir = options.state_dir;
   HOP_ASSIGN_OR_RETURN(impl.lease, op::Lease::TryAcquire(options.state_dir));
   if (!impl.lease) {
     impl.leader = op::Lease::Holder(options.state_dir).value_or("another process");
@@ -109,9 +116,15 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
 }
 
 bool ControlPlane::leading() const { return impl_->lease != nullptr; }
+const std::string& ControlPlane::state_dir() const { return impl_->state_dir; }
 
 std::string ControlPlane::leader() const {
   return impl_->lease ? impl_->lease->holder() : impl_->leader;
+}
+
+bool ControlPlane::LocalIdle() const {
+  if (!impl_->manager) return true;
+  return impl_->manager->Idle() && impl_->runner->Running() == 0;
 }
 
 bool ControlPlane::WaitIdle(std::chrono::milliseconds timeout) {
@@ -165,6 +178,112 @@ store::SqliteStoreOptions ControlPlane::StoreOptions() {
   store::SqliteStoreOptions options;
   options.poll_interval = std::chrono::milliseconds(100);
   return options;
+}
+
+Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
+  std::vector<std::string> busy;
+  HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
+                       store.List({resource::TableTriggerKind::Info().group_kind(), "", {}}));
+  // The latest fire of each trigger, by namespace and the view label it carries.
+  std::map<std::pair<std::string, std::string>, std::vector<const resource::Resource*>> on_view;
+  for (const resource::Resource& trigger : triggers.items) {
+    const std::string key = trigger.namespace_name() + "/" + trigger.name();
+    if (auto work = op::PendingWork(trigger, now))
+      busy.push_back("TableTrigger " + key + ": " + *work);
+    auto label = trigger.labels().find("view");
+    if (label != trigger.labels().end()) {
+      on_view[{trigger.namespace_name(), label->second}].push_back(&trigger);
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(store::ListResult views,
+                       store.List({resource::ViewKind::Info().group_kind(), "", {}}));
+  for (const resource::Resource& view : views.items) {
+    const std::string key = view.namespace_name() + "/" + view.name();
+    Json status = view.status() && view.status()->is_object() ? *view.status() : Json::object();
+    deploy::ViewFires fires(status);
+    if (fires.HasPending()) {
+      busy.push_back("View " + key + ": watermarks wait to be given to its triggers");
+      continue;
+    }
+    const std::vector<SystemTime> watermark = fires.Undelivered();
+    if (watermark.empty()) continue;
+    auto listening =
+        on_view.find({view.namespace_name(), resource::DependencyLabelValue(view.name())});
+    if (listening == on_view.end()) continue;
+    for (const resource::Resource* trigger : listening->second) {
+      auto latest = ParseRfc3339(resource::TableTriggerKind::kTimestamp.Get(*trigger).value_or(""));
+      if (!latest || *latest < watermark.back()) {
+        busy.push_back(fmt::format("View {}: its watermark {} has not reached trigger {} yet", key,
+                                   deploy::TriggerFires::Stamp(watermark.back()), trigger->name()));
+      }
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(store::ListResult jobs, store.List({kJob, "", {}}));
+  for (const resource::Resource& job : jobs.items) {
+    if (runtime::JobFinished(job)) continue;
+    const Json* spec = job.spec();
+    if (spec != nullptr && spec->is_object() && spec->value("suspend", false) == true) continue;
+    const std::string key = job.namespace_name() + "/" + job.name();
+    if (job.deletion_timestamp()) {
+      busy.push_back("Job " + key + " is being deleted");
+    } else if (auto attempt = runtime::RecordedAttempt(job)) {
+      busy.push_back(fmt::format("Job {}: attempt {} is running", key, attempt->attempt));
+    } else if (const int64_t failed = runtime::FailedOf(job); failed > 0) {
+      busy.push_back(fmt::format("Job {}: a retry waits, after {} failed attempt{}", key, failed,
+                                 failed == 1 ? "" : "s"));
+    } else {
+      busy.push_back("Job " + key + " has not started");
+    }
+  }
+  return busy;
+}
+
+Status WaitUntilIdle(store::Store& store, const WaitOptions& options) {
+  using std::chrono::milliseconds;
+  using std::chrono::steady_clock;
+  constexpr milliseconds kPoll{20};
+  const auto deadline = steady_clock::now() + options.timeout;
+  std::optional<int64_t> looked_at;  // the revision `busy` was read at
+  std::vector<std::string> busy;
+  // A look lists every trigger, view and Job: on a busy directory with many of them, looks are
+  // spaced so that waiting takes at most a fifth of a core from the work it waits for.
+  auto next_look = steady_clock::now();
+  for (;;) {
+    HOP_ASSIGN_OR_RETURN(const int64_t revision, store.Revision());
+    if (revision != looked_at && steady_clock::now() >= next_look) {
+      const auto started = steady_clock::now();
+      HOP_ASSIGN_OR_RETURN(busy, BusyWork(store, options.clock->Now()));
+      // Several lists are one look only if nothing was written in between.
+      HOP_ASSIGN_OR_RETURN(const int64_t after, store.Revision());
+      looked_at = after == revision ? std::optional<int64_t>(revision) : std::nullopt;
+      const auto took = steady_clock::now() - started;
+      next_look =
+          steady_clock::now() + std::min<steady_clock::duration>(4 * took, std::chrono::seconds(1));
+    }
+    const bool local = options.control_plane == nullptr || options.control_plane->LocalIdle();
+    if (looked_at && busy.empty() && local) return Status::OK();
+    if (steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(kPoll);
+  }
+  std::string what;
+  constexpr size_t kShown = 3;
+  for (size_t i = 0; i < busy.size() && i < kShown; ++i) what += (i ? "; " : "") + busy[i];
+  if (busy.size() > kShown) what += fmt::format("; and {} more", busy.size() - kShown);
+  if (busy.empty()) what = "this process's reconciles or Job processes are still busy";
+  std::string dir = options.state_dir;
+  if (dir.empty() && options.control_plane != nullptr) dir = options.control_plane->state_dir();
+  std::string who;
+  if (options.control_plane != nullptr && options.control_plane->leading()) {
+    who = "this process reconciles the state directory";
+  } else if (dir.empty()) {
+    who = "no operator runs in this process";
+  } else if (auto holder = op::Lease::Holder(dir)) {
+    who = *holder + " reconciles the state directory";
+  } else {
+    who = "no process reconciles the state directory: hop serve would";
+  }
+  const double seconds = std::chrono::duration<double>(options.timeout).count();
+  return Status::Unavailable(fmt::format("still busy after {} s: {} ({})", seconds, what, who));
 }
 
 std::string ControlPlane::JobLogPath(const std::string& state_dir,

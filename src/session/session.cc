@@ -128,13 +128,13 @@ constexpr std::string_view kHelp =
     "  !tables [schema]       the tables and views of the catalog\n"
     "  !schemas               the schemas of the catalog and their databases\n"
     "  !describe <table>      the columns of a table or view\n"
-    "  !wait [seconds]        until no reconcile is queued and no Job runs (default 60 s)\n"
+    "  !wait [seconds]        until no fire, run or Job is left to do (default 60 s)\n"
     "  !metrics               the operator's counters and trigger fire-to-start latency\n"
     "  !help                  this list\n"
     "Statements:\n"
     "  CREATE [OR REPLACE] VIEW | MATERIALIZED VIEW | TABLE | TRIGGER | DATABASE ...\n"
     "  DROP VIEW | MATERIALIZED VIEW | TABLE | TRIGGER | DATABASE [IF EXISTS] name\n"
-    "  FIRE TRIGGER name [WITH (...)] | FIRE TABLE | VIEW | MATERIALIZED VIEW name\n"
+    "  FIRE TRIGGER name [RETRY] [WITH (...)] | FIRE TABLE | VIEW | MATERIALIZED VIEW name\n"
     "  PAUSE | RESUME TRIGGER | MATERIALIZED VIEW name;  REFRESH MATERIALIZED VIEW name\n"
     "  each prints what it changed; queries and INSERT are planned (!pipeline), not run\n"
     "Settings (SET name = value, RESET name, SHOW name | ALL):\n"
@@ -164,20 +164,13 @@ Status Session::Wait(std::string_view arg, std::string& out) {
           fmt::format("!wait takes a number of seconds (0 to 86400), not '{}'", arg));
     }
   }
-  if (StartedControlPlane() == nullptr) {
-    return Status::InvalidArgument("!wait: this session does not run the operator");
-  }
-  if (!control_plane_->leading()) {
-    return Status::InvalidArgument(fmt::format(
-        "!wait: {} reconciles this state directory, not this session", control_plane_->leader()));
-  }
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-  if (!control_plane_->WaitIdle(timeout)) {
-    return Status::Unavailable(
-        fmt::format("!wait: still busy after {} seconds", static_cast<int64_t>(seconds)));
-  }
+  // Started here if it can be (this process then reconciles), else another process does, or
+  // nobody: the store says what is left to do either way.
+  WaitOptions options;
+  options.control_plane = StartedControlPlane();
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
   (void)out;
-  return Status::OK();
+  return WaitUntilIdle(store_, options).WithContext("!wait: ");
 }
 
 Result<tmpl::Entries> ParseHints(std::string_view text) {

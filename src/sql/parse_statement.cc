@@ -446,8 +446,9 @@ StatementPtr Parser::ParseFire() {
     return nullptr;
   }
   if (!ParseQualifiedName(&stmt->name)) return nullptr;
-  if (stmt->object == ObjectKind::kTrigger && AcceptKeyword(Keyword::kWITH)) {
-    if (!ParseOptionList(&stmt->options)) return nullptr;
+  if (stmt->object == ObjectKind::kTrigger) {
+    stmt->retry = AcceptKeyword(Keyword::kRETRY);
+    if (AcceptKeyword(Keyword::kWITH) && !ParseOptionList(&stmt->options)) return nullptr;
   }
   return stmt;
 }

@@ -1292,6 +1292,7 @@ void Writer::Statement(const sql::Statement& stmt) {
       Raw(ObjectKindText(s.object));
       Raw(" ");
       Name(s.name);
+      if (s.retry) Raw(" RETRY");
       Options(s.options);
       break;
     }
