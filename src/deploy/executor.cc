@@ -55,7 +55,7 @@ std::string Dotted(const std::vector<std::string>& path) {
 
 Resource NewObject(std::string_view kind, const std::string& name, const std::string& ns) {
   Resource r;
-  r.set_api_version(kHopApiVersion);
+  r.set_api_version(resource::kHopApiVersion);
   r.set_kind(kind);
   r.set_name(name);
   r.set_namespace(ns);
@@ -69,15 +69,6 @@ resource::OwnerReference OwnerByName(const Resource& owner) {
   ref.name = owner.name();
   ref.uid = owner.uid();  // empty for an owner written in the same batch: the store fills it
   return ref;
-}
-
-ObjectRef RefOf(const Resource& r) { return {r.group_kind(), r.namespace_name(), r.name()}; }
-
-Result<std::optional<Resource>> Existing(store::Store& store, const ObjectRef& ref) {
-  auto r = store.Get(ref);
-  if (r.ok()) return std::optional<Resource>(std::move(r).value());
-  if (r.status().code() == StatusCode::kNotFound) return std::optional<Resource>();
-  return r.status();
 }
 
 void SetDependencies(Resource& object, const std::vector<std::string>& sources,
@@ -332,7 +323,7 @@ Status Executor::Put(std::vector<Change>& changes, const Resource& desired, bool
     changes.push_back({Write::Create(desired), ""});
     return Status::OK();
   }
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, RefOf(desired)));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, store_.Find(store::RefOf(desired)));
   if (!existing) {
     changes.push_back({Write::Create(desired), ""});
   } else {
@@ -611,7 +602,7 @@ Status Executor::DropDatabase(const sql::Statement& statement, std::vector<Chang
   }
   const store::ObjectRef ref{DatabaseKind::Info().group_kind(), ns,
                              resource::Canonicalize(drop.name.back().name)};
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, ref));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, store_.Find(ref));
   if (!existing) {
     if (drop.if_exists) return Status::OK();
     return Status::NotFound(fmt::format("Database {} not found.", drop.name.back().name));
@@ -703,7 +694,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       }
       const std::string name = resource::Canonicalize(path);
       HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing,
-                           Existing(store_, {ViewKind::Info().group_kind(), ns, name}));
+                           store_.Find({ViewKind::Info().group_kind(), ns, name}));
       const bool update = or_replace || options_.apply_mode;
       if (existing && !update) {
         if (if_not_exists) return changes;  // nothing to do
@@ -724,7 +715,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         // ownership, the pipeline's elements).
         if (existing && ViewKind::kMaterialized.Get(*existing).value_or(false)) {
           ObjectRef pipeline{PipelineKind::Info().group_kind(), ns, name};
-          HOP_ASSIGN_OR_RETURN(std::optional<Resource> old, Existing(store_, pipeline));
+          HOP_ASSIGN_OR_RETURN(std::optional<Resource> old, store_.Find(pipeline));
           if (old) changes.push_back({Write::Delete(pipeline), ""});
         }
         return changes;
@@ -843,7 +834,7 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
         }
         DatabaseKind::kDialect.Set(r, it->second);
       }
-      HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, RefOf(r)));
+      HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, store_.Find(store::RefOf(r)));
       if (existing && !(db.or_replace || options_.apply_mode)) {
         if (db.if_not_exists) return changes;
         return Status::AlreadyExists(
@@ -985,7 +976,7 @@ Result<Outcome> Executor::Delete(const store::ObjectRef& ref, bool force) {
 }
 
 Status Executor::DeleteChanges(const store::ObjectRef& ref, std::vector<Change>& changes) {
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, ref));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, store_.Find(ref));
   if (!existing) return store_.Get(ref).status();  // its own Not Found
   const bool table = ref.kind == resource::TableKind::Info().group_kind();
   const bool view = ref.kind == ViewKind::Info().group_kind();

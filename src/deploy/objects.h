@@ -28,7 +28,6 @@ struct Executor::Change {
   bool quiet = false;         // a second write of an object already listed
 };
 
-inline constexpr std::string_view kHopApiVersion = "hoptimator.linkedin.com/v1alpha1";
 inline constexpr std::string_view kSourcesAnnotation = "hoptimator.linkedin.com/depends-on-sources";
 inline constexpr std::string_view kSinksAnnotation = "hoptimator.linkedin.com/depends-on-sinks";
 // The label a trigger carries naming the view (or table) it listens to, by canonical path.
@@ -41,11 +40,6 @@ std::string Dotted(const std::vector<std::string>& path);
 resource::Resource NewObject(std::string_view kind, const std::string& name, const std::string& ns);
 // A reference to `owner` by name; its uid when it is stored, else the store fills it in.
 resource::OwnerReference OwnerByName(const resource::Resource& owner);
-
-store::ObjectRef RefOf(const resource::Resource& r);
-// The stored object, or nullopt when there is none.
-Result<std::optional<resource::Resource>> Existing(store::Store& store,
-                                                   const store::ObjectRef& ref);
 
 // The value of a trigger's `view` label for the table or view of canonical name `name`.
 std::string ViewLabelValue(std::string_view name);

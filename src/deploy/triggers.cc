@@ -130,9 +130,9 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   // The job: the template rendered with the trigger's variables, the fire-time ones left in.
   const std::string template_ns = ct.job_namespace.value_or(ns);
   const std::string template_name = resource::Canonicalize(ct.job_template);
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> job_template,
-                       Existing(store_, {resource::JobTemplateKind::Info().group_kind(),
-                                         template_ns, template_name}));
+  HOP_ASSIGN_OR_RETURN(
+      std::optional<Resource> job_template,
+      store_.Find({resource::JobTemplateKind::Info().group_kind(), template_ns, template_name}));
   if (!job_template) {
     return Status::NotFound(
         fmt::format("JobTemplate {} not found in namespace {}.", template_name, template_ns));
@@ -193,7 +193,7 @@ Status Executor::CreateTrigger(const sql::Statement& statement, std::vector<Chan
   if (ct.schedule) TableTriggerKind::kSchedule.Set(trigger, *ct.schedule);
   if (!fire_policy.empty()) TableTriggerKind::kFirePolicy.Set(trigger, fire_policy);
 
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, TriggerRef(ns, name)));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, store_.Find(TriggerRef(ns, name)));
   if (existing && !(ct.or_replace || options_.apply_mode)) {
     if (ct.if_not_exists) return Status::OK();
     return Status::AlreadyExists(fmt::format(
@@ -210,7 +210,7 @@ Status Executor::DropTrigger(const sql::Statement& statement, std::vector<Change
   const auto& drop = statement.As<sql::DropStatement>();
   HOP_ASSIGN_OR_RETURN(const std::string name, TriggerName(drop.name));
   const ObjectRef ref = TriggerRef(options_.namespace_name, name);
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, Existing(store_, ref));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, store_.Find(ref));
   if (!existing) {
     if (drop.if_exists) return Status::OK();
     return TriggerNotFound(drop.name);
@@ -239,7 +239,7 @@ Status Executor::Pause(const sql::Statement& statement, std::vector<Change>& cha
   std::optional<Resource> existing;
   if (p.object == sql::ObjectKind::kTrigger) {
     HOP_ASSIGN_OR_RETURN(const std::string name, TriggerName(p.name));
-    HOP_ASSIGN_OR_RETURN(existing, Existing(store_, TriggerRef(ns, name)));
+    HOP_ASSIGN_OR_RETURN(existing, store_.Find(TriggerRef(ns, name)));
     if (!existing) return TriggerNotFound(p.name);
     TableTriggerKind::kPaused.Set(*existing, pause);
   } else {
@@ -249,7 +249,7 @@ Status Executor::Pause(const sql::Statement& statement, std::vector<Change>& cha
         const catalog::Table* view,
         Element(cat, p.name, sql::ObjectKind::kMaterializedView, pause ? "PAUSE" : "RESUME"));
     HOP_ASSIGN_OR_RETURN(existing,
-                         Existing(store_, {ViewKind::Info().group_kind(), ns, view->resource}));
+                         store_.Find({ViewKind::Info().group_kind(), ns, view->resource}));
     if (!existing)
       return Status::NotFound(fmt::format("Element {} not found.", p.name.back().name));
     ViewKind::kPaused.Set(*existing, pause);
@@ -265,7 +265,7 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
 
   if (fire.object == sql::ObjectKind::kTrigger) {
     HOP_ASSIGN_OR_RETURN(const std::string name, TriggerName(fire.name));
-    HOP_ASSIGN_OR_RETURN(std::optional<Resource> trigger, Existing(store_, TriggerRef(ns, name)));
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> trigger, store_.Find(TriggerRef(ns, name)));
     if (!trigger) return TriggerNotFound(fire.name);
     const std::string timestamp = TableTriggerKind::kTimestamp.Get(*trigger).value_or("");
     const std::string watermark = TableTriggerKind::kWatermark.Get(*trigger).value_or("");
@@ -335,7 +335,7 @@ Status Executor::Fire(const sql::Statement& statement, std::vector<Change>& chan
   // new watermark is also queued in the view's status, so that a trigger that runs every fire
   // on its own gets this one even if the view advances again before the operator looks.
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> view,
-                       Existing(store_, {ViewKind::Info().group_kind(), ns, element->resource}));
+                       store_.Find({ViewKind::Info().group_kind(), ns, element->resource}));
   if (!view) return Status::NotFound(fmt::format("Element {} not found.", fire.name.back().name));
   const std::string at = StampAfter({ViewKind::kWatermark.Get(*view).value_or("")});
   HOP_RETURN_IF_ERROR(
@@ -352,7 +352,7 @@ Status Executor::Refresh(const sql::Statement& statement, std::vector<Change>& c
   HOP_ASSIGN_OR_RETURN(const catalog::Table* element,
                        Element(cat, refresh.name, sql::ObjectKind::kMaterializedView, "REFRESH"));
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> view,
-                       Existing(store_, {ViewKind::Info().group_kind(), ns, element->resource}));
+                       store_.Find({ViewKind::Info().group_kind(), ns, element->resource}));
   if (!view) {
     return Status::NotFound(fmt::format("Element {} not found.", refresh.name.back().name));
   }

@@ -22,13 +22,6 @@ namespace {
 
 constexpr Duration kPipelineRecheck = std::chrono::minutes(1);
 
-hop::Result<std::optional<Resource>> Find(store::Store& store, const store::ObjectRef& ref) {
-  auto got = store.Get(ref);
-  if (got.ok()) return std::optional<Resource>(std::move(got).value());
-  if (got.status().code() == StatusCode::kNotFound) return std::optional<Resource>();
-  return got.status();
-}
-
 std::string Text(const Json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -38,7 +31,7 @@ std::string Text(const Json& object, const char* key) {
 
 hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
                                                        const ReconcileContext& context) {
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> view, Find(store_, request.ref));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> view, store_.Find(request.ref));
   if (!view) return ReconcileResult::Done();
   // The watermarks to give the triggers: those queued by whoever advanced the view (one each,
   // however many came since the last reconcile), and the latest.
@@ -80,7 +73,7 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
       auto plan = PlanTrigger(trigger, std::nullopt, now);
       if (plan.ok() && plan->create && !plan->remove) {
         HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing,
-                             Find(store_, store::RefOf(*plan->create)));
+                             store_.Find(store::RefOf(*plan->create)));
         if (!existing) {
           writes.push_back(store::Write::UpdateStatus(std::move(plan->trigger)));
           writes.push_back(store::Write::Create(std::move(*plan->create)));
@@ -156,7 +149,7 @@ PipelineState SummarizePipeline(const std::vector<std::pair<std::string, Element
 
 hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& request,
                                                            const ReconcileContext& context) {
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> pipeline, Find(store_, request.ref));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> pipeline, store_.Find(request.ref));
   if (!pipeline) return ReconcileResult::Done();
   const std::string yaml = resource::PipelineKind::kYaml.Get(*pipeline).value_or("");
   std::vector<std::pair<std::string, ElementState>> elements;
@@ -169,7 +162,7 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
     const std::string ns =
         element->namespace_name().empty() ? pipeline->namespace_name() : element->namespace_name();
     HOP_ASSIGN_OR_RETURN(std::optional<Resource> live,
-                         Find(store_, {element->group_kind(), ns, element->name()}));
+                         store_.Find({element->group_kind(), ns, element->name()}));
     elements.emplace_back(AsciiToLower(element->kind()) + "/" + element->name(),
                           EstimateElement(live));
   }
@@ -203,7 +196,7 @@ std::vector<Request> PipelineReconciler::ElementEvent(const store::Event& event)
 hop::Result<ReconcileResult> ProvisionReconciler::Reconcile(const Request& request,
                                                             const ReconcileContext& context) {
   using resource::TableProvisionJobKind;
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> job, Find(store_, request.ref));
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> job, store_.Find(request.ref));
   if (!job) return ReconcileResult::Done();
   if (TableProvisionJobKind::kObservedGeneration.Get(*job).value_or(0) == job->generation() &&
       TableProvisionJobKind::kReady.Get(*job).value_or(false)) {
