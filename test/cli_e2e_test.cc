@@ -130,6 +130,14 @@ TEST(CliTest, TheQuickstartRuns) {
     EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
   }
   EXPECT_NE(Hop(flag + " get tabletriggers").out.find("audiencereport"), std::string::npos);
+  // Nothing here runs the Flink job: the pipeline says so rather than that it is ready.
+  auto pipeline =
+      nlohmann::json::parse(Hop(flag + " get pipeline ads-audience -o json").out, nullptr, false);
+  ASSERT_FALSE(pipeline.is_discarded());
+  EXPECT_EQ(pipeline["status"].value("ready", true), false) << pipeline.dump();
+  EXPECT_EQ(pipeline["status"].value("message", ""),
+            "Pending: no controller for FlinkSessionJob in this control plane")
+      << pipeline.dump();
   // The trigger ran its job here: FIRE, then the operator and the runtime in this process.
   HopRun logs = Hop(flag + " logs tabletrigger/audiencereport");
   EXPECT_EQ(logs.status, 0) << logs.out;
@@ -1033,6 +1041,66 @@ CREATE TRIGGER report ON ads.audience AS 'audience-report';
 
   EXPECT_FALSE(std::filesystem::exists(pwned)) << "a hostile value ran as a command";
   std::filesystem::remove_all(dir);
+}
+
+// A pipeline whose job is a batch/v1 Job: the local runtime runs it, and the pipeline is ready
+// when the Job completed. Without local Jobs nothing here runs it, and the pipeline says so.
+TEST(CliTest, APipelineIsReadyOnlyWhenSomethingHereConfirmedIt) {
+  const std::string environment = R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: ads-database}
+spec: {schema: ADS, url: 'jdbc:demodb://names=ads'}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: TableTemplate
+metadata: {name: any}
+spec:
+  connector: |
+    connector = datagen
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: JobTemplate
+metadata: {name: copy}
+spec:
+  yaml: |
+    apiVersion: batch/v1
+    kind: Job
+    metadata:
+      name: {{name}}
+    spec:
+      backoffLimit: 0
+      template:
+        spec:
+          containers:
+          - name: copy
+            image: busybox
+            command: ["true"]
+          restartPolicy: Never
+)";
+  for (const bool local_jobs : {true, false}) {
+    char tmpl[] = "/tmp/hop-e2e-XXXXXX";
+    const std::string dir = mkdtemp(tmpl);
+    const std::string flag = "--state " + dir + (local_jobs ? "" : " --no-local-jobs");
+    ASSERT_EQ(Hop(flag + " apply -f -", environment).status, 0);
+    HopRun run = Hop(flag + " -f -",
+                     "CREATE MATERIALIZED VIEW ads.copied AS SELECT * FROM ads.page_views;\n"
+                     "!wait 60\n");
+    ASSERT_EQ(run.status, 0) << run.out;
+    auto pipeline =
+        nlohmann::json::parse(Hop(flag + " get pipeline ads-copied -o json").out, nullptr, false);
+    ASSERT_FALSE(pipeline.is_discarded());
+    if (local_jobs) {
+      EXPECT_EQ(pipeline["status"].value("ready", false), true) << pipeline.dump();
+      EXPECT_EQ(pipeline["status"].value("message", ""), "Ready.") << pipeline.dump();
+    } else {
+      EXPECT_EQ(pipeline["status"].value("ready", true), false) << pipeline.dump();
+      EXPECT_EQ(pipeline["status"].value("message", ""),
+                "Pending: no controller for Job in this control plane")
+          << pipeline.dump();
+    }
+    std::filesystem::remove_all(dir);
+  }
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
@@ -87,27 +89,22 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
   return ReconcileResult::Done();
 }
 
-ElementState EstimateElement(const std::optional<Resource>& element) {
+namespace {
+
+// What an element's status says by reference §7's reading, when it says anything: nullopt for a
+// status with neither `ready`, conditions, nor a state.
+std::optional<ElementState> ReportedState(const Json& status) {
   ElementState s;
-  if (!element) {
-    s.message = "not found";
-    return s;
-  }
-  const Json* status = element->status();
-  if (status == nullptr || !status->is_object() || status->empty()) {
-    s.ready = true;  // nothing reports on it: considered ready
-    return s;
-  }
-  if (auto ready = status->find("ready"); ready != status->end() && ready->is_boolean()) {
+  if (auto ready = status.find("ready"); ready != status.end() && ready->is_boolean()) {
     s.ready = ready->get<bool>();
-    if (auto failed = status->find("failed"); failed != status->end() && failed->is_boolean()) {
+    if (auto failed = status.find("failed"); failed != status.end() && failed->is_boolean()) {
       s.failed = failed->get<bool>();
     }
-    s.message = Text(*status, "message");
+    s.message = Text(status, "message");
     return s;
   }
-  if (auto conditions = status->find("conditions");
-      conditions != status->end() && conditions->is_array()) {
+  if (auto conditions = status.find("conditions");
+      conditions != status.end() && conditions->is_array() && !conditions->empty()) {
     for (const Json& c : *conditions) {
       if (!c.is_object() || Text(c, "status") != "True") continue;
       if (Text(c, "type") == "Complete") s.ready = true;
@@ -118,32 +115,98 @@ ElementState EstimateElement(const std::optional<Resource>& element) {
     }
     return s;
   }
-  std::string state = Text(*status, "state");
+  std::string state = Text(status, "state");
   if (state.empty()) {
-    if (auto job = status->find("jobStatus"); job != status->end() && job->is_object()) {
+    if (auto job = status.find("jobStatus"); job != status.end() && job->is_object()) {
       state = Text(*job, "state");
     }
   }
+  if (state.empty()) return std::nullopt;
   const std::string upper = AsciiToUpper(state);
   s.ready = upper == "READY" || upper == "RUNNING" || upper == "FINISHED";
   s.failed = upper == "CRASHLOOPBACKOFF" || upper == "FAILED";
-  if (!state.empty()) s.message = "state " + state;
+  s.message = "state " + state;
+  return s;
+}
+
+const ControlledKind* FindControlled(const PipelineRules& rules, const store::GroupKind& kind) {
+  for (const ControlledKind& c : rules.controlled) {
+    if (c.kind == kind) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+ElementState EstimateElement(const std::optional<Resource>& element, const PipelineRules& rules) {
+  ElementState s;
+  if (!element) {
+    s.message = "not found";
+    return s;
+  }
+  const Json* status = element->status();
+  const bool has_status = status != nullptr && status->is_object() && !status->empty();
+  if (rules.unreported_is_ready) {
+    // Hoptimator's rule: an element nothing reports on is considered ready.
+    if (!has_status) {
+      s.ready = true;
+      return s;
+    }
+    return ReportedState(*status).value_or(ElementState{});
+  }
+  const ControlledKind* controlled = FindControlled(rules, element->group_kind());
+  if (controlled != nullptr && controlled->reports == ControlledKind::Reports::kStanding) {
+    // In force once it exists; its controller's message is a problem it could not get past.
+    s.message = has_status ? Text(*status, "message") : "";
+    s.ready = s.message.empty();
+    return s;
+  }
+  if (has_status) {
+    if (auto reported = ReportedState(*status)) return *reported;
+  }
+  if (controlled == nullptr) {
+    s.uncontrolled_kind = element->kind();
+    s.message = fmt::format("no controller for {} in this control plane", element->kind());
+  } else {
+    s.message = has_status ? "in progress" : "not reconciled yet";
+  }
   return s;
 }
 
 PipelineState SummarizePipeline(const std::vector<std::pair<std::string, ElementState>>& elements) {
   PipelineState p;
-  bool all_ready = true;
-  for (const auto& [name, e] : elements) {
+  std::vector<std::string> uncontrolled;  // kinds, in order, once each
+  const std::pair<std::string, ElementState>* waiting = nullptr;
+  size_t not_ready = 0;
+  for (const auto& element : elements) {
+    const auto& [name, e] = element;
     if (e.failed && !p.failed) {
       p.failed = true;
       p.message = "Failed: " + name + (e.message.empty() ? "" : ": " + e.message);
     }
-    all_ready &= e.ready && !e.failed;
+    if (e.ready && !e.failed) continue;
+    ++not_ready;
+    if (waiting == nullptr) waiting = &element;
+    if (!e.uncontrolled_kind.empty() &&
+        std::find(uncontrolled.begin(), uncontrolled.end(), e.uncontrolled_kind) ==
+            uncontrolled.end()) {
+      uncontrolled.push_back(e.uncontrolled_kind);
+    }
   }
   if (p.failed) return p;
-  p.ready = all_ready;
-  p.message = all_ready ? "Ready." : "Deployed.";
+  if (not_ready == 0) {
+    p.ready = true;
+    p.message = "Ready.";
+  } else if (!uncontrolled.empty()) {
+    // Nothing here will ever make these ready: say so rather than that they are on their way.
+    std::string kinds;
+    for (size_t i = 0; i < uncontrolled.size(); ++i) kinds += (i ? ", " : "") + uncontrolled[i];
+    p.message = fmt::format("Pending: no controller for {} in this control plane", kinds);
+  } else {
+    const auto& [name, e] = *waiting;
+    p.message = "Deployed: waiting for " + name + (e.message.empty() ? "" : ": " + e.message);
+    if (not_ready > 1) p.message += fmt::format(" (and {} more)", not_ready - 1);
+  }
   return p;
 }
 
@@ -164,7 +227,7 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
     HOP_ASSIGN_OR_RETURN(std::optional<Resource> live,
                          store_.Find({element->group_kind(), ns, element->name()}));
     elements.emplace_back(AsciiToLower(element->kind()) + "/" + element->name(),
-                          EstimateElement(live));
+                          EstimateElement(live, rules_));
   }
   const PipelineState state = SummarizePipeline(elements);
   Json status = pipeline->status() ? *pipeline->status() : Json::object();

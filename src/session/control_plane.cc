@@ -47,6 +47,7 @@ struct ControlPlane::Impl {
   std::unique_ptr<runtime::JobRunner> runner;
   std::unique_ptr<op::TriggerReconciler> triggers;
   std::unique_ptr<op::ViewReconciler> views;
+  op::PipelineRules pipeline_rules;  // read by `pipelines`; fixed once the manager starts
   std::unique_ptr<op::PipelineReconciler> pipelines;
   std::unique_ptr<op::ProvisionReconciler> provisions;
   std::unique_ptr<op::SubscriptionReconciler> subscriptions;
@@ -83,14 +84,11 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.manager = std::make_unique<op::Manager>(store, manager_options);
   impl.triggers = std::make_unique<op::TriggerReconciler>(store);
   impl.views = std::make_unique<op::ViewReconciler>(store);
-  impl.pipelines = std::make_unique<op::PipelineReconciler>(store);
+  impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
   impl.jobs = std::make_unique<JobReconciler>(*impl.runner);
   impl.subscriptions = std::make_unique<op::SubscriptionReconciler>(store);
 
-  impl.manager->Register(resource::TableTriggerKind::Info().group_kind(), impl.triggers.get(),
-                         {{kJob, &op::TriggerReconciler::JobEvent}});
-  impl.manager->Register(resource::ViewKind::Info().group_kind(), impl.views.get());
   // A pipeline looks at its elements again when one of the kinds pipelines are usually made of
   // changes (each watched kind is a watch: the list is kept short), and every minute until ready.
   std::vector<std::pair<store::GroupKind, op::EventMapper>> elements;
@@ -102,12 +100,33 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
         resource::TableProvisionJobKind::Info().group_kind()}) {
     elements.emplace_back(kind, &op::PipelineReconciler::ElementEvent);
   }
-  impl.manager->Register(resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
-                         std::move(elements));
-  impl.manager->Register(resource::TableProvisionJobKind::Info().group_kind(),
-                         impl.provisions.get());
-  impl.manager->Register(kJob, impl.jobs.get());
-  impl.manager->Register(resource::SubscriptionKind::Info().group_kind(), impl.subscriptions.get());
+  // What this control plane acts on, one controller a kind. The Pipeline reconciler reads this
+  // same list: an element of a kind not in it is pending, whatever it looks like, until
+  // something reports on it (docs/operator.md, "Pipeline"). Jobs are ours only when this machine
+  // runs them.
+  using Reports = op::ControlledKind::Reports;
+  struct Controller {
+    store::GroupKind kind;
+    op::Reconciler* reconciler;
+    Reports reports;
+    std::vector<std::pair<store::GroupKind, op::EventMapper>> watches;
+  };
+  std::vector<Controller> controllers;
+  controllers.push_back({resource::TableTriggerKind::Info().group_kind(), impl.triggers.get(),
+                         Reports::kStanding, {{kJob, &op::TriggerReconciler::JobEvent}}});
+  controllers.push_back(
+      {resource::ViewKind::Info().group_kind(), impl.views.get(), Reports::kStanding, {}});
+  controllers.push_back({resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
+                         Reports::kStatus, std::move(elements)});
+  controllers.push_back({resource::TableProvisionJobKind::Info().group_kind(),
+                         impl.provisions.get(), Reports::kStatus, {}});
+  if (options.local_jobs) controllers.push_back({kJob, impl.jobs.get(), Reports::kStatus, {}});
+  controllers.push_back({resource::SubscriptionKind::Info().group_kind(),
+                         impl.subscriptions.get(), Reports::kStatus, {}});
+  for (Controller& c : controllers) {
+    impl.pipeline_rules.controlled.push_back({c.kind, c.reports});
+    impl.manager->Register(c.kind, c.reconciler, std::move(c.watches));
+  }
 
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
