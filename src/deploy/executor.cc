@@ -523,9 +523,11 @@ Status Executor::CreateTable(const sql::CreateTableStatement& ct, std::vector<Ch
   source.declared_options = source.options;
   for (const auto& [k, v] : options_.hints) tmpl::SetEntry(source.options, k, v);
   Renderer renderer(std::move(render));
+  std::vector<SkippedTemplate> skipped;
   HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs,
-                       renderer.TableSpecs(source, planner::Method::kScan));
-  HOP_ASSIGN_OR_RETURN(std::vector<Spec> provision, renderer.ProvisionSpecs(source));
+                       renderer.TableSpecs(source, planner::Method::kScan, &skipped));
+  HOP_ASSIGN_OR_RETURN(std::vector<Spec> provision, renderer.ProvisionSpecs(source, &skipped));
+  AddSkipWarnings(skipped, issues_);
   for (auto& spec : provision) specs.push_back(std::move(spec));
   AddEffect(true, *schema, definition);
   return PutElements(specs, table, put);
@@ -552,6 +554,21 @@ Status Executor::DropTable(const catalog::Table& table, std::vector<Change>& cha
   changes.push_back(
       {Write::Delete({resource::TableKind::Info().group_kind(), ns, table.resource}), ""});
   return Status::OK();
+}
+
+void Executor::WarnWithoutJob(const planner::Pipeline& pipeline, const std::vector<Spec>& specs,
+                              const std::vector<SkippedTemplate>& skipped) {
+  if (std::any_of(specs.begin(), specs.end(), [](const Spec& s) { return s.job; })) return;
+  // Nothing of hop's moves rows into the view: say so, and where the reasons are.
+  const bool explained =
+      std::any_of(skipped.begin(), skipped.end(), [](const SkippedTemplate& s) {
+        return s.template_kind == "JobTemplate" && s.subject.rfind("job ", 0) == 0;
+      });
+  issues_.Child("view " + Dotted(pipeline.view_path))
+      .Warning(fmt::format("The pipeline has no job: no JobTemplate renders one for database {}{}",
+                           pipeline.sink.database,
+                           explained ? " (the templates skipped for its job are listed above)"
+                                     : ""));
 }
 
 Result<const catalog::Catalog*> Executor::NamespaceCatalog() {
@@ -755,7 +772,10 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       planner::Planner planner(std::move(plan_ctx));
       HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(statement, /*replace=*/true));
       Renderer renderer(std::move(render));
-      HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs, renderer.PipelineSpecs(p));
+      std::vector<SkippedTemplate> skipped;
+      HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs, renderer.PipelineSpecs(p, &skipped));
+      AddSkipWarnings(skipped, issues_);
+      WarnWithoutJob(p, specs, skipped);
       // Every source and the sink must exist in their systems (compatibility.md §12).
       std::vector<const planner::PipelineTable*> tables;
       for (const auto& source : p.sources) tables.push_back(&source);
@@ -995,8 +1015,10 @@ Status Executor::DeleteChanges(const store::ObjectRef& ref, std::vector<Change>&
   return Status::OK();
 }
 
-Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement) {
+Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement,
+                                                std::string* warnings) {
   HOP_ASSIGN_OR_RETURN(std::vector<Change> changes, Plan(statement));
+  if (warnings != nullptr) *warnings = issues_.HasWarnings() ? issues_.Render() : "";
   std::vector<Resource> out;
   for (auto& c : changes) {
     if (c.write.op == Write::Op::kDelete || c.quiet) continue;

@@ -84,8 +84,10 @@ class Executor {
   Result<Outcome> Delete(const store::ObjectRef& ref, bool force);
 
   // The objects executing the statement would write (deleted ones are not listed), in order;
-  // nothing is written.
-  Result<std::vector<resource::Resource>> Specify(const sql::Statement& statement);
+  // nothing is written. `warnings`, when not null, gets what Outcome::warnings would hold
+  // (validators' warnings, skipped templates), empty when nothing.
+  Result<std::vector<resource::Resource>> Specify(const sql::Statement& statement,
+                                                  std::string* warnings = nullptr);
 
  private:
   struct Change;
@@ -124,6 +126,11 @@ class Executor {
   Status Put(std::vector<Change>& changes, const resource::Resource& desired, bool desired_wins,
              bool must_create = false);
   Status CreateTable(const sql::CreateTableStatement& statement, std::vector<Change>& changes);
+  // Warns when a materialized view's pipeline renders no job (`specs` has none); `skipped` says
+  // whether the warnings of skipped templates explain it. A warning, not an error: a pipeline
+  // whose elements are only triggers or topics is one Hoptimator writes too (docs/ddl.md).
+  void WarnWithoutJob(const planner::Pipeline& pipeline, const std::vector<Spec>& specs,
+                      const std::vector<SkippedTemplate>& skipped);
   Status DropTable(const catalog::Table& table, std::vector<Change>& changes);
   // DROP DATABASE: the Database, once no table or view is left in it.
   Status DropDatabase(const sql::Statement& statement, std::vector<Change>& changes);

@@ -9,6 +9,7 @@
 #include "binder/to_sql.h"
 #include "binder/types.h"
 #include "catalog/avro.h"
+#include "common/log.h"
 #include "common/properties.h"
 #include "common/strings.h"
 #include "resource/kinds.h"
@@ -32,6 +33,13 @@ bool TemplateListMatches(const std::optional<resource::StringList>& list, std::s
   // An absent or empty list matches everything (the documented behaviour; reference departure 4).
   if (!list || list->empty()) return true;
   return std::find(list->begin(), list->end(), value) != list->end();
+}
+
+std::string SkippedTemplate::ToString() const {
+  std::string out = fmt::format("{} {} was skipped: {} of its {}", template_kind, template_name,
+                                reason.ToString(), field);
+  if (!explanation.empty()) out += " (" + explanation + ")";
+  return out;
 }
 
 std::string PipelineTable::QualifiedName() const {
@@ -233,8 +241,8 @@ PipelineTable Planner::FromCatalog(const catalog::Table& table) const {
   return t;
 }
 
-Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& table,
-                                                              Method method) const {
+Result<std::map<std::string, std::string>> Planner::Connector(
+    PipelineTable& table, Method method, std::vector<SkippedTemplate>* skipped) const {
   // Variables, lowest layer first: the ConfigMap, the table's names, then its options (which
   // already carry the hints).
   tmpl::Environment env;
@@ -274,11 +282,20 @@ Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& tab
     }
     auto connector = TableTemplateKind::kConnector.Get(tt);
     if (!connector) continue;
-    auto text = tmpl::Render(*connector, env);
+    tmpl::SkipReason why;
+    auto text = tmpl::Render(*connector, env, &why);
     if (!text.ok()) {
       return text.status().WithContext(fmt::format("TableTemplate {}: ", tt.name()));
     }
-    if (!*text) continue;  // skipped: a variable it needs is missing
+    if (!*text) {
+      log::Debug("TableTemplate {}: connector skipped for {}: {}", tt.name(),
+                 table.QualifiedName(), why.ToString());
+      if (skipped != nullptr && why.cause == tmpl::SkipReason::Cause::kMissing) {
+        skipped->push_back({"TableTemplate", tt.name(), "connector",
+                            "table " + table.QualifiedName(), why, ""});
+      }
+      continue;
+    }
     if (!rendered.empty()) rendered += '\n';
     rendered += **text;
   }
@@ -452,11 +469,12 @@ Status Planner::Finish(Pipeline& p) const {
   }
   for (auto& s : p.sources) {
     AddOptions(s, context_.hints, &p.pipeline_name);
-    HOP_ASSIGN_OR_RETURN(s.connector, Connector(s, Method::kScan));
+    HOP_ASSIGN_OR_RETURN(s.connector, Connector(s, Method::kScan, &s.skipped_connectors));
     if (s.connector.empty()) p.complete = false;
   }
   AddOptions(p.sink, context_.hints, &p.pipeline_name);
-  HOP_ASSIGN_OR_RETURN(p.sink.connector, Connector(p.sink, Method::kModify));
+  HOP_ASSIGN_OR_RETURN(p.sink.connector,
+                       Connector(p.sink, Method::kModify, &p.sink.skipped_connectors));
   if (p.sink.connector.empty()) p.complete = false;
   HOP_ASSIGN_OR_RETURN(p.sql, PipelineSql(p));
   return Status::OK();

@@ -23,6 +23,7 @@
 #include "resource/kinds.h"
 #include "resource/resource.h"
 #include "sql/ast/statement.h"
+#include "template/template.h"
 #include "template/value.h"
 
 namespace hop::planner {
@@ -36,6 +37,24 @@ std::string_view MethodName(Method m);  // "Scan", "Modify"
 // admit everything (the documented behaviour; Hoptimator's code matched nothing for an empty
 // list, compatibility.md departure 4).
 bool TemplateListMatches(const std::optional<resource::StringList>& list, std::string_view value);
+
+// A template that rendered nothing because a variable it needs has no value here (a `{{catalog}}`
+// for a two-part table, `{{flinksql}}` for a pipeline without SQL, an option nobody set). What
+// the planner and the renderer report to the user: a skip that was not meant is otherwise
+// invisible. Templates whose guard does not hold are not listed: that is how templates are
+// chosen.
+struct SkippedTemplate {
+  std::string template_kind;  // "TableTemplate", "JobTemplate"
+  std::string template_name;
+  std::string field;    // the template's field that was rendered: "connector", "yaml"
+  std::string subject;  // what it was rendered for: "table ADS.PAGE_VIEWS", "job ads-database-x"
+  tmpl::SkipReason reason;
+  std::string explanation;  // why the variable has no value, when hop knows; may be empty
+
+  // "JobTemplate flink-template was skipped: variable 'flinksql' is missing at line 9, column 7
+  // of its yaml (<explanation>)".
+  std::string ToString() const;
+};
 
 // A table as a pipeline uses it.
 struct PipelineTable {
@@ -51,6 +70,8 @@ struct PipelineTable {
   // The connector configuration rendered from the matching TableTemplates, with connector hints;
   // empty when no template gave one.
   std::map<std::string, std::string> connector;
+  // The connector templates that matched the table but were skipped for a missing variable.
+  std::vector<SkippedTemplate> skipped_connectors;
 
   const std::string& name() const { return path.back(); }
   // "ADS.PAGE_VIEWS".
@@ -99,8 +120,10 @@ class Planner {
   // apply mode): planning is a dry run of the statement.
   Result<Pipeline> Plan(const sql::Statement& statement, bool replace = false);
 
-  // The connector configuration of one table read (Scan) or written (Modify) by a pipeline.
-  Result<std::map<std::string, std::string>> Connector(PipelineTable& table, Method method) const;
+  // The connector configuration of one table read (Scan) or written (Modify) by a pipeline. The
+  // matching templates skipped for a missing variable are added to `skipped` if it is not null.
+  Result<std::map<std::string, std::string>> Connector(
+      PipelineTable& table, Method method, std::vector<SkippedTemplate>* skipped = nullptr) const;
 
   // A table of the catalog as a pipeline would use it (for `!resolve`).
   Result<PipelineTable> Table(const std::vector<std::string>& path) const;

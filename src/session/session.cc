@@ -255,6 +255,24 @@ Result<std::vector<std::string>> SplitTableName(std::string_view text) {
   return parts;
 }
 
+namespace {
+
+// `!specify` prints what the statement would warn about after the documents, as YAML comments, so
+// that its output still applies as it is.
+void AppendWarningComments(const std::string& warnings, std::string& out) {
+  if (warnings.empty()) return;
+  out += "# Warnings:\n";
+  size_t start = 0;
+  while (start < warnings.size()) {
+    size_t end = warnings.find('\n', start);
+    if (end == std::string::npos) end = warnings.size();
+    out += "# " + warnings.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 Session::Session(store::Store& store, Properties properties)
     : store_(store), properties_(std::move(properties)) {}
 
@@ -428,11 +446,14 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   if (deploy::Executor::Executes(*stmt)) {
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
-    HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects, executor.Specify(*stmt));
+    std::string warnings;
+    HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects,
+                         executor.Specify(*stmt, &warnings));
     for (size_t i = 0; i < objects.size(); ++i) {
       if (i > 0) out += "---\n";
       out += objects[i].ToYaml();
     }
+    AppendWarningComments(warnings, out);
     return Status::OK();
   }
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
@@ -446,12 +467,16 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   planner::Planner planner(std::move(ctx));
   HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt, properties_.mode == Mode::kApply));
   deploy::Renderer renderer(std::move(render));
-  HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p));
+  std::vector<deploy::SkippedTemplate> skipped;
+  HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p, &skipped));
   for (size_t i = 0; i < specs.size(); ++i) {
     if (i > 0) out += "---\n";
     out += specs[i].yaml;
     out += '\n';
   }
+  Issues issues;
+  deploy::AddSkipWarnings(skipped, issues);
+  AppendWarningComments(issues.Render(), out);
   return Status::OK();
 }
 
