@@ -1103,6 +1103,35 @@ spec:
   }
 }
 
+// REFRESH and REFRESHED are recorded and say that nothing refreshes yet; with the operator
+// running, nothing claims a refresh happened: no watermark, no Job, no fire of the view's trigger.
+TEST(CliTest, NothingClaimsAMaterializedViewWasRefreshed) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE MATERIALIZED VIEW ads.hourly REFRESHED '* * * * *' AS SELECT first_name FROM profile.members;
+CREATE TRIGGER on_hourly ON ads.hourly AS 'echo-report';
+REFRESH MATERIALIZED VIEW ads.hourly;
+!wait 60
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  for (const char* line :
+       {"REFRESHED '* * * * *' is recorded in spec.schedule, but nothing in this control plane "
+        "refreshes materialized views yet",
+        "REFRESH MATERIALIZED VIEW ADS.HOURLY: view/ads-hourly refresh recorded",
+        "Not refreshed: the request is recorded in status.timestamp, but nothing in this control "
+        "plane refreshes materialized views yet"}) {
+    EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
+  }
+  auto view = nlohmann::json::parse(Hop(state.Flag() + " get view ads-hourly -o json").out);
+  EXPECT_TRUE(view["status"].contains("timestamp")) << view.dump();
+  EXPECT_FALSE(view["status"].contains("watermark")) << view.dump();
+  EXPECT_TRUE(Runs(state, "onhourly").empty());
+  EXPECT_NE(Hop(state.Flag() + " get jobs").out.find("No resources found"), std::string::npos);
+}
+
 }  // namespace
 
 namespace {

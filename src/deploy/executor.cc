@@ -748,6 +748,10 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
               fmt::format("View {}: REFRESHED: {}", leaf, cron.status().message()));
         }
         ViewKind::kSchedule.Set(view, *mv.refresh_schedule);
+        issues_.Child("view " + Dotted(path))
+            .Warning(fmt::format("REFRESHED '{}' is recorded in spec.schedule, but nothing in "
+                                 "this control plane refreshes materialized views yet",
+                                 *mv.refresh_schedule));
       }
       tmpl::Entries hints = options_.hints;
       if (!mv.options.empty()) {
@@ -895,9 +899,16 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       return changes;
     case sql::StatementKind::kFire: HOP_RETURN_IF_ERROR(Fire(statement, changes)); return changes;
     case sql::StatementKind::kPause:
-    case sql::StatementKind::kResume:
+    case sql::StatementKind::kResume: {
       HOP_RETURN_IF_ERROR(Pause(statement, changes));
+      const auto& pause = statement.As<sql::PauseStatement>();
+      if (pause.object == sql::ObjectKind::kMaterializedView) {
+        issues_.Child("view " + Dotted(Path(pause.name)))
+            .Warning("Recorded in spec.paused, but nothing in this control plane refreshes "
+                     "materialized views yet, so there is no refresh to hold or release");
+      }
       return changes;
+    }
     case sql::StatementKind::kRefresh:
       HOP_RETURN_IF_ERROR(Refresh(statement, changes));
       return changes;

@@ -51,7 +51,7 @@ struct Outcome {
   std::string statement;  // e.g. "CREATE MATERIALIZED VIEW ADS.AUDIENCE"
   std::vector<resource::Resource> objects;
   // Per object: created, configured, unchanged, deleted, or what a statement on an existing
-  // object did (fired, paused, resumed, refresh requested).
+  // object did (fired, paused, resumed, refresh recorded).
   std::vector<std::string> verbs;
   // What it did outside the store: `table ICEBERG.WAREHOUSE.CLICKS created in iceberg`.
   std::vector<std::string> effects;

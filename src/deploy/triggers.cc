@@ -356,8 +356,14 @@ Status Executor::Refresh(const sql::Statement& statement, std::vector<Change>& c
   if (!view) {
     return Status::NotFound(fmt::format("Element {} not found.", refresh.name.back().name));
   }
+  // The request is kept for the refresh that comes with the local engine; nothing acts on it yet,
+  // and the statement says so rather than let anyone believe the view was refreshed.
   ViewKind::kTimestamp.Set(*view, StampAfter({ViewKind::kTimestamp.Get(*view).value_or("")}));
-  changes.push_back({Write::UpdateStatus(std::move(*view)), "", "refresh requested"});
+  issues_.Child("view " + Dotted(element->path))
+      .Warning(
+          "Not refreshed: the request is recorded in status.timestamp, but nothing in this "
+          "control plane refreshes materialized views yet");
+  changes.push_back({Write::UpdateStatus(std::move(*view)), "", "refresh recorded"});
   return Status::OK();
 }
 
