@@ -1205,7 +1205,7 @@ Result<From> Binder::Impl::Unnest(const sql::UnnestRef& unnest, const Scope* out
   for (const auto& arg : unnest.args) {
     HOP_ASSIGN_OR_RETURN(ScalarPtr s, Expr(*arg, ctx));
     const DataType& t = s->type;
-    if (t.name == TypeName::kArray) {
+    if (t.name == TypeName::kArray || t.name == TypeName::kMultiset) {
       const DataType& element = t.params[0];
       if (element.name == TypeName::kRow) {
         for (const auto& f : element.fields) {
@@ -1637,18 +1637,11 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
         if (!t) return mismatch("'<ARRAY> || <ARRAY>'");
         type = *t;
       } else if (IsBinary(lt) && IsBinary(rt)) {
-        type = WithNullable(DataType(TypeName::kVarbinary), nullable);
+        type = WithNullable(ConcatResult(lt, rt), nullable);
       } else if ((IsCharacter(lt) || IsNull(lt) || IsNumeric(lt) || IsDatetime(lt)) &&
                  (IsCharacter(rt) || IsNull(rt) || IsNumeric(rt) || IsDatetime(rt)) &&
                  (IsCharacter(lt) || IsCharacter(rt))) {
-        if (lt.name == TypeName::kChar && rt.name == TypeName::kChar && lt.precision &&
-            rt.precision) {
-          type = DataType(TypeName::kChar);
-          type.precision = *lt.precision + *rt.precision;
-        } else {
-          type = DataType(TypeName::kVarchar);
-        }
-        type = WithNullable(type, nullable);
+        type = WithNullable(ConcatResult(lt, rt), nullable);
       } else {
         return mismatch("'<STRING> || <STRING>'");
       }
@@ -1671,8 +1664,12 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
       } else if (numeric_like(lt) && numeric_like(rt) && (IsNumeric(lt) || IsNumeric(rt))) {
         const DataType& a = IsNumeric(lt) ? lt : rt;
         const DataType& c = IsNumeric(rt) ? rt : lt;
-        type = NumericResult(a, c);
-        type = WithNullable(type, nullable);
+        const Arithmetic arithmetic = b.op == sql::BinaryOp::kAdd        ? Arithmetic::kAdd
+                                      : b.op == sql::BinaryOp::kSubtract ? Arithmetic::kSubtract
+                                      : b.op == sql::BinaryOp::kMultiply ? Arithmetic::kMultiply
+                                      : b.op == sql::BinaryOp::kDivide   ? Arithmetic::kDivide
+                                                                         : Arithmetic::kModulo;
+        type = WithNullable(NumericResult(arithmetic, a, c), nullable);
       } else if (IsNull(lt) && IsNull(rt)) {
         type = DataType(TypeName::kNull);
       } else {
@@ -1985,10 +1982,12 @@ Result<ScalarPtr> Binder::Impl::BindCast(const sql::Expr& e, const ExprContext& 
   const auto& c = e.As<sql::CastExpr>();
   HOP_ASSIGN_OR_RETURN(ScalarPtr operand, Expr(*c.operand, ctx));
   const DataType& from = operand->type;
-  bool structured =
-      from.name == TypeName::kArray || from.name == TypeName::kMap || from.name == TypeName::kRow;
-  bool to_structured = c.type.name == TypeName::kArray || c.type.name == TypeName::kMap ||
-                       c.type.name == TypeName::kRow;
+  auto is_structured = [](const DataType& t) {
+    return t.name == TypeName::kArray || t.name == TypeName::kMultiset ||
+           t.name == TypeName::kMap || t.name == TypeName::kRow;
+  };
+  bool structured = is_structured(from);
+  bool to_structured = is_structured(c.type);
   if (!IsNull(from) && structured != to_structured) {
     return Error(e.loc, fmt::format("Cast function cannot convert value of type {} to type {}",
                                     TypeText(from, true), TypeText(c.type, true)));

@@ -86,7 +86,8 @@ DataType LeastOfAll(std::span<const DataType> a) { return LeastRestrictive(a).va
 DataType IfResult(std::span<const DataType> a) {
   return LeastRestrictive(a.subspan(1)).value_or(a[1]);
 }
-DataType Sum(std::span<const DataType> a) { return WithNullable(a[0], true); }
+DataType Sum(std::span<const DataType> a) { return SumResult(a[0]); }
+DataType Avg(std::span<const DataType> a) { return WithNullable(a[0], true); }
 DataType ArrayOfFirst(std::span<const DataType> a) {
   DataType t(TypeName::kArray);
   t.params.push_back(a[0]);
@@ -244,7 +245,7 @@ struct Table {
     Add("COUNT", FunctionKind::kAggregate, 0, -1, {F::kAny}, BigIntNotNull);
     Add("SUM", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, Sum);
     Add("SUM0", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, First);
-    Add("AVG", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, Sum);
+    Add("AVG", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, Avg);
     Add("MIN", FunctionKind::kAggregate, 1, 1, {F::kComparable}, FirstNullable);
     Add("MAX", FunctionKind::kAggregate, 1, 1, {F::kComparable}, FirstNullable);
     Add("ANY_VALUE", FunctionKind::kAggregate, 1, 1, {F::kAny}, FirstNullable);
@@ -255,7 +256,7 @@ struct Table {
     Add("GROUP_CONCAT", FunctionKind::kAggregate, 1, 2, {F::kString, F::kString}, VarcharNullable);
     Add("ARRAY_AGG", FunctionKind::kAggregate, 1, 1, {F::kAny}, ArrayOfFirst);
     Add("COLLECT", FunctionKind::kAggregate, 1, 1, {F::kAny}, [](std::span<const DataType> a) {
-      DataType t = NotNull(TypeName::kArray);
+      DataType t = NotNull(TypeName::kMultiset);
       t.params.push_back(a[0]);
       return t;
     });
@@ -297,10 +298,13 @@ bool InFamily(const DataType& t, Family f) {
     case Family::kBoolean: return IsBoolean(t);
     case Family::kArray: return t.name == TypeName::kArray;
     case Family::kMap: return t.name == TypeName::kMap;
-    case Family::kCollection: return t.name == TypeName::kArray || t.name == TypeName::kMap;
+    case Family::kCollection:
+      return t.name == TypeName::kArray || t.name == TypeName::kMultiset ||
+             t.name == TypeName::kMap;
     case Family::kStringOrBinary: return IsCharacter(t) || IsBinary(t);
     case Family::kComparable:
-      return t.name != TypeName::kArray && t.name != TypeName::kMap && t.name != TypeName::kRow;
+      return t.name != TypeName::kArray && t.name != TypeName::kMultiset &&
+             t.name != TypeName::kMap && t.name != TypeName::kRow;
   }
   return false;
 }
@@ -332,6 +336,7 @@ std::string_view SignatureFamily(const DataType& t) {
   if (t.name == TypeName::kTime) return "<TIME>";
   if (t.name == TypeName::kTimestamp) return "<TIMESTAMP>";
   if (t.name == TypeName::kArray) return "<ARRAY>";
+  if (t.name == TypeName::kMultiset) return "<MULTISET>";
   if (t.name == TypeName::kMap) return "<MAP>";
   if (t.name == TypeName::kRow) return "<ROW>";
   return "<NULL>";

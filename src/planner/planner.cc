@@ -67,42 +67,82 @@ RowType Flattened(const RowType& row) {
   return out;
 }
 
-std::string TypeSql(const sql::DataType& t) {
+// A type as Flink SQL spells it, with every parameter it was declared or derived with: lengths,
+// precisions and scales, element and field types, NOT NULL (docs/pipelines.md: Hoptimator drops
+// the parameters, and Flink reads a bare DECIMAL as DECIMAL(10, 0)). A type written without a
+// parameter is printed without one. Types Flink cannot declare are errors.
+Result<std::string> TypeSql(const sql::DataType& t) {
   using sql::TypeName;
   std::string out;
+  auto length = [&](std::string_view name) {
+    out = std::string(name);
+    if (t.precision) out += fmt::format("({})", *t.precision);
+  };
   switch (t.name) {
     case TypeName::kBoolean: out = "BOOLEAN"; break;
     case TypeName::kTinyInt: out = "TINYINT"; break;
     case TypeName::kSmallInt: out = "SMALLINT"; break;
     case TypeName::kInteger: out = "INTEGER"; break;
     case TypeName::kBigInt: out = "BIGINT"; break;
-    case TypeName::kFloat: out = "FLOAT"; break;
+    case TypeName::kFloat: length("FLOAT"); break;
     case TypeName::kReal: out = "REAL"; break;
     case TypeName::kDouble: out = "DOUBLE"; break;
-    case TypeName::kDecimal: out = "DECIMAL"; break;
-    case TypeName::kChar: out = "CHAR"; break;
-    case TypeName::kVarchar: out = "VARCHAR"; break;
-    case TypeName::kBinary: out = "BINARY"; break;
-    case TypeName::kVarbinary: out = "VARBINARY"; break;
+    case TypeName::kDecimal:
+      out = "DECIMAL";
+      if (t.precision && t.scale) {
+        out += fmt::format("({}, {})", *t.precision, *t.scale);
+      } else if (t.precision) {
+        out += fmt::format("({})", *t.precision);
+      }
+      break;
+    case TypeName::kChar: length("CHAR"); break;
+    case TypeName::kVarchar: length("VARCHAR"); break;
+    case TypeName::kBinary: length("BINARY"); break;
+    case TypeName::kVarbinary: length("VARBINARY"); break;
     case TypeName::kBytes:
     case TypeName::kNull: out = "BYTES"; break;
     case TypeName::kDate: out = "DATE"; break;
-    case TypeName::kTime: out = "TIME"; break;
+    case TypeName::kTime:
+      if (t.time_zone != sql::TimeZone::kNone) {
+        return Status::InvalidArgument("Flink SQL has no TIME with a time zone");
+      }
+      length("TIME");
+      break;
     case TypeName::kTimestamp:
-      out = t.time_zone == sql::TimeZone::kWithLocalTimeZone ? "TIMESTAMP_LTZ" : "TIMESTAMP";
+      if (t.time_zone == sql::TimeZone::kWithTimeZone) {
+        return Status::InvalidArgument(
+            "Flink SQL has no TIMESTAMP WITH TIME ZONE (TIMESTAMP WITH LOCAL TIME ZONE is an "
+            "instant, TIMESTAMP a local date and time)");
+      }
+      length(t.time_zone == sql::TimeZone::kWithLocalTimeZone ? "TIMESTAMP_LTZ" : "TIMESTAMP");
       break;
-    case TypeName::kInterval: out = "INTERVAL"; break;
-    case TypeName::kArray: out = TypeSql(t.params[0]) + " ARRAY"; break;
-    case TypeName::kMap:
-      out = fmt::format("MAP<{}, {}>", TypeSql(t.params[0]), TypeSql(t.params[1]));
+    case TypeName::kInterval:
+      // The binder keeps no unit for an interval, and Flink needs one (INTERVAL DAY TO SECOND).
+      return Status::InvalidArgument("an INTERVAL cannot be declared in pipeline SQL yet");
+    case TypeName::kArray: {
+      HOP_ASSIGN_OR_RETURN(std::string element, TypeSql(t.params[0]));
+      out = element + " ARRAY";
       break;
+    }
+    case TypeName::kMultiset: {
+      HOP_ASSIGN_OR_RETURN(std::string element, TypeSql(t.params[0]));
+      out = element + " MULTISET";
+      break;
+    }
+    case TypeName::kMap: {
+      HOP_ASSIGN_OR_RETURN(std::string key, TypeSql(t.params[0]));
+      HOP_ASSIGN_OR_RETURN(std::string value, TypeSql(t.params[1]));
+      out = fmt::format("MAP<{}, {}>", key, value);
+      break;
+    }
     case TypeName::kRow:
       out = "ROW(";
       for (size_t i = 0; i < t.fields.size(); ++i) {
         if (i > 0) out += ", ";
         out += sql::QuoteIdentifier(t.fields[i].name.name, sql::Dialect::kFlink);
         out += ' ';
-        out += TypeSql(t.fields[i].type);
+        HOP_ASSIGN_OR_RETURN(std::string field, TypeSql(t.fields[i].type));
+        out += field;
       }
       out += ')';
       break;
@@ -172,7 +212,7 @@ std::vector<std::string> ColumnNames(const RowType& row) {
 
 }  // namespace
 
-std::string ColumnsSql(const RowType& row) {
+Result<std::string> ColumnsSql(const RowType& row) {
   std::string out;
   bool primary_key = false;
   for (size_t i = 0; i < row.columns.size(); ++i) {
@@ -180,7 +220,9 @@ std::string ColumnsSql(const RowType& row) {
     std::string name = row.columns[i].name;
     std::replace(name.begin(), name.end(), '$', '_');
     primary_key |= name == "PRIMARY_KEY";
-    out += sql::QuoteIdentifier(name, sql::Dialect::kFlink) + " " + TypeSql(row.columns[i].type);
+    auto type = TypeSql(row.columns[i].type);
+    if (!type.ok()) return type.status().WithContext("column " + row.columns[i].name + ": ");
+    out += sql::QuoteIdentifier(name, sql::Dialect::kFlink) + " " + *type;
   }
   if (primary_key) out += ", PRIMARY KEY (`PRIMARY_KEY`) NOT ENFORCED";
   return out;
@@ -188,7 +230,7 @@ std::string ColumnsSql(const RowType& row) {
 
 Result<std::string> PipelineSql(const Pipeline& pipeline) {
   std::string out;
-  auto table = [&](const PipelineTable& t) {
+  auto table = [&](const PipelineTable& t) -> Status {
     std::vector<std::string> path = WrittenPath(t);
     if (path.size() == 3) {
       out += fmt::format("CREATE CATALOG IF NOT EXISTS {} WITH ();\n",
@@ -198,11 +240,16 @@ Result<std::string> PipelineSql(const Pipeline& pipeline) {
       out += fmt::format("CREATE DATABASE IF NOT EXISTS {} WITH ();\n",
                          QuotedPath({path.begin(), path.end() - 1}));
     }
+    auto columns = ColumnsSql(t.row_type);
+    if (!columns.ok()) {
+      return columns.status().WithContext("Table " + t.QualifiedName() + ", ");
+    }
     out += fmt::format("CREATE TABLE IF NOT EXISTS {} ({}) WITH ({});\n", QuotedPath(path),
-                       ColumnsSql(t.row_type), OptionsSql(t.connector));
+                       *columns, OptionsSql(t.connector));
+    return Status::OK();
   };
-  for (const auto& s : pipeline.sources) table(s);
-  table(pipeline.sink);
+  for (const auto& s : pipeline.sources) HOP_RETURN_IF_ERROR(table(s));
+  HOP_RETURN_IF_ERROR(table(pipeline.sink));
 
   binder::ToSqlOptions options;
   const std::vector<std::string>& sink_path = pipeline.sink.path;

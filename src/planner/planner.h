@@ -142,8 +142,10 @@ class Planner {
 // The pipeline SQL of a planned pipeline (compatibility.md §4.1), one statement per line.
 Result<std::string> PipelineSql(const Pipeline& pipeline);
 
-// The column list of a CREATE TABLE in pipeline SQL: `NAME` TYPE with precision dropped,
-// NOT NULL only for non-nullable columns, NULL types as BYTES, '$' in names as '_'.
-std::string ColumnsSql(const catalog::RowType& row);
+// The column list of a CREATE TABLE in pipeline SQL: `NAME` TYPE with every parameter of the
+// type (a departure: Hoptimator drops them, docs/pipelines.md), NOT NULL only for non-nullable
+// columns, NULL types as BYTES, '$' in names as '_'. Errors (InvalidArgument, naming the column)
+// for a type Flink SQL cannot declare: TIME or TIMESTAMP WITH TIME ZONE, INTERVAL.
+Result<std::string> ColumnsSql(const catalog::RowType& row);
 
 }  // namespace hop::planner

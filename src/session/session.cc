@@ -556,7 +556,11 @@ Status Session::Describe(std::string_view arg, std::string& out) {
     if (!t.precision && (t.name == sql::TypeName::kTime || t.name == sql::TypeName::kTimestamp)) {
       t.precision = 0;
     }
-    rows.push_back({c.name, binder::TypeText(t),
+    if (t.precision && !t.scale && t.name == sql::TypeName::kDecimal) t.scale = 0;
+    // isNullable says it of the column; the type says it of its elements and fields.
+    sql::DataType shown = t;
+    shown.nullability = sql::Nullability::kUnspecified;
+    rows.push_back({c.name, binder::TypeText(shown, /*with_nullability=*/true),
                     t.precision ? TableCell(std::to_string(*t.precision)) : TableCell(),
                     t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
                     binder::IsNullable(t) ? "YES" : "NO"});
