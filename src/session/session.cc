@@ -258,17 +258,30 @@ Result<std::vector<std::string>> SplitTableName(std::string_view text) {
 namespace {
 
 // `!specify` prints what the statement would warn about after the documents, as YAML comments, so
-// that its output still applies as it is.
+// that its output still applies as it is. Every line break a YAML reader may see (CR, NEL, LS and
+// PS too, which a quoted name can hold) starts a new comment line: no text of a warning can
+// become YAML.
 void AppendWarningComments(const std::string& warnings, std::string& out) {
   if (warnings.empty()) return;
-  out += "# Warnings:\n";
-  size_t start = 0;
-  while (start < warnings.size()) {
-    size_t end = warnings.find('\n', start);
-    if (end == std::string::npos) end = warnings.size();
-    out += "# " + warnings.substr(start, end - start) + "\n";
-    start = end + 1;
+  out += "# Warnings:\n# ";
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    const std::string_view rest = std::string_view(warnings).substr(i);
+    size_t skip = 0;
+    if (rest[0] == '\n' || rest[0] == '\r') {
+      skip = 1;
+    } else if (rest.rfind("\xC2\x85", 0) == 0) {
+      skip = 2;
+    } else if (rest.rfind("\xE2\x80\xA8", 0) == 0 || rest.rfind("\xE2\x80\xA9", 0) == 0) {
+      skip = 3;
+    }
+    if (skip == 0) {
+      out += warnings[i];
+      continue;
+    }
+    out += "\n# ";
+    i += skip - 1;
   }
+  out += "\n";
 }
 
 }  // namespace
