@@ -338,9 +338,7 @@ std::string TypeText(const DataType& t, bool with_nullability) {
       if (t.time_zone == sql::TimeZone::kWithTimeZone) out += " WITH TIME ZONE";
       break;
     case TypeName::kArray: out = TypeText(t.params[0], with_nullability) + " ARRAY"; break;
-    case TypeName::kMultiset:
-      out = TypeText(t.params[0], with_nullability) + " MULTISET";
-      break;
+    case TypeName::kMultiset: out = TypeText(t.params[0], with_nullability) + " MULTISET"; break;
     case TypeName::kMap:
       out = fmt::format("({}, {}) MAP", TypeText(t.params[0], with_nullability),
                         TypeText(t.params[1], with_nullability));

@@ -560,15 +560,14 @@ void Executor::WarnWithoutJob(const planner::Pipeline& pipeline, const std::vect
                               const std::vector<SkippedTemplate>& skipped) {
   if (std::any_of(specs.begin(), specs.end(), [](const Spec& s) { return s.job; })) return;
   // Nothing of hop's moves rows into the view: say so, and where the reasons are.
-  const bool explained =
-      std::any_of(skipped.begin(), skipped.end(), [](const SkippedTemplate& s) {
-        return s.template_kind == "JobTemplate" && s.subject.rfind("job ", 0) == 0;
-      });
+  const bool explained = std::any_of(skipped.begin(), skipped.end(), [](const SkippedTemplate& s) {
+    return s.template_kind == "JobTemplate" && s.subject.rfind("job ", 0) == 0;
+  });
   issues_.Child("view " + Dotted(pipeline.view_path))
-      .Warning(fmt::format("The pipeline has no job: no JobTemplate renders one for database {}{}",
-                           pipeline.sink.database,
-                           explained ? " (the templates skipped for its job are listed above)"
-                                     : ""));
+      .Warning(
+          fmt::format("The pipeline has no job: no JobTemplate renders one for database {}{}",
+                      pipeline.sink.database,
+                      explained ? " (the templates skipped for its job are listed above)" : ""));
 }
 
 Result<const catalog::Catalog*> Executor::NamespaceCatalog() {
@@ -904,8 +903,9 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       const auto& pause = statement.As<sql::PauseStatement>();
       if (pause.object == sql::ObjectKind::kMaterializedView) {
         issues_.Child("view " + Dotted(Path(pause.name)))
-            .Warning("Recorded in spec.paused, but nothing in this control plane refreshes "
-                     "materialized views yet, so there is no refresh to hold or release");
+            .Warning(
+                "Recorded in spec.paused, but nothing in this control plane refreshes "
+                "materialized views yet, so there is no refresh to hold or release");
       }
       return changes;
     }

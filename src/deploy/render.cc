@@ -90,9 +90,9 @@ void ExplainTableSkips(const PipelineTable& table, size_t before,
   for (size_t i = before; i < skipped->size(); ++i) {
     SkippedTemplate& s = (*skipped)[i];
     if (s.reason.key == "catalog" && table.path.size() < 3) {
-      s.explanation = fmt::format(
-          "{} has no catalog; {{{{catalog:}}}} renders an empty value instead",
-          table.QualifiedName());
+      s.explanation =
+          fmt::format("{} has no catalog; {{{{catalog:}}}} renders an empty value instead",
+                      table.QualifiedName());
     }
   }
 }
@@ -349,8 +349,8 @@ Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p,
     for (size_t i = 0; i < unconfigured.size(); ++i) names += (i ? ", " : "") + unconfigured[i];
     no_sql = "the pipeline has no SQL: no TableTemplate gives a connector to " + names;
   }
-  const std::string subject = "job " + resource::Canonicalize(std::vector<std::string>{sink.database,
-                                                                            p.job_name});
+  const std::string subject =
+      "job " + resource::Canonicalize(std::vector<std::string>{sink.database, p.job_name});
   std::vector<Spec> specs;
   for (const auto& t : context_.job_templates) {
     if (JobTemplateKind::kProvisionsTables.Get(t).value_or(false)) continue;

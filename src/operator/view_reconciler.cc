@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
@@ -187,9 +186,8 @@ PipelineState SummarizePipeline(const std::vector<std::pair<std::string, Element
     if (e.ready && !e.failed) continue;
     ++not_ready;
     if (waiting == nullptr) waiting = &element;
-    if (!e.uncontrolled_kind.empty() &&
-        std::find(uncontrolled.begin(), uncontrolled.end(), e.uncontrolled_kind) ==
-            uncontrolled.end()) {
+    if (!e.uncontrolled_kind.empty() && std::find(uncontrolled.begin(), uncontrolled.end(),
+                                                  e.uncontrolled_kind) == uncontrolled.end()) {
       uncontrolled.push_back(e.uncontrolled_kind);
     }
   }

@@ -105,8 +105,8 @@ TEST(PipelineStateTest, AnElementNothingHereActsOnIsPending) {
       {"batch/v1/Job", "{startTime: '2026-01-01T00:00:00Z', active: 1}", false, false,
        "in progress", ""},
       {"batch/v1/Job", "{conditions: [{type: Complete, status: 'True'}]}", true, false, "", ""},
-      {"hoptimator.linkedin.com/v1alpha1/TableProvisionJob", "", false, false,
-       "not reconciled yet", ""},
+      {"hoptimator.linkedin.com/v1alpha1/TableProvisionJob", "", false, false, "not reconciled yet",
+       ""},
       {"hoptimator.linkedin.com/v1alpha1/TableProvisionJob",
        "{ready: false, failed: false, message: 'No local provisioner'}", false, false,
        "No local provisioner", ""},
@@ -162,7 +162,8 @@ TEST(PipelineStateTest, AnyFailedElementFailsThePipelineAndIsNamed) {
                          {"kafkatopic/u", kafka}});
   EXPECT_FALSE(p.ready);
   EXPECT_FALSE(p.failed);
-  EXPECT_EQ(p.message, "Pending: no controller for KafkaTopic, FlinkSessionJob in this control plane");
+  EXPECT_EQ(p.message,
+            "Pending: no controller for KafkaTopic, FlinkSessionJob in this control plane");
   EXPECT_TRUE(SummarizePipeline({{"flinksessionjob/b", flink}, {"job/x", failed}}).failed);
 }
 

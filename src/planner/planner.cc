@@ -335,11 +335,11 @@ Result<std::map<std::string, std::string>> Planner::Connector(
       return text.status().WithContext(fmt::format("TableTemplate {}: ", tt.name()));
     }
     if (!*text) {
-      log::Debug("TableTemplate {}: connector skipped for {}: {}", tt.name(),
-                 table.QualifiedName(), why.ToString());
+      log::Debug("TableTemplate {}: connector skipped for {}: {}", tt.name(), table.QualifiedName(),
+                 why.ToString());
       if (skipped != nullptr && why.cause == tmpl::SkipReason::Cause::kMissing) {
-        skipped->push_back({"TableTemplate", tt.name(), "connector",
-                            "table " + table.QualifiedName(), why, ""});
+        skipped->push_back(
+            {"TableTemplate", tt.name(), "connector", "table " + table.QualifiedName(), why, ""});
       }
       continue;
     }

@@ -112,17 +112,23 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
     std::vector<std::pair<store::GroupKind, op::EventMapper>> watches;
   };
   std::vector<Controller> controllers;
-  controllers.push_back({resource::TableTriggerKind::Info().group_kind(), impl.triggers.get(),
-                         Reports::kStanding, {{kJob, &op::TriggerReconciler::JobEvent}}});
+  controllers.push_back({resource::TableTriggerKind::Info().group_kind(),
+                         impl.triggers.get(),
+                         Reports::kStanding,
+                         {{kJob, &op::TriggerReconciler::JobEvent}}});
   controllers.push_back(
       {resource::ViewKind::Info().group_kind(), impl.views.get(), Reports::kStanding, {}});
   controllers.push_back({resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
                          Reports::kStatus, std::move(elements)});
   controllers.push_back({resource::TableProvisionJobKind::Info().group_kind(),
-                         impl.provisions.get(), Reports::kStatus, {}});
+                         impl.provisions.get(),
+                         Reports::kStatus,
+                         {}});
   if (options.local_jobs) controllers.push_back({kJob, impl.jobs.get(), Reports::kStatus, {}});
   controllers.push_back({resource::SubscriptionKind::Info().group_kind(),
-                         impl.subscriptions.get(), Reports::kStatus, {}});
+                         impl.subscriptions.get(),
+                         Reports::kStatus,
+                         {}});
   for (Controller& c : controllers) {
     impl.pipeline_rules.controlled.push_back({c.kind, c.reports});
     impl.manager->Register(c.kind, c.reconciler, std::move(c.watches));
