@@ -90,7 +90,7 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
 
 namespace {
 
-// What an element's status says by reference §7's reading, when it says anything: nullopt for a
+// What an element's status says by compatibility.md §7's reading, when it says anything: nullopt for a
 // status with neither `ready`, conditions, nor a state.
 std::optional<ElementState> ReportedState(const Json& status) {
   ElementState s;
