@@ -34,6 +34,18 @@ struct HopRun {
   std::string out;  // stdout and stderr, interleaved
 };
 
+// A shell command line, its standard input empty.
+HopRun Command(const std::string& command) {
+  HopRun r{0, ""};
+  FILE* p = popen(("(" + command + ") 2>&1 < /dev/null").c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 HopRun Hop(const std::string& args, const std::string& input = "") {
   std::string cmd = std::string(HOP_BINARY) + " " + args + " 2>&1";
   // Tests run in parallel processes: each input gets a file of its own.
@@ -1275,6 +1287,132 @@ spec:
   EXPECT_EQ(std::filesystem::status(state).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_all);
   std::filesystem::remove_all(dir);
+}
+
+
+// Hostile input as a user could give it (docs/resources.md "Limits"): every input is bounded
+// with a clear error, a file that is not what hop expects is refused, and nothing a user wrote
+// reaches the terminal as a control sequence or a path outside the state directory.
+TEST(CliTest, HostileInputIsBoundedAndRefused) {
+  char tmpl[] = "/tmp/hop-e2e-hostile-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string flag = "--state " + dir + "/state";
+  const auto contains = [](const HopRun& r, const std::string& part) {
+    return r.out.find(part) != std::string::npos;
+  };
+
+  // Unbounded input stops at the request limit.
+  HopRun zero = Hop(flag + " apply -f /dev/zero");
+  EXPECT_EQ(zero.status, 1) << zero.out;
+  EXPECT_EQ(zero.out,
+            "hop apply: /dev/zero is larger than 3 MiB, the most hop reads from one input "
+            "(HOP_MAX_REQUEST_BYTES)\n");
+  HopRun check_zero = Hop("check /dev/zero");
+  EXPECT_EQ(check_zero.status, 2) << check_zero.out;
+  EXPECT_TRUE(contains(check_zero, "hop check: /dev/zero is larger than 3 MiB")) << check_zero.out;
+  HopRun shell_zero = Hop(flag + " < /dev/zero");
+  EXPECT_EQ(shell_zero.status, 1) << shell_zero.out.substr(0, 300);
+  EXPECT_TRUE(contains(shell_zero, "the statement being entered is larger than 3 MiB"))
+      << shell_zero.out.substr(0, 300);
+  // The limit is the environment's to change.
+  HopRun limited = Command("echo 'SELECT 1, 2, 3;' | HOP_MAX_REQUEST_BYTES=10 " +
+                           std::string(HOP_BINARY) + " check -");
+  EXPECT_EQ(limited.status, 2) << limited.out;
+  EXPECT_EQ(limited.out,
+            "hop check: <stdin> is larger than 10 bytes, the most hop reads from one input "
+            "(HOP_MAX_REQUEST_BYTES)\n");
+  HopRun bad_limit = Command("HOP_MAX_REQUEST_BYTES=lots " + std::string(HOP_BINARY) + " check -");
+  EXPECT_EQ(bad_limit.status, 2) << bad_limit.out;
+  EXPECT_TRUE(contains(bad_limit, "HOP_MAX_REQUEST_BYTES=lots: expected a positive number of bytes"))
+      << bad_limit.out;
+
+  // What apply -f got, when it is not a YAML stream.
+  HopRun directory = Hop(flag + " apply -f " + dir);
+  EXPECT_EQ(directory.status, 1);
+  EXPECT_EQ(directory.out, "hop apply: " + dir + " is a directory\n");
+  std::ofstream(dir + "/empty.yaml").close();
+  HopRun empty = Hop(flag + " apply -f " + dir + "/empty.yaml");
+  EXPECT_EQ(empty.status, 1);
+  EXPECT_EQ(empty.out, "hop apply: " + dir + "/empty.yaml holds no object\n");
+  HopRun missing = Hop(flag + " apply -f " + dir + "/nope.yaml");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_TRUE(contains(missing, "nope.yaml: No such file or directory")) << missing.out;
+  HopRun open_quote = Hop(flag + " apply -f -", "kind: ConfigMap\napiVersion: v1\n"
+                                                "metadata: {name: q}\ndata:\n  a: \"abc\n");
+  EXPECT_EQ(open_quote.status, 1);
+  EXPECT_TRUE(contains(open_quote, "<stdin>: line 5, column 6: unterminated quoted string"))
+      << open_quote.out;
+
+  // SQL that is not UTF-8 or holds a NUL is refused with its position.
+  HopRun nul = Hop("check -", std::string("SELECT 'a\0b';", 13));
+  EXPECT_EQ(nul.status, 1);
+  EXPECT_TRUE(contains(nul, "a NUL character is not allowed in SQL text at line 1, column 10"))
+      << nul.out;
+  HopRun latin1 = Hop("check -", "SELECT 'caf\xe9';");
+  EXPECT_EQ(latin1.status, 1);
+  EXPECT_TRUE(contains(latin1, "invalid UTF-8 byte 0xE9 at line 1, column 12")) << latin1.out;
+
+  // Control characters are escaped wherever user text is printed: errors, hop get's tables.
+  HopRun esc = Hop("check -", "SELECT \x1b[2J;");
+  EXPECT_EQ(esc.out.find('\x1b'), std::string::npos) << esc.out;
+  EXPECT_TRUE(contains(esc, "unexpected character '\\x1b' at line 1, column 8\nSELECT \\x1b[2J\n"))
+      << esc.out;
+  HopRun applied = Hop(flag + " apply -f -",
+                       "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\n"
+                       "metadata: {name: esc}\n"
+                       "spec: {schema: \"E\\e[31mX\", url: \"jdbc:demodb://names=ads\\e]0;t\\a\"}\n");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  HopRun table = Hop(flag + " get databases");
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find('\a'), std::string::npos) << table.out;
+  EXPECT_TRUE(contains(table, "E\\x1b[31mX")) << table.out;
+  EXPECT_TRUE(contains(table, "names=ads\\x1b]0;t\\x07")) << table.out;
+  HopRun sql_error = Hop(flag + " -e 'CREATE VIEW esc.v AS SELECT 1'");
+  EXPECT_EQ(sql_error.out.find('\x1b'), std::string::npos) << sql_error.out;
+
+  // Names become paths only when they are names: nothing outside the state directory is read.
+  std::filesystem::create_directories(dir + "/outside");
+  std::ofstream(dir + "/outside/x.log") << "SECRET\n";
+  for (const std::string& args :
+       {std::string(" logs job/../../../outside/x"), " logs job/" + dir + "/outside/x",
+        std::string(" logs -n ../../outside job/x"), std::string(" logs -n .. job/outside")}) {
+    HopRun logs = Hop(flag + args);
+    EXPECT_EQ(logs.status, 1) << args << ": " << logs.out;
+    EXPECT_FALSE(contains(logs, "SECRET")) << args << ": " << logs.out;
+    EXPECT_TRUE(contains(logs, "hop logs: Invalid Argument: ")) << args << ": " << logs.out;
+  }
+
+  // A store file that is not a hop store is refused, never taken for a new, empty store.
+  std::filesystem::create_directories(dir + "/zero");
+  std::ofstream(dir + "/zero/hop.db").close();
+  HopRun zero_db = Hop("--state " + dir + "/zero get databases");
+  EXPECT_EQ(zero_db.status, 1) << zero_db.out;
+  EXPECT_EQ(zero_db.out, "hop: Invalid Argument: " + dir +
+                             "/zero/hop.db is empty (0 bytes): it is not a hop store. Move it "
+                             "aside to start a new, empty store, or restore it from a backup\n");
+  EXPECT_EQ(std::filesystem::file_size(dir + "/zero/hop.db"), 0u);
+  HopRun fresh = Hop("--state " + dir + "/fresh get databases");
+  EXPECT_EQ(fresh.status, 0) << fresh.out;
+  EXPECT_TRUE(contains(fresh, "No resources found")) << fresh.out;
+
+  std::filesystem::remove_all(dir);
+}
+
+// Running out of memory is an error of the command, not an abort (the one catch-all, in main).
+TEST(CliTest, OutOfMemoryIsAnError) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#endif
+#endif
+  // A request limit far beyond the address space the process may use: reading /dev/zero
+  // exhausts memory before the limit stops it.
+  HopRun oom = Command("ulimit -v 400000; HOP_MAX_REQUEST_BYTES=2Gi " + std::string(HOP_BINARY) +
+                       " check /dev/zero");
+  EXPECT_EQ(oom.status, 1) << oom.out;
+  EXPECT_TRUE(oom.out.find("hop: out of memory") != std::string::npos) << oom.out;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // End-to-end SQL tests: each file under test/sql is a session against a fresh state directory.
 // Directives:
 //   apply [file=F]   YAML resources to create or replace, from the input or from file F under
-//                    the source tree (prints what `hop apply` prints)
+//                    the source tree (prints what `hop apply` prints; the input is the file
+//                    <state>/apply.yaml)
 //   run              a script of statements and !commands; prints their output, and each
 //                    error as `error: <message>`
 //   get kind=K [name=N] [namespace=NS] [output=yaml]
@@ -87,7 +88,12 @@ class SqlFile {
       opts.file = path;
       std::ostringstream out, err;
       cli::RunApply(opts, *store_, out, err);
-      return out.str() + err.str();
+      // Errors name the file: the state directory's random name is not part of the output.
+      std::string text = out.str() + err.str();
+      for (size_t at = text.find(dir_); at != std::string::npos; at = text.find(dir_, at)) {
+        text.replace(at, dir_.size(), "<state>");
+      }
+      return text;
     }
     if (c.directive == "run") {
       std::string out;

@@ -3,6 +3,7 @@
 
 #include "binder/binder.h"
 #include "common/redact.h"
+#include "common/strings.h"
 #include "sql/ast/statements.h"
 #include "sql/parser.h"
 #include "sql/script.h"
@@ -29,9 +30,12 @@ Status Bind(const sql::Statement& stmt, catalog::Catalog& cat) {
     }
     case sql::StatementKind::kCreateView: {
       const auto& v = stmt.As<sql::CreateViewStatement>();
-      HOP_ASSIGN_OR_RETURN(binder::RelPtr rel, binder.BindQuery(*v.query, v.columns));
       for (const auto& p : v.name.parts) path.push_back(p.name);
       HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
+      std::vector<std::string> defined = schema->Path();
+      defined.push_back(path.back());
+      binder.SetDefinedView(defined);
+      HOP_ASSIGN_OR_RETURN(binder::RelPtr rel, binder.BindQuery(*v.query, v.columns));
       catalog::Schema changed = *schema;
       catalog::Table t;
       t.name = path.back();
@@ -87,14 +91,14 @@ CheckSummary CheckScript(std::string_view name, std::string_view script,
     auto stmt = sql::ParseStatement(item.text, sql::ParseOptions{item.loc, item.line_prefix});
     if (!stmt.ok()) {
       ++summary.errors;
-      err << name << ": " << RedactSecrets(stmt.status().ToString()) << '\n';
+      err << name << ": " << EscapeForTerminal(RedactSecrets(stmt.status().ToString())) << '\n';
       continue;
     }
     if (cat) {
       Status bound = Bind(**stmt, *cat);
       if (!bound.ok()) {
         ++summary.errors;
-        err << name << ": " << RedactSecrets(bound.ToString()) << '\n';
+        err << name << ": " << EscapeForTerminal(RedactSecrets(bound.ToString())) << '\n';
         continue;
       }
     }
@@ -103,7 +107,7 @@ CheckSummary CheckScript(std::string_view name, std::string_view script,
     if (!text.ok()) {
       ++summary.errors;
       err << name << ":" << item.loc.line << ":" << item.loc.column << ": "
-          << text.status().ToString() << '\n';
+          << EscapeForTerminal(text.status().ToString()) << '\n';
       continue;
     }
     out << *text << ";\n";

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <new>
 
 #include "catalog/catalog.h"
 #include "cli/check_command.h"
@@ -14,7 +15,9 @@
 #include "cli/serve_command.h"
 #include "cli/shell.h"
 #include "cli/wait_command.h"
+#include "common/limits.h"
 #include "common/log.h"
+#include "common/strings.h"
 #include "session/control_plane.h"
 #include "sql/dialect.h"
 #include "store/sqlite_store.h"
@@ -27,15 +30,31 @@ std::unique_ptr<hop::store::SqliteStore> OpenStore(const std::string& state_dir,
                                                    hop::store::SqliteStoreOptions options = {}) {
   auto store = hop::store::SqliteStore::Open(state_dir, options);
   if (!store.ok()) {
-    std::cerr << "hop: " << store.status().ToString() << "\n";
+    std::cerr << "hop: " << hop::EscapeForTerminal(store.status().ToString()) << "\n";
     return nullptr;
   }
   return std::move(store).value();
 }
 
+int Main(int argc, char** argv);
+
 }  // namespace
 
+// The one catch-all of the binary: running out of memory anywhere on the main thread (input is
+// bounded by common/limits.h, so it takes a machine short of memory) is reported as an error
+// instead of aborting with an uncaught exception.
 int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "hop: out of memory\n";
+    return 1;
+  }
+}
+
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"hop: SQL control plane for multi-system data pipelines"};
   app.set_version_flag("--version", std::string("hop ") + kVersion);
   std::string log_level = "warn";
@@ -146,10 +165,14 @@ int main(int argc, char** argv) {
 
   hop::log::Level level;
   if (!hop::log::ParseLevel(log_level, &level)) {
-    std::cerr << "hop: unknown log level '" << log_level << "'\n";
+    std::cerr << "hop: unknown log level '" << hop::EscapeForTerminal(log_level) << "'\n";
     return 2;
   }
   hop::log::SetLevel(level);
+  if (hop::Status limits = hop::LoadLimitsFromEnvironment(); !limits.ok()) {
+    std::cerr << "hop: " << hop::EscapeForTerminal(limits.ToString()) << "\n";
+    return 2;
+  }
 
   if (crds->parsed()) return hop::cli::RunCrds(std::cout);
   if (apply->parsed() || get->parsed() || del->parsed()) {
@@ -164,7 +187,7 @@ int main(int argc, char** argv) {
     hop::cli::CheckOptions options;
     options.print = check_print;
     if (!hop::sql::ParseDialect(dialect_name, &options.dialect)) {
-      std::cerr << "hop check: unknown dialect '" << dialect_name
+      std::cerr << "hop check: unknown dialect '" << hop::EscapeForTerminal(dialect_name)
                 << "' (expected ansi, flink, postgres or sqlite)\n";
       return 2;
     }
@@ -175,18 +198,18 @@ int main(int argc, char** argv) {
       if (!store) return 1;
       auto loaded = hop::catalog::Catalog::Load(*store, check_namespace);
       if (!loaded.ok()) {
-        std::cerr << "hop check: " << loaded.status().ToString() << "\n";
+        std::cerr << "hop check: " << hop::EscapeForTerminal(loaded.status().ToString()) << "\n";
         return 1;
       }
       catalog = std::move(loaded).value();
       options.bind = &*catalog;
     }
     std::string text;
-    if (!hop::cli::ReadInput(check_file, &text)) {
-      std::cerr << "hop check: cannot read " << check_file << "\n";
+    if (hop::Status read = hop::cli::ReadInput(check_file, &text); !read.ok()) {
+      std::cerr << "hop check: " << hop::EscapeForTerminal(read.message()) << "\n";
       return 2;
     }
-    const std::string name = check_file == "-" ? "<stdin>" : check_file;
+    const std::string name = hop::EscapeForTerminal(check_file == "-" ? "<stdin>" : check_file);
     auto summary = hop::cli::CheckScript(name, text, options, std::cout, std::cerr);
     if (summary.errors > 0) {
       std::cerr << name << ": " << summary.errors << " of " << summary.statements
@@ -226,7 +249,8 @@ int main(int argc, char** argv) {
       cpo.local_jobs = !no_local_jobs;
       auto started = hop::session::ControlPlane::Start(*store, cpo);
       if (!started.ok()) {
-        std::cerr << "hop: the operator does not run: " << started.status().ToString() << "\n";
+        std::cerr << "hop: the operator does not run: "
+                  << hop::EscapeForTerminal(started.status().ToString()) << "\n";
         return nullptr;
       }
       control_plane = std::move(started).value();
@@ -241,3 +265,5 @@ int main(int argc, char** argv) {
   }
   return hop::cli::RunShell(run_opts, state_dir, *store);
 }
+
+}  // namespace

@@ -3,9 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
-#include <iostream>
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -14,6 +18,7 @@
 #include "catalog/catalog.h"
 #include "common/issues.h"
 #include "common/redact.h"
+#include "common/limits.h"
 #include "common/strings.h"
 #include "common/time.h"
 #include "deploy/executor.h"
@@ -33,17 +38,45 @@ using resource::Resource;
 using store::ObjectRef;
 using store::Write;
 
-bool ReadInput(const std::string& path, std::string* text) {
-  std::stringstream buf;
-  if (path == "-") {
-    buf << std::cin.rdbuf();
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    buf << in.rdbuf();
+Status ReadInput(const std::string& path, std::string* text) {
+  const bool stdin_input = path == "-";
+  const std::string name = stdin_input ? "<stdin>" : path;
+  const int fd = stdin_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Unavailable(fmt::format("cannot read {}: {}", name, strerror(errno)));
+  const auto close_fd = [&] {
+    if (!stdin_input) ::close(fd);
+  };
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close_fd();
+    return Status::InvalidArgument(fmt::format("{} is a directory", name));
   }
-  *text = buf.str();
-  return true;
+  const size_t limit = CurrentLimits().max_request_bytes;
+  text->clear();
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    text->reserve(std::min(static_cast<size_t>(st.st_size), limit) + 1);
+  }
+  char buffer[64 * 1024];
+  while (text->size() <= limit) {
+    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, limit + 1 - text->size()));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      close_fd();
+      return Status::Unavailable(fmt::format("cannot read {}: {}", name, strerror(error)));
+    }
+    text->append(buffer, static_cast<size_t>(n));
+  }
+  close_fd();
+  if (text->size() > limit) {
+    text->clear();
+    return Status::InvalidArgument(
+        fmt::format("{} is larger than {}, the most hop reads from one input "
+                    "(HOP_MAX_REQUEST_BYTES)",
+                    name, FormatByteSize(limit)));
+  }
+  return Status::OK();
 }
 
 namespace {
@@ -54,7 +87,7 @@ std::string DisplayName(const Resource& r) {
   std::string kind = AsciiToLower(r.kind());
   const std::string group = r.group();
   if (!group.empty()) kind += "." + group;
-  return kind + "/" + r.name();
+  return EscapeForTerminal(kind + "/" + r.name());
 }
 
 // Reports every string of `doc` that holds a secret as `hop get` prints it: applying it would
@@ -88,20 +121,21 @@ void Redact(Json& doc) {
   }
 }
 
-// Parses and validates every document of `path`. On any problem prints all of them and returns
-// false; nothing is written.
-bool LoadDocuments(const std::string& path, const std::string& namespace_name,
-                   std::vector<Resource>* out, std::ostream& err,
+// Parses and validates every document of `path` for `command` ("hop apply"). On any problem
+// prints all of them and returns false; nothing is written.
+bool LoadDocuments(std::string_view command, const std::string& path,
+                   const std::string& namespace_name, std::vector<Resource>* out,
+                   std::ostream& err,
                    resource::UnknownFields unknown_fields = resource::UnknownFields::kAllow) {
   std::string text;
-  if (!ReadInput(path, &text)) {
-    err << "hop: cannot read " << path << "\n";
+  if (Status read = ReadInput(path, &text); !read.ok()) {
+    err << command << ": " << EscapeForTerminal(read.message()) << "\n";
     return false;
   }
   const std::string source = path == "-" ? "<stdin>" : path;
   auto docs = ParseYamlDocuments(text, source);
   if (!docs.ok()) {
-    err << docs.status().ToString() << "\n";
+    err << EscapeForTerminal(docs.status().ToString()) << "\n";
     return false;
   }
   Issues issues;
@@ -130,16 +164,18 @@ bool LoadDocuments(const std::string& path, const std::string& namespace_name,
     out->push_back(std::move(r).value());
   }
   if (docs->empty()) {
-    err << source << ": no objects to apply\n";
+    err << command << ": " << EscapeForTerminal(source) << " holds no object\n";
     return false;
   }
   Status s =
       issues.ToStatus(StatusCode::kValidation, fmt::format("{}: nothing was applied:", source));
   if (!s.ok()) {
-    err << s.ToString() << "\n";
+    err << EscapeForTerminal(s.ToString()) << "\n";
     return false;
   }
-  if (issues.HasWarnings()) err << "Warning: " << source << ":\n" << issues.Render() << "\n";
+  if (issues.HasWarnings()) {
+    err << "Warning: " << EscapeForTerminal(source) << ":\n" << EscapeForTerminal(issues.Render()) << "\n";
+  }
   return true;
 }
 
@@ -173,13 +209,20 @@ std::string Age(const std::string& created) {
   return fmt::format("{}d", secs / 86400);
 }
 
-// One-line cells: printer columns can hold SQL with newlines.
+// One-line cells: printer columns can hold SQL with newlines, and any cell text a user wrote,
+// control characters included (escaped, so that they cannot drive the terminal).
 std::string Cell(std::string s) {
   for (char& c : s) {
     if (c == '\n' || c == '\t') c = ' ';
   }
+  s = EscapeForTerminal(s);
   constexpr size_t kMax = 60;
-  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
+  if (s.size() > kMax) {
+    // Cut at a character boundary, so that the cell stays UTF-8.
+    size_t cut = kMax - 3;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    s = s.substr(0, cut) + "...";
+  }
   return s;
 }
 
@@ -196,8 +239,8 @@ void PrintTable(const std::vector<Resource>& items, const KindInfo* kind, bool a
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : items) {
     std::vector<std::string> row;
-    if (all_namespaces) row.push_back(r.namespace_name());
-    row.push_back(r.name());
+    if (all_namespaces) row.push_back(Cell(r.namespace_name()));
+    row.push_back(Cell(r.name()));
     if (kind) {
       for (const auto& c : kind->columns) {
         row.push_back(Cell(RedactSecrets(ColumnValue(r.json(), c.json_path))));
@@ -207,7 +250,7 @@ void PrintTable(const std::vector<Resource>& items, const KindInfo* kind, bool a
     if (wide) {
       std::string labels;
       for (const auto& [k, v] : r.labels()) labels += (labels.empty() ? "" : ",") + k + "=" + v;
-      row.push_back(labels.empty() ? "<none>" : labels);
+      row.push_back(labels.empty() ? "<none>" : EscapeForTerminal(labels));
     }
     rows.push_back(std::move(row));
   }
@@ -329,7 +372,10 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
     return 2;
   }
   std::vector<Resource> docs;
-  if (!LoadDocuments(options.file, options.namespace_name, &docs, err, unknown_fields)) return 1;
+  if (!LoadDocuments("hop apply", options.file, options.namespace_name, &docs, err,
+                     unknown_fields)) {
+    return 1;
+  }
   // Read what exists, then write everything in one batch; each update carries the version it
   // was computed from, so a concurrent change makes the batch fail instead of being overwritten.
   // Apply is an upsert: a batch that lost a race with another writer is computed again from
@@ -344,7 +390,7 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
       Resource doc = given;
       auto existing = store.Get(store::RefOf(doc));
       if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) {
-        err << existing.status().ToString() << "\n";
+        err << EscapeForTerminal(existing.status().ToString()) << "\n";
         return 1;
       }
       if (!existing.ok()) {
@@ -370,7 +416,7 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
         BackOff(attempt);
         continue;
       }
-      err << results.status().ToString() << "\n";
+      err << EscapeForTerminal(results.status().ToString()) << "\n";
       return 1;
     }
     for (size_t i = 0; i < results->size(); ++i) {
@@ -388,7 +434,7 @@ int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, st
   const KindInfo* info = nullptr;
   auto gk = ResolveKind(options.kind, store, &info);
   if (!gk.ok()) {
-    err << gk.status().ToString() << "\n";
+    err << EscapeForTerminal(gk.status().ToString()) << "\n";
     return 1;
   }
   const bool namespaced = info == nullptr || info->namespaced;
@@ -411,19 +457,19 @@ int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, st
         ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns;
     auto r = store.Get({*gk, in_ns, StoredName(store, *gk, in_ns, options.name)});
     if (!r.ok()) {
-      err << r.status().ToString() << "\n";
+      err << EscapeForTerminal(r.status().ToString()) << "\n";
       return 1;
     }
     items.push_back(std::move(r).value());
   } else {
     auto selector = resource::LabelSelector::Parse(options.selector);
     if (!selector.ok()) {
-      err << selector.status().ToString() << "\n";
+      err << EscapeForTerminal(selector.status().ToString()) << "\n";
       return 2;
     }
     auto list = store.List({*gk, ns, *selector});
     if (!list.ok()) {
-      err << list.status().ToString() << "\n";
+      err << EscapeForTerminal(list.status().ToString()) << "\n";
       return 1;
     }
     items = std::move(list->items);
@@ -460,7 +506,9 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
   std::vector<ObjectRef> refs;
   if (!options.file.empty()) {
     std::vector<Resource> docs;
-    if (!LoadDocuments(options.file, options.namespace_name, &docs, err)) return 1;
+    if (!LoadDocuments("hop delete", options.file, options.namespace_name, &docs, err)) {
+      return 1;
+    }
     // Last first: a file declares what an object needs before the object (a Database before
     // its tables), so its dependents go before it.
     for (auto d = docs.rbegin(); d != docs.rend(); ++d) refs.push_back(store::RefOf(*d));
@@ -472,7 +520,7 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
     const KindInfo* info = nullptr;
     auto gk = ResolveKind(options.kind, store, &info);
     if (!gk.ok()) {
-      err << gk.status().ToString() << "\n";
+      err << EscapeForTerminal(gk.status().ToString()) << "\n";
       return 1;
     }
     const bool namespaced = info == nullptr || info->namespaced;
@@ -497,7 +545,7 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
     deploy::Executor executor(store, std::move(execute));
     auto deleted = executor.Delete(ref, options.force);
     if (!deleted.ok()) {
-      err << RedactSecrets(deleted.status().ToString()) << "\n";
+      err << EscapeForTerminal(RedactSecrets(deleted.status().ToString())) << "\n";
       rc = 1;
       continue;
     }

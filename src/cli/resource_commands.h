@@ -8,6 +8,7 @@
 
 #include "catalog/provisioner.h"
 #include "resource/resource.h"
+#include "common/status.h"
 #include "store/store.h"
 
 namespace hop::cli {
@@ -70,7 +71,10 @@ std::string StoredName(store::Store& store, const resource::GroupKind& kind, con
 // Prints the CustomResourceDefinitions of every hop kind as YAML documents.
 int RunCrds(std::ostream& out);
 
-// Reads a file, or standard input for "-". False if it cannot be read.
-bool ReadInput(const std::string& path, std::string* text);
+// Reads a file, or standard input for "-", whole into `*text`, stopping one byte past the
+// request limit (common/limits.h) instead of reading all of a larger input. Fails, with a message
+// naming the file ("<stdin>" for "-"), with InvalidArgument when it is a directory or larger than
+// the limit, and Unavailable when it cannot be opened or read.
+Status ReadInput(const std::string& path, std::string* text);
 
 }  // namespace hop::cli

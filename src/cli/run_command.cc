@@ -28,7 +28,7 @@ Result<session::Properties> SessionProperties(const RunOptions& options) {
 int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, std::ostream& err) {
   auto props = SessionProperties(options);
   if (!props.ok()) {
-    err << "hop: " << props.status().ToString() << "\n";
+    err << "hop: " << EscapeForTerminal(props.status().ToString()) << "\n";
     return 2;
   }
   session::Session session(store, std::move(props).value());
@@ -44,20 +44,20 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
       // A blank line between the outputs of successive items keeps them apart.
       if (!o.empty() && printed) out << '\n';
       printed |= !o.empty();
-      out << o << std::flush;
+      out << EscapeForTerminal(o) << std::flush;
       if (!st.ok()) {
         ++failed;
         // A script's errors name the script; a statement given with -e is its own context.
-        if (!name.empty()) err << name << ": ";
-        err << st.ToString() << "\n" << std::flush;
+        if (!name.empty()) err << EscapeForTerminal(name) << ": ";
+        err << EscapeForTerminal(st.ToString()) << "\n" << std::flush;
       }
     }
   };
   for (const auto& script : options.execute) run(script, "");
   if (!options.file.empty()) {
     std::string text;
-    if (!ReadInput(options.file, &text)) {
-      err << "hop: cannot read " << options.file << "\n";
+    if (Status read = ReadInput(options.file, &text); !read.ok()) {
+      err << "hop: " << EscapeForTerminal(read.message()) << "\n";
       return 2;
     }
     run(text, options.file == "-" ? "<stdin>" : options.file);

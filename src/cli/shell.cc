@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "common/files.h"
+#include "common/limits.h"
 #include "common/strings.h"
 #include "sql/keywords.h"
 #include "sql/script.h"
@@ -568,7 +569,20 @@ Status History::Add(std::string_view entry) {
 // ---- the loop ---------------------------------------------------------------------------------
 
 LineReader::Result StreamLineReader::Read(const std::string& /*prompt*/, std::string& line) {
-  if (!std::getline(in_, line)) return Result::kEof;
+  // Stops one byte past the request limit, so that a stream without line breaks (/dev/zero)
+  // cannot exhaust memory: Shell::Feed refuses the over-long line.
+  const size_t keep = CurrentLimits().max_request_bytes + 1;
+  line.clear();
+  std::streambuf* buf = in_.rdbuf();
+  if (buf == nullptr) return Result::kEof;
+  bool any = false;
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    any = true;
+    if (c == '\n') break;
+    line.push_back(static_cast<char>(c));
+    if (line.size() >= keep) break;
+  }
+  if (!any) return Result::kEof;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return Result::kLine;
 }
@@ -585,6 +599,7 @@ Shell::Shell(session::Session& session, store::Store& store, History* history, s
 }
 
 int Shell::Run(LineReader& reader, bool run_unfinished) {
+  piped_ = run_unfinished;
   std::string line;
   for (;;) {
     switch (reader.Read(prompt(), line)) {
@@ -603,6 +618,15 @@ int Shell::Run(LineReader& reader, bool run_unfinished) {
 }
 
 bool Shell::Feed(const std::string& line, LineReader& reader) {
+  const size_t limit = CurrentLimits().max_request_bytes;
+  if (pending_.size() + line.size() > limit) {
+    ++failed_;
+    err_ << "hop: the statement being entered is larger than " << FormatByteSize(limit)
+         << ", the most hop reads from one input (HOP_MAX_REQUEST_BYTES); it was dropped\n"
+         << std::flush;
+    pending_.clear();
+    return !piped_;
+  }
   if (pending_.empty()) {
     if (TrimWhitespace(line).empty()) return true;
     pending_ = line;
@@ -631,12 +655,12 @@ bool Shell::RunBuffer(const std::string& buffer, LineReader& reader) {
                                  {item.loc.line, item.loc.column, item.line_prefix});
     if (word == "help" && st.ok()) o += kShellHelp;
     words_stale_ = true;
-    out_ << o;
+    out_ << EscapeForTerminal(o);
     if (!o.empty() && o.back() != '\n') out_ << '\n';
     out_ << std::flush;
     if (!st.ok()) {
       ++failed_;
-      err_ << st.ToString() << "\n" << std::flush;
+      err_ << EscapeForTerminal(st.ToString()) << "\n" << std::flush;
     }
   }
   return true;
@@ -651,7 +675,8 @@ void Shell::Remember(const std::string& entry, LineReader& reader) {
   Status st = history_->Add(entry);
   if (!st.ok() && !history_warned_) {
     history_warned_ = true;
-    err_ << "hop: history is not saved: " << st.message() << "\n" << std::flush;
+    err_ << "hop: history is not saved: " << EscapeForTerminal(st.message()) << "\n"
+         << std::flush;
   }
 }
 
@@ -676,7 +701,7 @@ std::vector<std::string> Shell::Complete(std::string_view line_before_cursor) {
 int RunShell(const RunOptions& options, const std::string& state_dir, store::Store& store) {
   auto props = SessionProperties(options);
   if (!props.ok()) {
-    std::cerr << "hop: " << props.status().ToString() << "\n";
+    std::cerr << "hop: " << EscapeForTerminal(props.status().ToString()) << "\n";
     return 2;
   }
   session::Session session(store, std::move(props).value());
@@ -691,7 +716,7 @@ int RunShell(const RunOptions& options, const std::string& state_dir, store::Sto
   History history((std::filesystem::path(state_dir) / "history").string());
   History* kept = &history;
   if (Status st = history.Load(); !st.ok()) {
-    std::cerr << "hop: history is not kept: " << st.message() << "\n";
+    std::cerr << "hop: history is not kept: " << EscapeForTerminal(st.message()) << "\n";
     kept = nullptr;
   }
   Shell shell(session, store, kept, std::cout, std::cerr);

@@ -146,6 +146,8 @@ class Shell {
   // Reads and runs until `!quit`, `!exit` or end of input. At end of input an unfinished statement
   // runs when `run_unfinished` (scripts piped in), and is dropped otherwise (Ctrl-D at a terminal).
   // Returns the number of items that failed.
+  // A statement larger than the request limit (common/limits.h) is dropped with an error; piped
+  // input (`run_unfinished`) then stops, as `hop -f -` would refuse the whole script.
   int Run(LineReader& reader, bool run_unfinished);
 
   // Handles one line read. Returns false when the shell should stop (`!quit`, `!exit`).
@@ -181,6 +183,7 @@ class Shell {
   bool words_stale_ = true;
   bool history_warned_ = false;
   int failed_ = 0;
+  bool piped_ = false;  // the current Run's run_unfinished
 };
 
 // `hop` without -e/-f: the shell on `store` (opened from `state_dir`), with the session flags of

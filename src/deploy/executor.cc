@@ -720,11 +720,14 @@ Result<std::vector<Executor::Change>> Executor::Changes(const sql::Statement& st
       HOP_ASSIGN_OR_RETURN(std::string sql, ViewSql(query, columns));
       Resource view = ViewResource(name, ns, path, sql, materialized);
 
+      // The query must bind, and must not reach the view it defines (a cycle through OR
+      // REPLACE): the binder is told which view that is.
+      binder::Binder binder(cat);
+      binder.SetStatement(&statement);
+      binder.SetDefinedView(path);
+      HOP_RETURN_IF_ERROR(binder.BindQuery(query, columns).status());
       if (!materialized) {
-        // The query must bind; the view keeps no pipeline.
-        binder::Binder binder(cat);
-        binder.SetStatement(&statement);
-        HOP_RETURN_IF_ERROR(binder.BindQuery(query, columns).status());
+        // The view keeps no pipeline.
         HOP_RETURN_IF_ERROR(CheckObject(view));
         HOP_RETURN_IF_ERROR(put(view, true, /*must_create=*/!existing));
         // A materialized view replaced by a plain one loses its pipeline (and, through

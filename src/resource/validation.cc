@@ -7,6 +7,7 @@
 
 #include "resource/kinds.h"
 #include "resource/names.h"
+#include "template/template.h"
 
 namespace hop::resource {
 namespace {
@@ -61,6 +62,29 @@ void CheckUnknown(const Json& object, const std::string_view (&known)[N], const 
   }
 }
 
+// The fields whose text is a template (docs/templates.md), rendered later for every pipeline or
+// trigger fire: a syntax error found now is one error at apply time, not a failure of every
+// statement that would use the template.
+void ValidateTemplates(const Resource& r, const KindInfo& kind, Issues* issues) {
+  std::vector<const Field<std::string>*> fields;
+  if (&kind == &TableTemplateKind::Info()) {
+    fields = {&TableTemplateKind::kYaml, &TableTemplateKind::kConnector};
+  } else if (&kind == &JobTemplateKind::Info()) {
+    fields = {&JobTemplateKind::kYaml};
+  } else if (&kind == &TableTriggerKind::Info()) {
+    fields = {&TableTriggerKind::kYaml};
+  }
+  for (const Field<std::string>* field : fields) {
+    const std::optional<std::string> text = field->Get(r);
+    if (!text) continue;
+    if (Status s = tmpl::CheckSyntax(*text); !s.ok()) {
+      // The first line says what and where; the source line and caret do not fit the tree.
+      const std::string& message = s.message();
+      issues->Error(fmt::format("{}: {}", field->path(), message.substr(0, message.find('\n'))));
+    }
+  }
+}
+
 }  // namespace
 
 void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions& options) {
@@ -100,6 +124,7 @@ void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions
     if (!kind->spec.required.empty()) issues->Error("spec: required mapping is missing");
   } else {
     ValidateAgainst(*spec, kind->spec, "spec", issues, options.unknown_fields);
+    ValidateTemplates(r, *kind, issues);
   }
   if (const Json* status = r.status()) ValidateAgainst(*status, kind->status, "status", issues);
 }

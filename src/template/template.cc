@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <unordered_set>
 #include <utility>
 
+#include "common/limits.h"
 #include "common/strings.h"
 #include "template/placeholder.h"
 #include "template/value.h"
@@ -41,6 +43,22 @@ class Resolver {
   // Few keys per template: a linear search beats hashing. A deque keeps references stable.
   std::deque<std::pair<std::string_view, Result<std::optional<std::string>>>> cache_;
 };
+
+// The size of AppendWithPrefix(prefix, value): a value with many line breaks under a long prefix
+// multiplies the prefix, so the size is known before anything is appended.
+size_t PrefixedSize(std::string_view prefix, std::string_view value) {
+  const size_t breaks = static_cast<size_t>(std::count(value.begin(), value.end(), '\n'));
+  return value.size() - breaks + (breaks + 1) * prefix.size();
+}
+
+// The error for output that would grow past `limit` at the placeholder opening at `open`.
+Status TooLarge(std::string_view text, size_t open, size_t limit) {
+  const TextPosition pos = PositionOf(text, open);
+  return Status::InvalidArgument(
+      fmt::format("the template's output would be larger than {} (HOP_MAX_RENDERED_BYTES) at "
+                  "line {}, column {}",
+                  FormatByteSize(limit), pos.line, pos.column));
+}
 
 // Appends prefix + value, with every line break of value replaced by the prefix.
 void AppendWithPrefix(std::string_view prefix, std::string_view value, std::string* out) {
@@ -117,11 +135,13 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
   HOP_ASSIGN_OR_RETURN(const std::vector<Placeholder> placeholders,
                        ScanTemplate(text, ScanMode::kRender));
   Resolver resolver(env);
+  const size_t limit = CurrentLimits().max_rendered_bytes;
   std::string out;
-  out.reserve(text.size() + text.size() / 2);
+  out.reserve(std::min(limit, text.size() + text.size() / 2));
   std::string scratch;
   size_t copied = 0;  // text before this offset is in `out` or was replaced
   for (const Placeholder& p : placeholders) {
+    if (out.size() + (p.begin - copied) > limit) return TooLarge(text, p.open, limit);
     out.append(text.substr(copied, p.begin - copied));
     copied = p.end;
     const bool partial = deferred != nullptr;
@@ -163,6 +183,13 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
       ApplyTransforms(p.transforms, value, &scratch);
       value = scratch;
     }
+    // Checked before appending: a value's line breaks under a long prefix multiply it.
+    // AppendInert below adds 10 bytes per `{{` of the value, so at most 5 per `{`.
+    const size_t inert =
+        partial ? 5 * static_cast<size_t>(std::count(value.begin(), value.end(), '{')) : 0;
+    if (out.size() + PrefixedSize(p.prefix, value) + inert > limit) {
+      return TooLarge(text, p.open, limit);
+    }
     if (!partial) {
       AppendWithPrefix(p.prefix, value, &out);
     } else if (value.find("{{") == std::string_view::npos) {
@@ -174,6 +201,7 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
       AppendInert(prefixed, &out);
     }
   }
+  if (out.size() + (text.size() - copied) > limit) return TooLarge(text, copied, limit);
   out.append(text.substr(copied));
   return std::optional<std::string>(std::move(out));
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/limits.h"
 #include "common/source_error.h"
 #include "template/placeholder.h"
 
@@ -15,6 +16,51 @@ std::string Show(std::string_view text, const Environment& env) {
   if (!r.ok()) return "<error: " + r.status().ToString() + ">";
   if (!r->has_value()) return "<skipped: " + why.ToString() + ">";
   return **r;
+}
+
+// The output is bounded (HOP_MAX_RENDERED_BYTES) before it is built: a value's line breaks under
+// a long prefix, repeated placeholders and long literal text all count.
+TEST(TemplateTest, OutputIsBounded) {
+  const Limits saved = CurrentLimits();
+  Limits limits = saved;
+  limits.max_rendered_bytes = 1000;
+  SetLimits(limits);
+  Environment env;
+  env.Set("lines", std::string(100, '\n')).Set("word", std::string(100, 'w'));
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* want;  // the output's size, or the error
+  };
+  const std::string prefix = "\n" + std::string(20, ' ');
+  std::string ten_words;
+  for (int i = 0; i < 10; ++i) ten_words += "{{word}}";
+  const Case kCases[] = {
+      {"exactly the limit", std::string(900, '.') + "{{word}}", "1000"},
+      {"one byte past it in literal text", std::string(901, '.') + "{{word}}",
+       "Invalid Argument: the template's output would be larger than 1000 bytes "
+       "(HOP_MAX_RENDERED_BYTES) at line 1, column 902"},
+      {"line breaks times a prefix", "a:" + prefix + "{{lines}}",
+       "Invalid Argument: the template's output would be larger than 1000 bytes "
+       "(HOP_MAX_RENDERED_BYTES) at line 2, column 21"},
+      {"repeated placeholders", ten_words + "{{word}}",
+       "Invalid Argument: the template's output would be larger than 1000 bytes "
+       "(HOP_MAX_RENDERED_BYTES) at line 1, column 81"},
+      {"ten fit", ten_words, "1000"},
+  };
+  for (const Case& c : kCases) {
+    auto r = Render(c.text, env);
+    const std::string got =
+        !r.ok() ? r.status().ToString() : r->has_value() ? std::to_string((*r)->size()) : "skip";
+    EXPECT_EQ(got, c.want) << c.name;
+    std::vector<Deferred> deferred;
+    auto partial = RenderPartial(c.text, env, &deferred);
+    const std::string got_partial = !partial.ok()        ? partial.status().ToString()
+                                    : partial->has_value() ? std::to_string((*partial)->size())
+                                                           : "skip";
+    EXPECT_EQ(got_partial, c.want) << c.name << " (partial)";
+  }
+  SetLimits(saved);
 }
 
 TEST(TemplateTest, Renders) {
