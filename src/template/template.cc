@@ -75,8 +75,14 @@ void AppendWithPrefix(std::string_view prefix, std::string_view value, std::stri
 }
 
 // Appends `value` so that rendering `out` again prints it as it is: every `{{` in it becomes
-// `{{hop.open}}`, which renders as `{{`.
+// `{{hop.open}}`, which renders as `{{`, and so does a `{` that starts it after a `{` that ends
+// `out` (text and values never end in a placeholder's `}}`, so that `{` is theirs too).
 void AppendInert(std::string_view value, std::string* out) {
+  if (!out->empty() && out->back() == '{' && value.starts_with('{')) {
+    out->pop_back();
+    out->append("{{").append(kOpenKey).append("}}");
+    value.remove_prefix(1);
+  }
   size_t from = 0;
   for (size_t at = value.find("{{"); at != std::string_view::npos; at = value.find("{{", from)) {
     out->append(value.substr(from, at - from));
@@ -140,11 +146,21 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
   out.reserve(std::min(limit, text.size() + text.size() / 2));
   std::string scratch;
   size_t copied = 0;  // text before this offset is in `out` or was replaced
+  const bool partial = deferred != nullptr;
+  // Text between placeholders. In a partial render it is made inert like values, so that a `{{`
+  // it holds, or one it forms with a value, is not a placeholder when the result is rendered
+  // again (it is not one now).
+  const auto append_text = [&](std::string_view literal) {
+    if (partial) {
+      AppendInert(literal, &out);
+    } else {
+      out.append(literal);
+    }
+  };
   for (const Placeholder& p : placeholders) {
-    if (out.size() + (p.begin - copied) > limit) return TooLarge(text, p.open, limit);
-    out.append(text.substr(copied, p.begin - copied));
+    append_text(text.substr(copied, p.begin - copied));
+    if (out.size() > limit) return TooLarge(text, p.begin, limit);
     copied = p.end;
-    const bool partial = deferred != nullptr;
     if (p.key == kOpenKey) {
       // Literal braces: kept for the final render, which prints them.
       if (partial) {
@@ -184,15 +200,15 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
       value = scratch;
     }
     // Checked before appending: a value's line breaks under a long prefix multiply it.
-    // AppendInert below adds 10 bytes per `{{` of the value, so at most 5 per `{`.
+    // AppendInert below adds 10 bytes per `{{` of the value, so at most 10 per `{`.
     const size_t inert =
-        partial ? 5 * static_cast<size_t>(std::count(value.begin(), value.end(), '{')) : 0;
+        partial ? 10 * static_cast<size_t>(std::count(value.begin(), value.end(), '{')) : 0;
     if (out.size() + PrefixedSize(p.prefix, value) + inert > limit) {
       return TooLarge(text, p.open, limit);
     }
     if (!partial) {
       AppendWithPrefix(p.prefix, value, &out);
-    } else if (value.find("{{") == std::string_view::npos) {
+    } else if (value.find('{') == std::string_view::npos) {
       AppendWithPrefix(p.prefix, value, &out);
     } else {
       // The result is rendered again: the value must come out of that render as it is.
@@ -201,8 +217,8 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
       AppendInert(prefixed, &out);
     }
   }
-  if (out.size() + (text.size() - copied) > limit) return TooLarge(text, copied, limit);
-  out.append(text.substr(copied));
+  append_text(text.substr(copied));
+  if (out.size() > limit) return TooLarge(text, copied, limit);
   return std::optional<std::string>(std::move(out));
 }
 

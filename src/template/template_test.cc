@@ -2,9 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "common/limits.h"
 #include "common/source_error.h"
 #include "template/placeholder.h"
+#include "test/lib/datadriven.h"
 
 namespace hop::tmpl {
 namespace {
@@ -245,6 +250,64 @@ TEST(TemplateTest, RenderPartialKeepsInsertedValuesInert) {
   EXPECT_EQ(Show(**partial, later), Show(text, all));
   // hop.open is not a variable.
   EXPECT_EQ(Placeholders(text).value(), (std::vector<std::string>{"note", "lines", "timestamp"}));
+}
+
+// Nor can a value form a placeholder with the text around it: a `{{` of the template's literal
+// text, or one a value's `{` makes with the text's, stays literal after the later render (found
+// by the template fuzzer: fuzz/regressions/template/).
+TEST(TemplateTest, RenderPartialKeepsTextAroundValuesInert) {
+  Environment now;
+  now.Set("name", "page-views").Set("closing", "timestamp}}").Set("brace", "a{");
+  const char* kCases[] = {
+      "{{na{{name}}\n}}",           // text `{{na` + a value + `}}` later in the text
+      "args: [{{ {{closing}}]",      // a value that closes the text's `{{`
+      "x: {{brace}}{timestamp}}",    // a value's `{` and the text's `{`
+      "x: {{brace}}{{timestamp}}",   // three braces: the last two open the placeholder
+      "x: {{brace}}{{hop.open}}",
+  };
+  Environment later;
+  later.Set("timestamp", "T");
+  Environment all = now;
+  all.Merge(later);
+  for (const char* text : kCases) {
+    std::vector<Deferred> deferred;
+    auto partial = RenderPartial(text, now, &deferred);
+    ASSERT_TRUE(partial.ok() && partial->has_value()) << text;
+    EXPECT_EQ(Show(**partial, later), Show(text, all)) << text << " -> " << **partial;
+  }
+}
+
+// Every input the template fuzzer failed on (fuzz/regressions/template) keeps the fuzzer's
+// properties against the fuzzer's environment (fuzz/template_fuzz.cc): a partial render
+// followed by a full one gives the full render, and nothing renders past the size bound.
+TEST(TemplateTest, FuzzRegressionsPass) {
+  Environment partial_env;
+  partial_env.Set("name", "page-views")
+      .Set("lines", std::string(64, '\n') + "x")
+      .Set("braces", "{{name}} {{hop.open}} }}{{")
+      .Set("quotes", "it's \"q\" \\ $x `y`")
+      .Set("empty", "")
+      .SetNull("nothing");
+  Environment full_env = partial_env;
+  full_env.Set("late", "L\nL").Set("later", "{{name}}");
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           hop::testing::SourcePath("fuzz/regressions/template"))) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const std::string text = buf.str();
+    ++files;
+    std::vector<Deferred> deferred;
+    auto partial = RenderPartial(text, partial_env, &deferred);
+    auto full = Render(text, full_env);
+    if (!partial.ok() || !full.ok() || !partial->has_value()) continue;
+    EXPECT_LE((*partial)->size(), CurrentLimits().max_rendered_bytes) << entry.path();
+    auto second = Render(**partial, full_env);
+    ASSERT_TRUE(second.ok()) << entry.path() << ": " << second.status().ToString();
+    EXPECT_EQ(second->value_or("<skipped>"), full->value_or("<skipped>")) << entry.path();
+  }
+  EXPECT_GT(files, 0);
 }
 
 TEST(TemplateTest, PositionsCountCharacters) {
