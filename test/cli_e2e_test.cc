@@ -1398,6 +1398,37 @@ TEST(CliTest, HostileInputIsBoundedAndRefused) {
   std::filesystem::remove_all(dir);
 }
 
+// A short statement cannot make a template render past HOP_MAX_RENDERED_BYTES: a value with many
+// line breaks under a long prefix (docs/templates.md "Size") is refused before it is built.
+TEST(CliTest, TemplatesCannotAmplifyPastTheRenderedBound) {
+  char tmpl[] = "/tmp/hop-e2e-amplify-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string flag = "--state " + dir;
+  ASSERT_EQ(Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+                .status,
+            0);
+  nlohmann::json job = {
+      {"apiVersion", "hoptimator.linkedin.com/v1alpha1"},
+      {"kind", "JobTemplate"},
+      {"metadata", {{"name", "amplify"}}},
+      {"spec",
+       {{"yaml", "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{trigger}}-x\nnote: |" +
+                     std::string(20000, '\n') + "  {{note}}\n"}}}};
+  HopRun applied = Hop(flag + " apply -f -", job.dump());
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  // 1 KB of SQL: 1000 line breaks, each repeating the 20000-byte prefix.
+  const std::string statement = "CREATE TRIGGER big ON ads.page_views AS 'amplify' WITH ('note' '" +
+                                std::string(1000, '\n') + "');\n";
+  HopRun created = Hop(flag + " -f -", statement);
+  EXPECT_EQ(created.status, 1) << created.out.substr(0, 500);
+  EXPECT_NE(created.out.find("the template's output would be larger than 1.5 MiB "
+                             "(HOP_MAX_RENDERED_BYTES)"),
+            std::string::npos)
+      << created.out.substr(0, 500);
+  EXPECT_LT(created.out.size(), 4096u);
+  std::filesystem::remove_all(dir);
+}
+
 // Running out of memory is an error of the command, not an abort (the one catch-all, in main).
 TEST(CliTest, OutOfMemoryIsAnError) {
 #if defined(__SANITIZE_ADDRESS__)
