@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -238,7 +239,8 @@ class SqliteStore::Impl {
       built = Status::Unavailable(
           fmt::format("cannot create {}: {}", final_path, std::strerror(errno)));
     }
-    for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((temp + suffix).c_str());
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((temp + suffix).c_str());
+    RemoveAbandonedStoreFiles(final_path);
     return built;
   }
 
@@ -261,6 +263,21 @@ class SqliteStore::Impl {
         return s;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  // Removes the temporary files of creations whose process is gone (killed while creating the
+  // store); files of a creation still under way are left alone.
+  static void RemoveAbandonedStoreFiles(const std::string& final_path) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(final_path).parent_path();
+    const std::string prefix = fs::path(final_path).filename().string() + ".new-";
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with(prefix)) continue;
+      const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + prefix.size()));
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
     }
   }
 

@@ -566,6 +566,18 @@ TEST(SqliteStoreFormatTest, NewStoresAppearWholeAndDamageNamesTheFile) {
       ASSERT_TRUE((*store)->Create(ConfigMap("m" + std::to_string(i))).ok());
     }
   }
+  // What a process killed while creating a store left behind is removed by the next creation.
+  TempDir other;
+  for (const char* suffix : {"", "-journal"}) {
+    std::ofstream(other.path() + "/hop.db.new-999999999-x" + suffix) << "partial";
+  }
+  ASSERT_TRUE(SqliteStore::Open(other.path()).ok());
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(other.path())) {
+    left.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"hop.db"});
+
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
     names.push_back(e.path().filename().string());
