@@ -207,4 +207,13 @@ std::string ShellQuote(std::string_view text) {
   return out;
 }
 
+std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out.append(separator);
+    out += parts[i];
+  }
+  return out;
+}
+
 }  // namespace hop

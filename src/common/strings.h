@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hop {
 
@@ -37,6 +38,9 @@ std::string EscapeForTerminal(std::string_view text);
 // `text` as one word of a POSIX shell: single-quoted, with each `'` written `'\''` (`it's`
 // becomes `'it'\''s'`). Nothing inside single quotes is expanded.
 std::string ShellQuote(std::string_view text);
+
+// `parts` joined by `separator`: Join({"ADS", "PAGE_VIEWS"}, ".") is "ADS.PAGE_VIEWS".
+std::string Join(const std::vector<std::string>& parts, std::string_view separator);
 
 // `s` without leading and trailing ASCII whitespace.
 std::string_view TrimWhitespace(std::string_view s);

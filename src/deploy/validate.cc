@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "common/strings.h"
@@ -234,7 +235,7 @@ const std::vector<const Validator*>& DefaultValidators() {
 std::string SubjectContext(const Subject& s) {
   switch (s.point) {
     case ValidationPoint::kStatement: return "statement";
-    case ValidationPoint::kTable: return "table " + Dotted(s.table->path);
+    case ValidationPoint::kTable: return "table " + Join(s.table->path, ".");
     case ValidationPoint::kObject: return AsciiToLower(s.object->kind()) + "/" + s.object->name();
     case ValidationPoint::kElements: return "resources";
     case ValidationPoint::kPendingDelete:
