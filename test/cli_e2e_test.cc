@@ -714,6 +714,21 @@ TEST(CliTest, CheckBindsAgainstTheCatalog) {
             std::string::npos)
       << bound.out;
   EXPECT_NE(bound.out.find("2 of 3 statement(s) failed"), std::string::npos) << bound.out;
+  // Every statement is bound as executing it would (session::Session::Check): DDL's names and
+  // kinds too, and what the script drops is gone for the statements after.
+  HopRun ddl = Hop(state.Flag() + " check --bind -",
+                   "CREATE VIEW ads.w AS SELECT page_urn FROM ads.page_views;\n"
+                   "DROP VIEW ads.w;\n"
+                   "SELECT * FROM ads.w;\n"
+                   "DROP TABLE ads.page_views;\n"
+                   "CREATE TRIGGER t ON ads.nope AS 'x';\n"
+                   "FIRE VIEW ads.page_views;\n");
+  EXPECT_EQ(ddl.status, 1) << ddl.out;
+  for (const char* want : {"Object 'W' not found within 'ADS'", "View/table ADS.NOPE not found.",
+                           "Element PAGE_VIEWS is a table and does not correspond to FIRE VIEW",
+                           "3 of 6 statement(s) failed"}) {
+    EXPECT_NE(ddl.out.find(want), std::string::npos) << want << "\n" << ddl.out;
+  }
 }
 
 }  // namespace
@@ -1104,8 +1119,7 @@ spec:
       ASSERT_EQ(run.status, 0) << run.out;
     } else {
       ASSERT_EQ(run.status, 1) << run.out;
-      EXPECT_NE(run.out.find("Job default/ads-database-copied has not started"),
-                std::string::npos)
+      EXPECT_NE(run.out.find("Job default/ads-database-copied has not started"), std::string::npos)
           << run.out;
     }
     auto pipeline =
@@ -1289,7 +1303,6 @@ spec:
   std::filesystem::remove_all(dir);
 }
 
-
 // Hostile input as a user could give it (docs/resources.md "Limits"): every input is bounded
 // with a clear error, a file that is not what hop expects is refused, and nothing a user wrote
 // reaches the terminal as a control sequence or a path outside the state directory.
@@ -1323,7 +1336,8 @@ TEST(CliTest, HostileInputIsBoundedAndRefused) {
             "(HOP_MAX_REQUEST_BYTES)\n");
   HopRun bad_limit = Command("HOP_MAX_REQUEST_BYTES=lots " + std::string(HOP_BINARY) + " check -");
   EXPECT_EQ(bad_limit.status, 2) << bad_limit.out;
-  EXPECT_TRUE(contains(bad_limit, "HOP_MAX_REQUEST_BYTES=lots: expected a positive number of bytes"))
+  EXPECT_TRUE(
+      contains(bad_limit, "HOP_MAX_REQUEST_BYTES=lots: expected a positive number of bytes"))
       << bad_limit.out;
 
   // What apply -f got, when it is not a YAML stream.
@@ -1337,8 +1351,9 @@ TEST(CliTest, HostileInputIsBoundedAndRefused) {
   HopRun missing = Hop(flag + " apply -f " + dir + "/nope.yaml");
   EXPECT_EQ(missing.status, 1);
   EXPECT_TRUE(contains(missing, "nope.yaml: No such file or directory")) << missing.out;
-  HopRun open_quote = Hop(flag + " apply -f -", "kind: ConfigMap\napiVersion: v1\n"
-                                                "metadata: {name: q}\ndata:\n  a: \"abc\n");
+  HopRun open_quote = Hop(flag + " apply -f -",
+                          "kind: ConfigMap\napiVersion: v1\n"
+                          "metadata: {name: q}\ndata:\n  a: \"abc\n");
   EXPECT_EQ(open_quote.status, 1);
   EXPECT_TRUE(contains(open_quote, "<stdin>: line 5, column 6: unterminated quoted string"))
       << open_quote.out;
@@ -1357,10 +1372,11 @@ TEST(CliTest, HostileInputIsBoundedAndRefused) {
   EXPECT_EQ(esc.out.find('\x1b'), std::string::npos) << esc.out;
   EXPECT_TRUE(contains(esc, "unexpected character '\\x1b' at line 1, column 8\nSELECT \\x1b[2J\n"))
       << esc.out;
-  HopRun applied = Hop(flag + " apply -f -",
-                       "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\n"
-                       "metadata: {name: esc}\n"
-                       "spec: {schema: \"E\\e[31mX\", url: \"jdbc:demodb://names=ads\\e]0;t\\a\"}\n");
+  HopRun applied =
+      Hop(flag + " apply -f -",
+          "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\n"
+          "metadata: {name: esc}\n"
+          "spec: {schema: \"E\\e[31mX\", url: \"jdbc:demodb://names=ads\\e]0;t\\a\"}\n");
   ASSERT_EQ(applied.status, 0) << applied.out;
   HopRun table = Hop(flag + " get databases");
   EXPECT_EQ(table.out.find('\x1b'), std::string::npos) << table.out;
@@ -1404,9 +1420,9 @@ TEST(CliTest, TemplatesCannotAmplifyPastTheRenderedBound) {
   char tmpl[] = "/tmp/hop-e2e-amplify-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
   const std::string flag = "--state " + dir;
-  ASSERT_EQ(Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
-                .status,
-            0);
+  ASSERT_EQ(
+      Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml")).status,
+      0);
   nlohmann::json job = {
       {"apiVersion", "hoptimator.linkedin.com/v1alpha1"},
       {"kind", "JobTemplate"},

@@ -191,18 +191,16 @@ int Main(int argc, char** argv) {
                 << "' (expected ansi, flink, postgres or sqlite)\n";
       return 2;
     }
+    // Binding goes through a session on the state directory, as executing would.
     std::unique_ptr<hop::store::SqliteStore> store;
-    std::optional<hop::catalog::Catalog> catalog;
+    std::optional<hop::session::Session> session;
     if (check_bind) {
       store = OpenStore(state_dir);
       if (!store) return 1;
-      auto loaded = hop::catalog::Catalog::Load(*store, check_namespace);
-      if (!loaded.ok()) {
-        std::cerr << "hop check: " << hop::EscapeForTerminal(loaded.status().ToString()) << "\n";
-        return 1;
-      }
-      catalog = std::move(loaded).value();
-      options.bind = &*catalog;
+      hop::session::Properties properties;
+      properties.namespace_name = check_namespace;
+      session.emplace(*store, std::move(properties));
+      options.bind = &*session;
     }
     std::string text;
     if (hop::Status read = hop::cli::ReadInput(check_file, &text); !read.ok()) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "binder/binder.h"
+#include "binder/bound_statement.h"
 #include "binder/types.h"
 #include "catalog/avro.h"
 #include "catalog/catalog.h"
@@ -17,12 +18,14 @@
 #include "deploy/render.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
+#include "resource/names.h"
 #include "session/control_plane.h"
 #include "sql/ast/drop_statement.h"
 #include "sql/ast/set_statement.h"
 #include "sql/ast/show_statement.h"
 #include "sql/parser.h"
 #include "sql/script.h"
+#include "sql/unparser.h"
 
 namespace hop::session {
 
@@ -401,6 +404,69 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
   }
   return Status::InvalidArgument(
       fmt::format("unknown command '!{}'; !help lists the commands", word));
+}
+
+namespace {
+
+// What a checked statement makes of the catalog, for the statements after it: the view or table
+// a CREATE makes, and the removal of what a DROP deletes.
+void Remember(const binder::BoundStatement& bound, catalog::Catalog& cat) {
+  if (bound.nothing_to_do) return;
+  const catalog::Schema* schema = nullptr;
+  catalog::Table table;
+  if (bound.kind() == sql::StatementKind::kCreateView ||
+      bound.kind() == sql::StatementKind::kCreateMaterializedView) {
+    const auto& v = bound.As<binder::BoundCreateView>();
+    schema = v.schema;
+    table.kind =
+        v.materialized ? catalog::ObjectKind::kMaterializedView : catalog::ObjectKind::kView;
+    table.path = v.path;
+    table.resource = v.resource;
+    table.row_type = v.query->row_type;
+    if (auto text = sql::PrintQuery(*v.query_ast); text.ok()) table.sql = *text;
+  } else if (bound.kind() == sql::StatementKind::kCreateTable) {
+    const auto& t = bound.As<binder::BoundCreateTable>();
+    schema = t.schema;
+    table.kind = catalog::ObjectKind::kTable;
+    table.path = t.path;
+    table.resource =
+        t.existing != nullptr
+            ? t.existing->resource
+            : resource::Canonicalize(std::vector<std::string>{t.schema->database, t.path.back()});
+    table.row_type = t.row;
+  } else if (bound.kind() == sql::StatementKind::kDrop) {
+    const auto& d = bound.As<binder::BoundDrop>();
+    // Only what hop made can be dropped (a demo database's table stays).
+    if (d.target == nullptr || d.target->resource.empty()) return;
+    auto found = cat.SchemaFor(d.target->path);
+    if (!found.ok()) return;
+    catalog::Schema changed = **found;
+    changed.tables.erase(d.target->name);
+    cat.AddSchema(std::move(changed));
+    return;
+  } else {
+    return;
+  }
+  table.name = table.path.back();
+  table.database = schema->database;
+  catalog::Schema changed = *schema;
+  changed.tables[table.name] = std::move(table);
+  cat.AddSchema(std::move(changed));
+}
+
+}  // namespace
+
+Status Session::Check(const sql::Statement& statement) {
+  if (!checked_catalog_) {
+    HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
+    checked_catalog_.emplace();
+    for (const catalog::Schema* s : options.catalog->Schemas()) checked_catalog_->AddSchema(*s);
+  }
+  HOP_ASSIGN_OR_RETURN(
+      binder::BoundStatementPtr bound,
+      binder::BindStatement(*checked_catalog_, statement, {properties_.mode == Mode::kApply}));
+  Remember(*bound, *checked_catalog_);
+  return Status::OK();
 }
 
 Result<deploy::ExecuteOptions> Session::ExecuteOptions() {

@@ -23,6 +23,7 @@
 #include "common/time.h"
 #include "deploy/executor.h"
 #include "planner/planner.h"
+#include "sql/ast/statement.h"
 #include "store/store.h"
 #include "template/value.h"
 
@@ -63,6 +64,12 @@ class Session {
   // at nothing (every item runs). Returns the number of items that failed.
   int RunScript(std::string_view script, std::string_view name, std::string& out, std::string& err);
 
+  // Binds `statement` as executing it would, without executing anything: against the
+  // namespace's catalog and what the statements checked before it in this session made of it
+  // (a CREATE VIEW or TABLE adds its object, a DROP removes it, so a script is checked as it
+  // would run). OK, or the statement's binding error. `hop check --bind`.
+  Status Check(const sql::Statement& statement);
+
   const Properties& properties() const { return properties_; }
 
   // The control plane `!wait` waits for (not owned; null: none).
@@ -96,6 +103,8 @@ class Session {
   Properties properties_;
   // Of properties_.namespace_name.
   std::unique_ptr<catalog::CatalogCache> catalog_cache_;
+  // The catalog as the statements Check has seen would leave it; made at the first Check.
+  std::optional<catalog::Catalog> checked_catalog_;
   std::unique_ptr<deploy::RenderContextCache> render_cache_;
   ControlPlane* control_plane_ = nullptr;
   std::function<ControlPlane*()> start_control_plane_;
