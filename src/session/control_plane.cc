@@ -215,8 +215,9 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
     const std::string key = trigger.namespace_name() + "/" + trigger.name();
     if (auto work = op::PendingWork(trigger, now))
       busy.push_back("TableTrigger " + key + ": " + *work);
-    auto label = trigger.labels().find("view");
-    if (label != trigger.labels().end()) {
+    const std::map<std::string, std::string> labels = trigger.labels();
+    auto label = labels.find("view");
+    if (label != labels.end()) {
       on_view[{trigger.namespace_name(), label->second}].push_back(&trigger);
     }
   }
