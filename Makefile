@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 FUZZ_SECONDS ?= 60
 
-.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind format clean
+.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template format clean
 
 all: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS)
@@ -54,9 +54,9 @@ bench: build/build.ninja
 build-fuzz/build.ninja:
 	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOP_FUZZ=ON
 
-# Runs the SQL fuzzer for FUZZ_SECONDS (default 60) from the seed corpus built out of the golden
-# files; new inputs are kept in build-fuzz/corpus.
-fuzz: fuzz-sql fuzz-yaml fuzz-bind
+# Each fuzzer runs for FUZZ_SECONDS (default 60), one after the other: the SQL fuzzer from the
+# seed corpus built out of the golden files; new inputs are kept in build-fuzz/corpus.
+fuzz: fuzz-sql fuzz-yaml fuzz-bind fuzz-template
 
 fuzz-sql: build-fuzz/build.ninja
 	$(CMAKE) --build build-fuzz -j $(JOBS) --target sql_fuzz
@@ -82,6 +82,16 @@ fuzz-bind: build-fuzz/build.ninja
 	./build-fuzz/fuzz/bind_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 -dict=fuzz/sql.dict build-fuzz/bind-corpus \
 	  build-fuzz/bind-seeds build-fuzz/seeds fuzz/regressions/sql fuzz/regressions/bind
+
+# Runs the template fuzzer: any text renders against a small environment within the rendered
+# size bound; seeded with the template golden inputs and the examples.
+fuzz-template: build-fuzz/build.ninja
+	$(CMAKE) --build build-fuzz -j $(JOBS) --target template_fuzz
+	mkdir -p build-fuzz/template-corpus build-fuzz/template-seeds fuzz/regressions/template
+	./scripts/fuzz-seeds src/template/testdata build-fuzz/template-seeds
+	./build-fuzz/fuzz/template_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/template-corpus \
+	  build-fuzz/template-seeds examples fuzz/regressions/template
 
 format:
 	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

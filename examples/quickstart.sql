@@ -33,6 +33,9 @@ RESET hints;
 
 -- DDL executes: a view and a materialized view become resources, written in one batch. The
 -- materialized view writes a View, the Pipeline it owns and the Flink job the Pipeline owns.
+-- Nothing on this machine runs Flink jobs, and the Pipeline's status says so (`hop get
+-- pipelines`: Pending: no controller for FlinkSessionJob in this control plane). On Kubernetes,
+-- which hop does not drive yet, the Flink operator would run it.
 CREATE OR REPLACE VIEW ads.visitors AS
   SELECT first_name, last_name, page_urn FROM ads.page_views NATURAL JOIN profile.members;
 CREATE OR REPLACE MATERIALIZED VIEW ads.audience AS

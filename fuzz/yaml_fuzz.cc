@@ -1,13 +1,27 @@
 // libFuzzer target over the YAML and JSON codecs: parsing any bytes ends in documents or a Parse
-// Error (never a crash, a hang or another error), and every parsed document emits to YAML that
-// parses back to the same document.
+// Error (never a crash, a hang or another error), every parsed document emits to YAML that
+// parses back to the same document, and the documents' compact JSON stays within the bound that
+// yaml.h documents: kMaxJsonBytesPerTextByte per byte of text plus what aliases may copy
+// (HOP_MAX_EXPANDED_BYTES, set small here so that the alias bound is reached).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "common/limits.h"
 #include "resource/yaml.h"
+
+namespace {
+constexpr size_t kExpandedLimit = 64 * 1024;
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  hop::Limits limits = hop::CurrentLimits();
+  limits.max_expanded_bytes = kExpandedLimit;
+  hop::SetLimits(limits);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -18,6 +32,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();
     }
   } else {
+    size_t json_bytes = 0;
+    for (const auto& doc : *docs) json_bytes += hop::EmitJson(doc, -1).size();
+    const size_t bound = hop::kMaxJsonBytesPerTextByte * size + kExpandedLimit;
+    if (json_bytes > bound) {
+      std::fprintf(stderr, "%zu bytes of YAML parsed to %zu bytes of JSON, more than %zu\n", size,
+                   json_bytes, bound);
+      std::abort();
+    }
     const std::string emitted = hop::EmitYamlDocuments(*docs);
     auto back = hop::ParseYamlDocuments(emitted, "emitted");
     if (!back.ok() || back->size() != docs->size()) {

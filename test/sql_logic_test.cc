@@ -1,7 +1,8 @@
 // End-to-end SQL tests: each file under test/sql is a session against a fresh state directory.
 // Directives:
 //   apply [file=F]   YAML resources to create or replace, from the input or from file F under
-//                    the source tree (prints what `hop apply` prints)
+//                    the source tree (prints what `hop apply` prints; the input is the file
+//                    <state>/apply.yaml)
 //   run              a script of statements and !commands; prints their output, and each
 //                    error as `error: <message>`
 //   get kind=K [name=N] [namespace=NS] [output=yaml]
@@ -9,6 +10,8 @@
 //   status kind=K name=N
 //                    sets the status of an object to the YAML of the input (what the operator
 //                    would write)
+//   delete kind=K name=N [force]   or   delete [force] with YAML documents as input
+//                    what `hop delete` prints (deletions go through DROP's guards)
 //   clock now=T      from here on, the session's time is T (RFC 3339), moving only when set
 // The session (settings included) lives for the whole file.
 #include <gtest/gtest.h>
@@ -91,7 +94,12 @@ class SqlFile {
       opts.file = path;
       std::ostringstream out, err;
       cli::RunApply(opts, *store_, out, err);
-      return out.str() + err.str();
+      // Errors name the file: the state directory's random name is not part of the output.
+      std::string text = out.str() + err.str();
+      for (size_t at = text.find(dir_); at != std::string::npos; at = text.find(dir_, at)) {
+        text.replace(at, dir_.size(), "<state>");
+      }
+      return text;
     }
     if (c.directive == "run") {
       std::string out;
@@ -112,6 +120,23 @@ class SqlFile {
       std::ostringstream out, err;
       cli::RunGet(opts, *store_, out, err);
       return WithoutStoreStamps(out.str() + err.str());
+    }
+    if (c.directive == "delete") {
+      cli::DeleteOptions opts;
+      opts.kind = c.Arg("kind");
+      opts.name = c.Arg("name");
+      opts.force = c.HasArg("force");
+      if (opts.kind.empty()) {
+        opts.file = dir_ + "/delete.yaml";
+        FILE* f = fopen(opts.file.c_str(), "w");
+        fwrite(c.input.data(), 1, c.input.size(), f);
+        fclose(f);
+      }
+      std::ostringstream out, err;
+      cli::RunDelete(opts, *store_, out, err);
+      std::string text = out.str() + err.str();
+      if (!text.empty() && text.back() == '\n') text.pop_back();
+      return text;
     }
     if (c.directive == "status") {
       const resource::KindInfo* kind = resource::LookupKind(c.Arg("kind"));

@@ -23,8 +23,17 @@ using sql::TypeName;
 
 namespace {
 
-// Views may refer to views; this bounds the chain (and catches a view that refers to itself).
-constexpr int kMaxViewDepth = 64;
+// Views may refer to views; this bounds the chain, counting the view being defined, so that
+// whatever can be created can be queried. Cycles are found separately, with their path.
+constexpr size_t kMaxViewDepth = 64;
+
+// A catalog path as messages name it: "ADS.V1".
+std::string Dotted(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& part : path) out += (out.empty() ? "" : ".") + part;
+  return out;
+}
+
 // Expressions nest at most this deep (the parser's own limit, with room for subqueries).
 constexpr int kMaxExprDepth = sql::kMaxParseDepth + 24;
 
@@ -216,6 +225,7 @@ class Binder::Impl {
   explicit Impl(const catalog::Catalog& catalog) : catalog_(catalog) {}
 
   void SetStatement(const sql::Statement* s) { statement_ = s; }
+  void SetDefinedView(std::vector<std::string> path) { defined_view_ = std::move(path); }
 
   Result<RelPtr> Query(const sql::Query& q, const Scope* outer);
   Result<RelPtr> QueryWithColumns(const sql::Query& q, const std::vector<sql::Identifier>& cols);
@@ -322,6 +332,7 @@ class Binder::Impl {
   std::vector<std::pair<std::string, RelPtr>> ctes_;
   std::unordered_map<const catalog::Table*, RelPtr> views_;
   std::vector<const catalog::Table*> view_stack_;
+  std::optional<std::vector<std::string>> defined_view_;  // see Binder::SetDefinedView
   int subquery_aliases_ = 0;
   int outer_refs_ = 0;  // correlated references made so far
   int expr_depth_ = 0;  // nesting of the expression being bound
@@ -330,6 +341,9 @@ class Binder::Impl {
 Binder::Binder(const catalog::Catalog& catalog) : impl_(std::make_unique<Impl>(catalog)) {}
 Binder::~Binder() = default;
 void Binder::SetStatement(const sql::Statement* statement) { impl_->SetStatement(statement); }
+void Binder::SetDefinedView(std::vector<std::string> path) {
+  impl_->SetDefinedView(std::move(path));
+}
 Result<RelPtr> Binder::BindQuery(const sql::Query& query) { return impl_->Query(query, nullptr); }
 Result<RelPtr> Binder::BindQuery(const sql::Query& query,
                                  const std::vector<sql::Identifier>& columns) {
@@ -1028,6 +1042,16 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
   }
   const catalog::Table* table = *resolved;
   RelPtr rel;
+  if (defined_view_ && table->kind != catalog::ObjectKind::kTable && table->path == *defined_view_) {
+    // The catalog still has the view's old definition: reaching it means the new one would
+    // read itself.
+    std::string cycle = Dotted(*defined_view_);
+    for (const catalog::Table* v : view_stack_) cycle += " -> " + v->QualifiedName();
+    cycle += " -> " + Dotted(*defined_view_);
+    return ErrorCode(StatusCode::kBind, ref.loc,
+                     fmt::format("View {} would depend on itself: {}", Dotted(*defined_view_),
+                                 cycle));
+  }
   if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
     HOP_ASSIGN_OR_RETURN(rel, View(*table));
   } else {
@@ -1043,9 +1067,22 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
 
 Result<RelPtr> Binder::Impl::View(const catalog::Table& view) {
   if (auto it = views_.find(&view); it != views_.end()) return it->second;
-  if (std::find(view_stack_.begin(), view_stack_.end(), &view) != view_stack_.end() ||
-      view_stack_.size() >= kMaxViewDepth) {
-    return Status::BindError(fmt::format("View {} refers to itself", view.QualifiedName()));
+  if (auto first = std::find(view_stack_.begin(), view_stack_.end(), &view);
+      first != view_stack_.end()) {
+    // A cycle stored before hop refused them at creation.
+    std::string cycle;
+    for (auto it = first; it != view_stack_.end(); ++it) cycle += (*it)->QualifiedName() + " -> ";
+    cycle += view.QualifiedName();
+    return Status::BindError(
+        fmt::format("View {} depends on itself: {}", view.QualifiedName(), cycle));
+  }
+  if (view_stack_.size() + (defined_view_ ? 1 : 0) >= kMaxViewDepth) {
+    const std::string outermost =
+        defined_view_ ? Dotted(*defined_view_) : view_stack_.front()->QualifiedName();
+    return Status::BindError(
+        fmt::format("View {} nests views more than {} deep (reaching {}): hop expands at most {} "
+                    "levels of views",
+                    outermost, kMaxViewDepth, view.QualifiedName(), kMaxViewDepth));
   }
   auto parsed = sql::ParseStatement(view.sql);
   if (!parsed.ok()) {
@@ -1205,7 +1242,7 @@ Result<From> Binder::Impl::Unnest(const sql::UnnestRef& unnest, const Scope* out
   for (const auto& arg : unnest.args) {
     HOP_ASSIGN_OR_RETURN(ScalarPtr s, Expr(*arg, ctx));
     const DataType& t = s->type;
-    if (t.name == TypeName::kArray) {
+    if (t.name == TypeName::kArray || t.name == TypeName::kMultiset) {
       const DataType& element = t.params[0];
       if (element.name == TypeName::kRow) {
         for (const auto& f : element.fields) {
@@ -1637,18 +1674,11 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
         if (!t) return mismatch("'<ARRAY> || <ARRAY>'");
         type = *t;
       } else if (IsBinary(lt) && IsBinary(rt)) {
-        type = WithNullable(DataType(TypeName::kVarbinary), nullable);
+        type = WithNullable(ConcatResult(lt, rt), nullable);
       } else if ((IsCharacter(lt) || IsNull(lt) || IsNumeric(lt) || IsDatetime(lt)) &&
                  (IsCharacter(rt) || IsNull(rt) || IsNumeric(rt) || IsDatetime(rt)) &&
                  (IsCharacter(lt) || IsCharacter(rt))) {
-        if (lt.name == TypeName::kChar && rt.name == TypeName::kChar && lt.precision &&
-            rt.precision) {
-          type = DataType(TypeName::kChar);
-          type.precision = *lt.precision + *rt.precision;
-        } else {
-          type = DataType(TypeName::kVarchar);
-        }
-        type = WithNullable(type, nullable);
+        type = WithNullable(ConcatResult(lt, rt), nullable);
       } else {
         return mismatch("'<STRING> || <STRING>'");
       }
@@ -1671,10 +1701,12 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
       } else if (numeric_like(lt) && numeric_like(rt) && (IsNumeric(lt) || IsNumeric(rt))) {
         const DataType& a = IsNumeric(lt) ? lt : rt;
         const DataType& c = IsNumeric(rt) ? rt : lt;
-        type = b.op == sql::BinaryOp::kMultiply || b.op == sql::BinaryOp::kDivide
-                   ? ProductResult(a, c, b.op == sql::BinaryOp::kDivide)
-                   : NumericResult(a, c);
-        type = WithNullable(type, nullable);
+        const Arithmetic arithmetic = b.op == sql::BinaryOp::kAdd        ? Arithmetic::kAdd
+                                      : b.op == sql::BinaryOp::kSubtract ? Arithmetic::kSubtract
+                                      : b.op == sql::BinaryOp::kMultiply ? Arithmetic::kMultiply
+                                      : b.op == sql::BinaryOp::kDivide   ? Arithmetic::kDivide
+                                                                         : Arithmetic::kModulo;
+        type = WithNullable(NumericResult(arithmetic, a, c), nullable);
       } else if (IsNull(lt) && IsNull(rt)) {
         type = DataType(TypeName::kNull);
       } else {
@@ -1987,10 +2019,12 @@ Result<ScalarPtr> Binder::Impl::BindCast(const sql::Expr& e, const ExprContext& 
   const auto& c = e.As<sql::CastExpr>();
   HOP_ASSIGN_OR_RETURN(ScalarPtr operand, Expr(*c.operand, ctx));
   const DataType& from = operand->type;
-  bool structured =
-      from.name == TypeName::kArray || from.name == TypeName::kMap || from.name == TypeName::kRow;
-  bool to_structured = c.type.name == TypeName::kArray || c.type.name == TypeName::kMap ||
-                       c.type.name == TypeName::kRow;
+  auto is_structured = [](const DataType& t) {
+    return t.name == TypeName::kArray || t.name == TypeName::kMultiset ||
+           t.name == TypeName::kMap || t.name == TypeName::kRow;
+  };
+  bool structured = is_structured(from);
+  bool to_structured = is_structured(c.type);
   if (!IsNull(from) && structured != to_structured) {
     return Error(e.loc, fmt::format("Cast function cannot convert value of type {} to type {}",
                                     TypeText(from, true), TypeText(c.type, true)));

@@ -43,6 +43,12 @@ class Binder {
   // without it messages still name line and column, without the source line.
   void SetStatement(const sql::Statement* statement);
 
+  // The view (its catalog path, e.g. {"ADS", "V2"}) that the bound query will define, for CREATE
+  // [OR REPLACE] [MATERIALIZED] VIEW: a query that reaches the view's current definition through
+  // other views fails with "View ADS.V2 would depend on itself: ADS.V2 -> ADS.V1 -> ADS.V2", and
+  // the view counts towards the nesting bound, so that what can be defined can be queried.
+  void SetDefinedView(std::vector<std::string> path);
+
   Result<RelPtr> BindQuery(const sql::Query& query);
 
   // A query whose output columns are renamed by `columns` (the column list of a VIEW or

@@ -286,5 +286,56 @@ TEST(TypesTest, LeastRestrictive) {
   EXPECT_EQ(TypeText(IntegerLiteralType("99999999999999999999")), "DECIMAL(20, 0)");
 }
 
+// Calcite's rules for arithmetic, `||` and SUM, parameters included (types.h).
+TEST(TypesTest, DerivedTypesKeepTheirParameters) {
+  auto type = [](const char* text) { return *sql::ParseDataType(text); };
+  struct Case {
+    const char* a;
+    const char* op;  // + - * / % || SUM
+    const char* b;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {"DECIMAL(10, 2)", "+", "DECIMAL(5, 1)", "DECIMAL(11, 2)"},
+      {"DECIMAL(10, 2) NOT NULL", "-", "INTEGER NOT NULL", "DECIMAL(13, 2) NOT NULL"},
+      {"DECIMAL(10, 2)", "*", "DECIMAL(5, 1)", "DECIMAL(15, 3)"},
+      {"DECIMAL(10, 2)", "/", "DECIMAL(5, 1)", "DECIMAL(17, 8)"},
+      {"DECIMAL(10, 2)", "%", "DECIMAL(5, 1)", "DECIMAL(6, 2)"},
+      {"DECIMAL(19, 10)", "*", "DECIMAL(19, 10)", "DECIMAL(19, 19)"},  // at most 19 digits
+      {"DECIMAL(19, 0)", "/", "DECIMAL(19, 0)", "DECIMAL(19, 0)"},     // the scale gives way
+      {"DECIMAL", "+", "TINYINT", "DECIMAL(19, 0)"},
+      {"INTEGER", "+", "BIGINT", "BIGINT"},
+      {"INTEGER", "/", "INTEGER", "INTEGER"},
+      {"BIGINT", "%", "SMALLINT", "SMALLINT"},
+      {"DOUBLE", "*", "DECIMAL(10, 2)", "DOUBLE"},
+      {"CHAR(3)", "||", "CHAR(2)", "CHAR(5)"},
+      {"CHAR", "||", "CHAR", "CHAR(2)"},
+      {"CHAR(3)", "||", "VARCHAR(5) NOT NULL", "VARCHAR(8)"},
+      {"VARCHAR(3) NOT NULL", "||", "VARCHAR NOT NULL", "VARCHAR NOT NULL"},
+      {"BINARY(4)", "||", "VARBINARY(8)", "VARBINARY(12)"},
+      {"BYTES", "||", "BINARY(2)", "VARBINARY"},
+      {"DECIMAL(10, 2) NOT NULL", "SUM", "", "DECIMAL(19, 2)"},
+      {"INTEGER NOT NULL", "SUM", "", "INTEGER"},
+  };
+  for (const Case& c : kCases) {
+    const std::string op = c.op;
+    const std::string what = std::string(c.a) + " " + op + " " + c.b;
+    DataType got;
+    if (op == "SUM") {
+      got = SumResult(type(c.a));
+    } else if (op == "||") {
+      got = ConcatResult(type(c.a), type(c.b));
+    } else {
+      const Arithmetic a = op == "+"   ? Arithmetic::kAdd
+                           : op == "-" ? Arithmetic::kSubtract
+                           : op == "*" ? Arithmetic::kMultiply
+                           : op == "/" ? Arithmetic::kDivide
+                                       : Arithmetic::kModulo;
+      got = NumericResult(a, type(c.a), type(c.b));
+    }
+    EXPECT_EQ(TypeText(got, true), c.want) << what;
+  }
+}
+
 }  // namespace
 }  // namespace hop::binder

@@ -86,7 +86,8 @@ DataType LeastOfAll(std::span<const DataType> a) { return LeastRestrictive(a).va
 DataType IfResult(std::span<const DataType> a) {
   return LeastRestrictive(a.subspan(1)).value_or(a[1]);
 }
-DataType Sum(std::span<const DataType> a) { return WithNullable(a[0], true); }
+DataType Sum(std::span<const DataType> a) { return SumResult(a[0]); }
+DataType Avg(std::span<const DataType> a) { return WithNullable(a[0], true); }
 DataType ArrayOfFirst(std::span<const DataType> a) {
   DataType t(TypeName::kArray);
   t.params.push_back(a[0]);
@@ -168,14 +169,10 @@ struct Table {
     }
     Scalar("ROUND", 1, 2, {F::kNumeric, F::kInteger}, Round);
     Scalar("TRUNCATE", 1, 2, {F::kNumeric, F::kInteger}, Round);
-    // MOD of integers has the divisor's type (the result is smaller than it); with a decimal,
-    // the wider decimal (Calcite's DECIMAL_MOD).
+    // MOD types as `%` does (binder/types.h: the divisor's type for integers, Calcite's
+    // DECIMAL_MOD with a decimal).
     Scalar("MOD", 2, 2, {F::kNumeric}, [](std::span<const DataType> a) {
-      if (a[0].name == TypeName::kDecimal || a[1].name == TypeName::kDecimal ||
-          IsApproxNumeric(a[0]) || IsApproxNumeric(a[1])) {
-        return NumericResult(a[0], a[1]);
-      }
-      return WithNullable(a[1], AnyNullable(a));
+      return NumericResult(Arithmetic::kModulo, a[0], a[1]);
     });
     for (auto n : {"SQRT", "EXP", "LN", "LOG10", "LOG2", "SIN", "COS", "TAN", "ASIN", "ACOS",
                    "ATAN", "COT", "DEGREES", "RADIANS", "CBRT"}) {
@@ -251,7 +248,7 @@ struct Table {
     Add("COUNT", FunctionKind::kAggregate, 0, -1, {F::kAny}, BigIntNotNull);
     Add("SUM", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, Sum);
     Add("SUM0", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, First);
-    Add("AVG", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, Sum);
+    Add("AVG", FunctionKind::kAggregate, 1, 1, {F::kNumeric}, Avg);
     Add("MIN", FunctionKind::kAggregate, 1, 1, {F::kComparable}, FirstNullable);
     Add("MAX", FunctionKind::kAggregate, 1, 1, {F::kComparable}, FirstNullable);
     Add("ANY_VALUE", FunctionKind::kAggregate, 1, 1, {F::kAny}, FirstNullable);
@@ -262,7 +259,7 @@ struct Table {
     Add("GROUP_CONCAT", FunctionKind::kAggregate, 1, 2, {F::kString, F::kString}, VarcharNullable);
     Add("ARRAY_AGG", FunctionKind::kAggregate, 1, 1, {F::kAny}, ArrayOfFirst);
     Add("COLLECT", FunctionKind::kAggregate, 1, 1, {F::kAny}, [](std::span<const DataType> a) {
-      DataType t = NotNull(TypeName::kArray);
+      DataType t = NotNull(TypeName::kMultiset);
       t.params.push_back(a[0]);
       return t;
     });
@@ -304,10 +301,13 @@ bool InFamily(const DataType& t, Family f) {
     case Family::kBoolean: return IsBoolean(t);
     case Family::kArray: return t.name == TypeName::kArray;
     case Family::kMap: return t.name == TypeName::kMap;
-    case Family::kCollection: return t.name == TypeName::kArray || t.name == TypeName::kMap;
+    case Family::kCollection:
+      return t.name == TypeName::kArray || t.name == TypeName::kMultiset ||
+             t.name == TypeName::kMap;
     case Family::kStringOrBinary: return IsCharacter(t) || IsBinary(t);
     case Family::kComparable:
-      return t.name != TypeName::kArray && t.name != TypeName::kMap && t.name != TypeName::kRow;
+      return t.name != TypeName::kArray && t.name != TypeName::kMultiset &&
+             t.name != TypeName::kMap && t.name != TypeName::kRow;
   }
   return false;
 }
@@ -339,6 +339,7 @@ std::string_view SignatureFamily(const DataType& t) {
   if (t.name == TypeName::kTime) return "<TIME>";
   if (t.name == TypeName::kTimestamp) return "<TIMESTAMP>";
   if (t.name == TypeName::kArray) return "<ARRAY>";
+  if (t.name == TypeName::kMultiset) return "<MULTISET>";
   if (t.name == TypeName::kMap) return "<MAP>";
   if (t.name == TypeName::kRow) return "<ROW>";
   return "<NULL>";

@@ -61,7 +61,8 @@ bool Comparable(const DataType& a, const DataType& b) {
   }
   if (a.name != b.name) return false;
   switch (a.name) {
-    case TypeName::kArray: return Comparable(a.params[0], b.params[0]);
+    case TypeName::kArray:
+    case TypeName::kMultiset: return Comparable(a.params[0], b.params[0]);
     case TypeName::kMap:
       return Comparable(a.params[0], b.params[0]) && Comparable(a.params[1], b.params[1]);
     case TypeName::kRow:
@@ -128,38 +129,87 @@ DataType WidestNumber(const DataType& a, const DataType& b) {
 
 }  // namespace
 
-DataType NumericResult(const DataType& a, const DataType& b) {
-  return WithNullable(WidestNumber(a, b), IsNullable(a) || IsNullable(b));
+namespace {
+
+constexpr int kMaxDecimalPrecision = 19;
+
+// An exact number's precision and scale as a DECIMAL (INTEGER is DECIMAL(10, 0)); a DECIMAL
+// written without them is DECIMAL(19, 0).
+std::pair<int, int> DecimalDigits(const DataType& t) {
+  if (t.name == TypeName::kDecimal) {
+    return {t.precision.value_or(kMaxDecimalPrecision), t.scale.value_or(0)};
+  }
+  return {IntegerDigits(t.name), 0};
 }
 
-DataType ProductResult(const DataType& a, const DataType& b, bool divide) {
-  const bool decimal = a.name == TypeName::kDecimal || b.name == TypeName::kDecimal;
-  if (!decimal || !IsExactNumeric(a) || !IsExactNumeric(b)) return NumericResult(a, b);
-  auto digits = [](const DataType& t, int* p, int* s) {
-    if (t.name == TypeName::kDecimal) {
-      *p = t.precision.value_or(19);
-      *s = t.scale.value_or(0);
-    } else {
-      *p = IntegerDigits(t.name);
-      *s = 0;
-    }
-  };
-  int p1 = 0, s1 = 0, p2 = 0, s2 = 0;
-  digits(a, &p1, &s1);
-  digits(b, &p2, &s2);
-  constexpr int kMax = 19;
+DataType Decimal(int precision, int scale) {
   DataType t(TypeName::kDecimal);
-  if (!divide) {
-    t.precision = std::min(p1 + p2, kMax);
-    t.scale = std::min(s1 + s2, kMax);
-  } else {
-    const int whole = std::min(p1 - s1 + s2, kMax);
-    int scale = std::max(6, s1 + p2 + 1);
-    scale = std::min(scale, kMax - whole);
-    t.precision = whole + scale;
-    t.scale = scale;
+  t.precision = std::max(1, std::min(precision, kMaxDecimalPrecision));
+  t.scale = std::max(0, std::min(scale, *t.precision));
+  return t;
+}
+
+}  // namespace
+
+DataType NumericResult(Arithmetic op, const DataType& a, const DataType& b) {
+  const bool nullable = IsNullable(a) || IsNullable(b);
+  const bool decimal = IsExactNumeric(a) && IsExactNumeric(b) &&
+                       (a.name == TypeName::kDecimal || b.name == TypeName::kDecimal);
+  if (!decimal) {
+    if (op == Arithmetic::kModulo && IsExactNumeric(a) && IsExactNumeric(b)) {
+      return WithNullable(DataType(b.name), nullable);
+    }
+    return WithNullable(WidestNumber(a, b), nullable);
   }
+  const auto [p1, s1] = DecimalDigits(a);
+  const auto [p2, s2] = DecimalDigits(b);
+  DataType t;
+  switch (op) {
+    case Arithmetic::kAdd:
+    case Arithmetic::kSubtract: {
+      const int scale = std::max(s1, s2);
+      t = Decimal(std::max(p1 - s1, p2 - s2) + scale + 1, scale);
+      break;
+    }
+    case Arithmetic::kMultiply: t = Decimal(p1 + p2, s1 + s2); break;
+    case Arithmetic::kDivide: {
+      const int integer = std::min(p1 - s1 + s2, kMaxDecimalPrecision);
+      int scale = std::max(6, s1 + p2 + 1);
+      scale = std::min(scale, kMaxDecimalPrecision - integer);
+      t = Decimal(integer + scale, scale);
+      break;
+    }
+    case Arithmetic::kModulo: {
+      if (s1 == 0 && s2 == 0) return WithNullable(b, nullable);
+      const int scale = std::max(s1, s2);
+      t = Decimal(std::min(p1 - s1, p2 - s2) + scale, scale);
+      break;
+    }
+  }
+  return WithNullable(t, nullable);
+}
+
+DataType ConcatResult(const DataType& a, const DataType& b) {
+  const bool binary = IsBinary(a) && IsBinary(b);
+  const TypeName fixed = binary ? TypeName::kBinary : TypeName::kChar;
+  DataType t(a.name == fixed && b.name == fixed ? fixed
+             : binary                           ? TypeName::kVarbinary
+                                                : TypeName::kVarchar);
+  // CHAR and BINARY are one long unless they say otherwise; VARCHAR, VARBINARY and BYTES without a
+  // length have no bound, nor do numbers and dates cast to strings.
+  auto length = [](const DataType& x) -> std::optional<int> {
+    if (x.name == TypeName::kChar || x.name == TypeName::kBinary) return x.precision.value_or(1);
+    if (x.name == TypeName::kVarchar || x.name == TypeName::kVarbinary) return x.precision;
+    return std::nullopt;
+  };
+  if (auto la = length(a), lb = length(b); la && lb) t.precision = *la + *lb;
   return WithNullable(t, IsNullable(a) || IsNullable(b));
+}
+
+DataType SumResult(const DataType& t) {
+  if (t.name != TypeName::kDecimal) return WithNullable(t, true);
+  DataType sum = Decimal(kMaxDecimalPrecision, t.scale.value_or(0));
+  return WithNullable(sum, true);
 }
 
 std::optional<DataType> LeastRestrictive(std::span<const DataType> types) {
@@ -198,7 +248,8 @@ std::optional<DataType> LeastRestrictive(std::span<const DataType> types) {
       } else {
         return std::nullopt;
       }
-    } else if (r.name == TypeName::kArray || r.name == TypeName::kMap) {
+    } else if (r.name == TypeName::kArray || r.name == TypeName::kMultiset ||
+               r.name == TypeName::kMap) {
       for (size_t i = 0; i < r.params.size(); ++i) {
         DataType pair[] = {r.params[i], t.params[i]};
         auto p = LeastRestrictive(pair);
@@ -229,7 +280,8 @@ bool Assignable(const DataType& from, const DataType& to) {
   if (from.name == TypeName::kTimestamp && to.name == TypeName::kTimestamp) return true;
   if (from.name != to.name) return false;
   switch (from.name) {
-    case TypeName::kArray: return Assignable(from.params[0], to.params[0]);
+    case TypeName::kArray:
+    case TypeName::kMultiset: return Assignable(from.params[0], to.params[0]);
     case TypeName::kMap:
       return Assignable(from.params[0], to.params[0]) && Assignable(from.params[1], to.params[1]);
     case TypeName::kRow:
@@ -286,6 +338,7 @@ std::string TypeText(const DataType& t, bool with_nullability) {
       if (t.time_zone == sql::TimeZone::kWithTimeZone) out += " WITH TIME ZONE";
       break;
     case TypeName::kArray: out = TypeText(t.params[0], with_nullability) + " ARRAY"; break;
+    case TypeName::kMultiset: out = TypeText(t.params[0], with_nullability) + " MULTISET"; break;
     case TypeName::kMap:
       out = fmt::format("({}, {}) MAP", TypeText(t.params[0], with_nullability),
                         TypeText(t.params[1], with_nullability));

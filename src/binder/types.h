@@ -33,12 +33,26 @@ inline bool IsNull(const DataType& t) { return t.name == TypeName::kNull; }
 // number, date or time (Calcite coerces the string).
 bool Comparable(const DataType& a, const DataType& b);
 
-// The type of `a + b`, `a * b`, ... for numeric operands (nullable if either is).
-DataType NumericResult(const DataType& a, const DataType& b);
-// The type of `a * b` (`divide` false) or `a / b`: NumericResult, except that when a DECIMAL
-// meets an exact number the result's scale follows Calcite's rules (the scales' sum for a
-// product; at least 6 digits for a quotient) within 19 digits.
-DataType ProductResult(const DataType& a, const DataType& b, bool divide);
+// The arithmetic operators, for NumericResult.
+enum class Arithmetic { kAdd, kSubtract, kMultiply, kDivide, kModulo };
+
+// The type of `a <op> b` for numeric operands (nullable if either is), by Calcite's rules: the
+// wider number for integers and approximate numbers (`%` takes the type of `b`), and, when a
+// DECIMAL is involved (an integer counting as DECIMAL(3|5|10|19, 0)), a precision and scale that
+// hold the result: `+` and `-` DECIMAL(max(p1 - s1, p2 - s2) + max(s1, s2) + 1, max(s1, s2)),
+// `*` DECIMAL(p1 + p2, s1 + s2), `/` DECIMAL(d + s, s) with d = p1 - s1 + s2 and
+// s = max(6, s1 + p2 + 1), `%` DECIMAL(min(p1 - s1, p2 - s2) + max(s1, s2), max(s1, s2)); each
+// at most 19 digits, the scale giving way to the integer digits.
+DataType NumericResult(Arithmetic op, const DataType& a, const DataType& b);
+
+// The type of `a || b` for two strings (or two binary strings): CHAR (BINARY) when both are,
+// else VARCHAR (VARBINARY), whose length is the sum of the two when both have one (Calcite), and
+// no length otherwise. Nullable if either is.
+DataType ConcatResult(const DataType& a, const DataType& b);
+
+// The type of SUM over `t`: `t` itself for integers and approximate numbers, DECIMAL(19, s) for
+// DECIMAL(p, s) (Calcite gives a sum the most digits it has); always nullable (an empty group).
+DataType SumResult(const DataType& t);
 
 // The least restrictive type of `types` (all must be present): the widest number, VARCHAR for
 // strings of different lengths, element-wise for ARRAY/MAP/ROW; nullable if any is. NULL types

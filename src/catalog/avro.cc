@@ -15,8 +15,12 @@
 //    MAP: {"type": "map", "values": value converted as "<sanitize(name)>MapElement"}; Avro map
 //    keys are strings, so the key type is dropped.
 //  * NULL: the union ["null"], whatever its nullability.
-//  * Anything else (DECIMAL, REAL, TIME, TIMESTAMP WITH [LOCAL] TIME ZONE, ...) is rejected with
-//    "No support yet for <Calcite type name>", the message Hoptimator throws.
+//  * hop converts, where Hoptimator throws (docs/pipelines.md, departures): DECIMAL(p, s) as bytes
+//    with logicalType decimal, precision p and scale s (DECIMAL alone is DECIMAL(19, 0), as in
+//    Calcite); REAL as float; TIME(p) as int with logicalType time-millis if p <= 3, else long
+//    with time-micros; TIMESTAMP(p) WITH LOCAL TIME ZONE, an instant, as TIMESTAMP(p) is.
+//  * Anything else (TIME or TIMESTAMP WITH TIME ZONE, INTERVAL, ...) is rejected with "No support
+//    yet for <Calcite type name>", the message Hoptimator throws.
 // sanitize(name) prefixes "_" unless the name starts with an ASCII letter or '_', then drops every
 // character but ASCII letters, digits and '_'.
 //
@@ -92,6 +96,7 @@ std::string CalciteTypeName(const DataType& t) {
     case TypeName::kTime: return zoned("TIME", "TIME_TZ");
     case TypeName::kTimestamp: return zoned("TIMESTAMP", "TIMESTAMP_TZ");
     case TypeName::kArray: return "ARRAY";
+    case TypeName::kMultiset: return "MULTISET";
     case TypeName::kMap: return "MAP";
     case TypeName::kRow: return "ROW";
     case TypeName::kNull: return "NULL";
@@ -146,6 +151,7 @@ std::string CalciteType(const DataType& t, bool full) {
   std::string out;
   switch (t.name) {
     case TypeName::kArray: out = CalciteType(t.params.at(0), full) + " ARRAY"; break;
+    case TypeName::kMultiset: out = CalciteType(t.params.at(0), full) + " MULTISET"; break;
     case TypeName::kMap:
       out = fmt::format("({}, {}) MAP", CalciteType(t.params.at(0), full),
                         CalciteType(t.params.at(1), full));
@@ -268,9 +274,22 @@ struct Converter {
         fixed["size"] = *length;
         return Nullable(std::move(fixed), nullable);
       }
+      case TypeName::kReal: return Nullable("float", nullable);
+      case TypeName::kDecimal: {
+        Json out = Json::object();
+        out["type"] = "bytes";
+        out["logicalType"] = "decimal";
+        out["precision"] = t.precision.value_or(19);
+        out["scale"] = t.scale.value_or(0);
+        return Nullable(std::move(out), nullable);
+      }
       case TypeName::kDate: return logical("int", "date");
-      case TypeName::kTimestamp:
+      case TypeName::kTime:
         if (t.time_zone != sql::TimeZone::kNone) break;
+        if (CalcitePrecision(t).value_or(0) > 3) return logical("long", "time-micros");
+        return logical("int", "time-millis");
+      case TypeName::kTimestamp:
+        if (t.time_zone == sql::TimeZone::kWithTimeZone) break;
         return logical(
             "long", CalcitePrecision(t).value_or(0) > 3 ? "timestamp-micros" : "timestamp-millis");
       case TypeName::kArray: {
@@ -300,7 +319,7 @@ struct Converter {
       case TypeName::kNull:
         // A union cannot hold null twice, so nullability is ignored.
         return Json::array({"null"});
-      default: break;  // DECIMAL, REAL, TIME, and types added to the AST later
+      default: break;  // INTERVAL, and types added to the AST later
     }
     return Status::InvalidArgument("No support yet for " + CalciteTypeName(t));
   }

@@ -35,8 +35,10 @@ enum class AvroTypeSpelling { kSql, kJava };
 // AvroConverter.avro(namespace_name, record_name, rowType) builds it: a record named
 // `record_name` (sanitized) in namespace "<namespace_name>.<record_name>", one field per column.
 // Nullable columns (any nullability but NOT NULL) become ["null", T] with "default": null.
-// Errors: InvalidArgument "No support yet for <TYPE>" for a type Hoptimator cannot convert
-// (DECIMAL, REAL, TIME, TIMESTAMP with a time zone, and anything else it does not know).
+// DECIMAL keeps its precision and scale (logicalType decimal), TIME and TIMESTAMP their precision
+// (millis or micros), where Hoptimator rejects DECIMAL, REAL, TIME and TIMESTAMP WITH LOCAL TIME
+// ZONE. Errors: InvalidArgument "No support yet for <TYPE>" for a type neither converts (TIME or
+// TIMESTAMP WITH TIME ZONE, INTERVAL).
 Result<Json> AvroSchema(const RowType& row, std::string_view namespace_name,
                         std::string_view record_name,
                         AvroTypeSpelling spelling = AvroTypeSpelling::kSql);

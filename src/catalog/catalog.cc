@@ -10,6 +10,7 @@
 #include "catalog/local.h"
 #include "catalog/system_tables.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "resource/kinds.h"
 #include "sql/parser.h"
@@ -93,8 +94,9 @@ Schema SchemaForDatabase(const Resource& db) {
     }
     if (demo.empty() && names.size() == 1) demo = names.front();
     if (demo.empty()) {
-      s.status = Status::CatalogNotFound(fmt::format(
-          "Database {}: the demo database {} has no schema {}", db.name(), s.url, s.name));
+      s.status =
+          Status::CatalogNotFound(fmt::format("Database {}: the demo database {} has no schema {}",
+                                              db.name(), RedactSecrets(s.url), s.name));
       return s;
     }
     for (Table& t : DemoTables(demo, s.Path(), s.database)) {
@@ -126,7 +128,7 @@ Schema SchemaForDatabase(const Resource& db) {
       "tables are "
       "declared with CREATE TABLE: jdbc:kafka://, jdbc:venice://, jdbc:mysql-hoptimator://, "
       "jdbc:logical://, ...)",
-      db.name(), s.url));
+      db.name(), RedactSecrets(s.url)));
   return s;
 }
 

@@ -1,5 +1,5 @@
-// Provisioners: what makes a table exist in the system that backs it (seed discussion
-// `table-provision-job.txt`). A system whose adapter can create a table quickly and
+// Provisioners: what makes a table exist in the system that backs it (compatibility.md
+// §12). A system whose adapter can create a table quickly and
 // synchronously (PostgreSQL) registers a Provisioner, and CREATE TABLE and CREATE MATERIALIZED
 // VIEW use it inside the statement, failing the statement with the system's own error. Systems
 // without one get a TableProvisionJob resource instead, which a reconciler (or an external

@@ -9,7 +9,6 @@
 #include <set>
 
 #include "catalog/source.h"
-#include "resource/element_state.h"
 #include "resource/kinds.h"
 #include "resource/yaml.h"
 
@@ -125,27 +124,36 @@ std::vector<Element> ElementsOf(const Resource& pipeline) {
   return out;
 }
 
+// An element's READY, FAILED and MESSAGE are what the Pipeline reconciler last found
+// (status.elements); null before it has looked.
 Result<std::vector<Row>> ElementRows(store::Store& store, const std::string&,
                                      const std::vector<Resource>& items) {
   std::vector<Row> out;
   std::set<std::string> seen;
   for (const Resource& pipeline : items) {
+    const Json* status = pipeline.status();
+    const Json* states = nullptr;
+    if (status != nullptr && status->is_object()) {
+      auto it = status->find("elements");
+      if (it != status->end() && it->is_array()) states = &*it;
+    }
     for (const Element& e : ElementsOf(pipeline)) {
       if (!seen.insert(e.id).second) continue;
-      std::optional<Resource> live;
-      auto got = store.Get(e.ref);
-      if (got.ok()) {
-        live = std::move(got).value();
-      } else if (got.status().code() != StatusCode::kNotFound) {
-        return got.status();
+      const Json* state = nullptr;
+      if (states != nullptr) {
+        for (const Json& s : *states) {
+          if (s.is_object() && s.value("name", "") == e.id) state = &s;
+        }
       }
-      const resource::ElementState state = resource::EstimateElement(live);
       Cell configs;
-      if (live && live->spec() && live->spec()->contains("configs")) {
-        configs = (*live->spec())["configs"].dump();
+      auto live = store.Find(e.ref);
+      if (!live.ok()) return live.status();
+      if (*live && (*live)->spec() && (*live)->spec()->contains("configs")) {
+        configs = (*(*live)->spec())["configs"].dump();
       }
-      out.push_back({e.id, Flag(state.ready), Flag(state.failed),
-                     state.message.empty() ? Cell() : Cell(state.message), configs});
+      Cell message = Text(state, "message");
+      if (message && message->empty()) message.reset();
+      out.push_back({e.id, Bool(state, "ready"), Bool(state, "failed"), message, configs});
     }
   }
   return out;

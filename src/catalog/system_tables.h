@@ -1,5 +1,5 @@
 // The "k8s" system schema: hop's resources as tables, read live from the store when a query
-// scans them (reference §8), in the catalog's namespace. Hoptimator's tables, with its columns:
+// scans them (compatibility.md §8), in the catalog's namespace. Hoptimator's tables, with its columns:
 //
 //   DATABASES(NAME, URL, CATALOG, SCHEMA, DIALECT, DRIVER)
 //   ENGINES(NAME, URL, DIALECT, DRIVER, DATABASES)

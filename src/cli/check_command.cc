@@ -1,7 +1,8 @@
 // Implementation of `hop check`.
 #include "cli/check_command.h"
 
-#include "binder/binder.h"
+#include "common/redact.h"
+#include "common/strings.h"
 #include "sql/ast/statements.h"
 #include "sql/parser.h"
 #include "sql/script.h"
@@ -9,73 +10,9 @@
 
 namespace hop::cli {
 
-namespace {
-
-// Binds the queries of one statement; CREATE VIEW and CREATE TABLE add what they create to
-// `cat` so that the rest of the script can refer to it.
-Status Bind(const sql::Statement& stmt, catalog::Catalog& cat) {
-  binder::Binder binder(cat);
-  binder.SetStatement(&stmt);
-  std::vector<std::string> path;
-  switch (stmt.kind) {
-    case sql::StatementKind::kQuery:
-      return binder.BindQuery(*stmt.As<sql::QueryStatement>().query).status();
-    case sql::StatementKind::kInsert:
-      return binder.BindInsert(stmt.As<sql::InsertStatement>()).status();
-    case sql::StatementKind::kCreateMaterializedView: {
-      const auto& mv = stmt.As<sql::CreateMaterializedViewStatement>();
-      return binder.BindQuery(*mv.query, mv.columns).status();
-    }
-    case sql::StatementKind::kCreateView: {
-      const auto& v = stmt.As<sql::CreateViewStatement>();
-      HOP_ASSIGN_OR_RETURN(binder::RelPtr rel, binder.BindQuery(*v.query, v.columns));
-      for (const auto& p : v.name.parts) path.push_back(p.name);
-      HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
-      catalog::Schema changed = *schema;
-      catalog::Table t;
-      t.name = path.back();
-      t.path = schema->Path();
-      t.path.push_back(t.name);
-      t.database = schema->database;
-      t.kind = catalog::ObjectKind::kView;
-      t.row_type = rel->row_type;
-      auto text = sql::PrintQuery(*v.query);
-      if (text.ok()) t.sql = *text;
-      changed.tables[t.name] = std::move(t);
-      cat.AddSchema(std::move(changed));
-      return Status::OK();
-    }
-    case sql::StatementKind::kCreateTable: {
-      const auto& ct = stmt.As<sql::CreateTableStatement>();
-      for (const auto& p : ct.name.parts) path.push_back(p.name);
-      HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(path));
-      catalog::Schema changed = *schema;
-      catalog::Table t;
-      t.name = path.back();
-      t.path = schema->Path();
-      t.path.push_back(t.name);
-      t.database = schema->database;
-      for (const auto& c : ct.columns) {
-        if (c.type) t.row_type.columns.push_back({c.name.name, *c.type});
-      }
-      changed.tables[t.name] = std::move(t);
-      cat.AddSchema(std::move(changed));
-      return Status::OK();
-    }
-    default: return Status::OK();
-  }
-}
-
-}  // namespace
-
 CheckSummary CheckScript(std::string_view name, std::string_view script,
                          const CheckOptions& options, std::ostream& out, std::ostream& err) {
   CheckSummary summary;
-  std::optional<catalog::Catalog> cat;
-  if (options.bind) {
-    cat.emplace();
-    for (const catalog::Schema* s : options.bind->Schemas()) cat->AddSchema(*s);
-  }
   for (const sql::ScriptItem& item : sql::SplitScript(script)) {
     if (item.kind == sql::ScriptItem::Kind::kCommand) {
       ++summary.commands;
@@ -86,14 +23,14 @@ CheckSummary CheckScript(std::string_view name, std::string_view script,
     auto stmt = sql::ParseStatement(item.text, sql::ParseOptions{item.loc, item.line_prefix});
     if (!stmt.ok()) {
       ++summary.errors;
-      err << name << ": " << stmt.status().ToString() << '\n';
+      err << name << ": " << EscapeForTerminal(RedactSecrets(stmt.status().ToString())) << '\n';
       continue;
     }
-    if (cat) {
-      Status bound = Bind(**stmt, *cat);
+    if (options.bind != nullptr) {
+      Status bound = options.bind->Check(**stmt);
       if (!bound.ok()) {
         ++summary.errors;
-        err << name << ": " << bound.ToString() << '\n';
+        err << name << ": " << EscapeForTerminal(RedactSecrets(bound.ToString())) << '\n';
         continue;
       }
     }
@@ -102,7 +39,7 @@ CheckSummary CheckScript(std::string_view name, std::string_view script,
     if (!text.ok()) {
       ++summary.errors;
       err << name << ":" << item.loc.line << ":" << item.loc.column << ": "
-          << text.status().ToString() << '\n';
+          << EscapeForTerminal(text.status().ToString()) << '\n';
       continue;
     }
     out << *text << ";\n";

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "catalog/catalog.h"
+#include "session/session.h"
 #include "sql/dialect.h"
 
 namespace hop::cli {
@@ -14,9 +14,10 @@ namespace hop::cli {
 struct CheckOptions {
   bool print = false;                          // --print
   sql::Dialect dialect = sql::Dialect::kAnsi;  // --dialect
-  // --bind: bind each query against this catalog too (names, types, functions). Views and
-  // tables the script creates are added as it goes, so later statements can use them.
-  const catalog::Catalog* bind = nullptr;
+  // --bind: bind each statement in this session too (names, kinds, types, functions), as
+  // executing it would; views and tables the script creates are added as it goes, so later
+  // statements can use them (session::Session::Check).
+  session::Session* bind = nullptr;
 };
 
 struct CheckSummary {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <new>
 
 #include "catalog/catalog.h"
 #include "catalog/local.h"
@@ -14,7 +15,10 @@
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "cli/shell.h"
+#include "cli/wait_command.h"
+#include "common/limits.h"
 #include "common/log.h"
+#include "common/strings.h"
 #include "session/control_plane.h"
 #include "sql/dialect.h"
 #include "store/sqlite_store.h"
@@ -27,15 +31,31 @@ std::unique_ptr<hop::store::SqliteStore> OpenStore(const std::string& state_dir,
                                                    hop::store::SqliteStoreOptions options = {}) {
   auto store = hop::store::SqliteStore::Open(state_dir, options);
   if (!store.ok()) {
-    std::cerr << "hop: " << store.status().ToString() << "\n";
+    std::cerr << "hop: " << hop::EscapeForTerminal(store.status().ToString()) << "\n";
     return nullptr;
   }
   return std::move(store).value();
 }
 
+int Main(int argc, char** argv);
+
 }  // namespace
 
+// The one catch-all of the binary: running out of memory anywhere on the main thread (input is
+// bounded by common/limits.h, so it takes a machine short of memory) is reported as an error
+// instead of aborting with an uncaught exception.
 int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "hop: out of memory\n";
+    return 1;
+  }
+}
+
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"hop: SQL control plane for multi-system data pipelines"};
   app.set_version_flag("--version", std::string("hop ") + kVersion);
   std::string log_level = "warn";
@@ -86,6 +106,8 @@ int main(int argc, char** argv) {
   apply->add_option("-f,--filename", apply_opts.file, "file to apply, or - for standard input")
       ->required();
   apply->add_option("-n,--namespace", apply_opts.namespace_name, "namespace for the objects");
+  apply->add_option("--validate", apply_opts.validate,
+                    "fields hop does not know: strict (an error, the default), warn or ignore");
 
   // hop get
   auto* get = app.add_subcommand("get", "Show resources");
@@ -96,6 +118,8 @@ int main(int argc, char** argv) {
   get->add_flag("-A,--all-namespaces", get_opts.all_namespaces, "list across namespaces");
   get->add_option("-l,--selector", get_opts.selector, "label selector, e.g. app=web,tier!=db");
   get->add_option("-o,--output", get_opts.output, "wide, yaml or json");
+  get->add_flag("--show-secrets", get_opts.show_secrets,
+                "print passwords and tokens instead of <redacted>");
 
   // hop delete
   auto* del = app.add_subcommand("delete", "Delete resources");
@@ -104,6 +128,8 @@ int main(int argc, char** argv) {
   del->add_option("name", delete_opts.name, "object name");
   del->add_option("-f,--filename", delete_opts.file, "delete the objects described by a file");
   del->add_option("-n,--namespace", delete_opts.namespace_name, "namespace (default: default)");
+  del->add_flag("--force", delete_opts.force,
+                "delete even what other objects depend on (they are left as they are)");
 
   // hop crds
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
@@ -127,6 +153,13 @@ int main(int argc, char** argv) {
   serve->add_option("--max-jobs", serve_opts.max_running_jobs, "Job processes at once")
       ->capture_default_str();
 
+  // hop wait
+  auto* wait = app.add_subcommand(
+      "wait", "Wait until the state directory has no fire, run or Job left to do");
+  hop::cli::WaitCommandOptions wait_opts;
+  wait->add_option("--timeout", wait_opts.timeout_seconds, "seconds to wait at most (0 to 86400)")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -135,10 +168,14 @@ int main(int argc, char** argv) {
 
   hop::log::Level level;
   if (!hop::log::ParseLevel(log_level, &level)) {
-    std::cerr << "hop: unknown log level '" << log_level << "'\n";
+    std::cerr << "hop: unknown log level '" << hop::EscapeForTerminal(log_level) << "'\n";
     return 2;
   }
   hop::log::SetLevel(level);
+  if (hop::Status limits = hop::LoadLimitsFromEnvironment(); !limits.ok()) {
+    std::cerr << "hop: " << hop::EscapeForTerminal(limits.ToString()) << "\n";
+    return 2;
+  }
 
   if (crds->parsed()) return hop::cli::RunCrds(std::cout);
   if (apply->parsed() || get->parsed() || del->parsed()) {
@@ -153,29 +190,27 @@ int main(int argc, char** argv) {
     hop::cli::CheckOptions options;
     options.print = check_print;
     if (!hop::sql::ParseDialect(dialect_name, &options.dialect)) {
-      std::cerr << "hop check: unknown dialect '" << dialect_name
+      std::cerr << "hop check: unknown dialect '" << hop::EscapeForTerminal(dialect_name)
                 << "' (expected ansi, flink, postgres or sqlite)\n";
       return 2;
     }
+    // Binding goes through a session on the state directory, as executing would.
     std::unique_ptr<hop::store::SqliteStore> store;
-    std::optional<hop::catalog::Catalog> catalog;
+    std::optional<hop::session::Session> session;
     if (check_bind) {
       store = OpenStore(state_dir);
       if (!store) return 1;
-      auto loaded = hop::catalog::Catalog::Load(*store, check_namespace);
-      if (!loaded.ok()) {
-        std::cerr << "hop check: " << loaded.status().ToString() << "\n";
-        return 1;
-      }
-      catalog = std::move(loaded).value();
-      options.bind = &*catalog;
+      hop::session::Properties properties;
+      properties.namespace_name = check_namespace;
+      session.emplace(*store, std::move(properties));
+      options.bind = &*session;
     }
     std::string text;
-    if (!hop::cli::ReadInput(check_file, &text)) {
-      std::cerr << "hop check: cannot read " << check_file << "\n";
+    if (hop::Status read = hop::cli::ReadInput(check_file, &text); !read.ok()) {
+      std::cerr << "hop check: " << hop::EscapeForTerminal(read.message()) << "\n";
       return 2;
     }
-    const std::string name = check_file == "-" ? "<stdin>" : check_file;
+    const std::string name = hop::EscapeForTerminal(check_file == "-" ? "<stdin>" : check_file);
     auto summary = hop::cli::CheckScript(name, text, options, std::cout, std::cerr);
     if (summary.errors > 0) {
       std::cerr << name << ": " << summary.errors << " of " << summary.statements
@@ -222,15 +257,21 @@ int main(int argc, char** argv) {
       cpo.provisioners = &provisioners;
       auto started = hop::session::ControlPlane::Start(*store, cpo);
       if (!started.ok()) {
-        std::cerr << "hop: the operator does not run: " << started.status().ToString() << "\n";
+        std::cerr << "hop: the operator does not run: "
+                  << hop::EscapeForTerminal(started.status().ToString()) << "\n";
         return nullptr;
       }
       control_plane = std::move(started).value();
     }
     return control_plane.get();
   };
+  if (wait->parsed()) {
+    return hop::cli::RunWait(wait_opts, *store, run_opts.start_control_plane, std::cout, std::cerr);
+  }
   if (!run_opts.execute.empty() || !run_opts.file.empty()) {
     return hop::cli::RunSql(run_opts, *store, std::cout, std::cerr);
   }
   return hop::cli::RunShell(run_opts, state_dir, *store);
 }
+
+}  // namespace

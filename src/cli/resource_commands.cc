@@ -3,20 +3,32 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <fstream>
-#include <iostream>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "catalog/catalog.h"
 #include "common/issues.h"
+#include "common/redact.h"
+#include "common/limits.h"
 #include "common/strings.h"
 #include "common/time.h"
+#include "deploy/executor.h"
 #include "resource/crd.h"
 #include "resource/kinds.h"
+#include "resource/names.h"
 #include "resource/selector.h"
 #include "resource/validation.h"
 #include "resource/yaml.h"
+#include "session/session.h"
 
 namespace hop::cli {
 
@@ -26,17 +38,45 @@ using resource::Resource;
 using store::ObjectRef;
 using store::Write;
 
-bool ReadInput(const std::string& path, std::string* text) {
-  std::stringstream buf;
-  if (path == "-") {
-    buf << std::cin.rdbuf();
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    buf << in.rdbuf();
+Status ReadInput(const std::string& path, std::string* text) {
+  const bool stdin_input = path == "-";
+  const std::string name = stdin_input ? "<stdin>" : path;
+  const int fd = stdin_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Unavailable(fmt::format("cannot read {}: {}", name, strerror(errno)));
+  const auto close_fd = [&] {
+    if (!stdin_input) ::close(fd);
+  };
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close_fd();
+    return Status::InvalidArgument(fmt::format("{} is a directory", name));
   }
-  *text = buf.str();
-  return true;
+  const size_t limit = CurrentLimits().max_request_bytes;
+  text->clear();
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    text->reserve(std::min(static_cast<size_t>(st.st_size), limit) + 1);
+  }
+  char buffer[64 * 1024];
+  while (text->size() <= limit) {
+    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, limit + 1 - text->size()));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      close_fd();
+      return Status::Unavailable(fmt::format("cannot read {}: {}", name, strerror(error)));
+    }
+    text->append(buffer, static_cast<size_t>(n));
+  }
+  close_fd();
+  if (text->size() > limit) {
+    text->clear();
+    return Status::InvalidArgument(
+        fmt::format("{} is larger than {}, the most hop reads from one input "
+                    "(HOP_MAX_REQUEST_BYTES)",
+                    name, FormatByteSize(limit)));
+  }
+  return Status::OK();
 }
 
 namespace {
@@ -47,22 +87,55 @@ std::string DisplayName(const Resource& r) {
   std::string kind = AsciiToLower(r.kind());
   const std::string group = r.group();
   if (!group.empty()) kind += "." + group;
-  return kind + "/" + r.name();
+  return EscapeForTerminal(kind + "/" + r.name());
 }
 
-// Parses and validates every document of `path`. On any problem prints all of them and returns
-// false; nothing is written.
-bool LoadDocuments(const std::string& path, const std::string& namespace_name,
-                   std::vector<Resource>* out, std::ostream& err) {
+// Reports every string of `doc` that holds a secret as `hop get` prints it: applying it would
+// store <redacted> in place of the secret.
+void RefuseRedacted(const Json& doc, const std::string& path, Issues& issues) {
+  if (doc.is_string()) {
+    if (HoldsRedacted(doc.get_ref<const std::string&>())) {
+      issues.Error(
+          fmt::format("{}: holds {} where a secret was: give the secret itself "
+                      "(`hop get --show-secrets` prints it)",
+                      path.empty() ? "." : path, kRedacted));
+    }
+  } else if (doc.is_object()) {
+    for (const auto& [k, v] : doc.items())
+      RefuseRedacted(v, path.empty() ? k : path + "." + k, issues);
+  } else if (doc.is_array()) {
+    for (size_t i = 0; i < doc.size(); ++i) {
+      RefuseRedacted(doc[i], fmt::format("{}[{}]", path, i), issues);
+    }
+  }
+}
+
+// `doc` with every secret in its strings redacted.
+void Redact(Json& doc) {
+  if (doc.is_string()) {
+    const std::string& text = doc.get_ref<const std::string&>();
+    std::string shown = RedactSecrets(text);
+    if (shown != text) doc = std::move(shown);
+  } else if (doc.is_object() || doc.is_array()) {
+    for (auto& v : doc) Redact(v);
+  }
+}
+
+// Parses and validates every document of `path` for `command` ("hop apply"). On any problem
+// prints all of them and returns false; nothing is written.
+bool LoadDocuments(std::string_view command, const std::string& path,
+                   const std::string& namespace_name, std::vector<Resource>* out,
+                   std::ostream& err,
+                   resource::UnknownFields unknown_fields = resource::UnknownFields::kAllow) {
   std::string text;
-  if (!ReadInput(path, &text)) {
-    err << "hop: cannot read " << path << "\n";
+  if (Status read = ReadInput(path, &text); !read.ok()) {
+    err << command << ": " << EscapeForTerminal(read.message()) << "\n";
     return false;
   }
   const std::string source = path == "-" ? "<stdin>" : path;
   auto docs = ParseYamlDocuments(text, source);
   if (!docs.ok()) {
-    err << docs.status().ToString() << "\n";
+    err << EscapeForTerminal(docs.status().ToString()) << "\n";
     return false;
   }
   Issues issues;
@@ -86,18 +159,22 @@ bool LoadDocuments(const std::string& path, const std::string& namespace_name,
                         r->namespace_name(), namespace_name));
       }
     }
-    resource::ValidateResource(*r, &doc);
+    resource::ValidateResource(*r, &doc, {unknown_fields});
+    RefuseRedacted(r->json(), "", doc);
     out->push_back(std::move(r).value());
   }
   if (docs->empty()) {
-    err << source << ": no objects to apply\n";
+    err << command << ": " << EscapeForTerminal(source) << " holds no object\n";
     return false;
   }
   Status s =
       issues.ToStatus(StatusCode::kValidation, fmt::format("{}: nothing was applied:", source));
   if (!s.ok()) {
-    err << s.ToString() << "\n";
+    err << EscapeForTerminal(s.ToString()) << "\n";
     return false;
+  }
+  if (issues.HasWarnings()) {
+    err << "Warning: " << EscapeForTerminal(source) << ":\n" << EscapeForTerminal(issues.Render()) << "\n";
   }
   return true;
 }
@@ -132,13 +209,20 @@ std::string Age(const std::string& created) {
   return fmt::format("{}d", secs / 86400);
 }
 
-// One-line cells: printer columns can hold SQL with newlines.
+// One-line cells: printer columns can hold SQL with newlines, and any cell text a user wrote,
+// control characters included (escaped, so that they cannot drive the terminal).
 std::string Cell(std::string s) {
   for (char& c : s) {
     if (c == '\n' || c == '\t') c = ' ';
   }
+  s = EscapeForTerminal(s);
   constexpr size_t kMax = 60;
-  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
+  if (s.size() > kMax) {
+    // Cut at a character boundary, so that the cell stays UTF-8.
+    size_t cut = kMax - 3;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    s = s.substr(0, cut) + "...";
+  }
   return s;
 }
 
@@ -155,16 +239,18 @@ void PrintTable(const std::vector<Resource>& items, const KindInfo* kind, bool a
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : items) {
     std::vector<std::string> row;
-    if (all_namespaces) row.push_back(r.namespace_name());
-    row.push_back(r.name());
+    if (all_namespaces) row.push_back(Cell(r.namespace_name()));
+    row.push_back(Cell(r.name()));
     if (kind) {
-      for (const auto& c : kind->columns) row.push_back(Cell(ColumnValue(r.json(), c.json_path)));
+      for (const auto& c : kind->columns) {
+        row.push_back(Cell(RedactSecrets(ColumnValue(r.json(), c.json_path))));
+      }
     }
     row.push_back(Age(r.creation_timestamp()));
     if (wide) {
       std::string labels;
       for (const auto& [k, v] : r.labels()) labels += (labels.empty() ? "" : ",") + k + "=" + v;
-      row.push_back(labels.empty() ? "<none>" : labels);
+      row.push_back(labels.empty() ? "<none>" : EscapeForTerminal(labels));
     }
     rows.push_back(std::move(row));
   }
@@ -199,58 +285,156 @@ Result<GroupKind> ResolveKind(const std::string& name, store::Store& store, cons
       }
     }
   }
-  return Status::NotFound(fmt::format("the store has no resource type \"{}\"", name));
+  // Say what a user can name instead: hop's kinds, the well-known ones, and others stored.
+  std::vector<std::string> known;
+  for (const auto* kinds : {&resource::HopKinds(), &resource::ExternalKinds()}) {
+    for (const KindInfo* k : *kinds) known.push_back(k->plural);
+  }
+  if (all.ok()) {
+    for (const auto& r : all->items) {
+      if (resource::FindKind(r.group_kind()) != nullptr) continue;
+      const std::string plural = AsciiToLower(r.kind()) + "s";
+      if (std::find(known.begin(), known.end(), plural) == known.end()) known.push_back(plural);
+    }
+  }
+  std::string list;
+  for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+  return Status::NotFound(
+      fmt::format("the store has no resource type \"{}\" (known: {})", name, list));
 }
 
 }  // namespace
 
+namespace {
+
+// Whether a failed batch lost a race with another writer, and is worth planning again.
+bool LostARace(const Status& s) {
+  return s.code() == StatusCode::kConflict || s.code() == StatusCode::kAlreadyExists;
+}
+
+// A short pause before trying again after a lost race, longer after each, with jitter so that
+// writers that collided do not collide again.
+void BackOff(int attempt) {
+  static thread_local std::minstd_rand random(std::random_device{}());
+  const int ceiling = std::min(50, 2 << std::min(attempt, 5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1 + random() % ceiling));
+}
+
+}  // namespace
+
+std::string StoredName(store::Store& store, const GroupKind& kind, const std::string& ns,
+                       const std::string& name) {
+  auto exists = [&](const std::string& candidate) {
+    return !candidate.empty() && store.Get({kind, ns, candidate}).ok();
+  };
+  if (exists(name)) return name;
+  // A view or table by its SQL name: the resource the catalog made it from.
+  if (kind == resource::ViewKind::Info().group_kind() ||
+      kind == resource::TableKind::Info().group_kind()) {
+    auto path = session::SplitTableName(name);
+    auto cat =
+        path.ok() ? catalog::Catalog::Load(store, ns) : Result<catalog::Catalog>(path.status());
+    if (cat.ok()) {
+      // As typed; else folded to upper case as SQL folds unquoted names, the schema alone
+      // (`kafka.page-events`) or every part.
+      auto table = cat->Resolve(*path);
+      for (bool all : {false, true}) {
+        if (table.ok()) break;
+        std::vector<std::string> folded = *path;
+        for (size_t i = 0; i < folded.size(); ++i) {
+          if (all || i + 1 < folded.size()) folded[i] = Utf8ToUpper(folded[i]);
+        }
+        table = cat->Resolve(folded);
+      }
+      if (table.ok() && exists((*table)->resource)) return (*table)->resource;
+    }
+  }
+  // A trigger's or database's SQL name (`count_t` is `countt`), or a dotted path.
+  if (std::string canonical = resource::Canonicalize(name); exists(canonical)) return canonical;
+  if (auto path = session::SplitTableName(name); path.ok() && path->size() > 1) {
+    if (std::string canonical = resource::Canonicalize(*path); exists(canonical)) return canonical;
+  }
+  return name;
+}
+
 int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
              std::ostream& err) {
-  std::vector<Resource> docs;
-  if (!LoadDocuments(options.file, options.namespace_name, &docs, err)) return 1;
-  // Read what exists, then write everything in one batch; each update carries the version it
-  // was computed from, so a concurrent change makes the batch fail instead of being overwritten.
-  std::vector<Write> writes;
-  std::vector<std::string> existing_versions;
-  for (Resource& doc : docs) {
-    auto existing = store.Get(store::RefOf(doc));
-    if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) {
-      err << existing.status().ToString() << "\n";
-      return 1;
-    }
-    if (!existing.ok()) {
-      existing_versions.emplace_back();
-      writes.push_back(Write::Create(std::move(doc)));
-      continue;
-    }
-    existing_versions.push_back(existing->resource_version());
-    doc.set_resource_version(existing->resource_version());
-    // A document without status leaves the stored status alone.
-    if (doc.status() == nullptr && existing->status() != nullptr) {
-      doc.set_status(*existing->status());
-    }
-    writes.push_back(Write::Update(std::move(doc)));
+  resource::UnknownFields unknown_fields;
+  if (options.validate == "strict" || options.validate == "true") {
+    unknown_fields = resource::UnknownFields::kReject;
+  } else if (options.validate == "warn") {
+    unknown_fields = resource::UnknownFields::kWarn;
+  } else if (options.validate == "ignore" || options.validate == "false") {
+    unknown_fields = resource::UnknownFields::kAllow;
+  } else {
+    err << "hop apply: --validate must be strict, warn or ignore, not \"" << options.validate
+        << "\"\n";
+    return 2;
   }
-  auto results = store.Commit(std::move(writes));
-  if (!results.ok()) {
-    err << results.status().ToString() << "\n";
+  std::vector<Resource> docs;
+  if (!LoadDocuments("hop apply", options.file, options.namespace_name, &docs, err,
+                     unknown_fields)) {
     return 1;
   }
-  for (size_t i = 0; i < results->size(); ++i) {
-    const Resource& r = (*results)[i];
-    const char* verb = existing_versions[i].empty()                   ? "created"
-                       : existing_versions[i] == r.resource_version() ? "unchanged"
-                                                                      : "configured";
-    out << DisplayName(r) << " " << verb << "\n";
+  // Read what exists, then write everything in one batch; each update carries the version it
+  // was computed from, so a concurrent change makes the batch fail instead of being overwritten.
+  // Apply is an upsert: a batch that lost a race with another writer is computed again from
+  // what the store holds then, as kubectl apply does. A document that names a resourceVersion
+  // asks for exactly that version, and a conflict on it is the user's to see.
+  constexpr int kAttempts = 50;
+  for (int attempt = 1;; ++attempt) {
+    std::vector<Write> writes;
+    std::vector<std::string> existing_versions;
+    bool pinned = false;
+    for (const Resource& given : docs) {
+      Resource doc = given;
+      auto existing = store.Get(store::RefOf(doc));
+      if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) {
+        err << EscapeForTerminal(existing.status().ToString()) << "\n";
+        return 1;
+      }
+      if (!existing.ok()) {
+        existing_versions.emplace_back();
+        writes.push_back(Write::Create(std::move(doc)));
+        continue;
+      }
+      existing_versions.push_back(existing->resource_version());
+      if (doc.resource_version().empty()) {
+        doc.set_resource_version(existing->resource_version());
+      } else {
+        pinned = true;
+      }
+      // A document without status leaves the stored status alone.
+      if (doc.status() == nullptr && existing->status() != nullptr) {
+        doc.set_status(*existing->status());
+      }
+      writes.push_back(Write::Update(std::move(doc)));
+    }
+    auto results = store.Commit(std::move(writes));
+    if (!results.ok()) {
+      if (!pinned && attempt < kAttempts && LostARace(results.status())) {
+        BackOff(attempt);
+        continue;
+      }
+      err << EscapeForTerminal(results.status().ToString()) << "\n";
+      return 1;
+    }
+    for (size_t i = 0; i < results->size(); ++i) {
+      const Resource& r = (*results)[i];
+      const char* verb = existing_versions[i].empty()                   ? "created"
+                         : existing_versions[i] == r.resource_version() ? "unchanged"
+                                                                        : "configured";
+      out << DisplayName(r) << " " << verb << "\n";
+    }
+    return 0;
   }
-  return 0;
 }
 
 int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err) {
   const KindInfo* info = nullptr;
   auto gk = ResolveKind(options.kind, store, &info);
   if (!gk.ok()) {
-    err << gk.status().ToString() << "\n";
+    err << EscapeForTerminal(gk.status().ToString()) << "\n";
     return 1;
   }
   const bool namespaced = info == nullptr || info->namespaced;
@@ -269,23 +453,23 @@ int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, st
       err << "hop get: a name and a label selector cannot be combined\n";
       return 2;
     }
-    auto r =
-        store.Get({*gk, ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns,
-                   options.name});
+    const std::string in_ns =
+        ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns;
+    auto r = store.Get({*gk, in_ns, StoredName(store, *gk, in_ns, options.name)});
     if (!r.ok()) {
-      err << r.status().ToString() << "\n";
+      err << EscapeForTerminal(r.status().ToString()) << "\n";
       return 1;
     }
     items.push_back(std::move(r).value());
   } else {
     auto selector = resource::LabelSelector::Parse(options.selector);
     if (!selector.ok()) {
-      err << selector.status().ToString() << "\n";
+      err << EscapeForTerminal(selector.status().ToString()) << "\n";
       return 2;
     }
     auto list = store.List({*gk, ns, *selector});
     if (!list.ok()) {
-      err << list.status().ToString() << "\n";
+      err << EscapeForTerminal(list.status().ToString()) << "\n";
       return 1;
     }
     items = std::move(list->items);
@@ -301,6 +485,7 @@ int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, st
       doc["items"] = Json::array();
       for (const auto& r : items) doc["items"].push_back(r.Ordered());
     }
+    if (!options.show_secrets) Redact(doc);
     out << (options.output == "yaml" ? EmitYaml(doc) : EmitJson(doc, 2) + "\n");
     return 0;
   }
@@ -321,8 +506,12 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
   std::vector<ObjectRef> refs;
   if (!options.file.empty()) {
     std::vector<Resource> docs;
-    if (!LoadDocuments(options.file, options.namespace_name, &docs, err)) return 1;
-    for (const auto& d : docs) refs.push_back(store::RefOf(d));
+    if (!LoadDocuments("hop delete", options.file, options.namespace_name, &docs, err)) {
+      return 1;
+    }
+    // Last first: a file declares what an object needs before the object (a Database before
+    // its tables), so its dependents go before it.
+    for (auto d = docs.rbegin(); d != docs.rend(); ++d) refs.push_back(store::RefOf(*d));
   } else {
     if (options.kind.empty() || options.name.empty()) {
       err << "hop delete: give KIND NAME, or -f FILE\n";
@@ -331,24 +520,43 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
     const KindInfo* info = nullptr;
     auto gk = ResolveKind(options.kind, store, &info);
     if (!gk.ok()) {
-      err << gk.status().ToString() << "\n";
+      err << EscapeForTerminal(gk.status().ToString()) << "\n";
       return 1;
     }
-    refs.push_back({*gk, options.namespace_name, options.name});
+    const bool namespaced = info == nullptr || info->namespaced;
+    const std::string ns = !namespaced ? std::string()
+                           : options.namespace_name.empty()
+                               ? std::string(resource::kDefaultNamespace)
+                               : options.namespace_name;
+    refs.push_back({*gk, ns, StoredName(store, *gk, ns, options.name)});
   }
+  // Each object goes as the DROP of its kind would: not while something depends on it, unless
+  // --force (deploy::Executor::Delete).
   int rc = 0;
-  for (const auto& ref : refs) {
-    auto r = store.Delete(ref);
-    if (!r.ok()) {
-      err << r.status().ToString() << "\n";
+  for (ObjectRef& ref : refs) {
+    const KindInfo* kind = resource::FindKind(ref.kind);
+    if ((kind == nullptr || kind->namespaced) && ref.namespace_name.empty()) {
+      ref.namespace_name = std::string(resource::kDefaultNamespace);
+    }
+    deploy::ExecuteOptions execute;
+    execute.namespace_name =
+        ref.namespace_name.empty() ? std::string(resource::kDefaultNamespace) : ref.namespace_name;
+    execute.provisioners = options.provisioners;
+    deploy::Executor executor(store, std::move(execute));
+    auto deleted = executor.Delete(ref, options.force);
+    if (!deleted.ok()) {
+      err << EscapeForTerminal(RedactSecrets(deleted.status().ToString())) << "\n";
       rc = 1;
       continue;
     }
-    out << DisplayName(*r)
-        << (r->deletion_timestamp() && !r->finalizers().empty()
-                ? " marked for deletion (waiting for finalizers)"
-                : " deleted")
-        << "\n";
+    for (const Resource& r : deleted->objects) {
+      out << DisplayName(r)
+          << (r.deletion_timestamp() && !r.finalizers().empty()
+                  ? " marked for deletion (waiting for finalizers)"
+                  : " deleted")
+          << "\n";
+    }
+    for (const std::string& effect : deleted->effects) out << effect << "\n";
   }
   return rc;
 }

@@ -6,6 +6,9 @@
 #include <ostream>
 #include <string>
 
+#include "catalog/provisioner.h"
+#include "resource/resource.h"
+#include "common/status.h"
 #include "store/store.h"
 
 namespace hop::cli {
@@ -13,10 +16,14 @@ namespace hop::cli {
 struct ApplyOptions {
   std::string file;            // path, or "-" for standard input
   std::string namespace_name;  // -n: namespace for documents without one
+  // --validate: what a field hop's kinds do not declare is (kubectl's field validation):
+  // "strict" an error, "warn" a warning, "ignore" kept silently.
+  std::string validate = "strict";
 };
 
 // Reads every document of the file, validates all of them, and writes nothing if any is invalid
-// (each error names its document, field and rule). Otherwise creates or updates every object in
+// (each error names its document, field and rule; a document holding <redacted>, as
+// `hop get` prints a secret, is invalid). Otherwise creates or updates every object in
 // one atomic batch and prints "kind/name created|configured|unchanged" per document. Exit 0, or
 // 1 on any error.
 int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
@@ -29,9 +36,12 @@ struct GetOptions {
   bool all_namespaces = false;  // -A
   std::string selector;         // -l
   std::string output;           // "", "wide", "yaml", "json"
+  bool show_secrets = false;    // --show-secrets: print secrets rather than <redacted>
 };
 
-// Prints one object or a list: a table with the kind's printer columns, or YAML / JSON.
+// Prints one object or a list: a table with the kind's printer columns, or YAML / JSON. Secrets
+// (passwords in database URLs and connector configurations, common/redact.h) print as
+// <redacted>, in YAML and JSON too unless `show_secrets`.
 int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err);
 
 struct DeleteOptions {
@@ -39,16 +49,32 @@ struct DeleteOptions {
   std::string name;
   std::string file;  // -f: delete every object the file describes
   std::string namespace_name;
+  bool force = false;  // --force: delete even what others depend on, leaving them as they are
+  // Systems whose tables a deleted Table resource is dropped from (as DROP TABLE); null: none.
+  const catalog::Provisioners* provisioners = nullptr;
 };
 
-// Deletes the named object, or every object of the file; prints "kind/name deleted".
+// Deletes the named object, or every object of the file, one by one, each as the DROP of its
+// kind does: a Database, a Table or a View is refused while something depends on it (naming
+// the dependents), unless `force`. Prints "kind/name deleted" per object deleted; exit 1 if any
+// was refused or failed.
 int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& out,
               std::ostream& err);
+
+// The name an object a user names is stored under: `name` itself when such an object exists,
+// else the object its SQL name means — a view's or table's path (`ads.audience`,
+// `kafka."page-events"`: the View or Table resource the catalog made it from), a trigger's or
+// database's name (`count_t` is stored as `countt`). `name` when none exists.
+std::string StoredName(store::Store& store, const resource::GroupKind& kind, const std::string& ns,
+                       const std::string& name);
 
 // Prints the CustomResourceDefinitions of every hop kind as YAML documents.
 int RunCrds(std::ostream& out);
 
-// Reads a file, or standard input for "-". False if it cannot be read.
-bool ReadInput(const std::string& path, std::string* text);
+// Reads a file, or standard input for "-", whole into `*text`, stopping one byte past the
+// request limit (common/limits.h) instead of reading all of a larger input. Fails, with a message
+// naming the file ("<stdin>" for "-"), with InvalidArgument when it is a directory or larger than
+// the limit, and Unavailable when it cannot be opened or read.
+Status ReadInput(const std::string& path, std::string* text);
 
 }  // namespace hop::cli

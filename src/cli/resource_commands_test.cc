@@ -158,6 +158,67 @@ TEST_F(ResourceCommandsTest, ApplyIsIdempotent) {
             std::string::npos);
 }
 
+// A document that names a resourceVersion asks for it: apply fails when the object has moved on
+// (docs/resources.md), and writes nothing.
+TEST_F(ResourceCommandsTest, ApplyOfAPinnedVersionFailsWhenTheObjectMovedOn) {
+  std::string out, err;
+  ASSERT_EQ(Apply(File("samples.yaml", kSamples), &out, &err), 0) << err;
+  ASSERT_EQ(Get({"db", "ads-database", "", false, "", "yaml"}, &out, &err), 0) << err;
+  const std::string pinned = out;
+  std::string changed = kSamples;
+  changed.replace(changed.find("schema: ADS"), 11, "schema: AD2");
+  ASSERT_EQ(Apply(File("changed.yaml", changed), &out, &err), 0) << err;
+  const int64_t revision = *store_->Revision();
+  std::string stale = pinned;
+  stale.replace(stale.find("schema: ADS"), 11, "schema: AD3");
+  EXPECT_EQ(Apply(File("stale.yaml", stale), &out, &err), 1);
+  EXPECT_NE(err.find("Conflict"), std::string::npos) << err;
+  EXPECT_EQ(*store_->Revision(), revision);
+}
+
+// Fields hop's kinds do not declare are refused by default, with their path; --validate warn
+// and ignore let them through (docs/resources.md "Validation").
+TEST_F(ResourceCommandsTest, UnknownFieldsAreRefusedUnlessAsked) {
+  const std::string typo = File("typo.yaml", R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata:
+  name: typo
+  lables: {a: b}
+spec:
+  url: jdbc:demodb://names=ads
+  schem: ADS
+statsu: {}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {anything: goes}
+)");
+  std::string out, err;
+  EXPECT_EQ(Apply(typo, &out, &err), 1);
+  EXPECT_EQ(out, "");
+  for (const char* want :
+       {"- ERROR: spec.schem: unknown field (known fields: url, catalog, schema, dialect, driver)",
+        "- ERROR: metadata.lables: unknown field", "- ERROR: statsu: unknown field"}) {
+    EXPECT_NE(err.find(want), std::string::npos) << want << "\n" << err;
+  }
+  EXPECT_EQ(err.find("anything"), std::string::npos) << err;  // a ConfigMap's data is its own
+
+  std::ostringstream o, e;
+  EXPECT_EQ(RunApply({typo, "", "warn"}, *store_, o, e), 0) << e.str();
+  EXPECT_NE(e.str().find("- WARNING: spec.schem: unknown field"), std::string::npos) << e.str();
+  EXPECT_NE(o.str().find("database.hoptimator.linkedin.com/typo created"), std::string::npos);
+  std::ostringstream o2, e2;
+  EXPECT_EQ(RunApply({typo, "", "ignore"}, *store_, o2, e2), 0) << e2.str();
+  EXPECT_EQ(e2.str(), "");
+  std::ostringstream o3, e3;
+  EXPECT_EQ(RunApply({typo, "", "loose"}, *store_, o3, e3), 2);
+  // What hop get prints applies back under strict validation, status and all.
+  ASSERT_EQ(Apply(File("samples.yaml", kSamples), &out, &err), 0) << err;
+  ASSERT_EQ(Get({"tabletrigger", "test-table-trigger", "", false, "", "yaml"}, &out, &err), 0);
+  EXPECT_EQ(Apply(File("back.yaml", out), &out, &err), 0) << err;
+}
+
 TEST_F(ResourceCommandsTest, SamplesReadBackIdentically) {
   std::string out, err;
   ASSERT_EQ(Apply(File("samples.yaml", kSamples), &out, &err), 0) << err;

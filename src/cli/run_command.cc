@@ -35,7 +35,7 @@ Result<session::Properties> SessionProperties(const RunOptions& options) {
 int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, std::ostream& err) {
   auto props = SessionProperties(options);
   if (!props.ok()) {
-    err << "hop: " << props.status().ToString() << "\n";
+    err << "hop: " << EscapeForTerminal(props.status().ToString()) << "\n";
     return 2;
   }
   session::Session session(store, std::move(props).value());
@@ -49,7 +49,7 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
     if (o.empty()) return;
     if (!item_printed && printed) out << '\n';
     item_printed = true;
-    out << o;
+    out << EscapeForTerminal(o);
     o.clear();
   };
   session.set_output_flush(write);
@@ -65,15 +65,17 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
       out << std::flush;
       if (!st.ok()) {
         ++failed;
-        err << name << ": " << st.ToString() << "\n" << std::flush;
+        // A script's errors name the script; a statement given with -e is its own context.
+        if (!name.empty()) err << EscapeForTerminal(name) << ": ";
+        err << EscapeForTerminal(st.ToString()) << "\n" << std::flush;
       }
     }
   };
-  for (const auto& script : options.execute) run(script, "-e");
+  for (const auto& script : options.execute) run(script, "");
   if (!options.file.empty()) {
     std::string text;
-    if (!ReadInput(options.file, &text)) {
-      err << "hop: cannot read " << options.file << "\n";
+    if (Status read = ReadInput(options.file, &text); !read.ok()) {
+      err << "hop: " << EscapeForTerminal(read.message()) << "\n";
       return 2;
     }
     run(text, options.file == "-" ? "<stdin>" : options.file);

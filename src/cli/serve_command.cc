@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 
+#include "common/strings.h"
 #include "session/control_plane.h"
 
 namespace hop::cli {
@@ -40,7 +41,7 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   for (;;) {
     auto started = session::ControlPlane::Start(store, cpo);
     if (!started.ok()) {
-      err << "hop serve: " << started.status().ToString() << "\n";
+      err << "hop serve: " << EscapeForTerminal(started.status().ToString()) << "\n";
       return 1;
     }
     cp = std::move(started).value();

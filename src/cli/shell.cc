@@ -20,6 +20,8 @@
 #include <iostream>
 #include <utility>
 
+#include "common/files.h"
+#include "common/limits.h"
 #include "common/strings.h"
 #include "engine/engine.h"
 #include "sql/keywords.h"
@@ -226,7 +228,7 @@ Status WriteAll(int fd, std::string_view data) {
 // Writes `data` to `path` with `flags` (plus write-only, create, close-on-exec), mode 0600:
 // history may hold secrets typed into statements.
 Status WriteFile(const std::string& path, int flags, std::string_view data) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0600);
+  const int fd = OpenPrivateFile(path, O_WRONLY | flags);
   if (fd < 0) {
     return Status::Unavailable(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   }
@@ -241,6 +243,8 @@ Status WriteFile(const std::string& path, int flags, std::string_view data) {
 // libedit calls back through plain C functions without a user pointer, so the reader in use is
 // reachable from here; there is at most one (the process has one terminal).
 std::function<std::vector<std::string>(std::string_view)>* g_complete = nullptr;
+// Whether a completed word names a schema or catalog (a '.' usually follows, not a space).
+std::function<bool(std::string_view)>* g_continues = nullptr;
 volatile std::sig_atomic_t g_interrupted = 0;
 
 void OnInterrupt(int) { g_interrupted = 1; }
@@ -271,6 +275,10 @@ char** CompleteHook(const char* text, int /*start*/, int end) {
   char** matches = static_cast<char**>(std::calloc(candidates.size() + 2, sizeof(char*)));
   if (matches == nullptr) return nullptr;
   matches[0] = MallocCopy(CommonCompletion(word, candidates));
+  // After a schema or catalog comes a '.', not a space.
+  rl_completion_append_character =
+      candidates.size() == 1 && g_continues != nullptr && (*g_continues)(candidates[0]) ? '\0'
+                                                                                        : ' ';
   for (size_t i = 0; i < candidates.size(); ++i) matches[i + 1] = MallocCopy(candidates[i]);
   return matches;
 }
@@ -280,8 +288,9 @@ char** CompleteHook(const char* text, int /*start*/, int end) {
 class EditLineReader : public LineReader {
  public:
   EditLineReader(const History* history,
-                 std::function<std::vector<std::string>(std::string_view)> complete)
-      : complete_(std::move(complete)) {
+                 std::function<std::vector<std::string>(std::string_view)> complete,
+                 std::function<bool(std::string_view)> continues)
+      : complete_(std::move(complete)), continues_(std::move(continues)) {
     rl_readline_name = "hop";  // for `hop:` lines in ~/.editrc
     using_history();
     stifle_history(static_cast<int>(History::kDefaultLimit));
@@ -292,9 +301,11 @@ class EditLineReader : public LineReader {
     rl_basic_word_break_characters = kCompletionWordBreaks;
     rl_completer_word_break_characters = word_breaks_.data();
     g_complete = &complete_;
+    g_continues = &continues_;
   }
   ~EditLineReader() override {
     g_complete = nullptr;
+    g_continues = nullptr;
     rl_attempted_completion_function = nullptr;
   }
   EditLineReader(const EditLineReader&) = delete;
@@ -326,6 +337,7 @@ class EditLineReader : public LineReader {
 
  private:
   std::function<std::vector<std::string>(std::string_view)> complete_;
+  std::function<bool(std::string_view)> continues_;
   std::string word_breaks_ = kCompletionWordBreaks;  // libedit declares this one non-const
 };
 
@@ -441,6 +453,20 @@ std::vector<std::string> Completions(std::string_view text_before_cursor,
   return out.Take();
 }
 
+bool NamesAContainer(std::string_view word, const CompletionWords& words) {
+  const std::vector<std::string_view> parts = SplitParts(word);
+  if (parts.back().empty()) return false;
+  for (const auto& s : words.schemas) {
+    if (parts.size() == 1 && s.catalog.empty() && PartNames(parts[0], s.name)) return true;
+    if (parts.size() == 1 && !s.catalog.empty() && PartNames(parts[0], s.catalog)) return true;
+    if (parts.size() == 2 && !s.catalog.empty() && PartNames(parts[0], s.catalog) &&
+        PartNames(parts[1], s.name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string CommonCompletion(std::string_view word, const std::vector<std::string>& candidates) {
   if (candidates.empty()) return std::string(word);
   if (candidates.size() == 1) return candidates[0];
@@ -547,7 +573,20 @@ Status History::Add(std::string_view entry) {
 // ---- the loop ---------------------------------------------------------------------------------
 
 LineReader::Result StreamLineReader::Read(const std::string& /*prompt*/, std::string& line) {
-  if (!std::getline(in_, line)) return Result::kEof;
+  // Stops one byte past the request limit, so that a stream without line breaks (/dev/zero)
+  // cannot exhaust memory: Shell::Feed refuses the over-long line.
+  const size_t keep = CurrentLimits().max_request_bytes + 1;
+  line.clear();
+  std::streambuf* buf = in_.rdbuf();
+  if (buf == nullptr) return Result::kEof;
+  bool any = false;
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    any = true;
+    if (c == '\n') break;
+    line.push_back(static_cast<char>(c));
+    if (line.size() >= keep) break;
+  }
+  if (!any) return Result::kEof;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return Result::kLine;
 }
@@ -564,6 +603,7 @@ Shell::Shell(session::Session& session, store::Store& store, History* history, s
 }
 
 int Shell::Run(LineReader& reader, bool run_unfinished) {
+  piped_ = run_unfinished;
   std::string line;
   for (;;) {
     switch (reader.Read(prompt(), line)) {
@@ -582,6 +622,15 @@ int Shell::Run(LineReader& reader, bool run_unfinished) {
 }
 
 bool Shell::Feed(const std::string& line, LineReader& reader) {
+  const size_t limit = CurrentLimits().max_request_bytes;
+  if (pending_.size() + line.size() > limit) {
+    ++failed_;
+    err_ << "hop: the statement being entered is larger than " << FormatByteSize(limit)
+         << ", the most hop reads from one input (HOP_MAX_REQUEST_BYTES); it was dropped\n"
+         << std::flush;
+    pending_.clear();
+    return !piped_;
+  }
   if (pending_.empty()) {
     if (TrimWhitespace(line).empty()) return true;
     pending_ = line;
@@ -624,12 +673,12 @@ bool Shell::RunBuffer(const std::string& buffer, LineReader& reader) {
     session_.set_output_flush(nullptr);
     if (word == "help" && st.ok()) o += kShellHelp;
     words_stale_ = true;
-    out_ << o;
+    out_ << EscapeForTerminal(o);
     if (!o.empty() && o.back() != '\n') out_ << '\n';
     out_ << std::flush;
     if (!st.ok()) {
       ++failed_;
-      err_ << st.ToString() << "\n" << std::flush;
+      err_ << EscapeForTerminal(st.ToString()) << "\n" << std::flush;
     }
   }
   return true;
@@ -644,7 +693,8 @@ void Shell::Remember(const std::string& entry, LineReader& reader) {
   Status st = history_->Add(entry);
   if (!st.ok() && !history_warned_) {
     history_warned_ = true;
-    err_ << "hop: history is not saved: " << st.message() << "\n" << std::flush;
+    err_ << "hop: history is not saved: " << EscapeForTerminal(st.message()) << "\n"
+         << std::flush;
   }
 }
 
@@ -669,7 +719,7 @@ std::vector<std::string> Shell::Complete(std::string_view line_before_cursor) {
 int RunShell(const RunOptions& options, const std::string& state_dir, store::Store& store) {
   auto props = SessionProperties(options);
   if (!props.ok()) {
-    std::cerr << "hop: " << props.status().ToString() << "\n";
+    std::cerr << "hop: " << EscapeForTerminal(props.status().ToString()) << "\n";
     return 2;
   }
   session::Session session(store, std::move(props).value());
@@ -684,7 +734,7 @@ int RunShell(const RunOptions& options, const std::string& state_dir, store::Sto
   History history((std::filesystem::path(state_dir) / "history").string());
   History* kept = &history;
   if (Status st = history.Load(); !st.ok()) {
-    std::cerr << "hop: history is not kept: " << st.message() << "\n";
+    std::cerr << "hop: history is not kept: " << EscapeForTerminal(st.message()) << "\n";
     kept = nullptr;
   }
   Shell shell(session, store, kept, std::cout, std::cerr);
@@ -694,7 +744,9 @@ int RunShell(const RunOptions& options, const std::string& state_dir, store::Sto
                    "commands, !quit leaves.\n",
                    state_dir, session.properties().namespace_name)
             << std::flush;
-  EditLineReader reader(kept, [&shell](std::string_view line) { return shell.Complete(line); });
+  EditLineReader reader(
+      kept, [&shell](std::string_view line) { return shell.Complete(line); },
+      [&shell](std::string_view word) { return NamesAContainer(word, shell.Words()); });
   shell.Run(reader, /*run_unfinished=*/false);
   return 0;
 }

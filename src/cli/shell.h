@@ -71,6 +71,10 @@ std::vector<std::string> Completions(std::string_view text_before_cursor,
 // prefix when it extends `word`, else `word` itself (nothing typed is ever taken away).
 std::string CommonCompletion(std::string_view word, const std::vector<std::string>& candidates);
 
+// Whether `word` (a completed name) names a schema or a catalog of `words`, after which a user
+// types '.': completing it adds no space.
+bool NamesAContainer(std::string_view word, const CompletionWords& words);
+
 // The history file: one entry per line, newest last, with `\` escaping backslashes (`\\`),
 // newlines (`\n`) and carriage returns (`\r`) so a multi-line statement stays one entry.
 std::string EncodeHistoryEntry(std::string_view entry);
@@ -142,6 +146,8 @@ class Shell {
   // Reads and runs until `!quit`, `!exit` or end of input. At end of input an unfinished statement
   // runs when `run_unfinished` (scripts piped in), and is dropped otherwise (Ctrl-D at a terminal).
   // Returns the number of items that failed.
+  // A statement larger than the request limit (common/limits.h) is dropped with an error; piped
+  // input (`run_unfinished`) then stops, as `hop -f -` would refuse the whole script.
   int Run(LineReader& reader, bool run_unfinished);
 
   // Handles one line read. Returns false when the shell should stop (`!quit`, `!exit`).
@@ -181,6 +187,7 @@ class Shell {
   bool history_warned_ = false;
   bool cancel_on_interrupt_ = false;
   int failed_ = 0;
+  bool piped_ = false;  // the current Run's run_unfinished
 };
 
 // `hop` without -e/-f: the shell on `store` (opened from `state_dir`), with the session flags of

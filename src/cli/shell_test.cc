@@ -151,6 +151,27 @@ TEST(ShellTest, Completions) {
   }
 }
 
+// A completed schema or catalog is followed by '.', so completing one adds no space.
+TEST(ShellTest, SchemasAndCatalogsAreContainers) {
+  const CompletionWords words = TestWords();
+  struct Case {
+    const char* word;
+    bool container;
+  };
+  const Case kCases[] = {
+      {"profile", true},
+      {"ADS", true},
+      {"ads_catalog", true},
+      {"ads_catalog.ads", true},
+      {"\"VENICE-CLUSTER0\"", true},
+      {"ads.page_views", false},
+      {"select", false},
+      {"ads.", false},
+      {"nope", false},
+  };
+  for (const Case& c : kCases) EXPECT_EQ(NamesAContainer(c.word, words), c.container) << c.word;
+}
+
 TEST(ShellTest, CompletionWordStart) {
   struct Case {
     const char* text;

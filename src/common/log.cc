@@ -6,6 +6,8 @@
 
 #include <atomic>
 
+#include "common/redact.h"
+
 namespace hop::log {
 namespace {
 
@@ -57,6 +59,9 @@ bool Enabled(Level level) {
   return level != Level::kOff && level >= g_level.load(std::memory_order_relaxed);
 }
 
-void Write(Level level, std::string_view message) { Logger().log(ToSpd(level), message); }
+// Log lines never carry a secret (ARCHITECTURE.md §4.16).
+void Write(Level level, std::string_view message) {
+  Logger().log(ToSpd(level), RedactSecrets(message));
+}
 
 }  // namespace hop::log

@@ -74,6 +74,69 @@ void AppendUtf8(char32_t cp, std::string* out) {
   }
 }
 
+size_t FindInvalidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    char32_t cp;
+    const size_t len = DecodeUtf8(s, i, &cp);
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::string EscapeForTerminal(std::string_view text) {
+  const auto needs_escape = [](char32_t cp) {
+    return (cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7F && cp <= 0x9F) ||
+           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+  };
+  // Most text has nothing to escape: find the first place that does before copying.
+  size_t first = 0;
+  while (first < text.size()) {
+    const auto b = static_cast<unsigned char>(text[first]);
+    if (b >= 0x20 && b < 0x7F) {
+      ++first;
+      continue;
+    }
+    char32_t cp;
+    const size_t len = b < 0x80 ? 1 : DecodeUtf8(text, first, &cp);
+    if (b < 0x80) cp = b;
+    if (len == 0 || needs_escape(cp)) break;
+    first += len;
+  }
+  if (first == text.size()) return std::string(text);
+  std::string out(text.substr(0, first));
+  out.reserve(text.size() + 16);
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = first; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    char32_t cp = b;
+    const size_t len = b < 0x80 ? 1 : DecodeUtf8(text, i, &cp);
+    if (len == 0) {  // not UTF-8: the byte itself
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+      ++i;
+      continue;
+    }
+    if (!needs_escape(cp)) {
+      out.append(text.substr(i, len));
+    } else if (cp < 0x80) {
+      out += "\\x";
+      out += kHex[cp >> 4];
+      out += kHex[cp & 0xF];
+    } else {
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xF];
+    }
+    i += len;
+  }
+  return out;
+}
+
 namespace {
 
 // Maps every letter of `s` through `change` (towupper_l or towlower_l) in the C.UTF-8 locale.
@@ -141,6 +204,15 @@ std::string ShellQuote(std::string_view text) {
     }
   }
   out += '\'';
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out.append(separator);
+    out += parts[i];
+  }
   return out;
 }
 

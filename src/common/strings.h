@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hop {
 
@@ -22,9 +23,24 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 // Appends the UTF-8 encoding of code point `cp` (at most U+10FFFF) to `out`.
 void AppendUtf8(char32_t cp, std::string* out);
 
+// The offset of the first byte of `s` that does not start a valid UTF-8 sequence (overlong
+// forms, surrogates and values past U+10FFFF are invalid), or std::string_view::npos.
+size_t FindInvalidUtf8(std::string_view s);
+
+// `text` made safe to print on a terminal, for every printer of text that a user or a stored
+// object supplied (errors, tables, headers): C0 controls other than tab and line feed, DEL and
+// the C1 controls become `\xNN` (`\u00NN` for C1), the bidirectional overrides and isolates
+// (U+202A..U+202E, U+2066..U+2069) become `\uNNNN`, and a byte that is not UTF-8 becomes
+// `\xNN`. Everything else, a backslash included, is kept; text with nothing to escape comes back
+// unchanged.
+std::string EscapeForTerminal(std::string_view text);
+
 // `text` as one word of a POSIX shell: single-quoted, with each `'` written `'\''` (`it's`
 // becomes `'it'\''s'`). Nothing inside single quotes is expanded.
 std::string ShellQuote(std::string_view text);
+
+// `parts` joined by `separator`: Join({"ADS", "PAGE_VIEWS"}, ".") is "ADS.PAGE_VIEWS".
+std::string Join(const std::vector<std::string>& parts, std::string_view separator);
 
 // `s` without leading and trailing ASCII whitespace.
 std::string_view TrimWhitespace(std::string_view s);

@@ -35,5 +35,48 @@ TEST(StringsTest, Utf8UpperCasesEveryScript) {
   EXPECT_EQ(Utf8ToLower("CAF\xc3\x89 \xce\x91\xce\x92"), "caf\xc3\xa9 \xce\xb1\xce\xb2");
 }
 
+TEST(StringsTest, FindInvalidUtf8) {
+  struct Case {
+    std::string in;
+    size_t at;
+  };
+  const Case kCases[] = {
+      {"plain", std::string_view::npos},
+      {"caf\xc3\xa9", std::string_view::npos},
+      {"a\xff" "b", 1},
+      {"ab\xc3", 2},                // truncated sequence
+      {"\xc0\x80", 0},             // overlong NUL
+      {"x\xed\xa0\x80", 1},        // a surrogate
+      {"\xf4\x90\x80\x80", 0},    // past U+10FFFF
+      {std::string("a\0b", 3), std::string_view::npos},  // NUL is valid UTF-8
+  };
+  for (const auto& c : kCases) {
+    EXPECT_EQ(FindInvalidUtf8(c.in), c.at) << EscapeForTerminal(c.in);
+  }
+}
+
+TEST(StringsTest, EscapeForTerminal) {
+  struct Case {
+    std::string in;
+    const char* out;
+  };
+  const Case kCases[] = {
+      {"plain text", "plain text"},
+      {"tab\tand\nline", "tab\tand\nline"},  // kept
+      {"\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"},
+      {"bell\x07 del\x7f", "bell\\x07 del\\x7f"},
+      {"cr\rover", "cr\\x0dover"},
+      {std::string("nul\0", 4), "nul\\x00"},
+      {"c1 \xc2\x9b" "2J", "c1 \\u009b2J"},                     // U+009B, a one-byte CSI
+      {"bidi \xe2\x80\xae" "abc", "bidi \\u202eabc"},          // RIGHT-TO-LEFT OVERRIDE
+      {"bad \xff byte", "bad \\xff byte"},
+      {"caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5"},  // letters are kept
+      {"back\\slash", "back\\slash"},
+  };
+  for (const auto& c : kCases) {
+    EXPECT_EQ(EscapeForTerminal(c.in), c.out) << c.out;
+  }
+}
+
 }  // namespace
 }  // namespace hop

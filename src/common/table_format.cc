@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/strings.h"
+
 namespace hop {
 
 namespace {
@@ -15,9 +17,22 @@ size_t Width(const std::string& s) {
 
 }  // namespace
 
-std::string FormatTable(const std::vector<std::string>& header,
-                        const std::vector<std::vector<TableCell>>& rows) {
+std::string FormatTable(const std::vector<std::string>& header_text,
+                        const std::vector<std::vector<TableCell>>& row_text) {
   static const std::string kNull = "null";
+  // Cells hold data users wrote: control characters are escaped before widths are measured.
+  std::vector<std::string> header;
+  header.reserve(header_text.size());
+  for (const auto& h : header_text) header.push_back(EscapeForTerminal(h));
+  std::vector<std::vector<TableCell>> rows;
+  rows.reserve(row_text.size());
+  for (const auto& source : row_text) {
+    auto& row = rows.emplace_back();
+    row.reserve(source.size());
+    for (const auto& cell : source) {
+      row.push_back(cell ? TableCell(EscapeForTerminal(*cell)) : std::nullopt);
+    }
+  }
   std::vector<size_t> widths;
   for (const auto& h : header) widths.push_back(Width(h));
   for (const auto& row : rows) {

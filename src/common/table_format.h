@@ -8,7 +8,7 @@
 //   (1 row)
 //
 // Cells are left-aligned and padded to the widest value of their column, counted in characters;
-// NULL is written `null`.
+// NULL is written `null`. Control characters in cells are escaped (EscapeForTerminal).
 #pragma once
 
 #include <optional>

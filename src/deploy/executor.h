@@ -1,57 +1,38 @@
 // The DDL executor: a statement becomes the set of resources that make it true, written to the
-// store in one atomic batch, so that a statement either happens whole or not at all (reference
-// §5). The same path without the write is `!specify`.
+// store in one atomic batch, so that a statement either happens whole or not at all
+// (compatibility.md §5). Its loop is short: bind the statement (src/binder), let the deployer of
+// its kind specify the batch (deployer.h), validate what the batch would write, run the effects
+// outside the store (tables a provisioner creates), commit, and undo the effects if the commit
+// fails. The same path without the commit is `!specify`.
 //
-// Executed here: CREATE [OR REPLACE] VIEW, CREATE [OR REPLACE] MATERIALIZED VIEW (a View, the
-// Pipeline it owns, and the elements the Pipeline owns), CREATE [OR REPLACE] TABLE (a Table and
-// the resources its templates render for it), CREATE DATABASE, CREATE [OR REPLACE] TRIGGER (a
-// TableTrigger), DROP of each (only when nothing depends on the object), and the statements that
-// act on existing objects: FIRE TRIGGER / TABLE / VIEW / MATERIALIZED VIEW, PAUSE and RESUME
-// TRIGGER / MATERIALIZED VIEW, REFRESH MATERIALIZED VIEW. Modes follow reference §1.4: CREATE
-// makes objects and fails on existing ones unless IF NOT EXISTS; CREATE OR REPLACE, or any
-// CREATE in apply mode, updates them.
+// Executed here: CREATE [OR REPLACE] VIEW, MATERIALIZED VIEW, TABLE, DATABASE and TRIGGER, DROP of
+// each (only when nothing depends on the object), and the statements that act on existing
+// objects: FIRE TRIGGER / TABLE / VIEW / MATERIALIZED VIEW, PAUSE and RESUME TRIGGER /
+// MATERIALIZED VIEW, REFRESH MATERIALIZED VIEW. Modes follow compatibility.md §1.4: CREATE makes
+// objects and fails on existing ones unless IF NOT EXISTS; CREATE OR REPLACE, or any CREATE in
+// apply mode, updates them.
 #pragma once
 
-#include <initializer_list>
+#include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "catalog/provisioner.h"
-#include "common/issues.h"
 #include "common/status.h"
-#include "common/time.h"
-#include "deploy/render.h"
-#include "deploy/validate.h"
+#include "deploy/batch.h"
 #include "resource/resource.h"
-#include "sql/ast/create_table_statement.h"
 #include "sql/ast/statement.h"
 #include "store/store.h"
-#include "template/value.h"
 
 namespace hop::deploy {
-
-struct ExecuteOptions {
-  std::string namespace_name = "default";
-  tmpl::Entries hints;
-  bool apply_mode = false;              // the connection's mode is `apply`
-  const Clock* clock = &SystemClock();  // the time FIRE and REFRESH stamp
-  // Systems whose tables are created inside the statement; null: none.
-  const catalog::Provisioners* provisioners = nullptr;
-  // The namespace's catalog and render context as of now (a session keeps them current); null:
-  // read from the store.
-  const catalog::Catalog* catalog = nullptr;
-  const RenderContext* render = nullptr;
-};
 
 // What a statement changed, object by object.
 struct Outcome {
   std::string statement;  // e.g. "CREATE MATERIALIZED VIEW ADS.AUDIENCE"
   std::vector<resource::Resource> objects;
   // Per object: created, configured, unchanged, deleted, or what a statement on an existing
-  // object did (fired, paused, resumed, refresh requested).
+  // object did (fired, paused, resumed, refresh recorded).
   std::vector<std::string> verbs;
   // What it did outside the store: `table ICEBERG.WAREHOUSE.CLICKS created in iceberg`.
   std::vector<std::string> effects;
@@ -68,77 +49,40 @@ class Executor {
  public:
   Executor(store::Store& store, ExecuteOptions options);
 
-  // Whether this kind of statement is executed here.
+  // Whether this kind of statement is executed here (it has a deployer).
   static bool Executes(const sql::Statement& statement);
 
   // Executes the statement: the tables it needs are created by their provisioners (DROP TABLE
   // drops them), then its writes go to the store in one atomic batch. If anything fails, the
-  // store is unchanged and the tables this statement created are dropped again.
+  // store is unchanged and the tables this statement created are dropped again. A batch that
+  // lost a race with another writer is planned again from the store, up to 50 times.
   Result<Outcome> Execute(const sql::Statement& statement);
 
-  // The objects executing the statement would write (deleted ones are not listed), in order;
-  // nothing is written.
-  Result<std::vector<resource::Resource>> Specify(const sql::Statement& statement);
+  // The objects executing the statement would write (deleted ones are not listed), in order, as a
+  // user would write them; nothing is written. What the validators warned about goes to
+  // `*warnings` when it is not null (empty when nothing).
+  Result<std::vector<resource::Resource>> Specify(const sql::Statement& statement,
+                                                  std::string* warnings = nullptr);
+
+  // Deletes the object `ref` names as the DROP of its kind does (deployer.h SpecifyDeletion),
+  // with `force` skipping the dependency guard. This is `hop delete`.
+  Result<Outcome> Delete(const store::ObjectRef& ref, bool force);
 
  private:
-  struct Change;
   // The namespace's catalog: the one given in the options, or one read from the store.
   Result<const catalog::Catalog*> NamespaceCatalog();
-  Result<Outcome> ExecuteOnce(const sql::Statement& statement);
-  // Changes() and the validation of everything it would write.
-  Result<std::vector<Change>> Plan(const sql::Statement& statement);
-  // Runs the validators on `subject` (validate.h); the tree of errors when there are any.
-  Status Check(Subject subject);
-  Status CheckObject(const resource::Resource& object);
-  // A change to a system outside the store, made by a provisioner.
-  struct Effect {
-    bool create = true;  // else drop
-    catalog::Provisioner* provisioner = nullptr;
-    catalog::Schema schema;  // without its tables
-    catalog::TableDefinition table;
-  };
-  // The render context of the namespace, knowing which databases are provisioned synchronously.
-  Result<RenderContext> LoadRender(const catalog::Catalog& cat);
-  // When the table's system has a provisioner, adds the Effect that creates (or drops) it.
-  // Tables of other systems are provisioned by the TableProvisionJobs rendered for them.
-  void AddEffect(bool create, const catalog::Schema& schema, const catalog::TableDefinition& table);
-  // Runs the effects, recording what each did in `done`; on failure undoes those it made and
-  // returns why.
-  Status RunEffects(std::vector<std::string>& done);
-  void UndoEffects();
-  Result<std::vector<Change>> Changes(const sql::Statement& statement);
-  // Adds a create of `desired`, or an update of the object stored under its name (whose labels
-  // and annotations the desired ones override when `desired_wins`, else complete).
-  Status Put(std::vector<Change>& changes, const resource::Resource& desired, bool desired_wins);
-  Status CreateTable(const sql::CreateTableStatement& statement, std::vector<Change>& changes);
-  Status DropTable(const catalog::Table& table, std::vector<Change>& changes);
-  // DROP DATABASE: the Database, once no table or view is left in it.
-  Status DropDatabase(const sql::Statement& statement, std::vector<Change>& changes);
-  // DROP VIEW / MATERIALIZED VIEW: the View, unless a trigger or another pipeline uses it.
-  Status DropView(const catalog::Table& view, std::vector<Change>& changes);
-  // The table or view `name` names, which must be of the `expected` kind for `statement`
-  // ("DROP", "FIRE", ...): `Element X is a view and does not correspond to FIRE TABLE`.
-  Result<const catalog::Table*> Element(const catalog::Catalog& cat, const sql::QualifiedName& name,
-                                        sql::ObjectKind expected, std::string_view statement);
-  // Triggers and the statements that fire, pause and refresh (triggers.cc).
-  Status CreateTrigger(const sql::Statement& statement, std::vector<Change>& changes);
-  Status DropTrigger(const sql::Statement& statement, std::vector<Change>& changes);
-  Status Pause(const sql::Statement& statement, std::vector<Change>& changes);
-  Status Fire(const sql::Statement& statement, std::vector<Change>& changes);
-  Status Refresh(const sql::Statement& statement, std::vector<Change>& changes);
-  // A time to stamp that is now, and later than each of `after` (RFC 3339 texts, or empty), so
-  // that a new fire is never taken for one already handled.
-  std::string StampAfter(std::initializer_list<std::string_view> after) const;
-  // Records a fire now (later than each of `after`) in a trigger's status.
-  void RecordFire(resource::Resource& trigger, std::initializer_list<std::string_view> after);
+  // Binds the statement and lets its deployer fill `batch`, validated.
+  Status Plan(const sql::Statement& statement, Batch& batch);
+  // Runs the batch's effects and commits its writes; what it did. `label` names it.
+  Result<Outcome> Apply(std::string label, Batch& batch);
+  // Attempts `once` until it did not lose a race with another writer (up to 50 times, a short
+  // random pause between), reading the catalog anew after each loss.
+  Result<Outcome> Retrying(const std::function<Result<Outcome>()>& once);
 
   store::Store& store_;
   ExecuteOptions options_;
   std::optional<catalog::Catalog> loaded_catalog_;
-  const sql::Statement* statement_ = nullptr;  // being executed
-  Issues issues_;                              // what its validators found
-  std::vector<Effect> effects_;                // of the statement being executed
-  std::vector<const Effect*> made_;            // the effects RunEffects made
+  bool lost_race_ = false;  // the last commit failed because another writer got there first
 };
 
 }  // namespace hop::deploy

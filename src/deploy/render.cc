@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "binder/bound.h"
+#include "common/log.h"
 #include "common/properties.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
@@ -38,14 +39,39 @@ std::string Joined(const std::vector<std::string>& parts) {
   return out;
 }
 
-// Renders one template's `yaml` and checks that it is YAML. Skipped templates give nullopt.
+// The variables only a trigger's job has: a JobTemplate that uses one is a trigger's, and is not
+// expected to render for a pipeline or a table (docs/ddl.md, "Templates that render nothing").
+bool UsesTriggerVariables(const std::string& text) {
+  auto keys = tmpl::Placeholders(text);
+  if (!keys.ok()) return false;
+  for (const std::string& k : *keys) {
+    if (k == "trigger" || k == "job" || k == "schedule" || k == "timestamp" || k == "watermark") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Renders one template's `yaml` and checks that it is YAML. Skipped templates give nullopt; those
+// skipped for a missing variable are added to `skipped` (when not null) as skipped for `subject`.
 Result<std::optional<Spec>> RenderOne(std::string_view kind, const resource::Resource& t,
-                                      const std::string& text, const tmpl::Environment& env) {
-  auto rendered = tmpl::Render(text, env);
+                                      const std::string& text, const tmpl::Environment& env,
+                                      const std::string& subject,
+                                      std::vector<SkippedTemplate>* skipped) {
+  tmpl::SkipReason why;
+  auto rendered = tmpl::Render(text, env, &why);
   if (!rendered.ok()) {
     return rendered.status().WithContext(fmt::format("{} {}: ", kind, t.name()));
   }
-  if (!*rendered) return std::optional<Spec>();
+  if (!*rendered) {
+    log::Debug("{} {} skipped for {}: {}", kind, t.name(), subject, why.ToString());
+    const bool chosen_away = why.cause == tmpl::SkipReason::Cause::kGuardFailed ||
+                             (kind == "JobTemplate" && UsesTriggerVariables(text));
+    if (skipped != nullptr && !chosen_away) {
+      skipped->push_back({std::string(kind), t.name(), "yaml", subject, why, ""});
+    }
+    return std::optional<Spec>();
+  }
   std::string yaml = std::move(**rendered);
   while (!yaml.empty() && (yaml.back() == '\n' || yaml.back() == ' ')) yaml.pop_back();
   auto docs = ParseYamlDocuments(yaml, fmt::format("{} {}", kind, t.name()));
@@ -53,7 +79,22 @@ Result<std::optional<Spec>> RenderOne(std::string_view kind, const resource::Res
     return docs.status().WithContext(
         fmt::format("{} {} rendered text that is not YAML: ", kind, t.name()));
   }
-  return std::optional<Spec>(Spec{std::string(kind), t.name(), std::move(yaml), std::move(*docs)});
+  return std::optional<Spec>(
+      Spec{std::string(kind), t.name(), std::move(yaml), std::move(*docs), false});
+}
+
+// Says why a table variable has no value, for the templates `skipped` got since `before`.
+void ExplainTableSkips(const PipelineTable& table, size_t before,
+                       std::vector<SkippedTemplate>* skipped) {
+  if (skipped == nullptr) return;
+  for (size_t i = before; i < skipped->size(); ++i) {
+    SkippedTemplate& s = (*skipped)[i];
+    if (s.reason.key == "catalog" && table.path.size() < 3) {
+      s.explanation =
+          fmt::format("{} has no catalog; {{{{catalog:}}}} renders an empty value instead",
+                      table.QualifiedName());
+    }
+  }
 }
 
 // Java's String.hashCode, over the UTF-16 code units of `s`.
@@ -203,7 +244,7 @@ Result<std::string> FieldMap(const Pipeline& pipeline) {
 Renderer::Renderer(RenderContext context) : context_(std::move(context)) {}
 
 tmpl::Environment Renderer::TableEnvironment(const PipelineTable& table) const {
-  // Variables, later layers winning (reference §3.1 and its preface): the ConfigMap's top-level
+  // Variables, later layers winning (compatibility.md §3.1, departure 3): the ConfigMap's top-level
   // keys; the table's names; its options (which carry the hints and the pipeline name); and the
   // job.properties options as one map.
   tmpl::Environment env;
@@ -226,9 +267,11 @@ tmpl::Environment Renderer::TableEnvironment(const PipelineTable& table) const {
   return env;
 }
 
-Result<std::vector<Spec>> Renderer::TableSpecs(const PipelineTable& table, Method method) const {
+Result<std::vector<Spec>> Renderer::TableSpecs(const PipelineTable& table, Method method,
+                                               std::vector<SkippedTemplate>* skipped) const {
   const tmpl::Environment env = TableEnvironment(table);
   std::vector<Spec> specs;
+  const size_t before = skipped != nullptr ? skipped->size() : 0;
   for (const auto& t : context_.table_templates) {
     if (!planner::TemplateListMatches(TableTemplateKind::kDatabases.Get(t), table.database) ||
         !planner::TemplateListMatches(TableTemplateKind::kMethods.Get(t),
@@ -237,13 +280,17 @@ Result<std::vector<Spec>> Renderer::TableSpecs(const PipelineTable& table, Metho
     }
     auto yaml = TableTemplateKind::kYaml.Get(t);
     if (!yaml) continue;
-    HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec, RenderOne("TableTemplate", t, *yaml, env));
+    HOP_ASSIGN_OR_RETURN(
+        std::optional<Spec> spec,
+        RenderOne("TableTemplate", t, *yaml, env, "table " + table.QualifiedName(), skipped));
     if (spec) specs.push_back(std::move(*spec));
   }
+  ExplainTableSkips(table, before, skipped);
   return specs;
 }
 
-Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p) const {
+Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p,
+                                             std::vector<SkippedTemplate>* skipped) const {
   const PipelineTable& sink = p.sink;
   HOP_ASSIGN_OR_RETURN(tmpl::Entries flink_config, FlinkConfig(context_.config));
 
@@ -290,21 +337,46 @@ Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p) const {
   env.SetAll(flink_config);
   env.SetAll(sink.options);
 
+  // Why the SQL is missing, for the templates it skips.
+  std::string no_sql;
+  if (!p.complete) {
+    std::vector<std::string> unconfigured;
+    for (const auto& s : p.sources) {
+      if (s.connector.empty()) unconfigured.push_back(s.QualifiedName());
+    }
+    if (p.sink.connector.empty()) unconfigured.push_back(p.sink.QualifiedName());
+    std::string names;
+    for (size_t i = 0; i < unconfigured.size(); ++i) names += (i ? ", " : "") + unconfigured[i];
+    no_sql = "the pipeline has no SQL: no TableTemplate gives a connector to " + names;
+  }
+  const std::string subject =
+      "job " + resource::Canonicalize(std::vector<std::string>{sink.database, p.job_name});
   std::vector<Spec> specs;
   for (const auto& t : context_.job_templates) {
     if (JobTemplateKind::kProvisionsTables.Get(t).value_or(false)) continue;
     if (!planner::TemplateListMatches(JobTemplateKind::kDatabases.Get(t), sink.database)) continue;
     auto yaml = JobTemplateKind::kYaml.Get(t);
     if (!yaml) continue;
-    HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec, RenderOne("JobTemplate", t, *yaml, env));
-    if (spec) specs.push_back(std::move(*spec));
+    const size_t before = skipped != nullptr ? skipped->size() : 0;
+    HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec,
+                         RenderOne("JobTemplate", t, *yaml, env, subject, skipped));
+    if (spec) {
+      spec->job = true;
+      specs.push_back(std::move(*spec));
+    } else if (skipped != nullptr && skipped->size() > before) {
+      const std::string& key = skipped->back().reason.key;
+      if (!p.complete && (key == "sql" || key == "flinksql")) skipped->back().explanation = no_sql;
+      ExplainTableSkips(sink, skipped->size() - 1, skipped);
+    }
   }
   return specs;
 }
 
-Result<std::vector<Spec>> Renderer::ProvisionSpecs(const PipelineTable& table) const {
+Result<std::vector<Spec>> Renderer::ProvisionSpecs(const PipelineTable& table,
+                                                   std::vector<SkippedTemplate>* skipped) const {
   std::vector<Spec> specs;
   if (context_.provisioned_synchronously.count(table.database)) return specs;
+  const size_t before = skipped != nullptr ? skipped->size() : 0;
   tmpl::Environment env = TableEnvironment(table);
   env.SetMap("options", table.declared_options);
   for (const auto& t : context_.job_templates) {
@@ -312,26 +384,33 @@ Result<std::vector<Spec>> Renderer::ProvisionSpecs(const PipelineTable& table) c
     if (!planner::TemplateListMatches(JobTemplateKind::kDatabases.Get(t), table.database)) continue;
     auto yaml = JobTemplateKind::kYaml.Get(t);
     if (!yaml) continue;
-    HOP_ASSIGN_OR_RETURN(std::optional<Spec> spec, RenderOne("JobTemplate", t, *yaml, env));
+    HOP_ASSIGN_OR_RETURN(
+        std::optional<Spec> spec,
+        RenderOne("JobTemplate", t, *yaml, env, "table " + table.QualifiedName(), skipped));
     if (spec) specs.push_back(std::move(*spec));
   }
+  ExplainTableSkips(table, before, skipped);
   return specs;
 }
 
-Result<std::vector<Spec>> Renderer::PipelineSpecs(const Pipeline& p) const {
+Result<std::vector<Spec>> Renderer::PipelineSpecs(const Pipeline& p,
+                                                  std::vector<SkippedTemplate>* skipped) const {
   std::vector<Spec> specs;
   auto add = [&](Result<std::vector<Spec>> more) -> Status {
     HOP_RETURN_IF_ERROR(more.status());
     for (auto& spec : *more) specs.push_back(std::move(spec));
     return Status::OK();
   };
+  std::vector<SkippedTemplate> all;
   for (const auto& s : p.sources) {
-    HOP_RETURN_IF_ERROR(add(TableSpecs(s, Method::kScan)));
-    HOP_RETURN_IF_ERROR(add(ProvisionSpecs(s)));
+    for (const auto& c : s.skipped_connectors) all.push_back(c);
+    HOP_RETURN_IF_ERROR(add(TableSpecs(s, Method::kScan, &all)));
+    HOP_RETURN_IF_ERROR(add(ProvisionSpecs(s, &all)));
   }
-  HOP_RETURN_IF_ERROR(add(TableSpecs(p.sink, Method::kModify)));
-  HOP_RETURN_IF_ERROR(add(ProvisionSpecs(p.sink)));
-  HOP_ASSIGN_OR_RETURN(auto job, JobSpecs(p));
+  for (const auto& c : p.sink.skipped_connectors) all.push_back(c);
+  HOP_RETURN_IF_ERROR(add(TableSpecs(p.sink, Method::kModify, &all)));
+  HOP_RETURN_IF_ERROR(add(ProvisionSpecs(p.sink, &all)));
+  HOP_ASSIGN_OR_RETURN(auto job, JobSpecs(p, &all));
   for (auto& spec : job) specs.push_back(std::move(spec));
   // A table read twice renders the same resources twice; they are one resource.
   std::vector<Spec> unique;
@@ -340,7 +419,29 @@ Result<std::vector<Spec>> Renderer::PipelineSpecs(const Pipeline& p) const {
                             [&](const Spec& u) { return u.yaml == spec.yaml; });
     if (!seen) unique.push_back(std::move(spec));
   }
+  // A table read twice is skipped twice the same way; say it once.
+  if (skipped != nullptr) {
+    for (auto& s : all) {
+      bool seen = std::any_of(skipped->begin(), skipped->end(), [&](const SkippedTemplate& k) {
+        return k.ToString() == s.ToString() && k.subject == s.subject;
+      });
+      if (!seen) skipped->push_back(std::move(s));
+    }
+  }
   return unique;
+}
+
+void AddSkipWarnings(const std::vector<SkippedTemplate>& skipped, Issues& issues) {
+  std::vector<std::pair<std::string, Issues*>> contexts;  // one per subject, in order
+  for (const SkippedTemplate& s : skipped) {
+    auto it = std::find_if(contexts.begin(), contexts.end(),
+                           [&](const auto& c) { return c.first == s.subject; });
+    if (it == contexts.end()) {
+      contexts.emplace_back(s.subject, &issues.Child(s.subject));
+      it = contexts.end() - 1;
+    }
+    it->second->Warning(s.ToString());
+  }
 }
 
 }  // namespace hop::deploy

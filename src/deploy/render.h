@@ -1,8 +1,9 @@
-// Rendering the resources a pipeline is made of (reference §3.1, §5.3): the `yaml` of every
+// Rendering the resources a pipeline is made of (compatibility.md §3.1, §5.3): the `yaml` of every
 // TableTemplate that matches a source or the sink (a Kafka topic, a trigger, ...), and the `yaml`
 // of every JobTemplate that matches the sink's database (the Flink job that runs the pipeline
-// SQL). Templates whose variables are missing are skipped; a template that fails, or renders text
-// that is not YAML, is an error naming it.
+// SQL). Templates whose variables are missing are skipped, and listed for the user
+// (planner::SkippedTemplate); a template that fails, or renders text that is not YAML, is an
+// error naming it.
 #pragma once
 
 #include <optional>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/issues.h"
 #include "common/status.h"
 #include "planner/planner.h"
 #include "resource/json.h"
@@ -26,7 +28,14 @@ struct Spec {
   std::string template_name;
   std::string yaml;        // as rendered, without a trailing newline
   std::vector<Json> docs;  // the YAML documents of `yaml`, parsed
+  bool job = false;        // rendered for the pipeline's job (JobSpecs)
 };
+
+using planner::SkippedTemplate;
+
+// Adds a warning for each skipped template to `issues`, under a context naming what it was
+// rendered for ("table ADS.PAGE_VIEWS:", "job ads-database-audience:").
+void AddSkipWarnings(const std::vector<SkippedTemplate>& skipped, Issues& issues);
 
 struct RenderContext {
   std::vector<resource::Resource> table_templates;  // of the namespace, in list order
@@ -65,22 +74,30 @@ class Renderer {
  public:
   explicit Renderer(RenderContext context);
 
+  // Each method below adds the matching templates it skipped for a missing variable to
+  // `skipped` when it is not null. JobTemplates that use a trigger's variables (`trigger`, `job`,
+  // `schedule`, `timestamp`, `watermark`) are trigger jobs, never meant to render here: skipping
+  // them is not reported, nor is a guard that does not hold (`{{flink.app.type==SQL}}`).
+
   // The TableTemplate `yaml` specs of one table, read (kScan) or written (kModify).
-  Result<std::vector<Spec>> TableSpecs(const planner::PipelineTable& table,
-                                       planner::Method method) const;
+  Result<std::vector<Spec>> TableSpecs(const planner::PipelineTable& table, planner::Method method,
+                                       std::vector<SkippedTemplate>* skipped = nullptr) const;
 
   // The specs of the JobTemplates that provision tables (`provisionsTables: true`) for one table
   // of their databases: TableProvisionJobs, usually. Variables are those of TableSpecs, plus
   // `options` (the table's declared options, as a map). None for a database provisioned
   // synchronously.
-  Result<std::vector<Spec>> ProvisionSpecs(const planner::PipelineTable& table) const;
+  Result<std::vector<Spec>> ProvisionSpecs(const planner::PipelineTable& table,
+                                           std::vector<SkippedTemplate>* skipped = nullptr) const;
 
   // The JobTemplate `yaml` specs of a pipeline's job (templates that provision tables excluded).
-  Result<std::vector<Spec>> JobSpecs(const planner::Pipeline& pipeline) const;
+  Result<std::vector<Spec>> JobSpecs(const planner::Pipeline& pipeline,
+                                     std::vector<SkippedTemplate>* skipped = nullptr) const;
 
   // Every element of a pipeline, in deploy order: each source's table and provisioning specs, the
-  // sink's, the job's.
-  Result<std::vector<Spec>> PipelineSpecs(const planner::Pipeline& pipeline) const;
+  // sink's, the job's. `skipped` also gets the connector templates the planner skipped.
+  Result<std::vector<Spec>> PipelineSpecs(const planner::Pipeline& pipeline,
+                                          std::vector<SkippedTemplate>* skipped = nullptr) const;
 
  private:
   tmpl::Environment TableEnvironment(const planner::PipelineTable& table) const;

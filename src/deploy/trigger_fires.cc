@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -62,17 +63,14 @@ std::string TriggerFires::Stamp(SystemTime t) {
 std::optional<SystemTime> TriggerFires::Latest() const { return TimeAt(status_, "timestamp"); }
 std::optional<SystemTime> TriggerFires::Watermark() const { return TimeAt(status_, "watermark"); }
 
-void TriggerFires::Record(SystemTime t) {
-  auto latest = Latest();
-  if (!latest || t > *latest) status_["timestamp"] = Stamp(t);
+void TriggerFires::Record(SystemTime in) {
+  const SystemTime t = std::chrono::floor<std::chrono::milliseconds>(in);
+  if (auto latest = Latest(); latest && t <= *latest) return;
+  status_["timestamp"] = Stamp(t);
   if (!each_) return;
   if (auto watermark = Watermark(); watermark && t <= *watermark) return;
   Json& pending = status_["pending"];
   if (!pending.is_array()) pending = Json::array();
-  if (!pending.empty() && pending.back().is_string()) {
-    auto last = ParseRfc3339(pending.back().get<std::string>());
-    if (last && t <= *last) return;
-  }
   pending.push_back(Stamp(t));
   while (pending.size() > kMaxPending) pending.erase(pending.begin());
 }
@@ -92,6 +90,71 @@ std::optional<SystemTime> TriggerFires::Next() const {
   return std::nullopt;
 }
 
+const Json* TriggerFires::Newest() const {
+  auto runs = status_.find("jobs");
+  if (runs == status_.end() || !runs->is_array() || runs->empty() || !runs->back().is_object()) {
+    return nullptr;
+  }
+  return &runs->back();
+}
+
+bool TriggerFires::Running() const {
+  const Json* newest = Newest();
+  return newest != nullptr && !newest->contains("finished");
+}
+
+std::optional<SystemTime> TriggerFires::Waiting() const {
+  // Runs take fires in order, so what the newest run took (whatever its outcome) is taken.
+  const Json* newest = Newest();
+  const std::optional<SystemTime> taken = newest ? TimeAt(*newest, "to") : std::nullopt;
+  if (each_) {
+    auto pending = status_.find("pending");
+    if (pending == status_.end() || !pending->is_array()) return std::nullopt;
+    for (const Json& p : *pending) {
+      auto t = p.is_string() ? ParseRfc3339(p.get<std::string>()) : std::nullopt;
+      if (t && (!taken || *t > *taken)) return t;
+    }
+    return std::nullopt;
+  }
+  auto next = Next();
+  if (next && taken && *next <= *taken) return std::nullopt;
+  return next;
+}
+
+std::optional<SystemTime> TriggerFires::Retry() const { return TimeAt(status_, "retry"); }
+
+Status TriggerFires::RequestRetry(std::string_view trigger) {
+  const Json* newest = Newest();
+  if (newest == nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("Trigger {} has no failed run to retry: it has not run yet", trigger));
+  }
+  const std::string name = newest->value("name", "");
+  if (!newest->contains("finished")) {
+    return Status::Conflict(fmt::format(
+        "Trigger {} has a run going ({}): wait for it; RETRY runs the window of a failed run "
+        "again",
+        trigger, name));
+  }
+  if (Retry()) {
+    return Status::Conflict(
+        fmt::format("Trigger {} already has a retry of its failed run asked for", trigger));
+  }
+  auto from = newest->value("from", "");
+  auto to = TimeAt(*newest, "to");
+  if (newest->value("outcome", "") != "Failed" || !to) {
+    return Status::InvalidArgument(fmt::format(
+        "Trigger {} has no failed run to retry: its last run, {}, succeeded", trigger, name));
+  }
+  if (auto waiting = Waiting()) {
+    return Status::InvalidArgument(fmt::format(
+        "Trigger {} has a fire waiting (at {}), whose run covers the failed window ({}, {}] too",
+        trigger, Stamp(*waiting), from, Stamp(*to)));
+  }
+  status_["retry"] = Stamp(*to);
+  return Status::OK();
+}
+
 void TriggerFires::Covered(SystemTime to) {
   if (auto watermark = Watermark(); !watermark || to > *watermark) {
     status_["watermark"] = Stamp(to);
@@ -109,5 +172,47 @@ void TriggerFires::Abandon(SystemTime to) {
     pending->erase(pending->begin());
   }
 }
+
+ViewFires::ViewFires(Json& status) : status_(status) {
+  if (!status_.is_object()) status_ = Json::object();
+}
+
+Status ViewFires::Advance(SystemTime t, std::string_view view) {
+  auto queued = status_.find("pendingFires");
+  const size_t waiting = queued != status_.end() && queued->is_array() ? queued->size() : 0;
+  if (waiting >= kMaxPending) {
+    return Status::Unavailable(fmt::format(
+        "View {} has {} fires its triggers have not been given yet: no operator seems to "
+        "reconcile this state directory (hop serve, or !wait in a session). Fire it again once "
+        "they have been",
+        view, waiting));
+  }
+  const std::string stamp = TriggerFires::Stamp(t);
+  status_["watermark"] = stamp;
+  Json& pending = status_["pendingFires"];
+  if (!pending.is_array()) pending = Json::array();
+  pending.push_back(stamp);
+  return Status::OK();
+}
+
+std::vector<SystemTime> ViewFires::Undelivered() const {
+  std::vector<SystemTime> out;
+  if (auto pending = status_.find("pendingFires");
+      pending != status_.end() && pending->is_array()) {
+    for (const Json& p : *pending) {
+      if (auto t = p.is_string() ? ParseRfc3339(p.get<std::string>()) : std::nullopt) {
+        out.push_back(*t);
+      }
+    }
+  }
+  if (auto watermark = TimeAt(status_, "watermark")) out.push_back(*watermark);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool ViewFires::HasPending() const { return status_.contains("pendingFires"); }
+
+void ViewFires::Delivered() { status_.erase("pendingFires"); }
 
 }  // namespace hop::deploy

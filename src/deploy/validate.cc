@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "common/strings.h"
@@ -177,7 +178,7 @@ class ElementSchemas : public Validator {
   }
 };
 
-// Reference §5.8: nothing may be deleted while a pipeline or trigger depends on it.
+// compatibility.md §5.8: nothing may be deleted while a pipeline or trigger depends on it.
 class DependencyGuard : public Validator {
  public:
   void Validate(const Subject& s, const ValidationContext& ctx, Issues& issues) const override {
@@ -234,7 +235,7 @@ const std::vector<const Validator*>& DefaultValidators() {
 std::string SubjectContext(const Subject& s) {
   switch (s.point) {
     case ValidationPoint::kStatement: return "statement";
-    case ValidationPoint::kTable: return "table " + Dotted(s.table->path);
+    case ValidationPoint::kTable: return "table " + Join(s.table->path, ".");
     case ValidationPoint::kObject: return AsciiToLower(s.object->kind()) + "/" + s.object->name();
     case ValidationPoint::kElements: return "resources";
     case ValidationPoint::kPendingDelete:

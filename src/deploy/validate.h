@@ -1,6 +1,6 @@
-// Validators (reference §5.10): checks that run at fixed points of every statement and record
-// errors and warnings in one tree. At each point the executor asks every validator; if the tree
-// then holds an error the statement stops there, before anything is created or written, with
+// Validators (compatibility.md §5.10): checks that run at fixed points of every statement and
+// record errors and warnings in one tree. At each point the executor asks every validator; if the
+// tree then holds an error the statement stops there, before anything is created or written, with
 // `Failed validation:` and the tree. Warnings do not stop it; they are reported with its summary.
 //
 // The points, in the order a statement reaches them:
@@ -70,7 +70,7 @@ class Validator {
 //  - key fields of the systems that need them: MySQL tables need a KEY_ field and keep their
 //    keys, Venice stores need a key schema (a KEY column or KEY_ fields) and keep it;
 //  - each rendered object against Kubernetes' rules and its kind's schema, all at once;
-//  - the dependency guard of reference §5.8 before a delete.
+//  - the dependency guard of compatibility.md §5.8 before a delete.
 const std::vector<const Validator*>& DefaultValidators();
 
 // The context line of a subject in the tree: `table KAFKA.events`, `trigger/nightly`, ...

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/files.h"
 #include "common/strings.h"
 #include "common/time.h"
 
@@ -59,14 +60,9 @@ std::string ReadAll(int fd) {
 }  // namespace
 
 Result<std::unique_ptr<Lease>> Lease::TryAcquire(const std::string& state_dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
-  if (ec) {
-    return Status::Unavailable(
-        fmt::format("cannot create state directory {}: {}", state_dir, ec.message()));
-  }
+  HOP_RETURN_IF_ERROR(CreatePrivateDirectories(state_dir));
   std::string path = LeasePath(state_dir);
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = OpenPrivateFile(path, O_RDWR);
   if (fd < 0) {
     return Status::Unavailable(
         fmt::format("cannot open lease file {}: {}", path, std::strerror(errno)));

@@ -66,9 +66,10 @@ std::optional<std::pair<bool, std::string>> Finished(const Resource& job) {
   return std::nullopt;
 }
 
-// The Job of a run: the trigger's YAML rendered for the window (from, to].
+// The Job of a run: the trigger's YAML rendered for the window (from, to]; `retry` counts the
+// runs of that window before this one (FIRE TRIGGER ... RETRY), which its name tells apart.
 hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from,
-                                const std::string& to, SystemTime fire) {
+                                const std::string& to, SystemTime fire, int64_t retry) {
   const std::string yaml = TableTriggerKind::kYaml.Get(trigger).value_or("");
   if (yaml.empty()) return Status::InvalidArgument("the trigger has no job YAML");
   // Job properties first: the variables hop sets win, and a property naming one (written into
@@ -98,7 +99,7 @@ hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from
   }
   HOP_ASSIGN_OR_RETURN(Resource job, Resource::FromJson(std::move(objects[0]), "the job"));
   const std::string base = job.name().empty() ? trigger.name() : job.name();
-  job.set_name(RunJobName(base, fire));
+  job.set_name(RunJobName(base, fire, retry));
   if (job.namespace_name().empty()) job.set_namespace(trigger.namespace_name());
   job.set_label(kTriggerLabel, resource::DependencyLabelValue(trigger.name()));
   job.set_annotation(kTriggerAnnotation, trigger.name());
@@ -118,15 +119,51 @@ hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from
   return job;
 }
 
+// Where cron ticks are counted from: the latest tick accounted for, else the trigger's creation
+// (a new trigger does not fire for ticks before it existed), else now.
+std::optional<SystemTime> CronBaseline(const Resource& trigger, SystemTime now) {
+  auto baseline = trigger.status() ? TimeAt(*trigger.status(), "lastSchedule") : std::nullopt;
+  if (!baseline) baseline = ParseRfc3339(trigger.creation_timestamp());
+  if (!baseline) baseline = now;
+  return baseline;
+}
+
 }  // namespace
 
-std::string RunJobName(std::string_view base, SystemTime fire) {
+std::optional<std::string> PendingWork(const Resource& trigger, SystemTime now) {
+  Json status =
+      trigger.status() && trigger.status()->is_object() ? *trigger.status() : Json::object();
+  deploy::TriggerFires fires(status, deploy::TriggerFires::Each(trigger));
+  if (fires.Running()) {
+    return fmt::format("run {} is going", Text(status["jobs"].back(), "name"));
+  }
+  if (TableTriggerKind::kPaused.Get(trigger).value_or(false)) return std::nullopt;
+  if (auto retry = fires.Retry()) {
+    return fmt::format("the retry of the run ending at {} waits to start", Stamp(*retry));
+  }
+  if (auto waiting = fires.Waiting()) {
+    // Unless no run can start for it (the trigger's status says why): nothing will change that.
+    if (Text(status, "message").rfind("Cannot start a run", 0) == 0) return std::nullopt;
+    return fmt::format("the fire at {} waits for its run", Stamp(*waiting));
+  }
+  if (auto schedule = TableTriggerKind::kSchedule.Get(trigger); schedule && !schedule->empty()) {
+    auto cron = CronSchedule::Parse(*schedule);
+    auto last = cron.ok() ? cron->Previous(now) : std::nullopt;
+    if (last && *last > *CronBaseline(trigger, now)) {
+      return fmt::format("the cron tick at {} is due", Stamp(*last));
+    }
+  }
+  return std::nullopt;
+}
+
+std::string RunJobName(std::string_view base, SystemTime fire, int64_t retry) {
   const std::string stamp = Stamp(fire);  // 2026-03-01T02:00:00.000Z
   std::string suffix = "-";
   for (char c : stamp) {
     if (c >= '0' && c <= '9') suffix += c;
     if (c == 'T') suffix += 't';
   }
+  if (retry > 0) suffix += "-r" + std::to_string(retry);
   std::string name(base.substr(0, 63 - std::min<size_t>(63, suffix.size())));
   while (!name.empty() && (name.back() == '-' || name.back() == '.')) name.pop_back();
   return name + suffix;
@@ -168,9 +205,7 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
   if (auto schedule = TableTriggerKind::kSchedule.Get(trigger); schedule && !schedule->empty()) {
     auto cron = CronSchedule::Parse(*schedule);
     if (!cron.ok()) return Terminal(cron.status());
-    auto baseline = TimeAt(st, "lastSchedule");
-    if (!baseline) baseline = ParseRfc3339(trigger.creation_timestamp());
-    if (!baseline) baseline = now;
+    auto baseline = CronBaseline(trigger, now);
     if (auto last = cron->Previous(now); last && *last > *baseline) {
       if (each) {
         std::vector<SystemTime> ticks;
@@ -206,10 +241,13 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
       run["outcome"] = "Failed";
       run["message"] = "its Job was deleted before it finished";
       st["message"] = fmt::format("Run {} failed: its Job was deleted", name);
+      st["lastRun"] = "Failed";
+      if (auto to = TimeAt(run, "to")) fires.Abandon(*to);
       plan.event = "run " + name + " lost its Job";
     } else if (auto finished = Finished(*current_job)) {
       run["finished"] = Stamp(now);
       run["outcome"] = finished->first ? "Succeeded" : "Failed";
+      st["lastRun"] = run["outcome"];
       if (finished->first) {
         if (auto to = TimeAt(run, "to")) fires.Covered(*to);
         st.erase("message");
@@ -230,17 +268,29 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
     st["jobs"].back() = std::move(run);
   }
 
-  // The next run, when a fire waits and the trigger is not paused.
+  // The next run, when the trigger is not paused: the failed window a retry was asked for
+  // (FIRE TRIGGER ... RETRY), else the fire that waits, if one does.
   if (paused) return done();
-  auto to = fires.Next();
-  if (!to) return done();
-  // Not the fire a run just failed on (Coalesce keeps it as the latest fire).
-  if (const Json& newest = st.contains("jobs") && st["jobs"].is_array() && !st["jobs"].empty()
-                               ? st["jobs"].back()
-                               : kNone;
-      newest.is_object() && Text(newest, "outcome") == "Failed") {
-    if (auto failed = TimeAt(newest, "to"); failed && *to <= *failed) return done();
+  std::optional<SystemTime> to;
+  int64_t retry = 0;
+  if (auto again = fires.Retry()) {
+    st.erase("retry");
+    const Json& newest = st.contains("jobs") && st["jobs"].is_array() && !st["jobs"].empty()
+                             ? st["jobs"].back()
+                             : kNone;
+    if (newest.is_object() && Text(newest, "outcome") == "Failed" &&
+        TimeAt(newest, "to") == again) {
+      to = again;
+      auto before = newest.find("retry");
+      retry =
+          (before != newest.end() && before->is_number_integer() ? before->get<int64_t>() : 0) + 1;
+    } else {
+      plan.event = "the retry asked for of the run ending at " + Stamp(*again) +
+                   " was dropped: it is not the newest run, or has not failed";
+    }
   }
+  if (!to) to = fires.Waiting();
+  if (!to) return done();
   // The window's ends are timestamps in hop's own form, whatever the stored status holds.
   std::string from(kEpoch);
   if (const std::string watermark = Text(st, "watermark"); !watermark.empty()) {
@@ -253,7 +303,7 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
     }
     from = Stamp(*parsed);
   }
-  auto job = RenderRun(trigger, from, Stamp(*to), *to);
+  auto job = RenderRun(trigger, from, Stamp(*to), *to, retry);
   if (!job.ok()) {
     st["message"] = "Cannot start a run: " + job.status().message();
     plan.event = st["message"].get<std::string>();
@@ -264,11 +314,14 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
               {"from", from},
               {"to", Stamp(*to)},
               {"started", Stamp(now)}};
+  if (retry > 0) run["retry"] = retry;
+  st["lastRun"] = "Running";
   Json& runs = st["jobs"];
   if (!runs.is_array()) runs = Json::array();
   runs.push_back(std::move(run));
   while (runs.size() > kRunsKept) runs.erase(runs.begin());
-  plan.event = fmt::format("run {} started for ({}, {}]", job->name(), from, Stamp(*to));
+  plan.event = fmt::format("run {} started for ({}, {}]{}", job->name(), from, Stamp(*to),
+                           retry > 0 ? fmt::format(", retry {}", retry) : "");
   plan.create = std::move(*job);
   want_after(kRunningRecheck);
   return done();

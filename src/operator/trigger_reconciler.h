@@ -1,4 +1,4 @@
-// The TableTrigger reconciler (reference §7 with the departures of its preface, item 6): it turns
+// The TableTrigger reconciler (compatibility.md §7, departure 6): it turns
 // the fires a trigger records into Jobs, one run at a time, and keeps in `status.jobs` what each
 // run consumed. The decision is a pure function, PlanTrigger, tested on its own; the reconciler
 // only reads the store, asks it, and writes what it says.
@@ -7,13 +7,19 @@
 //   timestamp     the latest fire (FIRE TRIGGER, FIRE TABLE, a view's watermark, a cron tick)
 //   watermark     the latest fire a successful run covered
 //   pending       firePolicy Each: the fires not run yet, oldest first
+//   retry         the end of a failed window asked to run again (FIRE TRIGGER ... RETRY)
 //   lastSchedule  the latest cron tick accounted for
-//   jobs          recent runs: name, namespace, from, to, started, finished, outcome, message
+//   jobs          recent runs: name, namespace, from, to, started, finished, outcome, message,
+//                 retry (how many runs of the same window came before)
+//   lastRun       how the newest run is: Running, Succeeded or Failed
+//   message       why the newest run failed, or why no run can start
 // A run covers the window (watermark, fire]: the Job gets them as {{watermark}} and
 // {{timestamp}}. With firePolicy Coalesce (the default) one run covers every fire recorded
 // since the last, however many arrived while the previous ran; with Each, every fire gets its
-// own run, in order. A paused trigger records fires and runs them after RESUME; a run already
-// going when it is paused finishes. Cron ticks missed while hop was down are fires too:
+// own run, in order. A failed run leaves the watermark where it was and takes no fire with it:
+// the next fire's run covers the failed window too, and a retry runs exactly that window again.
+// A paused trigger records fires and runs them after RESUME; a run already going when it is
+// paused finishes. Cron ticks missed while hop was down are fires too:
 // coalesced into one run, or (Each) one run per tick, at most kMaxCatchUp of them.
 #pragma once
 
@@ -49,9 +55,16 @@ hop::Result<TriggerPlan> PlanTrigger(const resource::Resource& trigger,
                                      const std::optional<resource::Resource>& current_job,
                                      SystemTime now);
 
-// The name of the Job of the run that ends at `fire`: `<base>-<yyyymmddthhmmssmmm>`, cut to 63
-// characters, so that one fire can never have two Jobs.
-std::string RunJobName(std::string_view base, SystemTime fire);
+// The name of the Job of the run that ends at `fire`: `<base>-<yyyymmddthhmmssmmm>`, and
+// `-r<retry>` for the retries of that window, cut to 63 characters, so that one run can never
+// have two Jobs.
+std::string RunJobName(std::string_view base, SystemTime fire, int64_t retry = 0);
+
+// What the operator has still to do for `trigger` at `now`, in words ("run x is going", "the
+// fire at ... waits for its run", "the retry of ... waits to start", "the cron tick at ... is
+// due"); nullopt when nothing. A paused trigger's held fires are not work (they wait for RESUME),
+// and neither is a fire no run can start for (the status's message says why).
+std::optional<std::string> PendingWork(const resource::Resource& trigger, SystemTime now);
 
 // The current run of a trigger (the newest entry of status.jobs without `finished`), as the
 // reference of its Job; nullopt when there is none.

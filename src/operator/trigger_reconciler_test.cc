@@ -288,6 +288,120 @@ TEST(TriggerPlanTest, AFailedRunKeepsTheWatermarkAndSaysWhy) {
   EXPECT_FALSE(plan->create);  // the next fire tries the window again
 }
 
+// A failed run is over (issue #11): the trigger takes the next fire at once, and that run's
+// window starts at the old watermark, so it covers the failed one; the failed fire itself, seen
+// again (a view's resync records its watermark again), starts nothing.
+TEST(TriggerPlanTest, AFailedRunNeverWedgesItsTrigger) {
+  for (bool each : {false, true}) {
+    SCOPED_TRACE(each ? "Each" : "Coalesce");
+    Resource t = Trigger(each ? "  firePolicy: Each\n" : "");
+    t.mutable_status()["watermark"] = "2026-03-01T01:00:00.000Z";
+    deploy::TriggerFires(t.mutable_status(), each).Record(At("2026-03-01T02:00:00Z"));
+    auto plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:00:01Z"));
+    ASSERT_TRUE(plan.ok() && plan->create);
+    EXPECT_EQ(plan->trigger.status()->at("lastRun"), "Running");
+    Resource job = *plan->create;
+    Apply(t, *plan);
+
+    plan = PlanTrigger(t, Finished(job, false), At("2026-03-01T02:10:00Z"));
+    ASSERT_TRUE(plan.ok());
+    EXPECT_FALSE(plan->create);
+    EXPECT_EQ(plan->trigger.status()->at("lastRun"), "Failed");
+    Apply(t, *plan);
+    {
+      Json copy = *t.status();
+      deploy::TriggerFires fires(copy, each);
+      EXPECT_FALSE(fires.Running());
+      EXPECT_FALSE(fires.Waiting());             // so FIRE TRIGGER is accepted again
+      fires.Record(At("2026-03-01T02:00:00Z"));  // the failed fire again
+      EXPECT_FALSE(fires.Waiting());
+      EXPECT_EQ(copy, *t.status());
+    }
+    plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:20:00Z"));
+    EXPECT_FALSE(plan->create);
+
+    deploy::TriggerFires(t.mutable_status(), each).Record(At("2026-03-01T03:00:00Z"));
+    plan = PlanTrigger(t, std::nullopt, At("2026-03-01T03:00:01Z"));
+    ASSERT_TRUE(plan.ok() && plan->create);
+    EXPECT_EQ(plan->create->annotations().at("hop.dev/window-from"), "2026-03-01T01:00:00.000Z");
+    EXPECT_EQ(plan->create->annotations().at("triggerTimestamp"), "2026-03-01T03:00:00.000Z");
+    Apply(t, *plan);
+    plan = PlanTrigger(t, Finished(*plan->create, true), At("2026-03-01T03:10:00Z"));
+    EXPECT_EQ(plan->trigger.status()->at("watermark"), "2026-03-01T03:00:00.000Z");
+    EXPECT_EQ(plan->trigger.status()->at("lastRun"), "Succeeded");
+    EXPECT_FALSE(plan->trigger.status()->contains("message"));
+  }
+}
+
+// An Each trigger whose run lost its Job goes on with the next fire instead of waiting forever
+// on the lost one.
+TEST(TriggerPlanTest, AnEachTriggerGoesOnAfterARunLostItsJob) {
+  Resource t = Trigger("  firePolicy: Each\n");
+  deploy::TriggerFires(t.mutable_status(), true).Record(At("2026-03-01T02:00:00Z"));
+  auto plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:00:01Z"));
+  ASSERT_TRUE(plan->create);
+  Apply(t, *plan);
+  plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:05:00Z"));  // its Job is gone
+  Apply(t, *plan);
+  EXPECT_EQ(t.status()->at("lastRun"), "Failed");
+  deploy::TriggerFires(t.mutable_status(), true).Record(At("2026-03-01T03:00:00Z"));
+  plan = PlanTrigger(t, std::nullopt, At("2026-03-01T03:00:01Z"));
+  ASSERT_TRUE(plan->create);
+  EXPECT_EQ(plan->create->annotations().at("triggerTimestamp"), "2026-03-01T03:00:00.000Z");
+  EXPECT_EQ(plan->create->annotations().at("hop.dev/window-from"), "1970-01-01T00:00:00.000Z");
+}
+
+// FIRE TRIGGER ... RETRY: the failed window runs again, exactly, in a Job of its own name; a
+// retry that fails can be retried again; a retry asked for while paused waits for RESUME.
+TEST(TriggerPlanTest, ARetryRunsTheFailedWindowAgain) {
+  Resource t = Trigger();
+  t.mutable_status()["watermark"] = "2026-03-01T01:00:00.000Z";
+  deploy::TriggerFires(t.mutable_status(), false).Record(At("2026-03-01T02:00:00Z"));
+  auto plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:00:01Z"));
+  Resource job = *plan->create;
+  Apply(t, *plan);
+  // Nothing to retry while it runs.
+  EXPECT_EQ(deploy::TriggerFires(t.mutable_status(), false).RequestRetry("NIGHTLY").code(),
+            StatusCode::kConflict);
+  plan = PlanTrigger(t, Finished(job, false), At("2026-03-01T02:10:00Z"));
+  Apply(t, *plan);
+
+  for (int retry = 1; retry <= 2; ++retry) {
+    SCOPED_TRACE(retry);
+    ASSERT_TRUE(deploy::TriggerFires(t.mutable_status(), false).RequestRetry("NIGHTLY").ok());
+    EXPECT_EQ(deploy::TriggerFires(t.mutable_status(), false).RequestRetry("NIGHTLY").code(),
+              StatusCode::kConflict);  // asked for already
+    t.mutable_json()["spec"]["paused"] = true;
+    plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:20:00Z"));
+    EXPECT_FALSE(plan->create);
+    Apply(t, *plan);
+    t.mutable_json()["spec"]["paused"] = false;
+    plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:30:00Z"));
+    ASSERT_TRUE(plan.ok() && plan->create);
+    job = *plan->create;
+    EXPECT_EQ(job.name(), "nightly-report-20260301t020000000-r" + std::to_string(retry));
+    EXPECT_EQ(job.annotations().at("hop.dev/window-from"), "2026-03-01T01:00:00.000Z");
+    EXPECT_EQ(job.annotations().at("triggerTimestamp"), "2026-03-01T02:00:00.000Z");
+    EXPECT_FALSE(plan->trigger.status()->contains("retry"));
+    EXPECT_EQ(plan->trigger.status()->at("jobs").back().at("retry"), retry);
+    Apply(t, *plan);
+    plan = PlanTrigger(t, Finished(job, false), At("2026-03-01T02:40:00Z"));
+    Apply(t, *plan);
+  }
+  ASSERT_TRUE(deploy::TriggerFires(t.mutable_status(), false).RequestRetry("NIGHTLY").ok());
+  plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:50:00Z"));
+  Apply(t, *plan);
+  plan = PlanTrigger(t, Finished(*plan->create, true), At("2026-03-01T03:00:00Z"));
+  EXPECT_EQ(plan->trigger.status()->at("watermark"), "2026-03-01T02:00:00.000Z");
+  Apply(t, *plan);
+  // Succeeded: nothing to retry.
+  EXPECT_EQ(deploy::TriggerFires(t.mutable_status(), false).RequestRetry("NIGHTLY").code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Runs(t).substr(Runs(t).rfind("nightly")),
+            "nightly-report-20260301t020000000-r3 (2026-03-01T01:00:00.000Z, "
+            "2026-03-01T02:00:00.000Z] Succeeded\n");
+}
+
 TEST(TriggerPlanTest, AJobThatCannotRenderIsReportedNotStarted) {
   Resource t = Trigger();
   t.mutable_json()["spec"]["yaml"] = "name: {{missing}}\n";
@@ -305,6 +419,9 @@ TEST(TriggerPlanTest, RunJobNamesFitKubernetes) {
   const std::string name = RunJobName(std::string(80, 'a'), At("2026-03-01T02:00:00Z"));
   EXPECT_EQ(name.size(), 63u);
   EXPECT_EQ(name.substr(name.size() - 19), "-20260301t020000000");
+  const std::string retried = RunJobName(std::string(80, 'a'), At("2026-03-01T02:00:00Z"), 12);
+  EXPECT_EQ(retried.size(), 63u);
+  EXPECT_EQ(retried.substr(retried.size() - 23), "-20260301t020000000-r12");
 }
 
 }  // namespace

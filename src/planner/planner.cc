@@ -9,6 +9,7 @@
 #include "binder/to_sql.h"
 #include "binder/types.h"
 #include "catalog/avro.h"
+#include "common/log.h"
 #include "common/properties.h"
 #include "common/strings.h"
 #include "resource/kinds.h"
@@ -32,6 +33,13 @@ bool TemplateListMatches(const std::optional<resource::StringList>& list, std::s
   // An absent or empty list matches everything (the documented behaviour; reference departure 4).
   if (!list || list->empty()) return true;
   return std::find(list->begin(), list->end(), value) != list->end();
+}
+
+std::string SkippedTemplate::ToString() const {
+  std::string out = fmt::format("{} {} was skipped: {} of its {}", template_kind, template_name,
+                                reason.ToString(), field);
+  if (!explanation.empty()) out += " (" + explanation + ")";
+  return out;
 }
 
 std::string PipelineTable::QualifiedName() const {
@@ -59,42 +67,82 @@ RowType Flattened(const RowType& row) {
   return out;
 }
 
-std::string TypeSql(const sql::DataType& t) {
+// A type as Flink SQL spells it, with every parameter it was declared or derived with: lengths,
+// precisions and scales, element and field types, NOT NULL (docs/pipelines.md: Hoptimator drops
+// the parameters, and Flink reads a bare DECIMAL as DECIMAL(10, 0)). A type written without a
+// parameter is printed without one. Types Flink cannot declare are errors.
+Result<std::string> TypeSql(const sql::DataType& t) {
   using sql::TypeName;
   std::string out;
+  auto length = [&](std::string_view name) {
+    out = std::string(name);
+    if (t.precision) out += fmt::format("({})", *t.precision);
+  };
   switch (t.name) {
     case TypeName::kBoolean: out = "BOOLEAN"; break;
     case TypeName::kTinyInt: out = "TINYINT"; break;
     case TypeName::kSmallInt: out = "SMALLINT"; break;
     case TypeName::kInteger: out = "INTEGER"; break;
     case TypeName::kBigInt: out = "BIGINT"; break;
-    case TypeName::kFloat: out = "FLOAT"; break;
+    case TypeName::kFloat: length("FLOAT"); break;
     case TypeName::kReal: out = "REAL"; break;
     case TypeName::kDouble: out = "DOUBLE"; break;
-    case TypeName::kDecimal: out = "DECIMAL"; break;
-    case TypeName::kChar: out = "CHAR"; break;
-    case TypeName::kVarchar: out = "VARCHAR"; break;
-    case TypeName::kBinary: out = "BINARY"; break;
-    case TypeName::kVarbinary: out = "VARBINARY"; break;
+    case TypeName::kDecimal:
+      out = "DECIMAL";
+      if (t.precision && t.scale) {
+        out += fmt::format("({}, {})", *t.precision, *t.scale);
+      } else if (t.precision) {
+        out += fmt::format("({})", *t.precision);
+      }
+      break;
+    case TypeName::kChar: length("CHAR"); break;
+    case TypeName::kVarchar: length("VARCHAR"); break;
+    case TypeName::kBinary: length("BINARY"); break;
+    case TypeName::kVarbinary: length("VARBINARY"); break;
     case TypeName::kBytes:
     case TypeName::kNull: out = "BYTES"; break;
     case TypeName::kDate: out = "DATE"; break;
-    case TypeName::kTime: out = "TIME"; break;
+    case TypeName::kTime:
+      if (t.time_zone != sql::TimeZone::kNone) {
+        return Status::InvalidArgument("Flink SQL has no TIME with a time zone");
+      }
+      length("TIME");
+      break;
     case TypeName::kTimestamp:
-      out = t.time_zone == sql::TimeZone::kWithLocalTimeZone ? "TIMESTAMP_LTZ" : "TIMESTAMP";
+      if (t.time_zone == sql::TimeZone::kWithTimeZone) {
+        return Status::InvalidArgument(
+            "Flink SQL has no TIMESTAMP WITH TIME ZONE (TIMESTAMP WITH LOCAL TIME ZONE is an "
+            "instant, TIMESTAMP a local date and time)");
+      }
+      length(t.time_zone == sql::TimeZone::kWithLocalTimeZone ? "TIMESTAMP_LTZ" : "TIMESTAMP");
       break;
-    case TypeName::kInterval: out = "INTERVAL"; break;
-    case TypeName::kArray: out = TypeSql(t.params[0]) + " ARRAY"; break;
-    case TypeName::kMap:
-      out = fmt::format("MAP<{}, {}>", TypeSql(t.params[0]), TypeSql(t.params[1]));
+    case TypeName::kInterval:
+      // The binder keeps no unit for an interval, and Flink needs one (INTERVAL DAY TO SECOND).
+      return Status::InvalidArgument("an INTERVAL cannot be declared in pipeline SQL yet");
+    case TypeName::kArray: {
+      HOP_ASSIGN_OR_RETURN(std::string element, TypeSql(t.params[0]));
+      out = element + " ARRAY";
       break;
+    }
+    case TypeName::kMultiset: {
+      HOP_ASSIGN_OR_RETURN(std::string element, TypeSql(t.params[0]));
+      out = element + " MULTISET";
+      break;
+    }
+    case TypeName::kMap: {
+      HOP_ASSIGN_OR_RETURN(std::string key, TypeSql(t.params[0]));
+      HOP_ASSIGN_OR_RETURN(std::string value, TypeSql(t.params[1]));
+      out = fmt::format("MAP<{}, {}>", key, value);
+      break;
+    }
     case TypeName::kRow:
       out = "ROW(";
       for (size_t i = 0; i < t.fields.size(); ++i) {
         if (i > 0) out += ", ";
         out += sql::QuoteIdentifier(t.fields[i].name.name, sql::Dialect::kFlink);
         out += ' ';
-        out += TypeSql(t.fields[i].type);
+        HOP_ASSIGN_OR_RETURN(std::string field, TypeSql(t.fields[i].type));
+        out += field;
       }
       out += ')';
       break;
@@ -149,7 +197,7 @@ RelPtr DropNullColumns(const RelPtr& query, std::vector<std::string>* names) {
   return std::make_shared<binder::Rel>(std::move(project));
 }
 
-// The options templates see (reference §4.4): the table's own, the hints over them, and the
+// The options templates see (compatibility.md §4.4): the table's own, the hints over them, and the
 // `pipeline` hint.
 void AddOptions(PipelineTable& t, const tmpl::Entries& hints, const std::string* pipeline) {
   for (const auto& [k, v] : hints) tmpl::SetEntry(t.options, k, v);
@@ -164,7 +212,7 @@ std::vector<std::string> ColumnNames(const RowType& row) {
 
 }  // namespace
 
-std::string ColumnsSql(const RowType& row) {
+Result<std::string> ColumnsSql(const RowType& row) {
   std::string out;
   bool primary_key = false;
   for (size_t i = 0; i < row.columns.size(); ++i) {
@@ -172,7 +220,9 @@ std::string ColumnsSql(const RowType& row) {
     std::string name = row.columns[i].name;
     std::replace(name.begin(), name.end(), '$', '_');
     primary_key |= name == "PRIMARY_KEY";
-    out += sql::QuoteIdentifier(name, sql::Dialect::kFlink) + " " + TypeSql(row.columns[i].type);
+    auto type = TypeSql(row.columns[i].type);
+    if (!type.ok()) return type.status().WithContext("column " + row.columns[i].name + ": ");
+    out += sql::QuoteIdentifier(name, sql::Dialect::kFlink) + " " + *type;
   }
   if (primary_key) out += ", PRIMARY KEY (`PRIMARY_KEY`) NOT ENFORCED";
   return out;
@@ -180,7 +230,7 @@ std::string ColumnsSql(const RowType& row) {
 
 Result<std::string> PipelineSql(const Pipeline& pipeline) {
   std::string out;
-  auto table = [&](const PipelineTable& t) {
+  auto table = [&](const PipelineTable& t) -> Status {
     std::vector<std::string> path = WrittenPath(t);
     if (path.size() == 3) {
       out += fmt::format("CREATE CATALOG IF NOT EXISTS {} WITH ();\n",
@@ -190,11 +240,16 @@ Result<std::string> PipelineSql(const Pipeline& pipeline) {
       out += fmt::format("CREATE DATABASE IF NOT EXISTS {} WITH ();\n",
                          QuotedPath({path.begin(), path.end() - 1}));
     }
+    auto columns = ColumnsSql(t.row_type);
+    if (!columns.ok()) {
+      return columns.status().WithContext("Table " + t.QualifiedName() + ", ");
+    }
     out += fmt::format("CREATE TABLE IF NOT EXISTS {} ({}) WITH ({});\n", QuotedPath(path),
-                       ColumnsSql(t.row_type), OptionsSql(t.connector));
+                       *columns, OptionsSql(t.connector));
+    return Status::OK();
   };
-  for (const auto& s : pipeline.sources) table(s);
-  table(pipeline.sink);
+  for (const auto& s : pipeline.sources) HOP_RETURN_IF_ERROR(table(s));
+  HOP_RETURN_IF_ERROR(table(pipeline.sink));
 
   binder::ToSqlOptions options;
   const std::vector<std::string>& sink_path = pipeline.sink.path;
@@ -233,8 +288,8 @@ PipelineTable Planner::FromCatalog(const catalog::Table& table) const {
   return t;
 }
 
-Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& table,
-                                                              Method method) const {
+Result<std::map<std::string, std::string>> Planner::Connector(
+    PipelineTable& table, Method method, std::vector<SkippedTemplate>* skipped) const {
   // Variables, lowest layer first: the ConfigMap, the table's names, then its options (which
   // already carry the hints).
   tmpl::Environment env;
@@ -245,7 +300,7 @@ Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& tab
   if (path.size() >= 3) env.Set("catalog", path[path.size() - 3]);
   if (path.size() >= 2) env.Set("schema", path[path.size() - 2]);
   env.Set("table", path.back());
-  // Key options (reference §4.3): from the KEY_ columns, unless the options say `keys`.
+  // Key options (compatibility.md §4.3): from the KEY_ columns, unless the options say `keys`.
   if (!FindProperty(table.options, "keys")) {
     std::string keys;
     for (const auto& c : table.row_type.columns) {
@@ -274,11 +329,20 @@ Result<std::map<std::string, std::string>> Planner::Connector(PipelineTable& tab
     }
     auto connector = TableTemplateKind::kConnector.Get(tt);
     if (!connector) continue;
-    auto text = tmpl::Render(*connector, env);
+    tmpl::SkipReason why;
+    auto text = tmpl::Render(*connector, env, &why);
     if (!text.ok()) {
       return text.status().WithContext(fmt::format("TableTemplate {}: ", tt.name()));
     }
-    if (!*text) continue;  // skipped: a variable it needs is missing
+    if (!*text) {
+      log::Debug("TableTemplate {}: connector skipped for {}: {}", tt.name(), table.QualifiedName(),
+                 why.ToString());
+      if (skipped != nullptr && why.cause == tmpl::SkipReason::Cause::kMissing) {
+        skipped->push_back(
+            {"TableTemplate", tt.name(), "connector", "table " + table.QualifiedName(), why, ""});
+      }
+      continue;
+    }
     if (!rendered.empty()) rendered += '\n';
     rendered += **text;
   }
@@ -348,7 +412,7 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement, bool replace
           fmt::format("Cannot overwrite physical table {} with a view.", leaf));
     }
     // Planning is a dry run: an existing view is an error only when the statement neither
-    // replaces it nor tolerates it (reference §1.4, the SPECIFY mode).
+    // replaces it nor tolerates it (compatibility.md §1.4, the SPECIFY mode).
     if (!mv.or_replace && !mv.if_not_exists && !replace) {
       return Status::AlreadyExists(
           fmt::format("View {} already exists. Use CREATE OR REPLACE to update.", leaf));
@@ -465,11 +529,12 @@ Status Planner::Finish(Pipeline& p) const {
   }
   for (auto& s : p.sources) {
     AddOptions(s, context_.hints, &p.pipeline_name);
-    HOP_ASSIGN_OR_RETURN(s.connector, Connector(s, Method::kScan));
+    HOP_ASSIGN_OR_RETURN(s.connector, Connector(s, Method::kScan, &s.skipped_connectors));
     if (s.connector.empty()) p.complete = false;
   }
   AddOptions(p.sink, context_.hints, &p.pipeline_name);
-  HOP_ASSIGN_OR_RETURN(p.sink.connector, Connector(p.sink, Method::kModify));
+  HOP_ASSIGN_OR_RETURN(p.sink.connector,
+                       Connector(p.sink, Method::kModify, &p.sink.skipped_connectors));
   if (p.sink.connector.empty()) p.complete = false;
   HOP_ASSIGN_OR_RETURN(p.sql, PipelineSql(p));
   return Status::OK();

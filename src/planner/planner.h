@@ -1,7 +1,7 @@
 // The planner: a CREATE MATERIALIZED VIEW, an INSERT or a bare SELECT becomes a Pipeline — the
 // tables it reads (sources), the table it writes (the sink), and the job that moves the data —
 // with each table's connector configuration rendered from the TableTemplates that match it, and
-// the pipeline SQL a Flink job runs (reference §4):
+// the pipeline SQL a Flink job runs (compatibility.md §4):
 //
 //   CREATE DATABASE IF NOT EXISTS `ADS` WITH ();
 //   CREATE TABLE IF NOT EXISTS `ADS`.`PAGE_VIEWS` (`PAGE_URN` VARCHAR, ...) WITH ('connector'=...);
@@ -23,6 +23,7 @@
 #include "resource/kinds.h"
 #include "resource/resource.h"
 #include "sql/ast/statement.h"
+#include "template/template.h"
 #include "template/value.h"
 
 namespace hop::planner {
@@ -34,8 +35,26 @@ std::string_view MethodName(Method m);  // "Scan", "Modify"
 
 // Whether a template's `databases` or `methods` list admits `value`: absent and empty lists
 // admit everything (the documented behaviour; Hoptimator's code matched nothing for an empty
-// list, reference preface item 4).
+// list, compatibility.md departure 4).
 bool TemplateListMatches(const std::optional<resource::StringList>& list, std::string_view value);
+
+// A template that rendered nothing because a variable it needs has no value here (a `{{catalog}}`
+// for a two-part table, `{{flinksql}}` for a pipeline without SQL, an option nobody set). What
+// the planner and the renderer report to the user: a skip that was not meant is otherwise
+// invisible. Templates whose guard does not hold are not listed: that is how templates are
+// chosen.
+struct SkippedTemplate {
+  std::string template_kind;  // "TableTemplate", "JobTemplate"
+  std::string template_name;
+  std::string field;    // the template's field that was rendered: "connector", "yaml"
+  std::string subject;  // what it was rendered for: "table ADS.PAGE_VIEWS", "job ads-database-x"
+  tmpl::SkipReason reason;
+  std::string explanation;  // why the variable has no value, when hop knows; may be empty
+
+  // "JobTemplate flink-template was skipped: variable 'flinksql' is missing at line 9, column 7
+  // of its yaml (<explanation>)".
+  std::string ToString() const;
+};
 
 // A table as a pipeline uses it.
 struct PipelineTable {
@@ -51,6 +70,8 @@ struct PipelineTable {
   // The connector configuration rendered from the matching TableTemplates, with connector hints;
   // empty when no template gave one.
   std::map<std::string, std::string> connector;
+  // The connector templates that matched the table but were skipped for a missing variable.
+  std::vector<SkippedTemplate> skipped_connectors;
 
   const std::string& name() const { return path.back(); }
   // "ADS.PAGE_VIEWS".
@@ -74,7 +95,7 @@ struct Pipeline {
   // The pipeline SQL (Flink), each statement ending in ';' on its own line.
   std::string sql;
   // False when a source or the sink has no connector: the SQL cannot run as it is, and SQL job
-  // templates are skipped (reference §4.2).
+  // templates are skipped (compatibility.md §4.2).
   bool complete = true;
 };
 
@@ -99,8 +120,10 @@ class Planner {
   // apply mode): planning is a dry run of the statement.
   Result<Pipeline> Plan(const sql::Statement& statement, bool replace = false);
 
-  // The connector configuration of one table read (Scan) or written (Modify) by a pipeline.
-  Result<std::map<std::string, std::string>> Connector(PipelineTable& table, Method method) const;
+  // The connector configuration of one table read (Scan) or written (Modify) by a pipeline. The
+  // matching templates skipped for a missing variable are added to `skipped` if it is not null.
+  Result<std::map<std::string, std::string>> Connector(
+      PipelineTable& table, Method method, std::vector<SkippedTemplate>* skipped = nullptr) const;
 
   // A table of the catalog as a pipeline would use it (for `!resolve`).
   Result<PipelineTable> Table(const std::vector<std::string>& path) const;
@@ -118,11 +141,13 @@ class Planner {
   PlanContext context_;
 };
 
-// The pipeline SQL of a planned pipeline (reference §4.1), one statement per line.
+// The pipeline SQL of a planned pipeline (compatibility.md §4.1), one statement per line.
 Result<std::string> PipelineSql(const Pipeline& pipeline);
 
-// The column list of a CREATE TABLE in pipeline SQL: `NAME` TYPE with precision dropped,
-// NOT NULL only for non-nullable columns, NULL types as BYTES, '$' in names as '_'.
-std::string ColumnsSql(const catalog::RowType& row);
+// The column list of a CREATE TABLE in pipeline SQL: `NAME` TYPE with every parameter of the
+// type (a departure: Hoptimator drops them, docs/pipelines.md), NOT NULL only for non-nullable
+// columns, NULL types as BYTES, '$' in names as '_'. Errors (InvalidArgument, naming the column)
+// for a type Flink SQL cannot declare: TIME or TIMESTAMP WITH TIME ZONE, INTERVAL.
+Result<std::string> ColumnsSql(const catalog::RowType& row);
 
 }  // namespace hop::planner

@@ -226,6 +226,11 @@ const Field<std::string> ViewKind::kWatermark(
     S::kStatus, "watermark", Schema::DateTime("Time up to which the view's data is complete."));
 const Field<std::string> ViewKind::kTimestamp(
     S::kStatus, "timestamp", Schema::DateTime("Time a refresh was last requested."));
+const Field<StringList> ViewKind::kPendingFires(
+    S::kStatus, "pendingFires",
+    Schema::ArrayOf(Schema::DateTime(),
+                    "hop: watermarks not yet recorded as fires on the view's triggers, oldest "
+                    "first."));
 
 const KindInfo& ViewKind::Info() {
   static const KindInfo info =
@@ -240,6 +245,7 @@ const KindInfo& ViewKind::Info() {
           .Add(kPaused)
           .Add(kWatermark)
           .Add(kTimestamp)
+          .Add(kPendingFires)
           .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
           .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
           .Column("VIEW", "string", ".spec.view", "View name.")
@@ -356,7 +362,8 @@ const Field<Json> TableTriggerKind::kJobs(
                         .Property("started", Schema::DateTime("When the run started."))
                         .Property("finished", Schema::DateTime("When it finished."))
                         .Property("outcome", Schema::Enum({"Succeeded", "Failed"}, "How."))
-                        .Property("message", Str("Why it failed.")),
+                        .Property("message", Str("Why it failed."))
+                        .Property("retry", Schema::Integer("Which retry of its window it is.")),
                     "hop: recent runs, newest last, and the window each consumed."));
 const Field<StringList> TableTriggerKind::kPending(
     S::kStatus, "pending", Strings("hop: fires not run yet (firePolicy Each), oldest first."));
@@ -364,6 +371,13 @@ const Field<std::string> TableTriggerKind::kLastSchedule(
     S::kStatus, "lastSchedule", Schema::DateTime("hop: the latest cron tick accounted for."));
 const Field<std::string> TableTriggerKind::kMessage(S::kStatus, "message",
                                                     Str("hop: why the last run failed."));
+const Field<std::string> TableTriggerKind::kRetry(
+    S::kStatus, "retry",
+    Schema::DateTime("hop: the end of the failed window asked to run again (FIRE TRIGGER ... "
+                     "RETRY)."));
+const Field<std::string> TableTriggerKind::kLastRun(S::kStatus, "lastRun",
+                                                    Schema::Enum({"Running", "Succeeded", "Failed"},
+                                                                 "hop: how the newest run is."));
 
 const KindInfo& TableTriggerKind::Info() {
   static const KindInfo info =
@@ -383,6 +397,8 @@ const KindInfo& TableTriggerKind::Info() {
           .Add(kPending)
           .Add(kLastSchedule)
           .Add(kMessage)
+          .Add(kRetry)
+          .Add(kLastRun)
           .Column("PAUSED", "boolean", ".spec.paused", "Whether firing is paused.")
           .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
           .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
@@ -391,6 +407,7 @@ const KindInfo& TableTriggerKind::Info() {
           .Column("TIMESTAMP", "string", ".status.timestamp", "Time last fired.", "date-time")
           .Column("WATERMARK", "string", ".status.watermark", "Last successful fire time.",
                   "date-time")
+          .Column("LAST RUN", "string", ".status.lastRun", "How the newest run is.")
           .Build();
   return info;
 }

@@ -125,6 +125,7 @@ struct ViewKind {
   HOP_FIELD(bool, kPaused);            // PAUSE / RESUME MATERIALIZED VIEW
   HOP_FIELD(std::string, kWatermark);  // status
   HOP_FIELD(std::string, kTimestamp);  // status: REFRESH MATERIALIZED VIEW
+  HOP_FIELD(StringList, kPendingFires);  // status (hop): watermarks its triggers have not had
 };
 
 struct PipelineKind {
@@ -168,6 +169,8 @@ struct TableTriggerKind {
   HOP_FIELD(StringList, kPending);        // status (hop)
   HOP_FIELD(std::string, kLastSchedule);  // status (hop)
   HOP_FIELD(std::string, kMessage);       // status (hop)
+  HOP_FIELD(std::string, kRetry);         // status (hop): FIRE TRIGGER ... RETRY
+  HOP_FIELD(std::string, kLastRun);       // status (hop): Running | Succeeded | Failed
 };
 
 struct SubscriptionKind {

@@ -162,7 +162,7 @@ Json ToOpenApi(const Schema& s) {
 }
 
 void ValidateAgainst(const Json& value, const Schema& schema, const std::string& path,
-                     Issues* issues) {
+                     Issues* issues, UnknownFields unknown) {
   if (!HasType(value, schema.type)) {
     issues->Error(fmt::format("{}: must be {} {}, not {}", path,
                               schema.type == Schema::Type::kArray ||
@@ -184,7 +184,7 @@ void ValidateAgainst(const Json& value, const Schema& schema, const std::string&
   }
   if (schema.type == Schema::Type::kArray && schema.items) {
     for (size_t i = 0; i < value.size(); ++i) {
-      ValidateAgainst(value[i], *schema.items, fmt::format("{}[{}]", path, i), issues);
+      ValidateAgainst(value[i], *schema.items, fmt::format("{}[{}]", path, i), issues, unknown);
     }
   }
   if (schema.type == Schema::Type::kObject) {
@@ -198,9 +198,19 @@ void ValidateAgainst(const Json& value, const Schema& schema, const std::string&
       const std::string child_path = fmt::format("{}.{}", path, name);
       if (const Schema* declared = schema.FindProperty(name)) {
         if (child.is_null()) continue;  // an explicit null is an absent optional field
-        ValidateAgainst(child, *declared, child_path, issues);
+        ValidateAgainst(child, *declared, child_path, issues, unknown);
       } else if (schema.additional) {
-        ValidateAgainst(child, *schema.additional, child_path, issues);
+        ValidateAgainst(child, *schema.additional, child_path, issues, unknown);
+      } else if (unknown != UnknownFields::kAllow && !schema.preserve_unknown_fields) {
+        std::vector<std::string> known;
+        for (const SchemaProperty& p : schema.properties) known.push_back(p.name);
+        std::string message = fmt::format("{}: unknown field (known fields: {})", child_path,
+                                          known.empty() ? "none" : Join(known));
+        if (unknown == UnknownFields::kReject) {
+          issues->Error(std::move(message));
+        } else {
+          issues->Warning(std::move(message));
+        }
       }
     }
   }

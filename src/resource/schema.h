@@ -62,10 +62,18 @@ struct SchemaProperty {
 // The schema as an OpenAPI v3 JSON object, as it appears in a CRD.
 Json ToOpenApi(const Schema& schema);
 
+// What validation does with a field a schema does not declare.
+enum class UnknownFields {
+  kAllow,   // keep it: hop keeps fields it does not know
+  kWarn,    // keep it, and record a warning naming it
+  kReject,  // record an error naming it (kubectl's strict field validation)
+};
+
 // Records in `issues` every way `value` (at `path`, e.g. "spec") breaks `schema`: wrong types,
-// missing required properties, values outside an enum. Properties the schema does not declare
-// are allowed (hop keeps fields it does not know).
+// missing required properties, values outside an enum, and, as `unknown` says, properties the
+// schema does not declare (named with their path and the fields the schema knows there);
+// free-form objects and maps take any keys.
 void ValidateAgainst(const Json& value, const Schema& schema, const std::string& path,
-                     Issues* issues);
+                     Issues* issues, UnknownFields unknown = UnknownFields::kAllow);
 
 }  // namespace hop::resource

@@ -7,6 +7,7 @@
 
 #include "resource/kinds.h"
 #include "resource/names.h"
+#include "template/template.h"
 
 namespace hop::resource {
 namespace {
@@ -34,9 +35,59 @@ void ValidateStringMap(const Json& md, const char* key, bool labels, Issues* iss
   }
 }
 
+// The fields of a Kubernetes object and of its metadata.
+constexpr std::string_view kTopLevelFields[] = {"apiVersion", "kind", "metadata", "spec",
+                                                "status"};
+constexpr std::string_view kMetadataFields[] = {
+    "name",       "generateName",      "namespace",       "uid",
+    "labels",     "annotations",       "resourceVersion", "generation",
+    "finalizers", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+    "ownerReferences", "managedFields", "selfLink"};
+
+template <size_t N>
+void CheckUnknown(const Json& object, const std::string_view (&known)[N], const std::string& path,
+                  UnknownFields unknown, Issues* issues) {
+  for (const auto& [key, value] : object.items()) {
+    bool found = false;
+    for (std::string_view k : known) found |= k == key;
+    if (found) continue;
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    std::string message = fmt::format("{}{}: unknown field (known fields: {})", path, key, list);
+    if (unknown == UnknownFields::kReject) {
+      issues->Error(std::move(message));
+    } else {
+      issues->Warning(std::move(message));
+    }
+  }
+}
+
+// The fields whose text is a template (docs/templates.md), rendered later for every pipeline or
+// trigger fire: a syntax error found now is one error at apply time, not a failure of every
+// statement that would use the template.
+void ValidateTemplates(const Resource& r, const KindInfo& kind, Issues* issues) {
+  std::vector<const Field<std::string>*> fields;
+  if (&kind == &TableTemplateKind::Info()) {
+    fields = {&TableTemplateKind::kYaml, &TableTemplateKind::kConnector};
+  } else if (&kind == &JobTemplateKind::Info()) {
+    fields = {&JobTemplateKind::kYaml};
+  } else if (&kind == &TableTriggerKind::Info()) {
+    fields = {&TableTriggerKind::kYaml};
+  }
+  for (const Field<std::string>* field : fields) {
+    const std::optional<std::string> text = field->Get(r);
+    if (!text) continue;
+    if (Status s = tmpl::CheckSyntax(*text); !s.ok()) {
+      // The first line says what and where; the source line and caret do not fit the tree.
+      const std::string& message = s.message();
+      issues->Error(fmt::format("{}: {}", field->path(), message.substr(0, message.find('\n'))));
+    }
+  }
+}
+
 }  // namespace
 
-void ValidateResource(const Resource& r, Issues* issues) {
+void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions& options) {
   const Json& doc = r.json();
   auto md_it = doc.find("metadata");
   if (md_it == doc.end() || !md_it->is_object()) {
@@ -44,6 +95,13 @@ void ValidateResource(const Resource& r, Issues* issues) {
     return;
   }
   const Json& md = *md_it;
+  const KindInfo* kind = FindKind(r.group_kind());
+  const bool hop_kind = kind != nullptr && r.group() == kHopGroup;
+  if (options.unknown_fields != UnknownFields::kAllow) {
+    // Other kinds (a ConfigMap's `data`, a Job's fields) have top-level fields of their own.
+    if (hop_kind) CheckUnknown(doc, kTopLevelFields, "", options.unknown_fields, issues);
+    CheckUnknown(md, kMetadataFields, "metadata.", options.unknown_fields, issues);
+  }
   Check(ValidateObjectName(r.name()), "metadata.name", issues);
   auto ns = md.find("namespace");
   if (ns != md.end() && !ns->is_null()) {
@@ -56,8 +114,7 @@ void ValidateResource(const Resource& r, Issues* issues) {
   ValidateStringMap(md, "labels", true, issues);
   ValidateStringMap(md, "annotations", false, issues);
 
-  const KindInfo* kind = FindKind(r.group_kind());
-  if (kind == nullptr || r.group() != kHopGroup) return;  // unstructured: stored as it is
+  if (!hop_kind) return;  // unstructured: stored as it is
   if (r.api_version() != kind->api_version()) {
     issues->Error(fmt::format("apiVersion: {} is not served; use {}", r.api_version(),
                               kind->api_version()));
@@ -66,7 +123,8 @@ void ValidateResource(const Resource& r, Issues* issues) {
   if (spec == nullptr) {
     if (!kind->spec.required.empty()) issues->Error("spec: required mapping is missing");
   } else {
-    ValidateAgainst(*spec, kind->spec, "spec", issues);
+    ValidateAgainst(*spec, kind->spec, "spec", issues, options.unknown_fields);
+    ValidateTemplates(r, *kind, issues);
   }
   if (const Json* status = r.status()) ValidateAgainst(*status, kind->status, "status", issues);
 }

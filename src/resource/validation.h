@@ -5,10 +5,18 @@
 
 #include "common/issues.h"
 #include "resource/resource.h"
+#include "resource/schema.h"
 
 namespace hop::resource {
 
+struct ValidationOptions {
+  // What to do with fields that are not declared: at the top level and in the spec of hop's
+  // kinds, and in any object's metadata (kubectl's field validation). Other kinds' fields,
+  // free-form fields and status are not checked for them.
+  UnknownFields unknown_fields = UnknownFields::kAllow;
+};
+
 // Records every problem of `r` in `issues` (a context already naming the document).
-void ValidateResource(const Resource& r, Issues* issues);
+void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions& options = {});
 
 }  // namespace hop::resource

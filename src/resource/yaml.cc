@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/limits.h"
 #include "common/strings.h"
 
 namespace hop {
@@ -352,6 +353,11 @@ class JsonBuilder final : public YAML::EventHandler {
       return Fail(mark,
                   "aliases expand to more than " + std::to_string(kMaxAliasValues) + " values");
     }
+    alias_bytes_ += anchored.bytes;
+    if (alias_bytes_ > max_alias_bytes_) {
+      return Fail(mark, "aliases expand to more than " + FormatByteSize(max_alias_bytes_) +
+                            " (HOP_MAX_EXPANDED_BYTES)");
+    }
     if (stack_.size() + anchored.depth > static_cast<size_t>(kMaxNestingDepth)) {
       return Fail(mark, "alias *" + anchor_names_[anchor] + " nests deeper than " +
                             std::to_string(kMaxNestingDepth) + " levels");
@@ -362,6 +368,11 @@ class JsonBuilder final : public YAML::EventHandler {
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& raw) override {
     if (error_) return;
+    if (tag == "!" && !QuoteClosed(mark)) {
+      // yaml-cpp ends a quoted scalar that the input leaves open at the end of the input, and
+      // folds the line break before it into a space: `"abc` would be read as "abc ".
+      return Fail(mark, "unterminated quoted string");
+    }
     const std::string value = RepairEscapedBytes(raw);
     Result<Json> resolved = ResolveScalar(tag, value);
     if (!resolved.ok()) return Fail(mark, resolved.status().message());
@@ -400,13 +411,71 @@ class JsonBuilder final : public YAML::EventHandler {
     std::optional<std::string> key_text;  // scalars only: their text, used when one is a key
     size_t values = 0;                    // nodes in `value`, for the alias budget
     size_t depth = 0;                     // collection nesting of `value`
+    size_t bytes = 0;                     // at least the size of `value` as compact JSON, plus 1
   };
 
+  // Bytes of `s` as a JSON string, quotes included (nlohmann writes a control as 6 at most).
+  static size_t JsonStringBytes(std::string_view s) {
+    size_t bytes = s.size() + 2;
+    for (char c : s) {
+      if (c == '"' || c == '\\') {
+        bytes += 1;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        bytes += 5;
+      }
+    }
+    return bytes;
+  }
+
+  // Adds `value`'s nodes, depth and JSON size (one more byte per node, for the comma or colon
+  // that separates it) to `anchored`.
   static void Measure(const Json& value, size_t depth, Anchored* anchored) {
     ++anchored->values;
-    if (!value.is_structured()) return;
+    ++anchored->bytes;
+    switch (value.type()) {
+      case Json::value_t::string:
+        anchored->bytes += JsonStringBytes(value.get_ref<const std::string&>());
+        return;
+      case Json::value_t::object:
+        for (const auto& [key, child] : value.get_ref<const Json::object_t&>()) {
+          anchored->bytes += JsonStringBytes(key);
+        }
+        break;
+      case Json::value_t::array: break;
+      case Json::value_t::number_float: anchored->bytes += 24; return;  // "-2.2250738585072014e-308"
+      default: anchored->bytes += 20; return;  // integers, true, false, null
+    }
+    anchored->bytes += 2;
     anchored->depth = std::max(anchored->depth, depth + 1);
     for (const Json& child : value) Measure(child, depth + 1, anchored);
+  }
+
+  // Whether the quoted scalar at `mark` ends with its closing quote before the end of the
+  // input. Node properties (`&anchor`, `!tag`) before the quote are skipped.
+  bool QuoteClosed(const YAML::Mark& mark) const {
+    if (mark.pos < 0) return true;
+    size_t at = std::min(text_.size(), bom_ + static_cast<size_t>(mark.pos));
+    while (at < text_.size() && (text_[at] == '&' || text_[at] == '!')) {
+      at = text_.find_first_of(" \t\r\n", at);
+      if (at == std::string_view::npos) return true;
+      at = text_.find_first_not_of(" \t\r\n", at);
+      if (at == std::string_view::npos) return true;
+    }
+    if (at >= text_.size()) return true;
+    const char quote = text_[at];
+    if (quote != '"' && quote != '\'') return true;  // a block scalar: nothing to close
+    for (size_t i = at + 1; i < text_.size(); ++i) {
+      if (quote == '"' && text_[i] == '\\') {
+        ++i;
+      } else if (text_[i] == quote) {
+        if (quote == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') {
+          ++i;
+        } else {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   void Fail(const YAML::Mark& mark, std::string message) {
@@ -475,7 +544,7 @@ class JsonBuilder final : public YAML::EventHandler {
     if (anchor != YAML::NullAnchor) {
       NameAnchor(anchor);
       Anchored& anchored = anchors_[anchor];
-      anchored = Anchored{value, key_text, 0, 0};
+      anchored = Anchored{value, key_text, 0, 0, 0};
       Measure(anchored.value, 0, &anchored);
     }
     if (stack_.empty()) {
@@ -511,6 +580,8 @@ class JsonBuilder final : public YAML::EventHandler {
   std::unordered_map<YAML::anchor_t, std::string> anchor_names_;
   std::string pending_anchor_name_;
   size_t alias_values_ = 0;  // across all documents of the stream
+  size_t alias_bytes_ = 0;   // likewise
+  size_t max_alias_bytes_ = CurrentLimits().max_expanded_bytes;
 };
 
 Status YamlError(std::string_view source, const YAML::Mark& mark, std::string_view message,

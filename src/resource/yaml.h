@@ -17,9 +17,14 @@ namespace hop {
 // document they return can be emitted and read back (yaml-cpp itself stops near 500 levels).
 inline constexpr int kMaxNestingDepth = 256;
 
-// The most values that aliases may copy in one ParseYamlDocuments call: the bound that keeps
-// "billion laughs" input (aliases of aliases) from exhausting memory.
+// The most values that aliases may copy in one ParseYamlDocuments call. With the byte bound of
+// CurrentLimits().max_expanded_bytes (common/limits.h) on what they copy, it keeps "billion
+// laughs" input (aliases of aliases, or of one large scalar) from exhausting memory.
 inline constexpr size_t kMaxAliasValues = 1'000'000;
+
+// How much larger than its text a stream without aliases can be as compact JSON: a flow mapping
+// of keys without values, `{a,b}`, is the worst case ("a," becomes `"a":null,`).
+inline constexpr size_t kMaxJsonBytesPerTextByte = 5;
 
 // Parses a stream of YAML documents (UTF-8, separated by `---`) into one Json per document, in
 // stream order. Empty documents and documents holding only comments are skipped; an explicit
@@ -34,11 +39,15 @@ inline constexpr size_t kMaxAliasValues = 1'000'000;
 // Merge keys (`<<`) are ordinary keys.
 //
 // Fails with a Parse Error "<source_name>: line L, column C: <what> (document N)" on: syntax
-// errors, duplicate keys in one mapping, keys that are not scalars, unsupported tags or values
-// that do not fit their tag, aliases to a node that contains them, invalid UTF-8 or control
-// characters in `text`, nesting deeper than kMaxNestingDepth (aliases included), and aliases
-// that copy more than kMaxAliasValues values (text that is not UTF-8 or holds control characters
-// is rejected before parsing, without a document number). Never throws; thread-safe.
+// errors, a quoted scalar left open at the end of the input, duplicate keys in one mapping, keys
+// that are not scalars, unsupported tags or values that do not fit their tag, aliases to a node
+// that contains them, invalid UTF-8 or control characters in `text`, nesting deeper than
+// kMaxNestingDepth (aliases included), and aliases that copy more than kMaxAliasValues values or
+// more than CurrentLimits().max_expanded_bytes bytes (counted as compact JSON) over the whole
+// stream (text that is not UTF-8 or holds control characters is rejected before parsing, without
+// a document number). So the documents' compact JSON totals at most
+// kMaxJsonBytesPerTextByte * text.size() + max_expanded_bytes bytes. `text` itself is not bounded
+// here: readers bound it (max_request_bytes). Never throws; thread-safe.
 Result<std::vector<Json>> ParseYamlDocuments(std::string_view text, std::string_view source_name);
 
 // Writes one document as block-style YAML in kubectl's layout, ending with a newline: 2-space

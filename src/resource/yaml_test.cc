@@ -3,6 +3,8 @@
 // hand-picked and on randomly generated documents.
 #include "resource/yaml.h"
 
+#include "common/limits.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -293,6 +295,14 @@ TEST(YamlParseTest, ErrorsNameWhatAndWhere) {
        "Parse Error: test.yaml: line 2, column 4: invalid UTF-8 byte 0xFF"},
       {"overlong UTF-8", "a: \xc0\xaf\n",
        "Parse Error: test.yaml: line 1, column 4: invalid UTF-8 byte 0xC0"},
+      {"unterminated double-quoted string at the end", "a: \"abc\n",
+       "Parse Error: test.yaml: line 1, column 4: unterminated quoted string (document 1)"},
+      {"unterminated single-quoted string at the end", "a: 'it''s\n",
+       "Parse Error: test.yaml: line 1, column 4: unterminated quoted string (document 1)"},
+      {"unterminated quoted string after an anchor", "a: &x \"abc\n",
+       "Parse Error: test.yaml: line 1, column 4: unterminated quoted string (document 1)"},
+      {"unterminated quoted string in a later document", "a: 1\n---\nb: \"x\\\"\n\n",
+       "Parse Error: test.yaml: line 3, column 4: unterminated quoted string (document 2)"},
       {"NUL byte", std::string("a: b\0c\n", 7),
        "Parse Error: test.yaml: line 1, column 5: control character U+0000 is not allowed in "
        "YAML"},
@@ -335,7 +345,10 @@ TEST(YamlParseTest, BoundsResourceUse) {
       {"block sequences nested past kMaxNestingDepth", block_nest,
        "nesting deeper than 256 levels"},
       {"alias copied past kMaxNestingDepth", alias_nest, "alias *a nests deeper than 256 levels"},
-      {"billion laughs", laughs, "aliases expand to more than 1000000 values"},
+      {"billion laughs", laughs, "aliases expand to more than "},
+      {"a 1 MiB scalar copied by aliases",
+       "a: &a " + std::string(1 << 20, 'x') + "\nb: [*a, *a, *a, *a]\n",
+       "line 2, column 13: aliases expand to more than 3 MiB (HOP_MAX_EXPANDED_BYTES)"},
   };
   for (const Case& c : kCases) {
     const Result<std::vector<Json>> docs = ParseYamlDocuments(c.text, "test.yaml");
@@ -346,6 +359,41 @@ TEST(YamlParseTest, BoundsResourceUse) {
     EXPECT_TRUE(docs.status().message().starts_with("test.yaml: line "))
         << c.name << ": " << docs.status().ToString();
   }
+}
+
+// The two alias budgets: bytes (HOP_MAX_EXPANDED_BYTES) and values (kMaxAliasValues); quoted
+// strings that are closed are read as written.
+TEST(YamlParseTest, AliasBudgetsAndQuotes) {
+  const Limits saved = CurrentLimits();
+  Limits limits = saved;
+  limits.max_expanded_bytes = 64;
+  SetLimits(limits);
+  // Each copy of "0123456789" counts 13 bytes: 4 copies fit, 5 do not.
+  EXPECT_TRUE(ParseYamlDocuments("a: &a '0123456789'\nb: [*a, *a, *a, *a]\n", "t").ok());
+  const auto over = ParseYamlDocuments("a: &a '0123456789'\nb: [*a, *a, *a, *a, *a]\n", "t");
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().message(),
+            "t: line 2, column 21: aliases expand to more than 64 bytes (HOP_MAX_EXPANDED_BYTES) "
+            "(document 1)");
+  // With bytes to spare, the value budget still holds.
+  limits.max_expanded_bytes = size_t{1} << 40;
+  SetLimits(limits);
+  std::string laughs = "a0: &a0 [~, ~, ~, ~, ~, ~, ~, ~, ~, ~]\n";
+  for (int i = 1; i <= 6; ++i) {
+    laughs += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) laughs += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  const auto values = ParseYamlDocuments(laughs, "t");
+  ASSERT_FALSE(values.ok());
+  EXPECT_NE(values.status().message().find("aliases expand to more than 1000000 values"),
+            std::string::npos)
+      << values.status().message();
+  SetLimits(saved);
+
+  const auto quoted = ParseYamlDocuments("a: \"x\\\"y\"\nb: 'it''s'\nc: \"two\n  lines\"\n", "t");
+  ASSERT_TRUE(quoted.ok()) << quoted.status().ToString();
+  EXPECT_EQ(Json(*quoted).dump(), R"([{"a":"x\"y","b":"it's","c":"two lines"}])");
 }
 
 TEST(YamlEmitTest, StringsAreQuotedOnlyWhenNeeded) {

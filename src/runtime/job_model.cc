@@ -136,7 +136,10 @@ Result<JobSpec> ParseJobSpec(const resource::Resource& job) {
   HOP_ASSIGN_OR_RETURN(auto args,
                        StringList(container, "args", "spec.template.spec.containers[0].args"));
   for (auto* part : {&command, &args}) {
-    for (const std::string& word : *part) out.argv.push_back(ExpandVars(word, vars));
+    for (const std::string& word : *part) {
+      out.argv.push_back(ExpandVars(word, vars));
+      out.written_argv.push_back(word);
+    }
   }
   if (out.argv.empty()) {
     return Status::InvalidArgument(
@@ -285,6 +288,14 @@ void MarkEnded(Json& status, const AttemptEnd& end, int64_t backoff_limit, Syste
                              backoff_limit, end.attempt, end.description),
                  now);
   }
+}
+
+void MarkNotStarted(Json& status, const AttemptEnd& end, int64_t backoff_limit, SystemTime now) {
+  if (StringOr(&status, "startTime").empty()) status["startTime"] = Timestamp(now);
+  Json& hop = status[kHop];
+  if (!hop.is_object()) hop = Json::object();
+  hop["attempts"] = end.attempt;
+  MarkEnded(status, end, backoff_limit, now);
 }
 
 void MarkFailed(Json& status, std::string_view reason, std::string_view message, SystemTime now) {

@@ -37,6 +37,9 @@ inline constexpr std::string_view kReasonInvalid = "InvalidJobSpec";
 // What the runner runs for a Job.
 struct JobSpec {
   std::vector<std::string> argv;  // the first container's command + args, or args alone
+  // argv as the Job writes it, before `$(VAR)` expansion: what log lines show, since env values
+  // may be secrets.
+  std::vector<std::string> written_argv;
   // Its env entries with a literal value, in order, `$(VAR)` references expanded.
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<std::string> unresolved_env;  // names of entries with valueFrom: not set locally
@@ -95,6 +98,10 @@ struct AttemptEnd {
 // Records in `status` that the running attempt ended: success completes the Job; a failure
 // counts in status.failed and fails the Job once failed > backoff_limit.
 void MarkEnded(Json& status, const AttemptEnd& end, int64_t backoff_limit, SystemTime now);
+// Records in `status` that attempt `end.attempt` could not be started at all (the system refused
+// to start its process: an argument list too long, no memory, ...): it counts as a failed
+// attempt, as an ended one does (MarkEnded), and startTime is set if it was not.
+void MarkNotStarted(Json& status, const AttemptEnd& end, int64_t backoff_limit, SystemTime now);
 // Fails the Job with `reason` (a running attempt, already killed, counts as failed).
 void MarkFailed(Json& status, std::string_view reason, std::string_view message, SystemTime now);
 

@@ -24,7 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/files.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "runtime/job_model.h"
 #include "runtime/process.h"
@@ -84,14 +86,18 @@ std::optional<int> ReadExitFile(const std::string& path) {
 
 // Appends `text` to the file at `path` (or replaces its content), creating it if needed.
 void WriteToFile(const std::string& path, std::string_view text, bool append = true) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+  int fd = OpenPrivateFile(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
   if (fd < 0) return;
   // Best effort: a log line is not worth failing a status write for.
   [[maybe_unused]] ssize_t n = write(fd, text.data(), text.size());
   close(fd);
 }
 
-// The command line as a shell would take it, for log lines.
+// The most of a command line that log lines show: a Job's header line is written for every
+// attempt, and an argument of a few hundred kilobytes would otherwise fill the log with copies.
+constexpr size_t kCommandTextMax = 2000;
+
+// The command line as a shell would take it, for log lines; cut at kCommandTextMax bytes.
 std::string CommandText(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& word : argv) {
@@ -100,6 +106,13 @@ std::string CommandText(const std::vector<std::string>& argv) {
                                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                       "0123456789-_./=:,+@%") == std::string::npos;
     out += plain ? word : ShellQuote(word);
+  }
+  if (out.size() > kCommandTextMax) {
+    size_t cut = kCommandTextMax;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    const size_t more = out.size() - cut;
+    out.resize(cut);
+    out += fmt::format("... ({} bytes more)", more);
   }
   return out;
 }
@@ -439,29 +452,29 @@ struct JobRunner::Impl {
 
   // --- attempts ---
 
+  // Starts the Job's next attempt. When the system refuses to start its process, the attempt is
+  // recorded as failed, `*not_started` is set, and the caller looks at the Job again.
   SyncResult StartAttemptLocked(const store::ObjectRef& ref, const Resource& job,
-                                const JobSpec& spec) {
+                                const JobSpec& spec, bool* not_started) {
     const std::string key = KeyOf(ref);
     const std::string work = WorkDir(ref);
     const std::string log_path = LogPath(ref);
     std::error_code ec;
-    fs::create_directories(work, ec);
-    if (ec) return Status::Unavailable("cannot create " + work + ": " + ec.message());
-    fs::create_directories(fs::path(log_path).parent_path(), ec);
-    if (ec)
-      return Status::Unavailable("cannot create the log directory of " + key + ": " + ec.message());
+    HOP_RETURN_IF_ERROR(CreatePrivateDirectories(work));
+    HOP_RETURN_IF_ERROR(CreatePrivateDirectories(fs::path(log_path).parent_path().string()));
 
     const int64_t attempt = AttemptsOf(job) + 1;
     const std::string exit_file =
         (fs::path(work) / fmt::format(".hop-exit-{}-{}", attempt, UidTag(job.uid()))).string();
     fs::remove(exit_file, ec);
 
-    int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int log_fd = OpenPrivateFile(log_path, O_WRONLY | O_APPEND);
     if (log_fd < 0) {
       return Status::Unavailable("cannot open " + log_path + ": " + std::strerror(errno));
     }
-    std::string header = fmt::format("--- hop: Job {} attempt {} at {}: {}\n", key, attempt,
-                                     FormatRfc3339(Now()), CommandText(spec.argv));
+    std::string header =
+        fmt::format("--- hop: Job {} attempt {} at {}: {}\n", key, attempt, FormatRfc3339(Now()),
+                    RedactSecrets(CommandText(spec.written_argv)));
     if (!spec.unresolved_env.empty()) {
       std::string names;
       for (const auto& n : spec.unresolved_env) names += (names.empty() ? "" : ", ") + n;
@@ -487,10 +500,24 @@ struct JobRunner::Impl {
     request.output_fd = log_fd;
     auto pid = SpawnSession(request);
     if (!pid.ok()) {
-      std::string line = "--- hop: " + pid.status().message() + "\n";
-      n = write(log_fd, line.data(), line.size());
+      // The system refused to start the process (an argument list too long, no memory, ...): as
+      // a container that cannot start, that is a failed attempt, counted against the backoff
+      // limit and retried after the usual delay, never a reason to try again at once forever.
       close(log_fd);
-      return pid.status();
+      RemoveMarker(ref);
+      const AttemptEnd end{attempt, std::nullopt, "could not start: " + pid.status().message()};
+      auto written = UpdateStatusLocked(job, [&](Resource& j) {
+        if (JobFinished(j) || RecordedAttempt(j) || AttemptsOf(j) + 1 != attempt) return false;
+        MarkNotStarted(j.mutable_status(), end, BackoffLimitOf(j), Now());
+        return true;
+      });
+      HOP_RETURN_IF_ERROR(written);
+      if (written->has_value()) {
+        WriteToFile(log_path, fmt::format("--- hop: attempt {} {}\n", attempt, end.description));
+        log::Warn("Job {}: attempt {} {}", key, attempt, end.description);
+      }
+      *not_started = true;
+      return std::optional<milliseconds>();
     }
     close(log_fd);
     auto stat = ReadProcStat(*pid);
@@ -522,7 +549,7 @@ struct JobRunner::Impl {
       return std::optional<milliseconds>(milliseconds(100));
     }
     log::Info("Job {}: started attempt {} as process group {}: {}", key, attempt, *pid,
-              CommandText(spec.argv));
+              CommandText(spec.written_argv));
     // How long the fire that made this Job waited for its process (first attempts only).
     if (attempt == 1) {
       const auto annotations = job.annotations();
@@ -669,7 +696,9 @@ struct JobRunner::Impl {
         if (now < ready) return wait(Until(ready, now));
       }
       if (RunningLocked() >= options.max_running) return wait(kSlotWait);
-      return StartAttemptLocked(ref, job, *spec);
+      bool not_started = false;
+      SyncResult started = StartAttemptLocked(ref, job, *spec, &not_started);
+      if (!not_started) return started;
     }
     // The Job changed on every round: look again soon.
     return std::optional<milliseconds>(milliseconds(100));

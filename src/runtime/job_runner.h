@@ -53,10 +53,13 @@ class JobRunner {
   // Returns when to look again: a running Job's deadline, the wait before a retry, or a short
   // wait when max_running processes already run; nullopt when only a change of the Job (or an
   // exit, which the reaper records in the Job's status) needs another look. Does nothing when the
-  // runner is disabled. Errors: the store's (retry), Unavailable when a process cannot be started,
-  // InvalidArgument for a ref that is not a batch/v1 Job. A Job that cannot run (no command, ...)
-  // is not an error: it is marked Failed. Idempotent; thread-safe; never starts a second process
-  // for a Job while a recorded one may be alive.
+  // runner is disabled. Errors: the store's (retry), Unavailable when the work directory, the
+  // log or /proc cannot be used, InvalidArgument for a ref that is not a batch/v1 Job. A Job that
+  // cannot run (no command, ...) is not an error: it is marked Failed; nor is a process the
+  // system refuses to start (an argument list too long): that attempt counts as failed, with
+  // the reason in status.hop.lastResult and the log, and is retried as the backoff limit says.
+  // Idempotent; thread-safe; never starts a second process for a Job while a recorded one may be
+  // alive.
   Result<std::optional<std::chrono::milliseconds>> Sync(const store::ObjectRef& ref);
 
   // Starts the thread that notices processes exiting and records them in their Jobs' status

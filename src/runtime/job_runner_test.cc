@@ -323,33 +323,32 @@ TEST_F(JobRunnerTest, WaitsBeforeARetry) {
 }
 
 TEST_F(JobRunnerTest, DeadlineKillsTheGroupAndFailsTheJob) {
-  JobRunner& runner = NewRunner();
-  ASSERT_TRUE(runner.Start().ok());
+  // The deadline is on the injected clock, so the check cannot be overtaken by a slow machine.
+  FakeClock clock(*ParseRfc3339("2026-03-01T12:00:00Z"));
+  JobRunnerOptions options = Options();
+  options.clock = &clock;
+  JobRunner& runner = NewRunner(options);
   ObjectRef ref = Create(JobResource("too-slow", {"sh", "-c", "sleep 30 & sleep 30; wait"},
                                      {{"activeDeadlineSeconds", 1}}));
-  auto running =
-      SyncUntil(runner, ref, [](const Resource& j) { return IsActive(j) || IsFailed(j); });
+  auto running = SyncUntil(runner, ref, IsActive);
   ASSERT_TRUE(running);
-  if (IsActive(*running)) {
-    pid_t pid = RecordedAttempt(*running)->pid;
-    auto synced = runner.Sync(ref);
-    ASSERT_TRUE(synced.ok());
-    if (IsActive(Get(ref))) {
-      ASSERT_TRUE(synced->has_value());
-      EXPECT_LE(**synced, 1000ms);
-    }
-    auto job = SyncUntil(runner, ref, IsFailed);
-    ASSERT_TRUE(job);
-    EXPECT_EQ(ConditionField(*job, "Failed", "reason"), "DeadlineExceeded");
-    EXPECT_EQ(job->status()->value("failed", 0), 1);
-    EXPECT_FALSE(job->status()->contains("active"));
-    EXPECT_TRUE(WaitFor([&] { return !GroupHasLiveMembers(pid) && !Alive(pid); }));
-  } else {
-    // The machine was so slow that the deadline passed before the first look at a running
-    // attempt: still a DeadlineExceeded failure.
-    EXPECT_EQ(ConditionField(*running, "Failed", "reason"), "DeadlineExceeded");
-  }
-  EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
+  pid_t pid = RecordedAttempt(*running)->pid;
+  // Both sleeps and their shell are in the attempt's process group.
+  EXPECT_TRUE(WaitFor([&] { return GroupHasLiveMembers(pid); }));
+  auto synced = runner.Sync(ref);
+  ASSERT_TRUE(synced.ok());
+  ASSERT_TRUE(synced->has_value());
+  EXPECT_EQ(**synced, 1s);
+
+  clock.Advance(1s);
+  synced = runner.Sync(ref);
+  ASSERT_TRUE(synced.ok());
+  const Resource job = Get(ref);
+  EXPECT_EQ(ConditionField(job, "Failed", "reason"), "DeadlineExceeded");
+  EXPECT_EQ(job.status()->value("failed", 0), 1);
+  EXPECT_FALSE(job.status()->contains("active"));
+  EXPECT_TRUE(WaitFor([&] { return !GroupHasLiveMembers(pid) && !Alive(pid); }));
+  EXPECT_TRUE(WaitFor([&] { return runner.Sync(ref).ok() && runner.Running() == 0; }));
 }
 
 TEST_F(JobRunnerTest, DeadlineFollowsTheInjectedClock) {
@@ -704,6 +703,46 @@ TEST_F(JobRunnerTest, AJobItCannotRunFails) {
   EXPECT_EQ(runner.Running(), 0);
 }
 
+// A process the system refuses to start (an argument over the kernel's 128 KB limit) is a failed
+// attempt: counted, recorded with the reason in the status and the log, retried as backoffLimit
+// says and then failed, and never a Sync error (which the operator would retry forever).
+TEST_F(JobRunnerTest, AnAttemptThatCannotStartIsAFailedAttempt) {
+  for (int limit : {0, 2}) {
+    SCOPED_TRACE(limit);
+    JobRunner& runner = NewRunner();
+    const std::string name = "too-long-" + std::to_string(limit);
+    ObjectRef ref = Create(
+        JobResource(name, {"echo", std::string(200 * 1024, 'x')}, {{"backoffLimit", limit}}));
+    std::optional<Resource> job;
+    for (int i = 0; i < 20 && !(job && IsFailed(*job)); ++i) {
+      auto synced = runner.Sync(ref);
+      ASSERT_TRUE(synced.ok()) << synced.status().ToString();
+      job = Get(ref);
+    }
+    ASSERT_TRUE(job && IsFailed(*job)) << job->ToJsonText(2);
+    EXPECT_EQ(job->status()->value("failed", 0), limit + 1);
+    EXPECT_EQ(AttemptsOf(*job), limit + 1);
+    EXPECT_FALSE(job->status()->contains("active"));
+    EXPECT_FALSE(job->status()->value("startTime", "").empty());
+    EXPECT_EQ(ConditionField(*job, "Failed", "reason"), "BackoffLimitExceeded");
+    const std::string message = ConditionField(*job, "Failed", "message");
+    EXPECT_NE(message.find("could not start: cannot start /bin/sh: Argument list too long"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("takes 204801 bytes, at most 131072 allowed"), std::string::npos)
+        << message;
+    const std::string log = ReadFile(runner.LogPath(ref));
+    EXPECT_EQ(Count(log, "could not start: cannot start /bin/sh: Argument list too long"),
+              static_cast<size_t>(limit + 1))
+        << log;
+    // The header shows the command cut short, not 200 KB per attempt.
+    EXPECT_LT(log.size(), 10000u * static_cast<size_t>(limit + 1));
+    EXPECT_NE(log.find(" bytes more)"), std::string::npos);
+    EXPECT_FALSE(fs::exists(fs::path(runner.WorkDir(ref)) / ".hop-process"));
+    EXPECT_EQ(runner.Running(), 0);
+  }
+}
+
 TEST_F(JobRunnerTest, AMissingJobIsDoneAndOtherKindsAreRefused) {
   JobRunner& runner = NewRunner();
   auto missing = runner.Sync({kJob, "default", "nothing-here"});
@@ -839,6 +878,16 @@ TEST(JobRunnerModelTest, StatusTransitions) {
   SetCondition(status, "Failed", "Other", "again", t1 + 60s);
   EXPECT_EQ(status["conditions"][0]["lastTransitionTime"], "2026-01-02T03:04:15Z");
   EXPECT_EQ(status["conditions"][0]["reason"], "Other");
+
+  // An attempt that could not start counts as one that failed.
+  Json refused = Json::object();
+  MarkNotStarted(refused, {1, std::nullopt, "could not start: E2BIG"}, 0, t0);
+  EXPECT_EQ(refused["failed"], 1);
+  EXPECT_EQ(refused["hop"]["attempts"], 1);
+  EXPECT_EQ(refused["hop"]["lastResult"], "attempt 1 could not start: E2BIG");
+  EXPECT_EQ(refused["startTime"], "2026-01-02T03:04:05Z");
+  EXPECT_FALSE(refused.contains("active"));
+  EXPECT_EQ(refused["conditions"][0]["reason"], "BackoffLimitExceeded");
 
   Json running = Json::object();
   MarkStarted(running, {1, 42, 7, "boot", "/x/exit"}, t0);

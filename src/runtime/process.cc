@@ -3,10 +3,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -188,6 +190,24 @@ Result<pid_t> SpawnSession(const SpawnRequest& request) {
   }
   pid_t pid = 0;
   rc = posix_spawnp(&pid, what.c_str(), &spawn.actions, &spawn.attr, argv.data(), envp.data());
+  if (rc == E2BIG) {
+    // The kernel's limits (execve(2)): one argument or environment entry at most 32 pages, all of
+    // them together at most ARG_MAX. Saying which was passed spares the reader the arithmetic.
+    size_t longest = 0;
+    size_t total = 0;
+    for (const std::vector<std::string>* strings : {&argv_strings, &env_strings}) {
+      for (const std::string& s : *strings) {
+        longest = std::max(longest, s.size() + 1);
+        total += s.size() + 1 + sizeof(char*);
+      }
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    return Status::Unavailable(fmt::format(
+        "cannot start {}: {} (its longest argument or environment entry takes {} bytes, at most "
+        "{} allowed; all of them {} bytes, at most {})",
+        what, std::strerror(rc), longest, 32 * (page > 0 ? page : 4096), total,
+        sysconf(_SC_ARG_MAX)));
+  }
   if (rc != 0) return Status::Unavailable("cannot start " + what + ": " + std::strerror(rc));
   return pid;
 }

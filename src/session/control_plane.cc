@@ -2,15 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/log.h"
+#include "deploy/trigger_fires.h"
 #include "operator/controller.h"
 #include "operator/lease.h"
 #include "operator/subscription_reconciler.h"
 #include "operator/trigger_reconciler.h"
 #include "operator/view_reconciler.h"
 #include "resource/kinds.h"
+#include "resource/names.h"
+#include "runtime/job_model.h"
 #include "runtime/job_runner.h"
 
 namespace hop::session {
@@ -37,10 +42,12 @@ class JobReconciler : public op::Reconciler {
 
 struct ControlPlane::Impl {
   std::unique_ptr<op::Lease> lease;
+  std::string state_dir;
   std::string leader;
   std::unique_ptr<runtime::JobRunner> runner;
   std::unique_ptr<op::TriggerReconciler> triggers;
   std::unique_ptr<op::ViewReconciler> views;
+  op::PipelineRules pipeline_rules;  // read by `pipelines`; fixed once the manager starts
   std::unique_ptr<op::PipelineReconciler> pipelines;
   std::unique_ptr<op::ProvisionReconciler> provisions;
   std::unique_ptr<op::SubscriptionReconciler> subscriptions;
@@ -57,6 +64,7 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   std::unique_ptr<ControlPlane> cp(new ControlPlane());
   Impl& impl = *cp->impl_;
   impl.store = &store;
+  impl.state_dir = options.state_dir;
   HOP_ASSIGN_OR_RETURN(impl.lease, op::Lease::TryAcquire(options.state_dir));
   if (!impl.lease) {
     impl.leader = op::Lease::Holder(options.state_dir).value_or("another process");
@@ -76,14 +84,11 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.manager = std::make_unique<op::Manager>(store, manager_options);
   impl.triggers = std::make_unique<op::TriggerReconciler>(store);
   impl.views = std::make_unique<op::ViewReconciler>(store);
-  impl.pipelines = std::make_unique<op::PipelineReconciler>(store);
+  impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
   impl.jobs = std::make_unique<JobReconciler>(*impl.runner);
   impl.subscriptions = std::make_unique<op::SubscriptionReconciler>(store);
 
-  impl.manager->Register(resource::TableTriggerKind::Info().group_kind(), impl.triggers.get(),
-                         {{kJob, &op::TriggerReconciler::JobEvent}});
-  impl.manager->Register(resource::ViewKind::Info().group_kind(), impl.views.get());
   // A pipeline looks at its elements again when one of the kinds pipelines are usually made of
   // changes (each watched kind is a watch: the list is kept short), and every minute until ready.
   std::vector<std::pair<store::GroupKind, op::EventMapper>> elements;
@@ -95,12 +100,39 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
         resource::TableProvisionJobKind::Info().group_kind()}) {
     elements.emplace_back(kind, &op::PipelineReconciler::ElementEvent);
   }
-  impl.manager->Register(resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
-                         std::move(elements));
-  impl.manager->Register(resource::TableProvisionJobKind::Info().group_kind(),
-                         impl.provisions.get());
-  impl.manager->Register(kJob, impl.jobs.get());
-  impl.manager->Register(resource::SubscriptionKind::Info().group_kind(), impl.subscriptions.get());
+  // What this control plane acts on, one controller a kind. The Pipeline reconciler reads this
+  // same list: an element of a kind not in it is pending, whatever it looks like, until
+  // something reports on it (docs/operator.md, "Pipeline"). Jobs are ours only when this machine
+  // runs them.
+  using Reports = op::ControlledKind::Reports;
+  struct Controller {
+    store::GroupKind kind;
+    op::Reconciler* reconciler;
+    Reports reports;
+    std::vector<std::pair<store::GroupKind, op::EventMapper>> watches;
+  };
+  std::vector<Controller> controllers;
+  controllers.push_back({resource::TableTriggerKind::Info().group_kind(),
+                         impl.triggers.get(),
+                         Reports::kStanding,
+                         {{kJob, &op::TriggerReconciler::JobEvent}}});
+  controllers.push_back(
+      {resource::ViewKind::Info().group_kind(), impl.views.get(), Reports::kStanding, {}});
+  controllers.push_back({resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
+                         Reports::kStatus, std::move(elements)});
+  controllers.push_back({resource::TableProvisionJobKind::Info().group_kind(),
+                         impl.provisions.get(),
+                         Reports::kStatus,
+                         {}});
+  if (options.local_jobs) controllers.push_back({kJob, impl.jobs.get(), Reports::kStatus, {}});
+  controllers.push_back({resource::SubscriptionKind::Info().group_kind(),
+                         impl.subscriptions.get(),
+                         Reports::kStatus,
+                         {}});
+  for (Controller& c : controllers) {
+    impl.pipeline_rules.controlled.push_back({c.kind, c.reports});
+    impl.manager->Register(c.kind, c.reconciler, std::move(c.watches));
+  }
 
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
@@ -109,9 +141,15 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
 }
 
 bool ControlPlane::leading() const { return impl_->lease != nullptr; }
+const std::string& ControlPlane::state_dir() const { return impl_->state_dir; }
 
 std::string ControlPlane::leader() const {
   return impl_->lease ? impl_->lease->holder() : impl_->leader;
+}
+
+bool ControlPlane::LocalIdle() const {
+  if (!impl_->manager) return true;
+  return impl_->manager->Idle() && impl_->runner->Running() == 0;
 }
 
 bool ControlPlane::WaitIdle(std::chrono::milliseconds timeout) {
@@ -165,6 +203,113 @@ store::SqliteStoreOptions ControlPlane::StoreOptions() {
   store::SqliteStoreOptions options;
   options.poll_interval = std::chrono::milliseconds(100);
   return options;
+}
+
+Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
+  std::vector<std::string> busy;
+  HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
+                       store.List({resource::TableTriggerKind::Info().group_kind(), "", {}}));
+  // The latest fire of each trigger, by namespace and the view label it carries.
+  std::map<std::pair<std::string, std::string>, std::vector<const resource::Resource*>> on_view;
+  for (const resource::Resource& trigger : triggers.items) {
+    const std::string key = trigger.namespace_name() + "/" + trigger.name();
+    if (auto work = op::PendingWork(trigger, now))
+      busy.push_back("TableTrigger " + key + ": " + *work);
+    const std::map<std::string, std::string> labels = trigger.labels();
+    auto label = labels.find("view");
+    if (label != labels.end()) {
+      on_view[{trigger.namespace_name(), label->second}].push_back(&trigger);
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(store::ListResult views,
+                       store.List({resource::ViewKind::Info().group_kind(), "", {}}));
+  for (const resource::Resource& view : views.items) {
+    const std::string key = view.namespace_name() + "/" + view.name();
+    Json status = view.status() && view.status()->is_object() ? *view.status() : Json::object();
+    deploy::ViewFires fires(status);
+    if (fires.HasPending()) {
+      busy.push_back("View " + key + ": watermarks wait to be given to its triggers");
+      continue;
+    }
+    const std::vector<SystemTime> watermark = fires.Undelivered();
+    if (watermark.empty()) continue;
+    auto listening =
+        on_view.find({view.namespace_name(), resource::DependencyLabelValue(view.name())});
+    if (listening == on_view.end()) continue;
+    for (const resource::Resource* trigger : listening->second) {
+      auto latest = ParseRfc3339(resource::TableTriggerKind::kTimestamp.Get(*trigger).value_or(""));
+      if (!latest || *latest < watermark.back()) {
+        busy.push_back(fmt::format("View {}: its watermark {} has not reached trigger {} yet", key,
+                                   deploy::TriggerFires::Stamp(watermark.back()), trigger->name()));
+      }
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(store::ListResult jobs, store.List({kJob, "", {}}));
+  for (const resource::Resource& job : jobs.items) {
+    if (runtime::JobFinished(job)) continue;
+    const Json* spec = job.spec();
+    if (spec != nullptr && spec->is_object() && spec->value("suspend", false) == true) continue;
+    const std::string key = job.namespace_name() + "/" + job.name();
+    if (job.deletion_timestamp()) {
+      busy.push_back("Job " + key + " is being deleted");
+    } else if (auto attempt = runtime::RecordedAttempt(job)) {
+      busy.push_back(fmt::format("Job {}: attempt {} is running", key, attempt->attempt));
+    } else if (const int64_t failed = runtime::FailedOf(job); failed > 0) {
+      busy.push_back(fmt::format("Job {}: a retry waits, after {} failed attempt{}", key, failed,
+                                 failed == 1 ? "" : "s"));
+    } else {
+      busy.push_back("Job " + key + " has not started");
+    }
+  }
+  return busy;
+}
+
+Status WaitUntilIdle(store::Store& store, const WaitOptions& options) {
+  using std::chrono::milliseconds;
+  using std::chrono::steady_clock;
+  constexpr milliseconds kPoll{20};
+  const auto deadline = steady_clock::now() + options.timeout;
+  std::optional<int64_t> looked_at;  // the revision `busy` was read at
+  std::vector<std::string> busy;
+  // A look lists every trigger, view and Job: on a busy directory with many of them, looks are
+  // spaced so that waiting takes at most a fifth of a core from the work it waits for.
+  auto next_look = steady_clock::now();
+  for (;;) {
+    HOP_ASSIGN_OR_RETURN(const int64_t revision, store.Revision());
+    if (revision != looked_at && steady_clock::now() >= next_look) {
+      const auto started = steady_clock::now();
+      HOP_ASSIGN_OR_RETURN(busy, BusyWork(store, options.clock->Now()));
+      // Several lists are one look only if nothing was written in between.
+      HOP_ASSIGN_OR_RETURN(const int64_t after, store.Revision());
+      looked_at = after == revision ? std::optional<int64_t>(revision) : std::nullopt;
+      const auto took = steady_clock::now() - started;
+      next_look =
+          steady_clock::now() + std::min<steady_clock::duration>(4 * took, std::chrono::seconds(1));
+    }
+    const bool local = options.control_plane == nullptr || options.control_plane->LocalIdle();
+    if (looked_at && busy.empty() && local) return Status::OK();
+    if (steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(kPoll);
+  }
+  std::string what;
+  constexpr size_t kShown = 3;
+  for (size_t i = 0; i < busy.size() && i < kShown; ++i) what += (i ? "; " : "") + busy[i];
+  if (busy.size() > kShown) what += fmt::format("; and {} more", busy.size() - kShown);
+  if (busy.empty()) what = "this process's reconciles or Job processes are still busy";
+  std::string dir = options.state_dir;
+  if (dir.empty() && options.control_plane != nullptr) dir = options.control_plane->state_dir();
+  std::string who;
+  if (options.control_plane != nullptr && options.control_plane->leading()) {
+    who = "this process reconciles the state directory";
+  } else if (dir.empty()) {
+    who = "no operator runs in this process";
+  } else if (auto holder = op::Lease::Holder(dir)) {
+    who = *holder + " reconciles the state directory";
+  } else {
+    who = "no process reconciles the state directory: hop serve would";
+  }
+  const double seconds = std::chrono::duration<double>(options.timeout).count();
+  return Status::Unavailable(fmt::format("still busy after {} s: {} ({})", seconds, what, who));
 }
 
 std::string ControlPlane::JobLogPath(const std::string& state_dir,

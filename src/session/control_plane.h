@@ -38,13 +38,18 @@ class ControlPlane {
 
   // Whether this process reconciles the state directory.
   bool leading() const;
+  // The state directory it was started on.
+  const std::string& state_dir() const;
   // Who does, when this process does not ("pid 1234, since ...").
   std::string leader() const;
 
-  // Waits until no reconcile is queued or running and no Job process runs (changes due later,
-  // such as cron ticks, do not count). True when that happened within `timeout`. A control
-  // plane that does not lead returns false at once.
+  // Waits until no reconcile is queued or running and no Job process runs in this process
+  // (changes due later, such as cron ticks, do not count). True when that happened within
+  // `timeout`. A control plane that does not lead returns false at once. What a state directory
+  // still has to do, whoever reconciles it, is WaitUntilIdle's business.
   bool WaitIdle(std::chrono::milliseconds timeout);
+  // Whether this process's reconciles and Job processes are idle now (true when not leading).
+  bool LocalIdle() const;
 
   // The operator's and the runtime's counters, as `name value` rows (empty when not leading).
   std::vector<std::pair<std::string, std::string>> Metrics() const;
@@ -66,5 +71,32 @@ class ControlPlane {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// What keeps the state directory of `store` from being idle, read from the store alone, so that
+// any process can tell, whichever holds the lease. One line per item, naming the object and why:
+//   - a TableTrigger whose newest run has not finished, or, unless it is paused (a paused
+//     trigger holds its fires until RESUME), with a fire no run has taken yet, a retry asked for
+//     or a cron tick due (op::PendingWork);
+//   - a View with watermarks its triggers have not been given yet (queued in its status, or
+//     later than the latest fire of a trigger labelled with it);
+//   - a batch/v1 Job that has not finished (an attempt running, or a retry waiting), unless it
+//     is suspended.
+// Empty: idle. Errors: the store's.
+Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now);
+
+struct WaitOptions {
+  std::chrono::milliseconds timeout{60000};
+  std::string state_dir;  // to name who reconciles it on a timeout; empty: control_plane's
+  ControlPlane* control_plane = nullptr;  // this process's, if any: its own work counts too
+  const Clock* clock = &SystemClock();    // for cron ticks
+};
+
+// Waits until the state directory is idle: BusyWork is empty in one consistent look at the
+// store (no write between its first and last read) and, when `control_plane` leads, its
+// reconciles and processes are idle too. The store is read again only when its revision moves.
+// OK when that happened within the timeout (a timeout of 0 looks once); Unavailable otherwise,
+// with a message that says how long it waited, what is still busy (the first few items) and who
+// reconciles the directory, or that nobody does. Errors: the store's.
+Status WaitUntilIdle(store::Store& store, const WaitOptions& options);
 
 }  // namespace hop::session

@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "binder/binder.h"
+#include "binder/bound_statement.h"
 #include "binder/types.h"
 #include "catalog/avro.h"
 #include "catalog/catalog.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "common/table_format.h"
 #include "deploy/executor.h"
@@ -17,6 +19,7 @@
 #include "engine/output.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
+#include "resource/names.h"
 #include "session/control_plane.h"
 #include "sql/ast/create_materialized_view_statement.h"
 #include "sql/ast/drop_statement.h"
@@ -27,6 +30,7 @@
 #include "sql/ast/show_statement.h"
 #include "sql/parser.h"
 #include "sql/script.h"
+#include "sql/unparser.h"
 
 namespace hop::session {
 
@@ -116,8 +120,8 @@ std::pair<std::string, std::string_view> SplitCommand(std::string_view text) {
   return {AsciiToLower(text.substr(0, end)), TrimWhitespace(text.substr(end))};
 }
 
-// Names typed to commands are taken as written (reference §1.1); an unquoted name that does not
-// resolve is taken in upper case, as SQL would fold it, and its errors are those of that form.
+// Names typed to commands are taken as written (compatibility.md §1.1); an unquoted name that does
+// not resolve is taken in upper case, as SQL would fold it, and its errors are those of that form.
 void UnquotedFallback(const catalog::Catalog& cat, std::string_view arg,
                       std::vector<std::string>& path) {
   if (arg.find('"') != std::string_view::npos || cat.Resolve(path).ok()) return;
@@ -136,13 +140,13 @@ constexpr std::string_view kHelp =
     "  !schemas               the schemas of the catalog and their databases\n"
     "  !describe <table>      the columns of a table or view\n"
     "  !plan <query>          how a query runs (as EXPLAIN <query>)\n"
-    "  !wait [seconds]        until no reconcile is queued and no Job runs (default 60 s)\n"
+    "  !wait [seconds]        until no fire, run or Job is left to do (default 60 s)\n"
     "  !metrics               the operator's counters and trigger fire-to-start latency\n"
     "  !help                  this list\n"
     "Statements:\n"
     "  CREATE [OR REPLACE] VIEW | MATERIALIZED VIEW | TABLE | TRIGGER | DATABASE ...\n"
     "  DROP VIEW | MATERIALIZED VIEW | TABLE | TRIGGER | DATABASE [IF EXISTS] name\n"
-    "  FIRE TRIGGER name [WITH (...)] | FIRE TABLE | VIEW | MATERIALIZED VIEW name\n"
+    "  FIRE TRIGGER name [RETRY] [WITH (...)] | FIRE TABLE | VIEW | MATERIALIZED VIEW name\n"
     "  PAUSE | RESUME TRIGGER | MATERIALIZED VIEW name;  REFRESH MATERIALIZED VIEW name\n"
     "  each prints what it changed\n"
     "  SELECT ... | VALUES ... | WITH ...  runs on the local engine and prints its rows\n"
@@ -178,20 +182,13 @@ Status Session::Wait(std::string_view arg, std::string& out) {
           fmt::format("!wait takes a number of seconds (0 to 86400), not '{}'", arg));
     }
   }
-  if (StartedControlPlane() == nullptr) {
-    return Status::InvalidArgument("!wait: this session does not run the operator");
-  }
-  if (!control_plane_->leading()) {
-    return Status::InvalidArgument(fmt::format(
-        "!wait: {} reconciles this state directory, not this session", control_plane_->leader()));
-  }
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-  if (!control_plane_->WaitIdle(timeout)) {
-    return Status::Unavailable(
-        fmt::format("!wait: still busy after {} seconds", static_cast<int64_t>(seconds)));
-  }
+  // Started here if it can be (this process then reconciles), else another process does, or
+  // nobody: the store says what is left to do either way.
+  WaitOptions options;
+  options.control_plane = StartedControlPlane();
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
   (void)out;
-  return Status::OK();
+  return WaitUntilIdle(store_, options).WithContext("!wait: ");
 }
 
 Result<tmpl::Entries> ParseHints(std::string_view text) {
@@ -276,6 +273,37 @@ Result<std::vector<std::string>> SplitTableName(std::string_view text) {
   return parts;
 }
 
+namespace {
+
+// `!specify` prints what the statement would warn about after the documents, as YAML comments, so
+// that its output still applies as it is. Every line break a YAML reader may see (CR, NEL, LS and
+// PS too, which a quoted name can hold) starts a new comment line: no text of a warning can
+// become YAML.
+void AppendWarningComments(const std::string& warnings, std::string& out) {
+  if (warnings.empty()) return;
+  out += "# Warnings:\n# ";
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    const std::string_view rest = std::string_view(warnings).substr(i);
+    size_t skip = 0;
+    if (rest[0] == '\n' || rest[0] == '\r') {
+      skip = 1;
+    } else if (rest.rfind("\xC2\x85", 0) == 0) {
+      skip = 2;
+    } else if (rest.rfind("\xE2\x80\xA8", 0) == 0 || rest.rfind("\xE2\x80\xA9", 0) == 0) {
+      skip = 3;
+    }
+    if (skip == 0) {
+      out += warnings[i];
+      continue;
+    }
+    out += "\n# ";
+    i += skip - 1;
+  }
+  out += "\n";
+}
+
+}  // namespace
+
 Session::Session(store::Store& store, Properties properties)
     : store_(store), properties_(std::move(properties)) {}
 
@@ -295,7 +323,17 @@ int Session::RunScript(std::string_view script, std::string_view name, std::stri
 
 Status Session::Execute(std::string_view text, bool is_command, std::string& out,
                         const SourceOrigin& origin) {
-  return is_command ? Command(text, out, origin) : Statement(text, out, origin);
+  // What a session prints never shows a secret: database URLs and rendered connector
+  // configurations carry passwords (ARCHITECTURE.md §4.16, docs/resources.md "Secrets").
+  const size_t printed = out.size();
+  Status st = is_command ? Command(text, out, origin) : Statement(text, out, origin);
+  if (out.size() > printed) {
+    std::string shown = RedactSecrets(std::string_view(out).substr(printed));
+    out.resize(printed);
+    out += shown;
+  }
+  if (!st.ok()) return Status(st.code(), RedactSecrets(st.message()));
+  return st;
 }
 
 namespace {
@@ -431,6 +469,69 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
       fmt::format("unknown command '!{}'; !help lists the commands", word));
 }
 
+namespace {
+
+// What a checked statement makes of the catalog, for the statements after it: the view or table
+// a CREATE makes, and the removal of what a DROP deletes.
+void Remember(const binder::BoundStatement& bound, catalog::Catalog& cat) {
+  if (bound.nothing_to_do) return;
+  const catalog::Schema* schema = nullptr;
+  catalog::Table table;
+  if (bound.kind() == sql::StatementKind::kCreateView ||
+      bound.kind() == sql::StatementKind::kCreateMaterializedView) {
+    const auto& v = bound.As<binder::BoundCreateView>();
+    schema = v.schema;
+    table.kind =
+        v.materialized ? catalog::ObjectKind::kMaterializedView : catalog::ObjectKind::kView;
+    table.path = v.path;
+    table.resource = v.resource;
+    table.row_type = v.query->row_type;
+    if (auto text = sql::PrintQuery(*v.query_ast); text.ok()) table.sql = *text;
+  } else if (bound.kind() == sql::StatementKind::kCreateTable) {
+    const auto& t = bound.As<binder::BoundCreateTable>();
+    schema = t.schema;
+    table.kind = catalog::ObjectKind::kTable;
+    table.path = t.path;
+    table.resource =
+        t.existing != nullptr
+            ? t.existing->resource
+            : resource::Canonicalize(std::vector<std::string>{t.schema->database, t.path.back()});
+    table.row_type = t.row;
+  } else if (bound.kind() == sql::StatementKind::kDrop) {
+    const auto& d = bound.As<binder::BoundDrop>();
+    // Only what hop made can be dropped (a demo database's table stays).
+    if (d.target == nullptr || d.target->resource.empty()) return;
+    auto found = cat.SchemaFor(d.target->path);
+    if (!found.ok()) return;
+    catalog::Schema changed = **found;
+    changed.tables.erase(d.target->name);
+    cat.AddSchema(std::move(changed));
+    return;
+  } else {
+    return;
+  }
+  table.name = table.path.back();
+  table.database = schema->database;
+  catalog::Schema changed = *schema;
+  changed.tables[table.name] = std::move(table);
+  cat.AddSchema(std::move(changed));
+}
+
+}  // namespace
+
+Status Session::Check(const sql::Statement& statement) {
+  if (!checked_catalog_) {
+    HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
+    checked_catalog_.emplace();
+    for (const catalog::Schema* s : options.catalog->Schemas()) checked_catalog_->AddSchema(*s);
+  }
+  HOP_ASSIGN_OR_RETURN(
+      binder::BoundStatementPtr bound,
+      binder::BindStatement(*checked_catalog_, statement, {properties_.mode == Mode::kApply}));
+  Remember(*bound, *checked_catalog_);
+  return Status::OK();
+}
+
 Result<deploy::ExecuteOptions> Session::ExecuteOptions() {
   if (!catalog_cache_ || catalog_cache_->namespace_name() != properties_.namespace_name) {
     catalog_cache_ = std::make_unique<catalog::CatalogCache>(store_, properties_.namespace_name);
@@ -487,11 +588,14 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   if (deploy::Executor::Executes(*stmt)) {
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
-    HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects, executor.Specify(*stmt));
+    std::string warnings;
+    HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects,
+                         executor.Specify(*stmt, &warnings));
     for (size_t i = 0; i < objects.size(); ++i) {
       if (i > 0) out += "---\n";
       out += objects[i].ToYaml();
     }
+    AppendWarningComments(warnings, out);
     return Status::OK();
   }
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
@@ -505,12 +609,16 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   planner::Planner planner(std::move(ctx));
   HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt, properties_.mode == Mode::kApply));
   deploy::Renderer renderer(std::move(render));
-  HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p));
+  std::vector<deploy::SkippedTemplate> skipped;
+  HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p, &skipped));
   for (size_t i = 0; i < specs.size(); ++i) {
     if (i > 0) out += "---\n";
     out += specs[i].yaml;
     out += '\n';
   }
+  Issues issues;
+  deploy::AddSkipWarnings(skipped, issues);
+  AppendWarningComments(issues.Render(), out);
   return Status::OK();
 }
 
@@ -561,7 +669,7 @@ Status Session::Schemas(std::string& out) {
   for (const catalog::Schema* s : cat.Schemas()) {
     rows.push_back({s->catalog.empty() ? TableCell() : TableCell(s->catalog), s->name,
                     s->database.empty() ? TableCell() : TableCell(s->database),
-                    s->url.empty() ? TableCell() : TableCell(s->url),
+                    s->url.empty() ? TableCell() : TableCell(RedactSecrets(s->url)),
                     s->status.ok() ? TableCell("OK") : TableCell(s->status.ToString())});
   }
   out += FormatTable({"CATALOG", "SCHEMA", "DATABASE", "URL", "STATUS"}, rows);
@@ -590,7 +698,11 @@ Status Session::Describe(std::string_view arg, std::string& out) {
     if (!t.precision && (t.name == sql::TypeName::kTime || t.name == sql::TypeName::kTimestamp)) {
       t.precision = 0;
     }
-    rows.push_back({c.name, binder::TypeText(t),
+    if (t.precision && !t.scale && t.name == sql::TypeName::kDecimal) t.scale = 0;
+    // isNullable says it of the column; the type says it of its elements and fields.
+    sql::DataType shown = t;
+    shown.nullability = sql::Nullability::kUnspecified;
+    rows.push_back({c.name, binder::TypeText(shown, /*with_nullability=*/true),
                     t.precision ? TableCell(std::to_string(*t.precision)) : TableCell(),
                     t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
                     binder::IsNullable(t) ? "YES" : "NO"});

@@ -27,6 +27,7 @@
 #include "engine/engine.h"
 #include "engine/output.h"
 #include "planner/planner.h"
+#include "sql/ast/statement.h"
 #include "store/store.h"
 #include "template/value.h"
 
@@ -34,7 +35,7 @@ namespace hop::session {
 
 class ControlPlane;
 
-// How CREATE treats objects that exist (reference §1.4).
+// How CREATE treats objects that exist (compatibility.md §1.4).
 enum class Mode { kCreate, kApply };
 
 struct Properties {
@@ -72,6 +73,12 @@ class Session {
   // Runs a script of statements and commands, writing output and errors to the callbacks; stops
   // at nothing (every item runs). Returns the number of items that failed.
   int RunScript(std::string_view script, std::string_view name, std::string& out, std::string& err);
+
+  // Binds `statement` as executing it would, without executing anything: against the
+  // namespace's catalog and what the statements checked before it in this session made of it
+  // (a CREATE VIEW or TABLE adds its object, a DROP removes it, so a script is checked as it
+  // would run). OK, or the statement's binding error. `hop check --bind`.
+  Status Check(const sql::Statement& statement);
 
   const Properties& properties() const { return properties_; }
 
@@ -119,6 +126,8 @@ class Session {
   Properties properties_;
   // Of properties_.namespace_name.
   std::unique_ptr<catalog::CatalogCache> catalog_cache_;
+  // The catalog as the statements Check has seen would leave it; made at the first Check.
+  std::optional<catalog::Catalog> checked_catalog_;
   std::unique_ptr<deploy::RenderContextCache> render_cache_;
   ControlPlane* control_plane_ = nullptr;
   std::function<ControlPlane*()> start_control_plane_;
@@ -129,7 +138,7 @@ class Session {
   ControlPlane* StartedControlPlane();
 };
 
-// Splits a table name typed to a command (reference §1.1): without '"' on '.' verbatim;
+// Splits a table name typed to a command (compatibility.md §1.1): without '"' on '.' verbatim;
 // otherwise as quoted SQL identifiers (`"KAFKA"."my.event"`). Errors:
 // `Not a well-formed quoted table identifier: <input>`.
 Result<std::vector<std::string>> SplitTableName(std::string_view text);

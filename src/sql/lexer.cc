@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/source_error.h"
+#include "common/strings.h"
 
 namespace hop::sql {
 namespace {
@@ -38,6 +39,17 @@ class Lexer {
       : text_(text), start_(start), line_prefix_(line_prefix), out_(out), line_(start.line) {}
 
   Status Run() {
+    // SQL text is UTF-8 without NUL: anything else would be stored with replacement characters
+    // or cut short by whoever reads it next.
+    if (const size_t nul = text_.find('\0'); nul != std::string_view::npos) {
+      if (const size_t bad = FindInvalidUtf8(text_.substr(0, nul)); bad != std::string_view::npos) {
+        return InvalidUtf8(bad);
+      }
+      return Error(nul, "a NUL character is not allowed in SQL text");
+    }
+    if (const size_t bad = FindInvalidUtf8(text_); bad != std::string_view::npos) {
+      return InvalidUtf8(bad);
+    }
     if (out_->capacity() < out_->size() + text_.size() / 4 + 1) {
       out_->reserve(out_->size() + text_.size() / 4 + 1);
     }
@@ -232,6 +244,11 @@ class Lexer {
     loc.column = static_cast<uint32_t>(offset - line_begin) + 1;
     if (line == start_.line) loc.column += start_.column - 1;
     return loc;
+  }
+
+  Status InvalidUtf8(size_t offset) const {
+    return Error(offset, fmt::format("invalid UTF-8 byte 0x{:02X}",
+                                     static_cast<unsigned char>(text_[offset])));
   }
 
   Status Error(size_t offset, std::string_view what) const {

@@ -12,7 +12,8 @@
 namespace hop::sql {
 
 // Tokenizes `text`, whose first byte sits at `start` in the enclosing file. On success `tokens`
-// holds every token followed by one kEnd token. On failure (unterminated quote or comment, a
+// holds every token followed by one kEnd token. On failure (text that is not UTF-8 or holds a
+// NUL byte, anywhere, comments and quoted text included; an unterminated quote or comment; a
 // character that starts no token) returns a ParseError whose message carries the position; the
 // tokens read so far are left in `tokens`.
 // `line_prefix` is what precedes the text on its first line, for error messages.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/strings.h"
+
 #include <vector>
 
 namespace hop::sql {
@@ -115,6 +117,34 @@ TEST(LexerTest, ErrorsNameTheProblemAndPosition) {
     Status s = Tokenize(c.text, Location{}, &tokens);
     EXPECT_EQ(s.ToString(), c.message) << c.text;
   }
+}
+
+// Text that is not UTF-8, or holds a NUL, is refused wherever it is (a string literal, a quoted
+// name, a comment) instead of being stored with replacement characters.
+TEST(LexerTest, RefusesInvalidUtf8AndNul) {
+  struct Case {
+    std::string text;
+    const char* message;  // the first line of the error
+  };
+  const Case kCases[] = {
+      {"select 'a\xff" "b'", "Parse Error: invalid UTF-8 byte 0xFF at line 1, column 10"},
+      {"select \"caf\xc3\"", "Parse Error: invalid UTF-8 byte 0xC3 at line 1, column 12"},
+      {"select 1 -- \xc0\xaf\n", "Parse Error: invalid UTF-8 byte 0xC0 at line 1, column 13"},
+      {"select\n  x\xed\xa0\x80", "Parse Error: invalid UTF-8 byte 0xED at line 2, column 4"},
+      {std::string("select 'a\0b'", 13),
+       "Parse Error: a NUL character is not allowed in SQL text at line 1, column 10"},
+      {std::string("/* \0 */ \xff", 10),
+       "Parse Error: a NUL character is not allowed in SQL text at line 1, column 4"},
+      {std::string("\xff /* \0 */", 10), "Parse Error: invalid UTF-8 byte 0xFF at line 1, column 1"},
+  };
+  for (const auto& c : kCases) {
+    std::vector<Token> tokens;
+    Status s = Tokenize(c.text, Location{}, &tokens);
+    const std::string first_line = s.ToString().substr(0, s.ToString().find('\n'));
+    EXPECT_EQ(first_line, c.message) << EscapeForTerminal(c.text);
+  }
+  std::vector<Token> tokens;
+  EXPECT_TRUE(Tokenize("select 'caf\xc3\xa9', \"\xe6\x97\xa5\"", Location{}, &tokens).ok());
 }
 
 TEST(LexerTest, CaretColumnCountsCharacters) {

@@ -1,5 +1,5 @@
 // Statement parsing: the dispatch on the first keyword, and every DDL and session statement of
-// hop's language (reference grammar plus SET / RESET / SHOW).
+// hop's language (Hoptimator's grammar, compatibility.md §1.2, plus SET / RESET / SHOW).
 #include "common/strings.h"
 #include "sql/lexer.h"
 #include "sql/parser_impl.h"
@@ -446,8 +446,9 @@ StatementPtr Parser::ParseFire() {
     return nullptr;
   }
   if (!ParseQualifiedName(&stmt->name)) return nullptr;
-  if (stmt->object == ObjectKind::kTrigger && AcceptKeyword(Keyword::kWITH)) {
-    if (!ParseOptionList(&stmt->options)) return nullptr;
+  if (stmt->object == ObjectKind::kTrigger) {
+    stmt->retry = AcceptKeyword(Keyword::kRETRY);
+    if (AcceptKeyword(Keyword::kWITH) && !ParseOptionList(&stmt->options)) return nullptr;
   }
   return stmt;
 }

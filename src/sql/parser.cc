@@ -345,6 +345,7 @@ enum class TypeWord {
   kTimestampLtz,
   kTimestampTz,
   kArray,
+  kMultiset,
   kMap,
   kRow,
 };
@@ -380,6 +381,7 @@ TypeWord LookupTypeWord(std::string_view word) {
       {"TIMESTAMP_LTZ", TypeWord::kTimestampLtz},
       {"TIMESTAMPTZ", TypeWord::kTimestampTz},
       {"ARRAY", TypeWord::kArray},
+      {"MULTISET", TypeWord::kMultiset},
       {"MAP", TypeWord::kMap},
       {"ROW", TypeWord::kRow},
   };
@@ -520,8 +522,9 @@ std::optional<DataType> Parser::ParseType() {
       type.time_zone = TimeZone::kWithTimeZone;
       if (!length("precision")) return std::nullopt;
       break;
-    case TypeWord::kArray: {
-      type.name = TypeName::kArray;
+    case TypeWord::kArray:
+    case TypeWord::kMultiset: {
+      type.name = word == TypeWord::kArray ? TypeName::kArray : TypeName::kMultiset;
       if (!ExpectAngle()) return std::nullopt;
       auto element = ParseType();
       if (!element) return std::nullopt;
@@ -553,19 +556,23 @@ std::optional<DataType> Parser::ParseType() {
       break;
     }
   }
-  // Postfix collection constructors: `INTEGER ARRAY`, `INTEGER[]`.
+  // Postfix collection constructors: `INTEGER ARRAY`, `INTEGER[]`, `INTEGER MULTISET`.
   while (true) {
+    TypeName collection = TypeName::kArray;
     if (PeekKeyword(Keyword::kARRAY)) {
       ++pos_;
     } else if (PeekType(TokenType::kLBracket) && PeekType(TokenType::kRBracket, 1)) {
       pos_ += 2;
+    } else if (PeekType(TokenType::kWord) && EqualsIgnoreCase(TokenText(Peek()), "MULTISET")) {
+      ++pos_;
+      collection = TypeName::kMultiset;
     } else {
       if (PeekType(TokenType::kLBracket)) NoteExpectedTypeNext(TokenType::kRBracket);
       NoteExpectedKeyword(Keyword::kARRAY);
       break;
     }
     if (!guard.Deepen()) return std::nullopt;
-    DataType array(TypeName::kArray);
+    DataType array(collection);
     array.params.push_back(std::move(type));
     type = std::move(array);
   }

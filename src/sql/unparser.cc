@@ -381,6 +381,19 @@ void Writer::Type(const DataType& t) {
       }
       break;
     }
+    case TypeName::kMultiset: {
+      if (sqlite() || postgres()) Unsupported("the MULTISET type");
+      const DataType& element = t.params.front();
+      if (element.nullability != Nullability::kUnspecified) {
+        Raw("MULTISET<");
+        Type(element);
+        Raw(">");
+      } else {
+        Type(element);
+        Raw(" MULTISET");
+      }
+      break;
+    }
     case TypeName::kMap:
       if (sqlite() || postgres()) Unsupported("the MAP type");
       Raw("MAP<");
@@ -1292,6 +1305,7 @@ void Writer::Statement(const sql::Statement& stmt) {
       Raw(ObjectKindText(s.object));
       Raw(" ");
       Name(s.name);
+      if (s.retry) Raw(" RETRY");
       Options(s.options);
       break;
     }

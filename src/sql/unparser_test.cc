@@ -37,7 +37,7 @@ TEST(UnparserTest, DialectNames) {
 }
 
 TEST(UnparserTest, PipelineStyleFlinkOutput) {
-  // The shape of reference §4.1: back-quoted names, explicit INNER JOIN, single spaces.
+  // The shape of compatibility.md §4.1: back-quoted names, explicit INNER JOIN, single spaces.
   EXPECT_EQ(Print("INSERT INTO ads.audience (first_name, last_name) SELECT members.first_name, "
                   "members.last_name FROM ads.page_views INNER JOIN profile.members ON "
                   "page_views.member_urn = members.member_urn",

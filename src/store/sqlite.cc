@@ -19,12 +19,31 @@ struct StatementCache {
   std::unordered_map<std::string, std::vector<sqlite3_stmt*>> idle;
 };
 
+namespace {
+
+// For an error that says the file itself is damaged or not a database: the file, not hop, is at
+// fault, so the message names it and what to do. Empty for any other error.
+std::string DamagedFileAdvice(sqlite3* db, int code) {
+  const int primary = code & 0xff;
+  if (primary != SQLITE_CORRUPT && primary != SQLITE_NOTADB) return "";
+  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+  return fmt::format(
+      ": {} is damaged or is not a hop store. Move it aside to start a new, empty store, or "
+      "restore it from a backup",
+      file != nullptr && *file != '\0' ? file : "the database file");
+}
+
+}  // namespace
+
 Status ErrorStatus(sqlite3* db, std::string_view what) {
   const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
   const char* msg = db ? sqlite3_errmsg(db) : "no database";
   std::string text = fmt::format("{}: {} (sqlite error {})", what, msg, code);
-  // A busy or locked database, or a full disk, may clear up; anything else is a fault.
   const int primary = code & 0xff;
+  if (std::string advice = DamagedFileAdvice(db, code); !advice.empty()) {
+    return Status::Unavailable(text + advice);
+  }
+  // A busy or locked database, or a full disk, may clear up; anything else is a fault.
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_FULL ||
       primary == SQLITE_IOERR) {
     return Status::Unavailable(std::move(text));
@@ -79,7 +98,8 @@ Status Database::Exec(std::string_view sql) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
     Status s = ErrorStatus(db_, "exec");
-    return Status(s.code(), fmt::format("{} in: {}", msg, text.substr(0, 80)));
+    return Status(s.code(), fmt::format("{} in: {}{}", msg, text.substr(0, 80),
+                                        DamagedFileAdvice(db_, sqlite3_extended_errcode(db_))));
   }
   return Status::OK();
 }

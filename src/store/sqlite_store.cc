@@ -15,7 +15,13 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cstring>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -23,8 +29,11 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <thread>
 
+#include "common/files.h"
 #include "common/issues.h"
+#include "common/limits.h"
 #include "common/time.h"
 #include "resource/kinds.h"
 #include "resource/validation.h"
@@ -86,6 +95,20 @@ std::string NewUid() {
 }
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// The body kept for `r`, which must fit the object limit (common/limits.h), as Kubernetes
+// refuses objects past 1.5 MiB.
+Result<std::string> Body(const Resource& r) {
+  std::string body = Dump(r.json());
+  const size_t limit = CurrentLimits().max_object_bytes;
+  if (body.size() > limit) {
+    return Status::InvalidArgument(
+        fmt::format("{} is {} bytes as JSON, more than the {} an object may be "
+                    "(HOP_MAX_OBJECT_BYTES)",
+                    r.Describe(), body.size(), FormatByteSize(limit)));
+  }
+  return body;
+}
 
 // The parts of an object that determine its generation: everything but metadata and status.
 bool SameContent(const Json& a, const Json& b) {
@@ -159,26 +182,119 @@ class SqliteStore::Impl {
     shared_->cv.notify_all();
   }
 
+  // Opens the store file, creating a new store when the state directory has none. A file that
+  // exists is used only when it is a hop store: an empty file or another database is refused,
+  // never taken for a new store (docs/store.md).
   Status Open() {
+    namespace fs = std::filesystem;
     std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
-    if (ec) {
-      return Status::Unavailable(
-          fmt::format("cannot create state directory for {}: {}", path_, ec.message()));
+    const std::string dir = fs::path(path_).parent_path().string();
+    if (!dir.empty()) HOP_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
+    const fs::file_status file = fs::status(path_, ec);
+    if (file.type() == fs::file_type::not_found) {
+      HOP_RETURN_IF_ERROR(CreateStoreFile());
+    } else if (file.type() != fs::file_type::regular) {
+      return NotAStore("is not a regular file");
+    } else if (fs::file_size(path_, ec) == 0 && !ec) {
+      return NotAStore("is empty (0 bytes)");
     }
+    HOP_RETURN_IF_ERROR(Connect());
+    return Migrate();
+  }
+
+  Status NotAStore(std::string_view what) const {
+    return Status::InvalidArgument(fmt::format(
+        "{} {}: it is not a hop store. Move it aside to start a new, empty store, or restore it "
+        "from a backup",
+        path_, what));
+  }
+
+  Status Connect() {
     HOP_ASSIGN_OR_RETURN(db_, sqlite::Database::Open(path_));
+    // The store is private (ARCHITECTURE.md §4.16); SQLite gives its WAL and shared-memory
+    // files the database file's mode when it creates them, and older ones are made private too.
+    MakePrivate(path_);
     sqlite3_busy_timeout(db_.handle(), 10000);
-    HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA journal_mode=WAL"));
+    HOP_RETURN_IF_ERROR(UseWal());
+    MakePrivate(path_ + "-wal");
+    MakePrivate(path_ + "-shm");
     HOP_RETURN_IF_ERROR(
         db_.Exec(options_.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF"));
-    HOP_RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys=ON"));
-    return Migrate();
+    return db_.Exec("PRAGMA foreign_keys=ON");
+  }
+
+  // Builds a new store in a file of its own and links it into place, so that `hop.db` never
+  // exists half-made (a process killed while creating it leaves only the temporary file) and two
+  // processes creating the store at once end up sharing one.
+  Status CreateStoreFile() {
+    const std::string final_path = path_;
+    const std::string temp = fmt::format("{}.new-{}-{}", final_path, ::getpid(), NewUid());
+    path_ = temp;
+    Status built = Connect();
+    if (built.ok()) built = Migrate();
+    statements_.clear();
+    db_ = sqlite::Database();  // closing checkpoints the log into the file
+    path_ = final_path;
+    if (built.ok() && ::link(temp.c_str(), final_path.c_str()) != 0 && errno != EEXIST) {
+      built = Status::Unavailable(
+          fmt::format("cannot create {}: {}", final_path, std::strerror(errno)));
+    }
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((temp + suffix).c_str());
+    RemoveAbandonedStoreFiles(final_path);
+    return built;
+  }
+
+  // Puts the file in WAL mode, which it keeps. Switching needs the file to itself, and SQLite
+  // reports a busy file at once instead of waiting, so several processes opening a new store at
+  // the same moment retry for the busy timeout (10 s) before giving up.
+  Status UseWal() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      {  // (the statement is reset at the end of the block: no read may be open below)
+        auto mode = Prepared("PRAGMA journal_mode");
+        if (mode.ok()) {
+          auto row = (*mode)->Step();
+          if (row.ok() && *row && (*mode)->ColumnText(0) == "wal") return Status::OK();
+        }
+      }
+      Status s = db_.Exec("PRAGMA journal_mode=WAL");
+      if (s.ok() || s.code() != StatusCode::kUnavailable ||
+          std::chrono::steady_clock::now() >= deadline) {
+        return s;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  // Removes the temporary files of creations whose process is gone (killed while creating the
+  // store); files of a creation still under way are left alone.
+  static void RemoveAbandonedStoreFiles(const std::string& final_path) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(final_path).parent_path();
+    const std::string prefix = fs::path(final_path).filename().string() + ".new-";
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with(prefix)) continue;
+      const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + prefix.size()));
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
+    }
   }
 
   Status Migrate() {
     HOP_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
     auto version = UserVersion();
     if (!version.ok()) return Rollback(version.status());
+    auto tables = CountTables();
+    if (!tables.ok()) return Rollback(tables.status());
+    if (*version == 0 && tables->all > 0) {
+      return Rollback(NotAStore(
+          fmt::format("is an SQLite database that hop did not create ({} tables)", tables->all)));
+    }
+    if (*version >= 1 && tables->ours < kFormat1Tables) {
+      return Rollback(NotAStore(fmt::format("has format {} but lacks {} of its tables", *version,
+                                            kFormat1Tables - tables->ours)));
+    }
     if (*version > SqliteStore::kFormatVersion) {
       return Rollback(Status::InvalidArgument(
           fmt::format("{} has format {}, newer than this hop understands ({}); upgrade hop", path_,
@@ -191,6 +307,26 @@ class SqliteStore::Impl {
         return Rollback(s.WithContext(fmt::format("migrating {} to format {}: ", path_, v)));
     }
     return db_.Exec("COMMIT");
+  }
+
+  // The tables of format 1, which every later format keeps.
+  static constexpr int64_t kFormat1Tables = 5;
+
+  struct TableCount {
+    int64_t ours = 0;  // of format 1's tables
+    int64_t all = 0;
+  };
+  Result<TableCount> CountTables() {
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("SELECT count(*), count(CASE WHEN name IN ('meta', "
+                                           "'objects', 'labels', 'owners', 'events') THEN 1 END) "
+                                           "FROM sqlite_master WHERE type = 'table'"));
+    HOP_ASSIGN_OR_RETURN(bool row, st->Step());
+    TableCount count;
+    if (row) {
+      count.all = st->ColumnInt(0);
+      count.ours = st->ColumnInt(1);
+    }
+    return count;
   }
 
   Result<int64_t> UserVersion() {
@@ -225,7 +361,9 @@ class SqliteStore::Impl {
 
   Result<Resource> Decode(std::string_view body) {
     Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return Status::Internal("stored object is not valid JSON");
+    if (j.is_discarded()) {
+      return Status::Internal(fmt::format("{}: a stored object is not valid JSON", path_));
+    }
     return Resource(std::move(j));
   }
 
@@ -471,7 +609,7 @@ class SqliteStore::Impl {
     r.set_resource_version(std::to_string(revision));
     HOP_ASSIGN_OR_RETURN(auto st, Prepared("INSERT INTO objects (grp, kind, namespace, name, uid, "
                                            "revision, body) VALUES (?, ?, ?, ?, ?, ?, ?)"));
-    const std::string body = Dump(r.json());
+    HOP_ASSIGN_OR_RETURN(const std::string body, Body(r));
     st->Bind(1, r.group()).Bind(2, r.kind()).Bind(3, r.namespace_name()).Bind(4, r.name());
     st->Bind(5, r.uid()).Bind(6, revision).Bind(7, body);
     HOP_RETURN_IF_ERROR(st->Run());
@@ -534,7 +672,7 @@ class SqliteStore::Impl {
     }
     const int64_t revision = ++txn->revision;
     next.set_resource_version(std::to_string(revision));
-    const std::string body = Dump(next.json());
+    HOP_ASSIGN_OR_RETURN(const std::string body, Body(next));
     HOP_ASSIGN_OR_RETURN(auto st,
                          Prepared("UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
     st->Bind(1, revision).Bind(2, body).Bind(3, old.id);

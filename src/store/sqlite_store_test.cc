@@ -7,9 +7,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/limits.h"
 #include "resource/kinds.h"
 
 namespace hop::store {
@@ -58,6 +61,9 @@ class SqliteStoreTest : public ::testing::Test {
   void SetUp() override {
     SqliteStoreOptions opts;
     opts.durable = false;
+    // No watch here may rely on polling: writes in this process wake watches at once, and a
+    // watch that only polled would wait an hour and fail the tests below.
+    opts.poll_interval = std::chrono::hours(1);
     auto s = SqliteStore::Open(dir_.path(), opts);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(s).value();
@@ -97,6 +103,30 @@ TEST_F(SqliteStoreTest, CreateSetsServerFields) {
   Resource stored = MustCreate(ns);
   EXPECT_EQ(stored.namespace_name(), "");
   EXPECT_TRUE(store_->Get({kNamespace, "", "team"}).ok());
+}
+
+// Objects are bounded as Kubernetes bounds them (HOP_MAX_OBJECT_BYTES): creates and updates past
+// the limit fail and write nothing.
+TEST_F(SqliteStoreTest, ObjectsLargerThanTheLimitAreRefused) {
+  const Limits saved = CurrentLimits();
+  Limits limits = saved;
+  limits.max_object_bytes = 4096;
+  SetLimits(limits);
+  Resource big = ConfigMap("big");
+  big.mutable_json()["data"]["k"] = std::string(5000, 'x');
+  auto created = store_->Create(big);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(created.status().message().find(
+                "bytes as JSON, more than the 4 KiB an object may be (HOP_MAX_OBJECT_BYTES)"),
+            std::string::npos)
+      << created.status().message();
+  Resource small = MustCreate(ConfigMap("small"));
+  small.mutable_json()["data"]["k"] = std::string(5000, 'x');
+  EXPECT_EQ(store_->Update(small).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "small"})->json()["data"]["k"], "v");
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "big"}).status().code(), StatusCode::kNotFound);
+  SetLimits(saved);
 }
 
 TEST_F(SqliteStoreTest, UnknownFieldsSurvive) {
@@ -473,6 +503,99 @@ TEST(SqliteStoreFormatTest, ReopensAndRefusesNewerFormats) {
   EXPECT_NE(newer.status().message().find("format 99, newer than this hop understands"),
             std::string::npos)
       << newer.status().ToString();
+}
+
+// A file that exists is used only if it is a hop store: anything else is refused with a message
+// naming the file and the remedy, and is left as it was.
+TEST(SqliteStoreFormatTest, RefusesFilesThatAreNotHopStores) {
+  struct Case {
+    const char* name;
+    std::function<void(const std::string& file)> make;
+    const char* expected;  // part of the message, after the file's path
+  };
+  const auto write = [](const std::string& file, const std::string& bytes) {
+    std::ofstream(file, std::ios::binary) << bytes;
+  };
+  const auto sql = [](const std::string& file, const char* statements) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, statements, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  };
+  const Case kCases[] = {
+      {"zero bytes", [&](const std::string& f) { write(f, ""); }, " is empty (0 bytes)"},
+      {"text", [&](const std::string& f) { write(f, std::string(8192, 'x')); },
+       " is damaged or is not a hop store"},
+      {"another program's database", [&](const std::string& f) { sql(f, "CREATE TABLE t(a)"); },
+       " is an SQLite database that hop did not create"},
+      {"hop's format without its tables",
+       [&](const std::string& f) { sql(f, "CREATE TABLE meta(a); PRAGMA user_version=1"); },
+       " has format 1 but lacks 4 of its tables"},
+      {"a directory", [&](const std::string& f) { std::filesystem::create_directory(f); },
+       " is not a regular file"},
+  };
+  for (const Case& c : kCases) {
+    TempDir dir;
+    const std::string file = dir.path() + "/hop.db";
+    c.make(file);
+    std::error_code ec;
+    const auto size_before = std::filesystem::is_regular_file(file) ? std::filesystem::file_size(file, ec) : 0;
+    auto store = SqliteStore::Open(dir.path());
+    ASSERT_FALSE(store.ok()) << c.name;
+    const std::string& message = store.status().message();
+    EXPECT_NE(message.find(file + c.expected), std::string::npos) << c.name << ": " << message;
+    EXPECT_NE(message.find("Move it aside to start a new, empty store, or restore it from a backup"),
+              std::string::npos)
+        << c.name << ": " << message;
+    if (std::filesystem::is_regular_file(file)) {
+      EXPECT_EQ(std::filesystem::file_size(file, ec), size_before) << c.name;
+    }
+  }
+}
+
+// A new store appears whole: no temporary file is left behind, and a store damaged after it
+// was made names its file in the errors it causes.
+TEST(SqliteStoreFormatTest, NewStoresAppearWholeAndDamageNamesTheFile) {
+  TempDir dir;
+  {
+    SqliteStoreOptions opts;
+    opts.durable = false;
+    auto store = SqliteStore::Open(dir.path(), opts);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    for (int i = 0; i < 50; ++i) {
+      ASSERT_TRUE((*store)->Create(ConfigMap("m" + std::to_string(i))).ok());
+    }
+  }
+  // What a process killed while creating a store left behind is removed by the next creation.
+  TempDir other;
+  for (const char* suffix : {"", "-journal"}) {
+    std::ofstream(other.path() + "/hop.db.new-999999999-x" + suffix) << "partial";
+  }
+  ASSERT_TRUE(SqliteStore::Open(other.path()).ok());
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(other.path())) {
+    left.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"hop.db"});
+
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    names.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"hop.db"});
+  const std::string file = dir.path() + "/hop.db";
+  {
+    // Overwrite every page but the first (the header and the schema stay readable).
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    const auto size = std::filesystem::file_size(file);
+    f.seekp(4096);
+    f << std::string(size - 4096, '\x55');
+  }
+  auto store = SqliteStore::Open(dir.path());
+  Status damaged = store.ok() ? (*store)->List({kConfigMap, "", {}}).status() : store.status();
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.message().find(file + " is damaged or is not a hop store"), std::string::npos)
+      << damaged.ToString();
 }
 
 }  // namespace

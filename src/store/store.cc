@@ -16,6 +16,13 @@ std::string ObjectRef::ToString() const {
 
 ObjectRef RefOf(const Resource& r) { return {r.group_kind(), r.namespace_name(), r.name()}; }
 
+Result<std::optional<Resource>> Store::Find(const ObjectRef& ref) {
+  auto r = Get(ref);
+  if (r.ok()) return std::optional<Resource>(std::move(r).value());
+  if (r.status().code() == StatusCode::kNotFound) return std::optional<Resource>();
+  return r.status();
+}
+
 std::string_view EventTypeName(EventType t) {
   switch (t) {
     case EventType::kAdded: return "ADDED";

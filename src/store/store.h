@@ -125,6 +125,9 @@ class Store {
   // as marked for deletion).
   virtual Result<std::vector<Resource>> Commit(std::vector<Write> writes) = 0;
 
+  // The object `ref` names, or nullopt when there is none; other errors as Get's.
+  Result<std::optional<Resource>> Find(const ObjectRef& ref);
+
   Result<Resource> Create(Resource r);
   Result<Resource> Update(Resource r);
   Result<Resource> UpdateStatus(Resource r);

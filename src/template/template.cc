@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <unordered_set>
 #include <utility>
 
+#include "common/limits.h"
 #include "common/strings.h"
 #include "template/placeholder.h"
 #include "template/value.h"
@@ -42,6 +44,22 @@ class Resolver {
   std::deque<std::pair<std::string_view, Result<std::optional<std::string>>>> cache_;
 };
 
+// The size of AppendWithPrefix(prefix, value): a value with many line breaks under a long prefix
+// multiplies the prefix, so the size is known before anything is appended.
+size_t PrefixedSize(std::string_view prefix, std::string_view value) {
+  const size_t breaks = static_cast<size_t>(std::count(value.begin(), value.end(), '\n'));
+  return value.size() - breaks + (breaks + 1) * prefix.size();
+}
+
+// The error for output that would grow past `limit` at the placeholder opening at `open`.
+Status TooLarge(std::string_view text, size_t open, size_t limit) {
+  const TextPosition pos = PositionOf(text, open);
+  return Status::InvalidArgument(
+      fmt::format("the template's output would be larger than {} (HOP_MAX_RENDERED_BYTES) at "
+                  "line {}, column {}",
+                  FormatByteSize(limit), pos.line, pos.column));
+}
+
 // Appends prefix + value, with every line break of value replaced by the prefix.
 void AppendWithPrefix(std::string_view prefix, std::string_view value, std::string* out) {
   out->append(prefix);
@@ -57,8 +75,14 @@ void AppendWithPrefix(std::string_view prefix, std::string_view value, std::stri
 }
 
 // Appends `value` so that rendering `out` again prints it as it is: every `{{` in it becomes
-// `{{hop.open}}`, which renders as `{{`.
+// `{{hop.open}}`, which renders as `{{`, and so does a `{` that starts it after a `{` that ends
+// `out` (text and values never end in a placeholder's `}}`, so that `{` is theirs too).
 void AppendInert(std::string_view value, std::string* out) {
+  if (!out->empty() && out->back() == '{' && value.starts_with('{')) {
+    out->pop_back();
+    out->append("{{").append(kOpenKey).append("}}");
+    value.remove_prefix(1);
+  }
   size_t from = 0;
   for (size_t at = value.find("{{"); at != std::string_view::npos; at = value.find("{{", from)) {
     out->append(value.substr(from, at - from));
@@ -117,14 +141,26 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
   HOP_ASSIGN_OR_RETURN(const std::vector<Placeholder> placeholders,
                        ScanTemplate(text, ScanMode::kRender));
   Resolver resolver(env);
+  const size_t limit = CurrentLimits().max_rendered_bytes;
   std::string out;
-  out.reserve(text.size() + text.size() / 2);
+  out.reserve(std::min(limit, text.size() + text.size() / 2));
   std::string scratch;
   size_t copied = 0;  // text before this offset is in `out` or was replaced
+  const bool partial = deferred != nullptr;
+  // Text between placeholders. In a partial render it is made inert like values, so that a `{{`
+  // it holds, or one it forms with a value, is not a placeholder when the result is rendered
+  // again (it is not one now).
+  const auto append_text = [&](std::string_view literal) {
+    if (partial) {
+      AppendInert(literal, &out);
+    } else {
+      out.append(literal);
+    }
+  };
   for (const Placeholder& p : placeholders) {
-    out.append(text.substr(copied, p.begin - copied));
+    append_text(text.substr(copied, p.begin - copied));
+    if (out.size() > limit) return TooLarge(text, p.begin, limit);
     copied = p.end;
-    const bool partial = deferred != nullptr;
     if (p.key == kOpenKey) {
       // Literal braces: kept for the final render, which prints them.
       if (partial) {
@@ -143,7 +179,7 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
     const Result<std::optional<std::string>>& resolved = resolver.Get(p.key);
     std::string_view value;
     if (!resolved.ok()) {
-      // A default stands in for a failing supplier, as for a missing value (reference §3).
+      // A default stands in for a failing supplier, as for a missing value (compatibility.md §3).
       if (p.op != Operator::kDefault) return resolved.status();
       value = p.operand;
     } else if (!resolved->has_value()) {
@@ -163,9 +199,16 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
       ApplyTransforms(p.transforms, value, &scratch);
       value = scratch;
     }
+    // Checked before appending: a value's line breaks under a long prefix multiply it.
+    // AppendInert below adds 10 bytes per `{{` of the value, so at most 10 per `{`.
+    const size_t inert =
+        partial ? 10 * static_cast<size_t>(std::count(value.begin(), value.end(), '{')) : 0;
+    if (out.size() + PrefixedSize(p.prefix, value) + inert > limit) {
+      return TooLarge(text, p.open, limit);
+    }
     if (!partial) {
       AppendWithPrefix(p.prefix, value, &out);
-    } else if (value.find("{{") == std::string_view::npos) {
+    } else if (value.find('{') == std::string_view::npos) {
       AppendWithPrefix(p.prefix, value, &out);
     } else {
       // The result is rendered again: the value must come out of that render as it is.
@@ -174,7 +217,8 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
       AppendInert(prefixed, &out);
     }
   }
-  out.append(text.substr(copied));
+  append_text(text.substr(copied));
+  if (out.size() > limit) return TooLarge(text, copied, limit);
   return std::optional<std::string>(std::move(out));
 }
 
@@ -186,8 +230,7 @@ Result<std::optional<std::string>> Render(std::string_view text, const Environme
 }
 
 Result<std::optional<std::string>> RenderPartial(std::string_view text, const Environment& env,
-                                                 std::vector<Deferred>* deferred,
-                                                 SkipReason* why) {
+                                                 std::vector<Deferred>* deferred, SkipReason* why) {
   std::vector<Deferred> local;
   return RenderImpl(text, env, deferred != nullptr ? deferred : &local, why);
 }

@@ -2,8 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/limits.h"
 #include "common/source_error.h"
 #include "template/placeholder.h"
+#include "test/lib/datadriven.h"
 
 namespace hop::tmpl {
 namespace {
@@ -15,6 +21,51 @@ std::string Show(std::string_view text, const Environment& env) {
   if (!r.ok()) return "<error: " + r.status().ToString() + ">";
   if (!r->has_value()) return "<skipped: " + why.ToString() + ">";
   return **r;
+}
+
+// The output is bounded (HOP_MAX_RENDERED_BYTES) before it is built: a value's line breaks under
+// a long prefix, repeated placeholders and long literal text all count.
+TEST(TemplateTest, OutputIsBounded) {
+  const Limits saved = CurrentLimits();
+  Limits limits = saved;
+  limits.max_rendered_bytes = 1000;
+  SetLimits(limits);
+  Environment env;
+  env.Set("lines", std::string(100, '\n')).Set("word", std::string(100, 'w'));
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* want;  // the output's size, or the error
+  };
+  const std::string prefix = "\n" + std::string(20, ' ');
+  std::string ten_words;
+  for (int i = 0; i < 10; ++i) ten_words += "{{word}}";
+  const Case kCases[] = {
+      {"exactly the limit", std::string(900, '.') + "{{word}}", "1000"},
+      {"one byte past it in literal text", std::string(901, '.') + "{{word}}",
+       "Invalid Argument: the template's output would be larger than 1000 bytes "
+       "(HOP_MAX_RENDERED_BYTES) at line 1, column 902"},
+      {"line breaks times a prefix", "a:" + prefix + "{{lines}}",
+       "Invalid Argument: the template's output would be larger than 1000 bytes "
+       "(HOP_MAX_RENDERED_BYTES) at line 2, column 21"},
+      {"repeated placeholders", ten_words + "{{word}}",
+       "Invalid Argument: the template's output would be larger than 1000 bytes "
+       "(HOP_MAX_RENDERED_BYTES) at line 1, column 81"},
+      {"ten fit", ten_words, "1000"},
+  };
+  for (const Case& c : kCases) {
+    auto r = Render(c.text, env);
+    const std::string got =
+        !r.ok() ? r.status().ToString() : r->has_value() ? std::to_string((*r)->size()) : "skip";
+    EXPECT_EQ(got, c.want) << c.name;
+    std::vector<Deferred> deferred;
+    auto partial = RenderPartial(c.text, env, &deferred);
+    const std::string got_partial = !partial.ok()        ? partial.status().ToString()
+                                    : partial->has_value() ? std::to_string((*partial)->size())
+                                                           : "skip";
+    EXPECT_EQ(got_partial, c.want) << c.name << " (partial)";
+  }
+  SetLimits(saved);
 }
 
 TEST(TemplateTest, Renders) {
@@ -199,6 +250,64 @@ TEST(TemplateTest, RenderPartialKeepsInsertedValuesInert) {
   EXPECT_EQ(Show(**partial, later), Show(text, all));
   // hop.open is not a variable.
   EXPECT_EQ(Placeholders(text).value(), (std::vector<std::string>{"note", "lines", "timestamp"}));
+}
+
+// Nor can a value form a placeholder with the text around it: a `{{` of the template's literal
+// text, or one a value's `{` makes with the text's, stays literal after the later render (found
+// by the template fuzzer: fuzz/regressions/template/).
+TEST(TemplateTest, RenderPartialKeepsTextAroundValuesInert) {
+  Environment now;
+  now.Set("name", "page-views").Set("closing", "timestamp}}").Set("brace", "a{");
+  const char* kCases[] = {
+      "{{na{{name}}\n}}",           // text `{{na` + a value + `}}` later in the text
+      "args: [{{ {{closing}}]",      // a value that closes the text's `{{`
+      "x: {{brace}}{timestamp}}",    // a value's `{` and the text's `{`
+      "x: {{brace}}{{timestamp}}",   // three braces: the last two open the placeholder
+      "x: {{brace}}{{hop.open}}",
+  };
+  Environment later;
+  later.Set("timestamp", "T");
+  Environment all = now;
+  all.Merge(later);
+  for (const char* text : kCases) {
+    std::vector<Deferred> deferred;
+    auto partial = RenderPartial(text, now, &deferred);
+    ASSERT_TRUE(partial.ok() && partial->has_value()) << text;
+    EXPECT_EQ(Show(**partial, later), Show(text, all)) << text << " -> " << **partial;
+  }
+}
+
+// Every input the template fuzzer failed on (fuzz/regressions/template) keeps the fuzzer's
+// properties against the fuzzer's environment (fuzz/template_fuzz.cc): a partial render
+// followed by a full one gives the full render, and nothing renders past the size bound.
+TEST(TemplateTest, FuzzRegressionsPass) {
+  Environment partial_env;
+  partial_env.Set("name", "page-views")
+      .Set("lines", std::string(64, '\n') + "x")
+      .Set("braces", "{{name}} {{hop.open}} }}{{")
+      .Set("quotes", "it's \"q\" \\ $x `y`")
+      .Set("empty", "")
+      .SetNull("nothing");
+  Environment full_env = partial_env;
+  full_env.Set("late", "L\nL").Set("later", "{{name}}");
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           hop::testing::SourcePath("fuzz/regressions/template"))) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const std::string text = buf.str();
+    ++files;
+    std::vector<Deferred> deferred;
+    auto partial = RenderPartial(text, partial_env, &deferred);
+    auto full = Render(text, full_env);
+    if (!partial.ok() || !full.ok() || !partial->has_value()) continue;
+    EXPECT_LE((*partial)->size(), CurrentLimits().max_rendered_bytes) << entry.path();
+    auto second = Render(**partial, full_env);
+    ASSERT_TRUE(second.ok()) << entry.path() << ": " << second.status().ToString();
+    EXPECT_EQ(second->value_or("<skipped>"), full->value_or("<skipped>")) << entry.path();
+  }
+  EXPECT_GT(files, 0);
 }
 
 TEST(TemplateTest, PositionsCountCharacters) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -143,8 +144,16 @@ std::string SourcePath(const std::string& relative) {
 std::vector<std::string> ListTestFiles(const std::string& folder) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(SourcePath(folder), ec)) {
+  const std::string path = SourcePath(folder);
+  for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
     if (entry.path().extension() == ".test") files.push_back(entry.path().string());
+  }
+  // A golden suite without files would pass having tested nothing. This runs while tests are
+  // registered, before any can fail, so it stops the binary instead.
+  if (ec || files.empty()) {
+    std::fprintf(stderr, "ListTestFiles: no .test files in %s%s%s\n", path.c_str(), ec ? ": " : "",
+                 ec ? ec.message().c_str() : "");
+    std::abort();
   }
   std::sort(files.begin(), files.end());
   return files;

@@ -38,7 +38,9 @@ struct DataDrivenCase {
 void RunDataDrivenFile(const std::string& path,
                        const std::function<std::string(const DataDrivenCase&)>& run);
 
-// The `.test` files of a folder under the source tree, e.g. "src/sql/testdata", sorted.
+// The `.test` files of a folder under the source tree, e.g. "src/sql/testdata", sorted. A
+// folder that is missing or holds none stops the process with a message: a suite of golden
+// files must test something.
 std::vector<std::string> ListTestFiles(const std::string& folder);
 
 // An absolute path under the source tree.

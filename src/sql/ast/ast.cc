@@ -16,6 +16,13 @@ std::string QualifiedName::ToString() const {
   return out;
 }
 
+std::vector<std::string> QualifiedName::Names() const {
+  std::vector<std::string> out;
+  out.reserve(parts.size());
+  for (const Identifier& p : parts) out.push_back(p.name);
+  return out;
+}
+
 std::map<std::string, std::string> OptionList::ToMap() const {
   std::map<std::string, std::string> out;
   for (const auto& o : items) out[o.key] = o.value;

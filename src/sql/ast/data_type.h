@@ -1,6 +1,7 @@
 // SQL data types as written in DDL and CAST: scalar types with their length, precision and time
 // zone, and the nested ARRAY, MAP and ROW types. Aliases (INT, STRING, BYTEA, ...) are resolved
-// by the parser to one canonical name each.
+// by the parser to one canonical name each. Collections are written `T ARRAY` / `ARRAY<T>`,
+// `T MULTISET` / `MULTISET<T>`, `MAP<K, V>`.
 #pragma once
 
 #include <memory>
@@ -33,6 +34,7 @@ enum class TypeName : uint8_t {
   kArray,
   kMap,
   kRow,
+  kMultiset,  // an unordered collection with repeats (COLLECT's), one element type like ARRAY
   // Types the binder derives but SQL never spells: a bare NULL, and an INTERVAL value.
   kNull,
   kInterval,
@@ -49,7 +51,7 @@ struct DataType {
   std::optional<int> scale;      // DECIMAL only
   TimeZone time_zone = TimeZone::kNone;  // TIME and TIMESTAMP
   Nullability nullability = Nullability::kUnspecified;
-  std::vector<DataType> params;  // ARRAY: element; MAP: key, value
+  std::vector<DataType> params;  // ARRAY, MULTISET: element; MAP: key, value
   std::vector<RowField> fields;  // ROW
 
   // Special members are defined in ast.cc, where RowField is complete.

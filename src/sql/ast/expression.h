@@ -50,11 +50,11 @@ struct Expr : PooledNode {
 
   template <typename T>
   const T& As() const {
-    return static_cast<const T&>(*this);
+    return CheckedCast<T>(*this);
   }
   template <typename T>
   T& As() {
-    return static_cast<T&>(*this);
+    return CheckedCast<T>(*this);
   }
 
   const ExprKind kind;

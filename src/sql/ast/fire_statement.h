@@ -1,5 +1,5 @@
-// `FIRE MATERIALIZED VIEW name | FIRE TABLE name | FIRE VIEW name | FIRE TRIGGER name [WITH
-// (...)]`.
+// `FIRE MATERIALIZED VIEW name | FIRE TABLE name | FIRE VIEW name | FIRE TRIGGER name [RETRY]
+// [WITH (...)]`.
 #pragma once
 
 #include "sql/ast/identifier.h"
@@ -12,6 +12,7 @@ struct FireStatement : Statement {
   FireStatement() : Statement(StatementKind::kFire) {}
   ObjectKind object = ObjectKind::kTrigger;
   QualifiedName name;
+  bool retry = false;  // TRIGGER only: run the window of its failed run again
   OptionList options;  // TRIGGER only
 };
 

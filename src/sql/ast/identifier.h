@@ -34,6 +34,8 @@ struct QualifiedName {
   Location loc() const { return parts.empty() ? Location{} : parts.front().loc; }
   // Folded parts joined with '.', e.g. `ADS.PAGE_VIEWS` (no quoting; for messages).
   std::string ToString() const;
+  // The folded parts, e.g. {"ADS", "PAGE_VIEWS"}: a path in the catalog.
+  std::vector<std::string> Names() const;
 
   friend bool operator==(const QualifiedName& a, const QualifiedName& b) {
     return a.parts == b.parts;

@@ -3,6 +3,7 @@
 // route their operator new/delete here, so ownership stays plain std::unique_ptr.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 
 namespace hop::sql {
@@ -18,5 +19,18 @@ struct PooledNode {
   static void* operator new(size_t size) { return AllocateNode(size); }
   static void operator delete(void* p, size_t size) noexcept { FreeNode(p, size); }
 };
+
+// The downcast behind every AST base's As<T>(): `node` must be a T. Casting a node to a type it
+// is not is a bug of the caller, which debug builds catch here (nodes are polymorphic).
+template <typename T, typename Base>
+const T& CheckedCast(const Base& node) {
+  assert(dynamic_cast<const T*>(&node) != nullptr && "As<T>() on an AST node of another type");
+  return static_cast<const T&>(node);
+}
+template <typename T, typename Base>
+T& CheckedCast(Base& node) {
+  assert(dynamic_cast<T*>(&node) != nullptr && "As<T>() on an AST node of another type");
+  return static_cast<T&>(node);
+}
 
 }  // namespace hop::sql

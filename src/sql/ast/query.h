@@ -32,11 +32,11 @@ struct TableRef : PooledNode {
   TableRef& operator=(const TableRef&) = delete;
   template <typename T>
   const T& As() const {
-    return static_cast<const T&>(*this);
+    return CheckedCast<T>(*this);
   }
   template <typename T>
   T& As() {
-    return static_cast<T&>(*this);
+    return CheckedCast<T>(*this);
   }
   const TableRefKind kind;
   Location loc;
@@ -88,11 +88,11 @@ struct QueryBody : PooledNode {
   QueryBody& operator=(const QueryBody&) = delete;
   template <typename T>
   const T& As() const {
-    return static_cast<const T&>(*this);
+    return CheckedCast<T>(*this);
   }
   template <typename T>
   T& As() {
-    return static_cast<T&>(*this);
+    return CheckedCast<T>(*this);
   }
   const QueryBodyKind kind;
   Location loc;

@@ -51,16 +51,16 @@ struct Statement : PooledNode {
 
   template <typename T>
   const T& As() const {
-    return static_cast<const T&>(*this);
+    return CheckedCast<T>(*this);
   }
   template <typename T>
   T& As() {
-    return static_cast<T&>(*this);
+    return CheckedCast<T>(*this);
   }
 
   const StatementKind kind;
-  Location loc;        // where the statement starts in its file
-  std::string source;  // the statement's text as parsed (without the closing ';')
+  Location loc;             // where the statement starts in its file
+  std::string source;       // the statement's text as parsed (without the closing ';')
   std::string line_prefix;  // the file's text before the statement on its first line
 };
 

@@ -1,0 +1,228 @@
+// Binding CREATE VIEW, MATERIALIZED VIEW, TABLE, TRIGGER and DATABASE: where the object goes,
+// what it is made of, and whether one of its name exists (compatibility.md §1.4, §5.2-§5.6).
+#include <fmt/format.h>
+
+#include <set>
+
+#include "binder/bind_internal.h"
+#include "common/cron.h"
+#include "common/redact.h"
+#include "common/strings.h"
+#include "resource/names.h"
+#include "sql/ast/create_database_statement.h"
+#include "sql/ast/create_materialized_view_statement.h"
+#include "sql/ast/create_table_statement.h"
+#include "sql/ast/create_trigger_statement.h"
+#include "sql/ast/create_view_statement.h"
+
+namespace hop::binder {
+
+namespace {
+
+// The path of an object created in `schema` under the last part of `name`.
+std::vector<std::string> PathIn(const catalog::Schema& schema, const sql::QualifiedName& name) {
+  std::vector<std::string> path = schema.Path();
+  path.push_back(name.back().name);
+  return path;
+}
+
+}  // namespace
+
+Result<BoundStatementPtr> BindCreateView(const catalog::Catalog& cat,
+                                         const sql::Statement& statement,
+                                         const BindOptions& options) {
+  auto bound = std::make_unique<BoundCreateView>(statement);
+  bound->materialized = statement.kind == sql::StatementKind::kCreateMaterializedView;
+  const sql::QualifiedName* name;
+  bool or_replace, if_not_exists;
+  if (bound->materialized) {
+    const auto& mv = statement.As<sql::CreateMaterializedViewStatement>();
+    name = &mv.name;
+    or_replace = mv.or_replace;
+    if_not_exists = mv.if_not_exists;
+    bound->query_ast = mv.query.get();
+    bound->columns = &mv.columns;
+  } else {
+    const auto& v = statement.As<sql::CreateViewStatement>();
+    name = &v.name;
+    or_replace = v.or_replace;
+    if_not_exists = v.if_not_exists;
+    bound->query_ast = v.query.get();
+    bound->columns = &v.columns;
+  }
+  HOP_ASSIGN_OR_RETURN(bound->schema, cat.SchemaFor(name->Names()));
+  HOP_RETURN_IF_ERROR(bound->schema->status);
+  // One-part names go to the default schema; the View says which.
+  bound->path = PathIn(*bound->schema, *name);
+  const std::string& leaf = bound->path.back();
+  if (auto t = bound->schema->tables.find(leaf); t != bound->schema->tables.end()) {
+    if (t->second.kind == catalog::ObjectKind::kTable) {
+      return Status::InvalidArgument(
+          fmt::format("Cannot overwrite physical table {} with a view.", leaf));
+    }
+    bound->existing = &t->second;
+  }
+  bound->resource = resource::Canonicalize(bound->path);
+  bound->replace = or_replace || options.apply_mode;
+  if (bound->existing != nullptr && !bound->replace) {
+    if (if_not_exists) {
+      bound->nothing_to_do = true;
+      return BoundStatementPtr(std::move(bound));
+    }
+    return Status::AlreadyExists(
+        fmt::format("View {} already exists. Use CREATE OR REPLACE to update.", leaf));
+  }
+  // The query must bind, and must not reach the view it defines (a cycle through OR REPLACE):
+  // the binder is told which view that is.
+  Binder binder(cat);
+  binder.SetStatement(&statement);
+  binder.SetDefinedView(bound->path);
+  HOP_ASSIGN_OR_RETURN(bound->query, binder.BindQuery(*bound->query_ast, *bound->columns));
+  if (bound->materialized) {
+    const auto& mv = statement.As<sql::CreateMaterializedViewStatement>();
+    if (mv.refresh_schedule) {
+      auto cron = CronSchedule::Parse(*mv.refresh_schedule);
+      if (!cron.ok()) {
+        return Status::InvalidArgument(
+            fmt::format("View {}: REFRESHED: {}", leaf, cron.status().message()));
+      }
+      bound->schedule = *mv.refresh_schedule;
+    }
+  }
+  return BoundStatementPtr(std::move(bound));
+}
+
+Result<BoundStatementPtr> BindCreateTable(const catalog::Catalog& cat,
+                                          const sql::Statement& statement,
+                                          const BindOptions& options) {
+  const auto& ct = statement.As<sql::CreateTableStatement>();
+  auto bound = std::make_unique<BoundCreateTable>(statement);
+  if (ct.as_query) {
+    return Status::InvalidArgument("Populating new tables is not currently supported.");
+  }
+  HOP_ASSIGN_OR_RETURN(bound->schema, cat.SchemaFor(ct.name.Names()));
+  const catalog::Schema& schema = *bound->schema;
+  HOP_RETURN_IF_ERROR(schema.status);
+  bound->path = PathIn(schema, ct.name);
+  const std::string& leaf = bound->path.back();
+  if (schema.database.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "{} is not a physical database: tables are created in a Database's schema", schema.name));
+  }
+  // The columns: declared, or those of the LIKE table.
+  catalog::RowType& row = bound->row;
+  if (ct.like) {
+    HOP_ASSIGN_OR_RETURN(const catalog::Table* source, cat.Resolve(ct.like->source.Names()));
+    row = source->row_type;
+    if (source->kind != catalog::ObjectKind::kTable) {
+      Binder binder(cat);
+      HOP_ASSIGN_OR_RETURN(RelPtr rel, binder.BindView(*source));
+      row = rel->row_type;
+    }
+  } else {
+    for (const auto& c : ct.columns) {
+      if (!c.type) {
+        return Status::InvalidArgument(
+            fmt::format("Column {} of table {} has no type", c.name.name, leaf));
+      }
+      if (c.value_kind != sql::ColumnValueKind::kNone) {
+        return Status::InvalidArgument(fmt::format(
+            "Unsupported column declaration: {} (defaults and generated columns)", c.name.name));
+      }
+      row.columns.push_back({c.name.name, *c.type});
+    }
+    for (const auto& k : ct.constraints) {
+      if (k.kind == sql::ConstraintKind::kCheck) {
+        return Status::InvalidArgument("Unsupported column declaration: CHECK constraints");
+      }
+    }
+  }
+  if (row.columns.empty()) return Status::InvalidArgument("No columns provided.");
+
+  bound->replace = ct.or_replace || options.apply_mode;
+  if (auto t = schema.tables.find(leaf); t != schema.tables.end()) {
+    if (t->second.kind != catalog::ObjectKind::kTable) {
+      return Status::InvalidArgument(
+          fmt::format("{} is a view; drop it before creating a table of that name", leaf));
+    }
+    if (!bound->replace) {
+      if (ct.if_not_exists) {
+        bound->nothing_to_do = true;
+        return BoundStatementPtr(std::move(bound));
+      }
+      return Status::AlreadyExists(
+          fmt::format("Table {} already exists. Use CREATE OR REPLACE to update.", leaf));
+    }
+    if (t->second.resource.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("Table {} comes from database {} ({}); hop cannot change it",
+                      t->second.QualifiedName(), schema.database, RedactSecrets(schema.url)));
+    }
+    bound->existing = &t->second;
+  }
+  for (const auto& o : ct.options.items) bound->options[o.key] = o.value;
+  return BoundStatementPtr(std::move(bound));
+}
+
+Result<BoundStatementPtr> BindCreateTrigger(const catalog::Catalog& cat,
+                                            const sql::Statement& statement,
+                                            const BindOptions& options) {
+  const auto& ct = statement.As<sql::CreateTriggerStatement>();
+  auto bound = std::make_unique<BoundCreateTrigger>(statement);
+  HOP_ASSIGN_OR_RETURN(bound->name, TriggerName(ct.name));
+  bound->sql_name = ct.name.back().name;
+  // What it listens to: a table (whose database it then depends on) or a view.
+  std::vector<std::string> path = ct.target.Names();
+  HOP_ASSIGN_OR_RETURN(bound->schema, cat.SchemaFor(path));
+  HOP_RETURN_IF_ERROR(bound->schema->status);
+  auto target = bound->schema->tables.find(path.back());
+  if (target == bound->schema->tables.end()) {
+    return Status::CatalogNotFound(fmt::format("View/table {} not found.", Join(path, ".")));
+  }
+  bound->target = &target->second;
+  bound->path = bound->schema->Path();
+  bound->path.push_back(target->first);
+  bound->database =
+      target->second.kind == catalog::ObjectKind::kTable ? target->second.database : "";
+  if (ct.schedule) {
+    auto cron = CronSchedule::Parse(*ct.schedule);
+    if (!cron.ok()) {
+      return Status::InvalidArgument(
+          fmt::format("Trigger {}: SCHEDULED: {}", bound->sql_name, cron.status().message()));
+    }
+    bound->schedule = *ct.schedule;
+  }
+  bound->template_name = resource::Canonicalize(ct.job_template);
+  bound->template_namespace = ct.job_namespace;
+  bound->replace = ct.or_replace || options.apply_mode;
+  return BoundStatementPtr(std::move(bound));
+}
+
+Result<BoundStatementPtr> BindCreateDatabase(const sql::Statement& statement,
+                                             const BindOptions& options) {
+  const auto& db = statement.As<sql::CreateDatabaseStatement>();
+  auto bound = std::make_unique<BoundCreateDatabase>(statement);
+  if (db.name.size() != 1) {
+    return Status::InvalidArgument("Database names cannot be compound identifiers.");
+  }
+  bound->sql_name = db.name.back().name;
+  bound->name = resource::Canonicalize(bound->sql_name);
+  // Options are looked up without regard to case.
+  for (const auto& o : db.options.items) bound->options[AsciiToLower(o.key)] = o.value;
+  if (!bound->options.count("url")) {
+    return Status::InvalidArgument(
+        fmt::format("Database {} requires a 'url' option.", bound->sql_name));
+  }
+  if (auto it = bound->options.find("dialect"); it != bound->options.end()) {
+    static const std::set<std::string> kDialects = {"ANSI", "MySQL", "Calcite"};
+    if (!kDialects.count(it->second)) {
+      return Status::InvalidArgument(
+          fmt::format("Database {}: dialect must be ANSI, MySQL or Calcite, not '{}'",
+                      bound->sql_name, it->second));
+    }
+  }
+  bound->replace = db.or_replace || options.apply_mode;
+  return BoundStatementPtr(std::move(bound));
+}
+
+}  // namespace hop::binder

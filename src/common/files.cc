@@ -1,0 +1,48 @@
+#include "common/files.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+namespace hop {
+
+Status CreatePrivateDirectories(const std::string& dir) {
+  namespace fs = std::filesystem;
+  // The missing directories, outermost first.
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path p = fs::path(dir).lexically_normal(); !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p, ec)) break;
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      return Status::Unavailable(
+          fmt::format("cannot create directory {}: {}", it->string(), std::strerror(errno)));
+    }
+    // mkdir's mode is masked by the umask; the directory is ours either way.
+    ::chmod(it->c_str(), 0700);
+  }
+  if (!fs::is_directory(dir, ec)) {
+    return Status::Unavailable(fmt::format("cannot create directory {}: {}", dir,
+                                           ec ? ec.message() : "it is not a directory"));
+  }
+  return Status::OK();
+}
+
+int OpenPrivateFile(const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) ::fchmod(fd, 0600);  // the umask may have taken bits away; never adds any
+  return fd;
+}
+
+void MakePrivate(const std::string& path) { ::chmod(path.c_str(), 0600); }
+
+}  // namespace hop

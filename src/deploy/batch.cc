@@ -1,0 +1,155 @@
+#include "deploy/batch.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "deploy/objects.h"
+
+namespace hop::deploy {
+
+using resource::Resource;
+using store::Write;
+
+namespace {
+
+// `existing` with the desired object's content: spec and the other top-level fields from
+// `desired`; labels and annotations merged with the desired ones winning (typed objects) or the
+// existing ones winning (rendered ones); owner references added. The store keeps uid and the
+// rest of metadata.
+Resource Updated(const Resource& existing, const Resource& desired, bool desired_wins) {
+  Resource out(desired.json());
+  out.set_name(existing.name());
+  out.set_namespace(existing.namespace_name());
+  std::map<std::string, std::string> labels = existing.labels();
+  std::map<std::string, std::string> annotations = existing.annotations();
+  for (const auto& [k, v] : desired.labels()) {
+    if (desired_wins || !labels.count(k)) labels[k] = v;
+  }
+  for (const auto& [k, v] : desired.annotations()) {
+    if (desired_wins || !annotations.count(k)) annotations[k] = v;
+  }
+  for (const auto& [k, v] : labels) out.set_label(k, v);
+  for (const auto& [k, v] : annotations) out.set_annotation(k, v);
+  auto owners = existing.owner_references();
+  for (const auto& o : desired.owner_references()) {
+    bool known = std::any_of(owners.begin(), owners.end(), [&](const resource::OwnerReference& x) {
+      return x.kind == o.kind && x.name == o.name && x.api_version == o.api_version;
+    });
+    if (!known) owners.push_back(o);
+  }
+  out.set_owner_references(owners);
+  out.set_finalizers(existing.finalizers());
+  // Status belongs to whoever reconciles the object.
+  if (existing.status()) {
+    out.set_status(*existing.status());
+  } else {
+    out.clear_status();
+  }
+  return out;
+}
+
+}  // namespace
+
+Batch::Batch(store::Store& store, const ExecuteOptions& options, const catalog::Catalog& catalog,
+             const sql::Statement* statement)
+    : store_(store), options_(options), catalog_(catalog), statement_(statement) {}
+
+Result<RenderContext> Batch::Render() const {
+  RenderContext render;
+  if (options_.render != nullptr) {
+    render = *options_.render;
+  } else {
+    HOP_ASSIGN_OR_RETURN(render, LoadRenderContext(store_, options_.namespace_name));
+  }
+  if (options_.provisioners != nullptr) {
+    for (const catalog::Schema* schema : catalog_.Schemas()) {
+      if (options_.provisioners->For(*schema) != nullptr) {
+        render.provisioned_synchronously.insert(schema->database);
+      }
+    }
+  }
+  return render;
+}
+
+Status Batch::Put(const Resource& desired, bool desired_wins, bool must_create) {
+  if (must_create) {
+    changes_.push_back({Write::Create(desired), ""});
+    return Status::OK();
+  }
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, store_.Find(store::RefOf(desired)));
+  if (!existing) {
+    changes_.push_back({Write::Create(desired), ""});
+  } else {
+    changes_.push_back(
+        {Write::Update(Updated(*existing, desired, desired_wins)), existing->resource_version()});
+  }
+  return Status::OK();
+}
+
+Status Batch::PutElements(const std::vector<Spec>& specs, const Resource& owner) {
+  for (const Spec& spec : specs) {
+    const std::string where = spec.template_kind + " " + spec.template_name;
+    for (const Json& doc : spec.docs) {
+      if (doc.is_null()) continue;
+      HOP_ASSIGN_OR_RETURN(Resource element, Resource::FromJson(doc, where));
+      if (element.namespace_name().empty()) element.set_namespace(owner.namespace_name());
+      // Owner references never cross namespaces: an element a template puts in another
+      // namespace is not owned, and outlives its owner.
+      if (element.namespace_name() == owner.namespace_name()) {
+        element.set_owner_references({OwnerByName(owner)});
+      }
+      HOP_RETURN_IF_ERROR(Put(element, false));
+    }
+  }
+  return Status::OK();
+}
+
+void Batch::AddEffect(bool create, const catalog::Schema& schema,
+                      const catalog::TableDefinition& table) {
+  if (options_.provisioners == nullptr || schema.database.empty()) return;
+  catalog::Provisioner* provisioner = options_.provisioners->For(schema);
+  if (provisioner == nullptr) return;
+  for (const Effect& e : effects_) {
+    if (e.create == create && e.table.database == table.database && e.table.path == table.path) {
+      return;  // a table read twice, or read and written
+    }
+  }
+  Effect effect;
+  effect.create = create;
+  effect.provisioner = provisioner;
+  effect.schema = schema;
+  effect.schema.tables.clear();
+  effect.table = table;
+  effects_.push_back(std::move(effect));
+}
+
+Status Batch::Check(Subject subject) {
+  subject.statement = statement_;
+  ValidationContext context{store_, options_.namespace_name};
+  Issues& issues = issues_.Child(SubjectContext(subject));
+  for (const Validator* v : DefaultValidators()) v->Validate(subject, context, issues);
+  return issues_.ToStatus(StatusCode::kValidation, "Failed validation:");
+}
+
+Status Batch::CheckObject(const Resource& object) {
+  Subject subject(ValidationPoint::kObject);
+  subject.object = &object;
+  return Check(std::move(subject));
+}
+
+std::string Batch::StampAfter(std::initializer_list<std::string_view> after) const {
+  using std::chrono::milliseconds;
+  SystemTime now = std::chrono::time_point_cast<milliseconds>(options_.clock->Now());
+  for (std::string_view text : after) {
+    if (text.empty()) continue;
+    if (auto t = ParseRfc3339(text); t && now <= *t) {
+      now = std::chrono::time_point_cast<milliseconds>(*t) + milliseconds(1);
+    }
+  }
+  return FormatRfc3339(now, 3);
+}
+
+}  // namespace hop::deploy

@@ -1,0 +1,131 @@
+// DROP (compatibility.md §5.7, §5.8), and `hop delete`, which deletes a resource as the DROP of
+// its kind would: the object goes once nothing depends on it, with what it owns; a table goes
+// from its system too when the system has a provisioner.
+#include <fmt/format.h>
+
+#include "common/strings.h"
+#include "deploy/deployers.h"
+#include "deploy/objects.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
+
+namespace hop::deploy {
+
+using resource::DatabaseKind;
+using resource::Resource;
+using resource::TableTriggerKind;
+using resource::ViewKind;
+using store::ObjectRef;
+using store::Write;
+
+Status DropDeployer::DropTable(const catalog::Table& table, bool force, Batch& batch) {
+  const std::string& ns = batch.namespace_name();
+  if (table.resource.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("Table {} comes from database {}; hop cannot drop it", table.QualifiedName(),
+                    table.database));
+  }
+  // The pre-delete guard (compatibility.md §5.8): pipelines and triggers that depend on the table.
+  Subject pending(ValidationPoint::kPendingDelete);
+  pending.deleted = {resource::TableKind::Info().group_kind(), ns, table.resource};
+  pending.identifier = resource::DependencyIdentifier(table.database, table.path);
+  if (!force) HOP_RETURN_IF_ERROR(batch.Check(std::move(pending)));
+  // Deleting the Table deletes, by ownership, the resources rendered for it; its system's
+  // provisioner, if it has one, drops it there.
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, batch.catalog().SchemaFor(table.path));
+  batch.AddEffect(false, *schema, {table.database, table.path, table.row_type, table.options});
+  batch.Add({Write::Delete({resource::TableKind::Info().group_kind(), ns, table.resource}), ""});
+  return Status::OK();
+}
+
+Status DropDeployer::DropView(const catalog::Table& view, bool force, Batch& batch) {
+  const std::string& ns = batch.namespace_name();
+  // Triggers listening to the view, and pipelines reading a materialized view's table (other
+  // than its own).
+  Subject pending(ValidationPoint::kPendingDelete);
+  pending.deleted = {ViewKind::Info().group_kind(), ns, view.resource};
+  pending.trigger_selector =
+      fmt::format("{}={}", kViewLabel, ViewLabelValue(resource::Canonicalize(view.path)));
+  if (view.kind == catalog::ObjectKind::kMaterializedView && !view.database.empty()) {
+    pending.identifier = resource::DependencyIdentifier(view.database, view.path);
+    pending.self_kind = "View";
+    pending.self_name = view.resource;
+  }
+  if (!force) HOP_RETURN_IF_ERROR(batch.Check(std::move(pending)));
+  // Deleting the View deletes, by ownership, its Pipeline and the elements it alone owns.
+  batch.Add({Write::Delete({ViewKind::Info().group_kind(), ns, view.resource}), ""});
+  return Status::OK();
+}
+
+Status DropDeployer::DropDatabase(const ObjectRef& ref, bool force, Batch& batch) {
+  // Nothing may be left in it: the tables declared in it and the views of its schema.
+  std::vector<std::string> dependents;
+  if (const catalog::Schema* schema = batch.catalog().SchemaOfDatabase(ref.name)) {
+    for (const auto& [name, t] : schema->tables) {
+      if (t.resource.empty()) continue;  // the database's own tables go with it
+      dependents.push_back((t.kind == catalog::ObjectKind::kTable ? "table/" : "view/") +
+                           t.resource);
+    }
+  }
+  if (!dependents.empty() && !force) {
+    return Status::ValidationError(
+        fmt::format("Cannot delete database {} \u2014 {} active dependent(s): {}", ref.name,
+                    dependents.size(), Join(dependents, ", ")));
+  }
+  batch.Add({Write::Delete(ref), ""});
+  return Status::OK();
+}
+
+Status DropDeployer::Specify(const binder::BoundStatement& statement, Batch& batch) const {
+  const auto& drop = statement.As<binder::BoundDrop>();
+  if (drop.nothing_to_do) return Status::OK();
+  const std::string& ns = batch.namespace_name();
+  switch (drop.object) {
+    case sql::ObjectKind::kTrigger: {
+      // Triggers are resources, not catalog objects: whether one exists is read here.
+      const ObjectRef ref{TableTriggerKind::Info().group_kind(), ns, drop.name};
+      HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, batch.store().Find(ref));
+      if (!existing) {
+        if (drop.if_exists) return Status::OK();
+        return Status::NotFound(fmt::format("Trigger {} not found.", drop.sql_name));
+      }
+      batch.Add({Write::Delete(ref), ""});
+      return Status::OK();
+    }
+    case sql::ObjectKind::kDatabase: {
+      const ObjectRef ref{DatabaseKind::Info().group_kind(), ns, drop.name};
+      HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, batch.store().Find(ref));
+      if (!existing) {
+        if (drop.if_exists) return Status::OK();
+        return Status::NotFound(fmt::format("Database {} not found.", drop.sql_name));
+      }
+      return DropDatabase(ref, /*force=*/false, batch);
+    }
+    case sql::ObjectKind::kTable: return DropTable(*drop.target, /*force=*/false, batch);
+    default: return DropView(*drop.target, /*force=*/false, batch);
+  }
+}
+
+Status SpecifyDeletion(const ObjectRef& ref, bool force, Batch& batch) {
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, batch.store().Find(ref));
+  if (!existing) return batch.store().Get(ref).status();  // its own Not Found
+  const bool table = ref.kind == resource::TableKind::Info().group_kind();
+  const bool view = ref.kind == ViewKind::Info().group_kind();
+  if (ref.kind == DatabaseKind::Info().group_kind()) {
+    return DropDeployer::DropDatabase(ref, force, batch);
+  }
+  if (table || view) {
+    // The table or view the catalog made of it, if it made one.
+    for (const catalog::Schema* schema : batch.catalog().Schemas()) {
+      for (const auto& [name, t] : schema->tables) {
+        if (t.resource != ref.name || (t.kind == catalog::ObjectKind::kTable) != table) continue;
+        return table ? DropDeployer::DropTable(t, force, batch)
+                     : DropDeployer::DropView(t, force, batch);
+      }
+    }
+  }
+  batch.Add({Write::Delete(ref), ""});
+  return Status::OK();
+}
+
+}  // namespace hop::deploy
