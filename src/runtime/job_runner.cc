@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -490,15 +491,41 @@ struct JobRunner::Impl {
     const std::string marker = (fs::path(work) / kMarkerFile).string();
     WriteToFile(marker, MarkerLine(0, 0, job.uid(), attempt, exit_file), /*append=*/false);
 
+    // The start gate: the wrapper waits on descriptor 3 for "go", which this runner sends only
+    // once the attempt is in the Job's status. A runner that stops (or fails to record the
+    // attempt) before then closes its end by dying, and the wrapper leaves without running the
+    // command: no command runs that no status records, so no later runner can run it twice.
+    int gate[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gate) != 0) {
+      close(log_fd);
+      RemoveMarker(ref);
+      return Status::Unavailable(std::string("cannot make a start gate: ") + std::strerror(errno));
+    }
+    struct Gate {
+      int fd;
+      ~Gate() {
+        if (fd >= 0) close(fd);
+      }
+      void Open() {
+        [[maybe_unused]] ssize_t sent = send(fd, "go\n", 3, MSG_NOSIGNAL);
+        close(fd);
+        fd = -1;
+      }
+    } gate_writer{gate[1]};
     // The wrapper shell writes the command's exit code where any later runner can read it, even
     // one that is not the process's parent.
     SpawnRequest request;
-    request.argv = {"/bin/sh", "-c", "\"$@\"; echo $? > " + ShellQuote(exit_file), "hop-job"};
+    request.argv = {"/bin/sh", "-c",
+                    "IFS= read -r go <&3; exec 3<&-; [ \"$go\" = go ] || exit 0; \"$@\"; echo $? > " +
+                        ShellQuote(exit_file),
+                    "hop-job"};
     request.argv.insert(request.argv.end(), spec.argv.begin(), spec.argv.end());
     request.env = spec.env;
     request.working_dir = work;
     request.output_fd = log_fd;
+    request.gate_fd = gate[0];
     auto pid = SpawnSession(request);
+    close(gate[0]);
     if (!pid.ok()) {
       // The system refused to start the process (an argument list too long, no memory, ...): as
       // a container that cannot start, that is a failed attempt, counted against the backoff
@@ -548,6 +575,7 @@ struct JobRunner::Impl {
       if (!written.ok()) return written.status();
       return std::optional<milliseconds>(milliseconds(100));
     }
+    gate_writer.Open();
     log::Info("Job {}: started attempt {} as process group {}: {}", key, attempt, *pid,
               CommandText(spec.written_argv));
     // How long the fire that made this Job waited for its process (first attempts only).

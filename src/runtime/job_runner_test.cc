@@ -593,6 +593,60 @@ TEST_F(JobRunnerTest, AVanishedAttemptCountsAsFailed) {
   }
 }
 
+// A store that refuses, when armed, the write recording that an attempt started, after a pause
+// long enough for an unguarded command to have run.
+class RefusesStarts : public store::Store {
+ public:
+  explicit RefusesStarts(store::Store& inner) : inner_(inner) {}
+  std::atomic<bool> armed{true};
+  Result<Resource> Get(const ObjectRef& ref) override { return inner_.Get(ref); }
+  Result<store::ListResult> List(const store::ListOptions& o) override { return inner_.List(o); }
+  Result<std::vector<Resource>> Commit(std::vector<store::Write> writes) override {
+    for (const store::Write& w : writes) {
+      const Json* status = w.object.status();
+      if (armed && w.op == store::Write::Op::kUpdateStatus && status != nullptr &&
+          status->contains("hop") && (*status)["hop"].contains("pid")) {
+        std::this_thread::sleep_for(300ms);
+        return Status::Unavailable("the disk is full");
+      }
+    }
+    return inner_.Commit(std::move(writes));
+  }
+  std::unique_ptr<store::Watch> StartWatch(const store::WatchOptions& o) override {
+    return inner_.StartWatch(o);
+  }
+  Result<int64_t> Revision() override { return inner_.Revision(); }
+
+ private:
+  store::Store& inner_;
+};
+
+// An attempt's command runs only once the attempt is in the Job's status: when the runner cannot
+// record it (or stops before it could), the command has not run, so the attempt that follows
+// runs it once, not twice.
+TEST_F(JobRunnerTest, ACommandRunsOnlyOnceItsAttemptIsRecorded) {
+  RefusesStarts store(*store_);
+  JobRunner runner(store, Options());
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource("gated", {"sh", "-c", "echo ran >> runs"}));
+  const fs::path runs = fs::path(runner.WorkDir(ref)) / "runs";
+  auto refused = runner.Sync(ref);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(fs::exists(runs)) << "the command ran before its attempt was recorded";
+
+  store.armed = false;
+  bool complete = WaitFor([&] {
+    auto synced = runner.Sync(ref);
+    auto got = store_->Get(ref);
+    return synced.ok() && got.ok() && IsComplete(*got);
+  });
+  ASSERT_TRUE(complete) << Get(ref).ToJsonText(2);
+  EXPECT_EQ(ReadFile(runs.string()), "ran\n");
+  runner.Stop();
+}
+
 TEST_F(JobRunnerTest, RecordsAnExitThatHappenedWhileNoRunnerWatched) {
   JobRunner& runner = NewRunner();
   ObjectRef ref = Create(JobResource("finished-meanwhile", {"sh", "-c", "exit 1"}));

@@ -161,6 +161,17 @@ Result<pid_t> SpawnSession(const SpawnRequest& request) {
       if (fd >= 0) close(fd);
     }
   } close_owned{owned_fd};
+  // Likewise the gate, which must not be a descriptor the child's 0 to 3 replace before it.
+  int gate_fd = request.gate_fd;
+  int owned_gate = -1;
+  if (gate_fd >= 0 && gate_fd <= 3) {
+    owned_gate = fcntl(gate_fd, F_DUPFD_CLOEXEC, 4);
+    if (owned_gate < 0) {
+      return Status::Unavailable("cannot start " + what + ": " + std::strerror(errno));
+    }
+    gate_fd = owned_gate;
+  }
+  CloseOnExit close_gate{owned_gate};
 
   SpawnObjects spawn;
   if (!spawn.ok()) return Status::Unavailable("cannot prepare to start " + what);
@@ -181,7 +192,10 @@ Result<pid_t> SpawnSession(const SpawnRequest& request) {
     rc = posix_spawn_file_actions_adddup2(&spawn.actions, output_fd, 1);
     if (rc == 0) rc = posix_spawn_file_actions_adddup2(&spawn.actions, output_fd, 2);
   }
-  if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&spawn.actions, 3);
+  if (rc == 0 && gate_fd >= 0) rc = posix_spawn_file_actions_adddup2(&spawn.actions, gate_fd, 3);
+  if (rc == 0) {
+    rc = posix_spawn_file_actions_addclosefrom_np(&spawn.actions, gate_fd >= 0 ? 4 : 3);
+  }
   if (rc == 0 && !request.working_dir.empty()) {
     rc = posix_spawn_file_actions_addchdir_np(&spawn.actions, request.working_dir.c_str());
   }

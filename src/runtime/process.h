@@ -41,10 +41,13 @@ struct SpawnRequest {
   std::vector<std::pair<std::string, std::string>> env;
   std::string working_dir;
   int output_fd = -1;  // becomes the child's stdout and stderr; stdin is /dev/null
+  // Becomes the child's descriptor 3 when set (the Job runner's start gate, job_runner.cc).
+  int gate_fd = -1;
 };
 
 // Starts `request` as the leader of a new session and process group (setsid), with every signal
-// at its default disposition, an empty signal mask and no descriptors besides 0, 1 and 2.
+// at its default disposition, an empty signal mask and no descriptors besides 0, 1 and 2 (and 3,
+// the gate, when the request has one).
 // Returns its pid (this process's child: reap it with waitpid). Unavailable when the system
 // refuses (the message names the command and the error).
 Result<pid_t> SpawnSession(const SpawnRequest& request);
