@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "engine/functions_impl.h"
 
@@ -806,25 +807,9 @@ void SplitIndexFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 }
 
 std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  AppendJsonString(s, out);
+  return out;
 }
 
 void SplitFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {

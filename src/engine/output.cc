@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "engine/functions_impl.h"
 
@@ -129,29 +130,6 @@ void Tsv(std::string_view text, std::string& out) {
   }
 }
 
-void JsonString(std::string_view s, std::string& out) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
-
 }  // namespace
 
 bool ParseOutputFormat(std::string_view name, OutputFormat* out) {
@@ -250,7 +228,7 @@ Result<int64_t> WriteResult(Cursor& cursor, OutputFormat format, std::string& ou
     out += cursor.rows() == 1 ? "\n{" : ",\n{";
     for (size_t i = 0; i < n; ++i) {
       if (i > 0) out += ',';
-      JsonString(cursor.names()[i], out);
+      AppendJsonString(cursor.names()[i], out);
       out += ':';
       internal::AppendJson(cursor.GetValue(static_cast<int>(i)), cursor.reps()[i], out);
     }
