@@ -172,7 +172,9 @@ Result<sql::TypeName> LocalStorageType(const sql::DataType& t) {
     case TypeName::kNull:
     case TypeName::kInterval: break;
   }
-  return Status::InvalidArgument("a local table cannot have a column of this type");
+  auto printed = sql::PrintType(t);
+  return Status::InvalidArgument(fmt::format("a local table cannot have a column of type {}",
+                                             printed.ok() ? *printed : std::string("this type")));
 }
 
 Result<bool> LocalProvisioner::Exists(const Schema& schema, const TableDefinition& table) {

@@ -231,6 +231,7 @@ Rep RepOf(const DataType& t) {
       r.kind = t.time_zone == sql::TimeZone::kNone ? RepKind::kTimestamp : RepKind::kTimestampLtz;
       break;
     case TypeName::kArray:
+    case TypeName::kMultiset:  // its elements as an array, in no particular order
     case TypeName::kMap:
     case TypeName::kRow: r.kind = RepKind::kJson; break;
     case TypeName::kNull: r.kind = RepKind::kNull; break;
@@ -850,6 +851,9 @@ std::string RepTypeName(const Rep& rep) {
       return t.time_zone == sql::TimeZone::kNone ? "TIMESTAMP" : "TIMESTAMP WITH LOCAL TIME ZONE";
     case TypeName::kArray:
       return (t.params.empty() ? std::string("?") : RepTypeName(RepOf(t.params[0]))) + " ARRAY";
+    case TypeName::kMultiset:
+      return (t.params.empty() ? std::string("?") : RepTypeName(RepOf(t.params[0]))) +
+             " MULTISET";
     case TypeName::kMap:
       if (t.params.size() == 2) {
         return fmt::format("({}, {}) MAP", RepTypeName(RepOf(t.params[0])),
