@@ -22,6 +22,7 @@
 
 #include "common/strings.h"
 #include "runtime/job_model.h"
+#include "runtime/job_reconciler.h"
 #include "runtime/process.h"
 #include "store/sqlite_store.h"
 #include "test/lib/fixtures.h"
@@ -320,6 +321,29 @@ TEST_F(JobRunnerTest, WaitsBeforeARetry) {
   ASSERT_TRUE(synced->has_value());
   EXPECT_GT(**synced, 30s);  // about a minute: only a few seconds can have passed
   EXPECT_EQ(AttemptsOf(Get(ref)), 1);
+}
+
+// The Job reconciler is one Sync: the operator looks at the Job again when Sync says (here, a
+// retry's delay), and not at all once it has finished.
+TEST_F(JobRunnerTest, TheJobReconcilerLooksAgainWhenSyncSays) {
+  JobRunnerOptions options = Options();
+  options.retry_delay = 60s;
+  options.max_retry_delay = 120s;
+  JobRunner& runner = NewRunner(options);
+  JobReconciler reconciler(runner);
+  const op::ReconcileContext context{"r-test", &SystemClock()};
+  ObjectRef failing = Create(JobResource("reconciled-retry", {"sh", "-c", "exit 1"}));
+  ASSERT_TRUE(SyncUntil(runner, failing, [](const Resource& j) { return FailedOf(j) == 1; }));
+  auto result = reconciler.Reconcile({failing}, context);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_TRUE(result->requeue_after.has_value());
+  EXPECT_GT(*result->requeue_after, 30s);
+
+  ObjectRef done = Create(JobResource("reconciled-done", {"sh", "-c", "exit 0"}));
+  ASSERT_TRUE(SyncUntil(runner, done, IsComplete));
+  result = reconciler.Reconcile({done}, context);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_FALSE(result->requeue_after.has_value());
 }
 
 TEST_F(JobRunnerTest, DeadlineKillsTheGroupAndFailsTheJob) {

@@ -16,6 +16,7 @@
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "runtime/job_model.h"
+#include "runtime/job_reconciler.h"
 #include "runtime/job_runner.h"
 
 namespace hop::session {
@@ -23,20 +24,6 @@ namespace hop::session {
 namespace {
 
 const store::GroupKind kJob{"batch", "Job"};
-
-// The runtime's Job runner as a reconciler of Jobs.
-class JobReconciler : public op::Reconciler {
- public:
-  explicit JobReconciler(runtime::JobRunner& runner) : runner_(runner) {}
-  hop::Result<op::ReconcileResult> Reconcile(const op::Request& request,
-                                             const op::ReconcileContext&) override {
-    HOP_ASSIGN_OR_RETURN(std::optional<std::chrono::milliseconds> after, runner_.Sync(request.ref));
-    return op::ReconcileResult{after};
-  }
-
- private:
-  runtime::JobRunner& runner_;
-};
 
 }  // namespace
 
@@ -51,7 +38,7 @@ struct ControlPlane::Impl {
   std::unique_ptr<op::PipelineReconciler> pipelines;
   std::unique_ptr<op::ProvisionReconciler> provisions;
   std::unique_ptr<op::SubscriptionReconciler> subscriptions;
-  std::unique_ptr<JobReconciler> jobs;
+  std::unique_ptr<runtime::JobReconciler> jobs;
   std::unique_ptr<op::Manager> manager;
   store::Store* store = nullptr;
 };
@@ -86,7 +73,7 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.views = std::make_unique<op::ViewReconciler>(store);
   impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
-  impl.jobs = std::make_unique<JobReconciler>(*impl.runner);
+  impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
   impl.subscriptions = std::make_unique<op::SubscriptionReconciler>(store);
 
   // A pipeline looks at its elements again when one of the kinds pipelines are usually made of
