@@ -56,17 +56,11 @@ std::string RequestText(const Request& r) {
   return fmt::format("{} {}/{}", r.ref.kind.kind, r.ref.namespace_name, r.ref.name);
 }
 
-Status Terminal(Status status) {
-  if (status.ok() || IsTerminal(status)) return status;
-  return status.WithContext(kTerminalPrefix);
-}
-
-bool IsTerminal(const Status& status) {
-  const std::string& m = status.message();
-  if (status.ok()) return false;
-  if (m.starts_with(kTerminalPrefix)) return true;
-  // Behind a WithContext() prefix, which by convention ends in ": ".
-  return m.find(fmt::format(": {}", kTerminalPrefix)) != std::string::npos;
+ReconcileResult ReconcileResult::Terminal(Status why) {
+  if (why.ok()) why = Status::Internal("a terminal failure without a cause");
+  ReconcileResult out;
+  out.terminal = TerminalError{std::move(why)};
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,15 +263,16 @@ struct Manager::Impl {
 
     if (!result.ok()) {
       errors.fetch_add(1);
-      const Status& status = result.status();
-      if (IsTerminal(status)) {
-        queue.Forget(request);
-        log::Warn("{} {}: failed, not retried, in {}: {}", id, what, took, status.ToString());
-      } else {
-        const Duration delay = queue.AddRateLimited(request);
-        log::Warn("{} {}: failed (attempt {}), retry in {}, in {}: {}", id, what,
-                  queue.NumRequeues(request), DelayText(delay), took, status.ToString());
-      }
+      const Duration delay = queue.AddRateLimited(request);
+      log::Warn("{} {}: failed (attempt {}), retry in {}, in {}: {}", id, what,
+                queue.NumRequeues(request), DelayText(delay), took, result.status().ToString());
+      return;
+    }
+    if (result->terminal) {
+      errors.fetch_add(1);
+      queue.Forget(request);
+      log::Warn("{} {}: failed, not retried, in {}: {}", id, what, took,
+                result->terminal->status.ToString());
       return;
     }
     queue.Forget(request);

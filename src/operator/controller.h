@@ -36,27 +36,26 @@ struct Request {
 };
 std::string RequestText(const Request& r);  // "TableTrigger default/nightly"
 
-// The outcome of one reconcile, besides an error.
+// A failure that retrying cannot mend (an invalid spec): the manager logs it and forgets the
+// request until the object changes. It is its own type, not a mark in a message: a reconciler
+// returns it as its outcome (ReconcileResult::Terminal), and the manager tells it from an error
+// Status, which is retried with backoff, by which of the two it got.
+struct TerminalError {
+  Status status;  // why; never OK
+};
+
+// The outcome of one reconcile that did not fail with an error Status.
 struct ReconcileResult {
   // Look at the object again after this long (nullopt: only when it changes, or at resync).
   std::optional<Duration> requeue_after;
+  // Set: the reconcile failed for good (requeue_after is then ignored).
+  std::optional<TerminalError> terminal;
 
   static ReconcileResult Done() { return {}; }
-  static ReconcileResult RequeueAfter(Duration d) { return {d}; }
+  static ReconcileResult RequeueAfter(Duration d) { return {d, std::nullopt}; }
+  // A terminal failure because of `why`; an OK `why` is a reconciler's bug, reported as Internal.
+  static ReconcileResult Terminal(Status why);
 };
-
-// Errors a reconciler returns are retried with capped exponential backoff, except terminal
-// ones, which are logged and not retried until the object changes.
-//
-// A terminal status is marked in its message, since Status has no room for a flag: Terminal()
-// prefixes the message with kTerminalPrefix and keeps the code, so the mark survives copies and
-// reads naturally wherever the message is shown ("Validation Error: terminal: spec.url is
-// missing"). IsTerminal() finds the mark at the start of the message or after a context added
-// by WithContext() (whose prefixes end in ": "). Terminal() of an OK status is OK; of a terminal
-// status, the same status.
-inline constexpr std::string_view kTerminalPrefix = "terminal: ";
-Status Terminal(Status status);
-bool IsTerminal(const Status& status);
 
 // What a reconcile gets besides its request.
 struct ReconcileContext {
@@ -68,7 +67,8 @@ class Reconciler {
  public:
   virtual ~Reconciler() = default;
   // Brings the object of `request` towards its desired state. Must be idempotent: it may run any
-  // number of times for one state of the store. Not found → Done.
+  // number of times for one state of the store. Not found → Done. An error Status is retried
+  // with backoff; a failure retrying cannot mend is ReconcileResult::Terminal.
   virtual hop::Result<ReconcileResult> Reconcile(const Request& request,
                                                  const ReconcileContext& context) = 0;
 };

@@ -291,7 +291,7 @@ TEST_F(ManagerTest, ExceptionsAreCaughtAndRetried) {
 TEST_F(ManagerTest, TerminalErrorsAreNotRetriedUntilTheObjectChanges) {
   Create(ConfigMap("a"));
   TestReconciler rec(store_.get(), [](const Request&, int call) -> hop::Result<ReconcileResult> {
-    if (call == 1) return Terminal(Status::ValidationError("spec.url is missing"));
+    if (call == 1) return ReconcileResult::Terminal(Status::ValidationError("spec.url is missing"));
     return ReconcileResult::Done();
   });
   Manager m(*store_, Options());
@@ -518,7 +518,8 @@ TEST_F(ManagerTest, LogsEveryOutcome) {
   TestReconciler rec(store_.get(), [](const Request& r, int) -> hop::Result<ReconcileResult> {
     if (r.ref.name == "later") return ReconcileResult::RequeueAfter(minutes(2));
     if (r.ref.name == "failing") return Status::Unavailable("down");
-    if (r.ref.name == "terminal") return Terminal(Status::InvalidArgument("never"));
+    if (r.ref.name == "terminal")
+      return ReconcileResult::Terminal(Status::InvalidArgument("never"));
     return ReconcileResult::Done();
   });
   {
@@ -532,32 +533,38 @@ TEST_F(ManagerTest, LogsEveryOutcome) {
   log::SetLevel(before);
 }
 
-// ---- Terminal errors and request text ----
+// ---- Terminal outcomes and request text ----
 
-TEST(ControllerTest, TerminalMarksAStatusAndKeepsItsCode) {
-  const Status plain = Status::ValidationError("spec.url is missing");
-  const Status terminal = Terminal(plain);
-  EXPECT_EQ(terminal.code(), StatusCode::kValidation);
-  EXPECT_EQ(terminal.message(), "terminal: spec.url is missing");
-  EXPECT_EQ(terminal.ToString(), "Validation Error: terminal: spec.url is missing");
-  EXPECT_EQ(Terminal(terminal), terminal);  // marking twice changes nothing
-  EXPECT_TRUE(Terminal(Status::OK()).ok());
+// A terminal failure is told by its type, whatever the words: an error Status that reads like one
+// is retried, and the terminal outcome keeps its Status as it was.
+TEST_F(ManagerTest, ATerminalFailureIsATypeNotAMessage) {
+  Create(ConfigMap("worded"));
+  Create(ConfigMap("typed"));
+  TestReconciler rec(store_.get(), [](const Request& r, int) -> hop::Result<ReconcileResult> {
+    if (r.ref.name == "worded") return Status::InvalidArgument("terminal: spec.url is missing");
+    return ReconcileResult::Terminal(Status::ValidationError("spec.url is missing"));
+  });
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(m.metrics().errors, 2);
+  EXPECT_EQ(m.metrics().delayed, 1);  // "worded" waits for its backoff; "typed" is forgotten
+  Advance(m, seconds(1));
+  ASSERT_TRUE(rec.WaitForCalls("worded", 2));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("typed"), 1);
+}
 
-  struct Case {
-    Status status;
-    bool terminal;
-  };
-  const Case kCases[] = {
-      {Status::OK(), false},
-      {plain, false},
-      {terminal, true},
-      {terminal.WithContext("TableTrigger default/nightly: "), true},
-      {Status::Internal("non-terminal: state"), false},
-      {Status::Internal("the terminal: state"), false},
-  };
-  for (const Case& c : kCases) {
-    EXPECT_EQ(IsTerminal(c.status), c.terminal) << c.status.ToString();
-  }
+TEST(ControllerTest, ATerminalOutcomeKeepsItsStatus) {
+  const ReconcileResult terminal =
+      ReconcileResult::Terminal(Status::ValidationError("spec.url is missing"));
+  ASSERT_TRUE(terminal.terminal.has_value());
+  EXPECT_EQ(terminal.terminal->status.ToString(), "Validation Error: spec.url is missing");
+  EXPECT_FALSE(ReconcileResult::Done().terminal.has_value());
+  EXPECT_FALSE(ReconcileResult::RequeueAfter(seconds(1)).terminal.has_value());
+  // A terminal failure always has a cause.
+  EXPECT_EQ(ReconcileResult::Terminal(Status::OK()).terminal->status.code(), StatusCode::kInternal);
 }
 
 TEST(ControllerTest, RequestText) {

@@ -204,7 +204,7 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
   // Cron ticks since the last one accounted for (or since the trigger was made) are fires.
   if (auto schedule = TableTriggerKind::kSchedule.Get(trigger); schedule && !schedule->empty()) {
     auto cron = CronSchedule::Parse(*schedule);
-    if (!cron.ok()) return Terminal(cron.status());
+    if (!cron.ok()) return cron.status();
     auto baseline = CronBaseline(trigger, now);
     if (auto last = cron->Previous(now); last && *last > *baseline) {
       if (each) {
@@ -344,7 +344,9 @@ hop::Result<ReconcileResult> TriggerReconciler::Reconcile(const Request& request
       return found.status();
     }
   }
-  HOP_ASSIGN_OR_RETURN(TriggerPlan plan, PlanTrigger(trigger, job, context.clock->Now()));
+  auto planned = PlanTrigger(trigger, job, context.clock->Now());
+  if (!planned.ok()) return ReconcileResult::Terminal(planned.status());
+  TriggerPlan plan = std::move(planned).value();
   if (!plan.event.empty()) {
     log::Info("[{}] TableTrigger {}/{}: {}", context.id, trigger.namespace_name(), trigger.name(),
               plan.event);
@@ -365,7 +367,7 @@ hop::Result<ReconcileResult> TriggerReconciler::Reconcile(const Request& request
     if (!exists.ok()) writes.push_back(store::Write::Create(*plan.create));
   }
   if (!writes.empty()) HOP_RETURN_IF_ERROR(store_.Commit(std::move(writes)).status());
-  return ReconcileResult{plan.requeue_after};
+  return ReconcileResult{plan.requeue_after, std::nullopt};
 }
 
 std::vector<Request> TriggerReconciler::JobEvent(const store::Event& event) {

@@ -49,8 +49,10 @@ struct TriggerPlan {
 };
 
 // Decides, from the trigger, the Job of its current run (nullopt when it has none or it is not
-// found) and the time now. Errors: the trigger's YAML cannot render or is not an object
-// (Terminal: nothing changes until the trigger does), or its schedule is not a cron expression.
+// found) and the time now. A run that cannot start (its YAML does not render, or renders no one
+// object) is no error: the plan's status says why. Errors: the schedule is not a cron
+// expression; like every error of this pure function, retrying cannot mend it (nothing changes
+// until the trigger does).
 hop::Result<TriggerPlan> PlanTrigger(const resource::Resource& trigger,
                                      const std::optional<resource::Resource>& current_job,
                                      SystemTime now);

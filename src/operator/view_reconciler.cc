@@ -216,11 +216,11 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
   std::vector<std::pair<std::string, ElementState>> elements;
   Json element_states = Json::array();  // status.elements, read by "k8s".PIPELINE_ELEMENTS
   auto docs = ParseYamlDocuments(yaml, "pipeline " + pipeline->name());
-  if (!docs.ok()) return Terminal(docs.status());
+  if (!docs.ok()) return ReconcileResult::Terminal(docs.status());
   for (Json& doc : *docs) {
     if (doc.is_null()) continue;
     auto element = Resource::FromJson(std::move(doc), "pipeline " + pipeline->name());
-    if (!element.ok()) return Terminal(element.status());
+    if (!element.ok()) return ReconcileResult::Terminal(element.status());
     const std::string ns =
         element->namespace_name().empty() ? pipeline->namespace_name() : element->namespace_name();
     HOP_ASSIGN_OR_RETURN(std::optional<Resource> live,

@@ -338,6 +338,7 @@ TEST_F(JobRunnerTest, TheJobReconcilerLooksAgainWhenSyncSays) {
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   ASSERT_TRUE(result->requeue_after.has_value());
   EXPECT_GT(*result->requeue_after, 30s);
+  EXPECT_FALSE(result->terminal.has_value());
 
   ObjectRef done = Create(JobResource("reconciled-done", {"sh", "-c", "exit 0"}));
   ASSERT_TRUE(SyncUntil(runner, done, IsComplete));
