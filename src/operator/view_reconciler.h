@@ -1,29 +1,14 @@
-// The View and Pipeline reconcilers (compatibility.md §7, departures 7
-// and 8), and the TableProvisionJob reconciler.
-//
-// View: whoever materializes a view moves its `status.watermark`; every TableTrigger labelled
-// `view=<view>` in the view's namespace then records a fire at that watermark (compatibility.md
-// §13), and at every watermark queued in `status.pendingFires` since the last reconcile
-// (deploy::ViewFires), emptying the queue in the same commit, so that a firePolicy Each trigger
-// runs once per advance. Idempotent: a trigger that has the fire already is left alone.
-//
-// Pipeline: its status says how its elements are: ready when something confirmed every one,
-// failed when any has failed (the message names it), pending when an element is of a kind no
-// controller of this control plane acts on (the message names the kind), else deployed and
-// looked at again in a minute (docs/operator.md, "Pipeline").
-//
-// TableProvisionJob: hands the table to the provisioner registered for its database's system
-// and records the outcome; a database without a local provisioner is left for an external
-// controller, and the status says so.
+// The View reconciler (compatibility.md §13): whoever materializes a view moves its
+// `status.watermark`; every TableTrigger labelled `view=<view>` in the view's namespace then
+// records a fire at that watermark, and at every watermark queued in `status.pendingFires` since
+// the last reconcile (deploy::ViewFires), emptying the queue in the same commit, so that a
+// firePolicy Each trigger runs once per advance. A trigger with no run going also starts the run
+// its first new fire begins, decided by the trigger module (trigger_runs.h, FireAndStart): a
+// view's fires and the runs they start go to the store in one commit. Idempotent: a trigger that
+// has the fire already is left alone.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "catalog/provisioner.h"
 #include "operator/controller.h"
-#include "resource/resource.h"
 #include "store/store.h"
 
 namespace hop::op {
@@ -36,91 +21,6 @@ class ViewReconciler : public Reconciler {
 
  private:
   store::Store& store_;
-};
-
-// A kind a controller of this control plane acts on, and how that controller reports on an
-// object of it.
-struct ControlledKind {
-  enum class Reports {
-    // It writes the object's status (`ready` and `failed`, conditions, or a state): an object
-    // without one has not been reconciled yet.
-    kStatus,
-    // The object is a standing rule the controller applies whenever its occasion comes (a
-    // TableTrigger runs a Job for each fire, a View fires its triggers): it is in force once it
-    // exists, and a `status.message` is a problem the controller reports.
-    kStanding,
-  };
-  store::GroupKind kind;
-  Reports reports = Reports::kStatus;
-};
-
-// What the Pipeline reconciler knows of the control plane it runs in.
-struct PipelineRules {
-  // The kinds the controllers of this control plane act on (session/control_plane.cc assembles
-  // the list). An element of another kind is pending until something reports on it.
-  std::vector<ControlledKind> controlled;
-  // Hoptimator's rule (compatibility.md §7), for a control plane where every element kind has its own
-  // controller (the Kubernetes mode, to come): an element without status counts as ready, and
-  // `controlled` is not consulted. Off in the embedded mode.
-  bool unreported_is_ready = false;
-};
-
-// How one element of a pipeline is (compatibility.md §7).
-struct ElementState {
-  bool ready = false;
-  bool failed = false;
-  std::string message;
-  // The element's kind when it is pending because nothing in this control plane acts on it and
-  // nothing reported on it ("FlinkSessionJob"); empty otherwise.
-  std::string uncontrolled_kind;
-};
-// The element's state from its live object (nullopt: it does not exist): its status as reference
-// §7 reads it (`ready`/`failed`, a `Complete` or `Failed` condition, a state of READY, RUNNING or
-// FINISHED, or CRASHLOOPBACKOFF or FAILED). Without a status, and with a status that says none of
-// these, `rules` decide: ready only for a standing kind of this control plane (or for any kind
-// when `unreported_is_ready`), pending otherwise.
-ElementState EstimateElement(const std::optional<resource::Resource>& element,
-                             const PipelineRules& rules);
-
-// The pipeline's status from its elements, named `kind/name`, in order.
-struct PipelineState {
-  bool ready = false;
-  bool failed = false;
-  // "Ready.", "Failed: flinksessionjob/x: ...",
-  // "Pending: no controller for FlinkSessionJob in this control plane",
-  // "Deployed: waiting for tableprovisionjob/x: ...".
-  std::string message;
-};
-PipelineState SummarizePipeline(const std::vector<std::pair<std::string, ElementState>>& elements);
-
-class PipelineReconciler : public Reconciler {
- public:
-  // `rules` is not owned and must outlive the reconciler; it must not change while the
-  // reconciler runs.
-  PipelineReconciler(store::Store& store, const PipelineRules& rules)
-      : store_(store), rules_(rules) {}
-  hop::Result<ReconcileResult> Reconcile(const Request& request,
-                                         const ReconcileContext& context) override;
-
-  // Maps an element's event to the pipelines that own it.
-  static std::vector<Request> ElementEvent(const store::Event& event);
-
- private:
-  store::Store& store_;
-  const PipelineRules& rules_;
-};
-
-class ProvisionReconciler : public Reconciler {
- public:
-  // `provisioners` may be null (none registered); not owned.
-  ProvisionReconciler(store::Store& store, const catalog::Provisioners* provisioners)
-      : store_(store), provisioners_(provisioners) {}
-  hop::Result<ReconcileResult> Reconcile(const Request& request,
-                                         const ReconcileContext& context) override;
-
- private:
-  store::Store& store_;
-  const catalog::Provisioners* provisioners_;
 };
 
 }  // namespace hop::op

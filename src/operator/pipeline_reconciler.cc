@@ -1,0 +1,198 @@
+#include "operator/pipeline_reconciler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/log.h"
+#include "common/strings.h"
+#include "operator/reconciler_util.h"
+#include "resource/kinds.h"
+#include "resource/yaml.h"
+
+namespace hop::op {
+
+using resource::Resource;
+
+namespace {
+
+constexpr Duration kPipelineRecheck = std::chrono::minutes(1);
+
+std::string Text(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// What an element's status says by compatibility.md §7's reading, when it says anything: nullopt for a
+// status with neither `ready`, conditions, nor a state.
+std::optional<ElementState> ReportedState(const Json& status) {
+  ElementState s;
+  if (auto ready = status.find("ready"); ready != status.end() && ready->is_boolean()) {
+    s.ready = ready->get<bool>();
+    if (auto failed = status.find("failed"); failed != status.end() && failed->is_boolean()) {
+      s.failed = failed->get<bool>();
+    }
+    s.message = Text(status, "message");
+    return s;
+  }
+  if (auto conditions = status.find("conditions");
+      conditions != status.end() && conditions->is_array() && !conditions->empty()) {
+    for (const Json& c : *conditions) {
+      if (!c.is_object() || Text(c, "status") != "True") continue;
+      if (Text(c, "type") == "Complete") s.ready = true;
+      if (Text(c, "type") == "Failed") {
+        s.failed = true;
+        s.message = Text(c, "message").empty() ? Text(c, "reason") : Text(c, "message");
+      }
+    }
+    return s;
+  }
+  std::string state = Text(status, "state");
+  if (state.empty()) {
+    if (auto job = status.find("jobStatus"); job != status.end() && job->is_object()) {
+      state = Text(*job, "state");
+    }
+  }
+  if (state.empty()) return std::nullopt;
+  const std::string upper = AsciiToUpper(state);
+  s.ready = upper == "READY" || upper == "RUNNING" || upper == "FINISHED";
+  s.failed = upper == "CRASHLOOPBACKOFF" || upper == "FAILED";
+  s.message = "state " + state;
+  return s;
+}
+
+const ControlledKind* FindControlled(const PipelineRules& rules, const store::GroupKind& kind) {
+  for (const ControlledKind& c : rules.controlled) {
+    if (c.kind == kind) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+ElementState EstimateElement(const std::optional<Resource>& element, const PipelineRules& rules) {
+  ElementState s;
+  if (!element) {
+    s.message = "not found";
+    return s;
+  }
+  const Json* status = element->status();
+  const bool has_status = status != nullptr && status->is_object() && !status->empty();
+  if (rules.unreported_is_ready) {
+    // Hoptimator's rule: an element nothing reports on is considered ready.
+    if (!has_status) {
+      s.ready = true;
+      return s;
+    }
+    return ReportedState(*status).value_or(ElementState{});
+  }
+  const ControlledKind* controlled = FindControlled(rules, element->group_kind());
+  if (controlled != nullptr && controlled->reports == ControlledKind::Reports::kStanding) {
+    // In force once it exists; its controller's message is a problem it could not get past.
+    s.message = has_status ? Text(*status, "message") : "";
+    s.ready = s.message.empty();
+    return s;
+  }
+  if (has_status) {
+    if (auto reported = ReportedState(*status)) return *reported;
+  }
+  if (controlled == nullptr) {
+    s.uncontrolled_kind = element->kind();
+    s.message = fmt::format("no controller for {} in this control plane", element->kind());
+  } else {
+    s.message = has_status ? "in progress" : "not reconciled yet";
+  }
+  return s;
+}
+
+PipelineState SummarizePipeline(const std::vector<std::pair<std::string, ElementState>>& elements) {
+  PipelineState p;
+  std::vector<std::string> uncontrolled;  // kinds, in order, once each
+  const std::pair<std::string, ElementState>* waiting = nullptr;
+  size_t not_ready = 0;
+  for (const auto& element : elements) {
+    const auto& [name, e] = element;
+    if (e.failed && !p.failed) {
+      p.failed = true;
+      p.message = "Failed: " + name + (e.message.empty() ? "" : ": " + e.message);
+    }
+    if (e.ready && !e.failed) continue;
+    ++not_ready;
+    if (waiting == nullptr) waiting = &element;
+    if (!e.uncontrolled_kind.empty() && std::find(uncontrolled.begin(), uncontrolled.end(),
+                                                  e.uncontrolled_kind) == uncontrolled.end()) {
+      uncontrolled.push_back(e.uncontrolled_kind);
+    }
+  }
+  if (p.failed) return p;
+  if (not_ready == 0) {
+    p.ready = true;
+    p.message = "Ready.";
+  } else if (!uncontrolled.empty()) {
+    // Nothing here will ever make these ready: say so rather than that they are on their way.
+    std::string kinds;
+    for (size_t i = 0; i < uncontrolled.size(); ++i) kinds += (i ? ", " : "") + uncontrolled[i];
+    p.message = fmt::format("Pending: no controller for {} in this control plane", kinds);
+  } else {
+    const auto& [name, e] = *waiting;
+    p.message = "Deployed: waiting for " + name + (e.message.empty() ? "" : ": " + e.message);
+    if (not_ready > 1) p.message += fmt::format(" (and {} more)", not_ready - 1);
+  }
+  return p;
+}
+
+hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& request,
+                                                           const ReconcileContext& context) {
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> pipeline, GetOrNotFound(store_, request));
+  if (!pipeline) return ReconcileResult::Done();
+  const std::string yaml = resource::PipelineKind::kYaml.Get(*pipeline).value_or("");
+  std::vector<std::pair<std::string, ElementState>> elements;
+  Json element_states = Json::array();  // status.elements, read by "k8s".PIPELINE_ELEMENTS
+  auto docs = ParseYamlDocuments(yaml, "pipeline " + pipeline->name());
+  if (!docs.ok()) return ReconcileResult::Terminal(docs.status());
+  for (Json& doc : *docs) {
+    if (doc.is_null()) continue;
+    auto element = Resource::FromJson(std::move(doc), "pipeline " + pipeline->name());
+    if (!element.ok()) return ReconcileResult::Terminal(element.status());
+    const std::string ns =
+        element->namespace_name().empty() ? pipeline->namespace_name() : element->namespace_name();
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> live,
+                         store_.Find({element->group_kind(), ns, element->name()}));
+    const ElementState& estimate =
+        elements
+            .emplace_back(AsciiToLower(element->kind()) + "/" + element->name(),
+                          EstimateElement(live, rules_))
+            .second;
+    element_states.push_back({{"name", element->kind() + "/" + element->name()},
+                              {"ready", estimate.ready},
+                              {"failed", estimate.failed},
+                              {"message", estimate.message}});
+  }
+  const PipelineState state = SummarizePipeline(elements);
+  Json status = pipeline->status() ? *pipeline->status() : Json::object();
+  status["ready"] = state.ready;
+  status["failed"] = state.failed;
+  status["message"] = state.message;
+  status["elements"] = std::move(element_states);
+  Batch batch(store_);
+  if (batch.UpdateStatusIfChanged(*pipeline, std::move(status))) {
+    log::Info("[{}] Pipeline {}/{}: {}", context.id, pipeline->namespace_name(), pipeline->name(),
+              state.message);
+  }
+  HOP_RETURN_IF_ERROR(batch.Commit());
+  if (state.ready) return ReconcileResult::Done();
+  return ReconcileResult::RequeueAfter(kPipelineRecheck);
+}
+
+std::vector<Request> PipelineReconciler::ElementEvent(const store::Event& event) {
+  std::vector<Request> out;
+  for (const auto& owner : event.object.owner_references()) {
+    if (owner.kind != "Pipeline") continue;
+    out.push_back(Request{
+        {resource::PipelineKind::Info().group_kind(), event.object.namespace_name(), owner.name}});
+  }
+  return out;
+}
+
+}  // namespace hop::op

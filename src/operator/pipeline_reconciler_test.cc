@@ -1,0 +1,216 @@
+// The Pipeline reconciler: how elements and pipelines are estimated, table-driven, and the
+// reconciler against a real store.
+#include "operator/pipeline_reconciler.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/reconciler_test_fixture.h"
+#include "resource/kinds.h"
+
+namespace hop::op {
+namespace {
+
+using resource::Resource;
+
+// An element of `kind` ("apiVersion/Kind") with the status of the YAML `status` ("" for none), or
+// none at all for "-".
+std::optional<Resource> Element(const std::string& kind, const std::string& status) {
+  if (status == "-") return std::nullopt;
+  const size_t slash = kind.rfind('/');
+  std::string yaml = "apiVersion: " + kind.substr(0, slash) + "\nkind: " + kind.substr(slash + 1) +
+                     "\nmetadata: {name: e}\n";
+  if (!status.empty()) yaml += "status: " + status + "\n";
+  return Parse(yaml);
+}
+
+// The embedded control plane's rules with local Jobs on (session/control_plane.cc).
+PipelineRules EmbeddedRules() {
+  using Reports = ControlledKind::Reports;
+  PipelineRules rules;
+  rules.controlled = {
+      {{"hoptimator.linkedin.com", "TableTrigger"}, Reports::kStanding},
+      {{"hoptimator.linkedin.com", "View"}, Reports::kStanding},
+      {{"hoptimator.linkedin.com", "Pipeline"}, Reports::kStatus},
+      {{"hoptimator.linkedin.com", "TableProvisionJob"}, Reports::kStatus},
+      {{"batch", "Job"}, Reports::kStatus},
+  };
+  return rules;
+}
+
+TEST(PipelineStateTest, ElementsAreEstimatedAsTheReferenceSaysInTheKubernetesMode) {
+  struct Case {
+    const char* status;  // YAML of the element's status; "" for none; "-" for no element
+    bool ready, failed;
+  };
+  const Case kCases[] = {
+      {"-", false, false},
+      {"", true, false},
+      {"{ready: true}", true, false},
+      {"{ready: false, failed: true, message: broken}", false, true},
+      {"{state: RUNNING}", true, false},
+      {"{state: Finished}", true, false},
+      {"{jobStatus: {state: CRASHLOOPBACKOFF}}", false, true},
+      {"{state: DEPLOYING}", false, false},
+      {"{conditions: [{type: Complete, status: 'True'}]}", true, false},
+      {"{conditions: [{type: Failed, status: 'True', reason: DeadlineExceeded}]}", false, true},
+  };
+  PipelineRules kubernetes;
+  kubernetes.unreported_is_ready = true;
+  for (const Case& c : kCases) {
+    ElementState s = EstimateElement(Element("v1/ConfigMap", c.status), kubernetes);
+    EXPECT_EQ(s.ready, c.ready) << c.status;
+    EXPECT_EQ(s.failed, c.failed) << c.status;
+    EXPECT_EQ(s.uncontrolled_kind, "") << c.status;
+  }
+}
+
+// In the embedded mode only something that reports makes an element ready: its status, or, for a
+// standing kind of this control plane (a TableTrigger), its controller being here.
+TEST(PipelineStateTest, AnElementNothingHereActsOnIsPending) {
+  struct Case {
+    const char* kind;
+    const char* status;  // as above
+    bool ready, failed;
+    const char* message;
+    const char* uncontrolled;
+  };
+  const Case kCases[] = {
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "", false, false,
+       "no controller for FlinkSessionJob in this control plane", "FlinkSessionJob"},
+      {"kafka.strimzi.io/v1beta2/KafkaTopic", "{}", false, false,
+       "no controller for KafkaTopic in this control plane", "KafkaTopic"},
+      {"kafka.strimzi.io/v1beta2/KafkaTopic", "{observedGeneration: 1}", false, false,
+       "no controller for KafkaTopic in this control plane", "KafkaTopic"},
+      // Something outside this process reported on it.
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "{jobStatus: {state: RUNNING}}", true, false,
+       "state RUNNING", ""},
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "{jobStatus: {state: FAILED}}", false, true,
+       "state FAILED", ""},
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "-", false, false, "not found", ""},
+      // Ours, reporting through their status.
+      {"batch/v1/Job", "", false, false, "not reconciled yet", ""},
+      {"batch/v1/Job", "{startTime: '2026-01-01T00:00:00Z', active: 1}", false, false,
+       "in progress", ""},
+      {"batch/v1/Job", "{conditions: [{type: Complete, status: 'True'}]}", true, false, "", ""},
+      {"hoptimator.linkedin.com/v1alpha1/TableProvisionJob", "", false, false, "not reconciled yet",
+       ""},
+      {"hoptimator.linkedin.com/v1alpha1/TableProvisionJob",
+       "{ready: false, failed: false, message: 'No local provisioner'}", false, false,
+       "No local provisioner", ""},
+      // Ours, standing: in force while its controller reports no problem.
+      {"hoptimator.linkedin.com/v1alpha1/TableTrigger", "", true, false, "", ""},
+      {"hoptimator.linkedin.com/v1alpha1/TableTrigger",
+       "{timestamp: '2026-01-01T00:00:00.000Z', watermark: '2026-01-01T00:00:00.000Z'}", true,
+       false, "", ""},
+      {"hoptimator.linkedin.com/v1alpha1/TableTrigger", "{message: 'Run x failed: exit 1'}", false,
+       false, "Run x failed: exit 1", ""},
+  };
+  const PipelineRules rules = EmbeddedRules();
+  for (const Case& c : kCases) {
+    const std::string what = std::string(c.kind) + " " + c.status;
+    ElementState s = EstimateElement(Element(c.kind, c.status), rules);
+    EXPECT_EQ(s.ready, c.ready) << what;
+    EXPECT_EQ(s.failed, c.failed) << what;
+    EXPECT_EQ(s.message, c.message) << what;
+    EXPECT_EQ(s.uncontrolled_kind, c.uncontrolled) << what;
+  }
+  // A Job is ours only when the control plane runs Jobs.
+  PipelineRules no_local_jobs = rules;
+  no_local_jobs.controlled.pop_back();
+  EXPECT_EQ(EstimateElement(Element("batch/v1/Job", ""), no_local_jobs).message,
+            "no controller for Job in this control plane");
+}
+
+TEST(PipelineStateTest, AnyFailedElementFailsThePipelineAndIsNamed) {
+  ElementState ready{true, false, "", ""};
+  ElementState deploying{false, false, "", ""};
+  ElementState failed{false, true, "state FAILED", ""};
+  ElementState pending{false, false, "not reconciled yet", ""};
+  ElementState flink{false, false, "no controller for FlinkSessionJob in this control plane",
+                     "FlinkSessionJob"};
+  ElementState kafka{false, false, "no controller for KafkaTopic in this control plane",
+                     "KafkaTopic"};
+  EXPECT_EQ(SummarizePipeline({{"kafkatopic/a", ready}, {"flinksessionjob/b", ready}}).message,
+            "Ready.");
+  EXPECT_TRUE(SummarizePipeline({{"kafkatopic/a", ready}}).ready);
+  EXPECT_EQ(SummarizePipeline({{"kafkatopic/a", ready}, {"flinksessionjob/b", deploying}}).message,
+            "Deployed: waiting for flinksessionjob/b");
+  EXPECT_EQ(SummarizePipeline({{"job/a", pending}, {"job/b", deploying}}).message,
+            "Deployed: waiting for job/a: not reconciled yet (and 1 more)");
+  PipelineState p = SummarizePipeline(
+      {{"kafkatopic/a", ready}, {"flinksessionjob/b", failed}, {"sqljob/c", deploying}});
+  EXPECT_TRUE(p.failed);
+  EXPECT_FALSE(p.ready);
+  EXPECT_EQ(p.message, "Failed: flinksessionjob/b: state FAILED");
+  // Elements nothing here acts on are named by kind, before those on their way.
+  p = SummarizePipeline({{"job/a", pending},
+                         {"kafkatopic/t", kafka},
+                         {"flinksessionjob/b", flink},
+                         {"kafkatopic/u", kafka}});
+  EXPECT_FALSE(p.ready);
+  EXPECT_FALSE(p.failed);
+  EXPECT_EQ(p.message,
+            "Pending: no controller for KafkaTopic, FlinkSessionJob in this control plane");
+  EXPECT_TRUE(SummarizePipeline({{"flinksessionjob/b", flink}, {"job/x", failed}}).failed);
+}
+
+// A pipeline of a Flink job and a trigger, as the demo's templates render them: in the embedded
+// mode nothing runs the Flink job, and the Pipeline says so rather than that it is ready.
+TEST_F(ReconcilerStoreTest, APipelineIsReadyOnlyWhenSomethingConfirmedEveryElement) {
+  const std::string flink =
+      "apiVersion: flink.apache.org/v1beta1\nkind: FlinkSessionJob\nmetadata: {name: job}\n"
+      "spec: {deploymentName: basic-session-deployment}";
+  const std::string trigger =
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: TableTrigger\nmetadata: {name: t}\n"
+      "spec: {schema: ADS, table: T, yaml: 'x'}";
+  Create(flink + "\n");
+  Create(trigger + "\n");
+  Json pipeline_doc = {{"apiVersion", "hoptimator.linkedin.com/v1alpha1"},
+                       {"kind", "Pipeline"},
+                       {"metadata", {{"name", "p"}, {"namespace", "default"}}},
+                       {"spec", {{"sql", "x"}, {"yaml", flink + "\n---\n" + trigger}}}};
+  Resource pipeline = *store_->Create(*Resource::FromJson(pipeline_doc, "test"));
+  const PipelineRules embedded = EmbeddedRules();
+  PipelineReconciler reconciler(*store_, embedded);
+  auto result = reconciler.Reconcile({store::RefOf(pipeline)}, Context());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_TRUE(result->requeue_after.has_value());
+  auto got = store_->Get(store::RefOf(pipeline));
+  EXPECT_EQ(got->status()->at("ready"), false);
+  EXPECT_EQ(got->status()->at("failed"), false);
+  EXPECT_EQ(got->status()->at("message"),
+            "Pending: no controller for FlinkSessionJob in this control plane");
+  // What was found of each element, in order ("k8s".PIPELINE_ELEMENTS shows it).
+  EXPECT_EQ(got->status()->at("elements"),
+            Json::parse(R"([{"name": "FlinkSessionJob/job", "ready": false, "failed": false,
+                             "message": "no controller for FlinkSessionJob in this control plane"},
+                            {"name": "TableTrigger/t", "ready": true, "failed": false,
+                             "message": ""}])"));
+
+  // Once something reports on the Flink job (a Flink operator, on a cluster), the pipeline is
+  // ready.
+  Resource job = *store_->Get({{"flink.apache.org", "FlinkSessionJob"}, "default", "job"});
+  job.set_status(Json{{"jobStatus", {{"state", "RUNNING"}}}});
+  ASSERT_TRUE(store_->UpdateStatus(job).ok());
+  result = reconciler.Reconcile({store::RefOf(pipeline)}, Context());
+  ASSERT_TRUE(result.ok());
+  EXPECT_FALSE(result->requeue_after.has_value());
+  got = store_->Get(store::RefOf(pipeline));
+  EXPECT_EQ(got->status()->at("ready"), true);
+  EXPECT_EQ(got->status()->at("message"), "Ready.");
+
+  // Hoptimator's rule, for the Kubernetes mode: an element without status is ready.
+  job = *store_->Get(store::RefOf(job));
+  job.set_status(Json::object());
+  ASSERT_TRUE(store_->UpdateStatus(job).ok());
+  PipelineRules kubernetes;
+  kubernetes.unreported_is_ready = true;
+  PipelineReconciler trusting(*store_, kubernetes);
+  ASSERT_TRUE(trusting.Reconcile({store::RefOf(pipeline)}, Context()).ok());
+  EXPECT_EQ(store_->Get(store::RefOf(pipeline))->status()->at("message"), "Ready.");
+}
+
+}  // namespace
+}  // namespace hop::op

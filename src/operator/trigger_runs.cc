@@ -1,0 +1,369 @@
+#include "operator/trigger_runs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/cron.h"
+#include "deploy/trigger_fires.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
+#include "resource/yaml.h"
+#include "template/template.h"
+
+namespace hop::op {
+
+using resource::Resource;
+using resource::TableTriggerKind;
+
+namespace {
+
+constexpr std::string_view kTriggerLabel = "trigger";
+constexpr std::string_view kTriggerAnnotation = "trigger";
+constexpr std::string_view kTimestampAnnotation = "triggerTimestamp";
+constexpr std::string_view kNamespaceAnnotation = "hop.dev/trigger-namespace";
+constexpr std::string_view kFromAnnotation = "hop.dev/window-from";
+// The start of every first window.
+constexpr std::string_view kEpoch = "1970-01-01T00:00:00.000Z";
+// How often a running Job is looked at when no event says it changed.
+constexpr Duration kRunningRecheck = std::chrono::minutes(1);
+
+using Millis = std::chrono::milliseconds;
+
+std::string Stamp(SystemTime t) { return deploy::TriggerFires::Stamp(t); }
+
+std::optional<SystemTime> TimeAt(const Json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return std::nullopt;
+  return ParseRfc3339(it->get<std::string>());
+}
+
+std::string Text(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Whether a Job has finished: succeeded or not, and why.
+std::optional<std::pair<bool, std::string>> Finished(const Resource& job) {
+  const Json* status = job.status();
+  if (status == nullptr) return std::nullopt;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return std::nullopt;
+  for (const Json& c : *conditions) {
+    if (!c.is_object() || Text(c, "status") != "True") continue;
+    const std::string type = Text(c, "type");
+    if (type == "Complete") return std::make_pair(true, std::string());
+    if (type == "Failed") {
+      std::string why = Text(c, "reason");
+      const std::string message = Text(c, "message");
+      if (!message.empty()) why += (why.empty() ? "" : ": ") + message;
+      return std::make_pair(false, why.empty() ? std::string("failed") : why);
+    }
+  }
+  return std::nullopt;
+}
+
+// The Job of a run: the trigger's YAML rendered for the window (from, to]; `retry` counts the
+// runs of that window before this one (FIRE TRIGGER ... RETRY), which its name tells apart.
+hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from,
+                                const std::string& to, SystemTime fire, int64_t retry) {
+  const std::string yaml = TableTriggerKind::kYaml.Get(trigger).value_or("");
+  if (yaml.empty()) return Status::InvalidArgument("the trigger has no job YAML");
+  // Job properties first: the variables hop sets win, and a property naming one (written into
+  // the trigger's YAML by hand: SQL refuses them) stops the run.
+  tmpl::Environment env;
+  for (const auto& [k, v] :
+       TableTriggerKind::kJobProperties.Get(trigger).value_or(resource::StringMap{})) {
+    HOP_RETURN_IF_ERROR(deploy::CheckTriggerOption(k));
+    env.Set(k, v);
+  }
+  env.Set("trigger", trigger.name());
+  env.Set("schema", TableTriggerKind::kSchema.Get(trigger).value_or(""));
+  env.Set("table", TableTriggerKind::kTable.Get(trigger).value_or(""));
+  if (auto catalog = TableTriggerKind::kCatalog.Get(trigger)) env.Set("catalog", *catalog);
+  env.Set("timestamp", to).Set("watermark", from);
+  tmpl::SkipReason why;
+  HOP_ASSIGN_OR_RETURN(std::optional<std::string> text, tmpl::Render(yaml, env, &why));
+  if (!text) return Status::InvalidArgument("its job does not render: " + why.ToString());
+  HOP_ASSIGN_OR_RETURN(std::vector<Json> docs, ParseYamlDocuments(*text, "the job"));
+  std::vector<Json> objects;
+  for (Json& d : docs) {
+    if (!d.is_null()) objects.push_back(std::move(d));
+  }
+  if (objects.size() != 1) {
+    return Status::InvalidArgument(
+        fmt::format("its job YAML renders {} objects; a trigger runs one", objects.size()));
+  }
+  HOP_ASSIGN_OR_RETURN(Resource job, Resource::FromJson(std::move(objects[0]), "the job"));
+  const std::string base = job.name().empty() ? trigger.name() : job.name();
+  job.set_name(RunJobName(base, fire, retry));
+  if (job.namespace_name().empty()) job.set_namespace(trigger.namespace_name());
+  job.set_label(kTriggerLabel, resource::DependencyLabelValue(trigger.name()));
+  job.set_annotation(kTriggerAnnotation, trigger.name());
+  job.set_annotation(kNamespaceAnnotation, trigger.namespace_name());
+  job.set_annotation(kTimestampAnnotation, to);
+  job.set_annotation(kFromAnnotation, from);
+  // Owned by the trigger when both live in one namespace: deleting the trigger deletes its runs.
+  // Owner references never cross namespaces.
+  if (job.namespace_name() == trigger.namespace_name()) {
+    resource::OwnerReference owner;
+    owner.api_version = trigger.api_version();
+    owner.kind = trigger.kind();
+    owner.name = trigger.name();
+    owner.uid = trigger.uid();
+    job.set_owner_references({owner});
+  }
+  return job;
+}
+
+// Where cron ticks are counted from: the latest tick accounted for, else the trigger's creation
+// (a new trigger does not fire for ticks before it existed), else now.
+std::optional<SystemTime> CronBaseline(const Resource& trigger, SystemTime now) {
+  auto baseline = trigger.status() ? TimeAt(*trigger.status(), "lastSchedule") : std::nullopt;
+  if (!baseline) baseline = ParseRfc3339(trigger.creation_timestamp());
+  if (!baseline) baseline = now;
+  return baseline;
+}
+
+}  // namespace
+
+std::optional<std::string> PendingWork(const Resource& trigger, SystemTime now) {
+  Json status =
+      trigger.status() && trigger.status()->is_object() ? *trigger.status() : Json::object();
+  deploy::TriggerFires fires(status, deploy::TriggerFires::Each(trigger));
+  if (fires.Running()) {
+    return fmt::format("run {} is going", Text(status["jobs"].back(), "name"));
+  }
+  if (TableTriggerKind::kPaused.Get(trigger).value_or(false)) return std::nullopt;
+  if (auto retry = fires.Retry()) {
+    return fmt::format("the retry of the run ending at {} waits to start", Stamp(*retry));
+  }
+  if (auto waiting = fires.Waiting()) {
+    // Unless no run can start for it (the trigger's status says why): nothing will change that.
+    if (Text(status, "message").rfind("Cannot start a run", 0) == 0) return std::nullopt;
+    return fmt::format("the fire at {} waits for its run", Stamp(*waiting));
+  }
+  if (auto schedule = TableTriggerKind::kSchedule.Get(trigger); schedule && !schedule->empty()) {
+    auto cron = CronSchedule::Parse(*schedule);
+    auto last = cron.ok() ? cron->Previous(now) : std::nullopt;
+    if (last && *last > *CronBaseline(trigger, now)) {
+      return fmt::format("the cron tick at {} is due", Stamp(*last));
+    }
+  }
+  return std::nullopt;
+}
+
+std::string RunJobName(std::string_view base, SystemTime fire, int64_t retry) {
+  const std::string stamp = Stamp(fire);  // 2026-03-01T02:00:00.000Z
+  std::string suffix = "-";
+  for (char c : stamp) {
+    if (c >= '0' && c <= '9') suffix += c;
+    if (c == 'T') suffix += 't';
+  }
+  if (retry > 0) suffix += "-r" + std::to_string(retry);
+  std::string name(base.substr(0, 63 - std::min<size_t>(63, suffix.size())));
+  while (!name.empty() && (name.back() == '-' || name.back() == '.')) name.pop_back();
+  return name + suffix;
+}
+
+std::optional<store::ObjectRef> CurrentRunJob(const Resource& trigger) {
+  const Json* status = trigger.status();
+  if (status == nullptr) return std::nullopt;
+  auto runs = status->find("jobs");
+  if (runs == status->end() || !runs->is_array() || runs->empty()) return std::nullopt;
+  const Json& last = runs->back();
+  if (!last.is_object() || last.contains("finished")) return std::nullopt;
+  return store::ObjectRef{{"batch", "Job"}, Text(last, "namespace"), Text(last, "name")};
+}
+
+hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
+                                     const std::optional<Resource>& current_job, SystemTime now) {
+  TriggerPlan plan;
+  plan.trigger = trigger;
+  if (!plan.trigger.status() || !plan.trigger.status()->is_object()) {
+    plan.trigger.set_status(Json::object());
+  }
+  Json& st = plan.trigger.mutable_status();
+  // Every return below goes through `done`, which notes whether the status changed.
+  auto done = [&]() -> hop::Result<TriggerPlan> { return std::move(plan); };
+  const bool paused = TableTriggerKind::kPaused.Get(trigger).value_or(false);
+  const bool each = deploy::TriggerFires::Each(trigger);
+  deploy::TriggerFires fires(st, each);
+  auto want_after = [&](Duration d) {
+    if (!plan.requeue_after || d < *plan.requeue_after) plan.requeue_after = d;
+  };
+
+  // Cron ticks since the last one accounted for (or since the trigger was made) are fires.
+  if (auto schedule = TableTriggerKind::kSchedule.Get(trigger); schedule && !schedule->empty()) {
+    auto cron = CronSchedule::Parse(*schedule);
+    if (!cron.ok()) return cron.status();
+    auto baseline = CronBaseline(trigger, now);
+    if (auto last = cron->Previous(now); last && *last > *baseline) {
+      if (each) {
+        std::vector<SystemTime> ticks;
+        for (auto t = cron->Next(*baseline); t && *t <= now; t = cron->Next(*t)) {
+          ticks.push_back(*t);
+          if (ticks.size() > static_cast<size_t>(kMaxCatchUp)) ticks.erase(ticks.begin());
+        }
+        for (SystemTime t : ticks) fires.Record(t);
+      } else {
+        fires.Record(*last);
+      }
+      st["lastSchedule"] = Stamp(*last);
+      plan.event = "cron fired at " + Stamp(*last);
+    } else if (!TimeAt(st, "lastSchedule")) {
+      st["lastSchedule"] = Stamp(*baseline);
+    }
+    if (auto next = cron->Next(now)) {
+      want_after(std::chrono::duration_cast<Duration>(*next - now) + Millis(1));
+    }
+  }
+
+  // The run going on, if any. (Entries of a JSON object move when keys are added or removed,
+  // so the run is worked on as a copy and put back.)
+  static const Json kNone;
+  const Json& last = st.contains("jobs") && st["jobs"].is_array() && !st["jobs"].empty()
+                         ? st["jobs"].back()
+                         : kNone;
+  if (last.is_object() && !last.contains("finished")) {
+    Json run = last;
+    const std::string name = Text(run, "name");
+    if (!current_job) {
+      run["finished"] = Stamp(now);
+      run["outcome"] = "Failed";
+      run["message"] = "its Job was deleted before it finished";
+      st["message"] = fmt::format("Run {} failed: its Job was deleted", name);
+      st["lastRun"] = "Failed";
+      if (auto to = TimeAt(run, "to")) fires.Abandon(*to);
+      plan.event = "run " + name + " lost its Job";
+    } else if (auto finished = Finished(*current_job)) {
+      run["finished"] = Stamp(now);
+      run["outcome"] = finished->first ? "Succeeded" : "Failed";
+      st["lastRun"] = run["outcome"];
+      if (finished->first) {
+        if (auto to = TimeAt(run, "to")) fires.Covered(*to);
+        st.erase("message");
+      } else {
+        run["message"] = finished->second;
+        st["message"] = fmt::format("Run {} failed: {}", name, finished->second);
+        // Its fires are not run again on their own: the next fire's window starts at the same
+        // watermark, so it covers them.
+        if (auto to = TimeAt(run, "to")) fires.Abandon(*to);
+      }
+      plan.remove = store::RefOf(*current_job);
+      plan.event = fmt::format("run {} {}", name,
+                               finished->first ? "succeeded" : "failed: " + finished->second);
+    } else {
+      want_after(kRunningRecheck);
+      return done();  // one run at a time
+    }
+    st["jobs"].back() = std::move(run);
+  }
+
+  // The next run, when the trigger is not paused: the failed window a retry was asked for
+  // (FIRE TRIGGER ... RETRY), else the fire that waits, if one does.
+  if (paused) return done();
+  std::optional<SystemTime> to;
+  int64_t retry = 0;
+  if (auto again = fires.Retry()) {
+    st.erase("retry");
+    const Json& newest = st.contains("jobs") && st["jobs"].is_array() && !st["jobs"].empty()
+                             ? st["jobs"].back()
+                             : kNone;
+    if (newest.is_object() && Text(newest, "outcome") == "Failed" &&
+        TimeAt(newest, "to") == again) {
+      to = again;
+      auto before = newest.find("retry");
+      retry =
+          (before != newest.end() && before->is_number_integer() ? before->get<int64_t>() : 0) + 1;
+    } else {
+      plan.event = "the retry asked for of the run ending at " + Stamp(*again) +
+                   " was dropped: it is not the newest run, or has not failed";
+    }
+  }
+  if (!to) to = fires.Waiting();
+  if (!to) return done();
+  // The window's ends are timestamps in hop's own form, whatever the stored status holds.
+  std::string from(kEpoch);
+  if (const std::string watermark = Text(st, "watermark"); !watermark.empty()) {
+    auto parsed = ParseRfc3339(watermark);
+    if (!parsed) {
+      st["message"] = fmt::format("Cannot start a run: status.watermark '{}' is not a timestamp",
+                                  watermark);
+      plan.event = st["message"].get<std::string>();
+      return done();
+    }
+    from = Stamp(*parsed);
+  }
+  auto job = RenderRun(trigger, from, Stamp(*to), *to, retry);
+  if (!job.ok()) {
+    st["message"] = "Cannot start a run: " + job.status().message();
+    plan.event = st["message"].get<std::string>();
+    return done();
+  }
+  Json run = {{"name", job->name()},
+              {"namespace", job->namespace_name()},
+              {"from", from},
+              {"to", Stamp(*to)},
+              {"started", Stamp(now)}};
+  if (retry > 0) run["retry"] = retry;
+  st["lastRun"] = "Running";
+  Json& runs = st["jobs"];
+  if (!runs.is_array()) runs = Json::array();
+  runs.push_back(std::move(run));
+  while (runs.size() > kRunsKept) runs.erase(runs.begin());
+  plan.event = fmt::format("run {} started for ({}, {}]{}", job->name(), from, Stamp(*to),
+                           retry > 0 ? fmt::format(", retry {}", retry) : "");
+  plan.create = std::move(*job);
+  want_after(kRunningRecheck);
+  return done();
+}
+
+hop::Result<std::optional<Resource>> CurrentRunJobOf(store::Store& store, const Resource& trigger) {
+  auto ref = CurrentRunJob(trigger);
+  if (!ref) return std::optional<Resource>();
+  return store.Find(*ref);
+}
+
+Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before) {
+  batch.UpdateStatusIfChanged(plan.trigger, before);
+  if (plan.remove) HOP_RETURN_IF_ERROR(batch.DeleteIfPresent(*plan.remove).status());
+  if (plan.create) HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(*plan.create).status());
+  return Status::OK();
+}
+
+hop::Result<bool> FireAndStart(Batch& batch, Resource trigger, const std::vector<SystemTime>& fires,
+                               SystemTime now) {
+  const Json before = trigger.status() ? *trigger.status() : Json::object();
+  Json status = before;
+  deploy::TriggerFires recorded(status, deploy::TriggerFires::Each(trigger));
+  for (SystemTime at : fires) recorded.Record(at);
+  if (status == before) return false;
+  trigger.set_status(std::move(status));
+  if (!CurrentRunJob(trigger)) {
+    // The run the first new fire starts: what the TableTrigger reconciler would decide next.
+    // A trigger whose run cannot be planned here gets only its fires; its own reconciler says
+    // why.
+    auto plan = PlanTrigger(trigger, std::nullopt, now);
+    if (plan.ok() && plan->create && !plan->remove) {
+      HOP_ASSIGN_OR_RETURN(bool created, batch.CreateIfAbsent(std::move(*plan->create)));
+      if (created) {
+        batch.UpdateStatusIfChanged(std::move(plan->trigger), &before);
+        return true;
+      }
+    }
+  }
+  batch.UpdateStatusIfChanged(std::move(trigger), &before);
+  return true;
+}
+
+std::optional<store::ObjectRef> TriggerOfJob(const Resource& job) {
+  const auto annotations = job.annotations();
+  auto name = annotations.find(std::string(kTriggerAnnotation));
+  auto ns = annotations.find(std::string(kNamespaceAnnotation));
+  if (name == annotations.end() || ns == annotations.end()) return std::nullopt;
+  return store::ObjectRef{TableTriggerKind::Info().group_kind(), ns->second, name->second};
+}
+
+}  // namespace hop::op

@@ -1,0 +1,103 @@
+// A TableTrigger's runs (compatibility.md §7, departure 6): how the fires a trigger records
+// become Jobs, one run at a time, with what each run consumed kept in `status.jobs`. This is the
+// one place that decides and starts runs: the decision is a pure function, PlanTrigger, tested on
+// its own; WriteRunPlan turns its answer into writes, and FireAndStart records fires and starts
+// the run they begin. The TableTrigger reconciler calls them for one trigger, the View
+// reconciler for every trigger of a view in one commit. The fires themselves are recorded
+// through deploy::TriggerFires, which the FIRE statements share.
+//
+// A trigger's state, in its status:
+//   timestamp     the latest fire (FIRE TRIGGER, FIRE TABLE, a view's watermark, a cron tick)
+//   watermark     the latest fire a successful run covered
+//   pending       firePolicy Each: the fires not run yet, oldest first
+//   retry         the end of a failed window asked to run again (FIRE TRIGGER ... RETRY)
+//   lastSchedule  the latest cron tick accounted for
+//   jobs          recent runs: name, namespace, from, to, started, finished, outcome, message,
+//                 retry (how many runs of the same window came before)
+//   lastRun       how the newest run is: Running, Succeeded or Failed
+//   message       why the newest run failed, or why no run can start
+// A run covers the window (watermark, fire]: the Job gets them as {{watermark}} and
+// {{timestamp}}. With firePolicy Coalesce (the default) one run covers every fire recorded
+// since the last, however many arrived while the previous ran; with Each, every fire gets its
+// own run, in order. A failed run leaves the watermark where it was and takes no fire with it:
+// the next fire's run covers the failed window too, and a retry runs exactly that window again.
+// A paused trigger records fires and runs them after RESUME; a run already going when it is
+// paused finishes. Cron ticks missed while hop was down are fires too:
+// coalesced into one run, or (Each) one run per tick, at most kMaxCatchUp of them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/time.h"
+#include "operator/controller.h"
+#include "operator/reconciler_util.h"
+#include "resource/resource.h"
+#include "store/store.h"
+
+namespace hop::op {
+
+// The most missed cron ticks a trigger with firePolicy Each catches up on, newest kept.
+inline constexpr int kMaxCatchUp = 1000;
+// How many runs `status.jobs` keeps.
+inline constexpr size_t kRunsKept = 20;
+
+// What to do for a trigger now.
+struct TriggerPlan {
+  resource::Resource trigger;                // the trigger with the status it should have
+  std::optional<resource::Resource> create;  // a Job to create (it may exist already)
+  std::optional<store::ObjectRef> remove;    // a finished Job to delete
+  std::optional<Duration> requeue_after;     // when to look again
+  std::string event;                         // what happened, for the log; empty: nothing
+};
+
+// Decides, from the trigger, the Job of its current run (nullopt when it has none or it is not
+// found) and the time now. A run that cannot start (its YAML does not render, or renders no one
+// object) is no error: the plan's status says why. Errors: the schedule is not a cron
+// expression; like every error of this pure function, retrying cannot mend it (nothing changes
+// until the trigger does).
+hop::Result<TriggerPlan> PlanTrigger(const resource::Resource& trigger,
+                                     const std::optional<resource::Resource>& current_job,
+                                     SystemTime now);
+
+// The name of the Job of the run that ends at `fire`: `<base>-<yyyymmddthhmmssmmm>`, and
+// `-r<retry>` for the retries of that window, cut to 63 characters, so that one run can never
+// have two Jobs.
+std::string RunJobName(std::string_view base, SystemTime fire, int64_t retry = 0);
+
+// What the operator has still to do for `trigger` at `now`, in words ("run x is going", "the
+// fire at ... waits for its run", "the retry of ... waits to start", "the cron tick at ... is
+// due"); nullopt when nothing. A paused trigger's held fires are not work (they wait for RESUME),
+// and neither is a fire no run can start for (the status's message says why).
+std::optional<std::string> PendingWork(const resource::Resource& trigger, SystemTime now);
+
+// The current run of a trigger (the newest entry of status.jobs without `finished`), as the
+// reference of its Job; nullopt when there is none.
+std::optional<store::ObjectRef> CurrentRunJob(const resource::Resource& trigger);
+
+// The Job of the trigger's current run (CurrentRunJob), as stored: nullopt when the trigger has
+// no run going or its Job is gone.
+hop::Result<std::optional<resource::Resource>> CurrentRunJobOf(store::Store& store,
+                                                               const resource::Resource& trigger);
+
+// Adds to `batch` what `plan` says, in this order: the trigger's new status (if it changed from
+// `before`, the status it was planned from), the delete of the finished Job (if it is still
+// there), the Job of the run it starts (unless it exists: made by an earlier reconcile that
+// could not record it). A run is recorded in the same batch as its Job is created, and the
+// batch fails if the trigger changed since it was read.
+Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before);
+
+// Records `fires` (oldest first) on `trigger` through deploy::TriggerFires and, when the trigger
+// has no run going, starts the run its first new fire begins, as PlanTrigger decides it, into
+// `batch`: the trigger's status and the new Job together, or only the fires when no run starts
+// (a run cannot start, its Job exists already). False, and nothing added, when the trigger had
+// every fire already.
+hop::Result<bool> FireAndStart(Batch& batch, resource::Resource trigger,
+                               const std::vector<SystemTime>& fires, SystemTime now);
+
+// The trigger that started `job` (by the annotations RenderRun puts on it); nullopt for a Job
+// no trigger started.
+std::optional<store::ObjectRef> TriggerOfJob(const resource::Resource& job);
+
+}  // namespace hop::op
