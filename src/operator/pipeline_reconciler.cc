@@ -170,17 +170,17 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
                               {"message", estimate.message}});
   }
   const PipelineState state = SummarizePipeline(elements);
-  Json status = pipeline->status() ? *pipeline->status() : Json::object();
+  Json status = StatusOf(*pipeline);
   status["ready"] = state.ready;
   status["failed"] = state.failed;
   status["message"] = state.message;
   status["elements"] = std::move(element_states);
-  Batch batch(store_);
-  if (batch.UpdateStatusIfChanged(*pipeline, std::move(status))) {
+  HOP_ASSIGN_OR_RETURN(const bool written,
+                       UpdateStatusIfChanged(store_, *pipeline, std::move(status)));
+  if (written) {
     log::Info("[{}] Pipeline {}/{}: {}", context.id, pipeline->namespace_name(), pipeline->name(),
               state.message);
   }
-  HOP_RETURN_IF_ERROR(batch.Commit());
   if (state.ready) return ReconcileResult::Done();
   return ReconcileResult::RequeueAfter(kPipelineRecheck);
 }

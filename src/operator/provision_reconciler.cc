@@ -70,17 +70,16 @@ hop::Result<ReconcileResult> ProvisionReconciler::Reconcile(const Request& reque
       }
     }
   }
-  Json status = job->status() ? *job->status() : Json::object();
+  Json status = StatusOf(*job);
   status["ready"] = ready;
   status["failed"] = failed;
   status["message"] = message;
   status["observedGeneration"] = job->generation();
-  Batch batch(store_);
-  if (batch.UpdateStatusIfChanged(*job, std::move(status))) {
+  HOP_ASSIGN_OR_RETURN(const bool written, UpdateStatusIfChanged(store_, *job, std::move(status)));
+  if (written) {
     log::Info("[{}] TableProvisionJob {}/{}: {}", context.id, job->namespace_name(), job->name(),
               message);
   }
-  HOP_RETURN_IF_ERROR(batch.Commit());
   HOP_RETURN_IF_ERROR(error);  // retried with backoff
   return ReconcileResult::Done();
 }

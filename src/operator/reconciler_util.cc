@@ -53,6 +53,20 @@ const Json& StatusOr(const Json* status) {
 
 }  // namespace
 
+Json StatusOf(const Resource& object) {
+  return object.status() != nullptr ? *object.status() : Json::object();
+}
+
+bool AddOwner(Resource& object, const Resource& owner) {
+  auto owners = object.owner_references();
+  for (const auto& o : owners) {
+    if (o.kind == owner.kind() && o.name == owner.name()) return false;
+  }
+  owners.push_back(resource::OwnerReferenceTo(owner));
+  object.set_owner_references(owners);
+  return true;
+}
+
 Result<std::optional<Resource>> GetOrNotFound(store::Store& store, const Request& request) {
   return store.Find(request.ref);
 }
@@ -114,6 +128,13 @@ Status Batch::Commit() {
   writes_.clear();
   creates_.clear();
   return store_.Commit(std::move(writes)).status();
+}
+
+Result<bool> UpdateStatusIfChanged(store::Store& store, const Resource& object, Json status) {
+  Batch batch(store);
+  if (!batch.UpdateStatusIfChanged(object, std::move(status))) return false;
+  HOP_RETURN_IF_ERROR(batch.Commit());
+  return true;
 }
 
 }  // namespace hop::op

@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -35,6 +34,15 @@ namespace hop::op {
 // Other errors are the store's, retried with backoff.
 Result<std::optional<resource::Resource>> GetOrNotFound(store::Store& store,
                                                         const Request& request);
+
+// The status of `object` as read; an object without one has an empty one.
+Json StatusOf(const resource::Resource& object);
+
+// Set-owner: makes `owner` one of `object`'s owners (resource::OwnerReferenceTo) unless an owner
+// of its kind and name is one already, so that deleting `owner` deletes `object`. True when the
+// reference was added. Owner references never cross namespaces: the caller checks that both
+// live in one.
+bool AddOwner(resource::Resource& object, const resource::Resource& owner);
 
 // One reconcile's writes, committed together.
 class Batch {
@@ -82,5 +90,11 @@ class Batch {
   std::vector<store::Write> writes_;
   std::set<std::string> creates_;  // the objects the batch creates, by ObjectRef::ToString
 };
+
+// Update-status-if-changed for a reconcile whose one write is a status: `object`'s status
+// becomes `status`, committed at once, unless it is that already. True when it was written.
+// Errors: the store's (Conflict when the object changed since it was read).
+Result<bool> UpdateStatusIfChanged(store::Store& store, const resource::Resource& object,
+                                   Json status);
 
 }  // namespace hop::op

@@ -127,5 +127,53 @@ TEST_F(ReconcilerUtilTest, UpdateStatusIfChangedAndDeleteIfPresent) {
   EXPECT_EQ(*store_->Revision(), revision);
 }
 
+// A lone status write: committed at once when the status changed, nothing otherwise, and a
+// Conflict when the object changed since it was read.
+TEST_F(ReconcilerUtilTest, AStatusAloneIsWrittenOnlyWhenItChanged) {
+  Resource cm = Create(ConfigMap("a"));
+  EXPECT_EQ(StatusOf(cm), Json::object());
+  auto same = UpdateStatusIfChanged(*store_, cm, Json::object());
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_FALSE(*same);
+  auto written = UpdateStatusIfChanged(*store_, cm, Json{{"ready", true}});
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_TRUE(*written);
+  const Resource stored = *store_->Get(store::RefOf(cm));
+  EXPECT_EQ(StatusOf(stored), (Json{{"ready", true}}));
+  const int64_t revision = *store_->Revision();
+  auto again = UpdateStatusIfChanged(*store_, stored, Json{{"ready", true}});
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  EXPECT_EQ(*store_->Revision(), revision);
+  // `cm` is as read before the status was written.
+  EXPECT_EQ(UpdateStatusIfChanged(*store_, cm, Json{{"ready", false}}).status().code(),
+            StatusCode::kConflict);
+  EXPECT_EQ(StatusOf(*store_->Get(store::RefOf(cm))), (Json{{"ready", true}}));
+}
+
+// An owner is added once, by kind and name, beside the owners an object has, with its uid.
+TEST_F(ReconcilerUtilTest, AddOwnerAddsAnOwnerOnce) {
+  Resource owner = Create(ConfigMap("owner"));
+  Resource other = Create(ConfigMap("other"));
+  Resource owned = Parse(ConfigMap("owned"));
+  EXPECT_TRUE(AddOwner(owned, other));
+  EXPECT_TRUE(AddOwner(owned, owner));
+  EXPECT_FALSE(AddOwner(owned, owner));
+  const auto owners = owned.owner_references();
+  ASSERT_EQ(owners.size(), 2u);
+  EXPECT_EQ(owners[0].name, "other");
+  EXPECT_EQ(owners[1].name, "owner");
+  EXPECT_EQ(owners[1].kind, "ConfigMap");
+  EXPECT_EQ(owners[1].api_version, "v1");
+  EXPECT_EQ(owners[1].uid, owner.uid());
+  EXPECT_FALSE(owners[1].uid.empty());
+  // What it owns goes with the last of its owners.
+  ASSERT_TRUE(store_->Create(owned).ok());
+  ASSERT_TRUE(store_->Delete(store::RefOf(other)).ok());
+  ASSERT_TRUE(store_->Get(store::RefOf(owned)).ok());
+  ASSERT_TRUE(store_->Delete(store::RefOf(owner)).ok());
+  EXPECT_EQ(store_->Get(store::RefOf(owned)).status().code(), StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace hop::op

@@ -70,7 +70,7 @@ hop::Result<ReconcileResult> SubscriptionReconciler::Reconcile(const Request& re
   const resource::StringMap hints =
       SubscriptionKind::kHints.Get(sub).value_or(resource::StringMap{});
 
-  const Json before = sub.status() ? *sub.status() : Json::object();
+  const Json before = StatusOf(sub);
   // A failure the Subscription must change to get past: said in its status, not retried.
   auto fail = [&](const std::string& message) -> hop::Result<ReconcileResult> {
     Json status = before;
@@ -78,9 +78,7 @@ hop::Result<ReconcileResult> SubscriptionReconciler::Reconcile(const Request& re
     status["failed"] = true;
     status["message"] = message;
     log::Warn("[{}] Subscription {}/{}: {}", context.id, ns, sub.name(), message);
-    Batch batch(store_);
-    batch.UpdateStatusIfChanged(sub, std::move(status));
-    HOP_RETURN_IF_ERROR(batch.Commit());
+    HOP_RETURN_IF_ERROR(UpdateStatusIfChanged(store_, sub, std::move(status)).status());
     return ReconcileResult::Done();  // until the Subscription changes
   };
   // What may pass by itself: the store down, or another writer first (an object changed, or one
@@ -118,20 +116,7 @@ hop::Result<ReconcileResult> SubscriptionReconciler::Reconcile(const Request& re
   std::optional<Resource> pipeline;
   for (Resource& object : *planned) {
     if (object.kind() == "Pipeline") pipeline = object;
-    if (object.kind() == "View") {
-      auto owners = object.owner_references();
-      bool owned = false;
-      for (const auto& o : owners) owned |= o.kind == sub.kind() && o.name == sub.name();
-      if (!owned) {
-        resource::OwnerReference ref;
-        ref.api_version = sub.api_version();
-        ref.kind = sub.kind();
-        ref.name = sub.name();
-        ref.uid = sub.uid();
-        owners.push_back(ref);
-        object.set_owner_references(owners);
-      }
-    }
+    if (object.kind() == "View") AddOwner(object, sub);
     auto added = batch.CreateOrUpdate(std::move(object), read_at);
     if (!added.ok()) {
       // An object rendered twice can never be written; anything else may pass.

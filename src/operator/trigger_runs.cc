@@ -107,12 +107,7 @@ hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from
   // Owned by the trigger when both live in one namespace: deleting the trigger deletes its runs.
   // Owner references never cross namespaces.
   if (job.namespace_name() == trigger.namespace_name()) {
-    resource::OwnerReference owner;
-    owner.api_version = trigger.api_version();
-    owner.kind = trigger.kind();
-    owner.name = trigger.name();
-    owner.uid = trigger.uid();
-    job.set_owner_references({owner});
+    job.set_owner_references({resource::OwnerReferenceTo(trigger)});
   }
   return job;
 }
@@ -335,7 +330,7 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before) {
 
 hop::Result<bool> FireAndStart(Batch& batch, Resource trigger, const std::vector<SystemTime>& fires,
                                SystemTime now) {
-  const Json before = trigger.status() ? *trigger.status() : Json::object();
+  const Json before = StatusOf(trigger);
   Json status = before;
   deploy::TriggerFires recorded(status, deploy::TriggerFires::Each(trigger));
   for (SystemTime at : fires) recorded.Record(at);

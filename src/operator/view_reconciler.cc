@@ -20,7 +20,7 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
   if (!view) return ReconcileResult::Done();
   // The watermarks to give the triggers: those queued by whoever advanced the view (one each,
   // however many came since the last reconcile), and the latest.
-  Json view_status = view->status() ? *view->status() : Json::object();
+  Json view_status = StatusOf(*view);
   deploy::ViewFires view_fires(view_status);
   const std::vector<SystemTime> fires = view_fires.Undelivered();
   if (fires.empty()) return ReconcileResult::Done();
