@@ -7,6 +7,7 @@
 
 #include "binder/binder_impl.h"
 #include "sql/parser.h"
+#include "sql/unparser.h"
 
 namespace hop::binder {
 
@@ -84,7 +85,7 @@ Status Binder::Impl::CheckComparable(const ScalarPtr& a, const ScalarPtr& b, std
   if (Comparable(a->type, b->type)) return Status::OK();
   return Error(loc, fmt::format("Cannot apply '{0}' to arguments of type '<{1}> {0} <{2}>'. "
                                 "Supported form(s): '<COMPARABLE_TYPE> {0} <COMPARABLE_TYPE>'",
-                                op, TypeText(a->type), TypeText(b->type)));
+                                op, sql::TypeString(a->type), sql::TypeString(b->type)));
 }
 
 Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprContext& ctx) {
@@ -97,7 +98,7 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
   auto mismatch = [&](std::string_view supported) {
     return Error(b.loc, fmt::format("Cannot apply '{0}' to arguments of type '<{1}> {0} <{2}>'. "
                                     "Supported form(s): {3}",
-                                    op, TypeText(lt), TypeText(rt), supported));
+                                    op, sql::TypeString(lt), sql::TypeString(rt), supported));
   };
   DataType type;
   switch (b.op) {
@@ -198,12 +199,12 @@ Result<ScalarPtr> Binder::Impl::BindUnary(const sql::Expr& e, const ExprContext&
     if (!IsBoolean(t) && !IsNull(t)) {
       return Error(e.loc, fmt::format("Cannot apply 'NOT' to arguments of type 'NOT<{}>'. "
                                       "Supported form(s): 'NOT<BOOLEAN>'",
-                                      TypeText(t)));
+                                      sql::TypeString(t)));
     }
   } else if (!IsNumeric(t) && !IsNull(t) && t.name != TypeName::kInterval) {
     return Error(e.loc, fmt::format("Cannot apply '-' to arguments of type '-<{}>'. "
                                     "Supported form(s): '-<NUMERIC>'",
-                                    TypeText(t)));
+                                    sql::TypeString(t)));
   }
   if (u.op == sql::UnaryOp::kPlus) return operand;
   Scalar s;
@@ -296,7 +297,7 @@ Result<ScalarPtr> Binder::Impl::BindLike(const sql::Expr& e, const ExprContext& 
       return Error(x->loc, fmt::format("Cannot apply 'LIKE' to arguments of type "
                                        "'LIKE(<{}>)'. Supported form(s): "
                                        "'<STRING> LIKE <STRING>'",
-                                       TypeText(a->type)));
+                                       sql::TypeString(a->type)));
     }
     nullable = nullable || IsNullable(a->type);
     s.args.push_back(std::move(a));
@@ -383,7 +384,7 @@ Result<ScalarPtr> Binder::Impl::BindCast(const sql::Expr& e, const ExprContext& 
   bool to_structured = is_structured(c.type);
   if (!IsNull(from) && structured != to_structured) {
     return Error(e.loc, fmt::format("Cast function cannot convert value of type {} to type {}",
-                                    TypeText(from, true), TypeText(c.type, true)));
+                                    sql::TypeString(from, true), sql::TypeString(c.type, true)));
   }
   DataType to = c.type;
   if (to.nullability == sql::Nullability::kUnspecified) {
@@ -404,7 +405,7 @@ Result<ScalarPtr> Binder::Impl::BindExtract(const sql::Expr& e, const ExprContex
       !IsNull(operand->type)) {
     return Error(e.loc, fmt::format("Cannot apply 'EXTRACT' to arguments of type "
                                     "'EXTRACT(<INTERVAL SYMBOL> FROM <{}>)'",
-                                    TypeText(operand->type)));
+                                    sql::TypeString(operand->type)));
   }
   Scalar s;
   s.kind = ScalarKind::kExtract;
@@ -502,7 +503,7 @@ Result<ScalarPtr> Binder::Impl::BindSubscript(const sql::Expr& e, const ExprCont
                                     "'ITEM(<{}>, <{}>)'. Supported form(s): "
                                     "<ARRAY>[<INTEGER>] <MAP>[<ANY>] <ROW>[<CHARACTER>|"
                                     "<INTEGER>]",
-                                    TypeText(bt), TypeText(index->type)));
+                                    sql::TypeString(bt), sql::TypeString(index->type)));
   }
   s.args = {std::move(base), std::move(index)};
   return Make(std::move(s));

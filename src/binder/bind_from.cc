@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "binder/binder_impl.h"
+#include "sql/unparser.h"
 
 namespace hop::binder {
 
@@ -164,7 +165,7 @@ Result<From> Binder::Impl::Join(const sql::JoinRef& join, const Scope* outer, co
       return Error(join.loc, fmt::format("Column '{}' matched using NATURAL keyword or USING "
                                          "clause has incompatible types: cannot compare '{}' "
                                          "to '{}'",
-                                         name, TypeText(lt), TypeText(rt)));
+                                         name, sql::TypeString(lt), sql::TypeString(rt)));
     }
     terms.push_back(Equals(li, lt, ri, rt));
     // Unqualified references mean the left copy (the right one for RIGHT JOIN).
@@ -229,7 +230,7 @@ Result<From> Binder::Impl::Unnest(const sql::UnnestRef& unnest, const Scope* out
                                          "'UNNEST(<{}>)'. Supported form(s): "
                                          "'UNNEST(<MULTISET>)' 'UNNEST(<ARRAY>)' "
                                          "'UNNEST(<MAP>)'",
-                                         TypeText(t)));
+                                         sql::TypeString(t)));
     }
     rel.exprs.push_back(std::move(s));
   }
@@ -284,7 +285,7 @@ Result<From> Binder::Impl::UnnestQuery(const sql::UnnestRef& unnest, const Scope
     } else {
       return Error(unnest.args[0]->loc,
                    fmt::format("UNNEST of a query needs ARRAY or MAP columns; column '{}' is {}",
-                               query->row_type.columns[i].name, TypeText(t)));
+                               query->row_type.columns[i].name, sql::TypeString(t)));
     }
     u.exprs.push_back(InputRef(static_cast<int>(i), t));
   }

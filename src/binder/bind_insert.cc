@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "binder/binder_impl.h"
+#include "sql/unparser.h"
 
 namespace hop::binder {
 
@@ -78,8 +79,8 @@ Result<BoundInsert> Binder::Impl::Insert(const sql::InsertStatement& insert) {
       return Error(insert.query->loc,
                    fmt::format("Cannot assign to target field '{}' of type {} from source field "
                                "'{}' of type {}",
-                               target_col.name, TypeText(target_col.type, true), qcols[i].name,
-                               TypeText(qcols[i].type, true)));
+                               target_col.name, sql::TypeString(target_col.type, true),
+                               qcols[i].name, sql::TypeString(qcols[i].type, true)));
     }
     bool same_family_and_size = qcols[i].type.name == target_col.type.name ||
                                 (IsCharacter(qcols[i].type) && IsCharacter(target_col.type)) ||

@@ -448,7 +448,7 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement, bool replace
       if (!binder::Assignable(col.type, want)) {
         return Status::InvalidArgument(fmt::format(
             "Incompatible types for sink column '{}': query produces {} but sink expects {}",
-            col.name, binder::TypeText(col.type, true), binder::TypeText(want, true)));
+            col.name, sql::TypeString(col.type, true), sql::TypeString(want, true)));
       }
       binder::ScalarPtr ref = binder::InputRef(static_cast<int>(i), col.type);
       bool same_family = col.type.name == want.name ||

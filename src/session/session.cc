@@ -702,7 +702,7 @@ Status Session::Describe(std::string_view arg, std::string& out) {
     // isNullable says it of the column; the type says it of its elements and fields.
     sql::DataType shown = t;
     shown.nullability = sql::Nullability::kUnspecified;
-    rows.push_back({c.name, binder::TypeText(shown, /*with_nullability=*/true),
+    rows.push_back({c.name, sql::TypeString(shown, /*with_nullability=*/true),
                     t.precision ? TableCell(std::to_string(*t.precision)) : TableCell(),
                     t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
                     binder::IsNullable(t) ? "YES" : "NO"});

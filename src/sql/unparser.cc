@@ -111,4 +111,14 @@ Result<std::string> PrintType(const DataType& type, const PrintOptions& options)
   return w.Finish();
 }
 
+std::string TypeString(const DataType& type, bool with_nullability) {
+  const PrintOptions options{Dialect::kAnsi};
+  Writer w(options);
+  w.set_type_spelling(with_nullability ? internal::TypeSpelling::kMessageWithNullability
+                                       : internal::TypeSpelling::kMessage);
+  w.Type(type);
+  // Messages name every type: the spelling refuses nothing.
+  return std::move(w.Finish()).value();
+}
+
 }  // namespace hop::sql

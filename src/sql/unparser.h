@@ -30,6 +30,12 @@ Result<std::string> PrintQuery(const Query& query, const PrintOptions& options =
 Result<std::string> PrintExpr(const Expr& expr, const PrintOptions& options = {});
 Result<std::string> PrintType(const DataType& type, const PrintOptions& options = {});
 
+// A type as Calcite names it in messages, which is not SQL: `VARCHAR`, `CHAR(3)`, `FLOAT`,
+// `DECIMAL(10, 0)`, `TIMESTAMP(3) WITH LOCAL TIME ZONE`, `VARCHAR ARRAY`, `(VARCHAR, INTEGER) MAP`,
+// `RecordType(VARCHAR A)`, `NULL`, `INTERVAL`; with `with_nullability`, `NOT NULL` after every
+// non-nullable type, elements and fields included (`INTEGER NOT NULL ARRAY NOT NULL`).
+std::string TypeString(const DataType& type, bool with_nullability = false);
+
 // `name` quoted for the dialect: "name" with "" doubled, or `name` for Flink.
 std::string QuoteIdentifier(std::string_view name, Dialect dialect);
 // 'text' with '' doubled.

@@ -31,6 +31,10 @@ namespace hop::sql::internal {
 // parentheses, so every dialect reads the same grouping.
 enum class Family { kOther, kConcat, kArithmetic, kComparison, kPredicate, kIs };
 
+// How the writer spells a data type: as the dialect's SQL, or as Calcite names types in messages
+// (not SQL: `(VARCHAR, INTEGER) MAP`, `RecordType(VARCHAR A)`), with or without NOT NULL.
+enum class TypeSpelling : uint8_t { kSql, kMessage, kMessageWithNullability };
+
 // Whether `s` is a word that needs no quotes to read back as itself: a letter or '_', then
 // letters, digits, '_' and '$'.
 bool IsSimpleWord(std::string_view s);
@@ -74,6 +78,7 @@ class Writer {
 
   // ---- types ----
   void Type(const DataType& t);
+  void set_type_spelling(TypeSpelling spelling) { type_spelling_ = spelling; }
 
   // ---- expressions ----
   // Prints `e` as an operand that needs at least `min_prec`, inside an operator of `parent`.
@@ -105,6 +110,7 @@ class Writer {
  private:
   const PrintOptions& opts_;
   Dialect d_;
+  TypeSpelling type_spelling_ = TypeSpelling::kSql;
   std::string out_;
   Status error_;
 };

@@ -52,6 +52,45 @@ TEST(UnparserTest, PipelineStyleFlinkOutput) {
             "'datagen', 'number-of-rows' = '10')");
 }
 
+TEST(UnparserTest, TypeStringIsCalcitesSpelling) {
+  struct Case {
+    const char* type;  // parsed; "NULL" and "INTERVAL" are built below
+    const char* plain;
+    const char* with_nullability;
+  };
+  const Case kCases[] = {
+      {"VARCHAR", "VARCHAR", "VARCHAR"},
+      {"CHAR(3) NOT NULL", "CHAR(3)", "CHAR(3) NOT NULL"},
+      {"VARCHAR NULL", "VARCHAR", "VARCHAR"},
+      {"FLOAT(7)", "FLOAT", "FLOAT"},
+      {"DOUBLE", "DOUBLE", "DOUBLE"},
+      {"DECIMAL", "DECIMAL", "DECIMAL"},
+      {"DECIMAL(10)", "DECIMAL(10, 0)", "DECIMAL(10, 0)"},
+      {"DECIMAL(10, 2) NOT NULL", "DECIMAL(10, 2)", "DECIMAL(10, 2) NOT NULL"},
+      {"BYTES", "BYTES", "BYTES"},
+      {"TIMESTAMP_LTZ(3)", "TIMESTAMP(3) WITH LOCAL TIME ZONE",
+       "TIMESTAMP(3) WITH LOCAL TIME ZONE"},
+      {"TIME WITH TIME ZONE", "TIME WITH TIME ZONE", "TIME WITH TIME ZONE"},
+      {"ARRAY<INT NOT NULL> NOT NULL", "INTEGER ARRAY", "INTEGER NOT NULL ARRAY NOT NULL"},
+      {"MULTISET<VARCHAR(2) NOT NULL>", "VARCHAR(2) MULTISET", "VARCHAR(2) NOT NULL MULTISET"},
+      {"MAP<VARCHAR, INT NOT NULL>", "(VARCHAR, INTEGER) MAP", "(VARCHAR, INTEGER NOT NULL) MAP"},
+      {"ROW(\"a b\" INT NOT NULL, c VARCHAR)", "RecordType(INTEGER a b, VARCHAR C)",
+       "RecordType(INTEGER NOT NULL a b, VARCHAR C)"},
+  };
+  for (const auto& c : kCases) {
+    auto t = ParseDataType(c.type);
+    ASSERT_TRUE(t.ok()) << c.type << ": " << t.status().ToString();
+    EXPECT_EQ(TypeString(*t), c.plain) << c.type;
+    EXPECT_EQ(TypeString(*t, /*with_nullability=*/true), c.with_nullability) << c.type;
+  }
+  // Types no SQL declares still have a name in messages.
+  DataType null_type(TypeName::kNull);
+  EXPECT_EQ(TypeString(null_type), "NULL");
+  DataType interval(TypeName::kInterval);
+  interval.nullability = Nullability::kNotNull;
+  EXPECT_EQ(TypeString(interval, true), "INTERVAL NOT NULL");
+}
+
 TEST(UnparserTest, LimitAndOffsetPerDialect) {
   const char* sql = "SELECT a FROM t ORDER BY a LIMIT 5 OFFSET 10";
   EXPECT_EQ(Print(sql, Dialect::kAnsi),

@@ -1,10 +1,15 @@
 // Printing data types in each dialect: PostgreSQL's names (DOUBLE PRECISION, BYTEA, T[]),
 // SQLite's BLOB, element nullability as ARRAY<T NOT NULL>, and the types a dialect lacks refused.
+// The same printer writes a type as Calcite names it in messages (TypeString), so that hop's
+// binder errors read as Calcite's.
 #include "sql/unparser_impl.h"
 
 namespace hop::sql::internal {
 
 void Writer::Type(const DataType& t) {
+  // Messages are written in the ANSI dialect, which refuses nothing but the NULL and INTERVAL
+  // types; what they spell differently from SQL is marked `message`.
+  const bool message = type_spelling_ != TypeSpelling::kSql;
   auto precision = [&] {
     if (t.precision) out_ += fmt::format("({})", *t.precision);
   };
@@ -19,15 +24,15 @@ void Writer::Type(const DataType& t) {
     case TypeName::kBigInt: Raw("BIGINT"); break;
     case TypeName::kFloat:
       Raw("FLOAT");
-      precision();
+      if (!message) precision();  // Calcite names FLOAT without its precision
       break;
     case TypeName::kReal: Raw("REAL"); break;
     case TypeName::kDouble: Raw(postgres() ? "DOUBLE PRECISION" : "DOUBLE"); break;
     case TypeName::kDecimal:
       Raw("DECIMAL");
       if (t.precision) {
-        if (t.scale) {
-          out_ += fmt::format("({}, {})", *t.precision, *t.scale);
+        if (t.scale || message) {  // Calcite names a DECIMAL with its scale, 0 when absent
+          out_ += fmt::format("({}, {})", *t.precision, t.scale.value_or(0));
         } else {
           precision();
         }
@@ -71,7 +76,7 @@ void Writer::Type(const DataType& t) {
     case TypeName::kArray: {
       if (sqlite()) Unsupported("the ARRAY type");
       const DataType& element = t.params.front();
-      if (element.nullability != Nullability::kUnspecified) {
+      if (element.nullability != Nullability::kUnspecified && !message) {
         if (postgres()) Unsupported("an ARRAY element's nullability");
         Raw("ARRAY<");
         Type(element);
@@ -85,7 +90,7 @@ void Writer::Type(const DataType& t) {
     case TypeName::kMultiset: {
       if (sqlite() || postgres()) Unsupported("the MULTISET type");
       const DataType& element = t.params.front();
-      if (element.nullability != Nullability::kUnspecified) {
+      if (element.nullability != Nullability::kUnspecified && !message) {
         Raw("MULTISET<");
         Type(element);
         Raw(">");
@@ -97,14 +102,25 @@ void Writer::Type(const DataType& t) {
     }
     case TypeName::kMap:
       if (sqlite() || postgres()) Unsupported("the MAP type");
-      Raw("MAP<");
+      Raw(message ? "(" : "MAP<");
       Type(t.params[0]);
       Raw(", ");
       Type(t.params[1]);
-      Raw(">");
+      Raw(message ? ") MAP" : ">");
       break;
     case TypeName::kRow:
       if (sqlite() || postgres()) Unsupported("the ROW type");
+      if (message) {  // `RecordType(VARCHAR A, INTEGER B)`: type first, name as it is
+        Raw("RecordType(");
+        for (size_t i = 0; i < t.fields.size(); ++i) {
+          if (i > 0) Raw(", ");
+          Type(t.fields[i].type);
+          Raw(" ");
+          Raw(t.fields[i].name.name);
+        }
+        Raw(")");
+        break;
+      }
       Raw("ROW(");
       for (size_t i = 0; i < t.fields.size(); ++i) {
         if (i > 0) Raw(", ");
@@ -114,8 +130,27 @@ void Writer::Type(const DataType& t) {
       }
       Raw(")");
       break;
-    case TypeName::kNull: Unsupported("the NULL type"); break;
-    case TypeName::kInterval: Unsupported("an INTERVAL type"); break;
+    case TypeName::kNull:
+      if (message) {
+        Raw("NULL");
+      } else {
+        Unsupported("the NULL type");
+      }
+      break;
+    case TypeName::kInterval:
+      if (message) {
+        Raw("INTERVAL");
+      } else {
+        Unsupported("an INTERVAL type");
+      }
+      break;
+  }
+  if (message) {
+    if (type_spelling_ == TypeSpelling::kMessageWithNullability &&
+        t.nullability == Nullability::kNotNull) {
+      Raw(" NOT NULL");
+    }
+    return;
   }
   if (t.nullability == Nullability::kNotNull) {
     Raw(" NOT NULL");
