@@ -240,6 +240,11 @@ Result<std::string> PipelineSql(const Pipeline& pipeline) {
       out += fmt::format("CREATE DATABASE IF NOT EXISTS {} WITH ();\n",
                          QuotedPath({path.begin(), path.end() - 1}));
     }
+    if (t.row_type.columns.empty()) {
+      // `CREATE TABLE t ()` is no SQL Flink reads, and a table without columns holds nothing.
+      return Status::InvalidArgument(
+          fmt::format("Table {} has no columns: pipeline SQL cannot declare it", t.QualifiedName()));
+    }
     auto columns = ColumnsSql(t.row_type);
     if (!columns.ok()) {
       return columns.status().WithContext("Table " + t.QualifiedName() + ", ");
@@ -251,6 +256,11 @@ Result<std::string> PipelineSql(const Pipeline& pipeline) {
   for (const auto& s : pipeline.sources) HOP_RETURN_IF_ERROR(table(s));
   HOP_RETURN_IF_ERROR(table(pipeline.sink));
 
+  if (pipeline.target_columns.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("The pipeline writes no column of {}: every column of its query is NULL",
+                    pipeline.sink.QualifiedName()));
+  }
   binder::ToSqlOptions options;
   const std::vector<std::string>& sink_path = pipeline.sink.path;
   const bool collides = !pipeline.sink.suffix.empty();
