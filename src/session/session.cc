@@ -410,6 +410,7 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
       std::string what = Utf8ToUpper(SplitCommand(text).first);
       if (stmt->kind == sql::StatementKind::kCreateTrigger) what = "CREATE TRIGGER";
       if (stmt->kind == sql::StatementKind::kCreateFunction) what = "CREATE FUNCTION";
+      if (stmt->kind == sql::StatementKind::kCreateCatalog) what = "CREATE CATALOG";
       if (stmt->kind == sql::StatementKind::kDrop) {
         what = "DROP " + std::string(sql::ObjectKindText(stmt->As<sql::DropStatement>().object));
       }

@@ -91,6 +91,17 @@ Result<std::string> PrintStatement(const Statement& stmt, const PrintOptions& op
   return w.Finish();
 }
 
+Result<std::string> PrintScript(const std::vector<StatementPtr>& statements,
+                                const PrintOptions& options) {
+  Writer w(options);
+  for (size_t i = 0; i < statements.size(); ++i) {
+    if (i > 0) w.Raw("\n");
+    w.Statement(*statements[i]);
+    w.Raw(";");
+  }
+  return w.Finish();
+}
+
 Result<std::string> PrintQuery(const Query& query, const PrintOptions& options) {
   Writer w(options);
   if (options.explain_query_plan && options.dialect == Dialect::kSqlite)

@@ -31,9 +31,10 @@ namespace hop::sql::internal {
 // parentheses, so every dialect reads the same grouping.
 enum class Family { kOther, kConcat, kArithmetic, kComparison, kPredicate, kIs };
 
-// How the writer spells a data type: as the dialect's SQL, or as Calcite names types in messages
-// (not SQL: `(VARCHAR, INTEGER) MAP`, `RecordType(VARCHAR A)`), with or without NOT NULL.
-enum class TypeSpelling : uint8_t { kSql, kMessage, kMessageWithNullability };
+// How the writer spells a data type: as the dialect's SQL; as Hoptimator's pipeline scripts
+// declare columns (PrintOptions::pipeline_ddl); or as Calcite names types in messages (not SQL:
+// `(VARCHAR, INTEGER) MAP`, `RecordType(VARCHAR A)`), with or without NOT NULL.
+enum class TypeSpelling : uint8_t { kSql, kPipelineDdl, kMessage, kMessageWithNullability };
 
 // Whether `s` is a word that needs no quotes to read back as itself: a letter or '_', then
 // letters, digits, '_' and '$'.
@@ -75,6 +76,8 @@ class Writer {
   bool flink() const { return d_ == Dialect::kFlink; }
   bool postgres() const { return d_ == Dialect::kPostgres; }
   bool sqlite() const { return d_ == Dialect::kSqlite; }
+  // Whether DDL is written as pipeline scripts write it (PrintOptions::pipeline_ddl).
+  bool pipeline_ddl() const { return opts_.pipeline_ddl && flink(); }
 
   // ---- types ----
   void Type(const DataType& t);
@@ -103,6 +106,7 @@ class Writer {
 
   // ---- statements ----
   void Statement(const sql::Statement& s);
+  void CreateCatalog(const CreateCatalogStatement& s);
   void Options(const OptionList& options);
   void CreateTable(const CreateTableStatement& s);
   void SettingName(const std::string& name);

@@ -1,6 +1,6 @@
 // Printing statements: CREATE TABLE (columns, constraints, LIKE, AS), VIEW, MATERIALIZED VIEW,
-// TRIGGER, DATABASE and FUNCTION with their option lists, INSERT, DROP, REFRESH, FIRE, PAUSE /
-// RESUME, SET, RESET and SHOW; hop's own statements print only in the ANSI dialect.
+// TRIGGER, DATABASE, CATALOG and FUNCTION with their option lists, INSERT, DROP, REFRESH, FIRE,
+// PAUSE / RESUME, SET, RESET and SHOW; hop's own statements print only in the ANSI dialect.
 #include "common/strings.h"
 #include "sql/keywords.h"
 #include "sql/unparser_impl.h"
@@ -15,7 +15,7 @@ void Writer::Options(const OptionList& options) {
     const Option& o = options.items[i];
     if (i > 0) Raw(", ");
     out_ += QuoteString(o.key);
-    Raw(flink() ? " = " : " ");
+    Raw(pipeline_ddl() ? "=" : flink() ? " = " : " ");
     if (o.kind == OptionValueKind::kNull) {
       if (flink()) Unsupported("a NULL option value");
       Raw("NULL");
@@ -78,7 +78,10 @@ void Writer::CreateTable(const CreateTableStatement& s) {
       Ident(c.name);
       if (!c.type) continue;
       Raw(" ");
+      const TypeSpelling spelling = type_spelling_;
+      if (pipeline_ddl()) type_spelling_ = TypeSpelling::kPipelineDdl;
       Type(*c.type);
+      type_spelling_ = spelling;
       if (c.value_kind == ColumnValueKind::kDefault) {
         if (flink()) Unsupported("a column DEFAULT");
         Raw(" DEFAULT ");
@@ -140,6 +143,15 @@ void Writer::CreateTable(const CreateTableStatement& s) {
     Raw(" AS ");
     Query(*s.as_query);
   }
+}
+
+void Writer::CreateCatalog(const CreateCatalogStatement& s) {
+  if (!ansi() && !flink()) Unsupported("CREATE CATALOG");
+  if (s.or_replace && flink()) Unsupported("CREATE OR REPLACE CATALOG");
+  Raw(s.or_replace ? "CREATE OR REPLACE CATALOG " : "CREATE CATALOG ");
+  if (s.if_not_exists) Raw("IF NOT EXISTS ");
+  Ident(s.name);
+  Options(s.options);
 }
 
 void Writer::Statement(const sql::Statement& stmt) {
@@ -229,6 +241,7 @@ void Writer::Statement(const sql::Statement& stmt) {
       Options(s.options);
       break;
     }
+    case StatementKind::kCreateCatalog: CreateCatalog(stmt.As<CreateCatalogStatement>()); break;
     case StatementKind::kCreateFunction: {
       const auto& s = stmt.As<CreateFunctionStatement>();
       if (!ansi() && !flink()) Unsupported("CREATE FUNCTION");

@@ -9,7 +9,10 @@ namespace hop::sql::internal {
 void Writer::Type(const DataType& t) {
   // Messages are written in the ANSI dialect, which refuses nothing but the NULL and INTERVAL
   // types; what they spell differently from SQL is marked `message`.
-  const bool message = type_spelling_ != TypeSpelling::kSql;
+  const bool message = type_spelling_ == TypeSpelling::kMessage ||
+                       type_spelling_ == TypeSpelling::kMessageWithNullability;
+  // Pipeline scripts write a collection's element nullability before ARRAY or MULTISET.
+  const bool suffix_collections = message || type_spelling_ == TypeSpelling::kPipelineDdl;
   auto precision = [&] {
     if (t.precision) out_ += fmt::format("({})", *t.precision);
   };
@@ -60,6 +63,12 @@ void Writer::Type(const DataType& t) {
     case TypeName::kDate: Raw("DATE"); break;
     case TypeName::kTime:
     case TypeName::kTimestamp:
+      if (type_spelling_ == TypeSpelling::kPipelineDdl && t.name == TypeName::kTimestamp &&
+          t.time_zone == TimeZone::kWithLocalTimeZone) {
+        Raw("TIMESTAMP_LTZ");  // Flink's other name, which pipeline scripts declare columns with
+        precision();
+        break;
+      }
       Raw(t.name == TypeName::kTime ? "TIME" : "TIMESTAMP");
       precision();
       if (flink() && t.name == TypeName::kTime && t.time_zone != TimeZone::kNone) {
@@ -76,7 +85,7 @@ void Writer::Type(const DataType& t) {
     case TypeName::kArray: {
       if (sqlite()) Unsupported("the ARRAY type");
       const DataType& element = t.params.front();
-      if (element.nullability != Nullability::kUnspecified && !message) {
+      if (element.nullability != Nullability::kUnspecified && !suffix_collections) {
         if (postgres()) Unsupported("an ARRAY element's nullability");
         Raw("ARRAY<");
         Type(element);
@@ -90,7 +99,7 @@ void Writer::Type(const DataType& t) {
     case TypeName::kMultiset: {
       if (sqlite() || postgres()) Unsupported("the MULTISET type");
       const DataType& element = t.params.front();
-      if (element.nullability != Nullability::kUnspecified && !message) {
+      if (element.nullability != Nullability::kUnspecified && !suffix_collections) {
         Raw("MULTISET<");
         Type(element);
         Raw(">");
