@@ -10,8 +10,9 @@
 #include "deploy/executor.h"
 #include "resource/kinds.h"
 #include "resource/yaml.h"
+#include "sql/ast/create_materialized_view_statement.h"
+#include "sql/ast/query_statement.h"
 #include "sql/parser.h"
-#include "sql/unparser.h"
 
 namespace hop::op {
 
@@ -65,21 +66,26 @@ hop::Result<ReconcileResult> SubscriptionReconciler::Reconcile(const Request& re
   const catalog::Schema* schema = cat.SchemaOfDatabase(database);
   if (schema == nullptr)
     return fail(fmt::format("Database {} not found in namespace {}", database, ns));
-  std::string name;
-  for (const std::string& part : schema->Path()) {
-    name += sql::QuoteIdentifier(part, sql::Dialect::kAnsi) + ".";
+  // `CREATE OR REPLACE MATERIALIZED VIEW <schema>."<name>" AS <spec.sql>`, as an AST around the
+  // parsed query: errors point into spec.sql, which must be one query.
+  auto query = sql::ParseStatement(SubscriptionKind::kSql.Get(sub).value_or(""));
+  if (!query.ok()) return fail(query.status().ToString());
+  if ((*query)->kind != sql::StatementKind::kQuery) {
+    return fail("spec.sql must be a query (SELECT ...)");
   }
-  name += sql::QuoteIdentifier(sub.name(), sql::Dialect::kAnsi);
-  const std::string text = fmt::format("CREATE OR REPLACE MATERIALIZED VIEW {} AS {}", name,
-                                       SubscriptionKind::kSql.Get(sub).value_or(""));
-  auto statement = sql::ParseStatement(text);
-  if (!statement.ok()) return fail(statement.status().ToString());
+  auto statement = std::make_unique<sql::CreateMaterializedViewStatement>();
+  statement->or_replace = true;
+  for (const std::string& part : schema->Path()) statement->name.parts.emplace_back(part);
+  statement->name.parts.emplace_back(sub.name());
+  statement->query = std::move((*query)->As<sql::QueryStatement>().query);
+  statement->loc = (*query)->loc;
+  statement->source = std::move((*query)->source);
   deploy::ExecuteOptions options;
   options.namespace_name = ns;
   options.apply_mode = true;
   for (const auto& [k, v] : hints) options.hints.emplace_back(k, v);
   deploy::Executor executor(store_, options);
-  auto outcome = executor.Execute(**statement);
+  auto outcome = executor.Execute(*statement);
   if (!outcome.ok()) {
     if (outcome.status().code() == StatusCode::kUnavailable ||
         outcome.status().code() == StatusCode::kConflict) {

@@ -413,6 +413,25 @@ TEST_F(ReconcilerStoreTest, ASubscriptionBecomesAMaterializedViewItOwns) {
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(bad)}, Context()).ok());
   auto failed = store_->Get(store::RefOf(bad));
   EXPECT_EQ(failed->status()->at("failed"), true);
+  // The error points into spec.sql; spec.sql must be one query.
+  EXPECT_EQ(failed->status()->at("message"),
+            "Binder Error: Column 'NOPE' not found in any table at line 1, column 8\n"
+            "SELECT nope FROM profile.members\n"
+            "       ^");
+  Resource drop = Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Subscription\nmetadata: {name: drop}\n"
+      "spec: {database: ads, sql: 'DROP TABLE ads.page_views'}\n");
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(drop)}, Context()).ok());
+  EXPECT_EQ(store_->Get(store::RefOf(drop))->status()->at("message"),
+            "spec.sql must be a query (SELECT ...)");
+  Resource two = Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Subscription\nmetadata: {name: two}\n"
+      "spec: {database: ads, sql: 'SELECT 1) AS x, (SELECT 2'}\n");
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(two)}, Context()).ok());
+  EXPECT_EQ(store_->Get(store::RefOf(two))->status()->at("message"),
+            "Parse Error: expected one of: ',', end of statement, identifier, AS, EXCEPT, FETCH, "
+            "FROM, GROUP, HAVING, INTERSECT, LIMIT, OFFSET, ORDER, UNION, WHERE; found ')' at "
+            "line 1, column 9\nSELECT 1) AS x, (SELECT 2\n        ^");
   // Deleting the Subscription deletes its view.
   ASSERT_TRUE(store_->Delete(store::RefOf(sub)).ok());
   EXPECT_EQ(store_->Get(store::RefOf(*view)).status().code(), StatusCode::kNotFound);

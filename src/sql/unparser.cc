@@ -110,6 +110,18 @@ Result<std::string> PrintQuery(const Query& query, const PrintOptions& options) 
   return w.Finish();
 }
 
+Result<std::string> PrintRenamedQuery(const Query& query, const std::vector<Identifier>& columns,
+                                      const PrintOptions& options) {
+  Writer w(options);
+  if (columns.empty()) {
+    w.Query(query);
+  } else {
+    TableAlias alias{Identifier("_"), columns};
+    w.RenamedQuery(query, alias);
+  }
+  return w.Finish();
+}
+
 Result<std::string> PrintExpr(const Expr& expr, const PrintOptions& options) {
   Writer w(options);
   w.Expr(expr);

@@ -36,6 +36,11 @@ Result<std::string> PrintStatement(const Statement& stmt, const PrintOptions& op
 Result<std::string> PrintScript(const std::vector<StatementPtr>& statements,
                                 const PrintOptions& options = {});
 Result<std::string> PrintQuery(const Query& query, const PrintOptions& options = {});
+// A query whose columns a column list renames, as one query: `SELECT * FROM (query) AS "_"
+// (columns)`; the query alone when `columns` is empty. What a View resource keeps for
+// `CREATE VIEW v (a, b) AS query` (docs/ddl.md).
+Result<std::string> PrintRenamedQuery(const Query& query, const std::vector<Identifier>& columns,
+                                      const PrintOptions& options = {});
 Result<std::string> PrintExpr(const Expr& expr, const PrintOptions& options = {});
 Result<std::string> PrintType(const DataType& type, const PrintOptions& options = {});
 

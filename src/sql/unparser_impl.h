@@ -103,6 +103,8 @@ class Writer {
   void SetOperand(const QueryBody& b, int min_prec, bool right);
   void From(const TableRef& t);
   void Alias(const std::optional<TableAlias>& alias);
+  // `SELECT * FROM (q) AS alias (columns)` (PrintRenamedQuery).
+  void RenamedQuery(const sql::Query& q, const TableAlias& alias);
 
   // ---- statements ----
   void Statement(const sql::Statement& s);

@@ -25,6 +25,13 @@ void Writer::Alias(const std::optional<TableAlias>& alias) {
   }
 }
 
+void Writer::RenamedQuery(const sql::Query& q, const TableAlias& alias) {
+  Raw("SELECT * FROM (");
+  Query(q);
+  Raw(")");
+  Alias(alias);
+}
+
 void Writer::From(const TableRef& t) {
   switch (t.kind) {
     case TableRefKind::kTable: {

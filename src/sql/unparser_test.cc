@@ -52,6 +52,59 @@ TEST(UnparserTest, PipelineStyleFlinkOutput) {
             "'datagen', 'number-of-rows' = '10')");
 }
 
+TEST(UnparserTest, RenamedQueryIsOneQueryThatReadsBackRenamed) {
+  struct Case {
+    const char* query;
+    std::vector<const char*> columns;
+    Dialect dialect;
+    const char* printed;
+  };
+  const Case cases[] = {
+      {"SELECT first_name, last_name FROM ads.visitors",
+       {"GIVEN", "FAMILY"},
+       Dialect::kAnsi,
+       "SELECT * FROM (SELECT \"FIRST_NAME\", \"LAST_NAME\" FROM \"ADS\".\"VISITORS\") AS \"_\" "
+       "(\"GIVEN\", \"FAMILY\")"},
+      {"SELECT 1 UNION ALL SELECT 2 ORDER BY 1 LIMIT 1",
+       {"say \"x\""},
+       Dialect::kAnsi,
+       "SELECT * FROM (SELECT 1 UNION ALL SELECT 2 ORDER BY 1 FETCH NEXT 1 ROWS ONLY) AS \"_\" "
+       "(\"say \"\"x\"\"\")"},
+      {"WITH t AS (SELECT a FROM u) SELECT a FROM t",
+       {"B"},
+       Dialect::kFlink,
+       "SELECT * FROM (WITH `T` AS (SELECT `A` FROM `U`) SELECT `A` FROM `T`) AS `_` (`B`)"},
+      {"SELECT a FROM u", {}, Dialect::kAnsi, "SELECT \"A\" FROM \"U\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.query);
+    auto query = ParseStatement(c.query);
+    ASSERT_TRUE(query.ok()) << query.status().ToString();
+    const Query& q = *(*query)->As<QueryStatement>().query;
+    std::vector<Identifier> columns;
+    for (const char* name : c.columns) columns.emplace_back(name);
+    auto printed = PrintRenamedQuery(q, columns, PrintOptions{c.dialect});
+    ASSERT_TRUE(printed.ok()) << printed.status().ToString();
+    EXPECT_EQ(*printed, c.printed);
+    // It reads back as the query under an alias with the column list.
+    auto back = ParseStatement(*printed);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    const Query& outer = *(*back)->As<QueryStatement>().query;
+    if (columns.empty()) {
+      EXPECT_TRUE(Equals(outer, q));
+      continue;
+    }
+    const auto& select = outer.body->As<SelectBody>();
+    ASSERT_EQ(select.items.size(), 1u);
+    EXPECT_EQ(select.items[0].expr->kind, ExprKind::kStar);
+    const auto& from = select.from->As<SubqueryRef>();
+    EXPECT_TRUE(Equals(*from.query, q));
+    ASSERT_TRUE(from.alias.has_value());
+    EXPECT_EQ(from.alias->name.name, "_");
+    EXPECT_EQ(from.alias->columns, columns);
+  }
+}
+
 TEST(UnparserTest, TypeStringIsCalcitesSpelling) {
   struct Case {
     const char* type;  // parsed; "NULL" and "INTERVAL" are built below
