@@ -38,6 +38,7 @@ Result<BoundStatementPtr> BindStatement(const catalog::Catalog& catalog,
       HOP_ASSIGN_OR_RETURN(bound->insert, binder.BindInsert(statement.As<sql::InsertStatement>()));
       return BoundStatementPtr(std::move(bound));
     }
+    case sql::StatementKind::kCreateCatalog:
     case sql::StatementKind::kCreateFunction:
     case sql::StatementKind::kSet:
     case sql::StatementKind::kReset:

@@ -100,7 +100,7 @@ class TestCatalog {
 std::string RowTypeText(const catalog::RowType& row) {
   std::string out;
   for (const auto& c : row.columns) {
-    out += c.name + " " + TypeText(c.type, true) + "\n";
+    out += c.name + " " + sql::TypeString(c.type, true) + "\n";
   }
   return out;
 }
@@ -274,16 +274,16 @@ TEST(TypesTest, LeastRestrictive) {
   DataType pair[] = {a, b};
   auto t = LeastRestrictive(pair);
   ASSERT_TRUE(t);
-  EXPECT_EQ(TypeText(*t, true), "BIGINT");
+  EXPECT_EQ(sql::TypeString(*t, true), "BIGINT");
   DataType c1 = NotNull(TypeName::kChar), c2 = NotNull(TypeName::kChar);
   c1.precision = 3;
   c2.precision = 5;
   DataType chars[] = {c1, c2};
-  EXPECT_EQ(TypeText(*LeastRestrictive(chars), true), "VARCHAR(5) NOT NULL");
+  EXPECT_EQ(sql::TypeString(*LeastRestrictive(chars), true), "VARCHAR(5) NOT NULL");
   DataType mixed[] = {NotNull(TypeName::kBoolean), NotNull(TypeName::kDate)};
   EXPECT_FALSE(LeastRestrictive(mixed));
-  EXPECT_EQ(TypeText(IntegerLiteralType("2147483648")), "BIGINT");
-  EXPECT_EQ(TypeText(IntegerLiteralType("99999999999999999999")), "DECIMAL(20, 0)");
+  EXPECT_EQ(sql::TypeString(IntegerLiteralType("2147483648")), "BIGINT");
+  EXPECT_EQ(sql::TypeString(IntegerLiteralType("99999999999999999999")), "DECIMAL(20, 0)");
 }
 
 // Calcite's rules for arithmetic, `||` and SUM, parameters included (types.h).
@@ -333,7 +333,7 @@ TEST(TypesTest, DerivedTypesKeepTheirParameters) {
                                        : Arithmetic::kModulo;
       got = NumericResult(a, type(c.a), type(c.b));
     }
-    EXPECT_EQ(TypeText(got, true), c.want) << what;
+    EXPECT_EQ(sql::TypeString(got, true), c.want) << what;
   }
 }
 

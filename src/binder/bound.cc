@@ -4,6 +4,7 @@
 
 #include "binder/functions.h"
 #include "binder/types.h"
+#include "sql/unparser.h"
 
 namespace hop::binder {
 
@@ -211,7 +212,7 @@ std::string ExplainScalar(const Scalar& s) {
     case ScalarKind::kLike: return fmt::format("{}LIKE({})", s.negated ? "NOT " : "", Args(s));
     case ScalarKind::kCase: return fmt::format("CASE({})", Args(s));
     case ScalarKind::kCast:
-      return fmt::format("CAST({} AS {})", ExplainScalar(*s.args[0]), TypeText(s.type));
+      return fmt::format("CAST({} AS {})", ExplainScalar(*s.args[0]), sql::TypeString(s.type));
     case ScalarKind::kCall: return fmt::format("{}({}{})", s.text, s.star ? "*" : "", Args(s));
     case ScalarKind::kExtract:
       return fmt::format("EXTRACT({} FROM {})", s.text, ExplainScalar(*s.args[0]));

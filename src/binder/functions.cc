@@ -6,6 +6,7 @@
 #include <map>
 
 #include "binder/types.h"
+#include "sql/unparser.h"
 
 namespace hop::binder {
 
@@ -374,7 +375,7 @@ Status CheckArguments(const Function& f, std::span<const DataType> args) {
     std::string actual, supported;
     for (int j = 0; j < n; ++j) {
       if (j > 0) actual += ", ";
-      actual += fmt::format("<{}>", TypeText(args[j]));
+      actual += fmt::format("<{}>", sql::TypeString(args[j]));
     }
     for (int j = 0; j < std::max(n, f.min_args); ++j) {
       if (j > 0) supported += ", ";

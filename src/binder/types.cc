@@ -1,7 +1,5 @@
 #include "binder/types.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace hop::binder {
@@ -292,72 +290,6 @@ bool Assignable(const DataType& from, const DataType& to) {
       return true;
     default: return true;
   }
-}
-
-std::string TypeText(const DataType& t, bool with_nullability) {
-  std::string out;
-  auto length = [&] {
-    if (t.precision) out += fmt::format("({})", *t.precision);
-  };
-  switch (t.name) {
-    case TypeName::kBoolean: out = "BOOLEAN"; break;
-    case TypeName::kTinyInt: out = "TINYINT"; break;
-    case TypeName::kSmallInt: out = "SMALLINT"; break;
-    case TypeName::kInteger: out = "INTEGER"; break;
-    case TypeName::kBigInt: out = "BIGINT"; break;
-    case TypeName::kFloat: out = "FLOAT"; break;
-    case TypeName::kReal: out = "REAL"; break;
-    case TypeName::kDouble: out = "DOUBLE"; break;
-    case TypeName::kDecimal:
-      out = "DECIMAL";
-      if (t.precision) out += fmt::format("({}, {})", *t.precision, t.scale.value_or(0));
-      break;
-    case TypeName::kChar:
-      out = "CHAR";
-      length();
-      break;
-    case TypeName::kVarchar:
-      out = "VARCHAR";
-      length();
-      break;
-    case TypeName::kBinary:
-      out = "BINARY";
-      length();
-      break;
-    case TypeName::kVarbinary:
-      out = "VARBINARY";
-      length();
-      break;
-    case TypeName::kBytes: out = "BYTES"; break;
-    case TypeName::kDate: out = "DATE"; break;
-    case TypeName::kTime:
-    case TypeName::kTimestamp:
-      out = t.name == TypeName::kTime ? "TIME" : "TIMESTAMP";
-      length();
-      if (t.time_zone == sql::TimeZone::kWithLocalTimeZone) out += " WITH LOCAL TIME ZONE";
-      if (t.time_zone == sql::TimeZone::kWithTimeZone) out += " WITH TIME ZONE";
-      break;
-    case TypeName::kArray: out = TypeText(t.params[0], with_nullability) + " ARRAY"; break;
-    case TypeName::kMultiset: out = TypeText(t.params[0], with_nullability) + " MULTISET"; break;
-    case TypeName::kMap:
-      out = fmt::format("({}, {}) MAP", TypeText(t.params[0], with_nullability),
-                        TypeText(t.params[1], with_nullability));
-      break;
-    case TypeName::kRow:
-      out = "RecordType(";
-      for (size_t i = 0; i < t.fields.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += TypeText(t.fields[i].type, with_nullability);
-        out += ' ';
-        out += t.fields[i].name.name;
-      }
-      out += ')';
-      break;
-    case TypeName::kNull: out = "NULL"; break;
-    case TypeName::kInterval: out = "INTERVAL"; break;
-  }
-  if (with_nullability && t.nullability == Nullability::kNotNull) out += " NOT NULL";
-  return out;
 }
 
 DataType IntegerLiteralType(std::string_view digits) {

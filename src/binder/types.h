@@ -1,6 +1,7 @@
 // Type rules of the binder, on sql::DataType: families, nullability, the least restrictive type of
-// several (CASE branches, UNION columns, VALUES rows), numeric promotion, assignability, and the
-// text of a type in messages. They follow Calcite's rules where hop must agree with Hoptimator.
+// several (CASE branches, UNION columns, VALUES rows), numeric promotion and assignability (a
+// type's text in messages is sql::TypeString). They follow Calcite's rules where hop must agree
+// with Hoptimator.
 #pragma once
 
 #include <optional>
@@ -62,10 +63,6 @@ std::optional<DataType> LeastRestrictive(std::span<const DataType> types);
 // Whether a value of type `from` may be stored in a column of type `to` without an explicit CAST
 // (Calcite's assignment rules: same family, or any number into any number, or NULL).
 bool Assignable(const DataType& from, const DataType& to);
-
-// Type text for messages, as Calcite prints it: `VARCHAR`, `CHAR(3)`, `DECIMAL(10, 2)`,
-// `INTEGER NOT NULL`, `VARCHAR ARRAY`, `RecordType(VARCHAR A)`.
-std::string TypeText(const DataType& t, bool with_nullability = false);
 
 // The type of an integer literal: INTEGER, BIGINT, or DECIMAL(19+) for larger values.
 DataType IntegerLiteralType(std::string_view digits);

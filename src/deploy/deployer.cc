@@ -25,6 +25,7 @@ const Deployer* DeployerFor(sql::StatementKind kind) {
     case sql::StatementKind::kRefresh: return &fire;
     case sql::StatementKind::kQuery:
     case sql::StatementKind::kInsert:
+    case sql::StatementKind::kCreateCatalog:
     case sql::StatementKind::kCreateFunction:
     case sql::StatementKind::kSet:
     case sql::StatementKind::kReset:

@@ -25,18 +25,6 @@ using store::Write;
 
 namespace {
 
-// The SQL a View resource keeps: the query in the ANSI dialect, wrapped to apply a column list.
-Result<std::string> ViewSql(const sql::Query& query, const std::vector<sql::Identifier>& columns) {
-  HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintQuery(query, {sql::Dialect::kAnsi}));
-  if (columns.empty()) return text;
-  std::string names;
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (i > 0) names += ", ";
-    names += sql::QuoteIdentifier(columns[i].name, sql::Dialect::kAnsi);
-  }
-  return fmt::format("SELECT * FROM ({}) AS \"_\" ({})", text, names);
-}
-
 Resource ViewResource(const binder::BoundCreateView& v, const std::string& ns, std::string sql) {
   Resource view = NewObject("View", v.resource, ns);
   ViewKind::kView.Set(view, v.path.back());
@@ -152,7 +140,9 @@ Status ViewDeployer::Specify(const binder::BoundStatement& statement, Batch& bat
   const std::string& ns = batch.namespace_name();
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing,
                        batch.store().Find({ViewKind::Info().group_kind(), ns, v.resource}));
-  HOP_ASSIGN_OR_RETURN(std::string sql, ViewSql(*v.query_ast, *v.columns));
+  // The SQL a View resource keeps: the query in the ANSI dialect, wrapped to apply a column list.
+  HOP_ASSIGN_OR_RETURN(std::string sql,
+                       sql::PrintRenamedQuery(*v.query_ast, *v.columns, {sql::Dialect::kAnsi}));
   Resource view = ViewResource(v, ns, sql);
   if (v.materialized) return SpecifyPipeline(v, view, existing, batch);
 

@@ -15,7 +15,10 @@
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "resource/yaml.h"
+#include "sql/ast/create_catalog_statement.h"
+#include "sql/ast/create_database_statement.h"
 #include "sql/ast/create_materialized_view_statement.h"
+#include "sql/ast/create_table_statement.h"
 #include "sql/ast/insert_statement.h"
 #include "sql/ast/query_statement.h"
 #include "sql/unparser.h"
@@ -67,46 +70,20 @@ RowType Flattened(const RowType& row) {
   return out;
 }
 
-// A type as Flink SQL spells it, with every parameter it was declared or derived with: lengths,
-// precisions and scales, element and field types, NOT NULL (docs/pipelines.md: Hoptimator drops
-// the parameters, and Flink reads a bare DECIMAL as DECIMAL(10, 0)). A type written without a
-// parameter is printed without one. Types Flink cannot declare are errors.
-Result<std::string> TypeSql(const sql::DataType& t) {
+// A column type as pipeline SQL declares it, with every parameter it was declared or derived
+// with: lengths, precisions and scales, element and field types, NOT NULL (docs/pipelines.md:
+// Hoptimator drops the parameters, and Flink reads a bare DECIMAL as DECIMAL(10, 0)). A type
+// written without a parameter keeps none. A NULL type is declared BYTES, and nullability is
+// written only as NOT NULL. Types Flink cannot declare are errors. The writer spells the result.
+Result<sql::DataType> DeclaredType(const sql::DataType& t) {
   using sql::TypeName;
-  std::string out;
-  auto length = [&](std::string_view name) {
-    out = std::string(name);
-    if (t.precision) out += fmt::format("({})", *t.precision);
-  };
+  sql::DataType out = t;
   switch (t.name) {
-    case TypeName::kBoolean: out = "BOOLEAN"; break;
-    case TypeName::kTinyInt: out = "TINYINT"; break;
-    case TypeName::kSmallInt: out = "SMALLINT"; break;
-    case TypeName::kInteger: out = "INTEGER"; break;
-    case TypeName::kBigInt: out = "BIGINT"; break;
-    case TypeName::kFloat: length("FLOAT"); break;
-    case TypeName::kReal: out = "REAL"; break;
-    case TypeName::kDouble: out = "DOUBLE"; break;
-    case TypeName::kDecimal:
-      out = "DECIMAL";
-      if (t.precision && t.scale) {
-        out += fmt::format("({}, {})", *t.precision, *t.scale);
-      } else if (t.precision) {
-        out += fmt::format("({})", *t.precision);
-      }
-      break;
-    case TypeName::kChar: length("CHAR"); break;
-    case TypeName::kVarchar: length("VARCHAR"); break;
-    case TypeName::kBinary: length("BINARY"); break;
-    case TypeName::kVarbinary: length("VARBINARY"); break;
-    case TypeName::kBytes:
-    case TypeName::kNull: out = "BYTES"; break;
-    case TypeName::kDate: out = "DATE"; break;
+    case TypeName::kNull: return sql::DataType(TypeName::kBytes);
     case TypeName::kTime:
       if (t.time_zone != sql::TimeZone::kNone) {
         return Status::InvalidArgument("Flink SQL has no TIME with a time zone");
       }
-      length("TIME");
       break;
     case TypeName::kTimestamp:
       if (t.time_zone == sql::TimeZone::kWithTimeZone) {
@@ -114,61 +91,41 @@ Result<std::string> TypeSql(const sql::DataType& t) {
             "Flink SQL has no TIMESTAMP WITH TIME ZONE (TIMESTAMP WITH LOCAL TIME ZONE is an "
             "instant, TIMESTAMP a local date and time)");
       }
-      length(t.time_zone == sql::TimeZone::kWithLocalTimeZone ? "TIMESTAMP_LTZ" : "TIMESTAMP");
       break;
     case TypeName::kInterval:
       // The binder keeps no unit for an interval, and Flink needs one (INTERVAL DAY TO SECOND).
       return Status::InvalidArgument("an INTERVAL cannot be declared in pipeline SQL yet");
-    case TypeName::kArray: {
-      HOP_ASSIGN_OR_RETURN(std::string element, TypeSql(t.params[0]));
-      out = element + " ARRAY";
-      break;
-    }
-    case TypeName::kMultiset: {
-      HOP_ASSIGN_OR_RETURN(std::string element, TypeSql(t.params[0]));
-      out = element + " MULTISET";
-      break;
-    }
-    case TypeName::kMap: {
-      HOP_ASSIGN_OR_RETURN(std::string key, TypeSql(t.params[0]));
-      HOP_ASSIGN_OR_RETURN(std::string value, TypeSql(t.params[1]));
-      out = fmt::format("MAP<{}, {}>", key, value);
-      break;
-    }
-    case TypeName::kRow:
-      out = "ROW(";
-      for (size_t i = 0; i < t.fields.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += sql::QuoteIdentifier(t.fields[i].name.name, sql::Dialect::kFlink);
-        out += ' ';
-        HOP_ASSIGN_OR_RETURN(std::string field, TypeSql(t.fields[i].type));
-        out += field;
-      }
-      out += ')';
-      break;
+    default: break;
   }
-  if (t.nullability == sql::Nullability::kNotNull && t.name != sql::TypeName::kNull) {
-    out += " NOT NULL";
+  for (auto& param : out.params) {
+    HOP_ASSIGN_OR_RETURN(param, DeclaredType(param));
   }
+  for (auto& field : out.fields) {
+    HOP_ASSIGN_OR_RETURN(field.type, DeclaredType(field.type));
+  }
+  if (out.nullability == sql::Nullability::kNull) out.nullability = sql::Nullability::kUnspecified;
   return out;
 }
 
-std::string QuotedPath(const std::vector<std::string>& path) {
-  std::string out;
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (i > 0) out += '.';
-    out += sql::QuoteIdentifier(path[i], sql::Dialect::kFlink);
-  }
-  return out;
+sql::QualifiedName Name(const std::vector<std::string>& path) {
+  sql::QualifiedName name;
+  for (const auto& part : path) name.parts.emplace_back(part);
+  return name;
 }
 
-std::string OptionsSql(const std::map<std::string, std::string>& options) {
-  std::string out;
+sql::OptionList Options(const std::map<std::string, std::string>& options) {
+  sql::OptionList list;
+  list.present = true;
   for (const auto& [k, v] : options) {
-    if (!out.empty()) out += ", ";
-    out += sql::QuoteString(k) + "=" + sql::QuoteString(v);
+    list.items.push_back({k, v, sql::OptionValueKind::kString, {}});
   }
-  return out;
+  return list;
+}
+
+// A column's name as pipeline SQL declares and writes it: '$' as '_'.
+sql::Identifier ColumnName(std::string name) {
+  std::replace(name.begin(), name.end(), '$', '_');
+  return sql::Identifier(std::move(name));
 }
 
 // The path a pipeline table is written with in its SQL: the leaf carries the suffix.
@@ -212,45 +169,72 @@ std::vector<std::string> ColumnNames(const RowType& row) {
 
 }  // namespace
 
-Result<std::string> ColumnsSql(const RowType& row) {
-  std::string out;
-  bool primary_key = false;
-  for (size_t i = 0; i < row.columns.size(); ++i) {
-    if (i > 0) out += ", ";
-    std::string name = row.columns[i].name;
-    std::replace(name.begin(), name.end(), '$', '_');
-    primary_key |= name == "PRIMARY_KEY";
-    auto type = TypeSql(row.columns[i].type);
-    if (!type.ok()) return type.status().WithContext("column " + row.columns[i].name + ": ");
-    out += sql::QuoteIdentifier(name, sql::Dialect::kFlink) + " " + *type;
+namespace {
+
+// `CREATE TABLE IF NOT EXISTS path (columns) WITH (connector)` for a table of the pipeline.
+Result<sql::StatementPtr> CreateTable(const PipelineTable& t) {
+  if (t.row_type.columns.empty()) {
+    // `CREATE TABLE t ()` is no SQL Flink reads, and a table without columns holds nothing.
+    return Status::InvalidArgument(
+        fmt::format("Table {} has no columns: pipeline SQL cannot declare it", t.QualifiedName()));
   }
-  if (primary_key) out += ", PRIMARY KEY (`PRIMARY_KEY`) NOT ENFORCED";
-  return out;
+  auto create = std::make_unique<sql::CreateTableStatement>();
+  create->if_not_exists = true;
+  create->name = Name(WrittenPath(t));
+  bool primary_key = false;
+  for (const auto& c : t.row_type.columns) {
+    auto type = DeclaredType(c.type);
+    if (!type.ok()) {
+      return type.status().WithContext("Table " + t.QualifiedName() + ", column " + c.name + ": ");
+    }
+    sql::ColumnDef column;
+    column.name = ColumnName(c.name);
+    column.type = std::move(*type);
+    primary_key |= column.name.name == "PRIMARY_KEY";
+    create->columns.push_back(std::move(column));
+  }
+  if (primary_key) {
+    sql::TableConstraint key;
+    key.columns.emplace_back("PRIMARY_KEY");
+    key.not_enforced = true;
+    create->constraints.push_back(std::move(key));
+  }
+  create->options = Options(t.connector);
+  return sql::StatementPtr(std::move(create));
 }
 
-Result<std::string> PipelineSql(const Pipeline& pipeline) {
-  std::string out;
+}  // namespace
+
+Result<std::vector<sql::StatementPtr>> PipelineStatements(const Pipeline& pipeline) {
+  std::vector<sql::StatementPtr> out;
   auto table = [&](const PipelineTable& t) -> Status {
     std::vector<std::string> path = WrittenPath(t);
     if (path.size() == 3) {
-      out += fmt::format("CREATE CATALOG IF NOT EXISTS {} WITH ();\n",
-                         sql::QuoteIdentifier(path[0], sql::Dialect::kFlink));
+      auto catalog = std::make_unique<sql::CreateCatalogStatement>();
+      catalog->if_not_exists = true;
+      catalog->name = sql::Identifier(path[0]);
+      catalog->options.present = true;
+      out.push_back(std::move(catalog));
     }
     if (path.size() >= 2) {
-      out += fmt::format("CREATE DATABASE IF NOT EXISTS {} WITH ();\n",
-                         QuotedPath({path.begin(), path.end() - 1}));
+      auto database = std::make_unique<sql::CreateDatabaseStatement>();
+      database->if_not_exists = true;
+      database->name = Name({path.begin(), path.end() - 1});
+      database->options.present = true;
+      out.push_back(std::move(database));
     }
-    auto columns = ColumnsSql(t.row_type);
-    if (!columns.ok()) {
-      return columns.status().WithContext("Table " + t.QualifiedName() + ", ");
-    }
-    out += fmt::format("CREATE TABLE IF NOT EXISTS {} ({}) WITH ({});\n", QuotedPath(path),
-                       *columns, OptionsSql(t.connector));
+    HOP_ASSIGN_OR_RETURN(sql::StatementPtr create, CreateTable(t));
+    out.push_back(std::move(create));
     return Status::OK();
   };
   for (const auto& s : pipeline.sources) HOP_RETURN_IF_ERROR(table(s));
   HOP_RETURN_IF_ERROR(table(pipeline.sink));
 
+  if (pipeline.target_columns.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("The pipeline writes no column of {}: every column of its query is NULL",
+                    pipeline.sink.QualifiedName()));
+  }
   binder::ToSqlOptions options;
   const std::vector<std::string>& sink_path = pipeline.sink.path;
   const bool collides = !pipeline.sink.suffix.empty();
@@ -259,19 +243,20 @@ Result<std::string> PipelineSql(const Pipeline& pipeline) {
     if (collides && path == sink_path) path.back() += "_source";
     return path;
   };
-  HOP_ASSIGN_OR_RETURN(auto query, binder::ToSql(*pipeline.query, options));
-  HOP_ASSIGN_OR_RETURN(std::string select, sql::PrintQuery(*query, {sql::Dialect::kFlink}));
-  std::string columns;
-  for (size_t i = 0; i < pipeline.target_columns.size(); ++i) {
-    if (i > 0) columns += ", ";
-    // The sink's columns are declared with '$' as '_' (ColumnsSql); name them the same here.
-    std::string name = pipeline.target_columns[i];
-    std::replace(name.begin(), name.end(), '$', '_');
-    columns += sql::QuoteIdentifier(name, sql::Dialect::kFlink);
-  }
-  out += fmt::format("INSERT INTO {} ({}) {};", QuotedPath(WrittenPath(pipeline.sink)), columns,
-                     select);
+  auto insert = std::make_unique<sql::InsertStatement>();
+  HOP_ASSIGN_OR_RETURN(insert->query, binder::ToSql(*pipeline.query, options));
+  insert->target = Name(WrittenPath(pipeline.sink));
+  // The sink's columns are declared with '$' as '_'; they are named the same here.
+  for (const auto& c : pipeline.target_columns) insert->columns.push_back(ColumnName(c));
+  out.push_back(std::move(insert));
   return out;
+}
+
+Result<std::string> PipelineSql(const Pipeline& pipeline) {
+  HOP_ASSIGN_OR_RETURN(std::vector<sql::StatementPtr> statements, PipelineStatements(pipeline));
+  sql::PrintOptions options{sql::Dialect::kFlink};
+  options.pipeline_ddl = true;
+  return sql::PrintScript(statements, options);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -448,7 +433,7 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement, bool replace
       if (!binder::Assignable(col.type, want)) {
         return Status::InvalidArgument(fmt::format(
             "Incompatible types for sink column '{}': query produces {} but sink expects {}",
-            col.name, binder::TypeText(col.type, true), binder::TypeText(want, true)));
+            col.name, sql::TypeString(col.type, true), sql::TypeString(want, true)));
       }
       binder::ScalarPtr ref = binder::InputRef(static_cast<int>(i), col.type);
       bool same_family = col.type.name == want.name ||

@@ -1,8 +1,10 @@
 // The planner: a CREATE MATERIALIZED VIEW, an INSERT or a bare SELECT becomes a Pipeline — the
 // tables it reads (sources), the table it writes (the sink), and the job that moves the data —
 // with each table's connector configuration rendered from the TableTemplates that match it, and
-// the pipeline SQL a Flink job runs (compatibility.md §4):
+// the pipeline SQL a Flink job runs (compatibility.md §4), built as statement ASTs that the SQL
+// writer prints in the Flink dialect:
 //
+//   CREATE CATALOG IF NOT EXISTS `C` WITH ();        -- three-part names only
 //   CREATE DATABASE IF NOT EXISTS `ADS` WITH ();
 //   CREATE TABLE IF NOT EXISTS `ADS`.`PAGE_VIEWS` (`PAGE_URN` VARCHAR, ...) WITH ('connector'=...);
 //   ... one block per source, then the sink ...
@@ -141,13 +143,18 @@ class Planner {
   PlanContext context_;
 };
 
-// The pipeline SQL of a planned pipeline (compatibility.md §4.1), one statement per line.
-Result<std::string> PipelineSql(const Pipeline& pipeline);
+// The statements of a planned pipeline's SQL (compatibility.md §4.1), as ASTs: for each source
+// and then the sink, `CREATE CATALOG IF NOT EXISTS` (three-part names), `CREATE DATABASE IF NOT
+// EXISTS` and `CREATE TABLE IF NOT EXISTS ... WITH (connector)`, then the `INSERT INTO` the sink.
+// Column types keep every parameter (a departure: Hoptimator drops them, docs/pipelines.md),
+// NULL types are BYTES, '$' in column names is '_', and a column named PRIMARY_KEY adds
+// `PRIMARY KEY (PRIMARY_KEY) NOT ENFORCED`. Errors (InvalidArgument): a type Flink SQL cannot
+// declare (TIME or TIMESTAMP WITH TIME ZONE, INTERVAL), naming the table and column; a table
+// without columns; a pipeline that writes no column.
+Result<std::vector<sql::StatementPtr>> PipelineStatements(const Pipeline& pipeline);
 
-// The column list of a CREATE TABLE in pipeline SQL: `NAME` TYPE with every parameter of the
-// type (a departure: Hoptimator drops them, docs/pipelines.md), NOT NULL only for non-nullable
-// columns, NULL types as BYTES, '$' in names as '_'. Errors (InvalidArgument, naming the column)
-// for a type Flink SQL cannot declare: TIME or TIMESTAMP WITH TIME ZONE, INTERVAL.
-Result<std::string> ColumnsSql(const catalog::RowType& row);
+// The pipeline SQL: PipelineStatements printed by the SQL writer in the Flink dialect, DDL as
+// pipeline scripts write it (sql::PrintOptions::pipeline_ddl), one statement per line.
+Result<std::string> PipelineSql(const Pipeline& pipeline);
 
 }  // namespace hop::planner

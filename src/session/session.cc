@@ -410,6 +410,7 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
       std::string what = Utf8ToUpper(SplitCommand(text).first);
       if (stmt->kind == sql::StatementKind::kCreateTrigger) what = "CREATE TRIGGER";
       if (stmt->kind == sql::StatementKind::kCreateFunction) what = "CREATE FUNCTION";
+      if (stmt->kind == sql::StatementKind::kCreateCatalog) what = "CREATE CATALOG";
       if (stmt->kind == sql::StatementKind::kDrop) {
         what = "DROP " + std::string(sql::ObjectKindText(stmt->As<sql::DropStatement>().object));
       }
@@ -702,7 +703,7 @@ Status Session::Describe(std::string_view arg, std::string& out) {
     // isNullable says it of the column; the type says it of its elements and fields.
     sql::DataType shown = t;
     shown.nullability = sql::Nullability::kUnspecified;
-    rows.push_back({c.name, binder::TypeText(shown, /*with_nullability=*/true),
+    rows.push_back({c.name, sql::TypeString(shown, /*with_nullability=*/true),
                     t.precision ? TableCell(std::to_string(*t.precision)) : TableCell(),
                     t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
                     binder::IsNullable(t) ? "YES" : "NO"});

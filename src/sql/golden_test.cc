@@ -4,7 +4,8 @@
 //
 // Directives:
 //   parse [dialects=ansi,flink,...]  input is a script; each statement printed per dialect, or its
-//                                    parse error (default dialect: ansi)
+//         [pipeline-ddl]             parse error (default dialect: ansi); with pipeline-ddl, Flink
+//                                    DDL as pipeline scripts write it (PrintOptions::pipeline_ddl)
 //   explain                          each statement printed fully parenthesised (ANSI)
 //   expr                             input is one expression, printed fully parenthesised
 //   type [dialects=...]              input is one data type
@@ -58,7 +59,9 @@ std::string RunParse(const DataDrivenCase& c, bool explain) {
     Status round_trip = VerifyRoundTrip(**stmt);
     EXPECT_TRUE(round_trip.ok()) << c.file << ":" << c.line << ": " << round_trip.message();
     for (Dialect d : dialects) {
-      auto printed = PrintStatement(**stmt, PrintOptions{d, explain});
+      PrintOptions options{d, explain};
+      options.pipeline_ddl = c.HasArg("pipeline-ddl");
+      auto printed = PrintStatement(**stmt, options);
       if (dialects.size() > 1) out += std::string(DialectName(d)) + ": ";
       out += printed.ok() ? *printed : printed.status().ToString();
       out += "\n";

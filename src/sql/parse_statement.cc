@@ -73,13 +73,14 @@ StatementPtr Parser::ParseCreate() {
       case Keyword::kMATERIALIZED: return ParseCreateMaterializedView(or_replace);
       case Keyword::kTRIGGER: return ParseCreateTrigger(or_replace);
       case Keyword::kDATABASE: return ParseCreateDatabase(or_replace);
+      case Keyword::kCATALOG: return ParseCreateCatalog(or_replace);
       case Keyword::kFUNCTION: return ParseCreateFunction(or_replace);
       default: break;
     }
   }
   if (!or_replace) NoteExpectedKeyword(Keyword::kOR);
   for (Keyword kw : {Keyword::kTABLE, Keyword::kVIEW, Keyword::kMATERIALIZED, Keyword::kTRIGGER,
-                     Keyword::kDATABASE, Keyword::kFUNCTION}) {
+                     Keyword::kDATABASE, Keyword::kCATALOG, Keyword::kFUNCTION}) {
     NoteExpectedKeyword(kw);
   }
   return nullptr;
@@ -319,6 +320,20 @@ StatementPtr Parser::ParseCreateDatabase(bool or_replace) {
   stmt->or_replace = or_replace;
   HOP_PARSE_IF_NOT_EXISTS(stmt);
   if (!ParseQualifiedName(&stmt->name)) return nullptr;
+  if (AcceptKeyword(Keyword::kWITH)) {
+    if (!ParseOptionList(&stmt->options)) return nullptr;
+  }
+  return stmt;
+}
+
+StatementPtr Parser::ParseCreateCatalog(bool or_replace) {
+  auto stmt = Make<CreateCatalogStatement>(Peek());
+  ++pos_;  // CATALOG
+  stmt->or_replace = or_replace;
+  HOP_PARSE_IF_NOT_EXISTS(stmt);
+  auto name = ParseIdentifier();
+  if (!name) return nullptr;
+  stmt->name = std::move(*name);
   if (AcceptKeyword(Keyword::kWITH)) {
     if (!ParseOptionList(&stmt->options)) return nullptr;
   }

@@ -556,7 +556,35 @@ std::optional<DataType> Parser::ParseType() {
       break;
     }
   }
-  // Postfix collection constructors: `INTEGER ARRAY`, `INTEGER[]`, `INTEGER MULTISET`.
+  // Postfix collection constructors: `INTEGER ARRAY`, `INTEGER[]`, `INTEGER MULTISET`. An
+  // element's nullability may come before them, as Flink writes it: `INTEGER NOT NULL ARRAY`.
+  while (true) {
+    ParseCollectionSuffixes(type, guard);
+    if (failed_hard()) return std::nullopt;
+    const bool nullability = PeekKeyword(Keyword::kNULL) ||
+                             (PeekKeyword(Keyword::kNOT) && PeekKeyword(Keyword::kNULL, 1));
+    if (PeekKeyword(Keyword::kNOT) && PeekKeyword(Keyword::kNULL, 1)) {
+      pos_ += 2;
+      type.nullability = Nullability::kNotNull;
+    } else if (AcceptKeyword(Keyword::kNULL)) {
+      type.nullability = Nullability::kNull;
+    } else if (PeekKeyword(Keyword::kNOT)) {
+      NoteExpectedKeywordNext(Keyword::kNULL);  // `INT NOT` (unless NOT starts a predicate)
+    }
+    // Only a collection suffix continues the type; it is not listed as expected here, so that
+    // messages after `INT NOT NULL` name what follows a column.
+    if (!nullability || !PeekCollectionSuffix()) break;
+  }
+  return type;
+}
+
+bool Parser::PeekCollectionSuffix() const {
+  return PeekKeyword(Keyword::kARRAY) ||
+         (PeekType(TokenType::kLBracket) && PeekType(TokenType::kRBracket, 1)) ||
+         (PeekType(TokenType::kWord) && EqualsIgnoreCase(TokenText(Peek()), "MULTISET"));
+}
+
+void Parser::ParseCollectionSuffixes(DataType& type, DepthGuard& guard) {
   while (true) {
     TypeName collection = TypeName::kArray;
     if (PeekKeyword(Keyword::kARRAY)) {
@@ -569,22 +597,13 @@ std::optional<DataType> Parser::ParseType() {
     } else {
       if (PeekType(TokenType::kLBracket)) NoteExpectedTypeNext(TokenType::kRBracket);
       NoteExpectedKeyword(Keyword::kARRAY);
-      break;
+      return;
     }
-    if (!guard.Deepen()) return std::nullopt;
+    if (!guard.Deepen()) return;
     DataType array(collection);
     array.params.push_back(std::move(type));
     type = std::move(array);
   }
-  if (PeekKeyword(Keyword::kNOT) && PeekKeyword(Keyword::kNULL, 1)) {
-    pos_ += 2;
-    type.nullability = Nullability::kNotNull;
-  } else if (AcceptKeyword(Keyword::kNULL)) {
-    type.nullability = Nullability::kNull;
-  } else if (PeekKeyword(Keyword::kNOT)) {
-    NoteExpectedKeywordNext(Keyword::kNULL);  // `INT NOT` (unless NOT starts a predicate)
-  }
-  return type;
 }
 
 // ---------------------------------------------------------------------------------------------

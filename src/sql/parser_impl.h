@@ -51,6 +51,8 @@ enum Precedence : int {
   kPrecAtom = 11,
 };
 
+class DepthGuard;
+
 class Parser {
  public:
   Parser(std::string_view text, const ParseOptions& options);
@@ -151,6 +153,9 @@ class Parser {
 
   // ---- types ----
   std::optional<DataType> ParseType();
+  // `ARRAY`, `[]` and `MULTISET` after a type, each wrapping it, under `guard`'s depth bound.
+  void ParseCollectionSuffixes(DataType& type, DepthGuard& guard);
+  bool PeekCollectionSuffix() const;
   bool ExpectAngle();  // the '<' of ARRAY<T>, MAP<K, V>, ROW<...>
   bool ParseRowFields(TokenType close, std::vector<RowField>* fields);
 
@@ -219,6 +224,7 @@ class Parser {
   StatementPtr ParseCreateMaterializedView(bool or_replace);
   StatementPtr ParseCreateTrigger(bool or_replace);
   StatementPtr ParseCreateDatabase(bool or_replace);
+  StatementPtr ParseCreateCatalog(bool or_replace);
   StatementPtr ParseCreateFunction(bool or_replace);
   bool ParseIfNotExists();
   StatementPtr ParseInsert();

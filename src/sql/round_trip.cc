@@ -9,27 +9,38 @@
 
 namespace hop::sql {
 
-Status VerifyRoundTrip(const Statement& stmt) {
-  for (Dialect d : kAllDialects) {
-    auto printed = PrintStatement(stmt, PrintOptions{d, false});
-    if (!printed.ok()) continue;  // the dialect cannot express it, and says so
-    auto reparsed = ParseStatement(*printed);
-    if (!reparsed.ok()) {
-      return Status::Internal(fmt::format("{} output does not parse:\n{}\n{}", DialectName(d),
-                                          *printed, reparsed.status().ToString()));
-    }
-    if (!Equals(stmt, **reparsed)) {
-      return Status::Internal(fmt::format("{} round trip changed the statement:\n{}\nprinted as\n{}",
-                                          DialectName(d), stmt.source, *printed));
-    }
-    auto again = PrintStatement(**reparsed, PrintOptions{d, false});
-    if (!again.ok() || *again != *printed) {
-      return Status::Internal(fmt::format("{} printing is not stable:\n{}\nthen\n{}",
-                                          DialectName(d), *printed,
-                                          again.ok() ? *again : again.status().ToString()));
-    }
+namespace {
+
+Status VerifyPrinting(const Statement& stmt, const PrintOptions& options) {
+  auto printed = PrintStatement(stmt, options);
+  if (!printed.ok()) return Status::OK();  // the dialect cannot express it, and says so
+  const std::string name =
+      std::string(DialectName(options.dialect)) + (options.pipeline_ddl ? " (pipeline DDL)" : "");
+  auto reparsed = ParseStatement(*printed);
+  if (!reparsed.ok()) {
+    return Status::Internal(fmt::format("{} output does not parse:\n{}\n{}", name, *printed,
+                                        reparsed.status().ToString()));
+  }
+  if (!Equals(stmt, **reparsed)) {
+    return Status::Internal(fmt::format("{} round trip changed the statement:\n{}\nprinted as\n{}",
+                                        name, stmt.source, *printed));
+  }
+  auto again = PrintStatement(**reparsed, options);
+  if (!again.ok() || *again != *printed) {
+    return Status::Internal(fmt::format("{} printing is not stable:\n{}\nthen\n{}", name, *printed,
+                                        again.ok() ? *again : again.status().ToString()));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status VerifyRoundTrip(const Statement& stmt) {
+  for (Dialect d : kAllDialects) HOP_RETURN_IF_ERROR(VerifyPrinting(stmt, PrintOptions{d, false}));
+  // Flink DDL as pipeline scripts write it reads back the same too.
+  PrintOptions pipeline{Dialect::kFlink, false};
+  pipeline.pipeline_ddl = true;
+  return VerifyPrinting(stmt, pipeline);
 }
 
 Status VerifyScript(std::string_view script) {

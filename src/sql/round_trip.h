@@ -1,6 +1,7 @@
-// The printer's contract as a check: in every dialect that can print a statement, the text parses
-// back to an equal statement and prints identically again. The golden tests, the fuzzer and the
-// fuzzer's regression corpus all check it through this one function.
+// The printer's contract as a check: in every dialect that can print a statement (and in Flink's
+// with PrintOptions::pipeline_ddl), the text parses back to an equal statement and prints
+// identically again. The golden tests, the fuzzer and the fuzzer's regression corpus all check it
+// through this one function.
 #pragma once
 
 #include <string_view>

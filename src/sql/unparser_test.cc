@@ -52,6 +52,98 @@ TEST(UnparserTest, PipelineStyleFlinkOutput) {
             "'datagen', 'number-of-rows' = '10')");
 }
 
+TEST(UnparserTest, RenamedQueryIsOneQueryThatReadsBackRenamed) {
+  struct Case {
+    const char* query;
+    std::vector<const char*> columns;
+    Dialect dialect;
+    const char* printed;
+  };
+  const Case cases[] = {
+      {"SELECT first_name, last_name FROM ads.visitors",
+       {"GIVEN", "FAMILY"},
+       Dialect::kAnsi,
+       "SELECT * FROM (SELECT \"FIRST_NAME\", \"LAST_NAME\" FROM \"ADS\".\"VISITORS\") AS \"_\" "
+       "(\"GIVEN\", \"FAMILY\")"},
+      {"SELECT 1 UNION ALL SELECT 2 ORDER BY 1 LIMIT 1",
+       {"say \"x\""},
+       Dialect::kAnsi,
+       "SELECT * FROM (SELECT 1 UNION ALL SELECT 2 ORDER BY 1 FETCH NEXT 1 ROWS ONLY) AS \"_\" "
+       "(\"say \"\"x\"\"\")"},
+      {"WITH t AS (SELECT a FROM u) SELECT a FROM t",
+       {"B"},
+       Dialect::kFlink,
+       "SELECT * FROM (WITH `T` AS (SELECT `A` FROM `U`) SELECT `A` FROM `T`) AS `_` (`B`)"},
+      {"SELECT a FROM u", {}, Dialect::kAnsi, "SELECT \"A\" FROM \"U\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.query);
+    auto query = ParseStatement(c.query);
+    ASSERT_TRUE(query.ok()) << query.status().ToString();
+    const Query& q = *(*query)->As<QueryStatement>().query;
+    std::vector<Identifier> columns;
+    for (const char* name : c.columns) columns.emplace_back(name);
+    auto printed = PrintRenamedQuery(q, columns, PrintOptions{c.dialect});
+    ASSERT_TRUE(printed.ok()) << printed.status().ToString();
+    EXPECT_EQ(*printed, c.printed);
+    // It reads back as the query under an alias with the column list.
+    auto back = ParseStatement(*printed);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    const Query& outer = *(*back)->As<QueryStatement>().query;
+    if (columns.empty()) {
+      EXPECT_TRUE(Equals(outer, q));
+      continue;
+    }
+    const auto& select = outer.body->As<SelectBody>();
+    ASSERT_EQ(select.items.size(), 1u);
+    EXPECT_EQ(select.items[0].expr->kind, ExprKind::kStar);
+    const auto& from = select.from->As<SubqueryRef>();
+    EXPECT_TRUE(Equals(*from.query, q));
+    ASSERT_TRUE(from.alias.has_value());
+    EXPECT_EQ(from.alias->name.name, "_");
+    EXPECT_EQ(from.alias->columns, columns);
+  }
+}
+
+TEST(UnparserTest, TypeStringIsCalcitesSpelling) {
+  struct Case {
+    const char* type;  // parsed; "NULL" and "INTERVAL" are built below
+    const char* plain;
+    const char* with_nullability;
+  };
+  const Case kCases[] = {
+      {"VARCHAR", "VARCHAR", "VARCHAR"},
+      {"CHAR(3) NOT NULL", "CHAR(3)", "CHAR(3) NOT NULL"},
+      {"VARCHAR NULL", "VARCHAR", "VARCHAR"},
+      {"FLOAT(7)", "FLOAT", "FLOAT"},
+      {"DOUBLE", "DOUBLE", "DOUBLE"},
+      {"DECIMAL", "DECIMAL", "DECIMAL"},
+      {"DECIMAL(10)", "DECIMAL(10, 0)", "DECIMAL(10, 0)"},
+      {"DECIMAL(10, 2) NOT NULL", "DECIMAL(10, 2)", "DECIMAL(10, 2) NOT NULL"},
+      {"BYTES", "BYTES", "BYTES"},
+      {"TIMESTAMP_LTZ(3)", "TIMESTAMP(3) WITH LOCAL TIME ZONE",
+       "TIMESTAMP(3) WITH LOCAL TIME ZONE"},
+      {"TIME WITH TIME ZONE", "TIME WITH TIME ZONE", "TIME WITH TIME ZONE"},
+      {"ARRAY<INT NOT NULL> NOT NULL", "INTEGER ARRAY", "INTEGER NOT NULL ARRAY NOT NULL"},
+      {"MULTISET<VARCHAR(2) NOT NULL>", "VARCHAR(2) MULTISET", "VARCHAR(2) NOT NULL MULTISET"},
+      {"MAP<VARCHAR, INT NOT NULL>", "(VARCHAR, INTEGER) MAP", "(VARCHAR, INTEGER NOT NULL) MAP"},
+      {"ROW(\"a b\" INT NOT NULL, c VARCHAR)", "RecordType(INTEGER a b, VARCHAR C)",
+       "RecordType(INTEGER NOT NULL a b, VARCHAR C)"},
+  };
+  for (const auto& c : kCases) {
+    auto t = ParseDataType(c.type);
+    ASSERT_TRUE(t.ok()) << c.type << ": " << t.status().ToString();
+    EXPECT_EQ(TypeString(*t), c.plain) << c.type;
+    EXPECT_EQ(TypeString(*t, /*with_nullability=*/true), c.with_nullability) << c.type;
+  }
+  // Types no SQL declares still have a name in messages.
+  DataType null_type(TypeName::kNull);
+  EXPECT_EQ(TypeString(null_type), "NULL");
+  DataType interval(TypeName::kInterval);
+  interval.nullability = Nullability::kNotNull;
+  EXPECT_EQ(TypeString(interval, true), "INTERVAL NOT NULL");
+}
+
 TEST(UnparserTest, LimitAndOffsetPerDialect) {
   const char* sql = "SELECT a FROM t ORDER BY a LIMIT 5 OFFSET 10";
   EXPECT_EQ(Print(sql, Dialect::kAnsi),

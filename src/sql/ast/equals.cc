@@ -328,6 +328,12 @@ bool Equals(const Statement& a, const Statement& b) {
       return x.or_replace == y.or_replace && x.if_not_exists == y.if_not_exists &&
              x.name == y.name && x.options == y.options;
     }
+    case StatementKind::kCreateCatalog: {
+      const auto& x = a.As<CreateCatalogStatement>();
+      const auto& y = b.As<CreateCatalogStatement>();
+      return x.or_replace == y.or_replace && x.if_not_exists == y.if_not_exists &&
+             x.name == y.name && x.options == y.options;
+    }
     case StatementKind::kCreateFunction: {
       const auto& x = a.As<CreateFunctionStatement>();
       const auto& y = b.As<CreateFunctionStatement>();

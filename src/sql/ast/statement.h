@@ -19,6 +19,7 @@ enum class StatementKind : uint8_t {
   kCreateMaterializedView,
   kCreateTrigger,
   kCreateDatabase,
+  kCreateCatalog,
   kCreateFunction,
   kDrop,
   kRefresh,

@@ -1,6 +1,7 @@
 // Every statement kind, for code that handles all of them.
 #pragma once
 
+#include "sql/ast/create_catalog_statement.h"
 #include "sql/ast/create_database_statement.h"
 #include "sql/ast/create_function_statement.h"
 #include "sql/ast/create_materialized_view_statement.h"
