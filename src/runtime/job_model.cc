@@ -262,6 +262,14 @@ void MarkStarted(Json& status, const AttemptRecord& record, SystemTime now) {
   hop["attemptStartTime"] = FormatRfc3339(now, 3);
 }
 
+void MarkNeverRan(Json& status, int64_t attempt) {
+  ClearAttempt(status);
+  Json& hop = status[kHop];
+  if (!hop.is_object()) hop = Json::object();
+  hop["attempts"] = attempt - 1;
+  hop.erase("attemptStartTime");
+}
+
 void MarkEnded(Json& status, const AttemptEnd& end, int64_t backoff_limit, SystemTime now) {
   ClearAttempt(status);
   Json& hop = status[kHop];

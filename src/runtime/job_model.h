@@ -102,6 +102,10 @@ void MarkEnded(Json& status, const AttemptEnd& end, int64_t backoff_limit, Syste
 // to start its process: an argument list too long, no memory, ...): it counts as a failed
 // attempt, as an ended one does (MarkEnded), and startTime is set if it was not.
 void MarkNotStarted(Json& status, const AttemptEnd& end, int64_t backoff_limit, SystemTime now);
+// Records in `status` that the running attempt `attempt` never ran its command (its runner
+// stopped before letting it start, job_runner.cc's start gate): the attempt is taken back, as if
+// it had not been made, so that the next one has its number and nothing counts as failed.
+void MarkNeverRan(Json& status, int64_t attempt);
 // Fails the Job with `reason` (a running attempt, already killed, counts as failed).
 void MarkFailed(Json& status, std::string_view reason, std::string_view message, SystemTime now);
 

@@ -69,6 +69,17 @@ milliseconds Until(SystemTime then, SystemTime now) {
   return std::max(d, milliseconds(1));
 }
 
+// What the wrapper writes in the exit file instead of a code when its runner never let the
+// command start.
+constexpr std::string_view kNeverRan = "never-ran";
+
+// Whether the exit file at `path` says the command never ran.
+bool NeverRan(const std::string& path) {
+  std::ifstream in(path);
+  std::string word;
+  return in && (in >> word) && word == kNeverRan;
+}
+
 std::optional<int> ReadExitFile(const std::string& path) {
   if (path.empty()) return std::nullopt;
   std::ifstream in(path);
@@ -410,6 +421,7 @@ struct JobRunner::Impl {
 
   // Records the end of attempt `p` in `job`'s status, then forgets the attempt.
   Status RecordEndLocked(const Resource& job, const Proc& p) {
+    if (NeverRan(p.record.exit_file)) return TakeBackLocked(job, p);
     AttemptEnd end = EndOf(p);
     auto written = UpdateStatusLocked(job, [&](Resource& j) {
       auto record = RecordedAttempt(j);
@@ -432,6 +444,32 @@ struct JobRunner::Impl {
     if (!p.vanished && GroupHasLiveMembers(p.record.pid)) {
       TerminateGroupLocked(p.record.pid, p.record.start_ticks, /*leader_done=*/true, p.grace);
     }
+    RemoveMarker(p.ref);
+    std::error_code ec;
+    fs::remove(p.record.exit_file, ec);
+    return Status::OK();
+  }
+
+  // The attempt `p` never ran its command (the runner that started it stopped before letting
+  // it): taken back, so that the next Sync starts it again, with the same number.
+  Status TakeBackLocked(const Resource& job, const Proc& p) {
+    auto written = UpdateStatusLocked(job, [&](Resource& j) {
+      auto record = RecordedAttempt(j);
+      if (!record || record->pid != p.record.pid || record->attempt != p.record.attempt) {
+        return false;
+      }
+      MarkNeverRan(j.mutable_status(), p.record.attempt);
+      return true;
+    });
+    HOP_RETURN_IF_ERROR(written);
+    if (written->has_value()) {
+      WriteToFile(LogPath(p.ref), fmt::format("--- hop: attempt {} never ran: its runner stopped "
+                                              "before letting it start; it starts again\n",
+                                              p.record.attempt));
+      log::Info("Job {}: attempt {} never ran; it starts again", KeyOf(p.ref), p.record.attempt);
+    }
+    auto it = procs.find(KeyOf(p.ref));
+    if (it != procs.end() && it->second.record.pid == p.record.pid) procs.erase(it);
     RemoveMarker(p.ref);
     std::error_code ec;
     fs::remove(p.record.exit_file, ec);
@@ -516,8 +554,9 @@ struct JobRunner::Impl {
     // one that is not the process's parent.
     SpawnRequest request;
     request.argv = {"/bin/sh", "-c",
-                    "IFS= read -r go <&3; exec 3<&-; [ \"$go\" = go ] || exit 0; \"$@\"; echo $? > " +
-                        ShellQuote(exit_file),
+                    "IFS= read -r go <&3; exec 3<&-; [ \"$go\" = go ] || { echo " +
+                        std::string(kNeverRan) + " > " + ShellQuote(exit_file) +
+                        "; exit 0; }; \"$@\"; echo $? > " + ShellQuote(exit_file),
                     "hop-job"};
     request.argv.insert(request.argv.end(), spec.argv.begin(), spec.argv.end());
     request.env = spec.env;

@@ -672,6 +672,39 @@ TEST_F(JobRunnerTest, ACommandRunsOnlyOnceItsAttemptIsRecorded) {
   runner.Stop();
 }
 
+// An attempt recorded as started whose command never ran (its runner was killed between
+// recording it and letting it start: the wrapper wrote "never-ran") is taken back, not counted as
+// failed, and the command then runs once.
+TEST_F(JobRunnerTest, AnAttemptThatNeverRanIsTakenBackAndRunsAgain) {
+  FILE* out = popen("echo $$", "r");
+  ASSERT_NE(out, nullptr);
+  int gone = 0;
+  ASSERT_EQ(fscanf(out, "%d", &gone), 1);
+  pclose(out);
+
+  JobRunner& runner = NewRunner();
+  ObjectRef ref = Create(JobResource("never-ran", {"sh", "-c", "echo ran >> runs"},
+                                     {{"backoffLimit", 0}}));
+  const fs::path work = runner.WorkDir(ref);
+  fs::create_directories(work);
+  const std::string exit_file = (work / ".hop-exit-1-test").string();
+  std::ofstream(exit_file) << "never-ran\n";
+  // The log the first attempt began (its header), as its runner wrote it before it stopped.
+  fs::create_directories(fs::path(runner.LogPath(ref)).parent_path());
+  std::ofstream(runner.LogPath(ref)) << "--- hop: Job default/never-ran attempt 1\n";
+  Resource job = Get(ref);
+  MarkStarted(job.mutable_status(), {1, gone, 1, BootId(), exit_file}, SystemClock().Now());
+  ASSERT_TRUE(store_->UpdateStatus(job).ok());
+
+  auto done = SyncUntil(runner, ref, [](const Resource& j) { return JobFinished(j); });
+  ASSERT_TRUE(done);
+  EXPECT_TRUE(IsComplete(*done)) << done->ToJsonText(2);
+  EXPECT_EQ(done->status()->value("failed", 0), 0);
+  EXPECT_EQ(AttemptsOf(*done), 1);
+  EXPECT_EQ(ReadFile((work / "runs").string()), "ran\n");
+  EXPECT_NE(ReadFile(runner.LogPath(ref)).find("attempt 1 never ran"), std::string::npos);
+}
+
 TEST_F(JobRunnerTest, RecordsAnExitThatHappenedWhileNoRunnerWatched) {
   JobRunner& runner = NewRunner();
   ObjectRef ref = Create(JobResource("finished-meanwhile", {"sh", "-c", "exit 1"}));
