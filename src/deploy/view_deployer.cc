@@ -72,7 +72,7 @@ Status SpecifyPipeline(const binder::BoundCreateView& v, Resource& view,
   plan_ctx.table_templates = render.table_templates;
   plan_ctx.config = render.config;
   planner::Planner planner(std::move(plan_ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(v.statement, /*replace=*/true));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(v.statement));
   Renderer renderer(std::move(render));
   std::vector<SkippedTemplate> skipped;
   HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs, renderer.PipelineSpecs(p, &skipped));

@@ -366,9 +366,9 @@ Status Planner::NotSystem(const std::vector<std::string>& path) const {
       name));
 }
 
-Result<Pipeline> Planner::Plan(const sql::Statement& statement, bool replace) {
+Result<Pipeline> Planner::Plan(const sql::Statement& statement) {
   switch (statement.kind) {
-    case sql::StatementKind::kCreateMaterializedView: return PlanView(statement, replace);
+    case sql::StatementKind::kCreateMaterializedView: return PlanView(statement);
     case sql::StatementKind::kInsert: return PlanInsert(statement);
     case sql::StatementKind::kQuery: return PlanSelect(statement);
     default:
@@ -377,7 +377,7 @@ Result<Pipeline> Planner::Plan(const sql::Statement& statement, bool replace) {
   }
 }
 
-Result<Pipeline> Planner::PlanView(const sql::Statement& statement, bool replace) {
+Result<Pipeline> Planner::PlanView(const sql::Statement& statement) {
   const auto& mv = statement.As<sql::CreateMaterializedViewStatement>();
   std::vector<std::string> path;
   for (const auto& p : mv.name.parts) path.push_back(p.name);
@@ -391,18 +391,7 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement, bool replace
   const size_t dollar = leaf.find('$');
   const std::string sink_name = leaf.substr(0, dollar);
   const std::string suffix = dollar == std::string::npos ? "" : leaf.substr(dollar + 1);
-  if (auto it = schema->tables.find(leaf); it != schema->tables.end()) {
-    if (it->second.kind == catalog::ObjectKind::kTable) {
-      return Status::InvalidArgument(
-          fmt::format("Cannot overwrite physical table {} with a view.", leaf));
-    }
-    // Planning is a dry run: an existing view is an error only when the statement neither
-    // replaces it nor tolerates it (compatibility.md §1.4, the SPECIFY mode).
-    if (!mv.or_replace && !mv.if_not_exists && !replace) {
-      return Status::AlreadyExists(
-          fmt::format("View {} already exists. Use CREATE OR REPLACE to update.", leaf));
-    }
-  }
+
 
   binder::Binder binder(cat);
   binder.SetStatement(&statement);

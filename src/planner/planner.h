@@ -117,10 +117,10 @@ class Planner {
   explicit Planner(PlanContext context);
 
   // Plans a CREATE MATERIALIZED VIEW, INSERT or SELECT. Other statements:
-  // InvalidArgument `Unsupported DDL statement: <text>`. A view that exists is an error unless
-  // the statement says OR REPLACE or IF NOT EXISTS, or `replace` is set (the connection is in
-  // apply mode): planning is a dry run of the statement.
-  Result<Pipeline> Plan(const sql::Statement& statement, bool replace = false);
+  // InvalidArgument `Unsupported DDL statement: <text>`. Whether a CREATE may be made (its name
+  // is no table, and a view of that name may be replaced) is the binder's to say
+  // (binder::BindStatement), before planning: the planner plans the statement as if it may.
+  Result<Pipeline> Plan(const sql::Statement& statement);
 
   // The connector configuration of one table read (Scan) or written (Modify) by a pipeline. The
   // matching templates skipped for a missing variable are added to `skipped` if it is not null.
@@ -131,7 +131,7 @@ class Planner {
   Result<PipelineTable> Table(const std::vector<std::string>& path) const;
 
  private:
-  Result<Pipeline> PlanView(const sql::Statement& statement, bool replace);
+  Result<Pipeline> PlanView(const sql::Statement& statement);
   Result<Pipeline> PlanInsert(const sql::Statement& statement);
   Result<Pipeline> PlanSelect(const sql::Statement& statement);
   // Sources from the plan's scans, connectors, collisions, and the SQL.

@@ -570,9 +570,14 @@ Status Session::Pipeline(std::string_view text, std::string& out, const SourceOr
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  if (stmt->kind == sql::StatementKind::kCreateMaterializedView) {
+    // As executing it would: the binder says whether the view may be made (a dry run).
+    HOP_RETURN_IF_ERROR(
+        binder::BindStatement(cat, *stmt, {properties_.mode == Mode::kApply}).status());
+  }
   HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
   planner::Planner planner(std::move(ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt, properties_.mode == Mode::kApply));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
   out += p.sql;
   out += '\n';
   return Status::OK();
@@ -608,7 +613,7 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   ctx.table_templates = render.table_templates;
   ctx.config = render.config;
   planner::Planner planner(std::move(ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt, properties_.mode == Mode::kApply));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
   deploy::Renderer renderer(std::move(render));
   std::vector<deploy::SkippedTemplate> skipped;
   HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p, &skipped));
