@@ -74,12 +74,12 @@ RowType Flattened(const RowType& row) {
 // with: lengths, precisions and scales, element and field types, NOT NULL (docs/pipelines.md:
 // Hoptimator drops the parameters, and Flink reads a bare DECIMAL as DECIMAL(10, 0)). A type
 // written without a parameter keeps none. A NULL type is declared BYTES, and nullability is
-// written only as NOT NULL. Types Flink cannot declare are errors. The writer spells the result.
-Result<sql::DataType> DeclaredType(const sql::DataType& t) {
+// written only as NOT NULL. Types Flink cannot declare are errors. Changes `t` in place; the
+// writer spells the result.
+Status Declare(sql::DataType& t) {
   using sql::TypeName;
-  sql::DataType out = t;
   switch (t.name) {
-    case TypeName::kNull: return sql::DataType(TypeName::kBytes);
+    case TypeName::kNull: t = sql::DataType(TypeName::kBytes); return Status::OK();
     case TypeName::kTime:
       if (t.time_zone != sql::TimeZone::kNone) {
         return Status::InvalidArgument("Flink SQL has no TIME with a time zone");
@@ -97,19 +97,16 @@ Result<sql::DataType> DeclaredType(const sql::DataType& t) {
       return Status::InvalidArgument("an INTERVAL cannot be declared in pipeline SQL yet");
     default: break;
   }
-  for (auto& param : out.params) {
-    HOP_ASSIGN_OR_RETURN(param, DeclaredType(param));
-  }
-  for (auto& field : out.fields) {
-    HOP_ASSIGN_OR_RETURN(field.type, DeclaredType(field.type));
-  }
-  if (out.nullability == sql::Nullability::kNull) out.nullability = sql::Nullability::kUnspecified;
-  return out;
+  for (auto& param : t.params) HOP_RETURN_IF_ERROR(Declare(param));
+  for (auto& field : t.fields) HOP_RETURN_IF_ERROR(Declare(field.type));
+  if (t.nullability == sql::Nullability::kNull) t.nullability = sql::Nullability::kUnspecified;
+  return Status::OK();
 }
 
-sql::QualifiedName Name(const std::vector<std::string>& path) {
+sql::QualifiedName Name(std::vector<std::string> path) {
   sql::QualifiedName name;
-  for (const auto& part : path) name.parts.emplace_back(part);
+  name.parts.reserve(path.size());
+  for (auto& part : path) name.parts.emplace_back(std::move(part));
   return name;
 }
 
@@ -183,13 +180,12 @@ Result<sql::StatementPtr> CreateTable(const PipelineTable& t) {
   create->name = Name(WrittenPath(t));
   bool primary_key = false;
   for (const auto& c : t.row_type.columns) {
-    auto type = DeclaredType(c.type);
-    if (!type.ok()) {
-      return type.status().WithContext("Table " + t.QualifiedName() + ", column " + c.name + ": ");
-    }
     sql::ColumnDef column;
+    column.type = c.type;
+    if (Status declared = Declare(*column.type); !declared.ok()) {
+      return declared.WithContext("Table " + t.QualifiedName() + ", column " + c.name + ": ");
+    }
     column.name = ColumnName(c.name);
-    column.type = std::move(*type);
     primary_key |= column.name.name == "PRIMARY_KEY";
     create->columns.push_back(std::move(column));
   }

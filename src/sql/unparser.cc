@@ -37,31 +37,29 @@ bool ParseDialect(std::string_view name, Dialect* out) {
 }
 
 std::string QuoteIdentifier(std::string_view name, Dialect dialect) {
-  const char q = dialect == Dialect::kFlink ? '`' : '"';
   std::string out;
   out.reserve(name.size() + 2);
-  out.push_back(q);
-  for (char c : name) {
-    out.push_back(c);
-    if (c == q) out.push_back(q);
-  }
-  out.push_back(q);
+  internal::AppendQuoted(out, name, internal::IdentifierQuote(dialect));
   return out;
 }
 
 std::string QuoteString(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 2);
-  out.push_back('\'');
-  for (char c : text) {
-    out.push_back(c);
-    if (c == '\'') out.push_back('\'');
-  }
-  out.push_back('\'');
+  internal::AppendQuoted(out, text, '\'');
   return out;
 }
 
 namespace internal {
+
+void AppendQuoted(std::string& out, std::string_view text, char quote) {
+  out.push_back(quote);
+  for (char c : text) {
+    out.push_back(c);
+    if (c == quote) out.push_back(quote);
+  }
+  out.push_back(quote);
+}
 
 bool IsSimpleWord(std::string_view s) {
   if (s.empty()) return false;
@@ -94,6 +92,7 @@ Result<std::string> PrintStatement(const Statement& stmt, const PrintOptions& op
 Result<std::string> PrintScript(const std::vector<StatementPtr>& statements,
                                 const PrintOptions& options) {
   Writer w(options);
+  w.Reserve(statements.size() * 128);  // a pipeline script's statements are about this long
   for (size_t i = 0; i < statements.size(); ++i) {
     if (i > 0) w.Raw("\n");
     w.Statement(*statements[i]);

@@ -139,11 +139,11 @@ void Writer::Literal(const LiteralExpr& e) {
     case LiteralKind::kInteger:
     case LiteralKind::kDecimal:
     case LiteralKind::kFloat: Raw(e.value); return;
-    case LiteralKind::kString: out_ += QuoteString(e.value); return;
+    case LiteralKind::kString: String(e.value); return;
     case LiteralKind::kBinary:
       if (postgres()) Unsupported("a binary string literal");  // X'..' is a bit string there
       Raw("X");
-      out_ += QuoteString(e.value);
+      String(e.value);
       return;
     case LiteralKind::kDate:
     case LiteralKind::kTime:
@@ -152,7 +152,7 @@ void Writer::Literal(const LiteralExpr& e) {
       Raw(e.literal == LiteralKind::kDate   ? "DATE "
           : e.literal == LiteralKind::kTime ? "TIME "
                                             : "TIMESTAMP ");
-      out_ += QuoteString(e.value);
+      String(e.value);
       return;
     case LiteralKind::kInterval:
       if (sqlite()) Unsupported("an INTERVAL literal");
@@ -162,7 +162,7 @@ void Writer::Literal(const LiteralExpr& e) {
         Unsupported("an INTERVAL in QUARTER or WEEK units");
       }
       Raw("INTERVAL ");
-      out_ += QuoteString(e.value);
+      String(e.value);
       Raw(" ");
       Raw(IntervalUnitText(e.from_unit));
       if (e.from_precision) out_ += fmt::format("({})", *e.from_precision);

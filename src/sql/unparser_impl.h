@@ -36,6 +36,11 @@ enum class Family { kOther, kConcat, kArithmetic, kComparison, kPredicate, kIs }
 // `(VARCHAR, INTEGER) MAP`, `RecordType(VARCHAR A)`), with or without NOT NULL.
 enum class TypeSpelling : uint8_t { kSql, kPipelineDdl, kMessage, kMessageWithNullability };
 
+// Appends `text` to `out` between two `quote`s, with every `quote` in it doubled.
+void AppendQuoted(std::string& out, std::string_view text, char quote);
+// The quote of a dialect's identifiers: '`' for Flink, '"' otherwise.
+inline char IdentifierQuote(Dialect d) { return d == Dialect::kFlink ? '`' : '"'; }
+
 // Whether `s` is a word that needs no quotes to read back as itself: a letter or '_', then
 // letters, digits, '_' and '$'.
 bool IsSimpleWord(std::string_view s);
@@ -51,7 +56,10 @@ class Writer {
 
   // ---- basics ----
   void Raw(std::string_view s) { out_ += s; }
-  void Ident(const Identifier& id) { out_ += QuoteIdentifier(id.name, d_); }
+  void Reserve(size_t n) { out_.reserve(n); }
+  void Ident(const Identifier& id) { AppendQuoted(out_, id.name, IdentifierQuote(d_)); }
+  // A string literal: 'text' with '' doubled.
+  void String(std::string_view text) { AppendQuoted(out_, text, '\''); }
   void Name(const QualifiedName& name) {
     for (size_t i = 0; i < name.parts.size(); ++i) {
       if (i > 0) out_.push_back('.');

@@ -14,13 +14,13 @@ void Writer::Options(const OptionList& options) {
   for (size_t i = 0; i < options.items.size(); ++i) {
     const Option& o = options.items[i];
     if (i > 0) Raw(", ");
-    out_ += QuoteString(o.key);
+    String(o.key);
     Raw(pipeline_ddl() ? "=" : flink() ? " = " : " ");
     if (o.kind == OptionValueKind::kNull) {
       if (flink()) Unsupported("a NULL option value");
       Raw("NULL");
     } else if (flink() || o.kind == OptionValueKind::kString) {
-      out_ += QuoteString(o.value);
+      String(o.value);
     } else {
       Raw(o.value);
     }
@@ -41,7 +41,7 @@ void Writer::SettingName(const std::string& name) {
   if (words && !EqualsIgnoreCase(name, "ALL")) {
     Raw(name);
   } else {
-    out_ += QuoteString(name);
+    String(name);
   }
 }
 
@@ -203,7 +203,7 @@ void Writer::Statement(const sql::Statement& stmt) {
       }
       if (s.refresh_schedule) {
         Raw(" REFRESHED ");
-        out_ += QuoteString(*s.refresh_schedule);
+        String(*s.refresh_schedule);
       }
       Options(s.options);
       Raw(" AS ");
@@ -219,14 +219,14 @@ void Writer::Statement(const sql::Statement& stmt) {
       Raw(" ON ");
       Name(s.target);
       Raw(" AS ");
-      out_ += QuoteString(s.job_template);
+      String(s.job_template);
       if (s.job_namespace) {
         Raw(" IN ");
-        out_ += QuoteString(*s.job_namespace);
+        String(*s.job_namespace);
       }
       if (s.schedule) {
         Raw(" SCHEDULED ");
-        out_ += QuoteString(*s.schedule);
+        String(*s.schedule);
       }
       Options(s.options);
       break;
@@ -256,7 +256,7 @@ void Writer::Statement(const sql::Statement& stmt) {
         Type(*s.returns);
       }
       Raw(" AS ");
-      out_ += QuoteString(s.definition);
+      String(s.definition);
       if (s.language) {
         // Languages are bare words (JAVA, PYTHON); Flink accepts nothing else.
         Raw(" LANGUAGE ");
@@ -271,7 +271,7 @@ void Writer::Statement(const sql::Statement& stmt) {
       }
       if (s.in) {
         Raw(" IN ");
-        out_ += QuoteString(*s.in);
+        String(*s.in);
       }
       for (size_t i = 0; i < s.resources.size(); ++i) {
         Raw(i == 0 ? " USING " : ", ");
@@ -280,7 +280,7 @@ void Writer::Statement(const sql::Statement& stmt) {
           case FunctionResourceKind::kFile: Raw("FILE "); break;
           case FunctionResourceKind::kArchive: Raw("ARCHIVE "); break;
         }
-        out_ += QuoteString(s.resources[i].uri);
+        String(s.resources[i].uri);
       }
       Options(s.options);
       break;
@@ -341,7 +341,7 @@ void Writer::Statement(const sql::Statement& stmt) {
         if (flink()) Unsupported("SET ... = DEFAULT");
         Raw("DEFAULT");
       } else if (flink() || s.value_kind == SettingValueKind::kString) {
-        out_ += QuoteString(s.value);
+        String(s.value);
       } else {
         Raw(s.value);
       }
