@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "binder/binder_impl.h"
+#include "common/strings.h"
 #include "sql/ast/query_statement.h"
 #include "sql/parser.h"
 
@@ -17,13 +18,6 @@ namespace {
 // Views may refer to views; this bounds the chain, counting the view being defined, so that
 // whatever can be created can be queried. Cycles are found separately, with their path.
 constexpr size_t kMaxViewDepth = 64;
-
-// A catalog path as messages name it: "ADS.V1".
-std::string Dotted(const std::vector<std::string>& path) {
-  std::string out;
-  for (const std::string& part : path) out += (out.empty() ? "" : ".") + part;
-  return out;
-}
 
 }  // namespace
 
@@ -49,12 +43,12 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
       table->path == *defined_view_) {
     // The catalog still has the view's old definition: reaching it means the new one would
     // read itself.
-    std::string cycle = Dotted(*defined_view_);
+    std::string cycle = hop::Join(*defined_view_, ".");
     for (const catalog::Table* v : view_stack_) cycle += " -> " + v->QualifiedName();
-    cycle += " -> " + Dotted(*defined_view_);
+    cycle += " -> " + hop::Join(*defined_view_, ".");
     return ErrorCode(
         StatusCode::kBind, ref.loc,
-        fmt::format("View {} would depend on itself: {}", Dotted(*defined_view_), cycle));
+        fmt::format("View {} would depend on itself: {}", hop::Join(*defined_view_, "."), cycle));
   }
   if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
     HOP_ASSIGN_OR_RETURN(rel, View(*table));
@@ -82,7 +76,7 @@ Result<RelPtr> Binder::Impl::View(const catalog::Table& view) {
   }
   if (view_stack_.size() + (defined_view_ ? 1 : 0) >= kMaxViewDepth) {
     const std::string outermost =
-        defined_view_ ? Dotted(*defined_view_) : view_stack_.front()->QualifiedName();
+        defined_view_ ? hop::Join(*defined_view_, ".") : view_stack_.front()->QualifiedName();
     return Status::BindError(
         fmt::format("View {} nests views more than {} deep (reaching {}): hop expands at most {} "
                     "levels of views",

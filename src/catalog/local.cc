@@ -170,6 +170,7 @@ Result<sql::TypeName> LocalStorageType(const sql::DataType& t) {
     case TypeName::kVarbinary:
     case TypeName::kBytes: return TypeName::kBytes;
     case TypeName::kNull:
+    case TypeName::kMultiset:  // no local storage keeps a bag
     case TypeName::kInterval: break;
   }
   auto printed = sql::PrintType(t);

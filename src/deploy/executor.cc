@@ -21,43 +21,6 @@ using store::Write;
 
 namespace {
 
-// The statement as it is named in summaries: `CREATE MATERIALIZED VIEW ADS.AUDIENCE`.
-std::string StatementLabel(const sql::Statement& s) {
-  auto named = [](std::string_view what, const sql::QualifiedName& name) {
-    return fmt::format("{} {}", what, name.ToString());
-  };
-  switch (s.kind) {
-    case sql::StatementKind::kCreateView:
-      return named("CREATE VIEW", s.As<sql::CreateViewStatement>().name);
-    case sql::StatementKind::kCreateMaterializedView:
-      return named("CREATE MATERIALIZED VIEW", s.As<sql::CreateMaterializedViewStatement>().name);
-    case sql::StatementKind::kCreateDatabase:
-      return named("CREATE DATABASE", s.As<sql::CreateDatabaseStatement>().name);
-    case sql::StatementKind::kCreateTable:
-      return named("CREATE TABLE", s.As<sql::CreateTableStatement>().name);
-    case sql::StatementKind::kCreateTrigger:
-      return named("CREATE TRIGGER", s.As<sql::CreateTriggerStatement>().name);
-    case sql::StatementKind::kDrop: {
-      const auto& d = s.As<sql::DropStatement>();
-      return named(fmt::format("DROP {}", sql::ObjectKindText(d.object)), d.name);
-    }
-    case sql::StatementKind::kFire: {
-      const auto& f = s.As<sql::FireStatement>();
-      return named(fmt::format("FIRE {}", sql::ObjectKindText(f.object)), f.name);
-    }
-    case sql::StatementKind::kPause:
-    case sql::StatementKind::kResume: {
-      const auto& p = s.As<sql::PauseStatement>();
-      return named(fmt::format("{} {}", s.kind == sql::StatementKind::kPause ? "PAUSE" : "RESUME",
-                               sql::ObjectKindText(p.object)),
-                   p.name);
-    }
-    case sql::StatementKind::kRefresh:
-      return named("REFRESH MATERIALIZED VIEW", s.As<sql::RefreshStatement>().name);
-    default: return "STATEMENT";
-  }
-}
-
 // Creates (or drops) the tables of the batch's effects in their systems, recording what each
 // did in `done` and the effects it made in `made`; on failure undoes those and returns why.
 void UndoEffects(std::vector<const Effect*>& made);
@@ -158,7 +121,7 @@ Status Executor::Plan(const sql::Statement& statement, Batch& batch) {
   const Deployer* deployer = DeployerFor(statement.kind);
   if (deployer == nullptr || !Executes(statement)) {
     return Status::InvalidArgument(fmt::format(
-        "{} statements are not executed by this version of hop", StatementLabel(statement)));
+        "{} statements are not executed by this version of hop", sql::StatementTitle(statement)));
   }
   HOP_RETURN_IF_ERROR(batch.Check(Subject(ValidationPoint::kStatement)));
   HOP_RETURN_IF_ERROR(deployer->Specify(*bound, batch));
@@ -189,7 +152,7 @@ Result<Outcome> Executor::Execute(const sql::Statement& statement) {
     HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, NamespaceCatalog());
     Batch batch(store_, options_, *cat, &statement);
     HOP_RETURN_IF_ERROR(Plan(statement, batch));
-    return Apply(StatementLabel(statement), batch);
+    return Apply(sql::StatementTitle(statement), batch);
   });
 }
 

@@ -8,6 +8,7 @@
 #include "binder/bound.h"
 #include "common/log.h"
 #include "common/properties.h"
+#include "common/strings.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "resource/yaml.h"
@@ -26,18 +27,6 @@ namespace {
 
 constexpr std::string_view kFlinkConfigKey = "flink.config";
 constexpr std::string_view kJobPropertiesPrefix = "job.properties";
-
-std::string Dotted(const std::vector<std::string>& path) {
-  std::string out;
-  for (size_t i = 0; i < path.size(); ++i) out += (i ? "." : "") + path[i];
-  return out;
-}
-
-std::string Joined(const std::vector<std::string>& parts) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
-  return out;
-}
 
 // The variables only a trigger's job has: a JobTemplate that uses one is a trigger's, and is not
 // expected to render for a pipeline or a table (docs/ddl.md, "Templates that render nothing").
@@ -255,7 +244,7 @@ tmpl::Environment Renderer::TableEnvironment(const PipelineTable& table) const {
   if (path.size() >= 3) env.Set("catalog", path[path.size() - 3]);
   if (path.size() >= 2) env.Set("schema", path[path.size() - 2]);
   env.Set("table", path.back());
-  env.Set("path", Dotted(path));
+  env.Set("path", Join(path, "."));
   env.SetAll(table.options);
   tmpl::Entries job_properties;
   for (const auto& [k, v] : table.options) {
@@ -309,10 +298,10 @@ Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p,
     schemas.push_back(s.path.size() >= 2 ? s.path[s.path.size() - 2] : "");
     tables.push_back(s.path.back());
   }
-  env.Set("sourceDatabases", Joined(databases));
-  env.Set("sourceCatalogs", Joined(catalogs));
-  env.Set("sourceSchemas", Joined(schemas));
-  env.Set("sourceTables", Joined(tables));
+  env.Set("sourceDatabases", Join(databases, ","));
+  env.Set("sourceCatalogs", Join(catalogs, ","));
+  env.Set("sourceSchemas", Join(schemas, ","));
+  env.Set("sourceTables", Join(tables, ","));
   // The SQL is missing when a table has no connector: SQL job templates are then skipped.
   if (p.complete) {
     env.Set("sql", p.sql);

@@ -174,7 +174,9 @@ TEST_F(PipelineSqlTest, PrintedStatementsAreThePipelineSqlAndReadBackTheSame) {
     SCOPED_TRACE(c.statement);
     auto pipeline = Plan(c.statement);
     ASSERT_TRUE(pipeline.ok()) << pipeline.status().ToString();
-    if (!c.sql.empty()) EXPECT_EQ(pipeline->sql, c.sql);
+    if (!c.sql.empty()) {
+      EXPECT_EQ(pipeline->sql, c.sql);
+    }
     auto statements = PipelineStatements(*pipeline);
     ASSERT_TRUE(statements.ok()) << statements.status().ToString();
     std::vector<sql::ScriptItem> items = sql::SplitScript(pipeline->sql);

@@ -405,18 +405,9 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
     case sql::StatementKind::kShow: return Show(stmt->As<sql::ShowStatement>().name, out);
     case sql::StatementKind::kQuery: return Query(*stmt, out);
     case sql::StatementKind::kInsert: return Insert(*stmt, out);
-    default: {
-      // The statement's first words, as its kind: `CREATE TRIGGER`, `FIRE`, `DROP TRIGGER`.
-      std::string what = Utf8ToUpper(SplitCommand(text).first);
-      if (stmt->kind == sql::StatementKind::kCreateTrigger) what = "CREATE TRIGGER";
-      if (stmt->kind == sql::StatementKind::kCreateFunction) what = "CREATE FUNCTION";
-      if (stmt->kind == sql::StatementKind::kCreateCatalog) what = "CREATE CATALOG";
-      if (stmt->kind == sql::StatementKind::kDrop) {
-        what = "DROP " + std::string(sql::ObjectKindText(stmt->As<sql::DropStatement>().object));
-      }
+    default:
       return Status::InvalidArgument(
-          fmt::format("{} is not executed by this version of hop yet", what));
-    }
+          fmt::format("{} is not executed by this version of hop yet", sql::StatementTitle(*stmt)));
   }
 }
 

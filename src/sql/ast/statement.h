@@ -44,6 +44,11 @@ enum class ObjectKind : uint8_t {
 // "TABLE", "MATERIALIZED VIEW", ...
 std::string_view ObjectKindText(ObjectKind kind);
 
+struct Statement;
+
+// How summaries and messages name a statement: `CREATE MATERIALIZED VIEW ADS.AUDIENCE`, `SET`.
+std::string StatementTitle(const Statement& statement);
+
 struct Statement : PooledNode {
   explicit Statement(StatementKind k) : kind(k) {}
   virtual ~Statement() = default;
