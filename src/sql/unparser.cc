@@ -54,10 +54,13 @@ namespace internal {
 
 void AppendQuoted(std::string& out, std::string_view text, char quote) {
   out.push_back(quote);
-  for (char c : text) {
-    out.push_back(c);
-    if (c == quote) out.push_back(quote);
+  // Runs between quotes are appended whole; each quote inside is doubled.
+  for (size_t at = text.find(quote); at != std::string_view::npos; at = text.find(quote)) {
+    out.append(text.data(), at + 1);
+    out.push_back(quote);
+    text.remove_prefix(at + 1);
   }
+  out.append(text);
   out.push_back(quote);
 }
 
