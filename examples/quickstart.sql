@@ -56,7 +56,22 @@ SELECT m.first_name, COUNT(*) AS visits, SUM(v.minutes) AS minutes
   FROM local.visits v JOIN profile.members m ON v.member_urn = m.member_urn
   GROUP BY m.first_name ORDER BY minutes DESC;
 !plan SELECT * FROM local.visits v JOIN profile.members m ON v.member_urn = m.member_urn WHERE m.first_name = 'Alice'
-DROP TABLE local.visits;
+
+-- Rows move: a materialized view into the local database is refreshed by hop. REFRESH runs its
+-- query on the local engine in a Job of the local runtime (`hop refresh`), and its rows replace
+-- the table's in one transaction. The view's watermark then advances to the refresh's snapshot
+-- time, which refreshes the view over it (WITH ('refresh' 'on-source-change')) and fires the
+-- trigger on that one: `hop logs tabletrigger/busiestreport` shows its run.
+CREATE MATERIALIZED VIEW local.minutes_by_member AS
+  SELECT member_urn, CAST(SUM(minutes) AS DECIMAL(8, 1)) AS minutes FROM local.visits
+  GROUP BY member_urn;
+CREATE MATERIALIZED VIEW local.busiest WITH ('refresh' 'on-source-change') AS
+  SELECT member_urn, minutes FROM local.minutes_by_member WHERE minutes > 10;
+CREATE TRIGGER busiest_report ON local.busiest AS 'audience-report';
+REFRESH MATERIALIZED VIEW local.minutes_by_member;
+!wait 60
+SELECT * FROM local.busiest ORDER BY member_urn;
+SELECT kind, name, watermark FROM "k8s".watermarks WHERE "SCHEMA" = 'LOCAL';
 
 -- !specify shows exactly what a statement would write, without writing it: here a trigger on
 -- the materialized view, whose job keeps its fire-time window for when it runs.

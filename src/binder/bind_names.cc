@@ -50,7 +50,17 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
         StatusCode::kBind, ref.loc,
         fmt::format("View {} would depend on itself: {}", hop::Join(*defined_view_, "."), cycle));
   }
-  if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
+  if (table->kind == catalog::ObjectKind::kMaterializedView && StoresRows(*table)) {
+    // A materialized view hop refreshes is read from its table: the rows of its last refresh,
+    // with the row type of its query.
+    HOP_ASSIGN_OR_RETURN(RelPtr query, View(*table));
+    Rel scan;
+    scan.kind = RelKind::kScan;
+    scan.table = table;
+    scan.path = table->path;
+    scan.row_type = query->row_type;
+    rel = MakeRel(std::move(scan));
+  } else if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
     HOP_ASSIGN_OR_RETURN(rel, View(*table));
   } else {
     Rel scan;
@@ -61,6 +71,11 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
     rel = MakeRel(std::move(scan));
   }
   return Aliased(std::move(rel), table->name, table->path, ref.alias, ref.loc);
+}
+
+bool Binder::Impl::StoresRows(const catalog::Table& view) const {
+  auto schema = catalog_.SchemaFor(view.path);
+  return schema.ok() && catalog::HopWritesTables(**schema);
 }
 
 Result<RelPtr> Binder::Impl::View(const catalog::Table& view) {

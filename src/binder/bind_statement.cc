@@ -44,6 +44,8 @@ Result<BoundStatementPtr> BindStatement(const catalog::Catalog& catalog,
     case sql::StatementKind::kReset:
     case sql::StatementKind::kShow:
       return BoundStatementPtr(std::make_unique<BoundOtherStatement>(statement));
+    case sql::StatementKind::kDelete:
+      return Status::InvalidArgument("DELETE is not a statement of hop's language");
   }
   return Status::Internal("a statement kind the binder does not know");
 }

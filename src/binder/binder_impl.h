@@ -93,6 +93,8 @@ class Binder::Impl {
   Result<RelPtr> QueryWithColumns(const sql::Query& q, const std::vector<sql::Identifier>& cols);
   Result<BoundInsert> Insert(const sql::InsertStatement& insert);
   Result<RelPtr> View(const catalog::Table& view);
+  // Whether a materialized view is read from its table (catalog::HopWritesTables).
+  bool StoresRows(const catalog::Table& view) const;
 
  private:
   // --- errors (binder.cc)

@@ -202,6 +202,8 @@ void Catalog::AddTableResource(const Resource& r) {
   schema->tables[name] = std::move(t);
 }
 
+bool HopWritesTables(const Schema& schema) { return schema.adapter == Adapter::kLocal; }
+
 void Catalog::AddViewResource(const Resource& r) {
   const std::string schema_name = ViewKind::kSchema.Get(r).value_or("DEFAULT");
   const std::string catalog = ViewKind::kCatalog.Get(r).value_or("");

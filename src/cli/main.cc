@@ -1,7 +1,10 @@
 // The `hop` binary: subcommands and their flags. Each subcommand's work lives in its own file;
 // this one only wires the command line to it.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -19,6 +22,8 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "common/time.h"
+#include "runtime/refresh.h"
 #include "session/control_plane.h"
 #include "sql/dialect.h"
 #include "store/sqlite_store.h"
@@ -35,6 +40,17 @@ std::unique_ptr<hop::store::SqliteStore> OpenStore(const std::string& state_dir,
     return nullptr;
   }
   return std::move(store).value();
+}
+
+// This binary with the state directory, as a materialized view's refresh Job runs it; empty
+// when the binary's path cannot be read (no view is refreshed then, and its status says so).
+std::vector<std::string> RefreshCommand(const std::string& state_dir) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const std::filesystem::path dir = std::filesystem::absolute(state_dir, ec);
+  if (ec) return {};
+  return {self.string(), "--state", dir.string()};
 }
 
 int Main(int argc, char** argv);
@@ -153,6 +169,16 @@ int Main(int argc, char** argv) {
   serve->add_option("--max-jobs", serve_opts.max_running_jobs, "Job processes at once")
       ->capture_default_str();
 
+  // hop refresh
+  auto* refresh = app.add_subcommand(
+      "refresh", "Refresh a materialized view on the local engine now (what its refresh Job runs)");
+  hop::runtime::RefreshOptions refresh_opts;
+  refresh_opts.namespace_name = "default";
+  refresh->add_option("view", refresh_opts.view, "view/NAME, or its SQL name (SCHEMA.VIEW)")
+      ->required();
+  refresh->add_option("-n,--namespace", refresh_opts.namespace_name, "namespace")
+      ->capture_default_str();
+
   // hop wait
   auto* wait = app.add_subcommand(
       "wait", "Wait until the state directory has no fire, run or Job left to do");
@@ -228,12 +254,27 @@ int Main(int argc, char** argv) {
     if (!store) return 1;
     return hop::cli::RunLogs({logs_job, logs_namespace}, state_dir, *store, std::cout, std::cerr);
   }
+  if (refresh->parsed()) {
+    auto store = OpenStore(state_dir);
+    if (!store) return 1;
+    refresh_opts.state_dir = state_dir;
+    if (refresh_opts.view.rfind("view/", 0) == 0) refresh_opts.view.erase(0, 5);
+    auto outcome = hop::runtime::RefreshView(*store, refresh_opts);
+    if (!outcome.ok()) {
+      std::cerr << "hop refresh: " << hop::EscapeForTerminal(outcome.status().ToString()) << "\n";
+      return 1;
+    }
+    std::cout << fmt::format("{} refreshed: {} rows; watermark {}\n", outcome->view,
+                             outcome->rows, hop::FormatRfc3339(outcome->snapshot, 3));
+    return 0;
+  }
   if (serve->parsed()) {
     hop::cli::BlockStopSignals();
     auto store = OpenStore(state_dir, hop::session::ControlPlane::StoreOptions());
     if (!store) return 1;
     serve_opts.state_dir = state_dir;
     serve_opts.local_jobs = !no_local_jobs;
+    serve_opts.refresh_command = RefreshCommand(state_dir);
     return hop::cli::RunServe(serve_opts, *store, std::cout, std::cerr);
   }
 
@@ -255,6 +296,7 @@ int Main(int argc, char** argv) {
       cpo.state_dir = state_dir;
       cpo.local_jobs = !no_local_jobs;
       cpo.provisioners = &provisioners;
+      cpo.refresh_command = RefreshCommand(state_dir);
       auto started = hop::session::ControlPlane::Start(*store, cpo);
       if (!started.ok()) {
         std::cerr << "hop: the operator does not run: "

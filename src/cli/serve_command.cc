@@ -34,6 +34,7 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   cpo.local_jobs = options.local_jobs;
   cpo.workers = options.workers;
   cpo.max_running_jobs = options.max_running_jobs;
+  cpo.refresh_command = options.refresh_command;
   // A second `hop serve` on one state directory stands by until the first stops.
   sigset_t set = StopSignals();
   bool said = false;

@@ -4,6 +4,8 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
+#include <string>
 
 #include "store/store.h"
 
@@ -14,6 +16,7 @@ struct ServeOptions {
   bool local_jobs = true;
   int workers = 2;
   int max_running_jobs = 4;
+  std::vector<std::string> refresh_command;  // session::ControlPlaneOptions::refresh_command
 };
 
 // Runs the control plane until SIGTERM or SIGINT (block them first, before any thread starts,

@@ -29,7 +29,8 @@ const Deployer* DeployerFor(sql::StatementKind kind) {
     case sql::StatementKind::kCreateFunction:
     case sql::StatementKind::kSet:
     case sql::StatementKind::kReset:
-    case sql::StatementKind::kShow: return nullptr;
+    case sql::StatementKind::kShow:
+    case sql::StatementKind::kDelete: return nullptr;
   }
   return nullptr;
 }

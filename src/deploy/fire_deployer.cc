@@ -46,6 +46,12 @@ void RecordFire(Resource& trigger, std::initializer_list<std::string_view> after
   fires.Record(*ParseRfc3339(batch.StampAfter(after)));
 }
 
+// Whether hop refreshes the materialized view (its table is in a local database).
+bool HopRefreshes(const catalog::Table& view, const Batch& batch) {
+  auto schema = batch.catalog().SchemaFor(view.path);
+  return schema.ok() && catalog::HopWritesTables(**schema);
+}
+
 // PAUSE / RESUME TRIGGER and MATERIALIZED VIEW: spec.paused.
 Status Pause(const binder::BoundObjectStatement& p, Batch& batch) {
   const bool pause = p.kind() == sql::StatementKind::kPause;
@@ -60,11 +66,13 @@ Status Pause(const binder::BoundObjectStatement& p, Batch& batch) {
         existing, batch.store().Find({ViewKind::Info().group_kind(), ns, p.target->resource}));
     if (!existing) return Status::NotFound(fmt::format("Element {} not found.", p.sql_name));
     ViewKind::kPaused.Set(*existing, pause);
-    batch.issues()
-        .Child("view " + Join(p.target->path, "."))
-        .Warning(
-            "Recorded in spec.paused, but nothing in this control plane refreshes "
-            "materialized views yet, so there is no refresh to hold or release");
+    if (!HopRefreshes(*p.target, batch)) {
+      batch.issues()
+          .Child("view " + Join(p.target->path, "."))
+          .Warning(
+              "Recorded in spec.paused, but hop refreshes only views whose table is in a local "
+              "database: this one's pipeline runs as its job says");
+    }
   }
   const std::string version = existing->resource_version();
   batch.Add({Write::Update(std::move(*existing)), version, pause ? "paused" : "resumed"});
@@ -152,22 +160,26 @@ Status Fire(const binder::BoundObjectStatement& bound, Batch& batch) {
   return Status::OK();
 }
 
-// REFRESH MATERIALIZED VIEW: the request, recorded.
+// REFRESH MATERIALIZED VIEW: the request, recorded in status.timestamp, where the View
+// reconciler takes it and starts the refresh's Job (operator/view_refresh.h). A view hop does not
+// refresh is refused: its pipeline's job keeps it, and nothing here could act on the request.
 Status Refresh(const binder::BoundObjectStatement& bound, Batch& batch) {
   const std::string& ns = batch.namespace_name();
   const catalog::Table* element = bound.target;
+  if (!HopRefreshes(*element, batch)) {
+    auto schema = batch.catalog().SchemaFor(element->path);
+    return Status::InvalidArgument(fmt::format(
+        "{} is not refreshed by hop: hop refreshes materialized views whose table is in a local "
+        "database, and this one's is in {}; its pipeline's job keeps it",
+        Join(element->path, "."),
+        schema.ok() ? fmt::format("database {} ({})", (*schema)->database, (*schema)->url)
+                    : std::string("no database")));
+  }
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> view,
                        batch.store().Find({ViewKind::Info().group_kind(), ns, element->resource}));
   if (!view) return Status::NotFound(fmt::format("Element {} not found.", bound.sql_name));
-  // The request is kept for the refresh that comes with the local engine; nothing acts on it yet,
-  // and the statement says so rather than let anyone believe the view was refreshed.
   ViewKind::kTimestamp.Set(*view, batch.StampAfter({ViewKind::kTimestamp.Get(*view).value_or("")}));
-  batch.issues()
-      .Child("view " + Join(element->path, "."))
-      .Warning(
-          "Not refreshed: the request is recorded in status.timestamp, but nothing in this "
-          "control plane refreshes materialized views yet");
-  batch.Add({Write::UpdateStatus(std::move(*view)), "", "refresh recorded"});
+  batch.Add({Write::UpdateStatus(std::move(*view)), "", "refresh requested"});
   return Status::OK();
 }
 

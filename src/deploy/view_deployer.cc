@@ -41,15 +41,22 @@ Status SpecifyPipeline(const binder::BoundCreateView& v, Resource& view,
   const std::string& ns = batch.namespace_name();
   const catalog::Catalog& cat = batch.catalog();
   const auto& mv = v.statement.As<sql::CreateMaterializedViewStatement>();
+  // A view whose table hop writes is refreshed by hop (operator/view_refresh.h): its refresh
+  // Jobs are its pipeline's job, and no JobTemplate need render one.
+  auto sink_schema = cat.SchemaFor(v.path);
+  const bool hop_refreshes = sink_schema.ok() && catalog::HopWritesTables(**sink_schema);
   // Its refresh schedule and options are kept on the View; the options are hints of its
   // pipeline, over the session's.
   if (v.schedule) {
     ViewKind::kSchedule.Set(view, *v.schedule);
-    batch.issues()
-        .Child("view " + Join(v.path, "."))
-        .Warning(fmt::format("REFRESHED '{}' is recorded in spec.schedule, but nothing in this "
-                             "control plane refreshes materialized views yet",
-                             *v.schedule));
+    if (!hop_refreshes) {
+      batch.issues()
+          .Child("view " + Join(v.path, "."))
+          .Warning(fmt::format("REFRESHED '{}' is recorded in spec.schedule, but hop refreshes "
+                               "only views whose table is in a local database: this one's job "
+                               "is its pipeline's",
+                               *v.schedule));
+    }
   }
   tmpl::Entries hints = batch.options().hints;
   if (!mv.options.empty()) {
@@ -76,8 +83,10 @@ Status SpecifyPipeline(const binder::BoundCreateView& v, Resource& view,
   Renderer renderer(std::move(render));
   std::vector<SkippedTemplate> skipped;
   HOP_ASSIGN_OR_RETURN(std::vector<Spec> specs, renderer.PipelineSpecs(p, &skipped));
-  AddSkipWarnings(skipped, batch.issues());
-  WarnWithoutJob(p, specs, skipped, batch.issues());
+  if (!hop_refreshes) {
+    AddSkipWarnings(skipped, batch.issues());
+    WarnWithoutJob(p, specs, skipped, batch.issues());
+  }
   // Every source and the sink must exist in their systems (compatibility.md §12).
   std::vector<const planner::PipelineTable*> tables;
   for (const auto& source : p.sources) tables.push_back(&source);

@@ -17,6 +17,7 @@
 #include "engine/hashed_scan.h"
 #include "engine/lower.h"
 #include "engine/vtab.h"
+#include "sql/ast/delete_statement.h"
 #include "sql/unparser.h"
 
 namespace hop::engine {
@@ -137,7 +138,9 @@ class Engine::Impl {
   Result<ScanName> Scan(const catalog::Catalog& cat, const binder::Rel& scan) {
     const catalog::Table& table = *scan.table;
     ScanName out;
-    for (const auto& c : table.row_type.columns) out.columns.push_back(c.name);
+    // The scan's row type: a materialized view read from its table has the row type of its
+    // query, which the catalog's entry does not carry.
+    for (const auto& c : scan.row_type.columns) out.columns.push_back(c.name);
     const catalog::Schema* schema = nullptr;
     if (auto s = cat.SchemaFor(table.path); s.ok()) schema = *s;
     if (schema && schema->adapter == catalog::Adapter::kLocal) {
@@ -152,7 +155,7 @@ class Engine::Impl {
       VirtualTable vt;
       vt.source = table.source;
       vt.columns = out.columns;
-      for (const auto& c : table.row_type.columns) vt.reps.push_back(RepOf(c.type));
+      for (const auto& c : scan.row_type.columns) vt.reps.push_back(RepOf(c.type));
       vt.name = table.QualifiedName();
       HOP_ASSIGN_OR_RETURN(std::string module, vtabs_->Add(std::move(vt)));
       out.name = {module};
@@ -181,7 +184,7 @@ class Engine::Impl {
     if (auto s = cat.SchemaFor(table.path); s.ok()) schema = *s;
     if (!schema || schema->adapter != catalog::Adapter::kLocal) return Scan(cat, scan);
     HashedTable hashed;
-    for (const auto& c : table.row_type.columns) {
+    for (const auto& c : scan.row_type.columns) {
       auto type = catalog::LocalStorageType(c.type);
       if (!type.ok()) return Scan(cat, scan);
       hashed.columns.push_back(c.name);
@@ -409,6 +412,16 @@ Result<std::unique_ptr<Cursor>> Engine::Query(const catalog::Catalog& catalog,
 
 Result<int64_t> Engine::Insert(const catalog::Catalog& catalog, const binder::BoundInsert& insert,
                                const Budget& budget) {
+  return Write(catalog, insert, budget, /*replace=*/false);
+}
+
+Result<int64_t> Engine::Replace(const catalog::Catalog& catalog,
+                                const binder::BoundInsert& insert, const Budget& budget) {
+  return Write(catalog, insert, budget, /*replace=*/true);
+}
+
+Result<int64_t> Engine::Write(const catalog::Catalog& catalog, const binder::BoundInsert& insert,
+                              const Budget& budget, bool replace) {
   if (impl_->cursor_open_) return Status::Internal("a query is already running on this engine");
   LowerOptions options = impl_->Options(catalog, /*hashed_joins=*/false);
   const catalog::Table& target = *insert.target;
@@ -424,12 +437,37 @@ Result<int64_t> Engine::Insert(const catalog::Catalog& catalog, const binder::Bo
   HOP_ASSIGN_OR_RETURN(auto stmt, LowerInsert(insert, name, options));
   HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintStatement(*stmt, {sql::Dialect::kSqlite}));
   HOP_ASSIGN_OR_RETURN(sqlite3_stmt * prepared, impl_->Prepare(text));
+  // A replacement deletes the old rows and inserts the new in one transaction of the file: a
+  // reader, or a process killed half way, sees the old contents or the new, never a mix.
+  if (replace) {
+    sql::DeleteStatement del;
+    del.target.parts = {sql::Identifier(alias), sql::Identifier(target.name)};
+    HOP_ASSIGN_OR_RETURN(std::string clear, sql::PrintStatement(del, {sql::Dialect::kSqlite}));
+    char* error = nullptr;
+    if (sqlite3_exec(impl_->db_, ("BEGIN IMMEDIATE; " + clear).c_str(), nullptr, nullptr, &error) !=
+        SQLITE_OK) {
+      std::string message = error ? error : "unknown error";
+      sqlite3_free(error);
+      sqlite3_exec(impl_->db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      sqlite3_finalize(prepared);
+      return Status::ExecutionError(
+          fmt::format("cannot clear {} for its new rows: {}", target.QualifiedName(), message));
+    }
+  }
   impl_->Begin(budget);
   const int rc = sqlite3_step(prepared);
   const int64_t changed = sqlite3_changes64(impl_->db_);
   Status error = rc == SQLITE_DONE ? Status::OK() : impl_->StepError(rc, 0);
   sqlite3_finalize(prepared);
   impl_->End();
+  if (replace) {
+    const char* end = error.ok() ? "COMMIT" : "ROLLBACK";
+    if (sqlite3_exec(impl_->db_, end, nullptr, nullptr, nullptr) != SQLITE_OK && error.ok()) {
+      error = Status::ExecutionError(fmt::format("cannot commit the new rows of {}: {}",
+                                                 target.QualifiedName(), sqlite3_errmsg(impl_->db_)));
+      sqlite3_exec(impl_->db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+  }
   HOP_RETURN_IF_ERROR(error);
   return changed;
 }

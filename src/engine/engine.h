@@ -91,6 +91,12 @@ class Engine {
   Result<int64_t> Insert(const catalog::Catalog& catalog, const binder::BoundInsert& insert,
                          const Budget& budget);
 
+  // Replaces the rows of a local table with the query's (a materialized view's refresh): the old
+  // rows are deleted and the new inserted in one transaction of the table's file, so a failure,
+  // or a process killed at any point, leaves the old rows. The number of rows inserted.
+  Result<int64_t> Replace(const catalog::Catalog& catalog, const binder::BoundInsert& insert,
+                          const Budget& budget);
+
   // How `plan` would run, as text: the plan, the SQLite query, SQLite's plan for it, and for
   // each table how it is read (natively from a file, or through a virtual table with what was
   // pushed down to it).
@@ -105,6 +111,8 @@ class Engine {
  private:
   friend class Cursor;
   explicit Engine(std::unique_ptr<Impl> impl);
+  Result<int64_t> Write(const catalog::Catalog& catalog, const binder::BoundInsert& insert,
+                        const Budget& budget, bool replace);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -142,6 +142,12 @@ PipelineState SummarizePipeline(const std::vector<std::pair<std::string, Element
   return p;
 }
 
+std::vector<Request> PipelineReconciler::ViewEvent(const store::Event& event) {
+  if (!resource::ViewKind::kMaterialized.Get(event.object).value_or(false)) return {};
+  return {Request{{resource::PipelineKind::Info().group_kind(), event.object.namespace_name(),
+                   event.object.name()}}};
+}
+
 hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& request,
                                                            const ReconcileContext& context) {
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> pipeline, GetOrNotFound(store_, request));
@@ -168,6 +174,29 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
                               {"ready", estimate.ready},
                               {"failed", estimate.failed},
                               {"message", estimate.message}});
+  }
+  // A view hop refreshes (its status has `refresh`, view_refresh.h) is run by its refresh Jobs:
+  // they are an element of its pipeline, ready once one succeeded.
+  for (const resource::OwnerReference& owner : pipeline->owner_references()) {
+    if (owner.kind != "View") continue;
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> view,
+                         store_.Find({resource::ViewKind::Info().group_kind(),
+                                      pipeline->namespace_name(), owner.name}));
+    const Json view_status = view ? StatusOf(*view) : Json::object();
+    auto refresh = view_status.find("refresh");
+    if (refresh == view_status.end() || !refresh->is_object()) continue;
+    ElementState s;
+    const std::string outcome = refresh->value("lastOutcome", "");
+    s.ready = outcome == "Succeeded";
+    s.failed = outcome == "Failed";
+    s.message = s.failed    ? refresh->value("message", "")
+                : s.ready   ? "refreshed by hop at " + refresh->value("finished", "")
+                : refresh->contains("job") ? "refresh " + refresh->value("job", "") + " is running"
+                            : "refreshed by hop: not refreshed yet";
+    const std::string name = "refresh/" + owner.name;
+    element_states.push_back(
+        {{"name", name}, {"ready", s.ready}, {"failed", s.failed}, {"message", s.message}});
+    elements.emplace_back(name, std::move(s));
   }
   const PipelineState state = SummarizePipeline(elements);
   Json status = StatusOf(*pipeline);

@@ -83,6 +83,9 @@ class PipelineReconciler : public Reconciler {
 
   // Maps an element's event to the pipelines that own it.
   static std::vector<Request> ElementEvent(const store::Event& event);
+  // Maps a materialized view's event to its pipeline (of the same name), whose status shows its
+  // refreshes when hop refreshes it.
+  static std::vector<Request> ViewEvent(const store::Event& event);
 
  private:
   store::Store& store_;

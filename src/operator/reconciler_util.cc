@@ -137,4 +137,27 @@ Result<bool> UpdateStatusIfChanged(store::Store& store, const Resource& object, 
   return true;
 }
 
+std::optional<std::pair<bool, std::string>> JobFinished(const resource::Resource& job) {
+  const Json* status = job.status();
+  if (status == nullptr) return std::nullopt;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return std::nullopt;
+  auto text = [](const Json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  for (const Json& c : *conditions) {
+    if (!c.is_object() || text(c, "status") != "True") continue;
+    const std::string type = text(c, "type");
+    if (type == "Complete") return std::make_pair(true, std::string());
+    if (type == "Failed") {
+      std::string why = text(c, "reason");
+      const std::string message = text(c, "message");
+      if (!message.empty()) why += (why.empty() ? "" : ": ") + message;
+      return std::make_pair(false, why.empty() ? std::string("failed") : why);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace hop::op

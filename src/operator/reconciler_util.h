@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -43,6 +44,11 @@ Json StatusOf(const resource::Resource& object);
 // reference was added. Owner references never cross namespaces: the caller checks that both
 // live in one.
 bool AddOwner(resource::Resource& object, const resource::Resource& owner);
+
+// Whether a batch/v1 Job has finished (its Complete or Failed condition is True): whether it
+// succeeded, and, when it failed, why (the condition's reason and message); nullopt while it
+// has not.
+std::optional<std::pair<bool, std::string>> JobFinished(const resource::Resource& job);
 
 // One reconcile's writes, committed together.
 class Batch {

@@ -44,26 +44,6 @@ std::string Text(const Json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// Whether a Job has finished: succeeded or not, and why.
-std::optional<std::pair<bool, std::string>> Finished(const Resource& job) {
-  const Json* status = job.status();
-  if (status == nullptr) return std::nullopt;
-  auto conditions = status->find("conditions");
-  if (conditions == status->end() || !conditions->is_array()) return std::nullopt;
-  for (const Json& c : *conditions) {
-    if (!c.is_object() || Text(c, "status") != "True") continue;
-    const std::string type = Text(c, "type");
-    if (type == "Complete") return std::make_pair(true, std::string());
-    if (type == "Failed") {
-      std::string why = Text(c, "reason");
-      const std::string message = Text(c, "message");
-      if (!message.empty()) why += (why.empty() ? "" : ": ") + message;
-      return std::make_pair(false, why.empty() ? std::string("failed") : why);
-    }
-  }
-  return std::nullopt;
-}
-
 // The Job of a run: the trigger's YAML rendered for the window (from, to]; `retry` counts the
 // runs of that window before this one (FIRE TRIGGER ... RETRY), which its name tells apart.
 hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from,
@@ -232,7 +212,7 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
       st["lastRun"] = "Failed";
       if (auto to = TimeAt(run, "to")) fires.Abandon(*to);
       plan.event = "run " + name + " lost its Job";
-    } else if (auto finished = Finished(*current_job)) {
+    } else if (auto finished = JobFinished(*current_job)) {
       run["finished"] = Stamp(now);
       run["outcome"] = finished->first ? "Succeeded" : "Failed";
       st["lastRun"] = run["outcome"];

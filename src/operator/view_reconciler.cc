@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "binder/binder.h"
 #include "common/log.h"
 #include "deploy/trigger_fires.h"
 #include "operator/reconciler_util.h"
@@ -18,12 +19,19 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
                                                        const ReconcileContext& context) {
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> view, GetOrNotFound(store_, request));
   if (!view) return ReconcileResult::Done();
+  ReconcileResult result = ReconcileResult::Done();
+  if (resource::ViewKind::kMaterialized.Get(*view).value_or(false)) {
+    HOP_ASSIGN_OR_RETURN(result, Refresh(*view, context));
+    // What the refresh wrote is the view's state now.
+    HOP_ASSIGN_OR_RETURN(view, GetOrNotFound(store_, request));
+    if (!view) return ReconcileResult::Done();
+  }
   // The watermarks to give the triggers: those queued by whoever advanced the view (one each,
   // however many came since the last reconcile), and the latest.
   Json view_status = StatusOf(*view);
   deploy::ViewFires view_fires(view_status);
   const std::vector<SystemTime> fires = view_fires.Undelivered();
-  if (fires.empty()) return ReconcileResult::Done();
+  if (fires.empty()) return result;
   const std::string watermark = deploy::TriggerFires::Stamp(fires.back());
   HOP_ASSIGN_OR_RETURN(
       resource::LabelSelector selector,
@@ -52,7 +60,106 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
     }
   }
   HOP_RETURN_IF_ERROR(batch.Commit());
-  return ReconcileResult::Done();
+  return result;
+}
+
+hop::Result<ReconcileResult> ViewReconciler::Refresh(const Resource& view,
+                                                     const ReconcileContext& context) {
+  InputWatermarks inputs;
+  HOP_ASSIGN_OR_RETURN(bool refreshed_here, Inputs(view, inputs));
+  if (!refreshed_here) return ReconcileResult::Done();
+  std::optional<Resource> job;
+  if (auto ref = RunningRefreshJob(view)) {
+    HOP_ASSIGN_OR_RETURN(job, store_.Find(*ref));
+  }
+  HOP_ASSIGN_OR_RETURN(RefreshPlan plan,
+                       PlanRefresh(view, job, inputs, context.clock->Now(), refresh_jobs_));
+  Batch batch(store_);
+  if (plan.create) {
+    HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(std::move(*plan.create)).status());
+  }
+  batch.UpdateStatusIfChanged(view, std::move(plan.status));
+  HOP_RETURN_IF_ERROR(batch.Commit());
+  if (!plan.event.empty()) {
+    log::Info("[{}] View {}/{}: {}", context.id, view.namespace_name(), view.name(), plan.event);
+  }
+  ReconcileResult result = ReconcileResult::Done();
+  if (plan.requeue_after) result = ReconcileResult::RequeueAfter(*plan.requeue_after);
+  return result;
+}
+
+hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto cache = catalogs_.find(view.namespace_name());
+  if (cache == catalogs_.end()) {
+    cache = catalogs_.emplace(view.namespace_name(),
+                              catalog::CatalogCache(store_, view.namespace_name()))
+                .first;
+  }
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, cache->second.Get());
+  std::vector<std::string> path;
+  if (auto c = resource::ViewKind::kCatalog.Get(view); c && !c->empty()) path.push_back(*c);
+  path.push_back(resource::ViewKind::kSchema.Get(view).value_or("DEFAULT"));
+  path.push_back(resource::ViewKind::kView.Get(view).value_or(view.name()));
+  auto table = cat->Resolve(path);
+  auto schema = cat->SchemaFor(path);
+  if (!table.ok() || !schema.ok() || !catalog::HopWritesTables(**schema)) return false;
+  const Request self{{resource::ViewKind::Info().group_kind(), view.namespace_name(), view.name()}};
+  const resource::StringMap options =
+      resource::ViewKind::kOptions.Get(view).value_or(resource::StringMap{});
+  if (auto mode = options.find("refresh");
+      mode == options.end() || mode->second != "on-source-change") {
+    on_source_change_.erase(self);
+    return true;
+  }
+  on_source_change_.insert(self);
+  // The tables and materialized views the query reads (views are inlined by the binder).
+  binder::Binder binder(*cat);
+  auto query = binder.BindView(**table);
+  if (!query.ok()) return true;  // the refresh fails with the reason, where it is seen
+  std::set<const catalog::Table*> scanned;
+  for (const binder::Rel* scan : binder::Scans(**query)) {
+    if (scan->table != nullptr) scanned.insert(scan->table);
+  }
+  for (const catalog::Table* input : scanned) {
+    if (input->resource.empty()) continue;
+    const store::GroupKind kind = input->kind == catalog::ObjectKind::kTable
+                                      ? resource::TableKind::Info().group_kind()
+                                      : resource::ViewKind::Info().group_kind();
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> object,
+                         store_.Find({kind, view.namespace_name(), input->resource}));
+    if (!object) continue;
+    const Json status = StatusOf(*object);
+    auto watermark = status.find("watermark");
+    if (watermark != status.end() && watermark->is_string()) {
+      out[input->QualifiedName()] = watermark->get<std::string>();
+    }
+  }
+  return true;
+}
+
+std::vector<Request> ViewReconciler::JobEvent(const store::Event& event) {
+  const auto labels = event.object.labels();
+  auto it = labels.find(std::string(kRefreshLabel));
+  if (it == labels.end()) return {};
+  for (const resource::OwnerReference& owner : event.object.owner_references()) {
+    if (owner.kind == "View") {
+      return {Request{{resource::ViewKind::Info().group_kind(), event.object.namespace_name(),
+                       owner.name}}};
+    }
+  }
+  return {};
+}
+
+std::vector<Request> ViewReconciler::InputEvent(const store::Event& event) {
+  std::vector<Request> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Request& r : on_source_change_) {
+    if (r.ref.namespace_name != event.object.namespace_name()) continue;
+    if (event.object.kind() == "View" && r.ref.name == event.object.name()) continue;
+    out.push_back(r);
+  }
+  return out;
 }
 
 }  // namespace hop::op

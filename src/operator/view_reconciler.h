@@ -6,21 +6,50 @@
 // its first new fire begins, decided by the trigger module (trigger_runs.h, FireAndStart): a
 // view's fires and the runs they start go to the store in one commit. Idempotent: a trigger that
 // has the fire already is left alone.
+//
+// A materialized view whose table hop writes is also refreshed from here: the refresh module
+// (view_refresh.h) decides when, and the reconciler starts the refresh's Job and records it.
 #pragma once
 
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
 #include "operator/controller.h"
+#include "operator/view_refresh.h"
 #include "store/store.h"
 
 namespace hop::op {
 
 class ViewReconciler : public Reconciler {
  public:
-  explicit ViewReconciler(store::Store& store) : store_(store) {}
+  explicit ViewReconciler(store::Store& store, RefreshJobs refresh_jobs = {})
+      : store_(store), refresh_jobs_(std::move(refresh_jobs)) {}
   hop::Result<ReconcileResult> Reconcile(const Request& request,
                                          const ReconcileContext& context) override;
 
+  // A refresh Job's event, as a request for its view.
+  static std::vector<Request> JobEvent(const store::Event& event);
+  // A Table's or View's event, as requests for the views refreshed when their inputs advance
+  // (WITH ('refresh' 'on-source-change')) in its namespace.
+  std::vector<Request> InputEvent(const store::Event& event);
+
  private:
+  // The refresh part of a materialized view's reconcile.
+  hop::Result<ReconcileResult> Refresh(const resource::Resource& view,
+                                       const ReconcileContext& context);
+  // The inputs of the view (the tables and materialized views its query reads) with their
+  // watermarks; false when hop does not refresh it.
+  hop::Result<bool> Inputs(const resource::Resource& view, InputWatermarks& out);
+
   store::Store& store_;
+  RefreshJobs refresh_jobs_;
+  std::mutex mu_;  // guards what follows
+  std::map<std::string, catalog::CatalogCache> catalogs_;  // by namespace
+  std::set<Request> on_source_change_;                     // views InputEvent wakes
 };
 
 }  // namespace hop::op

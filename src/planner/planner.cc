@@ -488,7 +488,9 @@ Status Planner::Finish(Pipeline& p) const {
   p.query = binder::Simplify(p.query);
   for (const binder::Rel* scan : binder::Scans(*p.query)) {
     HOP_RETURN_IF_ERROR(NotSystem(scan->table->path));
+    // The scan's row type: a materialized view read from its table has its query's.
     p.sources.push_back(FromCatalog(*scan->table));
+    p.sources.back().row_type = scan->row_type;
   }
   // A pipeline that reads the table it writes names the two sides apart.
   for (auto& s : p.sources) {

@@ -16,6 +16,7 @@
 #include "operator/trigger_reconciler.h"
 #include "operator/trigger_runs.h"
 #include "operator/view_reconciler.h"
+#include "operator/view_refresh.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "runtime/job_model.h"
@@ -73,7 +74,9 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   manager_options.clock = options.clock;
   impl.manager = std::make_unique<op::Manager>(store, manager_options);
   impl.triggers = std::make_unique<op::TriggerReconciler>(store);
-  impl.views = std::make_unique<op::ViewReconciler>(store);
+  op::RefreshJobs refresh_jobs;
+  refresh_jobs.command = options.refresh_command;
+  impl.views = std::make_unique<op::ViewReconciler>(store, std::move(refresh_jobs));
   impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
   impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
@@ -90,6 +93,8 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
         resource::TableProvisionJobKind::Info().group_kind()}) {
     elements.emplace_back(kind, &op::PipelineReconciler::ElementEvent);
   }
+  elements.emplace_back(resource::ViewKind::Info().group_kind(),
+                        &op::PipelineReconciler::ViewEvent);
   // What this control plane acts on, one controller a kind. The Pipeline reconciler reads this
   // same list: an element of a kind not in it is pending, whatever it looks like, until
   // something reports on it (docs/operator.md, "Pipeline"). Jobs are ours only when this machine
@@ -106,8 +111,15 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
                          impl.triggers.get(),
                          Reports::kStanding,
                          {{kJob, &op::TriggerReconciler::JobEvent}}});
-  controllers.push_back(
-      {resource::ViewKind::Info().group_kind(), impl.views.get(), Reports::kStanding, {}});
+  // A view hears of its refresh Jobs, and one refreshed on source change of its inputs.
+  op::ViewReconciler* views = impl.views.get();
+  auto inputs = [views](const store::Event& event) { return views->InputEvent(event); };
+  controllers.push_back({resource::ViewKind::Info().group_kind(),
+                         impl.views.get(),
+                         Reports::kStanding,
+                         {{kJob, &op::ViewReconciler::JobEvent},
+                          {resource::TableKind::Info().group_kind(), inputs},
+                          {resource::ViewKind::Info().group_kind(), inputs}}});
   controllers.push_back({resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
                          Reports::kStatus, std::move(elements)});
   controllers.push_back({resource::TableProvisionJobKind::Info().group_kind(),
@@ -215,6 +227,7 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
                        store.List({resource::ViewKind::Info().group_kind(), "", {}}));
   for (const resource::Resource& view : views.items) {
     const std::string key = view.namespace_name() + "/" + view.name();
+    if (auto refresh = op::PendingRefresh(view)) busy.push_back("View " + key + ": " + *refresh);
     Json status = view.status() && view.status()->is_object() ? *view.status() : Json::object();
     deploy::ViewFires fires(status);
     if (fires.HasPending()) {

@@ -25,6 +25,9 @@ struct ControlPlaneOptions {
   int max_running_jobs = 4;
   const Clock* clock = &SystemClock();
   const catalog::Provisioners* provisioners = nullptr;  // not owned
+  // `hop` with its state directory, as a refresh's Job runs it (op::RefreshJobs::command):
+  // {"/usr/bin/hop", "--state", "/abs/dir"}. Empty: no materialized view is refreshed here.
+  std::vector<std::string> refresh_command;
 };
 
 class ControlPlane {

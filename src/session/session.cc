@@ -814,24 +814,19 @@ Status Session::Show(std::string_view name, std::string& out) {
 // ---- queries --------------------------------------------------------------------------------
 
 std::string Session::LocalViewNote(const sql::Statement& stmt) {
-  const sql::QualifiedName* name = nullptr;
-  if (stmt.kind == sql::StatementKind::kCreateMaterializedView) {
-    name = &stmt.As<sql::CreateMaterializedViewStatement>().name;
-  } else if (stmt.kind == sql::StatementKind::kRefresh) {
-    name = &stmt.As<sql::RefreshStatement>().name;
-  }
-  if (name == nullptr || !catalog_cache_) return "";
+  if (stmt.kind != sql::StatementKind::kCreateMaterializedView || !catalog_cache_) return "";
+  const sql::QualifiedName& name = stmt.As<sql::CreateMaterializedViewStatement>().name;
   auto cat = catalog_cache_->Get();
   if (!cat.ok()) return "";
   std::vector<std::string> path;
-  for (const auto& p : name->parts) path.push_back(p.name);
+  for (const auto& p : name.parts) path.push_back(p.name);
   auto schema = (*cat)->SchemaFor(path);
-  if (!schema.ok() || (*schema)->adapter != catalog::Adapter::kLocal) return "";
+  if (!schema.ok() || !catalog::HopWritesTables(**schema)) return "";
   return fmt::format(
-      "Note: nothing writes the rows of {0} into its local table yet: running the pipeline of a "
-      "materialized view into a local database comes in a later version of hop. A query of {0} "
-      "computes the view's query when it runs.\n",
-      name->ToString());
+      "Note: hop refreshes {0}: its table holds the rows of its latest refresh (REFRESH "
+      "MATERIALIZED VIEW {0}, its REFRESHED schedule, or WITH ('refresh' 'on-source-change')), "
+      "none until the first.\n",
+      name.ToString());
 }
 
 Result<const catalog::Catalog*> Session::QueryCatalog() {

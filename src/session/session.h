@@ -115,8 +115,8 @@ class Session {
   Status Query(const sql::Statement& stmt, std::string& out);
   Status Insert(const sql::Statement& stmt, std::string& out);
   Status Explain(std::string_view text, std::string& out, const SourceOrigin& origin);
-  // What a user is told after creating or refreshing a materialized view in a local database,
-  // whose pipeline nothing runs yet; "" for other statements.
+  // What a user is told after creating a materialized view hop refreshes (its table is in a
+  // local database): when its rows come; "" for other statements.
   std::string LocalViewNote(const sql::Statement& stmt);
   // The catalog queries bind against: the namespace's, narrowed to the `catalogs` setting.
   Result<const catalog::Catalog*> QueryCatalog();

@@ -305,6 +305,10 @@ void Writer::Statement(const sql::Statement& stmt) {
       Name(s.name);
       break;
     }
+    case StatementKind::kDelete:
+      Raw("DELETE FROM ");
+      Name(stmt.As<DeleteStatement>().target);
+      break;
     case StatementKind::kRefresh:
       if (!ansi() && !postgres()) Unsupported("REFRESH MATERIALIZED VIEW");
       Raw("REFRESH MATERIALIZED VIEW ");

@@ -349,6 +349,8 @@ bool Equals(const Statement& a, const Statement& b) {
     }
     case StatementKind::kRefresh:
       return a.As<RefreshStatement>().name == b.As<RefreshStatement>().name;
+    case StatementKind::kDelete:
+      return a.As<DeleteStatement>().target == b.As<DeleteStatement>().target;
     case StatementKind::kFire: {
       const auto& x = a.As<FireStatement>();
       const auto& y = b.As<FireStatement>();

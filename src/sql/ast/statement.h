@@ -29,6 +29,7 @@ enum class StatementKind : uint8_t {
   kSet,
   kReset,
   kShow,
+  kDelete,  // written by hop, never parsed (delete_statement.h)
 };
 
 // The kinds of named objects that DDL statements create, drop, fire, pause or resume.

@@ -51,6 +51,8 @@ std::string StatementTitle(const Statement& s) {
     case StatementKind::kSet: return "SET";
     case StatementKind::kReset: return "RESET";
     case StatementKind::kShow: return "SHOW";
+    case StatementKind::kDelete:
+      return Named("DELETE FROM", s.As<DeleteStatement>().target);
   }
   return "STATEMENT";
 }

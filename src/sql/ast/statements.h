@@ -13,6 +13,7 @@
 #include "sql/ast/insert_statement.h"
 #include "sql/ast/pause_statement.h"
 #include "sql/ast/query_statement.h"
+#include "sql/ast/delete_statement.h"
 #include "sql/ast/refresh_statement.h"
 #include "sql/ast/set_statement.h"
 #include "sql/ast/show_statement.h"

@@ -1,0 +1,170 @@
+#include "operator/view_refresh.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/cron.h"
+#include "operator/reconciler_util.h"
+#include "operator/trigger_runs.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
+
+namespace hop::op {
+
+namespace {
+
+using resource::Resource;
+using resource::ViewKind;
+
+std::string Text(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<SystemTime> Time(const Json& object, const char* key) {
+  return ParseRfc3339(Text(object, key));
+}
+
+// The refresh's Job: `hop refresh` for this view, owned by it, so that dropping the view
+// deletes its refreshes.
+hop::Result<Resource> RefreshJob(const Resource& view, SystemTime at, const RefreshJobs& jobs) {
+  Json command = Json::array();
+  for (const std::string& word : jobs.command) command.push_back(word);
+  for (const std::string& word : {std::string("refresh"), std::string("-n"),
+                                  view.namespace_name(), "view/" + view.name()}) {
+    command.push_back(word);
+  }
+  Json doc = {
+      {"apiVersion", "batch/v1"},
+      {"kind", "Job"},
+      {"metadata",
+       {{"name", RunJobName(view.name() + "-refresh", at)}, {"namespace", view.namespace_name()}}},
+      {"spec",
+       {{"backoffLimit", jobs.backoff_limit},
+        {"template",
+         {{"spec",
+           {{"restartPolicy", "Never"},
+            {"containers", Json::array({{{"name", "refresh"}, {"command", command}}})}}}}}}}};
+  HOP_ASSIGN_OR_RETURN(Resource job, Resource::FromJson(std::move(doc), "a refresh Job"));
+  job.set_label(std::string(kRefreshLabel), resource::DependencyLabelValue(view.name()));
+  job.set_owner_references({resource::OwnerReferenceTo(view)});
+  return job;
+}
+
+}  // namespace
+
+std::optional<store::ObjectRef> RunningRefreshJob(const Resource& view) {
+  const Json status = StatusOf(view);
+  auto refresh = status.find("refresh");
+  if (refresh == status.end() || !refresh->is_object()) return std::nullopt;
+  const std::string job = Text(*refresh, "job");
+  if (job.empty()) return std::nullopt;
+  return store::ObjectRef{{"batch", "Job"}, view.namespace_name(), job};
+}
+
+hop::Result<RefreshPlan> PlanRefresh(const Resource& view,
+                                     const std::optional<Resource>& current_job,
+                                     const InputWatermarks& inputs, SystemTime now,
+                                     const RefreshJobs& jobs) {
+  RefreshPlan plan;
+  plan.status = StatusOf(view);
+  Json& refresh = plan.status["refresh"];
+  if (!refresh.is_object()) refresh = Json::object();
+  const std::string stamp = FormatRfc3339(now, 3);
+
+  // The running refresh first: it ends when its Job does (or is gone).
+  if (const std::string job = Text(refresh, "job"); !job.empty()) {
+    std::optional<std::pair<bool, std::string>> finished;
+    if (!current_job) {
+      finished = std::make_pair(false, fmt::format("its Job {} was deleted before it finished", job));
+    } else {
+      finished = JobFinished(*current_job);
+    }
+    if (!finished) return plan;  // it runs; its Job's events bring the view back
+    refresh.erase("job");
+    refresh["lastOutcome"] = finished->first ? "Succeeded" : "Failed";
+    refresh["finished"] = stamp;
+    if (finished->first) {
+      refresh.erase("message");
+    } else {
+      refresh["message"] = fmt::format("refresh {} failed: {}", job, finished->second);
+    }
+    plan.event = fmt::format("refresh {} {}", job, finished->first ? "succeeded" : "failed");
+  }
+
+  // Why a refresh is due now, if it is.
+  std::vector<std::string> reasons;
+  const std::optional<SystemTime> requested = ParseRfc3339(ViewKind::kTimestamp.Get(view).value_or(""));
+  const std::optional<SystemTime> last_request = Time(refresh, "lastRequest");
+  if (requested && (!last_request || *requested > *last_request)) {
+    reasons.push_back("REFRESH at " + FormatRfc3339(*requested, 3));
+  }
+  std::optional<SystemTime> tick;
+  if (auto schedule = ViewKind::kSchedule.Get(view); schedule && !schedule->empty()) {
+    HOP_ASSIGN_OR_RETURN(CronSchedule cron, CronSchedule::Parse(*schedule));
+    const SystemTime since = Time(refresh, "lastSchedule")
+                                 .value_or(ParseRfc3339(view.creation_timestamp()).value_or(now));
+    if (auto latest = cron.Previous(now); latest && *latest > since) {
+      tick = *latest;
+      reasons.push_back("the schedule's tick at " + FormatRfc3339(*latest, 3));
+    }
+    if (auto next = cron.Next(now)) {
+      plan.requeue_after = std::chrono::duration_cast<Duration>(*next - now) + Duration(1);
+    }
+  }
+  const resource::StringMap options = ViewKind::kOptions.Get(view).value_or(resource::StringMap{});
+  if (auto mode = options.find("refresh"); mode != options.end() && mode->second == "on-source-change") {
+    const Json& seen = refresh.contains("inputs") ? refresh["inputs"] : Json::object();
+    for (const auto& [input, watermark] : inputs) {
+      if (!seen.is_object() || Text(seen, input.c_str()) != watermark) {
+        reasons.push_back(fmt::format("{} advanced to {}", input, watermark));
+        break;
+      }
+    }
+  }
+  if (reasons.empty()) return plan;
+  if (ViewKind::kPaused.Get(view).value_or(false)) {
+    refresh["message"] = fmt::format("paused: a refresh is due ({}) and starts on RESUME", reasons[0]);
+    return plan;
+  }
+  if (jobs.command.empty()) {
+    refresh["message"] = fmt::format(
+        "a refresh is due ({}), but this control plane starts no refresh Jobs", reasons[0]);
+    return plan;
+  }
+
+  HOP_ASSIGN_OR_RETURN(Resource job, RefreshJob(view, now, jobs));
+  refresh["job"] = job.name();
+  refresh["started"] = stamp;
+  refresh["runs"] = (refresh.contains("runs") && refresh["runs"].is_number_integer()
+                         ? refresh["runs"].get<int64_t>()
+                         : 0) +
+                    1;
+  if (requested) refresh["lastRequest"] = FormatRfc3339(*requested, 3);
+  if (tick) refresh["lastSchedule"] = FormatRfc3339(*tick, 3);
+  Json taken = Json::object();
+  for (const auto& [input, watermark] : inputs) taken[input] = watermark;
+  refresh["inputs"] = std::move(taken);
+  if (refresh.contains("message") && refresh["lastOutcome"] != "Failed") refresh.erase("message");
+  plan.event = (plan.event.empty() ? "" : plan.event + "; ") +
+               fmt::format("refresh {} started: {}", job.name(), reasons[0]);
+  plan.create = std::move(job);
+  return plan;
+}
+
+std::optional<std::string> PendingRefresh(const Resource& view) {
+  if (auto job = RunningRefreshJob(view)) return fmt::format("refresh job {} is going", job->name);
+  if (ViewKind::kPaused.Get(view).value_or(false)) return std::nullopt;
+  const Json status = StatusOf(view);
+  const auto requested = ParseRfc3339(ViewKind::kTimestamp.Get(view).value_or(""));
+  if (!requested) return std::nullopt;
+  std::optional<SystemTime> last;
+  if (auto r = status.find("refresh"); r != status.end() && r->is_object()) {
+    last = Time(*r, "lastRequest");
+  }
+  if (last && *last >= *requested) return std::nullopt;
+  return fmt::format("the refresh requested at {} waits to start", FormatRfc3339(*requested, 3));
+}
+
+}  // namespace hop::op

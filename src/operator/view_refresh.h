@@ -1,0 +1,80 @@
+// Refreshes of materialized views that hop writes itself (a local database's table;
+// docs/operator.md, "Refreshes"): when one is due, the View reconciler starts a batch/v1 Job
+// that runs `hop refresh` (runtime/refresh.h), one at a time per view, and records what it did
+// in the view's `status.refresh`. The decision is a pure function, PlanRefresh, tested on its
+// own; the View reconciler does the I/O around it.
+//
+// A refresh is due, unless the view is paused (spec.paused) or a refresh runs already, when
+//   - REFRESH MATERIALIZED VIEW recorded a request (status.timestamp) later than the one the
+//     latest refresh took;
+//   - its schedule (REFRESHED '<cron>', spec.schedule) has ticked since the latest tick
+//     accounted for (missed ticks are one refresh);
+//   - with WITH ('refresh' 'on-source-change'), an input's watermark is not the one it had when
+//     the latest refresh started (an input that has none causes nothing).
+// status.refresh:
+//   job           the running refresh's Job (absent when none runs)
+//   started       when the latest refresh's Job was created
+//   runs          how many refreshes were started
+//   lastRequest   the REFRESH request the latest refresh took
+//   lastSchedule  the latest cron tick accounted for
+//   inputs        each input's watermark when the latest refresh started
+//   lastOutcome   Succeeded or Failed: how the latest finished refresh ended
+//   finished      when it ended
+//   message       why it failed, or why no refresh can start
+// The new watermark is the refresh's to write (`hop refresh` sets status.watermark on success).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/time.h"
+#include "operator/controller.h"
+#include <nlohmann/json.hpp>
+
+#include "resource/json.h"
+#include "resource/resource.h"
+
+namespace hop::op {
+
+// The label a refresh's Job carries: the View's name.
+inline constexpr std::string_view kRefreshLabel = "refresh";
+
+// How this control plane starts refreshes.
+struct RefreshJobs {
+  // The command of `hop` with its state directory, e.g. {"/usr/bin/hop", "--state", "/srv/x"}:
+  // a refresh's Job runs it with `refresh -n NAMESPACE view/NAME`. Empty: this control plane
+  // starts no refresh (status.refresh.message says so).
+  std::vector<std::string> command;
+  int64_t backoff_limit = 2;  // the Job's attempts beyond the first
+};
+
+// A view's inputs and their watermarks now, by the input's SQL name ("LOCAL.SRC"); an input
+// without one is absent.
+using InputWatermarks = std::map<std::string, std::string>;
+
+struct RefreshPlan {
+  Json status;                               // the view's whole status, as it should be
+  std::optional<resource::Resource> create;  // the Job to create
+  std::optional<Duration> requeue_after;     // when the schedule ticks next
+  std::string event;                         // what happened, for the log; empty: nothing
+};
+
+// Decides, for a materialized view hop refreshes, from the Job of its running refresh (nullopt
+// when none runs or its Job is gone), its inputs' watermarks and the time. Errors: the schedule
+// is not a cron expression (retrying cannot mend it).
+hop::Result<RefreshPlan> PlanRefresh(const resource::Resource& view,
+                                     const std::optional<resource::Resource>& current_job,
+                                     const InputWatermarks& inputs, SystemTime now,
+                                     const RefreshJobs& jobs);
+
+// The Job of the view's running refresh, by reference; nullopt when none runs.
+std::optional<store::ObjectRef> RunningRefreshJob(const resource::Resource& view);
+
+// What is still to do for the view's refreshes, in words ("the refresh requested at ... waits
+// to start", "refresh job x is going"); nullopt when nothing (a paused view's requests wait for
+// RESUME and are not work).
+std::optional<std::string> PendingRefresh(const resource::Resource& view);
+
+}  // namespace hop::op

@@ -1,0 +1,161 @@
+// PlanRefresh's decisions, one case a row, with the time given: what makes a refresh due (a
+// REFRESH request, a schedule's tick, an input that advanced), what holds it (a refresh already
+// running, PAUSE, no refresh command), and how a finished refresh is recorded.
+#include "operator/view_refresh.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "resource/yaml.h"
+
+namespace hop::op {
+namespace {
+
+using resource::Resource;
+
+SystemTime At(const char* text) { return *ParseRfc3339(text); }
+
+Resource View(const std::string& spec_extra, const std::string& status) {
+  std::string text = R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: View
+metadata:
+  name: local-totals
+  namespace: default
+  uid: view-uid
+  creationTimestamp: '2026-03-01T00:00:00Z'
+spec:
+  view: TOTALS
+  schema: LOCAL
+  sql: SELECT 1
+  materialized: true
+)" + spec_extra + (status.empty() ? "" : "status:\n" + status);
+  auto docs = ParseYamlDocuments(text, "view");
+  EXPECT_TRUE(docs.ok()) << docs.status().ToString();
+  return *Resource::FromJson((*docs)[0], "view");
+}
+
+Resource FinishedJob(bool succeeded) {
+  Json doc = {{"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", "local-totals-refresh-1"}, {"namespace", "default"}}},
+              {"status",
+               {{"conditions", Json::array({{{"type", succeeded ? "Complete" : "Failed"},
+                                             {"status", "True"},
+                                             {"reason", "BackoffLimitExceeded"}}})}}}};
+  return *Resource::FromJson(doc, "job");
+}
+
+struct Case {
+  const char* name;
+  std::string spec;    // more of the View's spec
+  std::string status;  // its status, as YAML under `status:`
+  std::optional<Resource> job;
+  InputWatermarks inputs;
+  bool command = true;
+  bool starts;               // a Job is created
+  std::string outcome;       // status.refresh.lastOutcome afterwards ("" for none)
+  std::string message_part;  // in status.refresh.message ("" for no message)
+};
+
+TEST(PlanRefreshTest, DecidesWhenARefreshStarts) {
+  const SystemTime now = At("2026-03-02T10:30:00Z");
+  const std::vector<Case> cases = {
+      {"nothing asked", "", "", std::nullopt, {}, true, false, "", ""},
+      {"a request starts one", "", "  timestamp: '2026-03-02T10:00:00.000Z'\n", std::nullopt, {},
+       true, true, "", ""},
+      {"a request taken already starts none", "",
+       "  timestamp: '2026-03-02T10:00:00.000Z'\n  refresh:\n    lastRequest: "
+       "'2026-03-02T10:00:00.000Z'\n",
+       std::nullopt, {}, true, false, "", ""},
+      {"a newer request starts one", "",
+       "  timestamp: '2026-03-02T10:05:00.000Z'\n  refresh:\n    lastRequest: "
+       "'2026-03-02T10:00:00.000Z'\n",
+       std::nullopt, {}, true, true, "", ""},
+      {"paused holds a request", "  paused: true\n", "  timestamp: '2026-03-02T10:00:00.000Z'\n",
+       std::nullopt, {}, true, false, "", "starts on RESUME"},
+      {"no command, no Job, and it says so", "", "  timestamp: '2026-03-02T10:00:00.000Z'\n",
+       std::nullopt, {}, false, false, "", "starts no refresh Jobs"},
+      {"a running refresh holds a new request", "",
+       "  timestamp: '2026-03-02T10:05:00.000Z'\n  refresh:\n    job: local-totals-refresh-1\n",
+       Resource::FromJson(Json{{"apiVersion", "batch/v1"},
+                               {"kind", "Job"},
+                               {"metadata", {{"name", "local-totals-refresh-1"}}}},
+                          "job")
+           .value(),
+       {}, true, false, "", ""},
+      {"a finished refresh is recorded", "",
+       "  refresh:\n    job: local-totals-refresh-1\n", FinishedJob(true), {}, true, false,
+       "Succeeded", ""},
+      {"a failed refresh says why", "", "  refresh:\n    job: local-totals-refresh-1\n",
+       FinishedJob(false), {}, true, false, "Failed", "BackoffLimitExceeded"},
+      {"a refresh whose Job is gone failed", "", "  refresh:\n    job: local-totals-refresh-1\n",
+       std::nullopt, {}, true, false, "Failed", "was deleted"},
+      {"a schedule's tick starts one", "  schedule: '0 * * * *'\n",
+       "  refresh:\n    lastSchedule: '2026-03-02T09:00:00.000Z'\n", std::nullopt, {}, true, true,
+       "", ""},
+      {"a tick accounted for starts none", "  schedule: '0 * * * *'\n",
+       "  refresh:\n    lastSchedule: '2026-03-02T10:00:00.000Z'\n", std::nullopt, {}, true,
+       false, "", ""},
+      {"an input that advanced starts one", "  options: {refresh: on-source-change}\n",
+       "  refresh:\n    inputs: {LOCAL.ORDERS: '2026-03-02T09:00:00.000Z'}\n", std::nullopt,
+       {{"LOCAL.ORDERS", "2026-03-02T10:00:00.000Z"}}, true, true, "", ""},
+      {"inputs as they were start none", "  options: {refresh: on-source-change}\n",
+       "  refresh:\n    inputs: {LOCAL.ORDERS: '2026-03-02T10:00:00.000Z'}\n", std::nullopt,
+       {{"LOCAL.ORDERS", "2026-03-02T10:00:00.000Z"}}, true, false, "", ""},
+      {"an input advancing without the option starts none", "",
+       "  refresh:\n    inputs: {LOCAL.ORDERS: '2026-03-02T09:00:00.000Z'}\n", std::nullopt,
+       {{"LOCAL.ORDERS", "2026-03-02T10:00:00.000Z"}}, true, false, "", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    RefreshJobs jobs;
+    if (c.command) jobs.command = {"/usr/bin/hop", "--state", "/srv/hop"};
+    auto plan = PlanRefresh(View(c.spec, c.status), c.job, c.inputs, now, jobs);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    const Json& refresh = plan->status["refresh"];
+    EXPECT_EQ(plan->create.has_value(), c.starts) << refresh.dump();
+    EXPECT_EQ(refresh.value("lastOutcome", ""), c.outcome) << refresh.dump();
+    const std::string message = refresh.value("message", "");
+    if (c.message_part.empty()) {
+      EXPECT_EQ(message, "") << refresh.dump();
+    } else {
+      EXPECT_NE(message.find(c.message_part), std::string::npos) << refresh.dump();
+    }
+    if (plan->create) {
+      // The Job runs `hop refresh` for this view, owned by it, and the view records it.
+      const Resource& job = *plan->create;
+      EXPECT_EQ(refresh.value("job", ""), job.name());
+      EXPECT_EQ(job.labels().at("refresh"), "local-totals");
+      ASSERT_EQ(job.owner_references().size(), 1u);
+      EXPECT_EQ(job.owner_references()[0].name, "local-totals");
+      const Json& command = job.json()["spec"]["template"]["spec"]["containers"][0]["command"];
+      EXPECT_EQ(command.dump(),
+                R"(["/usr/bin/hop","--state","/srv/hop","refresh","-n","default","view/local-totals"])");
+      EXPECT_EQ(refresh.value("inputs", Json::object()).size(), c.inputs.size());
+    }
+  }
+}
+
+TEST(PlanRefreshTest, AScheduleRequeuesForItsNextTick) {
+  auto plan = PlanRefresh(View("  schedule: '0 * * * *'\n", ""), std::nullopt, {},
+                          At("2026-03-02T10:30:00Z"), RefreshJobs{{"hop"}, 2});
+  ASSERT_TRUE(plan.ok());
+  ASSERT_TRUE(plan->requeue_after.has_value());
+  EXPECT_NEAR(static_cast<double>(plan->requeue_after->count()), 30 * 60 * 1000.0, 10);
+  // Missed ticks since the view was made are one refresh.
+  EXPECT_TRUE(plan->create.has_value());
+  EXPECT_EQ(plan->status["refresh"].value("lastSchedule", ""), "2026-03-02T10:00:00.000Z");
+}
+
+TEST(PlanRefreshTest, PendingRefreshSaysWhatIsLeft) {
+  EXPECT_FALSE(PendingRefresh(View("", "")).has_value());
+  EXPECT_TRUE(PendingRefresh(View("", "  timestamp: '2026-03-02T10:00:00.000Z'\n")).has_value());
+  EXPECT_FALSE(PendingRefresh(View("  paused: true\n", "  timestamp: '2026-03-02T10:00:00.000Z'\n"))
+                   .has_value());
+  EXPECT_TRUE(PendingRefresh(View("", "  refresh:\n    job: x\n")).has_value());
+}
+
+}  // namespace
+}  // namespace hop::op

@@ -1,0 +1,127 @@
+#include "runtime/refresh.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "binder/binder.h"
+#include "catalog/catalog.h"
+#include "common/strings.h"
+#include "deploy/trigger_fires.h"
+#include "engine/engine.h"
+#include "resource/kinds.h"
+
+namespace hop::runtime {
+
+namespace {
+
+using resource::Resource;
+using resource::ViewKind;
+
+store::ObjectRef ViewRef(const std::string& ns, const std::string& name) {
+  return {ViewKind::Info().group_kind(), ns, name};
+}
+
+// The catalog path of a View resource: [catalog,] schema, view.
+std::vector<std::string> ViewPath(const Resource& view) {
+  std::vector<std::string> path;
+  if (auto c = ViewKind::kCatalog.Get(view); c && !c->empty()) path.push_back(*c);
+  path.push_back(ViewKind::kSchema.Get(view).value_or("DEFAULT"));
+  path.push_back(ViewKind::kView.Get(view).value_or(view.name()));
+  return path;
+}
+
+// The view `name` names: a View resource's name, or a SQL name (dotted; unquoted parts fold to
+// upper case as in SQL), as the catalog entry and its resource's name.
+Result<const catalog::Table*> FindView(store::Store& store, const catalog::Catalog& cat,
+                                       const std::string& ns, const std::string& name) {
+  std::vector<std::string> path;
+  if (name.find('.') == std::string::npos) {
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> view, store.Find(ViewRef(ns, name)));
+    if (!view) {
+      return Status::NotFound(
+          fmt::format("view/{} not found in namespace {}: refresh names a materialized view by "
+                      "its resource (view/NAME) or its SQL name (SCHEMA.VIEW)",
+                      name, ns));
+    }
+    path = ViewPath(*view);
+  } else {
+    for (size_t start = 0;;) {
+      const size_t dot = name.find('.', start);
+      path.push_back(Utf8ToUpper(std::string_view(name).substr(start, dot - start)));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(const catalog::Table* table, cat.Resolve(path));
+  if (table->kind != catalog::ObjectKind::kMaterializedView) {
+    return Status::InvalidArgument(
+        fmt::format("{} is not a materialized view: only materialized views are refreshed",
+                    table->QualifiedName()));
+  }
+  return table;
+}
+
+// Moves the view's watermark to `snapshot` (never back), queueing it for its triggers; retried
+// when another writer changed the view meanwhile.
+Status AdvanceWatermark(store::Store& store, const std::string& ns, const std::string& name,
+                        const std::string& sql_name, SystemTime snapshot) {
+  constexpr int kAttempts = 20;
+  for (int attempt = 1;; ++attempt) {
+    HOP_ASSIGN_OR_RETURN(Resource view, store.Get(ViewRef(ns, name)));
+    const auto current = ParseRfc3339(ViewKind::kWatermark.Get(view).value_or(""));
+    if (current && *current >= snapshot) return Status::OK();
+    HOP_RETURN_IF_ERROR(deploy::ViewFires(view.mutable_status()).Advance(snapshot, sql_name));
+    auto written = store.UpdateStatus(std::move(view));
+    if (written.ok()) return Status::OK();
+    if (written.status().code() != StatusCode::kConflict || attempt == kAttempts) {
+      return written.status();
+    }
+  }
+}
+
+}  // namespace
+
+Result<RefreshOutcome> RefreshView(store::Store& store, const RefreshOptions& options) {
+  using std::chrono::milliseconds;
+  // What the refresh reads is what the sources hold from now: the watermark it earns.
+  const SystemTime snapshot = std::chrono::time_point_cast<milliseconds>(options.clock->Now());
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat,
+                       catalog::Catalog::Load(store, options.namespace_name));
+  HOP_ASSIGN_OR_RETURN(const catalog::Table* view,
+                       FindView(store, cat, options.namespace_name, options.view));
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(view->path));
+  if (!catalog::HopWritesTables(*schema)) {
+    return Status::InvalidArgument(fmt::format(
+        "{} is not refreshed by hop: its table is in database {} ({}), which hop does not write; "
+        "its pipeline's job keeps it",
+        view->QualifiedName(), schema->database, schema->url));
+  }
+
+  binder::Binder binder(cat);
+  HOP_ASSIGN_OR_RETURN(binder::RelPtr query, binder.BindView(*view));
+  catalog::Table sink = *view;
+  sink.kind = catalog::ObjectKind::kTable;
+  sink.sql.clear();
+  sink.row_type = query->row_type;
+  binder::BoundInsert insert;
+  insert.target = &sink;
+  insert.query = query;
+  for (size_t i = 0; i < sink.row_type.columns.size(); ++i) {
+    insert.target_columns.push_back(static_cast<int>(i));
+  }
+  HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
+                       engine::Engine::Open({options.state_dir}));
+  HOP_ASSIGN_OR_RETURN(int64_t rows, engine->Replace(cat, insert, engine::Budget{}));
+
+  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, options.namespace_name, view->resource,
+                                       view->QualifiedName(), snapshot));
+  RefreshOutcome outcome;
+  outcome.view = view->QualifiedName();
+  outcome.resource = view->resource;
+  outcome.rows = rows;
+  outcome.snapshot = snapshot;
+  return outcome;
+}
+
+}  // namespace hop::runtime

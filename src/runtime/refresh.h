@@ -1,0 +1,39 @@
+// A materialized view's refresh on the local engine (ARCHITECTURE.md §4.12; docs/runtime.md,
+// "Refreshes"): what `hop refresh` runs, inside the batch/v1 Job the View reconciler starts for
+// it (operator/view_refresh.h). The view's query runs on the local engine over the catalog as it
+// is now, and its rows replace the sink's in one transaction of the sink; then, and only then,
+// the view's watermark becomes the refresh's snapshot time (the time it began reading), which
+// fires the triggers on the view. A refresh that fails, or is killed, leaves the sink's previous
+// rows and the previous watermark.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "common/time.h"
+#include "store/store.h"
+
+namespace hop::runtime {
+
+struct RefreshOptions {
+  std::string state_dir;       // where local databases keep their files
+  std::string namespace_name;  // the view's
+  // The View resource's name (`ads-audience`) or the view's SQL name (`ADS.AUDIENCE`).
+  std::string view;
+  const Clock* clock = &SystemClock();
+};
+
+struct RefreshOutcome {
+  std::string view;       // its SQL name, ADS.AUDIENCE
+  std::string resource;   // the View resource's name
+  int64_t rows = 0;       // rows the sink holds now
+  SystemTime snapshot{};  // the new watermark
+};
+
+// Refreshes the view. Errors: the view is not found or not materialized (NotFound,
+// InvalidArgument), hop cannot write its table (InvalidArgument, saying why), its query fails
+// (the engine's error), the store fails.
+Result<RefreshOutcome> RefreshView(store::Store& store, const RefreshOptions& options);
+
+}  // namespace hop::runtime
