@@ -1189,6 +1189,62 @@ spec:
 
 // REFRESH and REFRESHED are recorded and say that nothing refreshes yet; with the operator
 // running, nothing claims a refresh happened: no watermark, no Job, no fire of the view's trigger.
+// A refresh killed with SIGKILL half way leaves the table's previous rows and the view's
+// previous watermark; two refreshes at once both succeed, one after the other; the next refresh
+// after a kill works (nothing is left locked).
+TEST(CliTest, AKilledRefreshLeavesThePreviousRowsAndWatermark) {
+  StateDir state;
+  ASSERT_EQ(Hop(state.Flag() + " apply -f " +
+                hop::testing::SourcePath("examples/demo-environment.yaml"))
+                .status,
+            0);
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE TABLE local.big (id BIGINT, s VARCHAR)'").status, 0);
+  const std::string file = state.path() + "/local/default.db";
+  auto fill = [&](int rows) {
+    HopRun r = Command("sqlite3 " + file + " \"DELETE FROM BIG; WITH RECURSIVE c(x) AS (SELECT 1 "
+                       "UNION ALL SELECT x + 1 FROM c WHERE x < " + std::to_string(rows) +
+                       ") INSERT INTO BIG SELECT x, 'row ' || x FROM c\"");
+    ASSERT_EQ(r.status, 0) << r.out;
+  };
+  auto count = [&]() { return Command("sqlite3 " + file + " 'SELECT COUNT(*) FROM COPY'").out; };
+  auto watermark = [&]() {
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get view local-copy -o json").out);
+    return doc.contains("status") ? doc["status"].value("watermark", "") : std::string();
+  };
+  fill(1000);
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE MATERIALIZED VIEW local.copy AS SELECT id, s FROM "
+                               "local.big'").status,
+            0);
+  ASSERT_EQ(Hop(state.Flag() + " refresh local.copy").status, 0);
+  ASSERT_EQ(count(), "1000\n");
+  const std::string before = watermark();
+  ASSERT_FALSE(before.empty());
+
+  fill(3000000);  // a refresh long enough to be killed while it writes
+  const std::string hop = HOP_BINARY;
+  const std::string dir = state.path();
+  const char* argv[] = {hop.c_str(), "--state", dir.c_str(), "refresh", "local.copy", nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, hop.c_str(), nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the refresh finished before it was killed";
+  EXPECT_EQ(count(), "1000\n");
+  EXPECT_EQ(watermark(), before);
+
+  // Two at once: each replaces the rows whole, and both advance the watermark.
+  std::vector<HopRun> runs(2);
+  std::thread a([&] { runs[0] = Hop(state.Flag() + " refresh view/local-copy"); });
+  std::thread b([&] { runs[1] = Hop(state.Flag() + " refresh LOCAL.COPY"); });
+  a.join();
+  b.join();
+  for (const HopRun& r : runs) EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(count(), "3000000\n");
+  EXPECT_GT(watermark(), before);
+}
+
 TEST(CliTest, AViewHopDoesNotRefreshIsNotClaimedRefreshed) {
   StateDir state;
   ASSERT_EQ(
