@@ -8,9 +8,13 @@
 //                                                            server this command starts
 //   stream     SELECT * of a 10M-row local table, its    vs  the sqlite3 shell, the same rows
 //              rows written to /dev/null
+//   refresh    `hop refresh` of a materialized view of   vs  the sqlite3 shell running the same
+//              half the 1M rows into a local table           DELETE and INSERT ... SELECT in one
+//              (replacing its rows, then its watermark)       transaction on the same file
 //
-// Targets: scan and aggregate within 1.2x of sqlite3, join within 2x of PostgreSQL, and the
-// stream's peak memory (max RSS) bounded, not growing with the rows.
+// Targets: scan and aggregate within 1.2x of sqlite3, join within 2x of PostgreSQL, refresh
+// within 1.3x of sqlite3, and the stream's peak memory (max RSS) bounded, not growing with the
+// rows.
 //
 //   engine_bench [--rows N] [--big-rows N] [--runs N] [--only NAME]
 //
@@ -213,6 +217,7 @@ int Bench(int argc, char** argv) {
   if (rows < 10 || big_rows < 10 || runs < 1) Die("--rows, --big-rows >= 10 and --runs >= 1");
   const bool want_join = only.empty() || only == "join";
   const bool want_stream = only.empty() || only == "stream";
+  const bool want_refresh = only.empty() || only == "refresh";
 
   char tmpl[] = "/tmp/hop-engine-bench-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) Die("cannot make a temporary directory");
@@ -259,6 +264,14 @@ int Bench(int argc, char** argv) {
            "INSERT INTO bench.big SELECT id, MOD(id, 1000), 'c' || CAST(MOD(id, 10) AS VARCHAR), "
            "CAST(MOD(id * 7919, 100000) AS DOUBLE) / 100 FROM " +
                Numbers(big_rows)});
+  }
+
+  if (want_refresh) {
+    timed("create BENCH.HALF and refresh it once",
+          {hop, "--state", state, "-e",
+           "CREATE MATERIALIZED VIEW bench.half AS SELECT id, k, category, amount * 2 AS amount "
+           "FROM bench.t WHERE k < 500",
+           "-e", "REFRESH MATERIALIZED VIEW bench.half", "-e", "!wait 600"});
   }
 
   hop::testing::PostgresServer pg;
@@ -311,6 +324,15 @@ int Bench(int argc, char** argv) {
     scenarios.push_back({"stream", "SELECT * of " + std::to_string(big_rows) + " rows",
                          hop_query("SELECT * FROM bench.big"), sqlite("SELECT * FROM big"),
                          "sqlite3", 0, /*check=*/false});
+  }
+
+  if (want_refresh) {
+    scenarios.push_back(
+        {"refresh", "refresh of a view, " + std::to_string(rows / 2) + " rows",
+         {hop, "--state", state, "refresh", "BENCH.HALF"},
+         sqlite("BEGIN; DELETE FROM HALF; INSERT INTO HALF SELECT ID, K, CATEGORY, AMOUNT * 2 "
+                "FROM T WHERE K < 500; COMMIT;"),
+         "sqlite3", 1.3, /*check=*/false});
   }
 
   std::printf("\n%-10s %-32s %10s %10s %8s %6s %10s %10s\n", "scenario", "what", "hop ms",
