@@ -78,6 +78,9 @@ hop::Result<ReconcileResult> ViewReconciler::Refresh(const Resource& view,
   if (plan.create) {
     HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(std::move(*plan.create)).status());
   }
+  if (plan.remove) {
+    HOP_RETURN_IF_ERROR(batch.DeleteIfPresent(*plan.remove).status());
+  }
   batch.UpdateStatusIfChanged(view, std::move(plan.status));
   HOP_RETURN_IF_ERROR(batch.Commit());
   if (!plan.event.empty()) {

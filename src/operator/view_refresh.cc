@@ -83,6 +83,10 @@ hop::Result<RefreshPlan> PlanRefresh(const Resource& view,
     }
     if (!finished) return plan;  // it runs; its Job's events bring the view back
     refresh.erase("job");
+    if (const std::string kept = Text(refresh, "lastJob"); !kept.empty() && kept != job) {
+      plan.remove = store::ObjectRef{{"batch", "Job"}, view.namespace_name(), kept};
+    }
+    refresh["lastJob"] = job;
     refresh["lastOutcome"] = finished->first ? "Succeeded" : "Failed";
     refresh["finished"] = stamp;
     if (finished->first) {

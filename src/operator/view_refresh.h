@@ -18,6 +18,8 @@
 //   lastRequest   the REFRESH request the latest refresh took
 //   lastSchedule  the latest cron tick accounted for
 //   inputs        each input's watermark when the latest refresh started
+//   lastJob       the latest finished refresh's Job, kept for its logs (the one before it is
+//                 deleted when it finishes)
 //   lastOutcome   Succeeded or Failed: how the latest finished refresh ended
 //   finished      when it ended
 //   message       why it failed, or why no refresh can start
@@ -57,6 +59,7 @@ using InputWatermarks = std::map<std::string, std::string>;
 struct RefreshPlan {
   Json status;                               // the view's whole status, as it should be
   std::optional<resource::Resource> create;  // the Job to create
+  std::optional<store::ObjectRef> remove;    // a finished refresh's Job no longer kept
   std::optional<Duration> requeue_after;     // when the schedule ticks next
   std::string event;                         // what happened, for the log; empty: nothing
 };

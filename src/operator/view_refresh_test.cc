@@ -138,6 +138,16 @@ TEST(PlanRefreshTest, DecidesWhenARefreshStarts) {
   }
 }
 
+TEST(PlanRefreshTest, OnlyTheLatestFinishedRefreshKeepsItsJob) {
+  auto plan = PlanRefresh(
+      View("", "  refresh:\n    job: local-totals-refresh-1\n    lastJob: local-totals-refresh-0\n"),
+      FinishedJob(true), {}, At("2026-03-02T10:30:00Z"), RefreshJobs{{"hop"}, 2});
+  ASSERT_TRUE(plan.ok());
+  ASSERT_TRUE(plan->remove.has_value());
+  EXPECT_EQ(plan->remove->name, "local-totals-refresh-0");
+  EXPECT_EQ(plan->status["refresh"].value("lastJob", ""), "local-totals-refresh-1");
+}
+
 TEST(PlanRefreshTest, AScheduleRequeuesForItsNextTick) {
   auto plan = PlanRefresh(View("  schedule: '0 * * * *'\n", ""), std::nullopt, {},
                           At("2026-03-02T10:30:00Z"), RefreshJobs{{"hop"}, 2});
