@@ -183,8 +183,14 @@ TEST(CliTest, TheQuickstartRuns) {
         "LOCAL.VISITS in local/default.db (state directory)",
         // The system tables, after the operator ran (!wait).
         // Nothing here runs a FlinkSessionJob: its pipeline and its element say so.
-        " ads-audience | false | false  | Pending: no controller for FlinkSessionJob in this "
-        "control plane",
+        " ads-audience          | false | false  | Pending: no controller for FlinkSessionJob in "
+        "this control plane",
+        // Rows moved: the local views hop refreshed, the second when the first advanced.
+        " MEMBER_URN        | MINUTES\n-------------------+---------\n"
+        " urn:li:member:123 |    15.5\n urn:li:member:456 |    41.5\n(2 rows)",
+        " local-busiest         | true  | false  | Ready.",
+        " local-minutesbymember | true  | false  | Ready.",
+        " busiestreport  | 1970-01-01 00:00:00.000 |",
         " FlinkSessionJob/ads-database-audience | false | false  | no controller for "
         "FlinkSessionJob in this control plane | null",
         " audiencereport | 1970-01-01 00:00:00.000 |"}) {
