@@ -6,6 +6,7 @@
 #include "deploy/trigger_fires.h"
 #include "operator/reconciler_util.h"
 #include "operator/trigger_runs.h"
+#include "operator/watermarks.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "resource/selector.h"
@@ -22,6 +23,15 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
   // however many came since the last reconcile), and the latest.
   Json view_status = StatusOf(*view);
   deploy::ViewFires view_fires(view_status);
+  // A view WITH ('watermark' ...) derives its watermark from its inputs' (watermarks.h): it
+  // advances when the derived one passes it, never back.
+  HOP_ASSIGN_OR_RETURN(std::optional<SystemTime> derived, DerivedWatermarkOf(store_, *view));
+  if (auto current = view_fires.Watermark(); derived && (!current || *derived > *current)) {
+    HOP_RETURN_IF_ERROR(view_fires.Advance(*derived, view->name()));
+    log::Info("[{}] View {}/{} derives watermark {} from its inputs ({})", context.id,
+              view->namespace_name(), view->name(), deploy::TriggerFires::Stamp(*derived),
+              WatermarkPolicy(*view));
+  }
   const std::vector<SystemTime> fires = view_fires.Undelivered();
   if (fires.empty()) return ReconcileResult::Done();
   const std::string watermark = deploy::TriggerFires::Stamp(fires.back());

@@ -5,7 +5,9 @@
 // firePolicy Each trigger runs once per advance. A trigger with no run going also starts the run
 // its first new fire begins, decided by the trigger module (trigger_runs.h, FireAndStart): a
 // view's fires and the runs they start go to the store in one commit. Idempotent: a trigger that
-// has the fire already is left alone.
+// has the fire already is left alone. A view WITH ('watermark' 'all' | 'any') first takes the
+// watermark it derives from its inputs (watermarks.h) when that passes its own; it is registered
+// with watches on Tables and Views (DerivedViewsOf) so that an input's advance reaches it.
 #pragma once
 
 #include "operator/controller.h"

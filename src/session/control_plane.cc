@@ -13,9 +13,11 @@
 #include "operator/pipeline_reconciler.h"
 #include "operator/provision_reconciler.h"
 #include "operator/subscription_reconciler.h"
+#include "operator/table_reconciler.h"
 #include "operator/trigger_reconciler.h"
 #include "operator/trigger_runs.h"
 #include "operator/view_reconciler.h"
+#include "operator/watermarks.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "runtime/job_model.h"
@@ -37,6 +39,7 @@ struct ControlPlane::Impl {
   std::unique_ptr<runtime::JobRunner> runner;
   std::unique_ptr<op::TriggerReconciler> triggers;
   std::unique_ptr<op::ViewReconciler> views;
+  std::unique_ptr<op::TableReconciler> tables;
   op::PipelineRules pipeline_rules;  // read by `pipelines`; fixed once the manager starts
   std::unique_ptr<op::PipelineReconciler> pipelines;
   std::unique_ptr<op::ProvisionReconciler> provisions;
@@ -74,6 +77,7 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.manager = std::make_unique<op::Manager>(store, manager_options);
   impl.triggers = std::make_unique<op::TriggerReconciler>(store);
   impl.views = std::make_unique<op::ViewReconciler>(store);
+  impl.tables = std::make_unique<op::TableReconciler>(store);
   impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
   impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
@@ -106,8 +110,12 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
                          impl.triggers.get(),
                          Reports::kStanding,
                          {{kJob, &op::TriggerReconciler::JobEvent}}});
-  controllers.push_back(
-      {resource::ViewKind::Info().group_kind(), impl.views.get(), Reports::kStanding, {}});
+  // A view that derives its watermark looks again when one of its inputs changes.
+  controllers.push_back({resource::ViewKind::Info().group_kind(),
+                         impl.views.get(),
+                         Reports::kStanding,
+                         {{resource::TableKind::Info().group_kind(), op::DerivedViewsOf(store)},
+                          {resource::ViewKind::Info().group_kind(), op::DerivedViewsOf(store)}}});
   controllers.push_back({resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
                          Reports::kStatus, std::move(elements)});
   controllers.push_back({resource::TableProvisionJobKind::Info().group_kind(),
@@ -123,6 +131,9 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
     impl.pipeline_rules.controlled.push_back({c.kind, c.reports});
     impl.manager->Register(c.kind, c.reconciler, std::move(c.watches));
   }
+  // Tables' watermarks fire their triggers. Not in the Pipeline rules' list: this reconciler
+  // says nothing of whether a table is ready.
+  impl.manager->Register(resource::TableKind::Info().group_kind(), impl.tables.get());
 
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
@@ -221,6 +232,12 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
       busy.push_back("View " + key + ": watermarks wait to be given to its triggers");
       continue;
     }
+    HOP_ASSIGN_OR_RETURN(std::optional<SystemTime> derived, op::DerivedWatermarkOf(store, view));
+    if (auto current = fires.Watermark(); derived && (!current || *derived > *current)) {
+      busy.push_back(fmt::format("View {}: its inputs' watermarks give {}, not taken yet", key,
+                                 deploy::TriggerFires::Stamp(*derived)));
+      continue;
+    }
     const std::vector<SystemTime> watermark = fires.Undelivered();
     if (watermark.empty()) continue;
     auto listening =
@@ -232,6 +249,15 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
         busy.push_back(fmt::format("View {}: its watermark {} has not reached trigger {} yet", key,
                                    deploy::TriggerFires::Stamp(watermark.back()), trigger->name()));
       }
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(store::ListResult tables,
+                       store.List({resource::TableKind::Info().group_kind(), "", {}}));
+  for (const resource::Resource& table : tables.items) {
+    Json status = table.status() && table.status()->is_object() ? *table.status() : Json::object();
+    if (deploy::ViewFires(status).HasPending()) {
+      busy.push_back("Table " + table.namespace_name() + "/" + table.name() +
+                     ": watermarks wait to be given to its triggers");
     }
   }
   HOP_ASSIGN_OR_RETURN(store::ListResult jobs, store.List({kJob, "", {}}));
