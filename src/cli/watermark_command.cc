@@ -29,7 +29,7 @@ int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std
   }
   const store::ObjectRef ref = targets->front();
   const std::string what = deploy::WatermarkTargetText(ref);
-  SystemTime at = options.clock->Now();
+  std::optional<SystemTime> given;
   if (!options.time.empty()) {
     auto parsed = ParseRfc3339(options.time);
     if (!parsed) {
@@ -37,7 +37,7 @@ int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std
           << "' is not an RFC 3339 time (2026-03-01T02:00:00Z)\n";
       return 2;
     }
-    at = *parsed;
+    given = *parsed;
   }
   const bool table = ref.kind == resource::TableKind::Info().group_kind();
   for (int attempt = 0;; ++attempt) {
@@ -63,7 +63,15 @@ int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std
         object.status() && object.status()->is_object() ? *object.status() : Json::object();
     deploy::ViewFires fires(status, table ? "Table" : "View");
     const std::optional<SystemTime> before = fires.Watermark();
-    auto moved = fires.Set(at, options.force, what);
+    // Without a time: now, or just after the watermark when that is later (as FIRE stamps), so
+    // that producers saying "complete up to now" at once all advance it.
+    SystemTime at = std::chrono::floor<std::chrono::milliseconds>(options.clock->Now());
+    if (given) {
+      at = *given;
+    } else if (before && at <= *before) {
+      at = *before + std::chrono::milliseconds(1);
+    }
+    auto moved = fires.Set(at, options.force, ref.name);
     if (!moved.ok()) {
       err << "hop watermark set: " << EscapeForTerminal(moved.status().message()) << "\n";
       return 1;

@@ -1,6 +1,7 @@
 // `hop watermark set table/NAME|view/NAME [TIME] [--force]`: a producer says up to when a table
 // or view is complete (docs/operator.md, "Table watermarks"). The object's `status.watermark`
-// moves to TIME (RFC 3339; now when omitted) and is queued for its triggers, which the operator
+// moves to TIME (RFC 3339; when omitted, now or 1 ms past the watermark if that is later) and is
+// queued for its triggers, which the operator
 // fires once per advance; a view derived from its inputs' watermarks is refused. Jobs run it too,
 // with the environment the local runtime gives them (docs/runtime.md).
 #pragma once

@@ -8,6 +8,7 @@
 
 #include "deploy/trigger_fires.h"
 #include "operator/reconciler_test_fixture.h"
+#include "operator/trigger_runs.h"
 #include "resource/kinds.h"
 
 namespace hop::op {
@@ -73,6 +74,43 @@ TEST(ViewFiresSet, AWatermarkMovesForwardUnlessForced) {
   EXPECT_TRUE(*fires.Set(t - std::chrono::hours(1), true, "S.T"));
   EXPECT_EQ(status["watermark"], "2026-03-01T01:00:00.000Z");
   EXPECT_EQ(status["pendingFires"].size(), 2u);
+}
+
+// A run that succeeded advances its outputs in the same batch as its end, queued for their own
+// triggers; an output gone, derived, or already past the window is left alone.
+TEST_F(ReconcilerStoreTest, ARunThatSucceededAdvancesTheWatermarksOfItsOutputs) {
+  Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Table\nmetadata: {name: filled}\n"
+      "spec: {database: d, schema: S, table: FILLED}\n");
+  Resource ahead = Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Table\nmetadata: {name: ahead}\n"
+      "spec: {database: d, schema: S, table: AHEAD}\n");
+  ahead.mutable_status()["watermark"] = "2026-03-01T05:00:00.000Z";
+  ASSERT_TRUE(store_->UpdateStatus(ahead).ok());
+  Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: View\nmetadata: {name: derived, "
+      "labels: {hop.dev/watermark: all}}\nspec: {view: D, schema: S, sql: SELECT 1}\n");
+  TriggerPlan plan;
+  plan.trigger = Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: TableTrigger\nmetadata: {name: t}\n"
+      "spec: {schema: S, table: X, yaml: 'x'}\n");
+  auto table = [](const char* name) {
+    return store::ObjectRef{resource::TableKind::Info().group_kind(), "default", name};
+  };
+  plan.outputs = {table("filled"), table("ahead"), table("gone"),
+                  {resource::ViewKind::Info().group_kind(), "default", "derived"}};
+  plan.outputs_to = *ParseRfc3339("2026-03-01T02:00:00Z");
+  CountingStore counting(*store_);
+  Batch batch(counting);
+  ASSERT_TRUE(WriteRunPlan(batch, plan, nullptr, store_.get()).ok());
+  ASSERT_TRUE(batch.Commit().ok());
+  EXPECT_EQ(counting.commits, std::vector<size_t>({1}));
+  Resource filled = *store_->Get(table("filled"));
+  EXPECT_EQ(filled.status()->at("watermark"), "2026-03-01T02:00:00.000Z");
+  EXPECT_EQ(filled.status()->at("pendingFires"), Json({"2026-03-01T02:00:00.000Z"}));
+  EXPECT_EQ(store_->Get(table("ahead"))->status()->at("watermark"), "2026-03-01T05:00:00.000Z");
+  EXPECT_EQ(store_->Get({resource::ViewKind::Info().group_kind(), "default", "derived"})->status(),
+            nullptr);
 }
 
 }  // namespace
