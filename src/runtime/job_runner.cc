@@ -586,7 +586,12 @@ struct JobRunner::Impl {
                         "; exit 0; }; \"$@\"; echo $? > " + ShellQuote(exit_file),
                     "hop-job"};
     request.argv.insert(request.argv.end(), spec.argv.begin(), spec.argv.end());
-    request.env = HopEnvironment(ref, job);
+    // hop's variables, unless the Job sets one of the same name itself, then the Job's own.
+    for (auto& [name, value] : HopEnvironment(ref, job)) {
+      const bool own = std::any_of(spec.env.begin(), spec.env.end(),
+                                   [&, &name = name](const auto& e) { return e.first == name; });
+      if (!own) request.env.emplace_back(std::move(name), std::move(value));
+    }
     request.env.insert(request.env.end(), spec.env.begin(), spec.env.end());
     request.working_dir = work;
     request.output_fd = log_fd;
