@@ -19,7 +19,7 @@ constexpr int kAttempts = 10;
 int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std::ostream& out,
                     std::ostream& err) {
   const std::string ns = options.namespace_name.empty() ? "default" : options.namespace_name;
-  auto targets = deploy::ParseWatermarkTargets(options.target, ns, "hop watermark set");
+  auto targets = deploy::ParseWatermarkTargets(options.target, ns, "target");
   if (!targets.ok() || targets->size() != 1) {
     err << "hop watermark set: "
         << EscapeForTerminal(targets.ok() ? "name one table/NAME or view/NAME"
