@@ -367,7 +367,7 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
       continue;
     }
     Json status = StatusOf(*output);
-    auto moved = deploy::ViewFires(status, ref.kind.kind).Set(plan.outputs_to, false, what);
+    auto moved = deploy::ViewFires(status, ref.kind.kind).Set(plan.outputs_to, false, ref.name);
     if (!moved.ok()) {
       log::Info("TableTrigger {}/{}: output {} not advanced: {}", plan.trigger.namespace_name(),
                 plan.trigger.name(), what, moved.status().message());
