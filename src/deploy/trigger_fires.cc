@@ -275,6 +275,19 @@ std::vector<SystemTime> ViewFires::Undelivered() const {
 
 bool ViewFires::HasPending() const { return status_.contains("pendingFires"); }
 
+std::vector<SystemTime> ViewFires::Queued() const {
+  std::vector<SystemTime> out;
+  if (auto pending = status_.find("pendingFires");
+      pending != status_.end() && pending->is_array()) {
+    for (const Json& p : *pending) {
+      if (auto t = p.is_string() ? ParseRfc3339(p.get<std::string>()) : std::nullopt) {
+        out.push_back(*t);
+      }
+    }
+  }
+  return out;
+}
+
 void ViewFires::Delivered() { status_.erase("pendingFires"); }
 
 }  // namespace hop::deploy

@@ -137,6 +137,8 @@ class ViewFires {
   std::vector<SystemTime> Undelivered() const;
   // Whether watermarks are queued.
   bool HasPending() const;
+  // The queued watermarks, oldest first.
+  std::vector<SystemTime> Queued() const;
   // The queued watermarks were given to the triggers: the queue empties.
   void Delivered();
 

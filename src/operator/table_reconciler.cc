@@ -6,6 +6,7 @@
 #include "deploy/trigger_fires.h"
 #include "operator/reconciler_util.h"
 #include "operator/trigger_runs.h"
+#include "operator/watermarks.h"
 #include "resource/kinds.h"
 
 namespace hop::op {
@@ -33,6 +34,9 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
   // As the View reconciler: every trigger's fires and the runs they start, and the emptied queue,
   // in one batch that fails (and the reconcile runs again) if any of them changed since read.
   Batch batch(store_);
+  // The queued advances also go to the views derived from the table, in the same commit.
+  HOP_RETURN_IF_ERROR(
+      QueueOnDerivedViews(store_, batch, store::RefOf(*table), table_fires.Queued()));
   if (table_fires.HasPending()) {
     table_fires.Delivered();
     batch.UpdateStatusIfChanged(*table, std::move(table_status));

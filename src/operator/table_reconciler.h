@@ -5,7 +5,9 @@
 // table) in the table's namespace then records a fire at each queued watermark and at the latest,
 // the queue emptying in the same commit, so that a firePolicy Each trigger runs once per advance;
 // a trigger with no run going also starts the run its first new fire begins (trigger_runs.h,
-// FireAndStart). Idempotent: a trigger that has the fire already is left alone.
+// FireAndStart), and the same advances are queued on the views derived from the table
+// (watermarks.h, QueueOnDerivedViews), all in one commit. Idempotent: a trigger that has the fire
+// already is left alone.
 #pragma once
 
 #include "operator/controller.h"

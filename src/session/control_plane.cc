@@ -232,6 +232,10 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
       busy.push_back("View " + key + ": watermarks wait to be given to its triggers");
       continue;
     }
+    if (status.contains("inputFires")) {
+      busy.push_back("View " + key + ": its inputs' advances wait to be derived");
+      continue;
+    }
     HOP_ASSIGN_OR_RETURN(std::optional<SystemTime> derived, op::DerivedWatermarkOf(store, view));
     if (auto current = fires.Watermark(); derived && (!current || *derived > *current)) {
       busy.push_back(fmt::format("View {}: its inputs' watermarks give {}, not taken yet", key,
