@@ -1635,4 +1635,93 @@ TEST(CliTest, OutOfMemoryIsAnError) {
   EXPECT_TRUE(oom.out.find("hop: out of memory") != std::string::npos) << oom.out;
 }
 
+// Issue #14 points 4 and 5 end to end: producers advance tables' watermarks with `hop watermark
+// set`; a trigger on a view WITH ('watermark' 'all') runs only once both tables advanced, at the
+// older watermark; its Job declares the table it fills (outputs), whose watermark then advances
+// to the run's window end and fires the triggers downstream; one of them, as a streaming job
+// would, advances another table itself from inside its Job with the environment it is given.
+TEST(CliTest, WatermarksOfTablesDriveTriggersDownstream) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  HopRun setup = Hop(state.Flag() + " -f -", R"(
+CREATE DATABASE localdb WITH (url 'jdbc:local:', schema 'LOCAL');
+CREATE TABLE local.a (id INT);
+CREATE TABLE local.b (id INT);
+CREATE TABLE local.filled (id INT);
+CREATE TABLE local.checkpointed (id INT);
+CREATE VIEW local.ab WITH ('watermark' 'all') AS SELECT a.id FROM local.a a JOIN local.b b ON a.id = b.id;
+CREATE TRIGGER fill ON local.ab AS 'echo-report' WITH (outputs 'table/localdb-filled');
+CREATE TRIGGER downstream ON local.filled AS 'echo-report';
+CREATE TRIGGER stream ON local.filled AS 'checkpoint-report' WITH ('job.properties.target' 'table/localdb-checkpointed');
+)");
+  ASSERT_EQ(setup.status, 0) << setup.out;
+
+  // One input advanced: the view has no watermark, nothing runs.
+  HopRun a = Hop(state.Flag() + " watermark set table/localdb-a 2026-03-01T01:00:00Z");
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_EQ(a.out, "table/localdb-a watermark 2026-03-01T01:00:00.000Z\n");
+  ASSERT_EQ(Hop(state.Flag() + " wait --timeout 60").status, 0);
+  EXPECT_TRUE(Runs(state, "fill").empty());
+  EXPECT_EQ(Status(state, "view", "local-ab", "watermark"), "");
+
+  // Both advanced: one run, to the older of the two.
+  HopRun b = Hop(state.Flag() + " watermark set table/localdb-b 2026-03-01T02:00:00Z");
+  ASSERT_EQ(b.status, 0) << b.out;
+  HopRun waited = Hop(state.Flag() + " wait --timeout 60");
+  ASSERT_EQ(waited.status, 0) << waited.out;
+  EXPECT_EQ(Status(state, "view", "local-ab", "watermark"), "2026-03-01T01:00:00.000Z");
+  EXPECT_EQ(Runs(state, "fill"), std::vector<std::string>{"Succeeded 2026-03-01T01:00:00.000Z"});
+  // Its Job declared what it fills: that table advanced to the window's end, and fired the
+  // triggers on it.
+  EXPECT_EQ(Status(state, "table", "localdb-filled", "watermark"), "2026-03-01T01:00:00.000Z");
+  EXPECT_EQ(Runs(state, "downstream"),
+            std::vector<std::string>{"Succeeded 2026-03-01T01:00:00.000Z"});
+  EXPECT_EQ(Runs(state, "stream"), std::vector<std::string>{"Succeeded 2026-03-01T01:00:00.000Z"});
+  // The streaming job was told where its state is and advanced its output itself.
+  HopRun logs = Hop(state.Flag() + " logs tabletrigger/stream");
+  EXPECT_NE(logs.out.find("ns=default job=stream-20260301t010000000 trigger=stream from="
+                          "1970-01-01T00:00:00.000Z to=2026-03-01T01:00:00.000Z outputs="),
+            std::string::npos)
+      << logs.out;
+  EXPECT_NE(logs.out.find("table/localdb-checkpointed watermark 2026-03-01T01:00:00.000Z"),
+            std::string::npos)
+      << logs.out;
+  EXPECT_EQ(Status(state, "table", "localdb-checkpointed", "watermark"),
+            "2026-03-01T01:00:00.000Z");
+  HopRun fill_logs = Hop(state.Flag() + " logs tabletrigger/fill");
+  EXPECT_NE(fill_logs.out.find("fill covers 1970-01-01T00:00:00.000Z to 2026-03-01T01:00:00.000Z"),
+            std::string::npos)
+      << fill_logs.out;
+
+  // a advancing past b moves the view to b's watermark: one more run.
+  ASSERT_EQ(Hop(state.Flag() + " watermark set table/localdb-a 2026-03-01T03:00:00Z").status, 0);
+  ASSERT_EQ(Hop(state.Flag() + " wait --timeout 60").status, 0);
+  EXPECT_EQ(Runs(state, "fill"), (std::vector<std::string>{"Succeeded 2026-03-01T01:00:00.000Z",
+                                                           "Succeeded 2026-03-01T02:00:00.000Z"}));
+  EXPECT_EQ(Status(state, "table", "localdb-filled", "watermark"), "2026-03-01T02:00:00.000Z");
+
+  // Producers' mistakes: an earlier time, a time or target of the wrong form, a derived view.
+  HopRun earlier = Hop(state.Flag() + " watermark set table/localdb-a 2026-03-01T00:00:00Z");
+  EXPECT_EQ(earlier.status, 1);
+  EXPECT_NE(earlier.out.find("is earlier, and a watermark only moves forward"), std::string::npos)
+      << earlier.out;
+  HopRun forced =
+      Hop(state.Flag() + " watermark set --force table/localdb-a 2026-03-01T00:00:00Z");
+  EXPECT_EQ(forced.status, 0) << forced.out;
+  EXPECT_EQ(forced.out,
+            "table/localdb-a watermark 2026-03-01T00:00:00.000Z (was 2026-03-01T03:00:00.000Z)\n");
+  EXPECT_EQ(Hop(state.Flag() + " watermark set table/localdb-a yesterday").status, 2);
+  EXPECT_EQ(Hop(state.Flag() + " watermark set 'table/$(rm -rf x)'").status, 2);
+  EXPECT_EQ(Hop(state.Flag() + " watermark set job/x").status, 2);
+  EXPECT_EQ(Hop(state.Flag() + " watermark set table/nope").status, 1);
+  HopRun derived = Hop(state.Flag() + " watermark set view/local-ab");
+  EXPECT_EQ(derived.status, 1);
+  EXPECT_NE(derived.out.find("derives its watermark from its inputs'"), std::string::npos)
+      << derived.out;
+  ASSERT_EQ(Hop(state.Flag() + " wait --timeout 60").status, 0);
+  EXPECT_EQ(Runs(state, "fill").size(), 2u);  // moving a back fired nothing
+}
+
 }  // namespace

@@ -78,6 +78,41 @@ Result<BoundStatementPtr> BindCreateView(const catalog::Catalog& cat,
   binder.SetStatement(&statement);
   binder.SetDefinedView(bound->path);
   HOP_ASSIGN_OR_RETURN(bound->query, binder.BindQuery(*bound->query_ast, *bound->columns));
+  if (!bound->materialized) {
+    // The one option of a plain view: how its watermark derives from its inputs' (docs/ddl.md).
+    for (const sql::Option& o : statement.As<sql::CreateViewStatement>().options.items) {
+      if (!EqualsIgnoreCase(o.key, "watermark")) {
+        return Status::InvalidArgument(fmt::format(
+            "View {}: option '{}' is not one a view takes; a view takes only 'watermark' ('all' "
+            "or 'any')",
+            leaf, o.key));
+      }
+      if (!EqualsIgnoreCase(o.value, "all") && !EqualsIgnoreCase(o.value, "any")) {
+        return Status::InvalidArgument(
+            fmt::format("View {}: option 'watermark' must be 'all' or 'any', not '{}'", leaf,
+                        o.kind == sql::OptionValueKind::kNull ? "NULL" : o.value));
+      }
+      bound->watermark_policy = AsciiToLower(o.value);
+    }
+    if (!bound->watermark_policy.empty()) {
+      // Only objects hop keeps a watermark for can be inputs: Table and View resources.
+      for (const catalog::Table* input : binder.DirectInputs()) {
+        if (input->resource.empty()) {
+          return Status::InvalidArgument(fmt::format(
+              "View {}: 'watermark' '{}' derives its watermark from its inputs', but {} has no "
+              "watermark: only tables made with CREATE TABLE and views have one",
+              leaf, bound->watermark_policy, input->QualifiedName()));
+        }
+        bound->inputs.push_back(input);
+      }
+      if (bound->inputs.empty()) {
+        return Status::InvalidArgument(fmt::format(
+            "View {}: 'watermark' '{}' derives its watermark from its inputs', and its query "
+            "reads no table or view",
+            leaf, bound->watermark_policy));
+      }
+    }
+  }
   if (bound->materialized) {
     const auto& mv = statement.As<sql::CreateMaterializedViewStatement>();
     if (mv.refresh_schedule) {

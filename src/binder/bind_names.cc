@@ -38,6 +38,10 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
     return ErrorCode(resolved.status().code(), ref.loc, resolved.status().message());
   }
   const catalog::Table* table = *resolved;
+  if (view_stack_.empty() &&
+      std::find(direct_inputs_.begin(), direct_inputs_.end(), table) == direct_inputs_.end()) {
+    direct_inputs_.push_back(table);
+  }
   RelPtr rel;
   if (defined_view_ && table->kind != catalog::ObjectKind::kTable &&
       table->path == *defined_view_) {

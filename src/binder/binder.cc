@@ -21,6 +21,9 @@ std::string QuotedList(const RowType& row) {
 Binder::Binder(const catalog::Catalog& catalog) : impl_(std::make_unique<Impl>(catalog)) {}
 Binder::~Binder() = default;
 void Binder::SetStatement(const sql::Statement* statement) { impl_->SetStatement(statement); }
+const std::vector<const catalog::Table*>& Binder::DirectInputs() const {
+  return impl_->DirectInputs();
+}
 void Binder::SetDefinedView(std::vector<std::string> path) {
   impl_->SetDefinedView(std::move(path));
 }

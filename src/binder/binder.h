@@ -62,6 +62,11 @@ class Binder {
   // The plan of a view of the catalog (bound once per Binder).
   Result<RelPtr> BindView(const catalog::Table& view);
 
+  // The catalog tables and views the queries bound so far name themselves (not those the views
+  // they read name), each once, in the order first named: what a view's watermark is derived
+  // from (docs/operator.md). Owned by the catalog.
+  const std::vector<const catalog::Table*>& DirectInputs() const;
+
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;

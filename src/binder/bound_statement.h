@@ -58,6 +58,10 @@ struct BoundCreateView : BoundStatement {
   const std::vector<sql::Identifier>* columns = nullptr;
   // Materialized views.
   std::optional<std::string> schedule;  // REFRESHED, a valid cron expression
+  // Plain views: WITH ('watermark' 'all' | 'any'), lower-cased; "" without it. The view's
+  // watermark is then derived from `inputs`, the tables and views its query names itself.
+  std::string watermark_policy;
+  std::vector<const catalog::Table*> inputs;
 };
 
 // CREATE [OR REPLACE] TABLE.

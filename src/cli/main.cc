@@ -19,6 +19,7 @@
 #include "cli/serve_command.h"
 #include "cli/shell.h"
 #include "cli/wait_command.h"
+#include "cli/watermark_command.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/strings.h"
@@ -147,6 +148,20 @@ int Main(int argc, char** argv) {
   del->add_flag("--force", delete_opts.force,
                 "delete even what other objects depend on (they are left as they are)");
 
+  // hop watermark set
+  auto* watermark = app.add_subcommand("watermark", "Advance the watermark of a table or view");
+  auto* watermark_set =
+      watermark->add_subcommand("set", "Set table/NAME's or view/NAME's watermark (default: now)");
+  watermark->require_subcommand(1);
+  hop::cli::WatermarkSetOptions watermark_opts;
+  watermark_set->add_option("target", watermark_opts.target, "table/NAME or view/NAME")
+      ->required();
+  watermark_set->add_option("time", watermark_opts.time, "RFC 3339 time (default: now)");
+  watermark_set->add_option("-n,--namespace", watermark_opts.namespace_name,
+                            "namespace (default: default)");
+  watermark_set->add_flag("--force", watermark_opts.force,
+                          "move the watermark back to an earlier time");
+
   // hop crds
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
 
@@ -204,6 +219,11 @@ int Main(int argc, char** argv) {
   }
 
   if (crds->parsed()) return hop::cli::RunCrds(std::cout);
+  if (watermark_set->parsed()) {
+    auto store = OpenStore(state_dir);
+    if (!store) return 1;
+    return hop::cli::RunWatermarkSet(watermark_opts, *store, std::cout, std::cerr);
+  }
   if (apply->parsed() || get->parsed() || del->parsed()) {
     auto store = OpenStore(state_dir);
     if (!store) return 1;

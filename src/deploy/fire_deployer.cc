@@ -128,21 +128,59 @@ Status Fire(const binder::BoundObjectStatement& bound, Batch& batch) {
   }
 
   const catalog::Table* element = bound.target;
+  // FIRE ... WATERMARK 'time': a producer says up to when the object is complete.
+  std::optional<SystemTime> given;
+  if (fire.watermark) {
+    given = ParseRfc3339(*fire.watermark);
+    if (!given) {
+      return Status::InvalidArgument(fmt::format(
+          "FIRE {}: WATERMARK '{}' is not an RFC 3339 time (2026-03-01T02:00:00Z)",
+          Join(element->path, "."), *fire.watermark));
+    }
+  }
   if (fire.object == sql::ObjectKind::kTable) {
-    // Every trigger on the table fires, paused ones included: they run when resumed.
-    HOP_ASSIGN_OR_RETURN(store::ListResult triggers,
+    // A table declared with CREATE TABLE keeps its watermark in its Table resource: it moves to
+    // the fire's time, so that the views derived from it see it, and the Table reconciler gives
+    // it to the table's triggers.
+    std::optional<Resource> table;
+    if (!element->resource.empty()) {
+      HOP_ASSIGN_OR_RETURN(table, batch.store().Find({resource::TableKind::Info().group_kind(),
+                                                      ns, element->resource}));
+    }
+    if (given && !table) {
+      return Status::InvalidArgument(fmt::format(
+          "Table {} has no watermark: only tables made with CREATE TABLE keep one (FIRE TABLE {} "
+          "without WATERMARK fires its triggers)",
+          Join(element->path, "."), Join(element->path, ".")));
+    }
+    // Every trigger on the table fires, paused ones included: they run when resumed. All at one
+    // time, later than each one's latest fire and than the table's watermark, unless given.
+    HOP_ASSIGN_OR_RETURN(store::ListResult listed,
                          batch.store().List({TableTriggerKind::Info().group_kind(), ns, {}}));
-    const std::vector<std::string>& path = element->path;
-    for (Resource& trigger : triggers.items) {
-      const bool on_table =
-          TableTriggerKind::kTable.Get(trigger).value_or("") == path.back() &&
-          TableTriggerKind::kSchema.Get(trigger).value_or("") == path[path.size() - 2] &&
-          TableTriggerKind::kCatalog.Get(trigger).value_or("") == (path.size() == 3 ? path[0] : "");
-      if (!on_table) continue;
-      RecordFire(trigger,
-                 {TableTriggerKind::kTimestamp.Get(trigger).value_or(""),
-                  TableTriggerKind::kWatermark.Get(trigger).value_or("")},
-                 batch);
+    std::vector<Resource> triggers;
+    SystemTime at = given.value_or(SystemTime{});
+    if (!given && table) {
+      const std::string watermark = resource::TableKind::kWatermark.Get(*table).value_or("");
+      at = *ParseRfc3339(batch.StampAfter({watermark}));
+    }
+    for (Resource& trigger : listed.items) {
+      if (!TriggerOnTable(trigger, element->path)) continue;
+      if (!given) {
+        at = std::max(at, *ParseRfc3339(batch.StampAfter(
+                              {TableTriggerKind::kTimestamp.Get(trigger).value_or(""),
+                               TableTriggerKind::kWatermark.Get(trigger).value_or("")})));
+      }
+      triggers.push_back(std::move(trigger));
+    }
+    if (table) {
+      const std::string name = Join(element->path, ".");
+      HOP_ASSIGN_OR_RETURN(bool moved,
+                           ViewFires(table->mutable_status(), "Table").Set(at, false, name));
+      if (!moved) return Status::OK();  // at that watermark already: its triggers have it
+      batch.Add({Write::UpdateStatus(std::move(*table)), "", "watermark advanced"});
+    }
+    for (Resource& trigger : triggers) {
+      TriggerFires(trigger.mutable_status(), TriggerFires::Each(trigger)).Record(at);
       batch.Add({Write::UpdateStatus(std::move(trigger)), "", "fired"});
     }
     return Status::OK();
@@ -153,9 +191,19 @@ Status Fire(const binder::BoundObjectStatement& bound, Batch& batch) {
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> view,
                        batch.store().Find({ViewKind::Info().group_kind(), ns, element->resource}));
   if (!view) return Status::NotFound(fmt::format("Element {} not found.", bound.sql_name));
-  const std::string at = batch.StampAfter({ViewKind::kWatermark.Get(*view).value_or("")});
-  HOP_RETURN_IF_ERROR(
-      ViewFires(view->mutable_status()).Advance(*ParseRfc3339(at), Join(element->path, ".")));
+  const std::map<std::string, std::string> labels = view->labels();
+  if (auto policy = labels.find(std::string(kWatermarkPolicyLabel)); policy != labels.end()) {
+    return Status::InvalidArgument(fmt::format(
+        "View {} derives its watermark from its inputs' ('watermark' '{}'): advance theirs "
+        "(FIRE TABLE, hop watermark set) instead",
+        bound.sql_name, policy->second));
+  }
+  const SystemTime at =
+      given ? *given
+            : *ParseRfc3339(batch.StampAfter({ViewKind::kWatermark.Get(*view).value_or("")}));
+  HOP_ASSIGN_OR_RETURN(bool moved,
+                       ViewFires(view->mutable_status()).Set(at, false, Join(element->path, ".")));
+  if (!moved) return Status::OK();
   batch.Add({Write::UpdateStatus(std::move(*view)), "", "fired"});
   return Status::OK();
 }

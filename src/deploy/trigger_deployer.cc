@@ -32,6 +32,7 @@ Status TriggerDeployer::Specify(const binder::BoundStatement& statement, Batch& 
 
   std::optional<bool> paused;
   std::string fire_policy;
+  resource::StringList outputs;
   resource::StringMap job_properties;
   for (const sql::Option& o : ct.options.items) {
     HOP_RETURN_IF_ERROR(CheckTriggerOption(o.key));
@@ -48,6 +49,25 @@ Status TriggerDeployer::Specify(const binder::BoundStatement& statement, Batch& 
             fmt::format("Option firePolicy must be Coalesce or Each, not '{}'", o.value));
       }
       fire_policy = EqualsIgnoreCase(o.value, "Each") ? "Each" : "Coalesce";
+    }
+    if (EqualsIgnoreCase(o.key, "outputs")) {
+      // What the trigger's Job materialises: each must exist now (docs/ddl.md).
+      HOP_ASSIGN_OR_RETURN(std::vector<store::ObjectRef> refs,
+                           ParseWatermarkTargets(o.value, ns, "Option outputs"));
+      outputs.clear();
+      for (const store::ObjectRef& ref : refs) {
+        HOP_ASSIGN_OR_RETURN(std::optional<Resource> target, batch.store().Find(ref));
+        if (!target) {
+          return Status::NotFound(fmt::format("Option outputs: {} not found in namespace {}.",
+                                              WatermarkTargetText(ref), ns));
+        }
+        if (target->labels().count(std::string(kWatermarkPolicyLabel))) {
+          return Status::InvalidArgument(fmt::format(
+              "Option outputs: {} derives its watermark from its inputs', so no Job advances it",
+              WatermarkTargetText(ref)));
+        }
+        outputs.push_back(WatermarkTargetText(ref));
+      }
     }
     if (auto key = JobProperty(o.key)) job_properties[*key] = o.value;
   }
@@ -117,6 +137,7 @@ Status TriggerDeployer::Specify(const binder::BoundStatement& statement, Batch& 
   if (!job_properties.empty()) TableTriggerKind::kJobProperties.Set(trigger, job_properties);
   if (ct.schedule) TableTriggerKind::kSchedule.Set(trigger, *ct.schedule);
   if (!fire_policy.empty()) TableTriggerKind::kFirePolicy.Set(trigger, fire_policy);
+  if (!outputs.empty()) TableTriggerKind::kOutputs.Set(trigger, outputs);
 
   // Triggers are resources, not catalog objects: whether one exists is read here.
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing,

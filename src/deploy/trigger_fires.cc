@@ -7,6 +7,7 @@
 
 #include "common/strings.h"
 #include "resource/kinds.h"
+#include "resource/names.h"
 
 namespace hop::deploy {
 
@@ -173,7 +174,51 @@ void TriggerFires::Abandon(SystemTime to) {
   }
 }
 
-ViewFires::ViewFires(Json& status) : status_(status) {
+bool TriggerOnTable(const resource::Resource& trigger, const std::vector<std::string>& path) {
+  using resource::TableTriggerKind;
+  if (path.size() < 2) return false;
+  return TableTriggerKind::kTable.Get(trigger).value_or("") == path.back() &&
+         TableTriggerKind::kSchema.Get(trigger).value_or("") == path[path.size() - 2] &&
+         TableTriggerKind::kCatalog.Get(trigger).value_or("") == (path.size() == 3 ? path[0] : "");
+}
+
+Result<std::vector<store::ObjectRef>> ParseWatermarkTargets(std::string_view list,
+                                                            const std::string& ns,
+                                                            std::string_view where) {
+  std::vector<store::ObjectRef> out;
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    const std::string_view entry = TrimWhitespace(list.substr(start, comma - start));
+    start = comma + 1;
+    if (entry.empty()) continue;
+    const size_t slash = entry.find('/');
+    const std::string_view kind = slash == std::string_view::npos ? "" : entry.substr(0, slash);
+    const std::string name(slash == std::string_view::npos ? "" : entry.substr(slash + 1));
+    store::ObjectRef ref;
+    if (EqualsIgnoreCase(kind, "table")) {
+      ref.kind = resource::TableKind::Info().group_kind();
+    } else if (EqualsIgnoreCase(kind, "view")) {
+      ref.kind = resource::ViewKind::Info().group_kind();
+    } else {
+      return Status::InvalidArgument(fmt::format(
+          "{}: '{}' is not table/NAME or view/NAME (a Table or View resource)", where, entry));
+    }
+    if (Status valid = resource::ValidateObjectName(name); !valid.ok()) {
+      return Status::InvalidArgument(fmt::format("{}: '{}': {}", where, entry, valid.message()));
+    }
+    ref.namespace_name = ns;
+    ref.name = name;
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
+std::string WatermarkTargetText(const store::ObjectRef& ref) {
+  return (ref.kind == resource::TableKind::Info().group_kind() ? "table/" : "view/") + ref.name;
+}
+
+ViewFires::ViewFires(Json& status, std::string_view kind) : status_(status), kind_(kind) {
   if (!status_.is_object()) status_ = Json::object();
 }
 
@@ -182,10 +227,10 @@ Status ViewFires::Advance(SystemTime t, std::string_view view) {
   const size_t waiting = queued != status_.end() && queued->is_array() ? queued->size() : 0;
   if (waiting >= kMaxPending) {
     return Status::Unavailable(fmt::format(
-        "View {} has {} fires its triggers have not been given yet: no operator seems to "
+        "{} {} has {} fires its triggers have not been given yet: no operator seems to "
         "reconcile this state directory (hop serve, or !wait in a session). Fire it again once "
         "they have been",
-        view, waiting));
+        kind_, view, waiting));
   }
   const std::string stamp = TriggerFires::Stamp(t);
   status_["watermark"] = stamp;
@@ -194,6 +239,23 @@ Status ViewFires::Advance(SystemTime t, std::string_view view) {
   pending.push_back(stamp);
   return Status::OK();
 }
+
+Result<bool> ViewFires::Set(SystemTime in, bool force, std::string_view name) {
+  const SystemTime t = std::chrono::floor<std::chrono::milliseconds>(in);
+  if (auto current = Watermark()) {
+    if (t == *current) return false;
+    if (t < *current && !force) {
+      return Status::InvalidArgument(fmt::format(
+          "{} {} has watermark {}: {} is earlier, and a watermark only moves forward (hop "
+          "watermark set --force moves it back)",
+          kind_, name, TriggerFires::Stamp(*current), TriggerFires::Stamp(t)));
+    }
+  }
+  HOP_RETURN_IF_ERROR(Advance(t, name));
+  return true;
+}
+
+std::optional<SystemTime> ViewFires::Watermark() const { return TimeAt(status_, "watermark"); }
 
 std::vector<SystemTime> ViewFires::Undelivered() const {
   std::vector<SystemTime> out;
@@ -212,6 +274,19 @@ std::vector<SystemTime> ViewFires::Undelivered() const {
 }
 
 bool ViewFires::HasPending() const { return status_.contains("pendingFires"); }
+
+std::vector<SystemTime> ViewFires::Queued() const {
+  std::vector<SystemTime> out;
+  if (auto pending = status_.find("pendingFires");
+      pending != status_.end() && pending->is_array()) {
+    for (const Json& p : *pending) {
+      if (auto t = p.is_string() ? ParseRfc3339(p.get<std::string>()) : std::nullopt) {
+        out.push_back(*t);
+      }
+    }
+  }
+  return out;
+}
 
 void ViewFires::Delivered() { status_.erase("pendingFires"); }
 

@@ -2,8 +2,8 @@
 // (the latest a successful run covered), for firePolicy Each `pending` (every fire not run yet,
 // oldest first), and `retry` (a failed window asked to run again). FIRE statements, the View
 // reconciler, cron ticks and the TableTrigger reconciler all record and consume fires through
-// this one class, so they agree on the rules. ViewFires keeps, in a View's status, the
-// watermarks its triggers have not been given yet.
+// this one class, so they agree on the rules. ViewFires keeps, in a View's or a Table's status,
+// the watermarks its triggers have not been given yet.
 #pragma once
 
 #include <optional>
@@ -15,6 +15,7 @@
 #include "common/time.h"
 #include "resource/json.h"
 #include "resource/resource.h"
+#include "store/store.h"
 
 namespace hop::deploy {
 
@@ -83,32 +84,67 @@ class TriggerFires {
   bool each_;
 };
 
-// The watermarks of a View that its triggers have not been given yet, in its status
-// (`pendingFires`, oldest first). The View reconciler only sees a view's latest state, so a view
-// advanced twice between two of its reconciles would give a firePolicy Each trigger one run
-// instead of two; whoever advances a view (FIRE VIEW) therefore also queues the new watermark
-// here, and the reconciler records every queued one on the view's triggers and empties the queue
-// in the same commit (docs/operator.md).
+// A plain view whose watermark derives from its inputs' (CREATE VIEW ... WITH ('watermark' 'all'))
+// is labelled kWatermarkPolicyLabel=all|any and lists its inputs (`table/NAME,view/NAME`, Table
+// and View resources of its namespace) in the annotation kWatermarkInputsAnnotation
+// (docs/operator.md, "Derived watermarks").
+inline constexpr std::string_view kWatermarkPolicyLabel = "hop.dev/watermark";
+inline constexpr std::string_view kWatermarkInputsAnnotation = "hop.dev/watermark-inputs";
+// What a trigger's Job materialises (`table/NAME,view/NAME`): its watermark advances to the end
+// of the run's window when the Job succeeds. On the Job, from the trigger's spec.outputs or the
+// Job's own YAML (a JobTemplate's annotation).
+inline constexpr std::string_view kOutputsAnnotation = "hop.dev/outputs";
+
+// Whether `trigger` listens to the table at `path` ([catalog,] schema, table): its spec names it.
+bool TriggerOnTable(const resource::Resource& trigger, const std::vector<std::string>& path);
+
+// The objects whose watermarks a list names: `table/NAME` and `view/NAME` (a Table or View
+// resource of `ns`), separated by commas, blanks around them ignored. InvalidArgument, naming
+// `where`, for an entry of another form or an invalid object name; an empty list is none.
+Result<std::vector<store::ObjectRef>> ParseWatermarkTargets(std::string_view list,
+                                                            const std::string& ns,
+                                                            std::string_view where);
+// `table/NAME` or `view/NAME` for a Table or View reference.
+std::string WatermarkTargetText(const store::ObjectRef& ref);
+
+// The watermarks of a View or a Table that its triggers have not been given yet, in its status
+// (`pendingFires`, oldest first). The View and Table reconcilers only see an object's latest
+// state, so one advanced twice between two of its reconciles would give a firePolicy Each
+// trigger one run instead of two; whoever advances a watermark (FIRE, `hop watermark set`, a Job
+// that declares its outputs) therefore also queues the new watermark here, and the reconciler
+// records every queued one on the object's triggers and empties the queue in the same commit
+// (docs/operator.md).
 class ViewFires {
  public:
-  // How many watermarks a view queues at most: beyond that no operator is taking them.
+  // How many watermarks an object queues at most: beyond that no operator is taking them.
   static constexpr size_t kMaxPending = 1000;
 
-  // Over `status` (a View's status object, created if it is not one).
-  explicit ViewFires(Json& status);
+  // Over `status` (a View's or Table's status object, created if it is not one); `kind` ("View",
+  // "Table") names the object in messages.
+  explicit ViewFires(Json& status, std::string_view kind = "View");
   // Moves the watermark to `t` and queues it. Unavailable when kMaxPending wait already (the
   // message names `view`).
   Status Advance(SystemTime t, std::string_view view);
+  // What a producer does (FIRE ... WATERMARK, `hop watermark set`, a Job's declared output):
+  // moves the watermark to `t` (cut to milliseconds) through Advance. True when it moved; false
+  // when it is at `t` already. A `t` earlier than the watermark is InvalidArgument (a watermark
+  // moves forward), unless `force`, which moves it back; `name` names the object in messages.
+  Result<bool> Set(SystemTime t, bool force, std::string_view name);
+  // status.watermark, when it is a timestamp.
+  std::optional<SystemTime> Watermark() const;
   // The watermarks to give the view's triggers: the queued ones, then the watermark (when it is
   // a timestamp and later), oldest first.
   std::vector<SystemTime> Undelivered() const;
   // Whether watermarks are queued.
   bool HasPending() const;
+  // The queued watermarks, oldest first.
+  std::vector<SystemTime> Queued() const;
   // The queued watermarks were given to the triggers: the queue empties.
   void Delivered();
 
  private:
   Json& status_;
+  std::string kind_;
 };
 
 }  // namespace hop::deploy

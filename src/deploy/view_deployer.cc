@@ -9,6 +9,7 @@
 #include "common/strings.h"
 #include "deploy/deployers.h"
 #include "deploy/objects.h"
+#include "deploy/trigger_fires.h"
 #include "planner/planner.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
@@ -155,7 +156,18 @@ Status ViewDeployer::Specify(const binder::BoundStatement& statement, Batch& bat
   Resource view = ViewResource(v, ns, sql);
   if (v.materialized) return SpecifyPipeline(v, view, existing, batch);
 
-  // A plain view keeps no pipeline.
+  // A plain view keeps no pipeline. One that derives its watermark from its inputs' says so, and
+  // which they are (docs/operator.md).
+  if (!v.watermark_policy.empty()) {
+    ViewKind::kOptions.Set(view, resource::StringMap{{"watermark", v.watermark_policy}});
+    view.set_label(kWatermarkPolicyLabel, v.watermark_policy);
+    std::string inputs;
+    for (const catalog::Table* input : v.inputs) {
+      inputs += inputs.empty() ? "" : ",";
+      inputs += (input->kind == catalog::ObjectKind::kTable ? "table/" : "view/") + input->resource;
+    }
+    view.set_annotation(kWatermarkInputsAnnotation, inputs);
+  }
   HOP_RETURN_IF_ERROR(batch.CheckObject(view));
   HOP_RETURN_IF_ERROR(batch.Put(view, true, /*must_create=*/v.existing == nullptr));
   // A materialized view replaced by a plain one loses its pipeline (and, through ownership, the

@@ -22,7 +22,7 @@ hop::Result<ReconcileResult> TriggerReconciler::Reconcile(const Request& request
   // The batch fails if the trigger changed since it was read (a new fire), and the reconcile is
   // then retried on the new state.
   Batch batch(store_);
-  HOP_RETURN_IF_ERROR(WriteRunPlan(batch, *plan, trigger->status()));
+  HOP_RETURN_IF_ERROR(WriteRunPlan(batch, *plan, trigger->status(), &store_));
   HOP_RETURN_IF_ERROR(batch.Commit());
   return ReconcileResult{plan->requeue_after, std::nullopt};
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/cron.h"
+#include "common/log.h"
 #include "deploy/trigger_fires.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
@@ -84,6 +85,21 @@ hop::Result<Resource> RenderRun(const Resource& trigger, const std::string& from
   job.set_annotation(kNamespaceAnnotation, trigger.namespace_name());
   job.set_annotation(kTimestampAnnotation, to);
   job.set_annotation(kFromAnnotation, from);
+  // What the Job materialises: the trigger's outputs, then those its own YAML declares.
+  std::string outputs;
+  for (const std::string& o :
+       TableTriggerKind::kOutputs.Get(trigger).value_or(resource::StringList{})) {
+    outputs += (outputs.empty() ? "" : ",") + o;
+  }
+  const auto annotations = job.annotations();
+  if (auto own = annotations.find(std::string(deploy::kOutputsAnnotation));
+      own != annotations.end() && !own->second.empty()) {
+    outputs += (outputs.empty() ? "" : ",") + own->second;
+  }
+  HOP_RETURN_IF_ERROR(deploy::ParseWatermarkTargets(outputs, trigger.namespace_name(),
+                                                    "its outputs (hop.dev/outputs)")
+                          .status());
+  if (!outputs.empty()) job.set_annotation(deploy::kOutputsAnnotation, outputs);
   // Owned by the trigger when both live in one namespace: deleting the trigger deletes its runs.
   // Owner references never cross namespaces.
   if (job.namespace_name() == trigger.namespace_name()) {
@@ -217,7 +233,18 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
       run["outcome"] = finished->first ? "Succeeded" : "Failed";
       st["lastRun"] = run["outcome"];
       if (finished->first) {
-        if (auto to = TimeAt(run, "to")) fires.Covered(*to);
+        if (auto to = TimeAt(run, "to")) {
+          fires.Covered(*to);
+          const auto annotations = current_job->annotations();
+          if (auto declared = annotations.find(std::string(deploy::kOutputsAnnotation));
+              declared != annotations.end()) {
+            // Checked when the Job was made; a Job edited since is taken as far as it parses.
+            auto outputs = deploy::ParseWatermarkTargets(declared->second, trigger.namespace_name(),
+                                                         "the Job's outputs");
+            if (outputs.ok()) plan.outputs = std::move(*outputs);
+            plan.outputs_to = *to;
+          }
+        }
         st.erase("message");
       } else {
         run["message"] = finished->second;
@@ -301,8 +328,33 @@ hop::Result<std::optional<Resource>> CurrentRunJobOf(store::Store& store, const 
   return store.Find(*ref);
 }
 
-Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before) {
+Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
+                    store::Store* store) {
   batch.UpdateStatusIfChanged(plan.trigger, before);
+  const std::vector<store::ObjectRef> none;
+  for (const store::ObjectRef& ref : store != nullptr ? plan.outputs : none) {
+    const std::string what = deploy::WatermarkTargetText(ref);
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> output, store->Find(ref));
+    if (!output) {
+      log::Warn("TableTrigger {}/{}: output {} not found: its watermark is not advanced",
+                plan.trigger.namespace_name(), plan.trigger.name(), what);
+      continue;
+    }
+    if (output->labels().count(std::string(deploy::kWatermarkPolicyLabel))) {
+      log::Warn(
+          "TableTrigger {}/{}: output {} derives its watermark from its inputs': not advanced",
+          plan.trigger.namespace_name(), plan.trigger.name(), what);
+      continue;
+    }
+    Json status = StatusOf(*output);
+    auto moved = deploy::ViewFires(status, ref.kind.kind).Set(plan.outputs_to, false, ref.name);
+    if (!moved.ok()) {
+      log::Info("TableTrigger {}/{}: output {} not advanced: {}", plan.trigger.namespace_name(),
+                plan.trigger.name(), what, moved.status().message());
+      continue;
+    }
+    if (*moved) batch.UpdateStatusIfChanged(*output, std::move(status));
+  }
   if (plan.remove) HOP_RETURN_IF_ERROR(batch.DeleteIfPresent(*plan.remove).status());
   if (plan.create) HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(*plan.create).status());
   return Status::OK();

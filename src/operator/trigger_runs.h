@@ -50,6 +50,10 @@ struct TriggerPlan {
   std::optional<store::ObjectRef> remove;    // a finished Job to delete
   std::optional<Duration> requeue_after;     // when to look again
   std::string event;                         // what happened, for the log; empty: nothing
+  // A run that succeeded: what its Job declared it materialises (hop.dev/outputs), whose
+  // watermarks advance to the end of its window, `outputs_to`.
+  std::vector<store::ObjectRef> outputs;
+  SystemTime outputs_to{};
 };
 
 // Decides, from the trigger, the Job of its current run (nullopt when it has none or it is not
@@ -82,11 +86,14 @@ hop::Result<std::optional<resource::Resource>> CurrentRunJobOf(store::Store& sto
                                                                const resource::Resource& trigger);
 
 // Adds to `batch` what `plan` says, in this order: the trigger's new status (if it changed from
-// `before`, the status it was planned from), the delete of the finished Job (if it is still
-// there), the Job of the run it starts (unless it exists: made by an earlier reconcile that
-// could not record it). A run is recorded in the same batch as its Job is created, and the
-// batch fails if the trigger changed since it was read.
-Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before);
+// `before`, the status it was planned from), the advance of the watermarks of the outputs of a
+// run that succeeded (each read from `store`; one that is gone, derives its watermark, or is
+// already past the window's end is left alone and the log says so), the delete of the finished
+// Job (if it is still there), the Job of the run it starts (unless it exists: made by an earlier
+// reconcile that could not record it). A run is recorded in the same batch as its Job is created,
+// and the batch fails if the trigger or an output changed since it was read.
+Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
+                    store::Store* store = nullptr);
 
 // Records `fires` (oldest first) on `trigger` through deploy::TriggerFires and, when the trigger
 // has no run going, starts the run its first new fire begins, as PlanTrigger decides it, into

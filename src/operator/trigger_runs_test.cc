@@ -424,5 +424,45 @@ TEST(TriggerPlanTest, RunJobNamesFitKubernetes) {
   EXPECT_EQ(retried.substr(retried.size() - 23), "-20260301t020000000-r12");
 }
 
+// What a run's Job materialises: the trigger's outputs and the Job's own annotation, joined on
+// the Job; a run that succeeds says to advance them to its window's end, one that fails does not.
+TEST(TriggerPlanTest, ARunsDeclaredOutputsAdvanceOnlyWhenItSucceeds) {
+  Resource t = Trigger("  outputs: [table/filled]\n");
+  Json& yaml = t.mutable_json()["spec"]["yaml"];
+  std::string text = yaml.get<std::string>();
+  text.replace(text.find("  name: {{trigger}}-report\n"), 27,
+               "  name: {{trigger}}-report\n  annotations: {hop.dev/outputs: view/v}\n");
+  yaml = text;
+  t.mutable_status()["timestamp"] = "2026-03-01T02:00:00.000Z";
+  auto plan = PlanTrigger(t, std::nullopt, At("2026-03-01T02:00:01Z"));
+  ASSERT_TRUE(plan.ok() && plan->create) << t.json().dump();
+  const Resource job = *plan->create;
+  EXPECT_EQ(job.annotations().at("hop.dev/outputs"), "table/filled,view/v");
+  Apply(t, *plan);
+
+  auto failed = PlanTrigger(t, Finished(job, false), At("2026-03-01T02:10:00Z"));
+  ASSERT_TRUE(failed.ok());
+  EXPECT_TRUE(failed->outputs.empty());
+
+  auto succeeded = PlanTrigger(t, Finished(job, true), At("2026-03-01T02:10:00Z"));
+  ASSERT_TRUE(succeeded.ok());
+  ASSERT_EQ(succeeded->outputs.size(), 2u);
+  EXPECT_EQ(succeeded->outputs[0].kind, resource::TableKind::Info().group_kind());
+  EXPECT_EQ(succeeded->outputs[0].name, "filled");
+  EXPECT_EQ(succeeded->outputs[0].namespace_name, "default");
+  EXPECT_EQ(succeeded->outputs[1].kind, resource::ViewKind::Info().group_kind());
+  EXPECT_EQ(succeeded->outputs_to, At("2026-03-01T02:00:00Z"));
+
+  // An output of another form (a TableTrigger written by hand) starts no run, and says why.
+  Resource bad = Trigger("  outputs: ['job/x']\n");
+  bad.mutable_status()["timestamp"] = "2026-03-01T02:00:00.000Z";
+  plan = PlanTrigger(bad, std::nullopt, At("2026-03-01T02:00:01Z"));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->create);
+  EXPECT_EQ(plan->trigger.status()->at("message"),
+            "Cannot start a run: its outputs (hop.dev/outputs): 'job/x' is not table/NAME or "
+            "view/NAME (a Table or View resource)");
+}
+
 }  // namespace
 }  // namespace hop::op

@@ -5,7 +5,11 @@
 // firePolicy Each trigger runs once per advance. A trigger with no run going also starts the run
 // its first new fire begins, decided by the trigger module (trigger_runs.h, FireAndStart): a
 // view's fires and the runs they start go to the store in one commit. Idempotent: a trigger that
-// has the fire already is left alone.
+// has the fire already is left alone. A view WITH ('watermark' 'all' | 'any') first replays its
+// inputs' advances (watermarks.h, DeriveAdvances): each step that moves the derived watermark
+// past its own is an advance. The view's queued advances also go, in the same commit, to the
+// views derived from it. It is registered with watches on Tables and Views (DerivedViewsOf) so
+// that an input's change reaches it.
 //
 // A materialized view whose table hop writes is also refreshed from here: the refresh module
 // (view_refresh.h) decides when, and the reconciler starts the refresh's Job and records it.

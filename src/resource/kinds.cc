@@ -378,6 +378,11 @@ const Field<std::string> TableTriggerKind::kRetry(
 const Field<std::string> TableTriggerKind::kLastRun(S::kStatus, "lastRun",
                                                     Schema::Enum({"Running", "Succeeded", "Failed"},
                                                                  "hop: how the newest run is."));
+const Field<StringList> TableTriggerKind::kOutputs(
+    S::kSpec, "outputs",
+    Schema::ArrayOf(Str("table/NAME or view/NAME."),
+                    "hop: the Tables and Views its Job materialises; their watermarks advance to "
+                    "the end of a run's window when the run succeeds."));
 
 const KindInfo& TableTriggerKind::Info() {
   static const KindInfo info =
@@ -399,6 +404,7 @@ const KindInfo& TableTriggerKind::Info() {
           .Add(kMessage)
           .Add(kRetry)
           .Add(kLastRun)
+          .Add(kOutputs)
           .Column("PAUSED", "boolean", ".spec.paused", "Whether firing is paused.")
           .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
           .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
@@ -529,6 +535,14 @@ const Field<Json> TableKind::kColumns(
 const Field<StringMap> TableKind::kOptions(S::kSpec, "options", StrMap("Connector options."));
 const Field<bool> TableKind::kReady(S::kStatus, "ready", Bool("Whether the table is ready."));
 const Field<std::string> TableKind::kMessage(S::kStatus, "message", Str("Status message."));
+const Field<std::string> TableKind::kWatermark(
+    S::kStatus, "watermark",
+    Schema::DateTime("hop: time up to which the table's data is complete."));
+const Field<StringList> TableKind::kPendingFires(
+    S::kStatus, "pendingFires",
+    Schema::ArrayOf(Schema::DateTime(),
+                    "hop: watermarks not yet recorded as fires on the table's triggers, oldest "
+                    "first."));
 
 const KindInfo& TableKind::Info() {
   static const KindInfo info =
@@ -541,6 +555,8 @@ const KindInfo& TableKind::Info() {
           .Add(kOptions)
           .Add(kReady)
           .Add(kMessage)
+          .Add(kWatermark)
+          .Add(kPendingFires)
           .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
           .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
           .Column("TABLE", "string", ".spec.table", "Table name.")

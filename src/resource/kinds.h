@@ -171,6 +171,7 @@ struct TableTriggerKind {
   HOP_FIELD(std::string, kMessage);       // status (hop)
   HOP_FIELD(std::string, kRetry);         // status (hop): FIRE TRIGGER ... RETRY
   HOP_FIELD(std::string, kLastRun);       // status (hop): Running | Succeeded | Failed
+  HOP_FIELD(StringList, kOutputs);        // hop: table/NAME, view/NAME its Job materialises
 };
 
 struct SubscriptionKind {
@@ -219,8 +220,10 @@ struct TableKind {
   HOP_FIELD(std::string, kDatabase);
   HOP_FIELD(Json, kColumns);  // [{name, type, nullable}]
   HOP_FIELD(StringMap, kOptions);
-  HOP_FIELD(bool, kReady);           // status
-  HOP_FIELD(std::string, kMessage);  // status
+  HOP_FIELD(bool, kReady);               // status
+  HOP_FIELD(std::string, kMessage);      // status
+  HOP_FIELD(std::string, kWatermark);    // status (hop): time up to which the table is complete
+  HOP_FIELD(StringList, kPendingFires);  // status (hop): watermarks its triggers have not had
 };
 
 struct TableProvisionJobKind {

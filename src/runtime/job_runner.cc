@@ -178,6 +178,33 @@ struct JobRunner::Impl {
   std::string LogPath(const store::ObjectRef& ref) const {
     return JobRunner::LogPathIn(options.state_dir, ref);
   }
+
+  // What hop tells every process it starts (docs/runtime.md, "The environment"): where its
+  // state is and which hop binary runs it, so that `hop watermark set` works from inside the
+  // Job; which Job it is; the window of the trigger's run; the objects it materialises. Set
+  // before the Job's own env entries, which may replace them.
+  std::vector<std::pair<std::string, std::string>> HopEnvironment(const store::ObjectRef& ref,
+                                                                  const Resource& job) const {
+    std::vector<std::pair<std::string, std::string>> env;
+    if (!options.state_dir.empty()) env.emplace_back("HOP_STATE_DIR", options.state_dir);
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) env.emplace_back("HOP_BIN", self.string());
+    const store::ObjectRef normal = Normalised(ref);
+    env.emplace_back("HOP_NAMESPACE", normal.namespace_name);
+    env.emplace_back("HOP_JOB", normal.name);
+    const auto annotations = job.annotations();
+    for (const auto& [annotation, name] :
+         {std::pair<const char*, const char*>{"hop.dev/window-from", "HOP_WINDOW_FROM"},
+          {"triggerTimestamp", "HOP_WINDOW_TO"},
+          {"trigger", "HOP_TRIGGER"},
+          {"hop.dev/outputs", "HOP_OUTPUTS"}}) {
+      if (auto it = annotations.find(annotation); it != annotations.end()) {
+        env.emplace_back(name, it->second);
+      }
+    }
+    return env;
+  }
   std::string WorkDir(const store::ObjectRef& in) const {
     store::ObjectRef ref = Normalised(in);
     return (fs::path(options.state_dir) / "jobs" / ref.namespace_name / ref.name).string();
@@ -559,7 +586,13 @@ struct JobRunner::Impl {
                         "; exit 0; }; \"$@\"; echo $? > " + ShellQuote(exit_file),
                     "hop-job"};
     request.argv.insert(request.argv.end(), spec.argv.begin(), spec.argv.end());
-    request.env = spec.env;
+    // hop's variables, unless the Job sets one of the same name itself, then the Job's own.
+    for (auto& [name, value] : HopEnvironment(ref, job)) {
+      const bool own = std::any_of(spec.env.begin(), spec.env.end(),
+                                   [&, &name = name](const auto& e) { return e.first == name; });
+      if (!own) request.env.emplace_back(std::move(name), std::move(value));
+    }
+    request.env.insert(request.env.end(), spec.env.begin(), spec.env.end());
     request.working_dir = work;
     request.output_fd = log_fd;
     request.gate_fd = gate[0];

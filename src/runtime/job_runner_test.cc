@@ -275,6 +275,38 @@ TEST_F(JobRunnerTest, PassesEnvValues) {
       << log;
 }
 
+// What hop tells every process (docs/runtime.md, "The environment"): its state directory and
+// binary, the Job, a trigger run's window and the outputs it declares; a Job's own env entry of
+// the same name wins, and a variable whose annotation is missing is not set.
+TEST_F(JobRunnerTest, GivesEveryProcessHopsVariables) {
+  JobRunner& runner = NewRunner();
+  Resource job = JobResource(
+      "told",
+      {"sh", "-c",
+       "echo \"state=$HOP_STATE_DIR ns=$HOP_NAMESPACE job=$HOP_JOB trigger=$HOP_TRIGGER "
+       "from=$HOP_WINDOW_FROM to=$HOP_WINDOW_TO outputs=$HOP_OUTPUTS bin=${HOP_BIN:+set}\""},
+      Json::object(), {{"env", Json::array({{{"name", "HOP_JOB"}, {"value", "mine"}}})}});
+  job.set_annotation("trigger", "nightly");
+  job.set_annotation("hop.dev/window-from", "2026-03-01T01:00:00.000Z");
+  job.set_annotation("triggerTimestamp", "2026-03-01T02:00:00.000Z");
+  job.set_annotation("hop.dev/outputs", "table/filled,view/v");
+  ObjectRef ref = Create(std::move(job));
+  ASSERT_TRUE(SyncUntil(runner, ref, IsComplete));
+  std::string log = ReadFile(runner.LogPath(ref));
+  const std::string state = fs::absolute(dir_.path()).lexically_normal().string();
+  EXPECT_NE(log.find("state=" + state +
+                     " ns=default job=mine trigger=nightly from=2026-03-01T01:00:00.000Z "
+                     "to=2026-03-01T02:00:00.000Z outputs=table/filled,view/v bin=set\n"),
+            std::string::npos)
+      << log;
+
+  ObjectRef plain = Create(JobResource(
+      "plain", {"sh", "-c", "echo \"job=$HOP_JOB outputs=${HOP_OUTPUTS-unset}\""}));
+  ASSERT_TRUE(SyncUntil(runner, plain, IsComplete));
+  log = ReadFile(runner.LogPath(plain));
+  EXPECT_NE(log.find("job=plain outputs=unset\n"), std::string::npos) << log;
+}
+
 TEST_F(JobRunnerTest, RunsInItsWorkDirWithArgsOnly) {
   JobRunner& runner = NewRunner();
   Resource job = JobResource("args-only", {}, Json::object(),

@@ -13,10 +13,12 @@
 #include "operator/pipeline_reconciler.h"
 #include "operator/provision_reconciler.h"
 #include "operator/subscription_reconciler.h"
+#include "operator/table_reconciler.h"
 #include "operator/trigger_reconciler.h"
 #include "operator/trigger_runs.h"
 #include "operator/view_reconciler.h"
 #include "operator/view_refresh.h"
+#include "operator/watermarks.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "runtime/job_model.h"
@@ -38,6 +40,7 @@ struct ControlPlane::Impl {
   std::unique_ptr<runtime::JobRunner> runner;
   std::unique_ptr<op::TriggerReconciler> triggers;
   std::unique_ptr<op::ViewReconciler> views;
+  std::unique_ptr<op::TableReconciler> tables;
   op::PipelineRules pipeline_rules;  // read by `pipelines`; fixed once the manager starts
   std::unique_ptr<op::PipelineReconciler> pipelines;
   std::unique_ptr<op::ProvisionReconciler> provisions;
@@ -77,6 +80,7 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   op::RefreshJobs refresh_jobs;
   refresh_jobs.command = options.refresh_command;
   impl.views = std::make_unique<op::ViewReconciler>(store, std::move(refresh_jobs));
+  impl.tables = std::make_unique<op::TableReconciler>(store);
   impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
   impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
@@ -111,13 +115,16 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
                          impl.triggers.get(),
                          Reports::kStanding,
                          {{kJob, &op::TriggerReconciler::JobEvent}}});
-  // A view hears of its refresh Jobs, and one refreshed on source change of its inputs.
+  // A view hears of its refresh Jobs; one that derives its watermark, or is refreshed on its
+  // inputs' change, looks again when one of its inputs changes.
   op::ViewReconciler* views = impl.views.get();
   auto inputs = [views](const store::Event& event) { return views->InputEvent(event); };
   controllers.push_back({resource::ViewKind::Info().group_kind(),
                          impl.views.get(),
                          Reports::kStanding,
                          {{kJob, &op::ViewReconciler::JobEvent},
+                          {resource::TableKind::Info().group_kind(), op::DerivedViewsOf(store)},
+                          {resource::ViewKind::Info().group_kind(), op::DerivedViewsOf(store)},
                           {resource::TableKind::Info().group_kind(), inputs},
                           {resource::ViewKind::Info().group_kind(), inputs}}});
   controllers.push_back({resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
@@ -135,6 +142,9 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
     impl.pipeline_rules.controlled.push_back({c.kind, c.reports});
     impl.manager->Register(c.kind, c.reconciler, std::move(c.watches));
   }
+  // Tables' watermarks fire their triggers. Not in the Pipeline rules' list: this reconciler
+  // says nothing of whether a table is ready.
+  impl.manager->Register(resource::TableKind::Info().group_kind(), impl.tables.get());
 
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
@@ -234,6 +244,16 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
       busy.push_back("View " + key + ": watermarks wait to be given to its triggers");
       continue;
     }
+    if (status.contains("inputFires")) {
+      busy.push_back("View " + key + ": its inputs' advances wait to be derived");
+      continue;
+    }
+    HOP_ASSIGN_OR_RETURN(std::optional<SystemTime> derived, op::DerivedWatermarkOf(store, view));
+    if (auto current = fires.Watermark(); derived && (!current || *derived > *current)) {
+      busy.push_back(fmt::format("View {}: its inputs' watermarks give {}, not taken yet", key,
+                                 deploy::TriggerFires::Stamp(*derived)));
+      continue;
+    }
     const std::vector<SystemTime> watermark = fires.Undelivered();
     if (watermark.empty()) continue;
     auto listening =
@@ -245,6 +265,15 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
         busy.push_back(fmt::format("View {}: its watermark {} has not reached trigger {} yet", key,
                                    deploy::TriggerFires::Stamp(watermark.back()), trigger->name()));
       }
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(store::ListResult tables,
+                       store.List({resource::TableKind::Info().group_kind(), "", {}}));
+  for (const resource::Resource& table : tables.items) {
+    Json status = table.status() && table.status()->is_object() ? *table.status() : Json::object();
+    if (deploy::ViewFires(status).HasPending()) {
+      busy.push_back("Table " + table.namespace_name() + "/" + table.name() +
+                     ": watermarks wait to be given to its triggers");
     }
   }
   HOP_ASSIGN_OR_RETURN(store::ListResult jobs, store.List({kJob, "", {}}));

@@ -259,6 +259,7 @@ StatementPtr Parser::ParseCreateView(bool or_replace) {
   HOP_PARSE_IF_NOT_EXISTS(stmt);
   if (!ParseQualifiedName(&stmt->name)) return nullptr;
   if (PeekType(TokenType::kLParen) && !ParseIdentifierList(&stmt->columns)) return nullptr;
+  if (AcceptKeyword(Keyword::kWITH) && !ParseOptionList(&stmt->options)) return nullptr;
   if (!ExpectKeyword(Keyword::kAS)) return nullptr;
   stmt->query = ParseQuery();
   if (!stmt->query) return nullptr;
@@ -464,6 +465,10 @@ StatementPtr Parser::ParseFire() {
   if (stmt->object == ObjectKind::kTrigger) {
     stmt->retry = AcceptKeyword(Keyword::kRETRY);
     if (AcceptKeyword(Keyword::kWITH) && !ParseOptionList(&stmt->options)) return nullptr;
+  } else if (AcceptKeyword(Keyword::kWATERMARK)) {
+    auto at = ParseStringLiteral();
+    if (!at) return nullptr;
+    stmt->watermark = std::move(*at);
   }
   return stmt;
 }

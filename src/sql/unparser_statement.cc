@@ -184,6 +184,8 @@ void Writer::Statement(const sql::Statement& stmt) {
         Raw(" ");
         IdentList(s.columns);
       }
+      if (s.options.present && !ansi()) Unsupported("WITH on a view");
+      Options(s.options);
       Raw(" AS ");
       Query(*s.query);
       break;
@@ -323,6 +325,10 @@ void Writer::Statement(const sql::Statement& stmt) {
       Name(s.name);
       if (s.retry) Raw(" RETRY");
       Options(s.options);
+      if (s.watermark) {
+        Raw(" WATERMARK ");
+        String(*s.watermark);
+      }
       break;
     }
     case StatementKind::kPause:

@@ -1,6 +1,7 @@
-// `CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(columns)] AS query`.
+// `CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(columns)] [WITH (options)] AS query`.
 #pragma once
 
+#include "sql/ast/options.h"
 #include "sql/ast/query.h"
 #include "sql/ast/statement.h"
 
@@ -12,6 +13,7 @@ struct CreateViewStatement : Statement {
   bool if_not_exists = false;
   QualifiedName name;
   std::vector<Identifier> columns;
+  OptionList options;  // hop: `watermark` (docs/ddl.md)
   std::unique_ptr<Query> query;
 };
 

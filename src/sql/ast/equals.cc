@@ -304,7 +304,8 @@ bool Equals(const Statement& a, const Statement& b) {
       const auto& x = a.As<CreateViewStatement>();
       const auto& y = b.As<CreateViewStatement>();
       return x.or_replace == y.or_replace && x.if_not_exists == y.if_not_exists &&
-             x.name == y.name && x.columns == y.columns && EqualPtr(x.query, y.query);
+             x.name == y.name && x.columns == y.columns && x.options == y.options &&
+             EqualPtr(x.query, y.query);
     }
     case StatementKind::kCreateMaterializedView: {
       const auto& x = a.As<CreateMaterializedViewStatement>();
@@ -354,7 +355,8 @@ bool Equals(const Statement& a, const Statement& b) {
     case StatementKind::kFire: {
       const auto& x = a.As<FireStatement>();
       const auto& y = b.As<FireStatement>();
-      return x.object == y.object && x.name == y.name && x.options == y.options;
+      return x.object == y.object && x.name == y.name && x.retry == y.retry &&
+             x.options == y.options && x.watermark == y.watermark;
     }
     case StatementKind::kPause:
     case StatementKind::kResume: {

@@ -1,0 +1,99 @@
+#include "cli/watermark_command.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/strings.h"
+#include "deploy/trigger_fires.h"
+#include "resource/kinds.h"
+
+namespace hop::cli {
+
+namespace {
+
+// How often a write that lost a race with another writer (the operator emptying the queue) is
+// tried again on the new state.
+constexpr int kAttempts = 10;
+
+}  // namespace
+
+int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std::ostream& out,
+                    std::ostream& err) {
+  const std::string ns = options.namespace_name.empty() ? "default" : options.namespace_name;
+  auto targets = deploy::ParseWatermarkTargets(options.target, ns, "target");
+  if (!targets.ok() || targets->size() != 1) {
+    err << "hop watermark set: "
+        << EscapeForTerminal(targets.ok() ? "name one table/NAME or view/NAME"
+                                          : targets.status().message())
+        << "\n";
+    return 2;
+  }
+  const store::ObjectRef ref = targets->front();
+  const std::string what = deploy::WatermarkTargetText(ref);
+  std::optional<SystemTime> given;
+  if (!options.time.empty()) {
+    auto parsed = ParseRfc3339(options.time);
+    if (!parsed) {
+      err << "hop watermark set: '" << EscapeForTerminal(options.time)
+          << "' is not an RFC 3339 time (2026-03-01T02:00:00Z)\n";
+      return 2;
+    }
+    given = *parsed;
+  }
+  const bool table = ref.kind == resource::TableKind::Info().group_kind();
+  for (int attempt = 0;; ++attempt) {
+    auto found = store.Find(ref);
+    if (!found.ok()) {
+      err << "hop watermark set: " << EscapeForTerminal(found.status().ToString()) << "\n";
+      return 1;
+    }
+    if (!*found) {
+      err << "hop watermark set: " << what << " not found in namespace " << ns << "\n";
+      return 1;
+    }
+    resource::Resource object = std::move(**found);
+    const auto labels = object.labels();
+    if (auto policy = labels.find(std::string(deploy::kWatermarkPolicyLabel));
+        policy != labels.end()) {
+      err << "hop watermark set: " << what
+          << " derives its watermark from its inputs' ('watermark' '"
+          << EscapeForTerminal(policy->second) << "'): set theirs instead\n";
+      return 1;
+    }
+    Json status =
+        object.status() && object.status()->is_object() ? *object.status() : Json::object();
+    deploy::ViewFires fires(status, table ? "Table" : "View");
+    const std::optional<SystemTime> before = fires.Watermark();
+    // Without a time: now, or just after the watermark when that is later (as FIRE stamps), so
+    // that producers saying "complete up to now" at once all advance it.
+    SystemTime at = std::chrono::floor<std::chrono::milliseconds>(options.clock->Now());
+    if (given) {
+      at = *given;
+    } else if (before && at <= *before) {
+      at = *before + std::chrono::milliseconds(1);
+    }
+    auto moved = fires.Set(at, options.force, ref.name);
+    if (!moved.ok()) {
+      err << "hop watermark set: " << EscapeForTerminal(moved.status().message()) << "\n";
+      return 1;
+    }
+    if (!*moved) {
+      out << what << " watermark already at " << deploy::TriggerFires::Stamp(*before) << "\n";
+      return 0;
+    }
+    object.set_status(std::move(status));
+    // Written only over the version read: a concurrent advance or delivery is not overwritten.
+    auto written = store.UpdateStatus(object);
+    if (written.ok()) {
+      out << what << " watermark " << deploy::TriggerFires::Stamp(at);
+      if (before) out << " (was " << deploy::TriggerFires::Stamp(*before) << ")";
+      out << "\n";
+      return 0;
+    }
+    if (written.status().code() != StatusCode::kConflict || attempt + 1 >= kAttempts) {
+      err << "hop watermark set: " << EscapeForTerminal(written.status().ToString()) << "\n";
+      return 1;
+    }
+  }
+}
+
+}  // namespace hop::cli

@@ -1,0 +1,59 @@
+#include "operator/table_reconciler.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/log.h"
+#include "deploy/trigger_fires.h"
+#include "operator/reconciler_util.h"
+#include "operator/trigger_runs.h"
+#include "operator/watermarks.h"
+#include "resource/kinds.h"
+
+namespace hop::op {
+
+using resource::Resource;
+using resource::TableKind;
+
+hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
+                                                        const ReconcileContext& context) {
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> table, GetOrNotFound(store_, request));
+  if (!table) return ReconcileResult::Done();
+  Json table_status = StatusOf(*table);
+  deploy::ViewFires table_fires(table_status, "Table");
+  const std::vector<SystemTime> fires = table_fires.Undelivered();
+  if (fires.empty()) return ReconcileResult::Done();
+  std::vector<std::string> path;
+  if (auto catalog = TableKind::kCatalog.Get(*table); catalog && !catalog->empty()) {
+    path.push_back(*catalog);
+  }
+  path.push_back(TableKind::kSchema.Get(*table).value_or(""));
+  path.push_back(TableKind::kTable.Get(*table).value_or(""));
+  HOP_ASSIGN_OR_RETURN(
+      store::ListResult triggers,
+      store_.List({resource::TableTriggerKind::Info().group_kind(), table->namespace_name(), {}}));
+  // As the View reconciler: every trigger's fires and the runs they start, and the emptied queue,
+  // in one batch that fails (and the reconcile runs again) if any of them changed since read.
+  Batch batch(store_);
+  // The queued advances also go to the views derived from the table, in the same commit.
+  HOP_RETURN_IF_ERROR(
+      QueueOnDerivedViews(store_, batch, store::RefOf(*table), table_fires.Queued()));
+  if (table_fires.HasPending()) {
+    table_fires.Delivered();
+    batch.UpdateStatusIfChanged(*table, std::move(table_status));
+  }
+  const SystemTime now = context.clock->Now();
+  const std::string watermark = deploy::TriggerFires::Stamp(fires.back());
+  for (Resource& trigger : triggers.items) {
+    if (!deploy::TriggerOnTable(trigger, path)) continue;
+    const std::string name = trigger.name();
+    HOP_ASSIGN_OR_RETURN(bool fired, FireAndStart(batch, std::move(trigger), fires, now));
+    if (fired) {
+      log::Info("[{}] Table {}/{} advanced to {}: firing trigger {}", context.id,
+                table->namespace_name(), table->name(), watermark, name);
+    }
+  }
+  HOP_RETURN_IF_ERROR(batch.Commit());
+  return ReconcileResult::Done();
+}
+
+}  // namespace hop::op
