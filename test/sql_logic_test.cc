@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "catalog/local.h"
+#include "catalog/postgres.h"
 #include "cli/resource_commands.h"
 #include "resource/kinds.h"
 #include "resource/yaml.h"
@@ -70,6 +71,7 @@ class SqlFile {
     properties.state_dir = dir_;
     local_ = std::make_unique<catalog::LocalProvisioner>(dir_);
     provisioners_.Register("local", local_.get());
+    provisioners_.Register("postgresql", &postgres_);
     properties.provisioners = &provisioners_;
     session_ = std::make_unique<session::Session>(*store_, properties);
   }
@@ -167,6 +169,7 @@ class SqlFile {
   std::string dir_;
   FixedClock clock_;
   std::unique_ptr<catalog::LocalProvisioner> local_;
+  catalog::PostgresProvisioner postgres_;
   catalog::Provisioners provisioners_;
   std::unique_ptr<store::SqliteStore> store_;
   std::unique_ptr<session::Session> session_;

@@ -47,6 +47,12 @@ class TableSource {
   virtual bool Narrows(int column) const = 0;
   // About how many rows a scan returns, unconstrained (the engine's planner weighs joins by it).
   virtual double EstimatedRows() const = 0;
+  // The query a scan of `request` sends to the system that holds the rows (constraint values
+  // as parameters, `$1`), for EXPLAIN; empty when the source sends none.
+  virtual std::string DescribeScan(const ScanRequest& request) const {
+    (void)request;
+    return {};
+  }
   // Starts a scan. Thread-compatible: one scan is read by one thread at a time.
   virtual Result<std::unique_ptr<RowCursor>> Open(const ScanRequest& request) const = 0;
 };

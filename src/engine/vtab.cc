@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <charconv>
+#include <optional>
 
 #include "engine/functions_impl.h"
 #include "sql/ast/create_table_statement.h"
@@ -81,6 +82,26 @@ int Disconnect(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
+// Columns whose equality constraints can be handed to a source in the column's text form:
+// strings as they are, integers and booleans (`true`, `false`) when SQLite has an integer.
+bool Pushable(RepKind kind) {
+  return kind == RepKind::kText || kind == RepKind::kInteger || kind == RepKind::kBoolean;
+}
+
+// The text form of a constraint's value on a column of `kind`, or nullopt when it has none (a
+// REAL compared with an integer column): the constraint is then not pushed, and SQLite's own
+// check of every row applies it.
+std::optional<std::string> ConstraintText(RepKind kind, sqlite3_value* v) {
+  if (kind == RepKind::kText) return std::string(internal::ArgText(v));
+  if (sqlite3_value_type(v) != SQLITE_INTEGER) return std::nullopt;
+  const sqlite3_int64 i = sqlite3_value_int64(v);
+  if (kind == RepKind::kBoolean) {
+    if (i != 0 && i != 1) return std::nullopt;
+    return std::string(i ? "true" : "false");
+  }
+  return std::to_string(i);
+}
+
 int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   const VirtualTable& table = *reinterpret_cast<Table*>(vtab)->table;
   std::vector<int> constrained;
@@ -89,7 +110,7 @@ int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     const auto& c = info->aConstraint[i];
     if (!c.usable || c.op != SQLITE_INDEX_CONSTRAINT_EQ || c.iColumn < 0) continue;
     if (c.iColumn >= static_cast<int>(table.reps.size()) ||
-        table.reps[static_cast<size_t>(c.iColumn)].kind != RepKind::kText ||
+        !Pushable(table.reps[static_cast<size_t>(c.iColumn)].kind) ||
         !table.source->Narrows(c.iColumn)) {
       continue;
     }
@@ -154,7 +175,10 @@ int Filter(sqlite3_vtab_cursor* cur, int, const char* idx, int argc, sqlite3_val
       c->eof = true;
       return SQLITE_OK;
     }
-    request.constraints.push_back({constrained[i], std::string(internal::ArgText(argv[i]))});
+    const int col = constrained[i];
+    if (col < 0 || static_cast<size_t>(col) >= table.reps.size()) continue;
+    auto text = ConstraintText(table.reps[static_cast<size_t>(col)].kind, argv[i]);
+    if (text) request.constraints.push_back({col, std::move(*text)});
   }
   auto rows = table.source->Open(request);
   if (!rows.ok()) {
@@ -260,11 +284,21 @@ std::string VirtualTables::DescribePlan(const VirtualTable& table, std::string_v
   const auto constrained = ParseList(idx.substr(0, slash));
   out += "; pushed down: ";
   if (constrained.empty()) out += "nothing";
+  catalog::ScanRequest request;
+  request.columns.assign(table.columns.size(), false);
+  for (int c : used) {
+    if (c >= 0 && static_cast<size_t>(c) < table.columns.size()) request.columns[c] = true;
+  }
   for (size_t i = 0; i < constrained.size(); ++i) {
     if (i > 0) out += " AND ";
     if (constrained[i] >= 0 && static_cast<size_t>(constrained[i]) < table.columns.size()) {
       out += table.columns[constrained[i]] + " = ?";
+      request.constraints.push_back({constrained[i], "?"});
     }
+  }
+  // What the source sends to its system for this scan (PostgreSQL's query).
+  if (std::string scan = table.source->DescribeScan(request); !scan.empty()) {
+    out += "; query: " + scan;
   }
   return out;
 }
