@@ -229,6 +229,8 @@ class Pool {
       return Status::Unavailable(fmt::format("{} ({}): cannot connect to PostgreSQL: {}",
                                              e.Name(), e.url, message));
     }
+    // The server's notices (`table ... does not exist, skipping`) are not hop's output.
+    PQsetNoticeProcessor(c.get(), [](void*, const char*) {}, nullptr);
     std::lock_guard<std::mutex> lock(mu_);
     ++open_;
     return c;
