@@ -482,6 +482,10 @@ class PgSource : public TableSource {
     return column >= 0 && static_cast<size_t>(column) < columns_.size() &&
            columns_[static_cast<size_t>(column)].narrow != Narrow::kNone;
   }
+  // Integers compare alike in PostgreSQL and in the engine; strings may not (collations).
+  bool NarrowsRange(int column) const override {
+    return Narrows(column) && columns_[static_cast<size_t>(column)].narrow == Narrow::kInteger;
+  }
   double EstimatedRows() const override { return rows_; }
 
   std::string DescribeScan(const ScanRequest& request) const override {
@@ -534,7 +538,7 @@ class PgSource : public TableSource {
     if (select.empty()) select = "1";
     std::string where;
     for (const ScanConstraint& c : request.constraints) {
-      if (!Narrows(c.column)) continue;
+      if (!Narrows(c.column) || (c.op != ScanOp::kEq && !NarrowsRange(c.column))) continue;
       const ScanColumn& col = columns_[static_cast<size_t>(c.column)];
       std::string value = c.value;
       std::string cast;
@@ -554,8 +558,9 @@ class PgSource : public TableSource {
       }
       if (col.narrow == Narrow::kInteger) cast = "::int8";
       params.push_back(std::move(value));
-      where += fmt::format("{}{} = ${}{}", where.empty() ? " WHERE " : " AND ", Quote(col.name),
-                           params.size(), cast);
+      static const char* const kOps[] = {"=", "<", "<=", ">", ">="};
+      where += fmt::format("{}{} {} ${}{}", where.empty() ? " WHERE " : " AND ", Quote(col.name),
+                           kOps[static_cast<int>(c.op)], params.size(), cast);
     }
     return fmt::format("SELECT {} FROM {}.{}{}", select, Quote(schema_), Quote(table_), where);
   }

@@ -102,21 +102,43 @@ std::optional<std::string> ConstraintText(RepKind kind, sqlite3_value* v) {
   return std::to_string(i);
 }
 
+// A constraint in idxStr is `column * kOps + op`.
+constexpr int kOps = 8;
+
+std::optional<catalog::ScanOp> OpOf(unsigned char op) {
+  switch (op) {
+    case SQLITE_INDEX_CONSTRAINT_EQ: return catalog::ScanOp::kEq;
+    case SQLITE_INDEX_CONSTRAINT_LT: return catalog::ScanOp::kLt;
+    case SQLITE_INDEX_CONSTRAINT_LE: return catalog::ScanOp::kLe;
+    case SQLITE_INDEX_CONSTRAINT_GT: return catalog::ScanOp::kGt;
+    case SQLITE_INDEX_CONSTRAINT_GE: return catalog::ScanOp::kGe;
+    default: return std::nullopt;
+  }
+}
+
+const char* OpText(int op) {
+  static const char* const kText[] = {"=", "<", "<=", ">", ">="};
+  return op >= 0 && op < 5 ? kText[op] : "?";
+}
+
 int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   const VirtualTable& table = *reinterpret_cast<Table*>(vtab)->table;
   std::vector<int> constrained;
   int argv_index = 0;
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& c = info->aConstraint[i];
-    if (!c.usable || c.op != SQLITE_INDEX_CONSTRAINT_EQ || c.iColumn < 0) continue;
-    if (c.iColumn >= static_cast<int>(table.reps.size()) ||
-        !Pushable(table.reps[static_cast<size_t>(c.iColumn)].kind) ||
-        !table.source->Narrows(c.iColumn)) {
+    if (!c.usable || c.iColumn < 0 || c.iColumn >= static_cast<int>(table.reps.size())) continue;
+    const RepKind kind = table.reps[static_cast<size_t>(c.iColumn)].kind;
+    const std::optional<catalog::ScanOp> op = OpOf(c.op);
+    if (!op) continue;
+    if (*op == catalog::ScanOp::kEq
+            ? !Pushable(kind) || !table.source->Narrows(c.iColumn)
+            : kind != RepKind::kInteger || !table.source->NarrowsRange(c.iColumn)) {
       continue;
     }
     info->aConstraintUsage[i].argvIndex = ++argv_index;
     info->aConstraintUsage[i].omit = 0;  // SQLite checks the rows again
-    constrained.push_back(c.iColumn);
+    constrained.push_back(c.iColumn * kOps + static_cast<int>(*op));
   }
   std::vector<int> used;
   for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -175,10 +197,13 @@ int Filter(sqlite3_vtab_cursor* cur, int, const char* idx, int argc, sqlite3_val
       c->eof = true;
       return SQLITE_OK;
     }
-    const int col = constrained[i];
-    if (col < 0 || static_cast<size_t>(col) >= table.reps.size()) continue;
+    const int col = constrained[i] / kOps;
+    const int op = constrained[i] % kOps;
+    if (col < 0 || static_cast<size_t>(col) >= table.reps.size() || op > 4) continue;
     auto text = ConstraintText(table.reps[static_cast<size_t>(col)].kind, argv[i]);
-    if (text) request.constraints.push_back({col, std::move(*text)});
+    if (text) {
+      request.constraints.push_back({col, std::move(*text), static_cast<catalog::ScanOp>(op)});
+    }
   }
   auto rows = table.source->Open(request);
   if (!rows.ok()) {
@@ -291,9 +316,10 @@ std::string VirtualTables::DescribePlan(const VirtualTable& table, std::string_v
   }
   for (size_t i = 0; i < constrained.size(); ++i) {
     if (i > 0) out += " AND ";
-    if (constrained[i] >= 0 && static_cast<size_t>(constrained[i]) < table.columns.size()) {
-      out += table.columns[constrained[i]] + " = ?";
-      request.constraints.push_back({constrained[i], "?"});
+    const int col = constrained[i] / kOps, op = constrained[i] % kOps;
+    if (col >= 0 && static_cast<size_t>(col) < table.columns.size() && op <= 4) {
+      out += fmt::format("{} {} ?", table.columns[static_cast<size_t>(col)], OpText(op));
+      request.constraints.push_back({col, "?", static_cast<catalog::ScanOp>(op)});
     }
   }
   // What the source sends to its system for this scan (PostgreSQL's query).
