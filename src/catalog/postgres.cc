@@ -188,11 +188,17 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = idle_.find(e.key);
-      if (it != idle_.end() && !it->second.empty()) {
+      while (it != idle_.end() && !it->second.empty()) {
         PgConn c = std::move(it->second.back());
         it->second.pop_back();
-        reused = true;
-        return c;
+        // What the server sent while the connection sat idle (it ends a connection it
+        // terminates with a message, then closes it): such a connection is not handed out.
+        if (PQconsumeInput(c.get()) == 1 && PQstatus(c.get()) == CONNECTION_OK &&
+            !PQisBusy(c.get())) {
+          reused = true;
+          return c;
+        }
+        --open_;
       }
     }
     reused = false;
@@ -293,6 +299,17 @@ class Lease {
   PgConn conn_;
 };
 
+// Whether a statement failed because the server had ended the connection (a restart, a
+// terminated backend): libpq may not have seen the close yet, but the server said why.
+bool Dropped(PGconn* conn, const PGresult* r) {
+  if (PQstatus(conn) == CONNECTION_BAD) return true;
+  if (r == nullptr || PQresultStatus(r) != PGRES_FATAL_ERROR) return false;
+  const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  if (state == nullptr) return false;
+  const std::string_view code = state;
+  return code.rfind("57P", 0) == 0 || code.rfind("08", 0) == 0;  // shutdown, connection
+}
+
 // Runs one statement with text parameters on a pooled connection; a reused connection that the
 // server dropped meanwhile (a restart) is replaced once.
 Result<PgResult> Run(const Endpoint& e, const std::string& sql,
@@ -307,7 +324,10 @@ Result<PgResult> Run(const Endpoint& e, const std::string& sql,
                             values.data(), nullptr, nullptr, 0));
     const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) return r;
-    if (PQstatus(lease.get()) == CONNECTION_BAD && reused && attempt == 0) continue;
+    if (reused && attempt == 0 && Dropped(lease.get(), r.get())) {
+      lease.Discard();
+      continue;
+    }
     return Status::ExecutionError(
         fmt::format("{}: PostgreSQL: {}", e.Name(), ServerMessage(r.get(), lease.get())));
   }
@@ -412,10 +432,11 @@ Result<ScanColumn> MakeScanColumn(const std::string& pg_name, const sql::DataTyp
 
 class PgRowCursor : public RowCursor {
  public:
-  PgRowCursor(std::shared_ptr<const Endpoint> e, Lease lease, std::vector<int> slots,
-              std::vector<bool> booleans, size_t width)
+  PgRowCursor(std::shared_ptr<const Endpoint> e, Lease lease, PgResult first,
+              std::vector<int> slots, std::vector<bool> booleans, size_t width)
       : endpoint_(std::move(e)),
         lease_(std::move(lease)),
+        first_(std::move(first)),
         slots_(std::move(slots)),
         booleans_(std::move(booleans)),
         width_(width) {}
@@ -438,7 +459,7 @@ class PgRowCursor : public RowCursor {
 
   Result<bool> Next(Row& row) override {
     if (done_) return false;
-    PgResult r(PQgetResult(lease_.get()));
+    PgResult r = first_ ? std::move(first_) : PgResult(PQgetResult(lease_.get()));
     const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (st == PGRES_SINGLE_TUPLE) {
       row.assign(width_, std::nullopt);
@@ -459,6 +480,7 @@ class PgRowCursor : public RowCursor {
  private:
   std::shared_ptr<const Endpoint> endpoint_;
   Lease lease_;
+  PgResult first_;              // the first result, read by Open
   std::vector<int> slots_;      // per result column: the table column it fills
   std::vector<bool> booleans_;  // per result column
   size_t width_;
@@ -514,8 +536,16 @@ class PgSource : public TableSource {
                             values.data(), nullptr, nullptr, 0) == 1) {
         // Rows stream one at a time, never all held at once.
         PQsetSingleRowMode(lease.get());
+        PgResult first(PQgetResult(lease.get()));
+        if (reused && attempt == 0 && Dropped(lease.get(), first.get())) {
+          // The server had ended the connection (a restart) while it sat in the pool.
+          first.reset();
+          while (PGresult* rest = PQgetResult(lease.get())) PQclear(rest);
+          lease.Discard();
+          continue;
+        }
         return std::unique_ptr<RowCursor>(std::make_unique<PgRowCursor>(
-            endpoint_, std::move(lease), std::move(slots), std::move(booleans),
+            endpoint_, std::move(lease), std::move(first), std::move(slots), std::move(booleans),
             columns_.size()));
       }
       if (PQstatus(lease.get()) == CONNECTION_BAD && reused && attempt == 0) continue;

@@ -1,7 +1,7 @@
 // Tests of the PostgreSQL adapter's pure parts (URLs, credentials, names, types both ways) and,
 // against a server of the test's own, of what SQL cannot show: connections are reused, a scan
-// stopped early leaves its connection usable, constraints are parameters, and the provisioner
-// creates, checks and drops.
+// stopped early leaves its connection usable, one the server dropped is replaced, constraints are
+// parameters, and the provisioner creates, checks and drops.
 #include "catalog/postgres.h"
 
 #include <gtest/gtest.h>
@@ -249,6 +249,42 @@ TEST_F(PostgresLiveTest, ConnectionsAreReusedAndEarlyStopsLeaveThemUsable) {
   more = (*cursor)->Next(row);
   ASSERT_TRUE(more.ok() && *more);
   EXPECT_EQ(row[1], std::optional<std::string>("n7"));
+}
+
+TEST_F(PostgresLiveTest, AConnectionTheServerDroppedIsReplaced) {
+  auto table = schema_.discovery->Find("T");
+  ASSERT_TRUE(table.ok() && *table) << table.status().ToString();
+  ScanRequest one;
+  one.columns = {true, false};
+  one.constraints = {{0, "1"}};
+  auto scan = [&]() -> Result<int> {
+    HOP_ASSIGN_OR_RETURN(auto cursor, (*table)->source->Open(one));
+    Row row;
+    int rows = 0;
+    for (;;) {
+      HOP_ASSIGN_OR_RETURN(bool more, cursor->Next(row));
+      if (!more) return rows;
+      ++rows;
+    }
+  };
+  ASSERT_EQ(*scan(), 1);
+  // The server ends every connection hop holds (as a restart would): the next scan reconnects.
+  ASSERT_TRUE(server_
+                  .Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                        "application_name = 'hop'")
+                  .ok());
+  auto again = scan();
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, 1);
+  PostgresProvisioner p;
+  TableDefinition def;
+  def.database = "pg";
+  def.path = {"PG", "T"};
+  ASSERT_TRUE(server_
+                  .Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                        "application_name = 'hop'")
+                  .ok());
+  EXPECT_TRUE(p.Exists(schema_, def).status().code() == StatusCode::kAlreadyExists);
 }
 
 TEST_F(PostgresLiveTest, ProvisionerCreatesChecksAndDrops) {
