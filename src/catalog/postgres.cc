@@ -221,6 +221,10 @@ class Pool {
     }
     keys.push_back(nullptr);
     values.push_back(nullptr);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++attempts_;
+    }
     PgConn c(PQconnectdbParams(keys.data(), values.data(), 0));
     if (c == nullptr) return Status::Unavailable(fmt::format("{}: out of memory", e.Name()));
     if (PQstatus(c.get()) != CONNECTION_OK) {
@@ -266,12 +270,17 @@ class Pool {
     std::lock_guard<std::mutex> lock(mu_);
     return open_;
   }
+  int attempts() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return attempts_;
+  }
 
  private:
   static constexpr size_t kIdlePerKey = 4;
   std::mutex mu_;
   std::map<std::string, std::vector<PgConn>> idle_;
   int open_ = 0;
+  int attempts_ = 0;
 };
 
 // A connection in use, returned to the pool when it goes.
@@ -1160,6 +1169,7 @@ std::shared_ptr<const TableSource> PostgresSource(const Schema& schema, const Ta
   if (!endpoint.ok()) return nullptr;
   std::vector<ScanColumn> columns;
   for (const Column& c : table.row_type.columns) {
+    if (!PostgresTypeOf(c.type).ok()) return nullptr;  // no such column hop could have made
     auto sc = MakeScanColumn(PostgresName(c.name), c.type, /*text_like=*/true);
     if (!sc.ok()) return nullptr;  // the engine then says it cannot read the table
     columns.push_back(std::move(*sc));
@@ -1219,5 +1229,6 @@ Status PostgresProvisioner::Drop(const Schema& schema, const TableDefinition& ta
 }
 
 int PostgresOpenConnections() { return Pool::Get().open(); }
+int PostgresConnectionAttempts() { return Pool::Get().attempts(); }
 
 }  // namespace hop::catalog

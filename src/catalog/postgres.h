@@ -93,7 +93,9 @@ class PostgresProvisioner : public Provisioner {
   Status Drop(const Schema& schema, const TableDefinition& table) override;
 };
 
-// Connections the process holds open to PostgreSQL servers, idle or in use (for tests of reuse).
+// Connections the process holds open to PostgreSQL servers, idle or in use, and the connections
+// it has tried to open, successful or not (for tests of reuse and of what connects).
 int PostgresOpenConnections();
+int PostgresConnectionAttempts();
 
 }  // namespace hop::catalog
