@@ -71,24 +71,26 @@ int main(int argc, char** argv) {
   const std::string dir = mkdtemp(tmpl);
   const std::string state = dir + "/state";
   const std::string yaml = dir + "/db.yaml";
-  std::ofstream(yaml) << "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\n"
-                         "metadata: {name: pg}\nspec:\n  schema: PG\n  url: postgresql:///postgres?host="
-                      << pg.socket_dir() << "&user=postgres\n";
+  std::ofstream(yaml)
+      << "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\n"
+         "metadata: {name: pg}\nspec:\n  schema: PG\n  url: postgresql:///postgres?host="
+      << pg.socket_dir() << "&user=postgres\n";
   double t = 0;
   int failed = Run({HOP_BINARY, "--state", state, "apply", "-f", yaml}, t);
   std::vector<double> hop_times, psql_times;
   for (int i = 0; i < runs && failed == 0; ++i) {
     const std::string n = std::to_string(i);
-    failed = Run({HOP_BINARY, "--state", state, "-e",
-                  "CREATE TABLE pg.hop_" + n + " (id BIGINT NOT NULL, name VARCHAR(20), at TIMESTAMP(3))"},
-                 t);
+    failed = Run(
+        {HOP_BINARY, "--state", state, "-e",
+         "CREATE TABLE pg.hop_" + n + " (id BIGINT NOT NULL, name VARCHAR(20), at TIMESTAMP(3))"},
+        t);
     hop_times.push_back(t);
     if (failed != 0) break;
-    failed = Run({"psql", "-X", "-q", "-h", pg.socket_dir(), "-U", "postgres", "-d", "postgres",
-                  "-c",
-                  "CREATE TABLE psql_" + n +
-                      " (id bigint NOT NULL, name character varying(20), at timestamp(3))"},
-                 t);
+    failed =
+        Run({"psql", "-X", "-q", "-h", pg.socket_dir(), "-U", "postgres", "-d", "postgres", "-c",
+             "CREATE TABLE psql_" + n +
+                 " (id bigint NOT NULL, name character varying(20), at timestamp(3))"},
+            t);
     psql_times.push_back(t);
   }
   std::filesystem::remove_all(dir);

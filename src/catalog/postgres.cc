@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -236,11 +236,12 @@ class Pool {
           message.replace(at, password.size(), kRedacted);
         }
       }
-      return Status::Unavailable(fmt::format("{} ({}): cannot connect to PostgreSQL: {}",
-                                             e.Name(), e.url, message));
+      return Status::Unavailable(
+          fmt::format("{} ({}): cannot connect to PostgreSQL: {}", e.Name(), e.url, message));
     }
     // The server's notices (`table ... does not exist, skipping`) are not hop's output.
-    PQsetNoticeProcessor(c.get(), [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(
+        c.get(), [](void*, const char*) {}, nullptr);
     std::lock_guard<std::mutex> lock(mu_);
     ++open_;
     return c;
@@ -379,11 +380,11 @@ Result<std::string> ElementExpression(const sql::DataType& t) {
     case TypeName::kChar: return std::string("e");
     case TypeName::kVarchar: return std::string("e::text");  // json and uuid elements as text
     case TypeName::kDecimal:
-      return fmt::format("(e * 1{})::int8", std::string(static_cast<size_t>(t.scale.value_or(0)), '0'));
+      return fmt::format("(e * 1{})::int8",
+                         std::string(static_cast<size_t>(t.scale.value_or(0)), '0'));
     case TypeName::kDate: return std::string("(e - DATE '1970-01-01')");
     case TypeName::kTime:
-    case TypeName::kTimestamp:
-      return std::string("(EXTRACT(EPOCH FROM e) * 1000000)::int8");
+    case TypeName::kTimestamp: return std::string("(EXTRACT(EPOCH FROM e) * 1000000)::int8");
     case TypeName::kBinary:
     case TypeName::kVarbinary:
     case TypeName::kBytes: return std::string("encode(e, 'hex')");
@@ -553,9 +554,9 @@ class PgSource : public TableSource {
           lease.Discard();
           continue;
         }
-        return std::unique_ptr<RowCursor>(std::make_unique<PgRowCursor>(
-            endpoint_, std::move(lease), std::move(first), std::move(slots), std::move(booleans),
-            columns_.size()));
+        return std::unique_ptr<RowCursor>(
+            std::make_unique<PgRowCursor>(endpoint_, std::move(lease), std::move(first),
+                                          std::move(slots), std::move(booleans), columns_.size()));
       }
       if (PQstatus(lease.get()) == CONNECTION_BAD && reused && attempt == 0) continue;
       return Status::ExecutionError(fmt::format("{}: PostgreSQL: {}", endpoint_->Name(),
@@ -688,8 +689,8 @@ Result<Table> MakeTable(const std::shared_ptr<const Endpoint>& e, const Schema& 
     }
     if (c.not_null) type->nullability = sql::Nullability::kNotNull;
     const uint32_t scalar = c.type.element_oid ? c.type.element_oid : c.type.oid;
-    const bool text_like = std::find(std::begin(kTextOids), std::end(kTextOids), scalar) !=
-                           std::end(kTextOids);
+    const bool text_like =
+        std::find(std::begin(kTextOids), std::end(kTextOids), scalar) != std::end(kTextOids);
     HOP_ASSIGN_OR_RETURN(ScanColumn sc, MakeScanColumn(c.name, *type, text_like));
     columns.push_back(std::move(sc));
     t.row_type.columns.push_back({HopName(c.name), std::move(*type)});
@@ -788,11 +789,11 @@ class PgSchemas : public SchemaDiscovery {
   Result<std::vector<std::string>> Remote() const {
     std::lock_guard<std::mutex> lock(mu_);
     if (remote_) return *remote_;
-    HOP_ASSIGN_OR_RETURN(
-        PgResult r, Run(*endpoint_,
-                        "SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname NOT LIKE "
-                        "'pg\\_%' AND nspname <> 'information_schema' ORDER BY nspname",
-                        {}));
+    HOP_ASSIGN_OR_RETURN(PgResult r,
+                         Run(*endpoint_,
+                             "SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname NOT LIKE "
+                             "'pg\\_%' AND nspname <> 'information_schema' ORDER BY nspname",
+                             {}));
     std::vector<std::string> names;
     for (int i = 0; i < PQntuples(r.get()); ++i) names.push_back(PQgetvalue(r.get(), i, 0));
     remote_ = names;
@@ -826,8 +827,7 @@ Result<std::vector<WantedColumn>> Wanted(const TableDefinition& table) {
   for (const Column& c : table.row_type.columns) {
     auto type = PostgresTypeOf(c.type);
     if (!type.ok()) return type.status().WithContext(fmt::format("column {}: ", c.name));
-    out.push_back(
-        {PostgresName(c.name), *type, c.type.nullability == sql::Nullability::kNotNull});
+    out.push_back({PostgresName(c.name), *type, c.type.nullability == sql::Nullability::kNotNull});
   }
   return out;
 }
@@ -908,8 +908,8 @@ Result<PostgresConfig> ParsePostgresUrl(std::string_view url) {
       port = spec.substr(colon + 1);
     }
     if (!port.empty()) {
-      if (port.size() > 5 || !std::all_of(port.begin(), port.end(),
-                                          [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      if (port.size() > 5 ||
+          !std::all_of(port.begin(), port.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
         return Status::InvalidArgument(fmt::format("the port '{}' is not a number", port));
       }
       any_port = true;
@@ -938,8 +938,7 @@ Result<PostgresConfig> ParsePostgresUrl(std::string_view url) {
     begin = end + 1;
     if (item.empty()) continue;
     size_t eq = item.find('=');
-    HOP_ASSIGN_OR_RETURN(std::string key,
-                         PercentDecode(item.substr(0, eq), "a parameter's name"));
+    HOP_ASSIGN_OR_RETURN(std::string key, PercentDecode(item.substr(0, eq), "a parameter's name"));
     HOP_ASSIGN_OR_RETURN(
         std::string value,
         PercentDecode(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1),
@@ -980,8 +979,8 @@ Result<std::vector<std::pair<std::string, std::string>>> ResolveCredentials(
   if (!config.password_env.empty()) {
     const char* value = std::getenv(config.password_env.c_str());
     if (value == nullptr) {
-      return Status::Unavailable(fmt::format(
-          "the password's environment variable {} is not set", config.password_env));
+      return Status::Unavailable(
+          fmt::format("the password's environment variable {} is not set", config.password_env));
     }
     params.emplace_back("password", value);
   } else if (!config.password_file.empty()) {
@@ -1094,9 +1093,9 @@ Result<std::string> PostgresTypeOf(const sql::DataType& t) {
   using sql::TypeName;
   auto refuse = [&]() {
     auto printed = sql::PrintType(t);
-    return Status::InvalidArgument(fmt::format(
-        "a PostgreSQL table hop creates cannot have a column of type {}",
-        printed.ok() ? *printed : std::string("this type")));
+    return Status::InvalidArgument(
+        fmt::format("a PostgreSQL table hop creates cannot have a column of type {}",
+                    printed.ok() ? *printed : std::string("this type")));
   };
   switch (t.name) {
     case TypeName::kBoolean: return std::string("boolean");

@@ -43,13 +43,16 @@ TEST(PostgresTest, Urls) {
       {"jdbc:postgresql://db/app?currentSchema=sales,public", "host=db dbname=app", "sales"},
       {"jdbc:postgresql://db/app?ssl=true&connectTimeout=3&ApplicationName=x&loginTimeout=9",
        "host=db dbname=app connect_timeout=3 application_name=x sslmode=require"},
-      {"jdbc:postgresql://db/app?ssl=true&sslmode=verify-full", "host=db dbname=app sslmode=verify-full"},
-      {"jdbc:postgresql://db/app?user=a%40b&password=p%26q", "host=db dbname=app user=a@b password=p&q"},
+      {"jdbc:postgresql://db/app?ssl=true&sslmode=verify-full",
+       "host=db dbname=app sslmode=verify-full"},
+      {"jdbc:postgresql://db/app?user=a%40b&password=p%26q",
+       "host=db dbname=app user=a@b password=p&q"},
       {"jdbc:postgresql://db/app?user=hop&password=${env:PGPASS}", "host=db dbname=app user=hop",
        "public", "PGPASS"},
       {"jdbc:postgresql://db/app?passwordFile=/run/pw", "host=db dbname=app", "public", "",
        "/run/pw"},
-      {"postgresql://hop:pw@/app?host=/tmp/sock&port=5433", "user=hop password=pw dbname=app host=/tmp/sock port=5433"},
+      {"postgresql://hop:pw@/app?host=/tmp/sock&port=5433",
+       "user=hop password=pw dbname=app host=/tmp/sock port=5433"},
       {"postgres://db/app?sslmode=disable", "host=db dbname=app sslmode=disable"},
       {"postgresql:///app?currentSchema=x", "dbname=app", "x"},
       {"jdbc:postgresql:app", nullptr},
@@ -146,7 +149,9 @@ TEST(PostgresTest, TypesMapBothWaysWithoutLoss) {
       {"TIME", "time(0) without time zone", {1083, 0}, "TIME(0)"},
       {"TIME(6)", "time(6) without time zone", {1083, 6}, "TIME(6)"},
       {"TIMESTAMP(3)", "timestamp(3) without time zone", {1114, 3}, "TIMESTAMP(3)"},
-      {"TIMESTAMP(3) WITH LOCAL TIME ZONE", "timestamp(3) with time zone", {1184, 3},
+      {"TIMESTAMP(3) WITH LOCAL TIME ZONE",
+       "timestamp(3) with time zone",
+       {1184, 3},
        "TIMESTAMP(3) WITH LOCAL TIME ZONE"},
       {"INTEGER ARRAY", "integer[]", {1007, -1, 23}, "INTEGER ARRAY"},
       {"VARCHAR(8) ARRAY", "character varying(8)[]", {1015, 12, 1043}, "VARCHAR(8) ARRAY"},
@@ -176,9 +181,11 @@ TEST(PostgresTest, TypesMapBothWaysWithoutLoss) {
     EXPECT_TRUE(*calcite == *want) << c.calcite;
   }
   // PostgreSQL types hop does not map are refused by name.
-  const PostgresType kRefused[] = {
-      {790, -1, 0, "money"}, {1700, -1, 0, "numeric"}, {1700, (30 << 16) + 4, 0, "numeric(30,0)"},
-      {600, -1, 0, "point"}, {1186, -1, 0, "interval"}};
+  const PostgresType kRefused[] = {{790, -1, 0, "money"},
+                                   {1700, -1, 0, "numeric"},
+                                   {1700, (30 << 16) + 4, 0, "numeric(30,0)"},
+                                   {600, -1, 0, "point"},
+                                   {1186, -1, 0, "interval"}};
   for (const PostgresType& t : kRefused) {
     auto calcite = CalciteType(t);
     ASSERT_FALSE(calcite.ok()) << t.spelled;
@@ -193,10 +200,11 @@ class PostgresLiveTest : public ::testing::Test {
   void SetUp() override {
     // Never a skip: a machine without PostgreSQL fails here (./scripts/setup installs it).
     ASSERT_TRUE(server_.Start().ok());
-    ASSERT_TRUE(server_
-                    .Exec("CREATE TABLE t (id integer, name text); INSERT INTO t SELECT g, 'n' || g "
-                          "FROM generate_series(1, 1000) g")
-                    .ok());
+    ASSERT_TRUE(
+        server_
+            .Exec("CREATE TABLE t (id integer, name text); INSERT INTO t SELECT g, 'n' || g "
+                  "FROM generate_series(1, 1000) g")
+            .ok());
     schema_.name = "PG";
     schema_.database = "pg";
     schema_.url = "postgresql:///postgres?host=" + server_.socket_dir() + "&user=postgres";
