@@ -202,7 +202,12 @@ class Pool {
       }
     }
     reused = false;
-    HOP_ASSIGN_OR_RETURN(auto params, ResolveCredentials(e.config));
+    auto resolved = ResolveCredentials(e.config);
+    if (!resolved.ok()) {
+      return Status(resolved.status().code(),
+                    fmt::format("{}: {}", e.Name(), resolved.status().message()));
+    }
+    auto params = std::move(resolved).value();
     if (!std::any_of(params.begin(), params.end(),
                      [](const auto& p) { return p.first == "connect_timeout"; })) {
       params.emplace_back("connect_timeout", "10");
