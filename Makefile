@@ -43,13 +43,14 @@ debug: build-debug/build.ninja
 
 bench: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS) --target sql_bench store_bench planner_bench ddl_bench operator_bench \
-	  engine_bench
+	  engine_bench postgres_bench
 	./build/bench/sql_bench
 	./build/bench/store_bench
 	./build/bench/planner_bench
 	./build/bench/ddl_bench
 	./build/bench/operator_bench
 	./build/bench/engine_bench
+	./build/bench/postgres_bench
 
 build-fuzz/build.ninja:
 	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOP_FUZZ=ON

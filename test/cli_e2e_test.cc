@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "test/lib/datadriven.h"
+#include "test/lib/postgres_server.h"
 
 extern char** environ;
 
@@ -1722,6 +1723,139 @@ CREATE TRIGGER stream ON local.filled AS 'checkpoint-report' WITH ('job.properti
       << derived.out;
   ASSERT_EQ(Hop(state.Flag() + " wait --timeout 60").status, 0);
   EXPECT_EQ(Runs(state, "fill").size(), 2u);  // moving a back fired nothing
+}
+
+// PostgreSQL passwords never show (docs/postgres.md, "Credentials"): a scenario against a live
+// server that checks them (scram-sha-256), with the password taken from the environment, from a
+// file, and written in the URL. Every output, and every file of the state directory whose
+// Databases hold only references, is searched for it.
+TEST(CliTest, PostgresPasswordsNeverShow) {
+  hop::testing::PostgresServer pg;
+  // Never a skip: a machine without PostgreSQL fails here (./scripts/setup installs it).
+  ASSERT_TRUE(pg.Start(/*tcp=*/true).ok());
+  const std::string password = "Pg-s3cret-4815";
+  ASSERT_TRUE(pg.Exec("CREATE ROLE app LOGIN PASSWORD '" + password +
+                      "'; GRANT ALL ON SCHEMA public TO app; SET ROLE app; CREATE TABLE things "
+                      "(id integer, label text); INSERT INTO things VALUES (1, 'one'), (2, 'two');"
+                      " RESET ROLE")
+                  .ok());
+  // The role must prove its password over TCP.
+  const std::string hba = pg.socket_dir() + "/data/pg_hba.conf";
+  std::stringstream old;
+  old << std::ifstream(hba).rdbuf();
+  std::ofstream(hba) << "host all app 127.0.0.1/32 scram-sha-256\n" << old.str();
+  ASSERT_TRUE(pg.Exec("SELECT pg_reload_conf()").ok());
+
+  char tmpl[] = "/tmp/hop-e2e-pg-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string server = "127.0.0.1:" + std::to_string(pg.port());
+  const std::string pwfile = dir + "/pgpass";
+  std::ofstream(pwfile) << password << "\n";
+  chmod(pwfile.c_str(), 0600);
+  setenv("HOP_E2E_PGPASS", password.c_str(), 1);
+  setenv("HOP_E2E_WRONG", "wrong-password", 1);
+
+  std::vector<std::pair<std::string, HopRun>> outputs;
+  auto run = [&](const std::string& what, const std::string& args, const std::string& in = "") {
+    outputs.emplace_back(what, Hop(args, in));
+    return outputs.back().second;
+  };
+
+  // State A: the Databases hold references only.
+  const std::string a = "--state " + dir + "/a";
+  HopRun applied = run("apply", a + " apply -f -", R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pgenv}
+spec:
+  schema: PGENV
+  url: jdbc:postgresql://)" + server + R"(/postgres?user=app&password=${env:HOP_E2E_PGPASS}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pgfile}
+spec:
+  schema: PGFILE
+  url: jdbc:postgresql://)" + server + R"(/postgres?user=app&passwordFile=)" + pwfile + R"(
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pgwrong}
+spec:
+  schema: PGWRONG
+  url: jdbc:postgresql://)" + server + R"(/postgres?user=app&password=${env:HOP_E2E_WRONG}
+)");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  HopRun read = run("select env", a + " -e 'SELECT label FROM pgenv.things ORDER BY id;'");
+  EXPECT_EQ(read.status, 0) << read.out;
+  EXPECT_NE(read.out.find("two"), std::string::npos) << read.out;
+  HopRun file = run("select file", a + " -e 'SELECT label FROM pgfile.things WHERE id = 1;'");
+  EXPECT_NE(file.out.find("one"), std::string::npos) << file.out;
+  HopRun wrong = run("wrong password", a + " -e 'SELECT * FROM pgwrong.things;'");
+  EXPECT_EQ(wrong.status, 1) << wrong.out;
+  EXPECT_NE(wrong.out.find("Database pgwrong"), std::string::npos) << wrong.out;
+  EXPECT_NE(wrong.out.find("password authentication failed"), std::string::npos) << wrong.out;
+  EXPECT_EQ(wrong.out.find("wrong-password"), std::string::npos) << wrong.out;
+  HopRun created = run("create", a + " -e 'CREATE TABLE pgenv.made (a INT NOT NULL, b VARCHAR);'");
+  EXPECT_EQ(created.status, 0) << created.out;
+  auto made = pg.Exec("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid "
+                      "= 'public.made'::regclass AND attnum > 0 ORDER BY attnum");
+  ASSERT_TRUE(made.ok());
+  ASSERT_EQ(made->rows.size(), 2u);
+  EXPECT_EQ(made->rows[1][0], std::optional<std::string>("text"));
+  run("explain", a + " -e 'EXPLAIN SELECT label FROM pgenv.things WHERE id = 1;'");
+  run("specify", a + " -e '!specify CREATE TABLE pgenv.other (a INT)'");
+  run("tables", a + " -e '!tables'");
+  run("schemas", a + " -e '!schemas'");
+  run("system table", a + " -e 'SELECT * FROM \"k8s\".DATABASES;'");
+  run("get yaml", a + " get databases -o yaml");
+  run("get tables", a + " get tables");
+  run("drop", a + " -e 'DROP TABLE pgenv.made;'");
+  run("wait", a + " -e '!wait 10'");
+
+  // State B: a password written in the URL (the user's resource holds it; hop never echoes it).
+  const std::string b = "--state " + dir + "/b";
+  HopRun inline_applied = run("apply inline", b + " apply -f -",
+                              R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pgurl}
+spec:
+  schema: PGURL
+  url: jdbc:postgresql://app:)" + password + "@" + server + R"(/postgres
+)");
+  ASSERT_EQ(inline_applied.status, 0) << inline_applied.out;
+  HopRun inline_read = run("select inline", b + " -e 'SELECT count(*) FROM pgurl.things;'");
+  EXPECT_NE(inline_read.out.find(" 2"), std::string::npos) << inline_read.out;
+  run("inline explain", b + " -e 'EXPLAIN SELECT * FROM pgurl.things WHERE label = \"x\";'");
+  run("inline error", b + " -e 'SELECT * FROM pgurl.nothing;'");
+  run("inline system table", b + " -e 'SELECT URL FROM \"k8s\".DATABASES;'");
+  // Output is redacted as a whole, but a query must not probe the password either.
+  HopRun probe = run("inline probe", b + " -e 'SELECT count(*) AS n FROM \"k8s\".DATABASES WHERE "
+                                         "URL LIKE '\\''%" + password + "%'\\'';'");
+  EXPECT_NE(probe.out.find(" 0\n"), std::string::npos) << probe.out;
+  run("inline get", b + " get database pgurl -o yaml");
+  run("inline create", b + " -e 'CREATE TABLE pgurl.made2 (a INT);'");
+  run("inline create again", b + " -e 'CREATE TABLE pgurl.things (a INT);'");
+
+  for (const auto& [what, r] : outputs) {
+    EXPECT_EQ(r.out.find(password), std::string::npos) << what << ":\n" << r.out;
+  }
+  // Every file of state A (store, logs, leases); the log files of state B.
+  int searched = 0;
+  for (const char* state : {"/a", "/b"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir + state)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string name = entry.path().filename().string();
+      if (std::string(state) == "/b" && name.rfind("hop.db", 0) == 0) continue;
+      std::stringstream text;
+      text << std::ifstream(entry.path(), std::ios::binary).rdbuf();
+      EXPECT_EQ(text.str().find(password), std::string::npos) << entry.path();
+      ++searched;
+    }
+  }
+  EXPECT_GT(searched, 1);
+  unsetenv("HOP_E2E_PGPASS");
+  unsetenv("HOP_E2E_WRONG");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

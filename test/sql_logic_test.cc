@@ -13,6 +13,11 @@
 //   delete kind=K name=N [force]   or   delete [force] with YAML documents as input
 //                    what `hop delete` prints (deletions go through DROP's guards)
 //   clock now=T      from here on, the session's time is T (RFC 3339), moving only when set
+//   postgres         starts a PostgreSQL server of the file's own (test/lib/postgres_server.h);
+//                    from here on `${PGHOST}` in inputs is its socket directory, and outputs
+//                    show that directory as `${PGHOST}`
+//   psql             runs the input on that server, outside hop; prints the last statement's
+//                    rows, cells separated by `|`, NULL as `NULL`
 // The session (settings included) lives for the whole file.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -22,6 +27,7 @@
 #include <sstream>
 
 #include "catalog/local.h"
+#include "catalog/postgres.h"
 #include "cli/resource_commands.h"
 #include "resource/kinds.h"
 #include "resource/yaml.h"
@@ -29,6 +35,7 @@
 #include "sql/script.h"
 #include "store/sqlite_store.h"
 #include "test/lib/datadriven.h"
+#include "test/lib/postgres_server.h"
 
 namespace hop {
 namespace {
@@ -56,6 +63,13 @@ std::string WithoutStoreStamps(const std::string& text) {
   return out;
 }
 
+void Replace(std::string& text, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
 class SqlFile {
  public:
   SqlFile() {
@@ -70,16 +84,51 @@ class SqlFile {
     properties.state_dir = dir_;
     local_ = std::make_unique<catalog::LocalProvisioner>(dir_);
     provisioners_.Register("local", local_.get());
+    provisioners_.Register("postgresql", &postgres_tables_);
     properties.provisioners = &provisioners_;
     session_ = std::make_unique<session::Session>(*store_, properties);
   }
   ~SqlFile() {
     session_.reset();
+    postgres_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
 
   std::string Run(const hop::testing::DataDrivenCase& c) {
+    if (!postgres_) return RunDirective(c);
+    hop::testing::DataDrivenCase with_host = c;
+    Replace(with_host.input, "${PGHOST}", postgres_->socket_dir());
+    std::string out = RunDirective(with_host);
+    Replace(out, postgres_->socket_dir(), "${PGHOST}");
+    return out;
+  }
+
+  std::string RunDirective(const hop::testing::DataDrivenCase& c) {
+    if (c.directive == "postgres") {
+      postgres_ = std::make_unique<hop::testing::PostgresServer>();
+      Status started = postgres_->Start();
+      if (!started.ok()) {
+        // Never a skip: a machine without PostgreSQL fails here (./scripts/setup installs it).
+        postgres_.reset();
+        return "postgres: " + started.ToString();
+      }
+      return "";
+    }
+    if (c.directive == "psql") {
+      if (!postgres_) return "psql: no server (run the postgres directive first)";
+      auto rows = postgres_->Exec(c.input);
+      if (!rows.ok()) return "error: " + rows.status().message();
+      std::string out;
+      for (const auto& row : rows->rows) {
+        for (size_t i = 0; i < row.size(); ++i) {
+          out += (i ? "|" : "") + (row[i] ? *row[i] : std::string("NULL"));
+        }
+        out += "\n";
+      }
+      if (!out.empty()) out.pop_back();
+      return out;
+    }
     if (c.directive == "apply") {
       // `apply file=<path under the source tree>`, or the YAML as input.
       std::string path = dir_ + "/apply.yaml";
@@ -167,9 +216,11 @@ class SqlFile {
   std::string dir_;
   FixedClock clock_;
   std::unique_ptr<catalog::LocalProvisioner> local_;
+  catalog::PostgresProvisioner postgres_tables_;
   catalog::Provisioners provisioners_;
   std::unique_ptr<store::SqliteStore> store_;
   std::unique_ptr<session::Session> session_;
+  std::unique_ptr<hop::testing::PostgresServer> postgres_;
 };
 
 TEST(SqlLogicTest, Files) {

@@ -4,10 +4,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "catalog/demodb.h"
 #include "catalog/local.h"
+#include "catalog/postgres.h"
 #include "catalog/system_tables.h"
 #include "common/log.h"
 #include "common/redact.h"
@@ -60,11 +63,13 @@ namespace {
 // Systems whose tables hop takes from CREATE TABLE declarations.
 constexpr std::string_view kDeclaredSystems[] = {
     "kafka", "venice", "mysql-hoptimator", "logical", "iceberg", "openhouse",
-    "pinot", "mysql",  "postgresql",       "hive",    "trino",   "flink",
+    "pinot", "mysql",  "hive",             "trino",   "flink",
 };
 
-// "jdbc:kafka://..." -> "kafka"; "" when the URL has no jdbc:<system>: prefix.
+// "jdbc:kafka://..." -> "kafka"; "postgresql" for a libpq URI (postgresql://, postgres://); ""
+// when the URL has no jdbc:<system>: prefix.
 std::string SystemOf(std::string_view url) {
+  if (IsPostgresUri(url)) return "postgresql";
   if (url.rfind("jdbc:", 0) != 0) return "";
   url.remove_prefix(5);
   size_t end = url.find(':');
@@ -117,6 +122,15 @@ Schema SchemaForDatabase(const Resource& db) {
     s.local_file = std::move(file).value();
     return s;
   }
+  if (s.system == "postgresql") {
+    // Tables come from the server, found when a statement touches them; hop's own are also
+    // Table resources.
+    s.adapter = Adapter::kPostgres;
+    if (Status st = ConfigurePostgresSchema(s); !st.ok()) {
+      s.status = Status(st.code(), fmt::format("Database {}: {}", db.name(), st.message()));
+    }
+    return s;
+  }
   for (std::string_view known : kDeclaredSystems) {
     if (s.system == known) {
       s.adapter = Adapter::kDeclared;
@@ -156,9 +170,68 @@ void Catalog::AddSchema(Schema schema) {
   schemas_[key] = std::move(schema);
 }
 
+void Catalog::AddCatalogDiscovery(Schema base, std::shared_ptr<const SchemaDiscovery> discovery) {
+  std::string name = base.catalog;
+  catalog_discovery_[std::move(name)] = {std::move(base), std::move(discovery)};
+}
+
+const Schema* Catalog::DiscoverSchema(const std::string& catalog, const std::string& name) const {
+  auto lazy = catalog_discovery_.find(catalog);
+  if (lazy == catalog_discovery_.end()) return nullptr;
+  const std::string key = Key(catalog, name);
+  std::lock_guard<std::mutex> lock(*discovered_mu_);
+  auto known = discovered_.find(key);
+  if (known != discovered_.end() && known->second.status.ok()) return &known->second;
+  auto found = lazy->second.discovery->Find(name);
+  if (found.ok() && !found->has_value()) {
+    if (known == discovered_.end()) return nullptr;
+    known->second.status = Status::CatalogNotFound(fmt::format(
+        "Database {}: PostgreSQL has no schema {} (any more)", lazy->second.base.database, name));
+    return &known->second;
+  }
+  Schema s;
+  if (found.ok()) {
+    s = std::move(**found);
+  } else {
+    // The schema is unknown until the server answers: its status says why.
+    s = lazy->second.base;
+    s.name = name;
+    s.status = found.status();
+  }
+  if (known == discovered_.end()) return &discovered_.emplace(key, std::move(s)).first->second;
+  // An earlier failure, found now: the same node, so that pointers handed out stay valid.
+  known->second = std::move(s);
+  return &known->second;
+}
+
+Result<std::vector<const Schema*>> Catalog::DiscoverSchemas() const {
+  std::vector<const Schema*> out;
+  for (const auto& [catalog, lazy] : catalog_discovery_) {
+    HOP_ASSIGN_OR_RETURN(std::vector<std::string> names, lazy.discovery->Names());
+    for (const std::string& name : names) {
+      if (schemas_.count(Key(catalog, name))) continue;  // declared by a Table resource
+      if (const Schema* s = DiscoverSchema(catalog, name)) out.push_back(s);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<const Table*>> Catalog::TablesOf(const Schema& schema) const {
+  std::vector<const Table*> out;
+  for (const auto& [name, t] : schema.tables) out.push_back(&t);
+  if (!schema.discovery) return out;
+  HOP_ASSIGN_OR_RETURN(std::vector<const Table*> found, schema.discovery->List());
+  for (const Table* t : found) {
+    if (!schema.tables.count(t->name)) out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Table* a, const Table* b) { return a->name < b->name; });
+  return out;
+}
+
 void Catalog::AddTableResource(const Resource& r) {
   const std::string database = TableKind::kDatabase.Get(r).value_or("");
-  Schema* schema = nullptr;
+  const Schema* schema = nullptr;
   std::string schema_key;
   for (auto& [key, s] : schemas_) {
     if (!database.empty() && s.database == database) {
@@ -166,6 +239,27 @@ void Catalog::AddTableResource(const Resource& r) {
       schema_key = key;
     }
   }
+  if (!schema) {
+    for (const auto& [name, lazy] : catalog_discovery_) {
+      if (!database.empty() && lazy.base.database == database) schema = &lazy.base;
+    }
+  }
+  if (schema && schema->adapter == Adapter::kPostgres && !schema->catalog.empty()) {
+    // A catalog of PostgreSQL schemas: the table is in the schema its resource names.
+    const std::string name = TableKind::kSchema.Get(r).value_or("");
+    schema_key = Key(schema->catalog, name);
+    auto it = schemas_.find(schema_key);
+    if (it == schemas_.end()) {
+      Schema declared = *schema;
+      declared.name = name;
+      declared.remote_schema = PostgresName(name);
+      declared.tables.clear();
+      declared.discovery = PostgresTables(declared);
+      it = schemas_.emplace(schema_key, std::move(declared)).first;
+    }
+    schema = &it->second;
+  }
+  Schema* target = schema ? &schemas_[schema_key] : nullptr;
   if (!schema) {
     log::Warn("Table {}: its database {} is not in namespace {}", r.name(), database,
               r.namespace_name());
@@ -197,9 +291,12 @@ void Catalog::AddTableResource(const Resource& r) {
       t.row_type.columns.push_back({col["name"].get<std::string>(), std::move(*type)});
     }
   }
+  if (schema->adapter == Adapter::kPostgres && schema->status.ok()) {
+    t.source = PostgresSource(*schema, t);
+  }
   std::string name = t.name;
   index_[{"Table", r.name()}] = {schema_key, name};
-  schema->tables[name] = std::move(t);
+  target->tables[name] = std::move(t);
 }
 
 bool HopWritesTables(const Schema& schema) { return schema.adapter == Adapter::kLocal; }
@@ -253,7 +350,17 @@ Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_na
   Catalog c;
   const std::string ns(namespace_name);
   HOP_ASSIGN_OR_RETURN(auto dbs, store.List({DatabaseKind::Info().group_kind(), ns, {}}));
-  for (const Resource& db : dbs.items) c.AddSchema(SchemaForDatabase(db));
+  for (const Resource& db : dbs.items) {
+    Schema s = SchemaForDatabase(db);
+    if (s.adapter == Adapter::kPostgres && !s.catalog.empty() && s.status.ok()) {
+      // Every schema of the database, found when a name reaches one; the Database's own entry
+      // stays as the catalog's handle (its tables are found through the schemas).
+      auto discovery = PostgresSchemas(s);
+      c.AddCatalogDiscovery(std::move(s), std::move(discovery));
+      continue;
+    }
+    c.AddSchema(std::move(s));
+  }
   // The system tables: the namespace's resources, read when a query scans them.
   c.AddSchema(SystemSchema(store, ns));
   HOP_ASSIGN_OR_RETURN(auto tables, store.List({TableKind::Info().group_kind(), ns, {}}));
@@ -318,18 +425,31 @@ bool CatalogCache::CatchUp() {
 std::vector<const Schema*> Catalog::Schemas() const {
   std::vector<const Schema*> out;
   for (const auto& [key, s] : schemas_) out.push_back(&s);
+  // Schemas of catalogs found on demand, those found so far (nothing here connects).
+  std::lock_guard<std::mutex> lock(*discovered_mu_);
+  for (const auto& [key, s] : discovered_) {
+    if (s.status.ok() && !schemas_.count(key)) out.push_back(&s);
+  }
+  std::sort(out.begin(), out.end(), [](const Schema* a, const Schema* b) {
+    return Key(a->catalog, a->name) < Key(b->catalog, b->name);
+  });
   return out;
 }
 
 const Schema* Catalog::FindSchema(const std::vector<std::string>& path) const {
   if (path.empty() || path.size() > 2) return nullptr;
   auto it = schemas_.find(path.size() == 1 ? path[0] : Key(path[0], path[1]));
-  return it == schemas_.end() ? nullptr : &it->second;
+  if (it != schemas_.end()) return &it->second;
+  if (path.size() == 2) return DiscoverSchema(path[0], path[1]);
+  return nullptr;
 }
 
 const Schema* Catalog::SchemaOfDatabase(std::string_view database) const {
   for (const auto& [key, s] : schemas_) {
     if (!database.empty() && s.database == database) return &s;
+  }
+  for (const auto& [name, lazy] : catalog_discovery_) {
+    if (!database.empty() && lazy.base.database == database) return &lazy.base;
   }
   return nullptr;
 }
@@ -342,7 +462,7 @@ Result<const Schema*> Catalog::SchemaFor(const std::vector<std::string>& name) c
   if (schema_path.empty()) schema_path = {default_schema_};
   const std::string full = fmt::format("{}", fmt::join(name, "."));
   if (schema_path.size() == 2 && !FindSchema({schema_path[0], schema_path[1]})) {
-    bool catalog_exists = false;
+    bool catalog_exists = catalog_discovery_.count(schema_path[0]) > 0;
     for (const auto& [key, s] : schemas_) catalog_exists |= s.catalog == schema_path[0];
     if (!catalog_exists) {
       return Status::CatalogNotFound(fmt::format("Catalog for {} not found.", full));
@@ -357,6 +477,10 @@ Result<const Table*> Catalog::Resolve(const std::vector<std::string>& name) cons
   HOP_ASSIGN_OR_RETURN(const Schema* schema, SchemaFor(name));
   if (!schema->status.ok()) return schema->status;
   auto it = schema->tables.find(name.back());
+  if (it == schema->tables.end() && schema->discovery) {
+    HOP_ASSIGN_OR_RETURN(const Table* found, schema->discovery->Find(name.back()));
+    if (found) return found;
+  }
   if (it == schema->tables.end()) {
     return Status::CatalogNotFound(fmt::format("Object '{}' not found within '{}'", name.back(),
                                                fmt::join(schema->Path(), ".")));

@@ -6,10 +6,15 @@
 // Naming (Hoptimator's): a Database registers schema `spec.schema`, or its upper-cased name; with
 // `spec.catalog` the schema sits in catalog upper(`spec.catalog`), so its tables have 3-part
 // names. Schema DEFAULT (empty) is the default schema, and UTIL holds PRINT.
+//
+// Loading reads the store only. Adapters whose tables live in a server (PostgreSQL) find them
+// when a statement touches them: a schema's TableDiscovery is asked on a miss and by listings,
+// and a catalog's SchemaDiscovery when a name reaches one of its schemas.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +72,34 @@ enum class Adapter {
   kLocal,     // jdbc:local:[NAME]: tables declared with CREATE TABLE, kept in a SQLite file of the
               // state directory (local.h)
   kSystem,    // the "k8s" schema: hop's resources as tables (system_tables.h)
+  kPostgres,  // jdbc:postgresql://... or postgresql://...: the tables of a PostgreSQL schema,
+              // found in the server when asked (postgres.h)
+};
+
+// The tables of a schema that an adapter finds in its system on demand. Implementations connect
+// on first use, keep what they found for their lifetime (one catalog load), and are thread-safe.
+class TableDiscovery {
+ public:
+  virtual ~TableDiscovery() = default;
+  // The table `name` (as hop spells it: `WIDGETS`, or a quoted `MixedCase`), or null when the
+  // system has none. Errors: the system cannot be reached or the table's columns cannot map,
+  // naming the database and the table.
+  virtual Result<const Table*> Find(std::string_view name) const = 0;
+  // Every table of the schema, in name order; tables whose columns cannot map are left out.
+  virtual Result<std::vector<const Table*>> List() const = 0;
+};
+
+struct Schema;
+
+// The schemas of a catalog that an adapter finds on demand (a PostgreSQL database's schemas for
+// a Database with `spec.catalog`). Thread-safe; connects on first use.
+class SchemaDiscovery {
+ public:
+  virtual ~SchemaDiscovery() = default;
+  // The schema `name` (as hop spells it), or nullopt when the system has none.
+  virtual Result<std::optional<Schema>> Find(std::string_view name) const = 0;
+  // Every schema's hop name, in order.
+  virtual Result<std::vector<std::string>> Names() const = 0;
 };
 
 struct Schema {
@@ -82,6 +115,10 @@ struct Schema {
   // schema fail with it.
   Status status;
   std::map<std::string, Table> tables;  // by folded name
+  // kPostgres: the PostgreSQL schema (`public`, or the URL's currentSchema), and how the tables
+  // hop has no Table resource for are found.
+  std::string remote_schema;
+  std::shared_ptr<const TableDiscovery> discovery;
 
   std::vector<std::string> Path() const;  // [catalog,] name
 };
@@ -109,6 +146,12 @@ class Catalog {
   const Schema* FindSchema(const std::vector<std::string>& path) const;
   // The schema of a Database resource, or null.
   const Schema* SchemaOfDatabase(std::string_view database) const;
+  // The tables of `schema`: those the catalog holds and, when the schema has a discovery, those
+  // its system has (which connects to it). Errors: the discovery's.
+  Result<std::vector<const Table*>> TablesOf(const Schema& schema) const;
+  // The schemas of every catalog whose schemas are found on demand, found now (which connects
+  // to their systems); the ones already found are in Schemas(). Errors: the discovery's.
+  Result<std::vector<const Schema*>> DiscoverSchemas() const;
 
   // Resolves a table or view name of 1 to 3 parts: `t` in the default schema, `s.t`,
   // `c.s.t`. Errors: CatalogNotFound `Schema for <NAME> not found.` /
@@ -123,6 +166,9 @@ class Catalog {
 
   // Adds (or replaces) a schema; for tests and for adapters loaded by later layers.
   void AddSchema(Schema schema);
+  // Declares the catalog of `base` (a Database's schema with `catalog` set), whose schemas
+  // `discovery` finds when a name reaches them.
+  void AddCatalogDiscovery(Schema base, std::shared_ptr<const SchemaDiscovery> discovery);
 
   // The store revision the catalog reflects.
   int64_t revision() const { return revision_; }
@@ -136,7 +182,20 @@ class Catalog {
   void AddViewResource(const resource::Resource& r);
   void RemoveResource(const std::string& kind, const std::string& name);
 
+  // The schema `name` of catalog `catalog`, found by its discovery (kept once found), or null.
+  // Errors become a schema whose status says why (kept until a later call finds it).
+  const Schema* DiscoverSchema(const std::string& catalog, const std::string& name) const;
+
   std::map<std::string, Schema> schemas_;  // by "CATALOG.SCHEMA" or "SCHEMA"
+  // Catalogs whose schemas are found on demand, and the schemas found so far (by the key of
+  // schemas_; node-stable, so pointers stay valid). Guarded by discovered_mu_.
+  struct LazyCatalog {
+    Schema base;  // the Database's schema, which found schemas are made from
+    std::shared_ptr<const SchemaDiscovery> discovery;
+  };
+  std::map<std::string, LazyCatalog> catalog_discovery_;  // by catalog name
+  mutable std::map<std::string, Schema> discovered_;
+  std::unique_ptr<std::mutex> discovered_mu_ = std::make_unique<std::mutex>();
   std::string default_schema_ = "DEFAULT";
   // Where each Table and View resource is: (kind, name) -> (schema key, table name).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> index_;

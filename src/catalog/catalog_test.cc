@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <functional>
 #include <nlohmann/json.hpp>
 
 #include "catalog/demodb.h"
+#include "catalog/postgres.h"
 #include "resource/yaml.h"
 #include "store/sqlite_store.h"
 
@@ -222,6 +224,121 @@ TEST(DemoDbTest, SchemaNamesFromUrls) {
   EXPECT_EQ(DemoSchemaNames("jdbc:demodb://ads"), std::vector<std::string>{"ADS"});
   EXPECT_EQ(DemoSchemaNames("jdbc:demodb://"), (std::vector<std::string>{"ADS", "PROFILE"}));
   EXPECT_EQ(DemoSchemaNames("jdbc:demodb://names="), (std::vector<std::string>{"ADS", "PROFILE"}));
+}
+
+}  // namespace
+}  // namespace hop::catalog
+
+namespace hop::catalog {
+namespace {
+
+// A discovery that serves tables from a list, counting how often it is asked.
+class FakeDiscovery : public TableDiscovery {
+ public:
+  explicit FakeDiscovery(std::vector<std::string> names) {
+    for (auto& n : names) {
+      Table t;
+      t.name = n;
+      t.path = {"FAKE", n};
+      tables_.emplace(n, std::move(t));
+    }
+  }
+  Result<const Table*> Find(std::string_view name) const override {
+    ++finds;
+    if (down) return Status::Unavailable("Database fake: down");
+    auto it = tables_.find(std::string(name));
+    return it == tables_.end() ? nullptr : &it->second;
+  }
+  Result<std::vector<const Table*>> List() const override {
+    ++lists;
+    if (down) return Status::Unavailable("Database fake: down");
+    std::vector<const Table*> out;
+    for (const auto& [n, t] : tables_) out.push_back(&t);
+    return out;
+  }
+  mutable int finds = 0, lists = 0;
+  bool down = false;
+
+ private:
+  std::map<std::string, Table> tables_;
+};
+
+// The lazy hook: a schema's discovery is asked only when a name misses the tables the catalog
+// holds, and by listings, which put the catalog's own first.
+TEST(CatalogDiscoveryTest, AskedOnAMissAndByListingsOnly) {
+  Catalog cat;
+  auto fake = std::make_shared<FakeDiscovery>(std::vector<std::string>{"FOUND", "SHARED"});
+  Schema s;
+  s.name = "FAKE";
+  s.database = "fake";
+  s.discovery = fake;
+  Table own;
+  own.name = "SHARED";
+  own.path = {"FAKE", "SHARED"};
+  own.resource = "fake-shared";
+  s.tables.emplace("SHARED", own);
+  cat.AddSchema(std::move(s));
+  EXPECT_EQ(fake->finds + fake->lists, 0);
+
+  auto shared = cat.Resolve({"FAKE", "SHARED"});
+  ASSERT_TRUE(shared.ok());
+  EXPECT_EQ((*shared)->resource, "fake-shared");
+  EXPECT_EQ(fake->finds, 0);
+
+  auto found = cat.Resolve({"FAKE", "FOUND"});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ((*found)->name, "FOUND");
+  EXPECT_EQ(fake->finds, 1);
+
+  auto missing = cat.Resolve({"FAKE", "NONE"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "Object 'NONE' not found within 'FAKE'");
+
+  auto tables = cat.TablesOf(*cat.FindSchema({"FAKE"}));
+  ASSERT_TRUE(tables.ok());
+  ASSERT_EQ(tables->size(), 2u);
+  EXPECT_EQ((*tables)[1]->resource, "fake-shared");  // the catalog's own wins
+  EXPECT_EQ(fake->lists, 1);
+
+  fake->down = true;
+  auto down = cat.Resolve({"FAKE", "OTHER"});
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.status().message(), "Database fake: down");
+  EXPECT_FALSE(cat.TablesOf(*cat.FindSchema({"FAKE"})).ok());
+  EXPECT_TRUE(cat.Resolve({"FAKE", "SHARED"}).ok());  // what the catalog holds needs no server
+}
+
+// Loading a namespace whose PostgreSQL server is nowhere connects to nothing and fails nothing.
+TEST_F(CatalogTest, LoadingConnectsToNoServer) {
+  Apply(R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pg}
+spec: {schema: PG, url: 'jdbc:postgresql://192.0.2.1:5432/app?connectTimeout=30'}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pgcat}
+spec: {catalog: whole, url: 'jdbc:postgresql://192.0.2.1:5432/app?connectTimeout=30'}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: bad}
+spec: {schema: BAD, url: 'jdbc:postgresql://db:notaport/app'}
+)");
+  const int attempts = PostgresConnectionAttempts();
+  Catalog cat = Load();
+  const Schema* pg = cat.FindSchema({"PG"});
+  ASSERT_NE(pg, nullptr);
+  EXPECT_EQ(pg->adapter, Adapter::kPostgres);
+  EXPECT_EQ(pg->remote_schema, "public");
+  EXPECT_TRUE(pg->status.ok());
+  const Schema* bad = cat.FindSchema({"BAD"});
+  ASSERT_NE(bad, nullptr);
+  EXPECT_NE(bad->status.message().find("Database bad"), std::string::npos);
+  EXPECT_FALSE(cat.Resolve({"BAD", "T"}).ok());
+  // Loading tried no connection (which would wait on the unroutable address).
+  EXPECT_EQ(PostgresConnectionAttempts(), attempts);
 }
 
 }  // namespace

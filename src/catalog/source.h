@@ -14,10 +14,14 @@
 
 namespace hop::catalog {
 
-// `column = value`, the value in the column's text form (a VARCHAR column's characters).
+// How a constraint compares a column with its value.
+enum class ScanOp : uint8_t { kEq, kLt, kLe, kGt, kGe };
+
+// `column <op> value`, the value in the column's text form (a VARCHAR column's characters).
 struct ScanConstraint {
   int column = 0;
   std::string value;
+  ScanOp op = ScanOp::kEq;  // anything but kEq only on columns the source NarrowsRange by
 };
 
 struct ScanRequest {
@@ -45,8 +49,19 @@ class TableSource {
   virtual std::string Describe() const = 0;
   // Whether an equality constraint on `column` lets the source read fewer rows.
   virtual bool Narrows(int column) const = 0;
+  // Whether range constraints (<, <=, >, >=) on `column`, an integer column, do too.
+  virtual bool NarrowsRange(int column) const {
+    (void)column;
+    return false;
+  }
   // About how many rows a scan returns, unconstrained (the engine's planner weighs joins by it).
   virtual double EstimatedRows() const = 0;
+  // The query a scan of `request` sends to the system that holds the rows (constraint values
+  // as parameters, `$1`), for EXPLAIN; empty when the source sends none.
+  virtual std::string DescribeScan(const ScanRequest& request) const {
+    (void)request;
+    return {};
+  }
   // Starts a scan. Thread-compatible: one scan is read by one thread at a time.
   virtual Result<std::unique_ptr<RowCursor>> Open(const ScanRequest& request) const = 0;
 };

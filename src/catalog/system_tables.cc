@@ -9,6 +9,7 @@
 #include <set>
 
 #include "catalog/source.h"
+#include "common/redact.h"
 #include "resource/kinds.h"
 #include "resource/yaml.h"
 
@@ -69,7 +70,10 @@ Result<std::vector<Row>> DatabaseRows(store::Store&, const std::string&,
   std::vector<Row> out;
   for (const Resource& r : items) {
     const Json* spec = r.spec();
-    out.push_back({r.name(), Text(spec, "url"), Text(spec, "catalog"), Text(spec, "schema"),
+    // The URL as `hop get` shows it: its password redacted.
+    Cell url = Text(spec, "url");
+    if (url) url = RedactSecrets(*url);
+    out.push_back({r.name(), std::move(url), Text(spec, "catalog"), Text(spec, "schema"),
                    Text(spec, "dialect"), Text(spec, "driver")});
   }
   return out;

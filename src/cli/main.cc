@@ -12,6 +12,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/local.h"
+#include "catalog/postgres.h"
 #include "cli/check_command.h"
 #include "cli/logs_command.h"
 #include "cli/resource_commands.h"
@@ -302,8 +303,10 @@ int Main(int argc, char** argv) {
   if (!store) return 1;
   // Local tables are created in the statement that declares them, in the state directory.
   hop::catalog::LocalProvisioner local_tables(state_dir);
+  hop::catalog::PostgresProvisioner postgres_tables;
   hop::catalog::Provisioners provisioners;
   provisioners.Register("local", &local_tables);
+  provisioners.Register("postgresql", &postgres_tables);
   run_opts.state_dir = state_dir;
   run_opts.provisioners = &provisioners;
   // Statements run here also reconcile here, unless another process holds the state directory.

@@ -164,6 +164,13 @@ class Engine::Impl {
     if (table.path.size() == 2 && table.path[0] == "UTIL" && table.path[1] == "PRINT") {
       return Status::InvalidArgument("UTIL.PRINT is a sink: it has no rows to read");
     }
+    if (schema && schema->adapter == catalog::Adapter::kPostgres) {
+      // A Table resource whose columns hop cannot read from PostgreSQL (a MAP, a ROW).
+      return Status::InvalidArgument(fmt::format(
+          "table {} of PostgreSQL database {} cannot be read by the local engine: a column's type "
+          "has no PostgreSQL form in hop (docs/postgres.md, \"Types\")",
+          table.QualifiedName(), schema->database));
+    }
     if (schema && !schema->database.empty()) {
       return Status::InvalidArgument(fmt::format(
           "table {} cannot be read by the local engine: database {} ({}) is a {} system, whose "

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <charconv>
+#include <optional>
 
 #include "engine/functions_impl.h"
 #include "sql/ast/create_table_statement.h"
@@ -81,21 +82,63 @@ int Disconnect(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
+// Columns whose equality constraints can be handed to a source in the column's text form:
+// strings as they are, integers and booleans (`true`, `false`) when SQLite has an integer.
+bool Pushable(RepKind kind) {
+  return kind == RepKind::kText || kind == RepKind::kInteger || kind == RepKind::kBoolean;
+}
+
+// The text form of a constraint's value on a column of `kind`, or nullopt when it has none (a
+// REAL compared with an integer column): the constraint is then not pushed, and SQLite's own
+// check of every row applies it.
+std::optional<std::string> ConstraintText(RepKind kind, sqlite3_value* v) {
+  if (kind == RepKind::kText) return std::string(internal::ArgText(v));
+  if (sqlite3_value_type(v) != SQLITE_INTEGER) return std::nullopt;
+  const sqlite3_int64 i = sqlite3_value_int64(v);
+  if (kind == RepKind::kBoolean) {
+    if (i != 0 && i != 1) return std::nullopt;
+    return std::string(i ? "true" : "false");
+  }
+  return std::to_string(i);
+}
+
+// A constraint in idxStr is `column * kOps + op`.
+constexpr int kOps = 8;
+
+std::optional<catalog::ScanOp> OpOf(unsigned char op) {
+  switch (op) {
+    case SQLITE_INDEX_CONSTRAINT_EQ: return catalog::ScanOp::kEq;
+    case SQLITE_INDEX_CONSTRAINT_LT: return catalog::ScanOp::kLt;
+    case SQLITE_INDEX_CONSTRAINT_LE: return catalog::ScanOp::kLe;
+    case SQLITE_INDEX_CONSTRAINT_GT: return catalog::ScanOp::kGt;
+    case SQLITE_INDEX_CONSTRAINT_GE: return catalog::ScanOp::kGe;
+    default: return std::nullopt;
+  }
+}
+
+const char* OpText(int op) {
+  static const char* const kText[] = {"=", "<", "<=", ">", ">="};
+  return op >= 0 && op < 5 ? kText[op] : "?";
+}
+
 int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   const VirtualTable& table = *reinterpret_cast<Table*>(vtab)->table;
   std::vector<int> constrained;
   int argv_index = 0;
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& c = info->aConstraint[i];
-    if (!c.usable || c.op != SQLITE_INDEX_CONSTRAINT_EQ || c.iColumn < 0) continue;
-    if (c.iColumn >= static_cast<int>(table.reps.size()) ||
-        table.reps[static_cast<size_t>(c.iColumn)].kind != RepKind::kText ||
-        !table.source->Narrows(c.iColumn)) {
+    if (!c.usable || c.iColumn < 0 || c.iColumn >= static_cast<int>(table.reps.size())) continue;
+    const RepKind kind = table.reps[static_cast<size_t>(c.iColumn)].kind;
+    const std::optional<catalog::ScanOp> op = OpOf(c.op);
+    if (!op) continue;
+    if (*op == catalog::ScanOp::kEq
+            ? !Pushable(kind) || !table.source->Narrows(c.iColumn)
+            : kind != RepKind::kInteger || !table.source->NarrowsRange(c.iColumn)) {
       continue;
     }
     info->aConstraintUsage[i].argvIndex = ++argv_index;
     info->aConstraintUsage[i].omit = 0;  // SQLite checks the rows again
-    constrained.push_back(c.iColumn);
+    constrained.push_back(c.iColumn * kOps + static_cast<int>(*op));
   }
   std::vector<int> used;
   for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -154,7 +197,13 @@ int Filter(sqlite3_vtab_cursor* cur, int, const char* idx, int argc, sqlite3_val
       c->eof = true;
       return SQLITE_OK;
     }
-    request.constraints.push_back({constrained[i], std::string(internal::ArgText(argv[i]))});
+    const int col = constrained[i] / kOps;
+    const int op = constrained[i] % kOps;
+    if (col < 0 || static_cast<size_t>(col) >= table.reps.size() || op > 4) continue;
+    auto text = ConstraintText(table.reps[static_cast<size_t>(col)].kind, argv[i]);
+    if (text) {
+      request.constraints.push_back({col, std::move(*text), static_cast<catalog::ScanOp>(op)});
+    }
   }
   auto rows = table.source->Open(request);
   if (!rows.ok()) {
@@ -260,11 +309,22 @@ std::string VirtualTables::DescribePlan(const VirtualTable& table, std::string_v
   const auto constrained = ParseList(idx.substr(0, slash));
   out += "; pushed down: ";
   if (constrained.empty()) out += "nothing";
+  catalog::ScanRequest request;
+  request.columns.assign(table.columns.size(), false);
+  for (int c : used) {
+    if (c >= 0 && static_cast<size_t>(c) < table.columns.size()) request.columns[c] = true;
+  }
   for (size_t i = 0; i < constrained.size(); ++i) {
     if (i > 0) out += " AND ";
-    if (constrained[i] >= 0 && static_cast<size_t>(constrained[i]) < table.columns.size()) {
-      out += table.columns[constrained[i]] + " = ?";
+    const int col = constrained[i] / kOps, op = constrained[i] % kOps;
+    if (col >= 0 && static_cast<size_t>(col) < table.columns.size() && op <= 4) {
+      out += fmt::format("{} {} ?", table.columns[static_cast<size_t>(col)], OpText(op));
+      request.constraints.push_back({col, "?", static_cast<catalog::ScanOp>(op)});
     }
+  }
+  // What the source sends to its system for this scan (PostgreSQL's query).
+  if (std::string scan = table.source->DescribeScan(request); !scan.empty()) {
+    out += "; query: " + scan;
   }
   return out;
 }

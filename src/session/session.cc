@@ -648,15 +648,33 @@ Status Session::Tables(std::string_view arg, std::string& out) {
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   std::string filter = Utf8ToUpper(arg);
   std::vector<std::vector<TableCell>> rows;
-  for (const catalog::Schema* s : cat.Schemas()) {
+  // Schemas and tables found in their systems (PostgreSQL) are listed too: that connects to
+  // them, as only this listing and statements that reach them do.
+  std::vector<std::string> unlisted;
+  std::vector<const catalog::Schema*> schemas = cat.Schemas();
+  if (auto found = cat.DiscoverSchemas(); found.ok()) {
+    for (const catalog::Schema* s : *found) {
+      if (std::find(schemas.begin(), schemas.end(), s) == schemas.end()) schemas.push_back(s);
+    }
+  } else {
+    unlisted.push_back(found.status().ToString());
+  }
+  for (const catalog::Schema* s : schemas) {
     std::string schema_name = s->catalog.empty() ? s->name : s->catalog + "." + s->name;
     if (!filter.empty() && filter != Utf8ToUpper(schema_name)) continue;
-    for (const auto& [name, t] : s->tables) {
-      rows.push_back({schema_name, name, std::string(ObjectKindName(t.kind)),
+    auto tables = cat.TablesOf(*s);
+    if (!tables.ok()) {
+      // A server that cannot be reached hides its tables, not the others'.
+      unlisted.push_back(tables.status().ToString());
+      continue;
+    }
+    for (const catalog::Table* t : *tables) {
+      rows.push_back({schema_name, t->name, std::string(ObjectKindName(t->kind)),
                       s->database.empty() ? TableCell() : TableCell(s->database)});
     }
   }
   out += FormatTable({"SCHEMA", "TABLE", "TYPE", "DATABASE"}, rows);
+  for (const std::string& why : unlisted) out += "not listed: " + why + "\n";
   return Status::OK();
 }
 

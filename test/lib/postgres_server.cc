@@ -1,6 +1,9 @@
 // The PostgreSQL server of a test or benchmark (postgres_server.h).
 #include "test/lib/postgres_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,7 +31,25 @@ std::string Output(const std::string& command) {
 
 }  // namespace
 
-Status PostgresServer::Start() {
+// A TCP port on 127.0.0.1 that nothing listens on now.
+static int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+Status PostgresServer::Start(bool tcp) {
   std::string bin = Output("pg_config --bindir 2>/dev/null");
   if (bin.empty() || !fs::exists(bin + "/initdb")) {
     for (const auto& dir : {"/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin"}) {
@@ -61,8 +82,15 @@ Status PostgresServer::Start() {
                       .c_str()) != 0) {
     return Status::Unavailable("initdb failed: " + Output("cat " + dir_ + "/initdb.log"));
   }
+  if (tcp) {
+    port_ = FreePort();
+    if (port_ == 0) return Status::Unavailable("no free TCP port on 127.0.0.1");
+  }
+  const std::string listen =
+      tcp ? "-p " + std::to_string(port_) + " -c listen_addresses=127.0.0.1"
+          : std::string("-c listen_addresses=''");
   const std::string options =
-      "-c listen_addresses='' -k " + dir_ +
+      listen + " -k " + dir_ +
       " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c TimeZone=UTC";
   if (std::system((as_ + bin_ + "/pg_ctl -D " + data + " -l " + dir_ +
                    "/server.log -w -t 30 -o \"" + options + "\" start >/dev/null 2>&1")
@@ -71,7 +99,9 @@ Status PostgresServer::Start() {
                                Output("cat " + dir_ + "/server.log"));
   }
   started_ = true;
-  conn_ = PQconnectdb(("host=" + dir_ + " user=postgres dbname=postgres").c_str());
+  conn_ = PQconnectdb(("host=" + dir_ + " user=postgres dbname=postgres" +
+                       (tcp ? " port=" + std::to_string(port_) : std::string()))
+                          .c_str());
   if (PQstatus(conn_) != CONNECTION_OK) {
     return Status::Unavailable(std::string("cannot connect: ") + PQerrorMessage(conn_));
   }

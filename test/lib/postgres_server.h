@@ -21,9 +21,10 @@ class PostgresServer {
   PostgresServer(const PostgresServer&) = delete;
   PostgresServer& operator=(const PostgresServer&) = delete;
 
-  // Starts the server and connects to it. Errors (Unavailable) say what is missing: the server's
-  // binaries (./scripts/setup installs them), a postgres user when run as root.
-  Status Start();
+  // Starts the server and connects to it; with `tcp`, it also listens on 127.0.0.1 at a free
+  // port (port()). Errors (Unavailable) say what is missing: the server's binaries
+  // (./scripts/setup installs them), a postgres user when run as root.
+  Status Start(bool tcp = false);
 
   struct Rows {
     std::vector<Oid> types;
@@ -34,10 +35,13 @@ class PostgresServer {
 
   // The directory of the server's socket: `psql -h <socket_dir> -U postgres`.
   const std::string& socket_dir() const { return dir_; }
+  // The TCP port on 127.0.0.1 (Start(true)), else 0.
+  int port() const { return port_; }
 
  private:
   std::string bin_, dir_, as_;
   bool started_ = false;
+  int port_ = 0;
   PGconn* conn_ = nullptr;
 };
 

@@ -1,0 +1,101 @@
+// The PostgreSQL adapter (docs/postgres.md): a Database whose URL is `jdbc:postgresql://...` or a
+// libpq URI (`postgresql://...`). Its tables are found in the server when a statement touches
+// them (loading the catalog connects to nothing), read by the local engine through a TableSource
+// that pushes projections and equality filters down as bound parameters, and created and dropped
+// inside CREATE TABLE and DROP TABLE by the PostgresProvisioner. Connections are kept in one
+// process-wide pool, by server and credentials.
+//
+// Names: hop folds unquoted names to upper case and PostgreSQL to lower case, so a PostgreSQL
+// name in lower case reads as its upper case in hop (`widgets` is `WIDGETS`) and any other is
+// kept as spelled (`"MixedCase"`); a name hop creates is lowered when it has no lower-case letter.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/provisioner.h"
+#include "catalog/source.h"
+#include "common/status.h"
+#include "sql/ast/data_type.h"
+
+namespace hop::catalog {
+
+// Whether `url` is a libpq URI (`postgresql://` or `postgres://`).
+bool IsPostgresUri(std::string_view url);
+
+// What a PostgreSQL database URL says, before any secret is read.
+struct PostgresConfig {
+  // libpq connection keywords and values (host, port, dbname, user, password, sslmode, ...),
+  // in URL order; the password only when the URL spells it.
+  std::vector<std::pair<std::string, std::string>> params;
+  std::string schema = "public";  // currentSchema
+  std::string password_env;       // password=${env:NAME}: NAME
+  std::string password_file;      // passwordFile=PATH
+};
+
+// Parses `jdbc:postgresql://[user[:password]@]host[:port][,host[:port]...][/db][?k=v&...]` or a
+// libpq URI of the same shape. JDBC parameters: user, password, currentSchema, ssl, sslmode,
+// sslcert, sslkey, sslrootcert, connectTimeout, ApplicationName, options, passwordFile; others
+// are ignored. A libpq URI's parameters are libpq keywords, plus currentSchema and passwordFile.
+// Errors (InvalidArgument) say what is wrong, never showing the password.
+Result<PostgresConfig> ParsePostgresUrl(std::string_view url);
+
+// The connection keywords with the password read from where the config says (the environment
+// or the file, which must not be readable by group or others). Errors name the variable or file.
+Result<std::vector<std::pair<std::string, std::string>>> ResolveCredentials(
+    const PostgresConfig& config);
+
+// Names across the two foldings (see the file comment).
+std::string PostgresName(std::string_view hop_name);
+std::string HopName(std::string_view postgres_name);
+
+// A PostgreSQL column type as the catalog reads it: its type OID and modifier, and, for arrays,
+// the element's OID; `spelled` is format_type()'s text, for messages.
+struct PostgresType {
+  uint32_t oid = 0;
+  int32_t typmod = -1;
+  uint32_t element_oid = 0;  // arrays
+  std::string spelled;
+};
+// The Calcite type of a PostgreSQL column type. Errors (InvalidArgument) name the type hop
+// does not map.
+Result<sql::DataType> CalciteType(const PostgresType& type);
+// The PostgreSQL type, spelled as format_type() spells it (`integer`, `numeric(10,2)`,
+// `character varying(20)[]`), of a column hop creates. Errors name the type hop cannot create.
+Result<std::string> PostgresTypeOf(const sql::DataType& type);
+
+// Sets up a schema of a PostgreSQL Database (adapter kPostgres, URL and names set): its
+// PostgreSQL schema and its discovery. Connects to nothing. Errors: the URL's.
+Status ConfigurePostgresSchema(Schema& schema);
+// The discovery of the tables of a PostgreSQL schema (remote_schema set).
+std::shared_ptr<const TableDiscovery> PostgresTables(const Schema& schema);
+// The discovery of every schema of the database of `base` (a Database with spec.catalog).
+std::shared_ptr<const SchemaDiscovery> PostgresSchemas(const Schema& base);
+// How the local engine reads `table`, a table hop declared (a Table resource) in a PostgreSQL
+// schema: the PostgreSQL table and columns of its names.
+std::shared_ptr<const TableSource> PostgresSource(const Schema& schema, const Table& table);
+
+// Creates and drops the tables of PostgreSQL databases in the statement that declares them
+// (provisioner.h), with PostgreSQL's names and types. Thread-safe; uses the connection pool.
+class PostgresProvisioner : public Provisioner {
+ public:
+  // True when the table exists with the definition's columns; an error (AlreadyExists) when it
+  // has other columns; the server's error when it cannot be asked.
+  Result<bool> Exists(const Schema& schema, const TableDefinition& table) override;
+  // CREATE TABLE in the schema; fails with the server's message, having created nothing.
+  Status Create(const Schema& schema, const TableDefinition& table) override;
+  // DROP TABLE IF EXISTS.
+  Status Drop(const Schema& schema, const TableDefinition& table) override;
+};
+
+// Connections the process holds open to PostgreSQL servers, idle or in use, and the connections
+// it has tried to open, successful or not (for tests of reuse and of what connects).
+int PostgresOpenConnections();
+int PostgresConnectionAttempts();
+
+}  // namespace hop::catalog
