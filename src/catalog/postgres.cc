@@ -763,20 +763,32 @@ struct FoundTable {
   std::vector<FoundColumn> columns;
 };
 
+// `names` as one PostgreSQL array value (a parameter, never SQL): every element double-quoted,
+// with `"` and `\` escaped by a backslash.
+std::string ArrayValue(const std::vector<std::string>& names) {
+  std::string out = "{";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out.push_back('"');
+    for (char ch : names[i]) {
+      if (ch == '"' || ch == '\\') out.push_back('\\');
+      out.push_back(ch);
+    }
+    out.push_back('"');
+  }
+  out.push_back('}');
+  return out;
+}
+
 // The tables (and their columns) of `schema` in the server; `names` narrows them when not empty.
 Result<std::vector<FoundTable>> ReadTables(const Endpoint& e, const std::string& schema,
                                            const std::vector<std::string>& names) {
-  std::string sql = kColumnsQuery;
+  static const std::string kAll = std::string(kColumnsQuery) + " ORDER BY c.relname, a.attnum";
+  static const std::string kNamed =
+      std::string(kColumnsQuery) + " AND c.relname = ANY($2::name[]) ORDER BY c.relname, a.attnum";
+  const std::string& sql = names.empty() ? kAll : kNamed;
   std::vector<std::string> params = {schema};
-  if (!names.empty()) {
-    sql += " AND c.relname IN (";
-    for (size_t i = 0; i < names.size(); ++i) {
-      params.push_back(names[i]);
-      sql += fmt::format("{}${}", i ? ", " : "", params.size());
-    }
-    sql += ")";
-  }
-  sql += " ORDER BY c.relname, a.attnum";
+  if (!names.empty()) params.push_back(ArrayValue(names));
   HOP_ASSIGN_OR_RETURN(PgResult r, Run(e, sql, params));
   std::vector<FoundTable> out;
   for (int i = 0; i < PQntuples(r.get()); ++i) {
