@@ -46,6 +46,8 @@ Result<BoundStatementPtr> BindStatement(const catalog::Catalog& catalog,
       return BoundStatementPtr(std::make_unique<BoundOtherStatement>(statement));
     case sql::StatementKind::kDelete:
       return Status::InvalidArgument("DELETE is not a statement of hop's language");
+    case sql::StatementKind::kCopyFromStdin:
+      return Status::InvalidArgument("COPY is not a statement of hop's language");
   }
   return Status::Internal("a statement kind the binder does not know");
 }

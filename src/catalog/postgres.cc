@@ -18,6 +18,7 @@
 
 #include "common/redact.h"
 #include "common/strings.h"
+#include "sql/ast/statements.h"
 #include "sql/unparser.h"
 
 namespace hop::catalog {
@@ -348,13 +349,65 @@ Result<PgResult> Run(const Endpoint& e, const std::string& sql,
   }
 }
 
-std::string Quote(std::string_view name) {
-  return sql::QuoteIdentifier(name, sql::Dialect::kPostgres);
-}
-
 std::optional<std::string> Cell(const PGresult* r, int row, int col) {
   if (PQgetisnull(r, row, col)) return std::nullopt;
   return std::string(PQgetvalue(r, row, col), static_cast<size_t>(PQgetlength(r, row, col)));
+}
+
+// ---- SQL as statement ASTs, printed in the PostgreSQL dialect ----
+
+// `name1.name2...`, each part kept exactly (the writer quotes every part).
+sql::QualifiedName Names(std::initializer_list<std::string_view> parts) {
+  sql::QualifiedName q;
+  for (std::string_view p : parts) q.parts.emplace_back(std::string(p));
+  return q;
+}
+
+sql::ExprPtr ColumnOf(std::string_view name) {
+  auto e = std::make_unique<sql::ColumnRefExpr>();
+  e->name = Names({name});
+  return e;
+}
+
+sql::ExprPtr LiteralOf(sql::LiteralKind kind, std::string value) {
+  auto e = std::make_unique<sql::LiteralExpr>();
+  e->literal = kind;
+  e->value = std::move(value);
+  return e;
+}
+
+// `name(args)`; the name is upper case, so the writer prints it bare and PostgreSQL folds it.
+sql::ExprPtr Call(std::string_view name, std::vector<sql::ExprPtr> args) {
+  auto f = std::make_unique<sql::FunctionExpr>();
+  f->name = Names({name});
+  f->args = std::move(args);
+  return f;
+}
+
+template <typename... E>
+std::vector<sql::ExprPtr> Args(E... e) {
+  std::vector<sql::ExprPtr> out;
+  (out.push_back(std::move(e)), ...);
+  return out;
+}
+
+sql::ExprPtr CastTo(sql::ExprPtr operand, sql::TypeName type) {
+  auto c = std::make_unique<sql::CastExpr>();
+  c->operand = std::move(operand);
+  c->type = sql::DataType(type);
+  return c;
+}
+
+sql::ExprPtr BinaryOf(sql::BinaryOp op, sql::ExprPtr left, sql::ExprPtr right) {
+  auto b = std::make_unique<sql::BinaryExpr>();
+  b->op = op;
+  b->left = std::move(left);
+  b->right = std::move(right);
+  return b;
+}
+
+Result<std::string> Print(const sql::Statement& statement) {
+  return sql::PrintStatement(statement, {sql::Dialect::kPostgres});
 }
 
 // ---- scans ----
@@ -364,14 +417,15 @@ enum class Narrow : uint8_t { kNone, kText, kInteger, kBoolean };
 
 struct ScanColumn {
   std::string name;        // PostgreSQL's
-  std::string expression;  // in the SELECT list
+  sql::DataType type;      // Calcite's
+  bool text_like = false;  // PostgreSQL compares it as text
   bool boolean = false;    // `t`/`f` becomes `true`/`false`
   Narrow narrow = Narrow::kNone;
 };
 
 // The expression giving the engine's JSON encoding of one array element `e` of type `t`
 // (engine/value.h: numbers for exact numbers, dates and times; hex strings for binary).
-Result<std::string> ElementExpression(const sql::DataType& t) {
+Result<sql::ExprPtr> ElementExpression(const sql::DataType& t) {
   using sql::TypeName;
   switch (t.name) {
     case TypeName::kBoolean:
@@ -382,22 +436,91 @@ Result<std::string> ElementExpression(const sql::DataType& t) {
     case TypeName::kReal:
     case TypeName::kFloat:
     case TypeName::kDouble:
-    case TypeName::kChar: return std::string("e");
-    case TypeName::kVarchar: return std::string("e::text");  // json and uuid elements as text
+    case TypeName::kChar: return ColumnOf("e");
+    case TypeName::kVarchar:
+      return CastTo(ColumnOf("e"), TypeName::kVarchar);  // json and uuid elements as text
     case TypeName::kDecimal:
-      return fmt::format("(e * 1{})::int8",
-                         std::string(static_cast<size_t>(t.scale.value_or(0)), '0'));
-    case TypeName::kDate: return std::string("(e - DATE '1970-01-01')");
+      return CastTo(
+          BinaryOf(sql::BinaryOp::kMultiply, ColumnOf("e"),
+                   LiteralOf(sql::LiteralKind::kInteger,
+                             "1" + std::string(static_cast<size_t>(t.scale.value_or(0)), '0'))),
+          TypeName::kBigInt);
+    case TypeName::kDate:
+      return BinaryOf(sql::BinaryOp::kSubtract, ColumnOf("e"),
+                      LiteralOf(sql::LiteralKind::kDate, "1970-01-01"));
     case TypeName::kTime:
-    case TypeName::kTimestamp: return std::string("(EXTRACT(EPOCH FROM e) * 1000000)::int8");
+    case TypeName::kTimestamp: {
+      auto epoch = std::make_unique<sql::ExtractExpr>();
+      epoch->unit = "EPOCH";
+      epoch->operand = ColumnOf("e");
+      return CastTo(BinaryOf(sql::BinaryOp::kMultiply, std::move(epoch),
+                             LiteralOf(sql::LiteralKind::kInteger, "1000000")),
+                    TypeName::kBigInt);
+    }
     case TypeName::kBinary:
     case TypeName::kVarbinary:
-    case TypeName::kBytes: return std::string("encode(e, 'hex')");
+    case TypeName::kBytes:
+      return Call("ENCODE", Args(ColumnOf("e"), LiteralOf(sql::LiteralKind::kString, "hex")));
     default: break;
   }
   auto printed = sql::PrintType(t);
   return Status::InvalidArgument(fmt::format("hop does not read arrays of {} from PostgreSQL",
                                              printed.ok() ? *printed : std::string("this type")));
+}
+
+// The expression in the SELECT list that reads column `c`.
+Result<sql::ExprPtr> ReadExpression(const ScanColumn& c) {
+  using sql::TypeName;
+  const sql::DataType& t = c.type;
+  switch (t.name) {
+    case TypeName::kChar:
+    case TypeName::kVarchar:
+      if (!c.text_like) return CastTo(ColumnOf(c.name), TypeName::kVarchar);  // json, uuid
+      break;
+    case TypeName::kBinary:
+    case TypeName::kVarbinary:
+    case TypeName::kBytes:
+      return Call("ENCODE", Args(ColumnOf(c.name), LiteralOf(sql::LiteralKind::kString, "hex")));
+    case TypeName::kTimestamp:
+      // timezone(zone, t) is PostgreSQL's `t AT TIME ZONE zone`: the instant in UTC.
+      if (t.time_zone != sql::TimeZone::kNone) {
+        return Call("TIMEZONE",
+                    Args(LiteralOf(sql::LiteralKind::kString, "UTC"), ColumnOf(c.name)));
+      }
+      break;
+    case TypeName::kArray: {
+      // CASE WHEN a IS NULL THEN NULL ELSE COALESCE((SELECT JSON_AGG(element ORDER BY n) FROM
+      // UNNEST(a) WITH ORDINALITY AS u (e, n)), '[]') END: the elements in order, [] when none.
+      if (t.params.empty()) return Status::InvalidArgument("an ARRAY without an element type");
+      HOP_ASSIGN_OR_RETURN(sql::ExprPtr element, ElementExpression(t.params[0]));
+      auto agg = std::make_unique<sql::FunctionExpr>();
+      agg->name = Names({"JSON_AGG"});
+      agg->args.push_back(std::move(element));
+      agg->order_by.push_back(sql::OrderItem{ColumnOf("n")});
+      auto unnest = std::make_unique<sql::UnnestRef>();
+      unnest->args.push_back(ColumnOf(c.name));
+      unnest->with_ordinality = true;
+      unnest->alias =
+          sql::TableAlias{sql::Identifier("u"), {sql::Identifier("e"), sql::Identifier("n")}};
+      auto select = std::make_unique<sql::SelectBody>();
+      select->items.push_back(sql::SelectItem{std::move(agg), std::nullopt});
+      select->from = std::move(unnest);
+      auto sub = std::make_unique<sql::SubqueryExpr>();
+      sub->query = std::make_unique<sql::Query>();
+      sub->query->body = std::move(select);
+      auto is_null = std::make_unique<sql::IsExpr>();
+      is_null->operand = ColumnOf(c.name);
+      is_null->test = sql::IsTest::kNull;
+      auto when = std::make_unique<sql::CaseExpr>();
+      when->whens.push_back(
+          sql::WhenClause{std::move(is_null), LiteralOf(sql::LiteralKind::kNull, "")});
+      when->else_result =
+          Call("COALESCE", Args(std::move(sub), LiteralOf(sql::LiteralKind::kString, "[]")));
+      return when;
+    }
+    default: break;
+  }
+  return ColumnOf(c.name);
 }
 
 // How the column `pg_name` of Calcite type `t` is read; `text_like` when PostgreSQL compares it
@@ -407,8 +530,8 @@ Result<ScanColumn> MakeScanColumn(const std::string& pg_name, const sql::DataTyp
   using sql::TypeName;
   ScanColumn c;
   c.name = pg_name;
-  const std::string q = Quote(pg_name);
-  c.expression = q;
+  c.type = t;
+  c.text_like = text_like;
   switch (t.name) {
     case TypeName::kBoolean:
       c.boolean = true;
@@ -421,27 +544,10 @@ Result<ScanColumn> MakeScanColumn(const std::string& pg_name, const sql::DataTyp
     case TypeName::kChar:
     case TypeName::kVarchar:
       if (text_like) c.narrow = Narrow::kText;
-      if (!text_like) c.expression = q + "::text";
       break;
-    case TypeName::kBinary:
-    case TypeName::kVarbinary:
-    case TypeName::kBytes: c.expression = fmt::format("encode({}, 'hex')", q); break;
-    case TypeName::kTimestamp:
-      if (t.time_zone != sql::TimeZone::kNone) {
-        c.expression = fmt::format("({} AT TIME ZONE 'UTC')", q);
-      }
-      break;
-    case TypeName::kArray: {
-      if (t.params.empty()) return Status::InvalidArgument("an ARRAY without an element type");
-      HOP_ASSIGN_OR_RETURN(std::string e, ElementExpression(t.params[0]));
-      c.expression = fmt::format(
-          "CASE WHEN {0} IS NULL THEN NULL ELSE COALESCE((SELECT json_agg({1} ORDER BY n) FROM "
-          "unnest({0}) WITH ORDINALITY AS u(e, n)), '[]') END",
-          q, e);
-      break;
-    }
     default: break;
   }
+  HOP_RETURN_IF_ERROR(ReadExpression(c).status());  // a column hop cannot read says so here
   return c;
 }
 
@@ -527,12 +633,13 @@ class PgSource : public TableSource {
 
   std::string DescribeScan(const ScanRequest& request) const override {
     std::vector<std::string> params;
-    return Query(request, params, /*for_explain=*/true);
+    auto query = Query(request, params, /*for_explain=*/true);
+    return query.ok() ? *query : query.status().ToString();
   }
 
   Result<std::unique_ptr<RowCursor>> Open(const ScanRequest& request) const override {
     std::vector<std::string> params;
-    const std::string sql = Query(request, params, false);
+    HOP_ASSIGN_OR_RETURN(const std::string sql, Query(request, params, false));
     std::vector<const char*> values;
     for (const auto& p : params) values.push_back(p.c_str());
     std::vector<int> slots;
@@ -572,21 +679,26 @@ class PgSource : public TableSource {
  private:
   // The query of a scan: the columns read, and the constraints it can apply as parameters
   // (`params`); EXPLAIN's text shows every pushed constraint as a parameter.
-  std::string Query(const ScanRequest& request, std::vector<std::string>& params,
-                    bool for_explain) const {
-    std::string select;
+  Result<std::string> Query(const ScanRequest& request, std::vector<std::string>& params,
+                            bool for_explain) const {
+    auto select = std::make_unique<sql::SelectBody>();
     for (size_t i = 0; i < columns_.size(); ++i) {
       if (i < request.columns.size() && request.columns[i]) {
-        select += (select.empty() ? "" : ", ") + columns_[i].expression;
+        HOP_ASSIGN_OR_RETURN(sql::ExprPtr e, ReadExpression(columns_[i]));
+        select->items.push_back(sql::SelectItem{std::move(e), std::nullopt});
       }
     }
-    if (select.empty()) select = "1";
-    std::string where;
+    if (select->items.empty()) {
+      select->items.push_back(
+          sql::SelectItem{LiteralOf(sql::LiteralKind::kInteger, "1"), std::nullopt});
+    }
+    auto from = std::make_unique<sql::BaseTableRef>();
+    from->name = Names({schema_, table_});
+    select->from = std::move(from);
     for (const ScanConstraint& c : request.constraints) {
       if (!Narrows(c.column) || (c.op != ScanOp::kEq && !NarrowsRange(c.column))) continue;
       const ScanColumn& col = columns_[static_cast<size_t>(c.column)];
       std::string value = c.value;
-      std::string cast;
       if (!for_explain) {
         // A value a filter cannot state as the column's type is not pushed: the engine checks
         // every row anyway.
@@ -601,13 +713,24 @@ class PgSource : public TableSource {
           if (value != "true" && value != "false") continue;
         }
       }
-      if (col.narrow == Narrow::kInteger) cast = "::int8";
       params.push_back(std::move(value));
-      static const char* const kOps[] = {"=", "<", "<=", ">", ">="};
-      where += fmt::format("{}{} {} ${}{}", where.empty() ? " WHERE " : " AND ", Quote(col.name),
-                           kOps[static_cast<int>(c.op)], params.size(), cast);
+      auto param = std::make_unique<sql::ParameterExpr>();
+      param->index = static_cast<int>(params.size());
+      param->numbered = true;
+      sql::ExprPtr bound = std::move(param);
+      if (col.narrow == Narrow::kInteger) bound = CastTo(std::move(bound), sql::TypeName::kBigInt);
+      static const sql::BinaryOp kOps[] = {sql::BinaryOp::kEq, sql::BinaryOp::kLt,
+                                           sql::BinaryOp::kLe, sql::BinaryOp::kGt,
+                                           sql::BinaryOp::kGe};
+      sql::ExprPtr test =
+          BinaryOf(kOps[static_cast<int>(c.op)], ColumnOf(col.name), std::move(bound));
+      select->where = select->where
+                          ? BinaryOf(sql::BinaryOp::kAnd, std::move(select->where), std::move(test))
+                          : std::move(test);
     }
-    return fmt::format("SELECT {} FROM {}.{}{}", select, Quote(schema_), Quote(table_), where);
+    sql::Query query;
+    query.body = std::move(select);
+    return sql::PrintQuery(query, {sql::Dialect::kPostgres});
   }
 
   std::shared_ptr<const Endpoint> endpoint_;
@@ -640,20 +763,32 @@ struct FoundTable {
   std::vector<FoundColumn> columns;
 };
 
+// `names` as one PostgreSQL array value (a parameter, never SQL): every element double-quoted,
+// with `"` and `\` escaped by a backslash.
+std::string ArrayValue(const std::vector<std::string>& names) {
+  std::string out = "{";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out.push_back('"');
+    for (char ch : names[i]) {
+      if (ch == '"' || ch == '\\') out.push_back('\\');
+      out.push_back(ch);
+    }
+    out.push_back('"');
+  }
+  out.push_back('}');
+  return out;
+}
+
 // The tables (and their columns) of `schema` in the server; `names` narrows them when not empty.
 Result<std::vector<FoundTable>> ReadTables(const Endpoint& e, const std::string& schema,
                                            const std::vector<std::string>& names) {
-  std::string sql = kColumnsQuery;
+  static const std::string kAll = std::string(kColumnsQuery) + " ORDER BY c.relname, a.attnum";
+  static const std::string kNamed =
+      std::string(kColumnsQuery) + " AND c.relname = ANY($2::name[]) ORDER BY c.relname, a.attnum";
+  const std::string& sql = names.empty() ? kAll : kNamed;
   std::vector<std::string> params = {schema};
-  if (!names.empty()) {
-    sql += " AND c.relname IN (";
-    for (size_t i = 0; i < names.size(); ++i) {
-      params.push_back(names[i]);
-      sql += fmt::format("{}${}", i ? ", " : "", params.size());
-    }
-    sql += ")";
-  }
-  sql += " ORDER BY c.relname, a.attnum";
+  if (!names.empty()) params.push_back(ArrayValue(names));
   HOP_ASSIGN_OR_RETURN(PgResult r, Run(e, sql, params));
   std::vector<FoundTable> out;
   for (int i = 0; i < PQntuples(r.get()); ++i) {
@@ -1094,7 +1229,8 @@ Result<sql::DataType> CalciteType(const PostgresType& type) {
   return refuse("has no Calcite type in hop");
 }
 
-Result<std::string> PostgresTypeOf(const sql::DataType& t) {
+Result<sql::DataType> PostgresColumnType(const sql::DataType& t) {
+  using sql::DataType;
   using sql::TypeName;
   auto refuse = [&]() {
     auto printed = sql::PrintType(t);
@@ -1102,12 +1238,19 @@ Result<std::string> PostgresTypeOf(const sql::DataType& t) {
         fmt::format("a PostgreSQL table hop creates cannot have a column of type {}",
                     printed.ok() ? *printed : std::string("this type")));
   };
+  auto with_precision = [](TypeName name, std::optional<int> precision) {
+    DataType out(name);
+    out.precision = precision;
+    return out;
+  };
   switch (t.name) {
-    case TypeName::kBoolean: return std::string("boolean");
-    case TypeName::kTinyInt:
-    case TypeName::kSmallInt: return std::string("smallint");
-    case TypeName::kInteger: return std::string("integer");
-    case TypeName::kBigInt: return std::string("bigint");
+    case TypeName::kBoolean:
+    case TypeName::kSmallInt:
+    case TypeName::kInteger:
+    case TypeName::kBigInt:
+    case TypeName::kReal:
+    case TypeName::kDate: return DataType(t.name);
+    case TypeName::kTinyInt: return DataType(TypeName::kSmallInt);
     case TypeName::kDecimal: {
       const int p = t.precision.value_or(19), s = t.scale.value_or(0);
       if (p > 18 || s > p) {
@@ -1116,35 +1259,72 @@ Result<std::string> PostgresTypeOf(const sql::DataType& t) {
             "most 18 digits",
             p, s));
       }
-      return fmt::format("numeric({},{})", p, s);
+      DataType out = with_precision(TypeName::kDecimal, p);
+      out.scale = s;
+      return out;
     }
-    case TypeName::kReal: return std::string("real");
     case TypeName::kFloat:
-    case TypeName::kDouble: return std::string("double precision");
-    case TypeName::kChar: return fmt::format("character({})", t.precision.value_or(1));
-    case TypeName::kVarchar:
-      if (t.precision) return fmt::format("character varying({})", *t.precision);
-      return std::string("text");
+    case TypeName::kDouble: return DataType(TypeName::kDouble);
+    case TypeName::kChar: return with_precision(TypeName::kChar, t.precision.value_or(1));
+    case TypeName::kVarchar: return with_precision(TypeName::kVarchar, t.precision);
     case TypeName::kBinary:
     case TypeName::kVarbinary:
-    case TypeName::kBytes: return std::string("bytea");
-    case TypeName::kDate: return std::string("date");
+    case TypeName::kBytes: return DataType(TypeName::kBytes);
     case TypeName::kTime:
       if (t.time_zone != sql::TimeZone::kNone) return refuse();
-      return fmt::format("time({}) without time zone", std::clamp(t.precision.value_or(0), 0, 6));
-    case TypeName::kTimestamp:
+      // Calcite's TIME is TIME(0); PostgreSQL's would be time(6).
+      return with_precision(TypeName::kTime, std::clamp(t.precision.value_or(0), 0, 6));
+    case TypeName::kTimestamp: {
       if (t.time_zone == sql::TimeZone::kWithTimeZone) return refuse();
-      return fmt::format("timestamp({}) {} time zone", std::clamp(t.precision.value_or(0), 0, 6),
-                         t.time_zone == sql::TimeZone::kNone ? "without" : "with");
+      DataType out =
+          with_precision(TypeName::kTimestamp, std::clamp(t.precision.value_or(0), 0, 6));
+      // An instant (Calcite's WITH LOCAL TIME ZONE) is PostgreSQL's timestamp with time zone.
+      if (t.time_zone == sql::TimeZone::kWithLocalTimeZone) {
+        out.time_zone = sql::TimeZone::kWithTimeZone;
+      }
+      return out;
+    }
     case TypeName::kArray: {
       if (t.params.empty() || t.params[0].name == TypeName::kArray) return refuse();
-      auto element = PostgresTypeOf(t.params[0]);
+      auto element = PostgresColumnType(t.params[0]);
       if (!element.ok()) return refuse();
-      return *element + "[]";
+      DataType out(TypeName::kArray);
+      out.params.push_back(std::move(*element));
+      return out;
     }
     default: break;
   }
   return refuse();
+}
+
+Result<std::string> PostgresTypeOf(const sql::DataType& type) {
+  using sql::TypeName;
+  HOP_ASSIGN_OR_RETURN(sql::DataType t, PostgresColumnType(type));
+  switch (t.name) {
+    case TypeName::kBoolean: return std::string("boolean");
+    case TypeName::kSmallInt: return std::string("smallint");
+    case TypeName::kInteger: return std::string("integer");
+    case TypeName::kBigInt: return std::string("bigint");
+    case TypeName::kDecimal: return fmt::format("numeric({},{})", *t.precision, *t.scale);
+    case TypeName::kReal: return std::string("real");
+    case TypeName::kDouble: return std::string("double precision");
+    case TypeName::kChar: return fmt::format("character({})", *t.precision);
+    case TypeName::kVarchar:
+      if (t.precision) return fmt::format("character varying({})", *t.precision);
+      return std::string("text");
+    case TypeName::kBytes: return std::string("bytea");
+    case TypeName::kDate: return std::string("date");
+    case TypeName::kTime: return fmt::format("time({}) without time zone", *t.precision);
+    case TypeName::kTimestamp:
+      return fmt::format("timestamp({}) {} time zone", *t.precision,
+                         t.time_zone == sql::TimeZone::kNone ? "without" : "with");
+    case TypeName::kArray: {
+      HOP_ASSIGN_OR_RETURN(std::string element, PostgresTypeOf(t.params[0]));
+      return element + "[]";
+    }
+    default: break;
+  }
+  return Status::Internal("PostgresColumnType made a type PostgresTypeOf does not spell");
 }
 
 // ---- the adapter ----
@@ -1212,24 +1392,31 @@ Result<bool> PostgresProvisioner::Exists(const Schema& schema, const TableDefini
 
 Status PostgresProvisioner::Create(const Schema& schema, const TableDefinition& table) {
   HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
-  HOP_ASSIGN_OR_RETURN(std::vector<WantedColumn> want, Wanted(table));
-  std::string ddl = fmt::format("CREATE TABLE {}.{} (", Quote(schema.remote_schema),
-                                Quote(PostgresName(table.path.back())));
-  for (size_t i = 0; i < want.size(); ++i) {
-    ddl += fmt::format("{}{} {}{}", i ? ", " : "", Quote(want[i].name), want[i].type,
-                       want[i].not_null ? " NOT NULL" : "");
+  sql::CreateTableStatement ddl;
+  ddl.name = Names({schema.remote_schema, PostgresName(table.path.back())});
+  for (const Column& c : table.row_type.columns) {
+    sql::ColumnDef def;
+    def.name = sql::Identifier(PostgresName(c.name));
+    auto type = PostgresColumnType(c.type);
+    if (!type.ok()) return type.status().WithContext(fmt::format("column {}: ", c.name));
+    if (c.type.nullability == sql::Nullability::kNotNull) {
+      type->nullability = sql::Nullability::kNotNull;
+    }
+    def.type = std::move(*type);
+    ddl.columns.push_back(std::move(def));
   }
-  ddl += ")";
-  return Run(*endpoint, ddl, {}).status();
+  HOP_ASSIGN_OR_RETURN(std::string text, Print(ddl));
+  return Run(*endpoint, text, {}).status();
 }
 
 Status PostgresProvisioner::Drop(const Schema& schema, const TableDefinition& table) {
   HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
-  return Run(*endpoint,
-             fmt::format("DROP TABLE IF EXISTS {}.{}", Quote(schema.remote_schema),
-                         Quote(PostgresName(table.path.back()))),
-             {})
-      .status();
+  sql::DropStatement drop;
+  drop.object = sql::ObjectKind::kTable;
+  drop.if_exists = true;
+  drop.name = Names({schema.remote_schema, PostgresName(table.path.back())});
+  HOP_ASSIGN_OR_RETURN(std::string text, Print(drop));
+  return Run(*endpoint, text, {}).status();
 }
 
 int PostgresOpenConnections() { return Pool::Get().open(); }

@@ -68,6 +68,12 @@ Result<sql::DataType> CalciteType(const PostgresType& type);
 // The PostgreSQL type, spelled as format_type() spells it (`integer`, `numeric(10,2)`,
 // `character varying(20)[]`), of a column hop creates. Errors name the type hop cannot create.
 Result<std::string> PostgresTypeOf(const sql::DataType& type);
+// The type, in the SQL writer's terms, of the PostgreSQL column hop creates for a Calcite type:
+// what the PostgreSQL dialect prints has exactly PostgresTypeOf's meaning (TINYINT is SMALLINT,
+// FLOAT DOUBLE PRECISION, any binary BYTEA, an unbounded VARCHAR TEXT, TIME and TIMESTAMP with
+// their precision written, WITH LOCAL TIME ZONE PostgreSQL's WITH TIME ZONE). Errors as
+// PostgresTypeOf's.
+Result<sql::DataType> PostgresColumnType(const sql::DataType& type);
 
 // Sets up a schema of a PostgreSQL Database (adapter kPostgres, URL and names set): its
 // PostgreSQL schema and its discovery. Connects to nothing. Errors: the URL's.

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "sql/parser.h"
+#include "sql/unparser.h"
 #include "test/lib/postgres_server.h"
 
 namespace hop::catalog {
@@ -192,6 +193,94 @@ TEST(PostgresTest, TypesMapBothWaysWithoutLoss) {
     EXPECT_NE(calcite.status().message().find(t.spelled), std::string::npos)
         << calcite.status().message();
   }
+}
+
+// The column type CREATE TABLE writes for each Calcite type (the SQL writer's PostgreSQL
+// dialect), with the meaning PostgresTypeOf spells; a refused type is refused by both.
+TEST(PostgresTest, CreatedColumnTypesPrintInThePostgresDialect) {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"BOOLEAN", "BOOLEAN"},
+      {"TINYINT", "SMALLINT"},
+      {"BIGINT NOT NULL", "BIGINT"},
+      {"DECIMAL(10, 2)", "DECIMAL(10, 2)"},
+      {"DECIMAL(5)", "DECIMAL(5, 0)"},
+      {"FLOAT", "DOUBLE PRECISION"},
+      {"CHAR", "CHAR(1)"},
+      {"VARCHAR(20)", "VARCHAR(20)"},
+      {"VARCHAR", "TEXT"},
+      {"BINARY(4)", "BYTEA"},
+      {"VARBINARY", "BYTEA"},
+      {"TIME", "TIME(0)"},
+      {"TIME(9)", "TIME(6)"},
+      {"TIMESTAMP", "TIMESTAMP(0)"},
+      {"TIMESTAMP(3) WITH LOCAL TIME ZONE", "TIMESTAMP(3) WITH TIME ZONE"},
+      {"VARCHAR(8) ARRAY", "VARCHAR(8)[]"},
+      {"ARRAY<INTEGER NOT NULL>", "INTEGER[]"},
+      {"TIMESTAMP WITH TIME ZONE", nullptr},
+      {"INTEGER ARRAY ARRAY", nullptr},
+      {"MAP<VARCHAR, INTEGER>", nullptr},
+  };
+  for (const auto& [calcite, printed] : kCases) {
+    auto type = sql::ParseDataType(calcite);
+    ASSERT_TRUE(type.ok()) << calcite;
+    auto column = PostgresColumnType(*type);
+    if (printed == nullptr) {
+      EXPECT_FALSE(column.ok()) << calcite;
+      EXPECT_FALSE(PostgresTypeOf(*type).ok()) << calcite;
+      continue;
+    }
+    ASSERT_TRUE(column.ok()) << calcite << ": " << column.status().ToString();
+    auto text = sql::PrintType(*column, {sql::Dialect::kPostgres});
+    ASSERT_TRUE(text.ok()) << calcite << ": " << text.status().ToString();
+    EXPECT_EQ(*text, printed) << calcite;
+  }
+}
+
+// The query a scan sends, as EXPLAIN shows it: every column read through the expression that
+// gives the engine's encoding, names quoted, constraints as parameters. Connects to nothing.
+TEST(PostgresTest, ScanQueriesArePrintedByTheSqlWriter) {
+  Schema schema;
+  schema.name = "PG";
+  schema.database = "pg";
+  schema.url = "postgresql:///postgres?host=/nonexistent&user=postgres";
+  schema.adapter = Adapter::kPostgres;
+  ASSERT_TRUE(ConfigurePostgresSchema(schema).ok());
+  Table table;
+  table.name = "MY\"T";  // folds to my"t, as hop names PostgreSQL tables
+  const std::pair<const char*, const char*> kColumns[] = {
+      {"ID", "BIGINT"},
+      {"NAME", "VARCHAR"},
+      {"BIN", "VARBINARY"},
+      {"AT", "TIMESTAMP(6) WITH LOCAL TIME ZONE"},
+      {"NUMS", "DECIMAL(5, 2) ARRAY"},
+      {"DAYS", "DATE ARRAY"},
+      {"TS", "TIMESTAMP(3) ARRAY"},
+      {"FLAG", "BOOLEAN"},
+  };
+  for (const auto& [name, type] : kColumns) {
+    auto t = sql::ParseDataType(type);
+    ASSERT_TRUE(t.ok()) << type;
+    table.row_type.columns.push_back({name, *t});
+  }
+  auto source = PostgresSource(schema, table);
+  ASSERT_NE(source, nullptr);
+  ScanRequest all;
+  all.columns.assign(std::size(kColumns), true);
+  all.constraints = {{0, "2", ScanOp::kGe}, {7, "true", ScanOp::kEq}, {1, "x", ScanOp::kEq}};
+  EXPECT_EQ(source->DescribeScan(all),
+            "SELECT \"id\", \"name\", ENCODE(\"bin\", 'hex'), TIMEZONE('UTC', \"at\"), CASE WHEN "
+            "\"nums\" IS NULL THEN NULL ELSE COALESCE((SELECT JSON_AGG(CAST(\"e\" * 100 AS "
+            "BIGINT) ORDER BY \"n\") FROM UNNEST(\"nums\") WITH ORDINALITY AS \"u\" (\"e\", "
+            "\"n\")), '[]') END, CASE WHEN \"days\" IS NULL THEN NULL ELSE COALESCE((SELECT "
+            "JSON_AGG(\"e\" - DATE '1970-01-01' ORDER BY \"n\") FROM UNNEST(\"days\") WITH "
+            "ORDINALITY AS \"u\" (\"e\", \"n\")), '[]') END, CASE WHEN \"ts\" IS NULL THEN NULL "
+            "ELSE COALESCE((SELECT JSON_AGG(CAST(EXTRACT(EPOCH FROM \"e\") * 1000000 AS BIGINT) "
+            "ORDER BY \"n\") FROM UNNEST(\"ts\") WITH ORDINALITY AS \"u\" (\"e\", \"n\")), '[]') "
+            "END, \"flag\" FROM \"public\".\"my\"\"t\" WHERE \"id\" >= CAST($1 AS BIGINT) AND "
+            "\"flag\" = $2 AND \"name\" = $3");
+  ScanRequest none;
+  none.columns.assign(std::size(kColumns), false);
+  EXPECT_EQ(source->DescribeScan(none), "SELECT 1 FROM \"public\".\"my\"\"t\"");
 }
 
 // A live server: connections are reused across scans, discovery and provisioning.

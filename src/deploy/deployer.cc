@@ -30,7 +30,8 @@ const Deployer* DeployerFor(sql::StatementKind kind) {
     case sql::StatementKind::kSet:
     case sql::StatementKind::kReset:
     case sql::StatementKind::kShow:
-    case sql::StatementKind::kDelete: return nullptr;
+    case sql::StatementKind::kDelete:
+    case sql::StatementKind::kCopyFromStdin: return nullptr;
   }
   return nullptr;
 }

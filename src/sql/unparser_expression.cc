@@ -402,6 +402,11 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
         if (f.quantifier == SetQuantifier::kAll) Raw("ALL ");
         ExprList(f.args);
       }
+      if (!f.order_by.empty()) {
+        if (!postgres()) Unsupported("an ORDER BY among a function's arguments");
+        Raw(" ORDER BY ");
+        OrderItems(f.order_by);
+      }
       Raw(")");
       if (!f.within_group.empty()) {
         if (sqlite() || flink()) Unsupported("WITHIN GROUP");

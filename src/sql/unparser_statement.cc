@@ -1,6 +1,7 @@
 // Printing statements: CREATE TABLE (columns, constraints, LIKE, AS), VIEW, MATERIALIZED VIEW,
 // TRIGGER, DATABASE, CATALOG and FUNCTION with their option lists, INSERT, DROP, REFRESH, FIRE,
-// PAUSE / RESUME, SET, RESET and SHOW; hop's own statements print only in the ANSI dialect.
+// PAUSE / RESUME, SET, RESET and SHOW; hop's own statements print only in the ANSI dialect. DELETE
+// FROM and COPY ... FROM STDIN (PostgreSQL only) are written by hop and never parsed.
 #include "common/strings.h"
 #include "sql/keywords.h"
 #include "sql/unparser_impl.h"
@@ -311,6 +312,18 @@ void Writer::Statement(const sql::Statement& stmt) {
       Raw("DELETE FROM ");
       Name(stmt.As<DeleteStatement>().target);
       break;
+    case StatementKind::kCopyFromStdin: {
+      const auto& s = stmt.As<CopyFromStdinStatement>();
+      if (!postgres()) Unsupported("COPY ... FROM STDIN");
+      Raw("COPY ");
+      Name(s.target);
+      if (!s.columns.empty()) {
+        Raw(" ");
+        IdentList(s.columns);
+      }
+      Raw(" FROM STDIN");
+      break;
+    }
     case StatementKind::kRefresh:
       if (!ansi() && !postgres()) Unsupported("REFRESH MATERIALIZED VIEW");
       Raw("REFRESH MATERIALIZED VIEW ");

@@ -210,5 +210,72 @@ TEST(UnparserTest, ParenthesesOnlyWherePrecedenceNeedsThem) {
   }
 }
 
+// Statements hop writes but never parses: DELETE FROM (every dialect) and COPY ... FROM STDIN
+// (PostgreSQL only), with names quoted in the dialect's style.
+TEST(UnparserTest, StatementsHopWritesOnly) {
+  DeleteStatement del;
+  del.target.parts = {Identifier("s"), Identifier("My \"T\"")};
+  CopyFromStdinStatement copy;
+  copy.target.parts = {Identifier("public"), Identifier("t")};
+  copy.columns = {Identifier("id"), Identifier("Name")};
+  CopyFromStdinStatement all_columns;
+  all_columns.target.parts = {Identifier("t")};
+  struct Case {
+    const Statement* stmt;
+    Dialect dialect;
+    const char* out;
+  };
+  const Case kCases[] = {
+      {&del, Dialect::kPostgres, "DELETE FROM \"s\".\"My \"\"T\"\"\""},
+      {&del, Dialect::kSqlite, "DELETE FROM \"s\".\"My \"\"T\"\"\""},
+      {&del, Dialect::kAnsi, "DELETE FROM \"s\".\"My \"\"T\"\"\""},
+      {&copy, Dialect::kPostgres, "COPY \"public\".\"t\" (\"id\", \"Name\") FROM STDIN"},
+      {&all_columns, Dialect::kPostgres, "COPY \"t\" FROM STDIN"},
+      {&copy, Dialect::kAnsi,
+       "Invalid Argument: COPY ... FROM STDIN cannot be expressed in the ansi dialect"},
+      {&copy, Dialect::kSqlite,
+       "Invalid Argument: COPY ... FROM STDIN cannot be expressed in the sqlite dialect"},
+      {&copy, Dialect::kFlink,
+       "Invalid Argument: COPY ... FROM STDIN cannot be expressed in the flink dialect"},
+  };
+  for (const auto& c : kCases) {
+    auto out = PrintStatement(*c.stmt, PrintOptions{c.dialect, false});
+    EXPECT_EQ(out.ok() ? *out : out.status().ToString(), c.out) << DialectName(c.dialect);
+  }
+  EXPECT_EQ(StatementTitle(copy), "COPY public.t");
+  CopyFromStdinStatement same;
+  same.target.parts = {Identifier("public"), Identifier("t")};
+  EXPECT_FALSE(Equals(copy, same));
+  same.columns = copy.columns;
+  EXPECT_TRUE(Equals(copy, same));
+}
+
+// An aggregate's ORDER BY among its arguments, which hop writes for PostgreSQL only.
+TEST(UnparserTest, FunctionArgumentOrderBy) {
+  FunctionExpr f;
+  f.name.parts = {Identifier("JSON_AGG")};
+  auto e = std::make_unique<ColumnRefExpr>();
+  e->name.parts = {Identifier("e")};
+  f.args.push_back(std::move(e));
+  auto n = std::make_unique<ColumnRefExpr>();
+  n->name.parts = {Identifier("n")};
+  f.order_by.push_back(OrderItem{std::move(n), SortDirection::kDesc, NullsOrder::kDefault});
+  auto pg = PrintExpr(f, PrintOptions{Dialect::kPostgres, false});
+  EXPECT_EQ(pg.ok() ? *pg : pg.status().ToString(), "JSON_AGG(\"e\" ORDER BY \"n\" DESC)");
+  for (Dialect d : {Dialect::kAnsi, Dialect::kFlink, Dialect::kSqlite}) {
+    auto out = PrintExpr(f, PrintOptions{d, false});
+    EXPECT_EQ(out.status().ToString(),
+              "Invalid Argument: an ORDER BY among a function's arguments cannot be expressed in "
+              "the " +
+                  std::string(DialectName(d)) + " dialect");
+  }
+  FunctionExpr unordered;
+  unordered.name.parts = {Identifier("JSON_AGG")};
+  auto e2 = std::make_unique<ColumnRefExpr>();
+  e2->name.parts = {Identifier("e")};
+  unordered.args.push_back(std::move(e2));
+  EXPECT_FALSE(Equals(f, unordered));
+}
+
 }  // namespace
 }  // namespace hop::sql

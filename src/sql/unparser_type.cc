@@ -46,6 +46,12 @@ void Writer::Type(const DataType& t) {
       precision();
       break;
     case TypeName::kVarchar:
+      // PostgreSQL's string without a length is TEXT (its VARCHAR without one is another type
+      // that compares and converts as TEXT).
+      if (postgres() && !t.precision && !message) {
+        Raw("TEXT");
+        break;
+      }
       Raw("VARCHAR");
       precision();
       break;

@@ -130,7 +130,8 @@ bool Equals(const Expr& a, const Expr& b) {
       const auto& y = b.As<FunctionExpr>();
       if (!(x.name == y.name) || x.quantifier != y.quantifier || x.star != y.star ||
           x.niladic != y.niladic || !EqualExprs(x.args, y.args) ||
-          !EqualOrder(x.within_group, y.within_group) || !EqualPtr(x.filter, y.filter)) {
+          !EqualOrder(x.within_group, y.within_group) || !EqualOrder(x.order_by, y.order_by) ||
+          !EqualPtr(x.filter, y.filter)) {
         return false;
       }
       if (!x.over || !y.over) return !x.over && !y.over;
@@ -352,6 +353,11 @@ bool Equals(const Statement& a, const Statement& b) {
       return a.As<RefreshStatement>().name == b.As<RefreshStatement>().name;
     case StatementKind::kDelete:
       return a.As<DeleteStatement>().target == b.As<DeleteStatement>().target;
+    case StatementKind::kCopyFromStdin: {
+      const auto& x = a.As<CopyFromStdinStatement>();
+      const auto& y = b.As<CopyFromStdinStatement>();
+      return x.target == y.target && x.columns == y.columns;
+    }
     case StatementKind::kFire: {
       const auto& x = a.As<FireStatement>();
       const auto& y = b.As<FireStatement>();

@@ -271,6 +271,9 @@ struct FunctionExpr : Expr {
   bool star = false;     // COUNT(*)
   bool niladic = false;  // CURRENT_TIMESTAMP and friends, written without parentheses
   std::vector<OrderItem> within_group;
+  // An aggregate's ORDER BY among its arguments, `json_agg(e ORDER BY n)`: written by hop for
+  // PostgreSQL only (the parser never makes one), where it orders what the aggregate collects.
+  std::vector<OrderItem> order_by;
   ExprPtr filter;
   std::unique_ptr<WindowSpec> over;
 };

@@ -29,7 +29,8 @@ enum class StatementKind : uint8_t {
   kSet,
   kReset,
   kShow,
-  kDelete,  // written by hop, never parsed (delete_statement.h)
+  kDelete,         // written by hop, never parsed (delete_statement.h)
+  kCopyFromStdin,  // written by hop for PostgreSQL, never parsed (copy_statement.h)
 };
 
 // The kinds of named objects that DDL statements create, drop, fire, pause or resume.

@@ -53,6 +53,8 @@ std::string StatementTitle(const Statement& s) {
     case StatementKind::kShow: return "SHOW";
     case StatementKind::kDelete:
       return Named("DELETE FROM", s.As<DeleteStatement>().target);
+    case StatementKind::kCopyFromStdin:
+      return Named("COPY", s.As<CopyFromStdinStatement>().target);
   }
   return "STATEMENT";
 }

@@ -14,6 +14,7 @@
 #include "sql/ast/pause_statement.h"
 #include "sql/ast/query_statement.h"
 #include "sql/ast/delete_statement.h"
+#include "sql/ast/copy_statement.h"
 #include "sql/ast/refresh_statement.h"
 #include "sql/ast/set_statement.h"
 #include "sql/ast/show_statement.h"
