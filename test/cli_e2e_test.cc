@@ -1252,6 +1252,58 @@ TEST(CliTest, AKilledRefreshLeavesThePreviousRowsAndWatermark) {
   EXPECT_GT(watermark(), before);
 }
 
+// CREATE TABLE ... AS query (docs/ddl.md): the table is made with the query's columns and filled
+// once by a refresh Job; its watermark then advances, which fires the trigger on it. A fill that
+// fails says why in status.fill and leaves the table empty.
+TEST(CliTest, CreateTableAsFillsTheTableOnce) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  ASSERT_EQ(Hop(state.Flag() + " apply -f " +
+                hop::testing::SourcePath("examples/demo-environment.yaml"))
+                .status,
+            0);
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
+INSERT INTO local.orders VALUES ('a', '10'), ('b', '20'), ('a', '5');
+CREATE TABLE local.totals AS
+  SELECT member, SUM(CAST(amount AS INTEGER)) AS total FROM local.orders GROUP BY member;
+CREATE TRIGGER on_totals ON local.totals AS 'echo-report';
+!wait 60
+SELECT * FROM local.totals ORDER BY member;
+CREATE TABLE local.broken AS SELECT CAST(amount || 'x' AS INTEGER) AS n FROM local.orders;
+!wait 60
+SELECT COUNT(*) AS n FROM local.broken;
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("Note: LOCAL.TOTALS is filled by a refresh Job"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find(" a      |    15\n b      |    20\n(2 rows)"), std::string::npos)
+      << run.out;
+  auto table = nlohmann::json::parse(Hop(state.Flag() + " get table localdb-totals -o json").out,
+                                     nullptr, false);
+  if (table.is_discarded() || !table.contains("status")) {
+    table = nlohmann::json::parse(
+        Hop(state.Flag() + " get table local-database-totals -o json").out, nullptr, false);
+  }
+  ASSERT_FALSE(table.is_discarded());
+  EXPECT_EQ(table["status"]["fill"].value("lastOutcome", ""), "Succeeded") << table.dump();
+  EXPECT_FALSE(table["status"].value("watermark", "").empty()) << table.dump();
+  EXPECT_EQ(Runs(state, "ontotals").size(), 1u);
+  // The failed fill: no rows, and why.
+  EXPECT_NE(run.out.find(" N\n---\n 0\n(1 row)"), std::string::npos) << run.out;
+  auto broken = nlohmann::json::parse(
+      Hop(state.Flag() + " get table local-database-broken -o json").out, nullptr, false);
+  ASSERT_FALSE(broken.is_discarded());
+  EXPECT_EQ(broken["status"]["fill"].value("lastOutcome", ""), "Failed") << broken.dump();
+  EXPECT_FALSE(broken["status"].contains("watermark")) << broken.dump();
+  // By hand, it says why.
+  HopRun again = Hop(state.Flag() + " refresh table/local-database-broken");
+  EXPECT_EQ(again.status, 1);
+  EXPECT_NE(again.out.find("Cannot cast"), std::string::npos) << again.out;
+}
+
 TEST(CliTest, AViewHopDoesNotRefreshIsNotClaimedRefreshed) {
   StateDir state;
   ASSERT_EQ(

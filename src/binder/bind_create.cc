@@ -14,6 +14,7 @@
 #include "sql/ast/create_table_statement.h"
 #include "sql/ast/create_trigger_statement.h"
 #include "sql/ast/create_view_statement.h"
+#include "sql/unparser.h"
 
 namespace hop::binder {
 
@@ -132,9 +133,6 @@ Result<BoundStatementPtr> BindCreateTable(const catalog::Catalog& cat,
                                           const BindOptions& options) {
   const auto& ct = statement.As<sql::CreateTableStatement>();
   auto bound = std::make_unique<BoundCreateTable>(statement);
-  if (ct.as_query) {
-    return Status::InvalidArgument("Populating new tables is not currently supported.");
-  }
   HOP_ASSIGN_OR_RETURN(bound->schema, cat.SchemaFor(ct.name.Names()));
   const catalog::Schema& schema = *bound->schema;
   HOP_RETURN_IF_ERROR(schema.status);
@@ -144,9 +142,26 @@ Result<BoundStatementPtr> BindCreateTable(const catalog::Catalog& cat,
     return Status::InvalidArgument(fmt::format(
         "{} is not a physical database: tables are created in a Database's schema", schema.name));
   }
-  // The columns: declared, or those of the LIKE table.
+  // The columns: declared, those of the LIKE table, or those of the AS query, which then fills
+  // the table once (a refresh Job, docs/ddl.md).
   catalog::RowType& row = bound->row;
-  if (ct.like) {
+  if (ct.as_query) {
+    if (!ct.columns.empty() || ct.like) {
+      return Status::InvalidArgument(
+          "CREATE TABLE ... AS takes its columns from its query: declare none");
+    }
+    if (!catalog::HopWritesTables(schema)) {
+      return Status::InvalidArgument(fmt::format(
+          "CREATE TABLE ... AS fills tables hop writes (local databases); {} is in database {}, "
+          "a {} system",
+          leaf, schema.database, schema.system.empty() ? std::string("remote") : schema.system));
+    }
+    Binder binder(cat);
+    binder.SetStatement(&statement);
+    HOP_ASSIGN_OR_RETURN(RelPtr rel, binder.BindQuery(*ct.as_query));
+    row = rel->row_type;
+    HOP_ASSIGN_OR_RETURN(bound->fill_sql, sql::PrintQuery(*ct.as_query, {sql::Dialect::kAnsi}));
+  } else if (ct.like) {
     HOP_ASSIGN_OR_RETURN(const catalog::Table* source, cat.Resolve(ct.like->source.Names()));
     row = source->row_type;
     if (source->kind != catalog::ObjectKind::kTable) {

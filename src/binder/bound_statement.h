@@ -69,10 +69,12 @@ struct BoundCreateTable : BoundStatement {
   using BoundStatement::BoundStatement;
   const catalog::Schema* schema = nullptr;
   std::vector<std::string> path;  // [catalog,] schema, name
-  catalog::RowType row;           // declared, or the LIKE table's
+  catalog::RowType row;           // declared, the LIKE table's, or the AS query's
   std::map<std::string, std::string> options;
   const catalog::Table* existing = nullptr;  // the table of that name, if there is one
   bool replace = false;
+  // CREATE TABLE ... AS query: the query, in hop's SQL, that fills the table once.
+  std::string fill_sql;
 };
 
 // CREATE [OR REPLACE] TRIGGER.

@@ -190,7 +190,9 @@ int Main(int argc, char** argv) {
       "refresh", "Refresh a materialized view on the local engine now (what its refresh Job runs)");
   hop::runtime::RefreshOptions refresh_opts;
   refresh_opts.namespace_name = "default";
-  refresh->add_option("view", refresh_opts.view, "view/NAME, or its SQL name (SCHEMA.VIEW)")
+  refresh->add_option("view", refresh_opts.view,
+                      "view/NAME or its SQL name (SCHEMA.VIEW); table/NAME fills a table made "
+                      "by CREATE TABLE ... AS")
       ->required();
   refresh->add_option("-n,--namespace", refresh_opts.namespace_name, "namespace")
       ->capture_default_str();

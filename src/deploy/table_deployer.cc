@@ -48,6 +48,9 @@ Status TableDeployer::Specify(const binder::BoundStatement& statement, Batch& ba
   }
   resource::TableKind::kColumns.Set(table, columns);
   if (!t.options.empty()) resource::TableKind::kOptions.Set(table, t.options);
+  // CREATE TABLE ... AS: the query that fills it, once, in a refresh Job the Table reconciler
+  // starts (operator/view_refresh.h, PlanFill).
+  if (!t.fill_sql.empty()) table.set_annotation(resource::kFillAnnotation, t.fill_sql);
   // A CREATE that found no table creates one: if another writer made it meanwhile, the batch
   // fails and the statement is planned again (the executor), instead of overwriting it.
   HOP_RETURN_IF_ERROR(batch.Put(table, true, /*must_create=*/!t.replace));

@@ -18,6 +18,30 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
                                                         const ReconcileContext& context) {
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> table, GetOrNotFound(store_, request));
   if (!table) return ReconcileResult::Done();
+  if (table->annotations().count(std::string(resource::kFillAnnotation))) {
+    std::optional<Resource> job;
+    if (auto ref = RunningJob(*table, "fill")) {
+      HOP_ASSIGN_OR_RETURN(job, store_.Find(*ref));
+    }
+    HOP_ASSIGN_OR_RETURN(RefreshPlan plan,
+                         PlanFill(*table, job, context.clock->Now(), fill_jobs_));
+    Batch fill(store_);
+    if (plan.create) {
+      HOP_RETURN_IF_ERROR(fill.CreateIfAbsent(std::move(*plan.create)).status());
+    }
+    if (plan.remove) {
+      HOP_RETURN_IF_ERROR(fill.DeleteIfPresent(*plan.remove).status());
+    }
+    fill.UpdateStatusIfChanged(*table, std::move(plan.status));
+    HOP_RETURN_IF_ERROR(fill.Commit());
+    if (!plan.event.empty()) {
+      log::Info("[{}] Table {}/{}: {}", context.id, table->namespace_name(), table->name(),
+                plan.event);
+    }
+    // What the fill wrote is the table's state now.
+    HOP_ASSIGN_OR_RETURN(table, GetOrNotFound(store_, request));
+    if (!table) return ReconcileResult::Done();
+  }
   Json table_status = StatusOf(*table);
   deploy::ViewFires table_fires(table_status, "Table");
   const std::vector<SystemTime> fires = table_fires.Undelivered();
@@ -54,6 +78,17 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
   }
   HOP_RETURN_IF_ERROR(batch.Commit());
   return ReconcileResult::Done();
+}
+
+std::vector<Request> TableReconciler::JobEvent(const store::Event& event) {
+  const auto labels = event.object.labels();
+  if (!labels.count(std::string(kRefreshLabel))) return {};
+  for (const resource::OwnerReference& owner : event.object.owner_references()) {
+    if (owner.kind == "Table") {
+      return {Request{{TableKind::Info().group_kind(), event.object.namespace_name(), owner.name}}};
+    }
+  }
+  return {};
 }
 
 }  // namespace hop::op

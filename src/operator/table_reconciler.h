@@ -8,21 +8,32 @@
 // FireAndStart), and the same advances are queued on the views derived from the table
 // (watermarks.h, QueueOnDerivedViews), all in one commit. Idempotent: a trigger that has the fire
 // already is left alone.
+//
+// A table made by CREATE TABLE ... AS query is also filled from here, once, by a refresh Job
+// (view_refresh.h, PlanFill), whose success advances the table's watermark.
 #pragma once
 
+#include <vector>
+
 #include "operator/controller.h"
+#include "operator/view_refresh.h"
 #include "store/store.h"
 
 namespace hop::op {
 
 class TableReconciler : public Reconciler {
  public:
-  explicit TableReconciler(store::Store& store) : store_(store) {}
+  explicit TableReconciler(store::Store& store, RefreshJobs fill_jobs = {})
+      : store_(store), fill_jobs_(std::move(fill_jobs)) {}
   hop::Result<ReconcileResult> Reconcile(const Request& request,
                                          const ReconcileContext& context) override;
 
+  // A fill Job's event, as a request for its table.
+  static std::vector<Request> JobEvent(const store::Event& event);
+
  private:
   store::Store& store_;
+  RefreshJobs fill_jobs_;
 };
 
 }  // namespace hop::op

@@ -26,20 +26,23 @@ std::optional<SystemTime> Time(const Json& object, const char* key) {
   return ParseRfc3339(Text(object, key));
 }
 
-// The refresh's Job: `hop refresh` for this view, owned by it, so that dropping the view
-// deletes its refreshes.
-hop::Result<Resource> RefreshJob(const Resource& view, SystemTime at, const RefreshJobs& jobs) {
+// The refresh's Job: `hop refresh` for this view (or table, `kind`), owned by it, so that
+// dropping it deletes its refreshes.
+hop::Result<Resource> RefreshJob(const Resource& view, SystemTime at, const RefreshJobs& jobs,
+                                 std::string_view kind = "view", std::string_view what = "refresh") {
   Json command = Json::array();
   for (const std::string& word : jobs.command) command.push_back(word);
   for (const std::string& word : {std::string("refresh"), std::string("-n"),
-                                  view.namespace_name(), "view/" + view.name()}) {
+                                  view.namespace_name(),
+                                  std::string(kind) + "/" + view.name()}) {
     command.push_back(word);
   }
   Json doc = {
       {"apiVersion", "batch/v1"},
       {"kind", "Job"},
       {"metadata",
-       {{"name", RunJobName(view.name() + "-refresh", at)}, {"namespace", view.namespace_name()}}},
+       {{"name", RunJobName(view.name() + "-" + std::string(what), at)},
+        {"namespace", view.namespace_name()}}},
       {"spec",
        {{"backoffLimit", jobs.backoff_limit},
         {"template",
@@ -52,11 +55,70 @@ hop::Result<Resource> RefreshJob(const Resource& view, SystemTime at, const Refr
   return job;
 }
 
+// Records the end of the running Job of `state` (status.refresh or status.fill), if it has
+// ended; false while it runs (its events bring the object back).
+bool Finish(const Resource& object, const std::optional<Resource>& current_job, Json& state,
+            const std::string& stamp, RefreshPlan& plan) {
+  const std::string job = Text(state, "job");
+  if (job.empty()) return true;
+  std::optional<std::pair<bool, std::string>> finished;
+  if (!current_job) {
+    finished = std::make_pair(false, fmt::format("its Job {} was deleted before it finished", job));
+  } else {
+    finished = JobFinished(*current_job);
+  }
+  if (!finished) return false;
+  state.erase("job");
+  if (const std::string kept = Text(state, "lastJob"); !kept.empty() && kept != job) {
+    plan.remove = store::ObjectRef{{"batch", "Job"}, object.namespace_name(), kept};
+  }
+  state["lastJob"] = job;
+  state["lastOutcome"] = finished->first ? "Succeeded" : "Failed";
+  state["finished"] = stamp;
+  if (finished->first) {
+    state.erase("message");
+  } else {
+    state["message"] = fmt::format("{} failed: {}", job, finished->second);
+  }
+  plan.event = fmt::format("{} {}", job, finished->first ? "succeeded" : "failed");
+  return true;
+}
+
 }  // namespace
 
+hop::Result<RefreshPlan> PlanFill(const Resource& table, const std::optional<Resource>& current_job,
+                                  SystemTime now, const RefreshJobs& jobs) {
+  RefreshPlan plan;
+  plan.status = StatusOf(table);
+  const auto annotations = table.annotations();
+  auto query = annotations.find(std::string(resource::kFillAnnotation));
+  if (query == annotations.end()) return plan;
+  Json& fill = plan.status["fill"];
+  if (!fill.is_object()) fill = Json::object();
+  const std::string stamp = FormatRfc3339(now, 3);
+  if (!Finish(table, current_job, fill, stamp, plan)) return plan;
+  if (Text(fill, "query") == query->second) return plan;  // filled (or tried) with this query
+  if (jobs.command.empty()) {
+    fill["message"] = "its fill is due, but this control plane starts no refresh Jobs";
+    return plan;
+  }
+  HOP_ASSIGN_OR_RETURN(Resource job, RefreshJob(table, now, jobs, "table", "fill"));
+  fill["job"] = job.name();
+  fill["started"] = stamp;
+  fill["query"] = query->second;
+  fill.erase("message");
+  plan.event = fmt::format("fill {} started", job.name());
+  plan.create = std::move(job);
+  return plan;
+}
+
 std::optional<store::ObjectRef> RunningRefreshJob(const Resource& view) {
+  return RunningJob(view, "refresh");
+}
+
+std::optional<store::ObjectRef> RunningJob(const Resource& view, const char* key) {
   const Json status = StatusOf(view);
-  auto refresh = status.find("refresh");
+  auto refresh = status.find(key);
   if (refresh == status.end() || !refresh->is_object()) return std::nullopt;
   const std::string job = Text(*refresh, "job");
   if (job.empty()) return std::nullopt;
@@ -74,28 +136,7 @@ hop::Result<RefreshPlan> PlanRefresh(const Resource& view,
   const std::string stamp = FormatRfc3339(now, 3);
 
   // The running refresh first: it ends when its Job does (or is gone).
-  if (const std::string job = Text(refresh, "job"); !job.empty()) {
-    std::optional<std::pair<bool, std::string>> finished;
-    if (!current_job) {
-      finished = std::make_pair(false, fmt::format("its Job {} was deleted before it finished", job));
-    } else {
-      finished = JobFinished(*current_job);
-    }
-    if (!finished) return plan;  // it runs; its Job's events bring the view back
-    refresh.erase("job");
-    if (const std::string kept = Text(refresh, "lastJob"); !kept.empty() && kept != job) {
-      plan.remove = store::ObjectRef{{"batch", "Job"}, view.namespace_name(), kept};
-    }
-    refresh["lastJob"] = job;
-    refresh["lastOutcome"] = finished->first ? "Succeeded" : "Failed";
-    refresh["finished"] = stamp;
-    if (finished->first) {
-      refresh.erase("message");
-    } else {
-      refresh["message"] = fmt::format("refresh {} failed: {}", job, finished->second);
-    }
-    plan.event = fmt::format("refresh {} {}", job, finished->first ? "succeeded" : "failed");
-  }
+  if (!Finish(view, current_job, refresh, stamp, plan)) return plan;
 
   // Why a refresh is due now, if it is.
   std::vector<std::string> reasons;
@@ -155,6 +196,19 @@ hop::Result<RefreshPlan> PlanRefresh(const Resource& view,
                fmt::format("refresh {} started: {}", job.name(), reasons[0]);
   plan.create = std::move(job);
   return plan;
+}
+
+std::optional<std::string> PendingFill(const Resource& table) {
+  const auto annotations = table.annotations();
+  auto query = annotations.find(std::string(resource::kFillAnnotation));
+  if (query == annotations.end()) return std::nullopt;
+  if (auto job = RunningJob(table, "fill")) return fmt::format("its fill {} is going", job->name);
+  const Json status = StatusOf(table);
+  auto fill = status.find("fill");
+  if (fill != status.end() && fill->is_object() && Text(*fill, "query") == query->second) {
+    return std::nullopt;
+  }
+  return std::string("its fill waits to start");
 }
 
 std::optional<std::string> PendingRefresh(const Resource& view) {

@@ -72,6 +72,23 @@ hop::Result<RefreshPlan> PlanRefresh(const resource::Resource& view,
                                      const InputWatermarks& inputs, SystemTime now,
                                      const RefreshJobs& jobs);
 
+// The fill of a table made by CREATE TABLE ... AS query (its resource::kFillAnnotation): one
+// refresh Job (`hop refresh table/NAME`), started once for each query the annotation holds,
+// recorded in `status.fill` (job, started, query, lastJob, lastOutcome, finished, message) as a
+// view's refreshes are in status.refresh. A fill that failed is not started again by itself:
+// `hop refresh table/NAME` runs it by hand. Errors: none but the Job's making.
+hop::Result<RefreshPlan> PlanFill(const resource::Resource& table,
+                                  const std::optional<resource::Resource>& current_job,
+                                  SystemTime now, const RefreshJobs& jobs);
+
+// What is still to do for a table's fill, in words ("its fill x is going", "its fill waits to
+// start"); nullopt when nothing.
+std::optional<std::string> PendingFill(const resource::Resource& table);
+
+// The Job of a running refresh (status.refresh) or fill (status.fill), by reference; nullopt
+// when none runs.
+std::optional<store::ObjectRef> RunningJob(const resource::Resource& object, const char* key);
+
 // The Job of the view's running refresh, by reference; nullopt when none runs.
 std::optional<store::ObjectRef> RunningRefreshJob(const resource::Resource& view);
 

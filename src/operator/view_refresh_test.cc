@@ -169,3 +169,48 @@ TEST(PlanRefreshTest, PendingRefreshSaysWhatIsLeft) {
 
 }  // namespace
 }  // namespace hop::op
+
+namespace hop::op {
+namespace {
+
+resource::Resource FilledTable(const std::string& status) {
+  std::string text = R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Table
+metadata:
+  name: local-totals
+  namespace: default
+  uid: table-uid
+  annotations: {hop.dev/fill: 'SELECT 1 AS "N"'}
+spec: {database: local, schema: LOCAL, table: TOTALS}
+)" + (status.empty() ? "" : "status:\n" + status);
+  auto docs = ParseYamlDocuments(text, "table");
+  EXPECT_TRUE(docs.ok()) << docs.status().ToString();
+  return *resource::Resource::FromJson((*docs)[0], "table");
+}
+
+TEST(PlanFillTest, ATableIsFilledOncePerQuery) {
+  const SystemTime now = *ParseRfc3339("2026-03-02T10:30:00Z");
+  const RefreshJobs jobs{{"/usr/bin/hop", "--state", "/srv/hop"}, 2};
+  // Made: its fill starts, with `hop refresh table/NAME`, and is pending until it ends.
+  auto first = PlanFill(FilledTable(""), std::nullopt, now, jobs);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(first->create.has_value());
+  EXPECT_EQ(first->create->json()["spec"]["template"]["spec"]["containers"][0]["command"].back(),
+            "table/local-totals");
+  EXPECT_TRUE(PendingFill(FilledTable("")).has_value());
+  // Filled with this query: nothing more, and nothing pending.
+  const std::string done = "  fill: {query: 'SELECT 1 AS \"N\"', lastOutcome: Failed}\n";
+  auto again = PlanFill(FilledTable(done), std::nullopt, now, jobs);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->create.has_value());
+  EXPECT_FALSE(PendingFill(FilledTable(done)).has_value());
+  // Another query (CREATE OR REPLACE TABLE ... AS): filled again.
+  auto replaced =
+      PlanFill(FilledTable("  fill: {query: 'SELECT 2 AS \"N\"'}\n"), std::nullopt, now, jobs);
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_TRUE(replaced->create.has_value());
+}
+
+}  // namespace
+}  // namespace hop::op

@@ -210,6 +210,9 @@ struct SqlJobKind {
   HOP_FIELD(int64_t, kLastDeployedAt);   // status, epoch milliseconds
 };
 
+// On a Table made by CREATE TABLE ... AS query: the query (hop's SQL) that fills it once.
+inline constexpr std::string_view kFillAnnotation = "hop.dev/fill";
+
 // A table declared with CREATE TABLE in a database hop cannot read a schema from (Kafka, Venice,
 // an Iceberg catalog, ...): its columns, so that planning works offline.
 struct TableKind {

@@ -10,6 +10,8 @@
 #include "deploy/trigger_fires.h"
 #include "engine/engine.h"
 #include "resource/kinds.h"
+#include "sql/ast/query_statement.h"
+#include "sql/parser.h"
 
 namespace hop::runtime {
 
@@ -62,22 +64,78 @@ Result<const catalog::Table*> FindView(store::Store& store, const catalog::Catal
   return table;
 }
 
-// Moves the view's watermark to `snapshot` (never back), queueing it for its triggers; retried
-// when another writer changed the view meanwhile.
-Status AdvanceWatermark(store::Store& store, const std::string& ns, const std::string& name,
+// Moves the watermark of the view (or table: `ref`) to `snapshot` (never back), queueing it for
+// its triggers; retried when another writer changed the object meanwhile.
+Status AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
                         const std::string& sql_name, SystemTime snapshot) {
   constexpr int kAttempts = 20;
   for (int attempt = 1;; ++attempt) {
-    HOP_ASSIGN_OR_RETURN(Resource view, store.Get(ViewRef(ns, name)));
-    const auto current = ParseRfc3339(ViewKind::kWatermark.Get(view).value_or(""));
+    HOP_ASSIGN_OR_RETURN(Resource view, store.Get(ref));
+    deploy::ViewFires fires(view.mutable_status(), ref.kind.kind);
+    const auto current = fires.Watermark();
     if (current && *current >= snapshot) return Status::OK();
-    HOP_RETURN_IF_ERROR(deploy::ViewFires(view.mutable_status()).Advance(snapshot, sql_name));
+    HOP_RETURN_IF_ERROR(fires.Advance(snapshot, sql_name));
     auto written = store.UpdateStatus(std::move(view));
     if (written.ok()) return Status::OK();
     if (written.status().code() != StatusCode::kConflict || attempt == kAttempts) {
       return written.status();
     }
   }
+}
+
+// CREATE TABLE ... AS query: the table's rows become the query's (its kFillAnnotation), then
+// its watermark the snapshot time.
+Result<RefreshOutcome> FillTable(store::Store& store, const catalog::Catalog& cat,
+                                 const RefreshOptions& options, const std::string& name,
+                                 SystemTime snapshot) {
+  const store::ObjectRef ref{resource::TableKind::Info().group_kind(), options.namespace_name,
+                             name};
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> resource, store.Find(ref));
+  if (!resource) {
+    return Status::NotFound(
+        fmt::format("table/{} not found in namespace {}", name, options.namespace_name));
+  }
+  const auto annotations = resource->annotations();
+  auto fill = annotations.find(std::string(resource::kFillAnnotation));
+  if (fill == annotations.end()) {
+    return Status::InvalidArgument(fmt::format(
+        "table/{} has no query to fill it with: only tables made by CREATE TABLE ... AS are "
+        "refreshed",
+        name));
+  }
+  std::vector<std::string> path;
+  if (auto c = resource::TableKind::kCatalog.Get(*resource); c && !c->empty()) path.push_back(*c);
+  path.push_back(resource::TableKind::kSchema.Get(*resource).value_or(""));
+  path.push_back(resource::TableKind::kTable.Get(*resource).value_or(""));
+  HOP_ASSIGN_OR_RETURN(const catalog::Table* table, cat.Resolve(path));
+  HOP_ASSIGN_OR_RETURN(sql::StatementPtr parsed, sql::ParseStatement(fill->second));
+  if (parsed->kind != sql::StatementKind::kQuery) {
+    return Status::InvalidArgument(fmt::format("table/{}: its fill is not a query", name));
+  }
+  binder::Binder binder(cat);
+  HOP_ASSIGN_OR_RETURN(binder::RelPtr query,
+                       binder.BindQuery(*parsed->As<sql::QueryStatement>().query));
+  if (query->row_type.columns.size() != table->row_type.columns.size()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: its fill query has {} columns and the table {}", table->QualifiedName(),
+        query->row_type.columns.size(), table->row_type.columns.size()));
+  }
+  binder::BoundInsert insert;
+  insert.target = table;
+  insert.query = query;
+  for (size_t i = 0; i < table->row_type.columns.size(); ++i) {
+    insert.target_columns.push_back(static_cast<int>(i));
+  }
+  HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
+                       engine::Engine::Open({options.state_dir}));
+  HOP_ASSIGN_OR_RETURN(int64_t rows, engine->Replace(cat, insert, engine::Budget{}));
+  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ref, table->QualifiedName(), snapshot));
+  RefreshOutcome outcome;
+  outcome.view = table->QualifiedName();
+  outcome.resource = name;
+  outcome.rows = rows;
+  outcome.snapshot = snapshot;
+  return outcome;
 }
 
 }  // namespace
@@ -88,6 +146,9 @@ Result<RefreshOutcome> RefreshView(store::Store& store, const RefreshOptions& op
   const SystemTime snapshot = std::chrono::time_point_cast<milliseconds>(options.clock->Now());
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat,
                        catalog::Catalog::Load(store, options.namespace_name));
+  if (options.view.rfind("table/", 0) == 0) {
+    return FillTable(store, cat, options, options.view.substr(6), snapshot);
+  }
   HOP_ASSIGN_OR_RETURN(const catalog::Table* view,
                        FindView(store, cat, options.namespace_name, options.view));
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(view->path));
@@ -114,7 +175,7 @@ Result<RefreshOutcome> RefreshView(store::Store& store, const RefreshOptions& op
                        engine::Engine::Open({options.state_dir}));
   HOP_ASSIGN_OR_RETURN(int64_t rows, engine->Replace(cat, insert, engine::Budget{}));
 
-  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, options.namespace_name, view->resource,
+  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ViewRef(options.namespace_name, view->resource),
                                        view->QualifiedName(), snapshot));
   RefreshOutcome outcome;
   outcome.view = view->QualifiedName();

@@ -19,7 +19,8 @@ namespace hop::runtime {
 struct RefreshOptions {
   std::string state_dir;       // where local databases keep their files
   std::string namespace_name;  // the view's
-  // The View resource's name (`ads-audience`) or the view's SQL name (`ADS.AUDIENCE`).
+  // The View resource's name (`ads-audience`) or the view's SQL name (`ADS.AUDIENCE`); or
+  // `table/NAME`, a table made by CREATE TABLE ... AS query, which its query fills.
   std::string view;
   const Clock* clock = &SystemClock();
 };

@@ -80,7 +80,9 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   op::RefreshJobs refresh_jobs;
   refresh_jobs.command = options.refresh_command;
   impl.views = std::make_unique<op::ViewReconciler>(store, std::move(refresh_jobs));
-  impl.tables = std::make_unique<op::TableReconciler>(store);
+  op::RefreshJobs fill_jobs;
+  fill_jobs.command = options.refresh_command;
+  impl.tables = std::make_unique<op::TableReconciler>(store, std::move(fill_jobs));
   impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
   impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
@@ -144,7 +146,9 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   }
   // Tables' watermarks fire their triggers. Not in the Pipeline rules' list: this reconciler
   // says nothing of whether a table is ready.
-  impl.manager->Register(resource::TableKind::Info().group_kind(), impl.tables.get());
+  // A table made with CREATE TABLE ... AS hears of its fill Job.
+  impl.manager->Register(resource::TableKind::Info().group_kind(), impl.tables.get(),
+                         {{kJob, &op::TableReconciler::JobEvent}});
 
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
@@ -270,6 +274,9 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
   HOP_ASSIGN_OR_RETURN(store::ListResult tables,
                        store.List({resource::TableKind::Info().group_kind(), "", {}}));
   for (const resource::Resource& table : tables.items) {
+    if (auto fill = op::PendingFill(table)) {
+      busy.push_back("Table " + table.namespace_name() + "/" + table.name() + ": " + *fill);
+    }
     Json status = table.status() && table.status()->is_object() ? *table.status() : Json::object();
     if (deploy::ViewFires(status).HasPending()) {
       busy.push_back("Table " + table.namespace_name() + "/" + table.name() +

@@ -22,6 +22,7 @@
 #include "resource/names.h"
 #include "session/control_plane.h"
 #include "sql/ast/create_materialized_view_statement.h"
+#include "sql/ast/create_table_statement.h"
 #include "sql/ast/drop_statement.h"
 #include "sql/ast/insert_statement.h"
 #include "sql/ast/query_statement.h"
@@ -832,6 +833,12 @@ Status Session::Show(std::string_view name, std::string& out) {
 // ---- queries --------------------------------------------------------------------------------
 
 std::string Session::LocalViewNote(const sql::Statement& stmt) {
+  if (stmt.kind == sql::StatementKind::kCreateTable &&
+      stmt.As<sql::CreateTableStatement>().as_query) {
+    return fmt::format("Note: {} is filled by a refresh Job (its status.fill); its rows come when "
+                       "the Job succeeds (!wait waits for it).\n",
+                       stmt.As<sql::CreateTableStatement>().name.ToString());
+  }
   if (stmt.kind != sql::StatementKind::kCreateMaterializedView || !catalog_cache_) return "";
   const sql::QualifiedName& name = stmt.As<sql::CreateMaterializedViewStatement>().name;
   auto cat = catalog_cache_->Get();
