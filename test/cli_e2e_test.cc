@@ -1036,7 +1036,7 @@ CREATE TRIGGER report ON ads.audience AS 'audience-report';
 
   // Options that would set a variable hop gives the job are refused, in any case and as job
   // properties, at CREATE and at FIRE; nothing is kept of them.
-  for (const std::string& key : {"timestamp", "WATERMARK", "job.properties.timestamp",
+  for (const std::string key : {"timestamp", "WATERMARK", "job.properties.timestamp",
                                  "job.properties.Trigger", "schema", "table"}) {
     for (const std::string& value : hostile) {
       HopRun fire = Hop(flag + " -f -",

@@ -35,8 +35,6 @@ Cell Bool(const Json* object, const char* key) {
   return it->get<bool>() ? "true" : "false";
 }
 
-Cell Flag(bool b) { return b ? "true" : "false"; }
-
 Cell Int(const Json* object, const char* key) {
   if (object == nullptr || !object->is_object()) return std::nullopt;
   auto it = object->find(key);
