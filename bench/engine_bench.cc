@@ -8,6 +8,9 @@
 //                                                            server this command starts
 //   stream     SELECT * of a 10M-row local table, its    vs  the sqlite3 shell, the same rows
 //              rows written to /dev/null
+//   pgjoin     a join of a 1M-row local table with a     vs  psql running it on the same server,
+//              100k-row PostgreSQL table (read through       the 1M rows there too
+//              the PostgreSQL adapter)
 //   refresh    `hop refresh` of a materialized view of   vs  the sqlite3 shell running the same
 //              half the 1M rows into a local table           DELETE and INSERT ... SELECT in one
 //              (replacing its rows, then its watermark)       transaction on the same file
@@ -215,7 +218,7 @@ int Bench(int argc, char** argv) {
     }
   }
   if (rows < 10 || big_rows < 10 || runs < 1) Die("--rows, --big-rows >= 10 and --runs >= 1");
-  const bool want_join = only.empty() || only == "join";
+  const bool want_join = only.empty() || only == "join" || only == "pgjoin";
   const bool want_stream = only.empty() || only == "stream";
   const bool want_refresh = only.empty() || only == "refresh";
 
@@ -286,11 +289,25 @@ int Bench(int argc, char** argv) {
           "INSERT INTO a SELECT g, g % 97 FROM generate_series(0, " + n + " - 1) g",
           "INSERT INTO b SELECT (g::bigint * 7919) % " + n + ", g % 89 FROM generate_series(0, " +
               n + " - 1) g",
-          std::string("VACUUM ANALYZE a"), std::string("VACUUM ANALYZE b")}) {
+          std::string("VACUUM ANALYZE a"), std::string("VACUUM ANALYZE b"),
+          std::string("CREATE TABLE small (id BIGINT, w INTEGER)"),
+          std::string("INSERT INTO small SELECT g, g % 89 FROM generate_series(0, 99999) g"),
+          std::string("VACUUM ANALYZE small")}) {
       auto r = pg.Exec(sql);
       if (!r.ok()) Die("PostgreSQL: " + r.status().ToString());
     }
     psql = {"psql", "-X", "-q", "-A", "-t", "-h", pg.socket_dir(), "-U", "postgres", "-c"};
+    // The same server as a Database of hop's, for the pgjoin scenario.
+    {
+      std::ofstream yaml(dir + "/pg.yaml");
+      yaml << "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\n"
+              "metadata:\n  name: pg-database\nspec:\n  schema: PG\n"
+              "  url: \"postgresql:///postgres?host="
+           << pg.socket_dir()
+           << (pg.port() > 0 ? "&port=" + std::to_string(pg.port()) : std::string())
+           << "&user=postgres\"\n";
+    }
+    timed("apply the PostgreSQL Database", {hop, "--state", state, "apply", "-f", dir + "/pg.yaml"});
   }
 
   std::vector<Scenario> scenarios;
@@ -319,6 +336,13 @@ int Bench(int argc, char** argv) {
          hop_query("SELECT COUNT(*) AS n, SUM(a.v + b.w) AS s FROM bench.a JOIN bench.b ON "
                    "a.id = b.id"),
          b, "PostgreSQL", 2.0});
+    std::vector<std::string> pb = psql;
+    pb.push_back("SELECT COUNT(*), SUM(a.v + small.w) FROM a JOIN small ON a.id = small.id");
+    scenarios.push_back(
+        {"pgjoin", "1M local rows join 100k in PostgreSQL",
+         hop_query("SELECT COUNT(*) AS n, SUM(a.v + s.w) AS s FROM bench.a JOIN pg.small s ON "
+                   "a.id = s.id"),
+         pb, "PostgreSQL", 0});
   }
   if (want_stream) {
     scenarios.push_back({"stream", "SELECT * of " + std::to_string(big_rows) + " rows",
