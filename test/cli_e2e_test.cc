@@ -191,6 +191,7 @@ TEST(CliTest, TheQuickstartRuns) {
         " urn:li:member:123 |    15.5\n urn:li:member:456 |    41.5\n(2 rows)",
         " local-busiest         | true  | false  | Ready.",
         " local-minutesbymember | true  | false  | Ready.",
+        " refresh/local-busiest                 | true  | false  | refreshed by hop at ",
         " busiestreport  | 1970-01-01 00:00:00.000 |",
         " FlinkSessionJob/ads-database-audience | false | false  | no controller for "
         "FlinkSessionJob in this control plane | null",

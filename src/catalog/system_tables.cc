@@ -126,6 +126,20 @@ std::vector<Element> ElementsOf(const Resource& pipeline) {
   return out;
 }
 
+// The elements the Pipeline reconciler found that spec.yaml does not name: hop's own refreshes
+// of a materialized view (`refresh/<view>`, operator/view_refresh.h), as status.elements has them.
+std::vector<const Json*> RefreshElementsOf(const Resource& pipeline) {
+  std::vector<const Json*> out;
+  const Json* status = pipeline.status();
+  if (status == nullptr || !status->is_object()) return out;
+  auto it = status->find("elements");
+  if (it == status->end() || !it->is_array()) return out;
+  for (const Json& s : *it) {
+    if (s.is_object() && s.value("name", "").rfind("refresh/", 0) == 0) out.push_back(&s);
+  }
+  return out;
+}
+
 // An element's READY, FAILED and MESSAGE are what the Pipeline reconciler last found
 // (status.elements); null before it has looked.
 Result<std::vector<Row>> ElementRows(store::Store& store, const std::string&,
@@ -157,6 +171,13 @@ Result<std::vector<Row>> ElementRows(store::Store& store, const std::string&,
       if (message && message->empty()) message.reset();
       out.push_back({e.id, Bool(state, "ready"), Bool(state, "failed"), message, configs});
     }
+    for (const Json* state : RefreshElementsOf(pipeline)) {
+      const std::string id = state->value("name", "");
+      if (!seen.insert(id).second) continue;
+      Cell message = Text(state, "message");
+      if (message && message->empty()) message.reset();
+      out.push_back({id, Bool(state, "ready"), Bool(state, "failed"), message, Cell()});
+    }
   }
   return out;
 }
@@ -166,6 +187,9 @@ Result<std::vector<Row>> ElementMapRows(store::Store&, const std::string&,
   std::vector<Row> out;
   for (const Resource& pipeline : items) {
     for (const Element& e : ElementsOf(pipeline)) out.push_back({e.id, pipeline.name()});
+    for (const Json* state : RefreshElementsOf(pipeline)) {
+      out.push_back({state->value("name", ""), pipeline.name()});
+    }
   }
   return out;
 }
