@@ -54,17 +54,8 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
         StatusCode::kBind, ref.loc,
         fmt::format("View {} would depend on itself: {}", hop::Join(*defined_view_, "."), cycle));
   }
-  if (table->kind == catalog::ObjectKind::kMaterializedView && StoresRows(*table)) {
-    // A materialized view hop refreshes is read from its table: the rows of its last refresh,
-    // with the row type of its query.
-    HOP_ASSIGN_OR_RETURN(RelPtr query, View(*table));
-    Rel scan;
-    scan.kind = RelKind::kScan;
-    scan.table = table;
-    scan.path = table->path;
-    scan.row_type = query->row_type;
-    rel = MakeRel(std::move(scan));
-  } else if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
+  const bool stored = table->kind == catalog::ObjectKind::kMaterializedView && StoresRows(*table);
+  if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty() && !stored) {
     HOP_ASSIGN_OR_RETURN(rel, View(*table));
   } else {
     Rel scan;
@@ -72,6 +63,12 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
     scan.table = table;
     scan.path = table->path;
     scan.row_type = table->row_type;
+    if (stored) {
+      // A materialized view hop refreshes is read from its table: the rows of its last refresh,
+      // with the row type of its query.
+      HOP_ASSIGN_OR_RETURN(RelPtr query, View(*table));
+      scan.row_type = query->row_type;
+    }
     rel = MakeRel(std::move(scan));
   }
   return Aliased(std::move(rel), table->name, table->path, ref.alias, ref.loc);

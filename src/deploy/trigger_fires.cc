@@ -258,15 +258,7 @@ Result<bool> ViewFires::Set(SystemTime in, bool force, std::string_view name) {
 std::optional<SystemTime> ViewFires::Watermark() const { return TimeAt(status_, "watermark"); }
 
 std::vector<SystemTime> ViewFires::Undelivered() const {
-  std::vector<SystemTime> out;
-  if (auto pending = status_.find("pendingFires");
-      pending != status_.end() && pending->is_array()) {
-    for (const Json& p : *pending) {
-      if (auto t = p.is_string() ? ParseRfc3339(p.get<std::string>()) : std::nullopt) {
-        out.push_back(*t);
-      }
-    }
-  }
+  std::vector<SystemTime> out = Queued();
   if (auto watermark = TimeAt(status_, "watermark")) out.push_back(*watermark);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -25,19 +25,7 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
     }
     HOP_ASSIGN_OR_RETURN(RefreshPlan plan,
                          PlanFill(*table, job, context.clock->Now(), fill_jobs_));
-    Batch fill(store_);
-    if (plan.create) {
-      HOP_RETURN_IF_ERROR(fill.CreateIfAbsent(std::move(*plan.create)).status());
-    }
-    if (plan.remove) {
-      HOP_RETURN_IF_ERROR(fill.DeleteIfPresent(*plan.remove).status());
-    }
-    fill.UpdateStatusIfChanged(*table, std::move(plan.status));
-    HOP_RETURN_IF_ERROR(fill.Commit());
-    if (!plan.event.empty()) {
-      log::Info("[{}] Table {}/{}: {}", context.id, table->namespace_name(), table->name(),
-                plan.event);
-    }
+    HOP_RETURN_IF_ERROR(CommitRefreshPlan(store_, *table, std::move(plan), context));
     // What the fill wrote is the table's state now.
     HOP_ASSIGN_OR_RETURN(table, GetOrNotFound(store_, request));
     if (!table) return ReconcileResult::Done();

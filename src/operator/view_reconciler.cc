@@ -88,21 +88,9 @@ hop::Result<ReconcileResult> ViewReconciler::Refresh(const Resource& view,
   }
   HOP_ASSIGN_OR_RETURN(RefreshPlan plan,
                        PlanRefresh(view, job, inputs, context.clock->Now(), refresh_jobs_));
-  Batch batch(store_);
-  if (plan.create) {
-    HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(std::move(*plan.create)).status());
-  }
-  if (plan.remove) {
-    HOP_RETURN_IF_ERROR(batch.DeleteIfPresent(*plan.remove).status());
-  }
-  batch.UpdateStatusIfChanged(view, std::move(plan.status));
-  HOP_RETURN_IF_ERROR(batch.Commit());
-  if (!plan.event.empty()) {
-    log::Info("[{}] View {}/{}: {}", context.id, view.namespace_name(), view.name(), plan.event);
-  }
-  ReconcileResult result = ReconcileResult::Done();
-  if (plan.requeue_after) result = ReconcileResult::RequeueAfter(*plan.requeue_after);
-  return result;
+  const std::optional<Duration> requeue_after = plan.requeue_after;
+  HOP_RETURN_IF_ERROR(CommitRefreshPlan(store_, view, std::move(plan), context));
+  return requeue_after ? ReconcileResult::RequeueAfter(*requeue_after) : ReconcileResult::Done();
 }
 
 hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& out) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/cron.h"
+#include "common/log.h"
 #include "operator/reconciler_util.h"
 #include "operator/trigger_runs.h"
 #include "resource/kinds.h"
@@ -196,6 +197,24 @@ hop::Result<RefreshPlan> PlanRefresh(const Resource& view,
                fmt::format("refresh {} started: {}", job.name(), reasons[0]);
   plan.create = std::move(job);
   return plan;
+}
+
+Status CommitRefreshPlan(store::Store& store, const Resource& object, RefreshPlan plan,
+                         const ReconcileContext& context) {
+  Batch batch(store);
+  if (plan.create) {
+    HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(std::move(*plan.create)).status());
+  }
+  if (plan.remove) {
+    HOP_RETURN_IF_ERROR(batch.DeleteIfPresent(*plan.remove).status());
+  }
+  batch.UpdateStatusIfChanged(object, std::move(plan.status));
+  HOP_RETURN_IF_ERROR(batch.Commit());
+  if (!plan.event.empty()) {
+    log::Info("[{}] {} {}/{}: {}", context.id, object.kind(), object.namespace_name(),
+              object.name(), plan.event);
+  }
+  return Status::OK();
 }
 
 std::optional<std::string> PendingFill(const Resource& table) {

@@ -85,6 +85,11 @@ hop::Result<RefreshPlan> PlanFill(const resource::Resource& table,
 // start"); nullopt when nothing.
 std::optional<std::string> PendingFill(const resource::Resource& table);
 
+// Writes a plan of PlanRefresh or PlanFill for `object` (the Job to create, the one to delete,
+// the new status) in one commit, and logs its event. Errors: the store's.
+Status CommitRefreshPlan(store::Store& store, const resource::Resource& object, RefreshPlan plan,
+                         const ReconcileContext& context);
+
 // The Job of a running refresh (status.refresh) or fill (status.fill), by reference; nullopt
 // when none runs.
 std::optional<store::ObjectRef> RunningJob(const resource::Resource& object, const char* key);

@@ -83,6 +83,30 @@ Status AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
   }
 }
 
+// The rows of `sink` become the query's, then the watermark of `ref` (the View or Table that
+// keeps it) the snapshot time: the steps a refresh and a fill share.
+Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
+                               const RefreshOptions& options, const catalog::Table& sink,
+                               const binder::RelPtr& query, const store::ObjectRef& ref,
+                               SystemTime snapshot) {
+  binder::BoundInsert insert;
+  insert.target = &sink;
+  insert.query = query;
+  for (size_t i = 0; i < sink.row_type.columns.size(); ++i) {
+    insert.target_columns.push_back(static_cast<int>(i));
+  }
+  HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
+                       engine::Engine::Open({options.state_dir}));
+  HOP_ASSIGN_OR_RETURN(int64_t rows, engine->Replace(cat, insert, engine::Budget{}));
+  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ref, sink.QualifiedName(), snapshot));
+  RefreshOutcome outcome;
+  outcome.view = sink.QualifiedName();
+  outcome.resource = ref.name;
+  outcome.rows = rows;
+  outcome.snapshot = snapshot;
+  return outcome;
+}
+
 // CREATE TABLE ... AS query: the table's rows become the query's (its kFillAnnotation), then
 // its watermark the snapshot time.
 Result<RefreshOutcome> FillTable(store::Store& store, const catalog::Catalog& cat,
@@ -120,22 +144,7 @@ Result<RefreshOutcome> FillTable(store::Store& store, const catalog::Catalog& ca
         "{}: its fill query has {} columns and the table {}", table->QualifiedName(),
         query->row_type.columns.size(), table->row_type.columns.size()));
   }
-  binder::BoundInsert insert;
-  insert.target = table;
-  insert.query = query;
-  for (size_t i = 0; i < table->row_type.columns.size(); ++i) {
-    insert.target_columns.push_back(static_cast<int>(i));
-  }
-  HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
-                       engine::Engine::Open({options.state_dir}));
-  HOP_ASSIGN_OR_RETURN(int64_t rows, engine->Replace(cat, insert, engine::Budget{}));
-  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ref, table->QualifiedName(), snapshot));
-  RefreshOutcome outcome;
-  outcome.view = table->QualifiedName();
-  outcome.resource = name;
-  outcome.rows = rows;
-  outcome.snapshot = snapshot;
-  return outcome;
+  return Replace(store, cat, options, *table, query, ref, snapshot);
 }
 
 }  // namespace
@@ -165,24 +174,8 @@ Result<RefreshOutcome> RefreshView(store::Store& store, const RefreshOptions& op
   sink.kind = catalog::ObjectKind::kTable;
   sink.sql.clear();
   sink.row_type = query->row_type;
-  binder::BoundInsert insert;
-  insert.target = &sink;
-  insert.query = query;
-  for (size_t i = 0; i < sink.row_type.columns.size(); ++i) {
-    insert.target_columns.push_back(static_cast<int>(i));
-  }
-  HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
-                       engine::Engine::Open({options.state_dir}));
-  HOP_ASSIGN_OR_RETURN(int64_t rows, engine->Replace(cat, insert, engine::Budget{}));
-
-  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ViewRef(options.namespace_name, view->resource),
-                                       view->QualifiedName(), snapshot));
-  RefreshOutcome outcome;
-  outcome.view = view->QualifiedName();
-  outcome.resource = view->resource;
-  outcome.rows = rows;
-  outcome.snapshot = snapshot;
-  return outcome;
+  return Replace(store, cat, options, sink, query,
+                 ViewRef(options.namespace_name, view->resource), snapshot);
 }
 
 }  // namespace hop::runtime
