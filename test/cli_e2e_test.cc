@@ -1253,6 +1253,136 @@ TEST(CliTest, AKilledRefreshLeavesThePreviousRowsAndWatermark) {
   EXPECT_GT(watermark(), before);
 }
 
+// Refreshes into PostgreSQL (docs/postgres.md, "Refreshes"): rows from the local engine arrive by
+// COPY with every type intact; a view over tables of the same database runs inside it; a table
+// with a primary key is upserted; a refresh that fails, or is killed, leaves the old rows and the
+// old watermark; the REFRESH statement runs the same refresh as a Job.
+TEST(CliTest, RefreshesIntoPostgres) {
+  hop::testing::PostgresServer pg;
+  ASSERT_TRUE(pg.Start(/*tcp=*/true).ok());  // never a skip: ./scripts/setup installs it
+  ASSERT_TRUE(pg.Exec("CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL);"
+                      "INSERT INTO widgets VALUES (1, 'bolt'), (2, 'nut');"
+                      "CREATE TABLE keyed (id integer PRIMARY KEY, name text NOT NULL);"
+                      "INSERT INTO keyed VALUES (99, 'kept')")
+                  .ok());
+  StateDir state;
+  ASSERT_EQ(Hop(state.Flag() + " apply -f " +
+                hop::testing::SourcePath("examples/demo-environment.yaml"))
+                .status,
+            0);
+  HopRun applied = Hop(state.Flag() + " apply -f -", R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pg}
+spec:
+  schema: PG
+  url: jdbc:postgresql://127.0.0.1:)" + std::to_string(pg.port()) + R"(/postgres?user=postgres
+)");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  auto rows = [&](const std::string& sql) {
+    auto r = pg.Exec(sql);
+    std::string out;
+    if (!r.ok()) return r.status().ToString();
+    for (const auto& row : r->rows) {
+      for (size_t i = 0; i < row.size(); ++i) out += (i ? "|" : "") + row[i].value_or("NULL");
+      out += "\n";
+    }
+    return out;
+  };
+  auto watermark = [&](const std::string& view) {
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get view " + view + " -o json").out);
+    return doc.contains("status") ? doc["status"].value("watermark", "") : std::string();
+  };
+
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.things (id BIGINT NOT NULL, label VARCHAR, ok BOOLEAN, price DECIMAL(10, 2),
+  ratio DOUBLE, day DATE, at TIMESTAMP(3), tags VARCHAR ARRAY, raw VARBINARY);
+INSERT INTO local.things VALUES
+  (1, 'tab	and
+newline \ backslash', TRUE, 12.50, 0.1, DATE '2026-01-02', TIMESTAMP '2026-01-02 03:04:05.678',
+   ARRAY['a', 'b c', 'q"', ''], X'00ff'),
+  (2, NULL, FALSE, -0.05, NULL, NULL, NULL, NULL, NULL);
+CREATE MATERIALIZED VIEW pg.things AS SELECT * FROM local.things;
+CREATE MATERIALIZED VIEW pg.names AS SELECT id, UPPER(name) AS name FROM pg.widgets WHERE id > 0;
+CREATE MATERIALIZED VIEW pg.keyed AS SELECT id, name FROM pg.widgets;
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  HopRun copied = Hop(state.Flag() + " refresh pg.things");
+  ASSERT_EQ(copied.status, 0) << copied.out;
+  EXPECT_NE(copied.out.find("2 rows replaced by COPY from the local engine"), std::string::npos)
+      << copied.out;
+  EXPECT_EQ(rows("SELECT id, label, ok, price, ratio, day, at, tags, encode(raw, 'hex') FROM "
+                 "things ORDER BY id"),
+            "1|tab\tand\nnewline \\ backslash|t|12.50|0.1|2026-01-02|2026-01-02 03:04:05.678|"
+            "{a,\"b c\",\"q\\\"\",\"\"}|00ff\n"
+            "2|NULL|f|-0.05|NULL|NULL|NULL|NULL|NULL\n");
+  // Read back through hop, from the table, as the local engine shows it.
+  HopRun back = Hop(state.Flag() + " -e 'SELECT id, ok, price, tags FROM pg.things ORDER BY id'");
+  EXPECT_NE(back.out.find(" 1 | true  | 12.50 | [a, b c, q\", ]"), std::string::npos) << back.out;
+
+  HopRun inside = Hop(state.Flag() + " refresh pg.names");
+  ASSERT_EQ(inside.status, 0) << inside.out;
+  EXPECT_NE(inside.out.find("2 rows replaced inside PostgreSQL"), std::string::npos) << inside.out;
+  EXPECT_EQ(rows("SELECT * FROM names ORDER BY id"), "1|BOLT\n2|NUT\n");
+
+  // Upserted by the primary key: new keys inserted, known ones updated, others kept.
+  ASSERT_TRUE(pg.Exec("UPDATE widgets SET name = 'bolt2' WHERE id = 1; INSERT INTO widgets VALUES "
+                      "(3, 'gear')")
+                  .ok());
+  HopRun upserted = Hop(state.Flag() + " refresh pg.keyed");
+  ASSERT_EQ(upserted.status, 0) << upserted.out;
+  EXPECT_NE(upserted.out.find("3 rows upserted inside PostgreSQL"), std::string::npos)
+      << upserted.out;
+  EXPECT_EQ(rows("SELECT * FROM keyed ORDER BY id"), "1|bolt2\n2|nut\n3|gear\n99|kept\n");
+
+  // A refresh that fails half way keeps the rows and the watermark.
+  const std::string before = watermark("pg-things");
+  ASSERT_FALSE(before.empty());
+  run = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.texts (v VARCHAR);
+INSERT INTO local.texts VALUES ('1'), ('2'), ('x');
+CREATE MATERIALIZED VIEW pg.numbers AS SELECT CAST(v AS INTEGER) AS n FROM local.texts;
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  ASSERT_TRUE(pg.Exec("INSERT INTO numbers VALUES (7)").ok());
+  HopRun failed = Hop(state.Flag() + " refresh pg.numbers");
+  EXPECT_EQ(failed.status, 1);
+  EXPECT_NE(failed.out.find("Cannot cast 'x' to INTEGER"), std::string::npos) << failed.out;
+  EXPECT_EQ(rows("SELECT * FROM numbers"), "7\n");
+  EXPECT_EQ(watermark("pg-numbers"), "");
+
+  // Killed while it copies: PostgreSQL rolls the transaction back.
+  const std::string file = state.path() + "/local/default.db";
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE TABLE local.big (id BIGINT, s VARCHAR)'").status, 0);
+  HopRun filled = Command("sqlite3 " + file + " \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+                          "SELECT x + 1 FROM c WHERE x < 2000000) INSERT INTO BIG SELECT x, "
+                          "'row ' || x FROM c\"");
+  ASSERT_EQ(filled.status, 0) << filled.out;
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE MATERIALIZED VIEW pg.big AS SELECT id, s FROM "
+                "local.big WHERE id <= 10'").status, 0);
+  ASSERT_EQ(Hop(state.Flag() + " refresh pg.big").status, 0);
+  const std::string big_before = watermark("pg-big");
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE OR REPLACE MATERIALIZED VIEW pg.big AS SELECT id, s "
+                "FROM local.big'").status, 0);
+  const std::string hop = HOP_BINARY;
+  const std::string dir = state.path();
+  const char* argv[] = {hop.c_str(), "--state", dir.c_str(), "refresh", "pg.big", nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, hop.c_str(), nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the refresh finished before it was killed";
+  EXPECT_EQ(rows("SELECT count(*) FROM big"), "10\n");
+  EXPECT_EQ(watermark("pg-big"), big_before);
+
+  // The REFRESH statement runs it as a Job; it waits for the killed one's lock to go.
+  run = Hop(state.Flag() + " -f -", "REFRESH MATERIALIZED VIEW pg.big;\n!wait 120\n");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(rows("SELECT count(*), sum(id) FROM big"), "2000000|2000001000000\n");
+  EXPECT_GT(watermark("pg-big"), big_before);
+}
+
 // CREATE TABLE ... AS query (docs/ddl.md): the table is made with the query's columns and filled
 // once by a refresh Job; its watermark then advances, which fires the trigger on it. A fill that
 // fails says why in status.fill and leaves the table empty.

@@ -152,7 +152,8 @@ Result<BoundStatementPtr> BindCreateTable(const catalog::Catalog& cat,
     }
     if (!catalog::HopWritesTables(schema)) {
       return Status::InvalidArgument(fmt::format(
-          "CREATE TABLE ... AS fills tables hop writes (local databases); {} is in database {}, "
+          "CREATE TABLE ... AS fills tables hop writes (local and PostgreSQL databases); {} is in "
+          "database {}, "
           "a {} system",
           leaf, schema.database, schema.system.empty() ? std::string("remote") : schema.system));
     }

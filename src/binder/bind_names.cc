@@ -68,10 +68,31 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
       // with the row type of its query.
       HOP_ASSIGN_OR_RETURN(RelPtr query, View(*table));
       scan.row_type = query->row_type;
+      HOP_ASSIGN_OR_RETURN(scan.table, StoredRows(*table, ref.loc));
     }
     rel = MakeRel(std::move(scan));
   }
   return Aliased(std::move(rel), table->name, table->path, ref.alias, ref.loc);
+}
+
+Result<const catalog::Table*> Binder::Impl::StoredRows(const catalog::Table& view,
+                                                      const sql::Location& loc) const {
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, catalog_.SchemaFor(view.path));
+  if (schema->adapter != catalog::Adapter::kPostgres) return &view;  // a local file's table
+  // In PostgreSQL, the table hop created for it, read through the adapter.
+  const catalog::Table* rows = nullptr;
+  if (schema->discovery) {
+    auto found = schema->discovery->Find(view.name);
+    if (!found.ok()) return ErrorCode(found.status().code(), loc, found.status().message());
+    rows = *found;
+  }
+  if (rows == nullptr) {
+    return ErrorCode(StatusCode::kBind, loc,
+                     fmt::format("Materialized view {} has no table in database {}: its rows "
+                                 "are kept there, and it is not there (dropped outside hop?)",
+                                 view.QualifiedName(), schema->database));
+  }
+  return rows;
 }
 
 bool Binder::Impl::StoresRows(const catalog::Table& view) const {

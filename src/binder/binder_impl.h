@@ -96,6 +96,10 @@ class Binder::Impl {
   Result<RelPtr> View(const catalog::Table& view);
   // Whether a materialized view is read from its table (catalog::HopWritesTables).
   bool StoresRows(const catalog::Table& view) const;
+  // The table a query of such a view reads: its own entry for a local database, the table
+  // PostgreSQL has for one there.
+  Result<const catalog::Table*> StoredRows(const catalog::Table& view,
+                                           const sql::Location& loc) const;
 
  private:
   // --- errors (binder.cc)

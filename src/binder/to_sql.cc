@@ -588,6 +588,9 @@ Result<sql::ExprPtr> Writer::ConvertOfKind(const Scalar& s, const Built& b) {
 
 Result<Built> Writer::VisitScan(const Rel& rel, std::vector<std::string> names) {
   std::vector<std::string> path = options_.table_path ? options_.table_path(rel) : rel.path;
+  if (options_.column_name) {
+    for (auto& n : names) n = options_.column_name(rel, n);
+  }
   auto ref = std::make_unique<sql::BaseTableRef>();
   for (const auto& p : path) ref->name.parts.push_back(Id(p));
   std::string alias = TableAlias(path.back());

@@ -25,6 +25,8 @@ RelPtr Simplify(const RelPtr& rel);
 struct ToSqlOptions {
   // The path a scanned table is written with; default: the table's path.
   std::function<std::vector<std::string>(const Rel& scan)> table_path;
+  // The name a scanned table's column is written with; default: its name in the catalog.
+  std::function<std::string(const Rel& scan, const std::string& column)> column_name;
 };
 
 Result<std::unique_ptr<sql::Query>> ToSql(const Rel& rel, const ToSqlOptions& options = {});

@@ -299,7 +299,9 @@ void Catalog::AddTableResource(const Resource& r) {
   target->tables[name] = std::move(t);
 }
 
-bool HopWritesTables(const Schema& schema) { return schema.adapter == Adapter::kLocal; }
+bool HopWritesTables(const Schema& schema) {
+  return schema.adapter == Adapter::kLocal || schema.adapter == Adapter::kPostgres;
+}
 
 void Catalog::AddViewResource(const Resource& r) {
   const std::string schema_name = ViewKind::kSchema.Get(r).value_or("DEFAULT");

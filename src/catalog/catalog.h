@@ -123,9 +123,9 @@ struct Schema {
   std::vector<std::string> Path() const;  // [catalog,] name
 };
 
-// Whether hop itself writes and reads the tables of `schema` (local databases): a materialized
-// view whose table is there is refreshed by hop (runtime/refresh.h), and a query of the view reads
-// the rows its last refresh wrote.
+// Whether hop itself writes and reads the tables of `schema` (local and PostgreSQL databases): a
+// materialized view whose table is there is refreshed by hop (runtime/refresh.h), and a query of
+// the view reads the rows its last refresh wrote.
 bool HopWritesTables(const Schema& schema);
 
 // Errors of name resolution carry Hoptimator's messages (`Schema for X not found.`, ...).

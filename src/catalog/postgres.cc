@@ -630,6 +630,9 @@ class PgSource : public TableSource {
     return Narrows(column) && columns_[static_cast<size_t>(column)].narrow == Narrow::kInteger;
   }
   double EstimatedRows() const override { return rows_; }
+  // The PostgreSQL schema and table it reads, and its database's URL.
+  std::vector<std::string> RemotePath() const { return {schema_, table_}; }
+  const Endpoint& endpoint() const { return *endpoint_; }
 
   std::string DescribeScan(const ScanRequest& request) const override {
     std::vector<std::string> params;
@@ -1417,6 +1420,253 @@ Status PostgresProvisioner::Drop(const Schema& schema, const TableDefinition& ta
   drop.name = Names({schema.remote_schema, PostgresName(table.path.back())});
   HOP_ASSIGN_OR_RETURN(std::string text, Print(drop));
   return Run(*endpoint, text, {}).status();
+}
+
+// ---- writing rows ----
+
+struct PostgresTableWriter::State {
+  std::shared_ptr<const Endpoint> endpoint;
+  Lease lease;
+  std::string remote_schema;
+  std::string table;  // PostgreSQL's name
+  RowType columns;    // hop's names and types, in the order rows give them
+  std::vector<std::string> key;
+  bool copying = false;
+  bool committed = false;
+  int64_t rows = 0;
+
+  PGconn* conn() const { return lease.get(); }
+
+  Result<PgResult> Exec(const std::string& sql, const std::vector<std::string>& params = {}) {
+    std::vector<const char*> values;
+    for (const auto& p : params) values.push_back(p.c_str());
+    PgResult r(PQexecParams(conn(), sql.c_str(), static_cast<int>(values.size()), nullptr,
+                            values.data(), nullptr, nullptr, 0));
+    const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK || st == PGRES_COPY_IN) return r;
+    return Status::ExecutionError(fmt::format("{}: PostgreSQL: {} (writing {}.{})",
+                                              endpoint->Name(), ServerMessage(r.get(), conn()),
+                                              remote_schema, table));
+  }
+  Status Exec(const sql::Statement& statement) {
+    HOP_ASSIGN_OR_RETURN(std::string text, Print(statement));
+    return Exec(text).status();
+  }
+
+  // Where the rows go first: the table itself, or, for an upsert, a temporary table merged into
+  // it at the end.
+  sql::QualifiedName Target() const {
+    return key.empty() ? Names({remote_schema, table}) : Names({"hop_refresh_rows"});
+  }
+  std::vector<sql::Identifier> ColumnNames() const {
+    std::vector<sql::Identifier> out;
+    for (const Column& c : columns.columns) out.emplace_back(PostgresName(c.name));
+    return out;
+  }
+
+  // Clears the table (replacing) or makes the temporary table (upserting).
+  Status Prepare() {
+    if (key.empty()) {
+      sql::DeleteStatement clear;
+      clear.target = Names({remote_schema, table});
+      return Exec(clear);
+    }
+    sql::CreateTableStatement temp;
+    temp.temporary = true;
+    temp.name = Target();
+    for (const Column& c : columns.columns) {
+      sql::ColumnDef def;
+      def.name = sql::Identifier(PostgresName(c.name));
+      auto type = PostgresColumnType(c.type);
+      if (!type.ok()) return type.status().WithContext(fmt::format("column {}: ", c.name));
+      def.type = std::move(*type);
+      temp.columns.push_back(std::move(def));
+    }
+    return Exec(temp);
+  }
+
+  // The upsert's merge of the temporary table into the table.
+  Result<int64_t> Merge() {
+    sql::InsertStatement merge;
+    merge.target = Names({remote_schema, table});
+    merge.columns = ColumnNames();
+    for (const std::string& k : key) merge.conflict_columns.emplace_back(k);
+    auto body = std::make_unique<sql::SelectBody>();
+    for (const auto& c : merge.columns) body->items.push_back({ColumnOf(c.name), std::nullopt});
+    auto from = std::make_unique<sql::BaseTableRef>();
+    from->name = Target();
+    body->from = std::move(from);
+    merge.query = std::make_unique<sql::Query>();
+    merge.query->body = std::move(body);
+    HOP_ASSIGN_OR_RETURN(std::string text, Print(merge));
+    HOP_ASSIGN_OR_RETURN(PgResult r, Exec(text));
+    const int64_t merged = std::strtoll(PQcmdTuples(r.get()), nullptr, 10);
+    sql::DropStatement drop;
+    drop.object = sql::ObjectKind::kTable;
+    drop.name = Target();
+    HOP_RETURN_IF_ERROR(Exec(drop));
+    return merged;
+  }
+};
+
+PostgresTableWriter::PostgresTableWriter(std::unique_ptr<State> state)
+    : state_(std::move(state)) {}
+
+PostgresTableWriter::~PostgresTableWriter() {
+  if (!state_ || state_->committed || state_->conn() == nullptr) return;
+  PGconn* conn = state_->conn();
+  if (state_->copying) {
+    PQputCopyEnd(conn, "the refresh stopped");
+    while (PGresult* r = PQgetResult(conn)) PQclear(r);
+  }
+  PQclear(PQexec(conn, "ROLLBACK"));  // the pool keeps the connection only if this worked
+}
+
+Result<std::unique_ptr<PostgresTableWriter>> PostgresTableWriter::Begin(const Schema& schema,
+                                                                         std::string_view table,
+                                                                         const RowType& columns) {
+  auto state = std::make_unique<State>();
+  HOP_ASSIGN_OR_RETURN(state->endpoint, EndpointOf(schema));
+  state->remote_schema = schema.remote_schema;
+  state->table = PostgresName(table);
+  state->columns = columns;
+  for (int attempt = 0;; ++attempt) {
+    bool reused = false;
+    HOP_ASSIGN_OR_RETURN(PgConn conn, Pool::Get().Acquire(*state->endpoint, reused));
+    state->lease = Lease(state->endpoint->key, std::move(conn));
+    PgResult r(PQexec(state->conn(), "BEGIN"));
+    if (r && PQresultStatus(r.get()) == PGRES_COMMAND_OK) break;
+    if (reused && attempt == 0 && Dropped(state->conn(), r.get())) {
+      state->lease.Discard();
+      continue;  // a connection the server ended while it was idle
+    }
+    return Status::ExecutionError(fmt::format("{}: PostgreSQL: {}", state->endpoint->Name(),
+                                              ServerMessage(r.get(), state->conn())));
+  }
+  HOP_ASSIGN_OR_RETURN(
+      PgResult found,
+      state->Exec("SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON "
+                  "n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND "
+                  "c.relkind IN ('r', 'p')",
+                  {state->remote_schema, state->table}));
+  if (PQntuples(found.get()) == 0) {
+    return Status::NotFound(fmt::format("{}: PostgreSQL has no table {}.{} to write rows into",
+                                        state->endpoint->Name(), state->remote_schema,
+                                        state->table));
+  }
+  const std::string oid = PQgetvalue(found.get(), 0, 0);
+  HOP_ASSIGN_OR_RETURN(
+      PgResult key,
+      state->Exec("SELECT a.attname FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a ON "
+                  "a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = "
+                  "$1::oid AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)",
+                  {oid}));
+  for (int i = 0; i < PQntuples(key.get()); ++i) state->key.push_back(PQgetvalue(key.get(), i, 0));
+  for (const std::string& k : state->key) {
+    const auto names = state->ColumnNames();
+    if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.name == k; })) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: the rows written into {}.{} have no column {}, which is its primary key",
+          state->endpoint->Name(), state->remote_schema, state->table, k));
+    }
+  }
+  // One writer at a time: a second refresh waits here, and then sees the first one's rows.
+  const std::string lock = fmt::format(
+      "LOCK TABLE {}.{} IN SHARE ROW EXCLUSIVE MODE",
+      sql::QuoteIdentifier(state->remote_schema, sql::Dialect::kPostgres),
+      sql::QuoteIdentifier(state->table, sql::Dialect::kPostgres));
+  HOP_RETURN_IF_ERROR(state->Exec(lock).status());
+  return std::unique_ptr<PostgresTableWriter>(new PostgresTableWriter(std::move(state)));
+}
+
+const std::vector<std::string>& PostgresTableWriter::key() const { return state_->key; }
+
+std::string PostgresTableWriter::Name() const {
+  return state_->remote_schema + "." + state_->table;
+}
+
+std::optional<std::vector<std::string>> PostgresTablePath(const Table& table) {
+  auto* pg = dynamic_cast<const PgSource*>(table.source.get());
+  if (pg == nullptr) return std::nullopt;
+  return pg->RemotePath();
+}
+
+bool PostgresTableIn(const Table& table, const Schema& schema) {
+  auto* pg = dynamic_cast<const PgSource*>(table.source.get());
+  if (pg == nullptr || schema.adapter != Adapter::kPostgres) return false;
+  auto endpoint = EndpointOf(schema);
+  return endpoint.ok() && (*endpoint)->key == pg->endpoint().key;
+}
+
+Status PostgresTableWriter::StartCopy() {
+  HOP_RETURN_IF_ERROR(state_->Prepare());
+  sql::CopyFromStdinStatement copy;
+  copy.target = state_->Target();
+  copy.columns = state_->ColumnNames();
+  HOP_ASSIGN_OR_RETURN(std::string text, Print(copy));
+  HOP_RETURN_IF_ERROR(state_->Exec(text).status());
+  state_->copying = true;
+  return Status::OK();
+}
+
+Status PostgresTableWriter::Write(std::string_view rows) {
+  if (!state_->copying) return Status::Internal("PostgresTableWriter::Write before StartCopy");
+  if (PQputCopyData(state_->conn(), rows.data(), static_cast<int>(rows.size())) != 1) {
+    return Status::ExecutionError(fmt::format("{}: PostgreSQL: {} (writing {})",
+                                              state_->endpoint->Name(),
+                                              OneLine(PQerrorMessage(state_->conn())), Name()));
+  }
+  return Status::OK();
+}
+
+Status PostgresTableWriter::InsertQuery(std::unique_ptr<sql::Query> query) {
+  State& s = *state_;
+  // A query the server refuses leaves the transaction as it was, for the rows to come by COPY.
+  HOP_RETURN_IF_ERROR(s.Exec("SAVEPOINT hop_insert").status());
+  sql::InsertStatement insert;
+  insert.target = Names({s.remote_schema, s.table});
+  insert.columns = s.ColumnNames();
+  for (const std::string& k : s.key) insert.conflict_columns.emplace_back(k);
+  insert.query = std::move(query);
+  Result<PgResult> r = Status::OK();
+  Status st = s.key.empty() ? s.Prepare() : Status::OK();
+  if (st.ok()) {
+    auto text = Print(insert);
+    r = text.ok() ? s.Exec(*text) : Result<PgResult>(text.status());
+    st = r.status();
+  }
+  if (!st.ok()) {
+    HOP_RETURN_IF_ERROR(s.Exec("ROLLBACK TO SAVEPOINT hop_insert").status());
+    return st;
+  }
+  s.rows = std::strtoll(PQcmdTuples(r->get()), nullptr, 10);
+  return s.Exec("RELEASE SAVEPOINT hop_insert").status();
+}
+
+Result<int64_t> PostgresTableWriter::Commit() {
+  State& s = *state_;
+  if (s.copying) {
+    s.copying = false;
+    if (PQputCopyEnd(s.conn(), nullptr) != 1) {
+      return Status::ExecutionError(fmt::format("{}: PostgreSQL: {} (writing {})",
+                                                s.endpoint->Name(),
+                                                OneLine(PQerrorMessage(s.conn())), Name()));
+    }
+    PgResult r(PQgetResult(s.conn()));
+    while (PGresult* more = PQgetResult(s.conn())) PQclear(more);
+    if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+      return Status::ExecutionError(fmt::format("{}: PostgreSQL: {} (writing {})",
+                                                s.endpoint->Name(),
+                                                ServerMessage(r.get(), s.conn()), Name()));
+    }
+    s.rows = std::strtoll(PQcmdTuples(r.get()), nullptr, 10);
+    if (!s.key.empty()) {
+      HOP_ASSIGN_OR_RETURN(s.rows, s.Merge());
+    }
+  }
+  HOP_RETURN_IF_ERROR(s.Exec("COMMIT").status());
+  s.committed = true;
+  return s.rows;
 }
 
 int PostgresOpenConnections() { return Pool::Get().open(); }

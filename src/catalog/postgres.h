@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "catalog/source.h"
 #include "common/status.h"
 #include "sql/ast/data_type.h"
+#include "sql/ast/query.h"
 
 namespace hop::catalog {
 
@@ -98,6 +100,52 @@ class PostgresProvisioner : public Provisioner {
   // DROP TABLE IF EXISTS.
   Status Drop(const Schema& schema, const TableDefinition& table) override;
 };
+
+// Rows written into a PostgreSQL table in one transaction of its server (a materialized view's
+// refresh, runtime/refresh.h). A table with a primary key is upserted by it (rows whose key is
+// new are inserted, the others updated, rows the write does not name kept); any other has its
+// rows replaced. The table is locked against other writers (SHARE ROW EXCLUSIVE: readers go on,
+// seeing the old rows) from Begin until Commit; nothing is visible before Commit, and a writer
+// destroyed first, or a process killed, leaves the table as it was.
+class PostgresTableWriter {
+ public:
+  // Opens the transaction on a pooled connection. `table` is hop's name of a table of `schema`;
+  // `columns` are the columns rows will give, in order, with hop's names and types. Errors: the
+  // server cannot be reached, has no such table, or refuses the lock.
+  static Result<std::unique_ptr<PostgresTableWriter>> Begin(const Schema& schema,
+                                                            std::string_view table,
+                                                            const RowType& columns);
+  ~PostgresTableWriter();
+  PostgresTableWriter(const PostgresTableWriter&) = delete;
+  PostgresTableWriter& operator=(const PostgresTableWriter&) = delete;
+
+  // The primary key's columns, with PostgreSQL's names; empty when the table has none.
+  const std::vector<std::string>& key() const;
+  // `schema.table` as PostgreSQL names it, for messages.
+  std::string Name() const;
+
+  // Starts `COPY ... FROM STDIN`; then Write sends rows in COPY's text format (whole lines).
+  Status StartCopy();
+  Status Write(std::string_view rows);
+  // Or the rows of a query PostgreSQL runs itself (`INSERT ... SELECT`): `query` reads tables of
+  // the same database, with PostgreSQL's names, and gives the columns in order. When the server
+  // refuses it, the transaction is as before the call (a savepoint), for StartCopy.
+  Status InsertQuery(std::unique_ptr<sql::Query> query);
+  // Makes the rows the table's. The number of rows written.
+  Result<int64_t> Commit();
+
+ private:
+  struct State;
+  explicit PostgresTableWriter(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// The PostgreSQL schema and name of a table the engine reads from PostgreSQL (its source is the
+// adapter's), or nullopt for any other table.
+std::optional<std::vector<std::string>> PostgresTablePath(const Table& table);
+// Whether the engine reads `table` from the PostgreSQL database of `schema` (same server,
+// database and credentials), so that a query there can read it.
+bool PostgresTableIn(const Table& table, const Schema& schema);
 
 // Connections the process holds open to PostgreSQL servers, idle or in use, and the connections
 // it has tried to open, successful or not (for tests of reuse and of what connects).

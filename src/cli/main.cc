@@ -287,8 +287,9 @@ int Main(int argc, char** argv) {
       std::cerr << "hop refresh: " << hop::EscapeForTerminal(outcome.status().ToString()) << "\n";
       return 1;
     }
-    std::cout << fmt::format("{} refreshed: {} rows; watermark {}\n", outcome->view,
-                             outcome->rows, hop::FormatRfc3339(outcome->snapshot, 3));
+    std::cout << fmt::format("{} refreshed: {} rows {}; watermark {}\n", outcome->view,
+                             outcome->rows, outcome->how,
+                             hop::FormatRfc3339(outcome->snapshot, 3));
     return 0;
   }
   if (serve->parsed()) {

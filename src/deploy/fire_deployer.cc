@@ -70,8 +70,8 @@ Status Pause(const binder::BoundObjectStatement& p, Batch& batch) {
       batch.issues()
           .Child("view " + Join(p.target->path, "."))
           .Warning(
-              "Recorded in spec.paused, but hop refreshes only views whose table is in a local "
-              "database: this one's pipeline runs as its job says");
+              "Recorded in spec.paused, but hop refreshes only views whose table is in a local or "
+              "PostgreSQL database: this one's pipeline runs as its job says");
     }
   }
   const std::string version = existing->resource_version();
@@ -217,8 +217,8 @@ Status Refresh(const binder::BoundObjectStatement& bound, Batch& batch) {
   if (!HopRefreshes(*element, batch)) {
     auto schema = batch.catalog().SchemaFor(element->path);
     return Status::InvalidArgument(fmt::format(
-        "{} is not refreshed by hop: hop refreshes materialized views whose table is in a local "
-        "database, and this one's is in {}; its pipeline's job keeps it",
+        "{} is not refreshed by hop: hop refreshes materialized views whose table is in a local or "
+        "PostgreSQL database, and this one's is in {}; its pipeline's job keeps it",
         Join(element->path, "."),
         schema.ok() ? fmt::format("database {} ({})", (*schema)->database, (*schema)->url)
                     : std::string("no database")));

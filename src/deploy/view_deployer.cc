@@ -54,7 +54,7 @@ Status SpecifyPipeline(const binder::BoundCreateView& v, Resource& view,
       batch.issues()
           .Child("view " + Join(v.path, "."))
           .Warning(fmt::format("REFRESHED '{}' is recorded in spec.schedule, but hop refreshes "
-                               "only views whose table is in a local database: this one's job "
+                               "only views whose table is in a local or PostgreSQL database: this one's job "
                                "is its pipeline's",
                                *v.schedule));
     }

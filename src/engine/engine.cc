@@ -12,6 +12,7 @@
 
 #include "catalog/local.h"
 #include "catalog/source.h"
+#include "engine/postgres_text.h"
 #include "engine/functions.h"
 #include "engine/functions_impl.h"
 #include "engine/hashed_scan.h"
@@ -370,6 +371,26 @@ Value Cursor::GetValue(int column) const {
                                      static_cast<size_t>(sqlite3_column_bytes(stmt_, column))));
     }
   }
+}
+
+void Cursor::AppendCopyField(int column, std::string& out) const {
+  const Rep& rep = reps_[static_cast<size_t>(column)];
+  if (sqlite3_column_type(stmt_, column) == SQLITE_TEXT && rep.kind == RepKind::kText) {
+    // The common case, escaped straight from SQLite's buffer.
+    const char* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+    const char* end = p + sqlite3_column_bytes(stmt_, column);
+    for (; p != end; ++p) {
+      switch (*p) {
+        case '\\': out += "\\\\"; break;
+        case '\t': out += "\\t"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        default: out += *p;
+      }
+    }
+    return;
+  }
+  engine::AppendCopyField(GetValue(column), rep, out);
 }
 
 void Cursor::AppendText(int column, std::string& out) const {

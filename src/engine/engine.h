@@ -55,6 +55,9 @@ class Cursor {
   void AppendText(int column, std::string& out) const;
   // Column `column` of the current row in the engine's encoding.
   Value GetValue(int column) const;
+  // Appends column `column` of the current row as a field of PostgreSQL's COPY text format
+  // (postgres_text.h).
+  void AppendCopyField(int column, std::string& out) const;
   // The rows returned so far.
   int64_t rows() const { return rows_; }
 

@@ -2,13 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "binder/binder.h"
 #include "catalog/catalog.h"
+#include "catalog/postgres.h"
 #include "common/strings.h"
 #include "deploy/trigger_fires.h"
 #include "engine/engine.h"
+#include "binder/to_sql.h"
 #include "resource/kinds.h"
 #include "sql/ast/query_statement.h"
 #include "sql/parser.h"
@@ -83,26 +87,206 @@ Status AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
   }
 }
 
+// Whether PostgreSQL can run `rel` itself with the local engine's meaning: the scans are of
+// tables of the sink's database, and the operators, functions and types are those whose results
+// are the same in both (integers, doubles, text equality, no collation-dependent ordering, no
+// time zones). docs/postgres.md, "Refreshes", lists them.
+bool SameInPostgres(const binder::Scalar& s);
+
+bool SameInPostgresType(const sql::DataType& t) {
+  using sql::TypeName;
+  switch (t.name) {
+    case TypeName::kBoolean:
+    case TypeName::kSmallInt:
+    case TypeName::kInteger:
+    case TypeName::kBigInt:
+    case TypeName::kDouble:
+    case TypeName::kVarchar:
+    case TypeName::kDate:
+    case TypeName::kNull: return true;
+    case TypeName::kTimestamp: return t.time_zone == sql::TimeZone::kNone;
+    default: return false;
+  }
+}
+
+bool IsText(const sql::DataType& t) { return t.name == sql::TypeName::kVarchar; }
+
+bool SameInPostgres(const binder::Scalar& s) {
+  using binder::ScalarKind;
+  if (!SameInPostgresType(s.type)) return false;
+  for (const auto& a : s.args) {
+    if (!SameInPostgres(*a)) return false;
+  }
+  switch (s.kind) {
+    case ScalarKind::kInputRef:
+    case ScalarKind::kIs:
+    case ScalarKind::kInList:
+    case ScalarKind::kCase: return true;
+    case ScalarKind::kLiteral: return s.literal != sql::LiteralKind::kInterval;
+    case ScalarKind::kUnary: return true;  // NOT, -
+    case ScalarKind::kBinary: {
+      using sql::BinaryOp;
+      const bool text = IsText(s.args[0]->type) || IsText(s.args[1]->type);
+      switch (s.binary_op) {
+        case BinaryOp::kEq:
+        case BinaryOp::kNe:
+        case BinaryOp::kIsDistinctFrom:
+        case BinaryOp::kIsNotDistinctFrom:
+        case BinaryOp::kAnd:
+        case BinaryOp::kOr:
+        case BinaryOp::kConcat: return true;
+        case BinaryOp::kLt:
+        case BinaryOp::kLe:
+        case BinaryOp::kGt:
+        case BinaryOp::kGe:
+        case BinaryOp::kAdd:
+        case BinaryOp::kSubtract:
+        case BinaryOp::kMultiply: return !text;  // text order depends on the collation
+        case BinaryOp::kDivide:
+        case BinaryOp::kModulo:
+          // Integer division truncates in both; a double's is the same IEEE division.
+          return !text && s.type.name != sql::TypeName::kDate;
+        default: return false;
+      }
+    }
+    case ScalarKind::kBetween: return !IsText(s.args[0]->type);
+    case ScalarKind::kCast:
+      // Between numbers, and text to text; not the text forms of numbers, which differ.
+      return IsText(s.type) == IsText(s.args[0]->type);
+    case ScalarKind::kCall: {
+      if (s.window) return false;
+      const std::string name = Utf8ToUpper(s.text);
+      return name == "COALESCE" || name == "UPPER" || name == "LOWER" || name == "ABS";
+    }
+    default: return false;
+  }
+}
+
+bool SameInPostgres(const binder::Rel& rel, const catalog::Schema& sink) {
+  using binder::RelKind;
+  for (const auto& input : rel.inputs) {
+    if (!SameInPostgres(*input, sink)) return false;
+  }
+  auto all = [](const std::vector<binder::ScalarPtr>& exprs) {
+    return std::all_of(exprs.begin(), exprs.end(),
+                       [](const binder::ScalarPtr& e) { return SameInPostgres(*e); });
+  };
+  for (const auto& c : rel.row_type.columns) {
+    if (!SameInPostgresType(c.type)) return false;
+  }
+  switch (rel.kind) {
+    case RelKind::kScan:
+      return rel.table != nullptr && catalog::PostgresTableIn(*rel.table, sink);
+    case RelKind::kFilter:
+    case RelKind::kJoin: return !rel.condition || SameInPostgres(*rel.condition);
+    case RelKind::kProject: return all(rel.exprs);
+    case RelKind::kSort: return !rel.offset && !rel.fetch;
+    case RelKind::kSetOp: return true;
+    case RelKind::kAggregate:
+      for (const auto& a : rel.aggregates) {
+        const std::string name = Utf8ToUpper(a.name);
+        const bool text = !a.args.empty() &&
+                          IsText(rel.inputs[0]->row_type.columns[static_cast<size_t>(a.args[0])].type);
+        const bool ok = name == "COUNT" || (name == "SUM" && !text) ||
+                        ((name == "MIN" || name == "MAX") && !text);
+        if (!ok || a.filter >= 0 || !a.within_group.empty() || !a.literal_args.empty()) {
+          return false;
+        }
+      }
+      return true;
+    default: return false;
+  }
+}
+
+// The view's query as PostgreSQL SQL over its own tables, when PostgreSQL computes the same rows
+// (SameInPostgres); else null.
+Result<std::unique_ptr<sql::Query>> InsidePostgres(const binder::RelPtr& query,
+                                                   const catalog::Schema& sink) {
+  if (!SameInPostgres(*query, sink)) return std::unique_ptr<sql::Query>();
+  binder::ToSqlOptions to_sql;
+  to_sql.table_path = [](const binder::Rel& scan) {
+    return *catalog::PostgresTablePath(*scan.table);
+  };
+  to_sql.column_name = [](const binder::Rel&, const std::string& column) {
+    return catalog::PostgresName(column);
+  };
+  return binder::ToSql(*binder::Simplify(query), to_sql);
+}
+
+// Writes the query's rows into the PostgreSQL table of `sink`: inside PostgreSQL when it can run
+// the query, else from the local engine by COPY.
+Result<int64_t> WritePostgres(const catalog::Catalog& cat, const RefreshOptions& options,
+                              const catalog::Schema& schema, const catalog::Table& sink,
+                              const binder::RelPtr& query, std::string& how) {
+  HOP_ASSIGN_OR_RETURN(std::unique_ptr<catalog::PostgresTableWriter> writer,
+                       catalog::PostgresTableWriter::Begin(schema, sink.name, query->row_type));
+  const char* mode = writer->key().empty() ? "replaced" : "upserted";
+  HOP_ASSIGN_OR_RETURN(std::unique_ptr<sql::Query> inside, InsidePostgres(query, schema));
+  if (inside) {
+    Status st = writer->InsertQuery(std::move(inside));
+    if (st.ok()) {
+      how = fmt::format("{} inside PostgreSQL (INSERT ... SELECT)", mode);
+      return writer->Commit();
+    }
+    how = fmt::format("{} by COPY from the local engine (PostgreSQL refused the query: {})",
+                      mode, st.message());
+  } else {
+    how = fmt::format("{} by COPY from the local engine", mode);
+  }
+  HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
+                       engine::Engine::Open({options.state_dir}));
+  HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Cursor> cursor,
+                       engine->Query(cat, *query, engine::Budget{}));
+  HOP_RETURN_IF_ERROR(writer->StartCopy());
+  constexpr size_t kChunk = 256 * 1024;
+  const std::vector<engine::Rep>& reps = cursor->reps();
+  const int width = static_cast<int>(reps.size());
+  std::string chunk;
+  chunk.reserve(kChunk + 4096);
+  for (;;) {
+    HOP_ASSIGN_OR_RETURN(bool row, cursor->Next());
+    if (!row) break;
+    for (int c = 0; c < width; ++c) {
+      if (c > 0) chunk += '\t';
+      cursor->AppendCopyField(c, chunk);
+    }
+    chunk += '\n';
+    if (chunk.size() >= kChunk) {
+      HOP_RETURN_IF_ERROR(writer->Write(chunk));
+      chunk.clear();
+    }
+  }
+  if (!chunk.empty()) HOP_RETURN_IF_ERROR(writer->Write(chunk));
+  cursor.reset();
+  return writer->Commit();
+}
+
 // The rows of `sink` become the query's, then the watermark of `ref` (the View or Table that
 // keeps it) the snapshot time: the steps a refresh and a fill share.
 Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
                                const RefreshOptions& options, const catalog::Table& sink,
                                const binder::RelPtr& query, const store::ObjectRef& ref,
                                SystemTime snapshot) {
-  binder::BoundInsert insert;
-  insert.target = &sink;
-  insert.query = query;
-  for (size_t i = 0; i < sink.row_type.columns.size(); ++i) {
-    insert.target_columns.push_back(static_cast<int>(i));
-  }
-  HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
-                       engine::Engine::Open({options.state_dir}));
-  HOP_ASSIGN_OR_RETURN(int64_t rows, engine->Replace(cat, insert, engine::Budget{}));
-  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ref, sink.QualifiedName(), snapshot));
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(sink.path));
   RefreshOutcome outcome;
+  if (schema->adapter == catalog::Adapter::kPostgres) {
+    HOP_ASSIGN_OR_RETURN(outcome.rows,
+                         WritePostgres(cat, options, *schema, sink, query, outcome.how));
+  } else {
+    binder::BoundInsert insert;
+    insert.target = &sink;
+    insert.query = query;
+    for (size_t i = 0; i < sink.row_type.columns.size(); ++i) {
+      insert.target_columns.push_back(static_cast<int>(i));
+    }
+    HOP_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
+                         engine::Engine::Open({options.state_dir}));
+    HOP_ASSIGN_OR_RETURN(outcome.rows, engine->Replace(cat, insert, engine::Budget{}));
+    outcome.how = "replaced in the local database";
+  }
+  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ref, sink.QualifiedName(), snapshot));
   outcome.view = sink.QualifiedName();
   outcome.resource = ref.name;
-  outcome.rows = rows;
   outcome.snapshot = snapshot;
   return outcome;
 }

@@ -28,7 +28,8 @@ struct RefreshOptions {
 struct RefreshOutcome {
   std::string view;       // its SQL name, ADS.AUDIENCE
   std::string resource;   // the View resource's name
-  int64_t rows = 0;       // rows the sink holds now
+  int64_t rows = 0;       // rows written (replaced: the rows the sink holds now)
+  std::string how;        // how they were written: `replaced inside PostgreSQL (...)`, ...
   SystemTime snapshot{};  // the new watermark
 };
 

@@ -2,6 +2,8 @@
 // TRIGGER, DATABASE, CATALOG and FUNCTION with their option lists, INSERT, DROP, REFRESH, FIRE,
 // PAUSE / RESUME, SET, RESET and SHOW; hop's own statements print only in the ANSI dialect. DELETE
 // FROM and COPY ... FROM STDIN (PostgreSQL only) are written by hop and never parsed.
+#include <algorithm>
+
 #include "common/strings.h"
 #include "sql/keywords.h"
 #include "sql/unparser_impl.h"
@@ -49,7 +51,8 @@ void Writer::SettingName(const std::string& name) {
 void Writer::CreateTable(const CreateTableStatement& s) {
   if (s.or_replace && (sqlite() || postgres())) Unsupported("CREATE OR REPLACE TABLE");
   if (s.or_replace && flink() && !s.as_query) Unsupported("CREATE OR REPLACE TABLE without AS");
-  Raw(s.or_replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ");
+  if (s.temporary && !sqlite() && !postgres()) Unsupported("CREATE TEMPORARY TABLE");
+  Raw(s.or_replace ? "CREATE OR REPLACE TABLE " : s.temporary ? "CREATE TEMPORARY TABLE " : "CREATE TABLE ");
   if (s.if_not_exists) Raw("IF NOT EXISTS ");
   Name(s.name);
   if (s.like) {
@@ -171,6 +174,24 @@ void Writer::Statement(const sql::Statement& stmt) {
       }
       Raw(" ");
       Query(*s.query);
+      if (!s.conflict_columns.empty()) {
+        if (!postgres()) Unsupported("INSERT ... ON CONFLICT");
+        Raw(" ON CONFLICT ");
+        IdentList(s.conflict_columns);
+        bool first = true;
+        for (const Identifier& c : s.columns) {
+          if (std::find(s.conflict_columns.begin(), s.conflict_columns.end(), c) !=
+              s.conflict_columns.end()) {
+            continue;
+          }
+          Raw(first ? " DO UPDATE SET " : ", ");
+          first = false;
+          Ident(c);
+          Raw(" = EXCLUDED.");
+          Ident(c);
+        }
+        if (first) Raw(" DO NOTHING");
+      }
       break;
     }
     case StatementKind::kCreateTable: CreateTable(stmt.As<CreateTableStatement>()); break;

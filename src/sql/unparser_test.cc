@@ -250,6 +250,58 @@ TEST(UnparserTest, StatementsHopWritesOnly) {
   EXPECT_TRUE(Equals(copy, same));
 }
 
+// PostgreSQL's upsert and temporary tables, which refreshes write (runtime/refresh.h).
+TEST(UnparserTest, UpsertsAndTemporaryTablesHopWritesOnly) {
+  auto select_from = [](const char* table) {
+    auto q = std::make_unique<Query>();
+    auto body = std::make_unique<SelectBody>();
+    body->items.push_back(SelectItem{std::make_unique<StarExpr>(), std::nullopt});
+    auto from = std::make_unique<BaseTableRef>();
+    from->name.parts = {Identifier(table)};
+    body->from = std::move(from);
+    q->body = std::move(body);
+    return q;
+  };
+  InsertStatement upsert;
+  upsert.target.parts = {Identifier("public"), Identifier("t")};
+  upsert.columns = {Identifier("id"), Identifier("name"), Identifier("n")};
+  upsert.conflict_columns = {Identifier("id")};
+  upsert.query = select_from("tmp");
+  InsertStatement keys_only;
+  keys_only.target.parts = {Identifier("t")};
+  keys_only.columns = {Identifier("id")};
+  keys_only.conflict_columns = {Identifier("id")};
+  keys_only.query = select_from("tmp");
+  CreateTableStatement temp;
+  temp.temporary = true;
+  temp.name.parts = {Identifier("tmp")};
+  ColumnDef id;
+  id.name = Identifier("id");
+  id.type = DataType(TypeName::kBigInt);
+  temp.columns.push_back(std::move(id));
+  struct Case {
+    const Statement* stmt;
+    Dialect dialect;
+    const char* out;
+  };
+  const Case kCases[] = {
+      {&upsert, Dialect::kPostgres,
+       "INSERT INTO \"public\".\"t\" (\"id\", \"name\", \"n\") SELECT * FROM \"tmp\" ON CONFLICT "
+       "(\"id\") DO UPDATE SET \"name\" = EXCLUDED.\"name\", \"n\" = EXCLUDED.\"n\""},
+      {&keys_only, Dialect::kPostgres,
+       "INSERT INTO \"t\" (\"id\") SELECT * FROM \"tmp\" ON CONFLICT (\"id\") DO NOTHING"},
+      {&upsert, Dialect::kSqlite,
+       "Invalid Argument: INSERT ... ON CONFLICT cannot be expressed in the sqlite dialect"},
+      {&temp, Dialect::kPostgres, "CREATE TEMPORARY TABLE \"tmp\" (\"id\" BIGINT)"},
+      {&temp, Dialect::kFlink,
+       "Invalid Argument: CREATE TEMPORARY TABLE cannot be expressed in the flink dialect"},
+  };
+  for (const auto& c : kCases) {
+    auto out = PrintStatement(*c.stmt, PrintOptions{c.dialect, false});
+    EXPECT_EQ(out.ok() ? *out : out.status().ToString(), c.out) << DialectName(c.dialect);
+  }
+}
+
 // An aggregate's ORDER BY among its arguments, which hop writes for PostgreSQL only.
 TEST(UnparserTest, FunctionArgumentOrderBy) {
   FunctionExpr f;

@@ -52,6 +52,7 @@ struct CreateTableStatement : Statement {
   CreateTableStatement() : Statement(StatementKind::kCreateTable) {}
   bool or_replace = false;
   bool if_not_exists = false;
+  bool temporary = false;  // `CREATE TEMPORARY TABLE`: never parsed; PostgreSQL and SQLite only
   QualifiedName name;
   std::vector<ColumnDef> columns;
   std::vector<TableConstraint> constraints;

@@ -287,7 +287,8 @@ bool Equals(const Statement& a, const Statement& b) {
     case StatementKind::kInsert: {
       const auto& x = a.As<InsertStatement>();
       const auto& y = b.As<InsertStatement>();
-      return x.target == y.target && x.columns == y.columns && EqualPtr(x.query, y.query);
+      return x.target == y.target && x.columns == y.columns && EqualPtr(x.query, y.query) &&
+             x.conflict_columns == y.conflict_columns;
     }
     case StatementKind::kCreateTable: {
       const auto& x = a.As<CreateTableStatement>();
@@ -297,7 +298,7 @@ bool Equals(const Statement& a, const Statement& b) {
         return false;
       }
       return x.or_replace == y.or_replace && x.if_not_exists == y.if_not_exists &&
-             x.name == y.name && EqualColumns(x.columns, y.columns) &&
+             x.temporary == y.temporary && x.name == y.name && EqualColumns(x.columns, y.columns) &&
              EqualConstraints(x.constraints, y.constraints) && x.options == y.options &&
              EqualPtr(x.as_query, y.as_query);
     }

@@ -11,6 +11,10 @@ struct InsertStatement : Statement {
   QualifiedName target;
   std::vector<Identifier> columns;  // empty: all columns in table order
   std::unique_ptr<Query> query;
+  // PostgreSQL's upsert, never parsed (hop writes it for refreshes, runtime/refresh.h):
+  // `ON CONFLICT (conflict_columns) DO UPDATE SET c = EXCLUDED.c` for each inserted column outside
+  // them, or `DO NOTHING` when there is none.
+  std::vector<Identifier> conflict_columns;
 };
 
 }  // namespace hop::sql
