@@ -1302,8 +1302,10 @@ newline \ backslash', TRUE, 12.50, 0.1, DATE '2026-01-02', TIMESTAMP '2026-01-02
    ARRAY['a', 'b c', 'q"', ''], X'00ff'),
   (2, NULL, FALSE, -0.05, NULL, NULL, NULL, NULL, NULL);
 CREATE MATERIALIZED VIEW pg.things AS SELECT * FROM local.things;
-CREATE MATERIALIZED VIEW pg.names AS SELECT id, UPPER(name) AS name FROM pg.widgets WHERE id > 0;
+CREATE MATERIALIZED VIEW pg.names AS SELECT id * 10 AS id, name || '!' AS name FROM pg.widgets
+  WHERE id > 0;
 CREATE MATERIALIZED VIEW pg.keyed AS SELECT id, name FROM pg.widgets;
+CREATE MATERIALIZED VIEW pg.late AS SELECT id FROM pg.widgets WHERE name > 'm';
 )");
   ASSERT_EQ(run.status, 0) << run.out;
   HopRun copied = Hop(state.Flag() + " refresh pg.things");
@@ -1322,7 +1324,13 @@ CREATE MATERIALIZED VIEW pg.keyed AS SELECT id, name FROM pg.widgets;
   HopRun inside = Hop(state.Flag() + " refresh pg.names");
   ASSERT_EQ(inside.status, 0) << inside.out;
   EXPECT_NE(inside.out.find("2 rows replaced inside PostgreSQL"), std::string::npos) << inside.out;
-  EXPECT_EQ(rows("SELECT * FROM names ORDER BY id"), "1|BOLT\n2|NUT\n");
+  EXPECT_EQ(rows("SELECT * FROM names ORDER BY id"), "10|bolt!\n20|nut!\n");
+  // Text order follows PostgreSQL's collation: computed by the local engine instead.
+  HopRun late = Hop(state.Flag() + " refresh pg.late");
+  ASSERT_EQ(late.status, 0) << late.out;
+  EXPECT_NE(late.out.find("1 rows replaced by COPY from the local engine"), std::string::npos)
+      << late.out;
+  EXPECT_EQ(rows("SELECT * FROM late"), "2\n");
 
   // Upserted by the primary key: new keys inserted, known ones updated, others kept.
   ASSERT_TRUE(pg.Exec("UPDATE widgets SET name = 'bolt2' WHERE id = 1; INSERT INTO widgets VALUES "

@@ -109,54 +109,84 @@ bool SameInPostgresType(const sql::DataType& t) {
   }
 }
 
-bool IsText(const sql::DataType& t) { return t.name == sql::TypeName::kVarchar; }
+// VARCHAR, and the CHAR of a string literal (CHAR columns are not pushed: PostgreSQL drops their
+// padding where the engine keeps it).
+bool IsText(const sql::DataType& t) {
+  return t.name == sql::TypeName::kVarchar || t.name == sql::TypeName::kChar;
+}
+
+// Types whose operators mean the same in both: integers, booleans, dates and timestamps (a
+// double's NaN compares differently, and its sums depend on the order of addition).
+bool IsExact(const sql::DataType& t) {
+  using sql::TypeName;
+  switch (t.name) {
+    case TypeName::kBoolean:
+    case TypeName::kSmallInt:
+    case TypeName::kInteger:
+    case TypeName::kBigInt:
+    case TypeName::kDate:
+    case TypeName::kTimestamp:
+    case TypeName::kNull: return true;
+    default: return false;
+  }
+}
+
+bool IsInteger(const sql::DataType& t) {
+  using sql::TypeName;
+  return t.name == TypeName::kSmallInt || t.name == TypeName::kInteger ||
+         t.name == TypeName::kBigInt;
+}
 
 bool SameInPostgres(const binder::Scalar& s) {
   using binder::ScalarKind;
-  if (!SameInPostgresType(s.type)) return false;
+  const bool string_literal =
+      s.kind == ScalarKind::kLiteral && s.literal == sql::LiteralKind::kString;
+  if (!SameInPostgresType(s.type) && !string_literal) return false;
   for (const auto& a : s.args) {
     if (!SameInPostgres(*a)) return false;
   }
+  auto args_are = [&](bool (*ok)(const sql::DataType&)) {
+    return std::all_of(s.args.begin(), s.args.end(), [&](const auto& a) { return ok(a->type); });
+  };
   switch (s.kind) {
     case ScalarKind::kInputRef:
     case ScalarKind::kIs:
-    case ScalarKind::kInList:
     case ScalarKind::kCase: return true;
     case ScalarKind::kLiteral: return s.literal != sql::LiteralKind::kInterval;
-    case ScalarKind::kUnary: return true;  // NOT, -
+    case ScalarKind::kUnary: return args_are(IsExact);  // NOT, -
+    case ScalarKind::kInList:
+      return args_are(IsExact) || args_are(IsText);  // equality
     case ScalarKind::kBinary: {
       using sql::BinaryOp;
-      const bool text = IsText(s.args[0]->type) || IsText(s.args[1]->type);
       switch (s.binary_op) {
+        case BinaryOp::kAnd:
+        case BinaryOp::kOr: return true;
+        case BinaryOp::kConcat: return args_are(IsText);
         case BinaryOp::kEq:
         case BinaryOp::kNe:
         case BinaryOp::kIsDistinctFrom:
-        case BinaryOp::kIsNotDistinctFrom:
-        case BinaryOp::kAnd:
-        case BinaryOp::kOr:
-        case BinaryOp::kConcat: return true;
+        case BinaryOp::kIsNotDistinctFrom: return args_are(IsExact) || args_are(IsText);
         case BinaryOp::kLt:
         case BinaryOp::kLe:
         case BinaryOp::kGt:
-        case BinaryOp::kGe:
+        case BinaryOp::kGe: return args_are(IsExact);  // text order depends on the collation
         case BinaryOp::kAdd:
         case BinaryOp::kSubtract:
-        case BinaryOp::kMultiply: return !text;  // text order depends on the collation
-        case BinaryOp::kDivide:
-        case BinaryOp::kModulo:
-          // Integer division truncates in both; a double's is the same IEEE division.
-          return !text && s.type.name != sql::TypeName::kDate;
-        default: return false;
+        case BinaryOp::kMultiply:
+        case BinaryOp::kDivide:  // truncates in both
+        case BinaryOp::kModulo: return args_are(IsInteger) && IsInteger(s.type);
       }
+      return false;
     }
-    case ScalarKind::kBetween: return !IsText(s.args[0]->type);
+    case ScalarKind::kBetween: return args_are(IsExact);
     case ScalarKind::kCast:
-      // Between numbers, and text to text; not the text forms of numbers, which differ.
-      return IsText(s.type) == IsText(s.args[0]->type);
+      // Between integers, and text to text; not the text forms of numbers or dates.
+      return (IsInteger(s.type) && args_are(IsInteger)) || (IsText(s.type) && args_are(IsText));
     case ScalarKind::kCall: {
       if (s.window) return false;
       const std::string name = Utf8ToUpper(s.text);
-      return name == "COALESCE" || name == "UPPER" || name == "LOWER" || name == "ABS";
+      // UPPER and LOWER are not here: PostgreSQL's follow the database's locale.
+      return name == "COALESCE" || (name == "ABS" && args_are(IsInteger));
     }
     default: return false;
   }
@@ -185,10 +215,11 @@ bool SameInPostgres(const binder::Rel& rel, const catalog::Schema& sink) {
     case RelKind::kAggregate:
       for (const auto& a : rel.aggregates) {
         const std::string name = Utf8ToUpper(a.name);
-        const bool text = !a.args.empty() &&
-                          IsText(rel.inputs[0]->row_type.columns[static_cast<size_t>(a.args[0])].type);
-        const bool ok = name == "COUNT" || (name == "SUM" && !text) ||
-                        ((name == "MIN" || name == "MAX") && !text);
+        const bool exact =
+            a.args.empty() ||
+            IsExact(rel.inputs[0]->row_type.columns[static_cast<size_t>(a.args[0])].type);
+        const bool ok = name == "COUNT" || ((name == "SUM" || name == "MIN" || name == "MAX") &&
+                                            exact);
         if (!ok || a.filter >= 0 || !a.within_group.empty() || !a.literal_args.empty()) {
           return false;
         }
