@@ -14,9 +14,15 @@
 //   refresh    `hop refresh` of a materialized view of   vs  the sqlite3 shell running the same
 //              half the 1M rows into a local table           DELETE and INSERT ... SELECT in one
 //              (replacing its rows, then its watermark)       transaction on the same file
+//   pgcopy     `hop refresh` of a materialized view of   vs  psql running DELETE and \copy of the
+//              the 1M local rows into a PostgreSQL           same rows from a file, in one
+//              table (by COPY from the local engine)          transaction, on the same server
+//   pginside   `hop refresh` of a materialized view of   vs  psql running the same DELETE and
+//              1M rows of a PostgreSQL table into            INSERT ... SELECT in one transaction
+//              another (INSERT ... SELECT inside it)
 //
 // Targets: scan and aggregate within 1.2x of sqlite3, join within 2x of PostgreSQL, refresh
-// within 1.3x of sqlite3, and the stream's peak memory (max RSS) bounded, not growing with the
+// within 1.3x of sqlite3, pgcopy and pginside within 1.3x of psql, and the stream's peak memory (max RSS) bounded, not growing with the
 // rows.
 //
 //   engine_bench [--rows N] [--big-rows N] [--runs N] [--only NAME]
@@ -219,6 +225,8 @@ int Bench(int argc, char** argv) {
   }
   if (rows < 10 || big_rows < 10 || runs < 1) Die("--rows, --big-rows >= 10 and --runs >= 1");
   const bool want_join = only.empty() || only == "join" || only == "pgjoin";
+  const bool want_pg_refresh = only.empty() || only == "pgcopy" || only == "pginside";
+  const bool want_pg = want_join || want_pg_refresh;
   const bool want_stream = only.empty() || only == "stream";
   const bool want_refresh = only.empty() || only == "refresh";
 
@@ -279,7 +287,7 @@ int Bench(int argc, char** argv) {
 
   hop::testing::PostgresServer pg;
   std::vector<std::string> psql;
-  if (want_join) {
+  if (want_pg) {
     hop::Status started = pg.Start();
     if (!started.ok()) Die(started.ToString());
     const std::string n = std::to_string(rows);
@@ -292,7 +300,11 @@ int Bench(int argc, char** argv) {
           std::string("VACUUM ANALYZE a"), std::string("VACUUM ANALYZE b"),
           std::string("CREATE TABLE small (id BIGINT, w INTEGER)"),
           std::string("INSERT INTO small SELECT g, g % 89 FROM generate_series(0, 99999) g"),
-          std::string("VACUUM ANALYZE small")}) {
+          std::string("VACUUM ANALYZE small"),
+          // pgcopy's and pginside's baselines write tables of their own.
+          std::string("CREATE TABLE copy_base (id BIGINT, k INTEGER, category TEXT, amount "
+                      "DOUBLE PRECISION)"),
+          std::string("CREATE TABLE inside_base (id BIGINT, v INTEGER)")}) {
       auto r = pg.Exec(sql);
       if (!r.ok()) Die("PostgreSQL: " + r.status().ToString());
     }
@@ -308,6 +320,24 @@ int Bench(int argc, char** argv) {
            << "&user=postgres\"\n";
     }
     timed("apply the PostgreSQL Database", {hop, "--state", state, "apply", "-f", dir + "/pg.yaml"});
+  }
+  if (want_pg_refresh) {
+    timed("create PG.COPY and PG.INSIDE and refresh them once",
+          {hop, "--state", state, "-e",
+           "CREATE MATERIALIZED VIEW pg.copy AS SELECT id, k, category, amount * 2 AS amount "
+           "FROM bench.t",
+           "-e", "CREATE MATERIALIZED VIEW pg.inside AS SELECT id, v FROM pg.a", "-e",
+           "REFRESH MATERIALIZED VIEW pg.copy", "-e", "REFRESH MATERIALIZED VIEW pg.inside", "-e",
+           "!wait 600"});
+    // pgcopy's baseline: the same rows in a file, as psql's \copy reads them.
+    const Run exported =
+        Spawn({"sqlite3", "-separator", "\t", file,
+               ".once " + dir + "/copy.tsv",
+               "SELECT id, k, category, amount * 2 FROM t"},
+              false, dir);
+    (void)exported;
+    std::ofstream(dir + "/copy.sql") << "BEGIN;\nDELETE FROM copy_base;\n\\copy copy_base FROM '"
+                                     << dir << "/copy.tsv'\nCOMMIT;\n";
   }
 
   std::vector<Scenario> scenarios;
@@ -343,6 +373,20 @@ int Bench(int argc, char** argv) {
          hop_query("SELECT COUNT(*) AS n, SUM(a.v + s.w) AS s FROM bench.a JOIN pg.small s ON "
                    "a.id = s.id"),
          pb, "PostgreSQL", 0});
+  }
+  if (want_pg_refresh) {
+    std::vector<std::string> copy = psql;
+    copy.pop_back();  // -c
+    copy.insert(copy.end(), {"-v", "ON_ERROR_STOP=1", "-f", dir + "/copy.sql"});
+    scenarios.push_back({"pgcopy", "refresh into PostgreSQL, " + std::to_string(rows) + " rows",
+                         {hop, "--state", state, "refresh", "PG.COPY"}, copy, "psql \\copy", 1.3,
+                         /*check=*/false});
+    std::vector<std::string> inside = psql;
+    inside.push_back(
+        "BEGIN; DELETE FROM inside_base; INSERT INTO inside_base SELECT id, v FROM a; COMMIT;");
+    scenarios.push_back({"pginside", "refresh inside PostgreSQL, " + std::to_string(rows) + " rows",
+                         {hop, "--state", state, "refresh", "PG.INSIDE"}, inside, "psql", 1.3,
+                         /*check=*/false});
   }
   if (want_stream) {
     scenarios.push_back({"stream", "SELECT * of " + std::to_string(big_rows) + " rows",
