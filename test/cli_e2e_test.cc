@@ -1384,11 +1384,19 @@ CREATE MATERIALIZED VIEW pg.numbers AS SELECT CAST(v AS INTEGER) AS n FROM local
   EXPECT_EQ(rows("SELECT count(*) FROM big"), "10\n");
   EXPECT_EQ(watermark("pg-big"), big_before);
 
-  // The REFRESH statement runs it as a Job; it waits for the killed one's lock to go.
-  run = Hop(state.Flag() + " -f -", "REFRESH MATERIALIZED VIEW pg.big;\n!wait 120\n");
+  // The REFRESH statement runs it as a Job; it waits for the killed one's lock to go. A view over
+  // it refreshed on its change follows.
+  run = Hop(state.Flag() + " -f -", R"(
+CREATE MATERIALIZED VIEW pg.big_count WITH ('refresh' 'on-source-change') AS
+  SELECT COUNT(*) AS n FROM pg.big;
+REFRESH MATERIALIZED VIEW pg.big;
+!wait 120
+)");
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_EQ(rows("SELECT count(*), sum(id) FROM big"), "2000000|2000001000000\n");
   EXPECT_GT(watermark("pg-big"), big_before);
+  EXPECT_EQ(rows("SELECT n FROM big_count"), "2000000\n");
+  EXPECT_GE(watermark("pg-bigcount"), watermark("pg-big"));
 }
 
 // CREATE TABLE ... AS query (docs/ddl.md): the table is made with the query's columns and filled

@@ -124,7 +124,11 @@ hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& 
   if (!query.ok()) return true;  // the refresh fails with the reason, where it is seen
   std::set<const catalog::Table*> scanned;
   for (const binder::Rel* scan : binder::Scans(**query)) {
-    if (scan->table != nullptr) scanned.insert(scan->table);
+    if (scan->table == nullptr) continue;
+    // A materialized view in PostgreSQL is scanned as the table found there: its catalog entry,
+    // by its path, is the View that keeps its watermark.
+    auto entry = cat->Resolve(scan->path);
+    scanned.insert(entry.ok() ? *entry : scan->table);
   }
   for (const catalog::Table* input : scanned) {
     if (input->resource.empty()) continue;
