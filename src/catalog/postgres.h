@@ -97,6 +97,8 @@ class PostgresProvisioner : public Provisioner {
   Status Create(const Schema& schema, const TableDefinition& table) override;
   // DROP TABLE IF EXISTS.
   Status Drop(const Schema& schema, const TableDefinition& table) override;
+  // The URL parses and every column's type has a PostgreSQL form (PostgresColumnType).
+  Status Check(const Schema& schema, const TableDefinition& table) override;
 };
 
 // Connections the process holds open to PostgreSQL servers, idle or in use, and the connections
