@@ -1928,6 +1928,247 @@ CREATE TRIGGER stream ON local.filled AS 'checkpoint-report' WITH ('job.properti
 // server that checks them (scram-sha-256), with the password taken from the environment, from a
 // file, and written in the URL. Every output, and every file of the state directory whose
 // Databases hold only references, is searched for it.
+// The status of an object as `hop get -o json` shows it (empty when it has none, or there is no
+// such object).
+nlohmann::json StatusOf(const std::string& flag, const std::string& kind, const std::string& name) {
+  auto doc = nlohmann::json::parse(Hop(flag + " get " + kind + " " + name + " -o json").out,
+                                   nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("status") ||
+      !doc["status"].is_object()) {
+    return nlohmann::json::object();
+  }
+  return doc["status"];
+}
+
+// Whether `hop get` finds the object.
+bool Found(const std::string& flag, const std::string& kind, const std::string& name) {
+  return Hop(flag + " get " + kind + " " + name).status == 0;
+}
+
+// A column list of a PostgreSQL table as `name type [NOT NULL]`, in order.
+std::string PgColumns(hop::testing::PostgresServer& pg, const std::string& table) {
+  auto rows = pg.Exec(
+      "SELECT attname, format_type(atttypid, atttypmod), attnotnull FROM "
+      "pg_attribute WHERE attrelid = to_regclass('public." +
+      table + "') AND attnum > 0 AND NOT attisdropped ORDER BY attnum");
+  if (!rows.ok()) return rows.status().ToString();
+  std::string out;
+  for (const auto& row : rows->rows) {
+    out +=
+        (out.empty() ? "" : ", ") + *row[0] + " " + *row[1] + (*row[2] == "t" ? " NOT NULL" : "");
+  }
+  return out;
+}
+
+// The seed's three cases against a real PostgreSQL, with a Database that provisions
+// asynchronously (docs/ddl.md#provisioning): CREATE TABLE writes a TableProvisionJob that `hop
+// serve` reconciles, retrying while the server is down and creating the table once it is up; a
+// materialized view ensures its source (there already: a no-op) and creates its sink; refusals
+// fail the job with the server's message; DROP TABLE drops the table in the statement.
+TEST(CliTest, AsyncProvisioningCreatesTablesOnceTheServerAnswers) {
+  hop::testing::PostgresServer pg;
+  // Never a skip: a machine without PostgreSQL fails here (./scripts/setup installs it).
+  ASSERT_TRUE(pg.Start(/*tcp=*/true).ok());
+  ASSERT_TRUE(
+      pg.Exec("CREATE TABLE visits (id integer, page text); CREATE TABLE taken (x integer)").ok());
+  ASSERT_TRUE(pg.Stop().ok());
+  const std::string password = "Pg-async-s3cret-1623";
+  const std::string url = "jdbc:postgresql://127.0.0.1:" + std::to_string(pg.port()) +
+                          "/postgres?user=postgres&password=" + password + "&connectTimeout=2";
+  StateDir state;
+  std::vector<HopRun> outputs;
+  auto hop = [&](const std::string& args, const std::string& in = "") {
+    outputs.push_back(Hop(state.Flag() + " " + args, in));
+    return outputs.back();
+  };
+  HopRun applied = hop("apply -f -",
+                       "apiVersion: hoptimator.linkedin.com/v1alpha1\n"
+                       "kind: Database\nmetadata: {name: pga}\nspec:\n  schema: PGA\n"
+                       "  provisioning: async\n  url: " +
+                           url + "\n");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  Serve serve(state);
+  ASSERT_TRUE(Eventually([&] { return serve.Leads(); }, 20));
+
+  // Case 1, written while the server is down: queued, retried, not ready, saying why.
+  HopRun created = hop("-e 'CREATE TABLE pga.clicks (id BIGINT NOT NULL, url VARCHAR(200));'");
+  ASSERT_EQ(created.status, 0) << created.out;
+  EXPECT_NE(created.out.find("CREATE TABLE PGA.CLICKS: table PGA.CLICKS queued for provisioning "
+                             "in pga; table/pga-clicks, tableprovisionjob/pga-clicks created"),
+            std::string::npos)
+      << created.out;
+  ASSERT_TRUE(Eventually(
+      [&] { return StatusOf(state.Flag(), "tpj", "pga-clicks").value("retrying", false); }, 30));
+  nlohmann::json down = StatusOf(state.Flag(), "tpj", "pga-clicks");
+  EXPECT_EQ(down.value("ready", true), false);
+  EXPECT_EQ(down.value("failed", true), false);
+  const std::string why = down.value("message", "");
+  EXPECT_NE(why.find("Database pga ("), std::string::npos) << why;
+  EXPECT_NE(why.find("cannot connect to PostgreSQL"), std::string::npos) << why;
+  EXPECT_NE(why.find("<redacted>"), std::string::npos) << why;
+  HopRun listed = hop("get tableprovisionjobs");
+  EXPECT_NE(listed.out.find("READY"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("false"), std::string::npos) << listed.out;
+  HopRun busy = hop("wait --timeout 1");
+  EXPECT_EQ(busy.status, 1) << busy.out;
+  EXPECT_NE(busy.out.find("TableProvisionJob default/pga-clicks is retried"), std::string::npos)
+      << busy.out;
+
+  // The server comes up: the controller's next retry creates the table.
+  ASSERT_TRUE(pg.Restart().ok());
+  ASSERT_TRUE(Eventually(
+      [&] { return StatusOf(state.Flag(), "tpj", "pga-clicks").value("ready", false); }, 60));
+  EXPECT_EQ(StatusOf(state.Flag(), "tpj", "pga-clicks").value("message", ""), "Table created.");
+  EXPECT_EQ(PgColumns(pg, "clicks"), "id bigint NOT NULL, url character varying(200)");
+  EXPECT_EQ(hop("wait --timeout 30").status, 0);
+
+  // Cases 2 and 3: a view reading a table PostgreSQL has (its job finds it: a no-op) into one it
+  // has not (created); a view from the provisioned table into another (the source's job gains
+  // the pipeline as an owner and stays ready; the sink is created).
+  HopRun views = hop("-f -", R"(
+CREATE MATERIALIZED VIEW pga.visit_copy AS SELECT id, page FROM pga.visits;
+CREATE MATERIALIZED VIEW pga.clicks_by_url AS SELECT url, COUNT(*) AS n FROM pga.clicks GROUP BY url;
+)");
+  ASSERT_EQ(views.status, 0) << views.out;
+  EXPECT_NE(views.out.find("table PGA.VISITS queued for provisioning in pga, table PGA.VISIT_COPY "
+                           "queued for provisioning in pga;"),
+            std::string::npos)
+      << views.out;
+  EXPECT_NE(views.out.find("tableprovisionjob/pga-clicks configured"), std::string::npos)
+      << views.out;
+  ASSERT_EQ(hop("wait --timeout 60").status, 0);
+  EXPECT_EQ(StatusOf(state.Flag(), "tpj", "pga-visits").value("message", ""), "Table exists.");
+  EXPECT_EQ(StatusOf(state.Flag(), "tpj", "pga-visitcopy").value("message", ""), "Table created.");
+  EXPECT_EQ(StatusOf(state.Flag(), "tpj", "pga-clicksbyurl").value("message", ""),
+            "Table created.");
+  EXPECT_EQ(StatusOf(state.Flag(), "tpj", "pga-clicks").value("message", ""), "Table created.");
+  EXPECT_EQ(PgColumns(pg, "visit_copy"), "id integer, page text");
+  EXPECT_EQ(PgColumns(pg, "clicks_by_url"), "url character varying(200), n bigint NOT NULL");
+  EXPECT_EQ(PgColumns(pg, "visits"), "id integer, page text");
+
+  // Refusals fail the job with the server's message, and are not waited for; a type PostgreSQL
+  // has no form for in hop fails the statement at once.
+  HopRun refused = hop("-f -", R"(
+CREATE TABLE pga.wide (s VARCHAR(20000000));
+CREATE TABLE pga.taken (y INT);
+)");
+  ASSERT_EQ(refused.status, 0) << refused.out;
+  ASSERT_EQ(hop("wait --timeout 60").status, 0);
+  nlohmann::json wide = StatusOf(state.Flag(), "tpj", "pga-wide");
+  EXPECT_EQ(wide.value("failed", false), true) << wide;
+  EXPECT_NE(wide.value("message", "").find("length for type varchar cannot exceed 10485760"),
+            std::string::npos)
+      << wide;
+  nlohmann::json taken = StatusOf(state.Flag(), "tpj", "pga-taken");
+  EXPECT_EQ(taken.value("failed", false), true) << taken;
+  EXPECT_NE(taken.value("message", "").find("already has a table public.taken with other columns"),
+            std::string::npos)
+      << taken;
+  HopRun map = hop("-e 'CREATE TABLE pga.m (m MAP<VARCHAR, INTEGER>);'");
+  EXPECT_EQ(map.status, 1) << map.out;
+  EXPECT_NE(map.out.find("Cannot create table PGA.M in database pga: column M: "),
+            std::string::npos)
+      << map.out;
+  EXPECT_FALSE(Found(state.Flag(), "tpj", "pga-m"));
+
+  // DROP TABLE drops the table in PostgreSQL inside the statement, and its job with it; while
+  // the server is down it fails and changes nothing.
+  ASSERT_EQ(hop("-e 'CREATE TABLE pga.temp (a INT);'").status, 0);
+  ASSERT_EQ(hop("wait --timeout 60").status, 0);
+  EXPECT_EQ(PgColumns(pg, "temp"), "a integer");
+  ASSERT_TRUE(pg.Stop().ok());
+  HopRun drop_down = hop("-e 'DROP TABLE pga.temp;'");
+  EXPECT_EQ(drop_down.status, 1) << drop_down.out;
+  EXPECT_NE(drop_down.out.find("Cannot drop table PGA.TEMP in database pga"), std::string::npos)
+      << drop_down.out;
+  ASSERT_TRUE(pg.Restart().ok());
+  EXPECT_TRUE(Found(state.Flag(), "tpj", "pga-temp"));
+  HopRun dropped = hop("-e 'DROP TABLE pga.temp;'");
+  EXPECT_EQ(dropped.status, 0) << dropped.out;
+  EXPECT_NE(dropped.out.find("table PGA.TEMP dropped in pga; table/pga-temp deleted"),
+            std::string::npos)
+      << dropped.out;
+  EXPECT_EQ(PgColumns(pg, "temp"), "");
+  EXPECT_FALSE(Found(state.Flag(), "tpj", "pga-temp"));
+  EXPECT_EQ(serve.Stop(SIGTERM), 0);
+
+  for (const HopRun& r : outputs) EXPECT_EQ(r.out.find(password), std::string::npos) << r.out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(state.path())) {
+    if (!entry.is_regular_file() || entry.path().filename().string().rfind("hop.db", 0) == 0) {
+      continue;  // the store holds the Database as written
+    }
+    std::stringstream text;
+    text << std::ifstream(entry.path(), std::ios::binary).rdbuf();
+    EXPECT_EQ(text.str().find(password), std::string::npos) << entry.path();
+  }
+}
+
+// The same three cases run by `hop -f`, whose control plane starts at its first DDL statement
+// and which `!wait` waits for, against an asynchronous and a synchronous Database of one server:
+// the tables are there, with their columns, when the script ends.
+TEST(CliTest, ScriptsProvisionTablesBothWays) {
+  hop::testing::PostgresServer pg;
+  ASSERT_TRUE(pg.Start(/*tcp=*/true).ok());
+  ASSERT_TRUE(pg.Exec("CREATE TABLE a_seen (id integer); CREATE TABLE s_seen (id integer)").ok());
+  const std::string url =
+      "jdbc:postgresql://127.0.0.1:" + std::to_string(pg.port()) + "/postgres?user=postgres";
+  StateDir state;
+  HopRun applied = Hop(state.Flag() + " apply -f -",
+                       "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\n"
+                       "metadata: {name: pga}\nspec: {schema: PGA, provisioning: async, url: '" +
+                           url +
+                           "'}\n---\napiVersion: hoptimator.linkedin.com/v1alpha1\n"
+                           "kind: Database\nmetadata: {name: pgs}\nspec: {schema: PGS, url: '" +
+                           url + "'}\n");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE pga.a_src (id INT NOT NULL, name VARCHAR(10));
+CREATE MATERIALIZED VIEW pga.a_copy AS SELECT id FROM pga.a_seen;
+CREATE MATERIALIZED VIEW pga.a_sink AS SELECT id, name FROM pga.a_src;
+CREATE TABLE pgs.s_src (id INT NOT NULL, name VARCHAR(10));
+CREATE MATERIALIZED VIEW pgs.s_copy AS SELECT id FROM pgs.s_seen;
+CREATE MATERIALIZED VIEW pgs.s_sink AS SELECT id, name FROM pgs.s_src;
+!wait 60
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  // Asynchronous: queued, each table once; synchronous: created in the statement, the table
+  // PostgreSQL had left alone, and no job written.
+  EXPECT_NE(run.out.find("CREATE TABLE PGA.A_SRC: table PGA.A_SRC queued for provisioning in pga;"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("CREATE TABLE PGS.S_SRC: table PGS.S_SRC created in pgs; table/pgs-ssrc "
+                         "created"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("CREATE MATERIALIZED VIEW PGS.S_COPY: table PGS.S_COPY created in pgs;"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("S_SEEN created"), std::string::npos) << run.out;
+  for (const char* table : {"a_src", "s_src"}) {
+    EXPECT_EQ(PgColumns(pg, table), "id integer NOT NULL, name character varying(10)") << table;
+  }
+  for (const char* table : {"a_copy", "s_copy", "a_seen", "s_seen"}) {
+    EXPECT_EQ(PgColumns(pg, table), "id integer") << table;
+  }
+  for (const char* table : {"a_sink", "s_sink"}) {
+    EXPECT_EQ(PgColumns(pg, table), "id integer NOT NULL, name character varying(10)") << table;
+  }
+  HopRun jobs = Hop(state.Flag() + " get tableprovisionjobs");
+  EXPECT_NE(jobs.out.find("pga-asrc "), std::string::npos) << jobs.out;
+  EXPECT_NE(jobs.out.find("pga-aseen "), std::string::npos) << jobs.out;
+  EXPECT_EQ(jobs.out.find("pgs-"), std::string::npos) << jobs.out;
+  EXPECT_EQ(StatusOf(state.Flag(), "tpj", "pga-aseen").value("message", ""), "Table exists.");
+  EXPECT_EQ(StatusOf(state.Flag(), "tpj", "pga-asink").value("message", ""), "Table created.");
+
+  // `hop delete table/...` drops the table in its system, as DROP TABLE does.
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE TABLE pgs.s_gone (a INT);'").status, 0);
+  EXPECT_EQ(PgColumns(pg, "s_gone"), "a integer");
+  HopRun deleted = Hop(state.Flag() + " delete table pgs-sgone");
+  EXPECT_EQ(deleted.status, 0) << deleted.out;
+  EXPECT_NE(deleted.out.find("table PGS.S_GONE dropped in pgs"), std::string::npos) << deleted.out;
+  EXPECT_EQ(PgColumns(pg, "s_gone"), "");
+}
+
 TEST(CliTest, PostgresPasswordsNeverShow) {
   hop::testing::PostgresServer pg;
   // Never a skip: a machine without PostgreSQL fails here (./scripts/setup installs it).

@@ -17,10 +17,12 @@
 #include "common/strings.h"
 #include "resource/kinds.h"
 #include "sql/parser.h"
+#include "sql/unparser.h"
 
 namespace hop::catalog {
 
 using resource::DatabaseKind;
+using resource::kProvisioningAsync;
 using resource::Resource;
 using resource::TableKind;
 using resource::ViewKind;
@@ -58,6 +60,41 @@ std::vector<std::string> Schema::Path() const {
 
 Result<sql::DataType> ParseColumnType(std::string_view text) { return sql::ParseDataType(text); }
 
+Result<Json> ColumnsJson(const RowType& row) {
+  Json columns = Json::array();
+  for (const Column& c : row.columns) {
+    sql::DataType type = c.type;
+    const bool nullable = type.nullability != sql::Nullability::kNotNull;
+    type.nullability = sql::Nullability::kUnspecified;
+    HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintType(type, {sql::Dialect::kAnsi}));
+    Json col = {{"name", c.name}, {"type", text}};
+    if (!nullable) col["nullable"] = false;
+    columns.push_back(std::move(col));
+  }
+  return columns;
+}
+
+Result<RowType> RowTypeOfColumns(const Json& columns) {
+  RowType row;
+  if (!columns.is_array()) return Status::InvalidArgument("columns is not a list");
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const Json& col = columns[i];
+    if (!col.is_object() || !col.contains("name") || !col["name"].is_string() ||
+        !col.contains("type") || !col["type"].is_string()) {
+      return Status::InvalidArgument(
+          fmt::format("column {} is not a {{name, type[, nullable]}} entry", i + 1));
+    }
+    const std::string name = col["name"].get<std::string>();
+    auto type = ParseColumnType(col["type"].get<std::string>());
+    if (!type.ok()) return type.status().WithContext(fmt::format("column {}: ", name));
+    if (col.contains("nullable") && col["nullable"].is_boolean() && !col["nullable"].get<bool>()) {
+      type->nullability = sql::Nullability::kNotNull;
+    }
+    row.columns.push_back({name, std::move(*type)});
+  }
+  return row;
+}
+
 namespace {
 
 // Systems whose tables hop takes from CREATE TABLE declarations.
@@ -90,6 +127,7 @@ Schema SchemaForDatabase(const Resource& db) {
     s.catalog = Utf8ToUpper(*catalog);
   }
   s.system = SystemOf(s.url);
+  s.provisions_async = DatabaseKind::kProvisioning.Get(db).value_or("") == kProvisioningAsync;
   if (s.system == "demodb") {
     s.adapter = Adapter::kDemo;
     const auto names = DemoSchemaNames(s.url);
@@ -273,23 +311,12 @@ void Catalog::AddTableResource(const Resource& r) {
   t.resource = r.name();
   t.options = TableKind::kOptions.Get(r).value_or(resource::StringMap{});
   if (auto columns = TableKind::kColumns.Get(r); columns && columns->is_array()) {
-    for (const Json& col : *columns) {
-      if (!col.is_object() || !col.contains("name") || !col["name"].is_string() ||
-          !col.contains("type") || !col["type"].is_string()) {
-        return;
-      }
-      auto type = ParseColumnType(col["type"].get<std::string>());
-      if (!type.ok()) {
-        log::Warn("Table {}: column {}: {}", r.name(), col["name"].get<std::string>(),
-                  type.status().ToString());
-        return;
-      }
-      if (col.contains("nullable") && col["nullable"].is_boolean() &&
-          !col["nullable"].get<bool>()) {
-        type->nullability = sql::Nullability::kNotNull;
-      }
-      t.row_type.columns.push_back({col["name"].get<std::string>(), std::move(*type)});
+    auto row = RowTypeOfColumns(*columns);
+    if (!row.ok()) {
+      log::Warn("Table {}: {}", r.name(), row.status().ToString());
+      return;
     }
+    t.row_type = std::move(*row);
   }
   if (schema->adapter == Adapter::kPostgres && schema->status.ok()) {
     t.source = PostgresSource(*schema, t);

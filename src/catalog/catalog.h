@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "resource/json.h"
 #include "sql/ast/data_type.h"
 #include "sql/ast/identifier.h"
 #include "store/store.h"
@@ -119,6 +120,9 @@ struct Schema {
   // hop has no Table resource for are found.
   std::string remote_schema;
   std::shared_ptr<const TableDiscovery> discovery;
+  // The Database's `spec.provisioning` is `async`: CREATE TABLE leaves the creation of its
+  // tables to a TableProvisionJob that the operator reconciles (docs/ddl.md#provisioning).
+  bool provisions_async = false;
 
   std::vector<std::string> Path() const;  // [catalog,] name
 };
@@ -223,5 +227,13 @@ class CatalogCache {
 
 // Parses a column type written in a Table resource ("VARCHAR", "BIGINT NOT NULL", ...).
 Result<sql::DataType> ParseColumnType(std::string_view text);
+
+// The `columns` of a Table resource, and of a TableProvisionJob hop writes, for `row`: each
+// column's name, its type in ANSI SQL without its nullability, and `nullable: false` for NOT
+// NULL. Errors: a type the SQL writer cannot print.
+Result<Json> ColumnsJson(const RowType& row);
+// The row type such `columns` describe. Errors (InvalidArgument) name the entry that is not a
+// column, or the column whose type does not parse.
+Result<RowType> RowTypeOfColumns(const Json& columns);
 
 }  // namespace hop::catalog

@@ -1393,9 +1393,12 @@ Result<bool> PostgresProvisioner::Exists(const Schema& schema, const TableDefini
       schema.remote_schema, name, columns));
 }
 
-Status PostgresProvisioner::Create(const Schema& schema, const TableDefinition& table) {
-  HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
-  sql::CreateTableStatement ddl;
+namespace {
+
+// The CREATE TABLE of a table hop provisions, into `ddl`. Errors: a column whose type has no
+// PostgreSQL form.
+Status BuildCreate(const Schema& schema, const TableDefinition& table,
+                   sql::CreateTableStatement& ddl) {
   ddl.name = Names({schema.remote_schema, PostgresName(table.path.back())});
   for (const Column& c : table.row_type.columns) {
     sql::ColumnDef def;
@@ -1408,8 +1411,23 @@ Status PostgresProvisioner::Create(const Schema& schema, const TableDefinition& 
     def.type = std::move(*type);
     ddl.columns.push_back(std::move(def));
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status PostgresProvisioner::Create(const Schema& schema, const TableDefinition& table) {
+  HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
+  sql::CreateTableStatement ddl;
+  HOP_RETURN_IF_ERROR(BuildCreate(schema, table, ddl));
   HOP_ASSIGN_OR_RETURN(std::string text, Print(ddl));
   return Run(*endpoint, text, {}).status();
+}
+
+Status PostgresProvisioner::Check(const Schema& schema, const TableDefinition& table) {
+  HOP_RETURN_IF_ERROR(EndpointOf(schema).status());
+  sql::CreateTableStatement ddl;
+  return BuildCreate(schema, table, ddl);
 }
 
 Status PostgresProvisioner::Drop(const Schema& schema, const TableDefinition& table) {

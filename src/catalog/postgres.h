@@ -99,6 +99,8 @@ class PostgresProvisioner : public Provisioner {
   Status Create(const Schema& schema, const TableDefinition& table) override;
   // DROP TABLE IF EXISTS.
   Status Drop(const Schema& schema, const TableDefinition& table) override;
+  // The URL parses and every column's type has a PostgreSQL form (PostgresColumnType).
+  Status Check(const Schema& schema, const TableDefinition& table) override;
 };
 
 // Rows written into a PostgreSQL table in one transaction of its server (a materialized view's

@@ -1,9 +1,10 @@
 // Provisioners: what makes a table exist in the system that backs it (compatibility.md
 // §12). A system whose adapter can create a table quickly and
 // synchronously (PostgreSQL) registers a Provisioner, and CREATE TABLE and CREATE MATERIALIZED
-// VIEW use it inside the statement, failing the statement with the system's own error. Systems
-// without one get a TableProvisionJob resource instead, which a reconciler (or an external
-// controller) acts on.
+// VIEW use it inside the statement, failing the statement with the system's own error, unless
+// the Database asks for `provisioning: async`: its tables then get a TableProvisionJob that the
+// operator hands to the same Provisioner. Systems without one get the TableProvisionJobs their
+// JobTemplates render, which a reconciler (or an external controller) acts on.
 #pragma once
 
 #include <map>
@@ -34,6 +35,14 @@ class Provisioner {
   virtual Status Create(const Schema& schema, const TableDefinition& table) = 0;
   // Drops the table: DROP TABLE, and the undoing of a Create whose statement failed later.
   virtual Status Drop(const Schema& schema, const TableDefinition& table) = 0;
+  // Whether Create could make the table, asking nothing of the system: OK, or the error Create
+  // would fail with before connecting (a type the system has no form for). A statement that
+  // leaves the creation to a TableProvisionJob fails with it at once. By default, OK.
+  virtual Status Check(const Schema& schema, const TableDefinition& table) {
+    (void)schema;
+    (void)table;
+    return Status::OK();
+  }
 };
 
 // The provisioners of a process, by the system of a database URL (`postgresql` for

@@ -222,6 +222,15 @@ int Main(int argc, char** argv) {
   }
 
   if (crds->parsed()) return hop::cli::RunCrds(std::cout);
+  // What makes tables exist in their systems, the same for every command that needs it: local
+  // tables in the state directory, PostgreSQL tables in their servers; inside the statement, or
+  // by the operator's TableProvisionJob reconciler (`hop serve` too); dropped by DROP TABLE and
+  // `hop delete table/...`.
+  hop::catalog::LocalProvisioner local_tables(state_dir);
+  hop::catalog::PostgresProvisioner postgres_tables;
+  hop::catalog::Provisioners provisioners;
+  provisioners.Register("local", &local_tables);
+  provisioners.Register("postgresql", &postgres_tables);
   if (watermark_set->parsed()) {
     auto store = OpenStore(state_dir);
     if (!store) return 1;
@@ -232,6 +241,7 @@ int Main(int argc, char** argv) {
     if (!store) return 1;
     if (apply->parsed()) return hop::cli::RunApply(apply_opts, *store, std::cout, std::cerr);
     if (get->parsed()) return hop::cli::RunGet(get_opts, *store, std::cout, std::cerr);
+    delete_opts.provisioners = &provisioners;
     return hop::cli::RunDelete(delete_opts, *store, std::cout, std::cerr);
   }
 
@@ -299,17 +309,12 @@ int Main(int argc, char** argv) {
     serve_opts.state_dir = state_dir;
     serve_opts.local_jobs = !no_local_jobs;
     serve_opts.refresh_command = RefreshCommand(state_dir);
+    serve_opts.provisioners = &provisioners;
     return hop::cli::RunServe(serve_opts, *store, std::cout, std::cerr);
   }
 
   auto store = OpenStore(state_dir);
   if (!store) return 1;
-  // Local tables are created in the statement that declares them, in the state directory.
-  hop::catalog::LocalProvisioner local_tables(state_dir);
-  hop::catalog::PostgresProvisioner postgres_tables;
-  hop::catalog::Provisioners provisioners;
-  provisioners.Register("local", &local_tables);
-  provisioners.Register("postgresql", &postgres_tables);
   run_opts.state_dir = state_dir;
   run_opts.provisioners = &provisioners;
   // Statements run here also reconcile here, unless another process holds the state directory.

@@ -198,7 +198,8 @@ data: {anything: goes}
   EXPECT_EQ(Apply(typo, &out, &err), 1);
   EXPECT_EQ(out, "");
   for (const char* want :
-       {"- ERROR: spec.schem: unknown field (known fields: url, catalog, schema, dialect, driver)",
+       {"- ERROR: spec.schem: unknown field (known fields: url, catalog, schema, dialect, driver, "
+        "provisioning)",
         "- ERROR: metadata.lables: unknown field", "- ERROR: statsu: unknown field"}) {
     EXPECT_NE(err.find(want), std::string::npos) << want << "\n" << err;
   }

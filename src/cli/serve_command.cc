@@ -35,6 +35,7 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   cpo.workers = options.workers;
   cpo.max_running_jobs = options.max_running_jobs;
   cpo.refresh_command = options.refresh_command;
+  cpo.provisioners = options.provisioners;
   // A second `hop serve` on one state directory stands by until the first stops.
   sigset_t set = StopSignals();
   bool said = false;

@@ -5,8 +5,8 @@
 #include <ostream>
 #include <string>
 #include <vector>
-#include <string>
 
+#include "catalog/provisioner.h"
 #include "store/store.h"
 
 namespace hop::cli {
@@ -17,6 +17,8 @@ struct ServeOptions {
   int workers = 2;
   int max_running_jobs = 4;
   std::vector<std::string> refresh_command;  // session::ControlPlaneOptions::refresh_command
+  // What provisions the tables of TableProvisionJobs (the same as `hop -e` registers); not owned.
+  const catalog::Provisioners* provisioners = nullptr;
 };
 
 // Runs the control plane until SIGTERM or SIGINT (block them first, before any thread starts,

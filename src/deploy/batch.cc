@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "deploy/objects.h"
 
 namespace hop::deploy {
@@ -66,7 +67,10 @@ Result<RenderContext> Batch::Render() const {
   }
   if (options_.provisioners != nullptr) {
     for (const catalog::Schema* schema : catalog_.Schemas()) {
-      if (options_.provisioners->For(*schema) != nullptr) {
+      if (options_.provisioners->For(*schema) == nullptr) continue;
+      if (schema->provisions_async) {
+        render.provisioned_by_hop.insert(schema->database);
+      } else {
         render.provisioned_synchronously.insert(schema->database);
       }
     }
@@ -102,19 +106,30 @@ Status Batch::PutElements(const std::vector<Spec>& specs, const Resource& owner)
         element.set_owner_references({OwnerByName(owner)});
       }
       HOP_RETURN_IF_ERROR(Put(element, false));
+      if (!spec.queued.empty() && changes_.back().write.op == Write::Op::kCreate &&
+          std::find(queued_.begin(), queued_.end(), spec.queued) == queued_.end()) {
+        queued_.push_back(spec.queued);
+      }
     }
   }
   return Status::OK();
 }
 
-void Batch::AddEffect(bool create, const catalog::Schema& schema,
-                      const catalog::TableDefinition& table) {
-  if (options_.provisioners == nullptr || schema.database.empty()) return;
+Status Batch::AddEffect(bool create, const catalog::Schema& schema,
+                        const catalog::TableDefinition& table) {
+  if (options_.provisioners == nullptr || schema.database.empty()) return Status::OK();
   catalog::Provisioner* provisioner = options_.provisioners->For(schema);
-  if (provisioner == nullptr) return;
+  if (provisioner == nullptr) return Status::OK();
+  if (create && schema.provisions_async) {
+    // Its TableProvisionJob creates it later; what can never be created fails now.
+    Status st = provisioner->Check(schema, table);
+    if (st.ok()) return st;
+    return Status(st.code(), fmt::format("Cannot create table {} in database {}: {}",
+                                         Join(table.path, "."), table.database, st.message()));
+  }
   for (const Effect& e : effects_) {
     if (e.create == create && e.table.database == table.database && e.table.path == table.path) {
-      return;  // a table read twice, or read and written
+      return Status::OK();  // a table read twice, or read and written
     }
   }
   Effect effect;
@@ -124,6 +139,7 @@ void Batch::AddEffect(bool create, const catalog::Schema& schema,
   effect.schema.tables.clear();
   effect.table = table;
   effects_.push_back(std::move(effect));
+  return Status::OK();
 }
 
 Status Batch::Check(Subject subject) {

@@ -84,8 +84,12 @@ class Batch {
   Status PutElements(const std::vector<Spec>& specs, const resource::Resource& owner);
   void Add(Change change) { changes_.push_back(std::move(change)); }
   // When the table's system has a provisioner, the Effect that creates (or drops) it there.
-  // Tables of other systems are provisioned by the TableProvisionJobs rendered for them.
-  void AddEffect(bool create, const catalog::Schema& schema, const catalog::TableDefinition& table);
+  // Tables of other systems are provisioned by the TableProvisionJobs rendered for them, and so
+  // are the tables a Database with `provisioning: async` creates: for those no Effect is added,
+  // and the provisioner only checks, connecting to nothing, that it could create the table (its
+  // error is returned). Dropping always is an Effect.
+  Status AddEffect(bool create, const catalog::Schema& schema,
+                   const catalog::TableDefinition& table);
 
   // Runs the validators on `subject`; the tree of errors when there are any.
   Status Check(Subject subject);
@@ -99,6 +103,8 @@ class Batch {
 
   const std::vector<Change>& changes() const { return changes_; }
   std::vector<Effect>& effects() { return effects_; }
+  // What the summary says of the TableProvisionJobs of hop's own the batch creates (Spec::queued).
+  const std::vector<std::string>& queued() const { return queued_; }
 
  private:
   store::Store& store_;
@@ -107,6 +113,7 @@ class Batch {
   const sql::Statement* statement_;
   std::vector<Change> changes_;
   std::vector<Effect> effects_;
+  std::vector<std::string> queued_;
   Issues issues_;
 };
 

@@ -33,7 +33,8 @@ Status DropDeployer::DropTable(const catalog::Table& table, bool force, Batch& b
   // Deleting the Table deletes, by ownership, the resources rendered for it; its system's
   // provisioner, if it has one, drops it there.
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, batch.catalog().SchemaFor(table.path));
-  batch.AddEffect(false, *schema, {table.database, table.path, table.row_type, table.options});
+  HOP_RETURN_IF_ERROR(
+      batch.AddEffect(false, *schema, {table.database, table.path, table.row_type, table.options}));
   batch.Add({Write::Delete({resource::TableKind::Info().group_kind(), ns, table.resource}), ""});
   return Status::OK();
 }

@@ -192,6 +192,8 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
     return committed.status();
   }
   std::vector<Resource> written = std::move(committed).value();
+  // Tables whose TableProvisionJobs this statement wrote: the operator creates them.
+  for (const std::string& q : batch.queued()) outcome.effects.push_back(q);
   for (size_t i = 0; i < changes.size(); ++i) {
     const Change& c = changes[i];
     if (c.quiet) continue;

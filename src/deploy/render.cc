@@ -69,7 +69,7 @@ Result<std::optional<Spec>> RenderOne(std::string_view kind, const resource::Res
         fmt::format("{} {} rendered text that is not YAML: ", kind, t.name()));
   }
   return std::optional<Spec>(
-      Spec{std::string(kind), t.name(), std::move(yaml), std::move(*docs), false});
+      Spec{std::string(kind), t.name(), std::move(yaml), std::move(*docs), false, {}});
 }
 
 // Says why a table variable has no value, for the templates `skipped` got since `before`.
@@ -361,10 +361,52 @@ Result<std::vector<Spec>> Renderer::JobSpecs(const Pipeline& p,
   return specs;
 }
 
+namespace {
+
+// The TableProvisionJob hop writes for a table of a Database with `provisioning: async`.
+Result<Spec> HopProvisionSpec(const PipelineTable& table) {
+  using resource::TableProvisionJobKind;
+  const auto& path = table.path;
+  Json doc = {
+      {"apiVersion", std::string(resource::kHopApiVersion)},
+      {"kind", "TableProvisionJob"},
+      {"metadata",
+       {{"name", resource::Canonicalize(std::vector<std::string>{table.database, path.back()})}}},
+      {"spec", Json::object()}};
+  HOP_ASSIGN_OR_RETURN(resource::Resource job, resource::Resource::FromJson(doc, "hop"));
+  TableProvisionJobKind::kDatabase.Set(job, table.database);
+  if (path.size() >= 3) TableProvisionJobKind::kCatalog.Set(job, path[path.size() - 3]);
+  if (path.size() >= 2) TableProvisionJobKind::kSchema.Set(job, path[path.size() - 2]);
+  TableProvisionJobKind::kTable.Set(job, path.back());
+  if (!table.declared_options.empty()) {
+    resource::StringMap options;
+    for (const auto& [k, v] : table.declared_options) options[k] = v;
+    TableProvisionJobKind::kOptions.Set(job, options);
+  }
+  HOP_ASSIGN_OR_RETURN(Json columns, catalog::ColumnsJson(table.row_type));
+  TableProvisionJobKind::kColumns.Set(job, columns);
+  Spec spec;
+  spec.template_kind = "Database";
+  spec.template_name = table.database;
+  spec.yaml = EmitYaml(job.json());
+  while (!spec.yaml.empty() && spec.yaml.back() == '\n') spec.yaml.pop_back();
+  spec.docs.push_back(job.json());
+  spec.queued =
+      fmt::format("table {} queued for provisioning in {}", Join(path, "."), table.database);
+  return spec;
+}
+
+}  // namespace
+
 Result<std::vector<Spec>> Renderer::ProvisionSpecs(const PipelineTable& table,
                                                    std::vector<SkippedTemplate>* skipped) const {
   std::vector<Spec> specs;
   if (context_.provisioned_synchronously.count(table.database)) return specs;
+  if (context_.provisioned_by_hop.count(table.database)) {
+    HOP_ASSIGN_OR_RETURN(Spec spec, HopProvisionSpec(table));
+    specs.push_back(std::move(spec));
+    return specs;
+  }
   const size_t before = skipped != nullptr ? skipped->size() : 0;
   tmpl::Environment env = TableEnvironment(table);
   env.SetMap("options", table.declared_options);

@@ -29,6 +29,9 @@ struct Spec {
   std::string yaml;        // as rendered, without a trailing newline
   std::vector<Json> docs;  // the YAML documents of `yaml`, parsed
   bool job = false;        // rendered for the pipeline's job (JobSpecs)
+  // A TableProvisionJob of hop's own: what the statement's summary says when it is created
+  // (`table PG.T queued for provisioning in pg`).
+  std::string queued;
 };
 
 using planner::SkippedTemplate;
@@ -45,6 +48,10 @@ struct RenderContext {
   // Databases whose tables a Provisioner creates inside the statement: no TableProvisionJob is
   // rendered for them.
   std::set<std::string> provisioned_synchronously;
+  // Databases with `provisioning: async` whose system has a Provisioner: each of their tables
+  // gets a TableProvisionJob of hop's own (columns included), which the operator hands to that
+  // provisioner, instead of what the JobTemplates render.
+  std::set<std::string> provisioned_by_hop;
 };
 
 // Reads the TableTemplates and JobTemplates of a namespace and the top-level keys of its
@@ -86,7 +93,9 @@ class Renderer {
   // The specs of the JobTemplates that provision tables (`provisionsTables: true`) for one table
   // of their databases: TableProvisionJobs, usually. Variables are those of TableSpecs, plus
   // `options` (the table's declared options, as a map). None for a database provisioned
-  // synchronously.
+  // synchronously; for one provisioned by hop, its own TableProvisionJob: named as a Table
+  // (`<database>-<table>`), with the table's database, catalog, schema, table, declared options
+  // and columns.
   Result<std::vector<Spec>> ProvisionSpecs(const planner::PipelineTable& table,
                                            std::vector<SkippedTemplate>* skipped = nullptr) const;
 

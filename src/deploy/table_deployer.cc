@@ -1,6 +1,7 @@
 // CREATE [OR REPLACE] TABLE (compatibility.md §5.2): a Table, the resources its TableTemplates
 // render for it, and its provisioning: in its system, inside the statement, when the system has
-// a provisioner, else by the TableProvisionJobs of the JobTemplates that opt in (§12).
+// a provisioner; by a TableProvisionJob of hop's own when the Database asks for asynchronous
+// provisioning; else by the TableProvisionJobs of the JobTemplates that opt in (§12).
 #include <nlohmann/json.hpp>
 
 #include "deploy/deployers.h"
@@ -36,16 +37,7 @@ Status TableDeployer::Specify(const binder::BoundStatement& statement, Batch& ba
   if (!schema.catalog.empty()) resource::TableKind::kCatalog.Set(table, schema.catalog);
   resource::TableKind::kSchema.Set(table, schema.name);
   resource::TableKind::kTable.Set(table, leaf);
-  Json columns = Json::array();
-  for (const auto& c : t.row.columns) {
-    sql::DataType type = c.type;
-    const bool nullable = type.nullability != sql::Nullability::kNotNull;
-    type.nullability = sql::Nullability::kUnspecified;
-    HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintType(type, {sql::Dialect::kAnsi}));
-    Json col = {{"name", c.name}, {"type", text}};
-    if (!nullable) col["nullable"] = false;
-    columns.push_back(std::move(col));
-  }
+  HOP_ASSIGN_OR_RETURN(Json columns, catalog::ColumnsJson(t.row));
   resource::TableKind::kColumns.Set(table, columns);
   if (!t.options.empty()) resource::TableKind::kOptions.Set(table, t.options);
   // CREATE TABLE ... AS: the query that fills it, once, in a refresh Job the Table reconciler
@@ -72,7 +64,7 @@ Status TableDeployer::Specify(const binder::BoundStatement& statement, Batch& ba
   HOP_ASSIGN_OR_RETURN(std::vector<Spec> provision, renderer.ProvisionSpecs(source, &skipped));
   AddSkipWarnings(skipped, batch.issues());
   for (auto& spec : provision) specs.push_back(std::move(spec));
-  batch.AddEffect(true, schema, definition);
+  HOP_RETURN_IF_ERROR(batch.AddEffect(true, schema, definition));
   return batch.PutElements(specs, table);
 }
 

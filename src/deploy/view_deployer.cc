@@ -102,7 +102,7 @@ Status SpecifyPipeline(const binder::BoundCreateView& v, Resource& view,
     subject.schema = *table_schema;
     subject.table = &def;
     HOP_RETURN_IF_ERROR(batch.Check(std::move(subject)));
-    batch.AddEffect(true, **table_schema, def);
+    HOP_RETURN_IF_ERROR(batch.AddEffect(true, **table_schema, def));
   }
 
   Resource pipeline = NewObject("Pipeline", v.resource, ns);

@@ -6,16 +6,59 @@
 
 #include "catalog/catalog.h"
 #include "common/log.h"
+#include "common/redact.h"
 #include "operator/reconciler_util.h"
 #include "resource/kinds.h"
 
 namespace hop::op {
 
 using resource::Resource;
+using resource::TableProvisionJobKind;
+
+namespace {
+
+// The schema a job names: its catalog and schema, or, without a catalog, its database's one.
+// Null when the namespace has nothing of that name for the job's database.
+const catalog::Schema* SchemaOf(const catalog::Catalog& cat, const std::string& database,
+                                const std::vector<std::string>& path) {
+  const std::vector<std::string> schema_path(path.begin(), path.end() - 1);
+  const catalog::Schema* schema = cat.FindSchema(schema_path);
+  if (schema != nullptr && schema->database == database) return schema;
+  // A catalog's schema is its own: another schema of the database is not a stand-in for it.
+  return path.size() < 3 ? cat.SchemaOfDatabase(database) : nullptr;
+}
+
+}  // namespace
+
+ProvisionOutcome ProvisionTable(catalog::Provisioner& provisioner, const catalog::Schema& schema,
+                                const catalog::TableDefinition& table) {
+  ProvisionOutcome out;
+  Status st = schema.status;
+  if (st.ok()) {
+    auto exists = provisioner.Exists(schema, table);
+    if (exists.ok() && *exists) {
+      out.ready = true;
+      out.message = "Table exists.";
+      return out;
+    }
+    st = exists.ok() ? provisioner.Create(schema, table) : exists.status();
+    if (st.ok()) {
+      out.ready = true;
+      out.message = "Table created.";
+      return out;
+    }
+  }
+  out.message = RedactSecrets(st.message());
+  out.error = Status(st.code(), out.message);
+  // The system could not be reached (or a secret read): it may be later. Anything else is the
+  // system's answer about this table, which asking again will not change.
+  out.retrying = st.code() == StatusCode::kUnavailable;
+  out.failed = !out.retrying;
+  return out;
+}
 
 hop::Result<ReconcileResult> ProvisionReconciler::Reconcile(const Request& request,
                                                             const ReconcileContext& context) {
-  using resource::TableProvisionJobKind;
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> job, GetOrNotFound(store_, request));
   if (!job) return ReconcileResult::Done();
   if (TableProvisionJobKind::kObservedGeneration.Get(*job).value_or(0) == job->generation() &&
@@ -29,58 +72,68 @@ hop::Result<ReconcileResult> ProvisionReconciler::Reconcile(const Request& reque
   path.push_back(TableProvisionJobKind::kTable.Get(*job).value_or(""));
 
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store_, job->namespace_name()));
-  const catalog::Schema* schema = cat.SchemaOfDatabase(database);
+  const catalog::Schema* schema = SchemaOf(cat, database, path);
   catalog::Provisioner* provisioner =
       schema != nullptr && provisioners_ != nullptr ? provisioners_->For(*schema) : nullptr;
-  bool ready = false;
-  bool failed = false;
-  std::string message;
-  Status error;
+  ProvisionOutcome outcome;
   if (schema == nullptr) {
-    failed = true;
-    message = fmt::format("Database {} is not in namespace {}", database, job->namespace_name());
+    outcome.failed = true;
+    outcome.message =
+        path.size() < 3
+            ? fmt::format("Database {} is not in namespace {}", database, job->namespace_name())
+            : fmt::format("Database {} has no schema {}.{} in namespace {}", database, path[0],
+                          path[1], job->namespace_name());
   } else if (provisioner == nullptr) {
-    message =
+    outcome.message =
         fmt::format("No local provisioner for database {} ({}): left for an external controller",
-                    database, schema->system.empty() ? schema->url : schema->system);
+                    database, schema->system.empty() ? RedactSecrets(schema->url) : schema->system);
   } else {
     catalog::TableDefinition def;
     def.database = database;
     def.path = path;
-    if (auto t = schema->tables.find(path.back()); t != schema->tables.end()) {
+    Status columns;
+    if (auto declared = TableProvisionJobKind::kColumns.Get(*job)) {
+      // Written by hop with the table: its columns, whether or not a Table resource has them.
+      auto row = catalog::RowTypeOfColumns(*declared);
+      if (row.ok()) {
+        def.row_type = std::move(*row);
+      } else {
+        columns = row.status().WithContext("spec.columns: ");
+      }
+    } else if (auto t = schema->tables.find(path.back()); t != schema->tables.end()) {
       def.row_type = t->second.row_type;
     }
     for (const auto& [k, v] :
          TableProvisionJobKind::kOptions.Get(*job).value_or(resource::StringMap{})) {
       def.options[k] = v;
     }
-    auto exists = provisioner->Exists(*schema, def);
-    if (exists.ok() && *exists) {
-      ready = true;
-      message = "Table exists.";
+    if (columns.ok()) {
+      outcome = ProvisionTable(*provisioner, *schema, def);
     } else {
-      Status st = exists.ok() ? provisioner->Create(*schema, def) : exists.status();
-      if (st.ok()) {
-        ready = true;
-        message = "Table created.";
-      } else {
-        failed = true;
-        message = st.message();
-        error = st;
-      }
+      outcome.failed = true;
+      outcome.message = columns.message();
+      outcome.error = columns;
     }
   }
   Json status = StatusOf(*job);
-  status["ready"] = ready;
-  status["failed"] = failed;
-  status["message"] = message;
+  status["ready"] = outcome.ready;
+  status["failed"] = outcome.failed;
+  status["message"] = outcome.message;
   status["observedGeneration"] = job->generation();
+  if (outcome.retrying) {
+    status["retrying"] = true;
+  } else {
+    status.erase("retrying");
+  }
   HOP_ASSIGN_OR_RETURN(const bool written, UpdateStatusIfChanged(store_, *job, std::move(status)));
   if (written) {
     log::Info("[{}] TableProvisionJob {}/{}: {}", context.id, job->namespace_name(), job->name(),
-              message);
+              outcome.message);
   }
-  HOP_RETURN_IF_ERROR(error);  // retried with backoff
+  // Unreachable: an error, which the controller retries with backoff. Refused: terminal, until
+  // the job changes (or the next resync looks again).
+  if (outcome.retrying) return outcome.error;
+  if (!outcome.error.ok()) return ReconcileResult::Terminal(outcome.error);
   return ReconcileResult::Done();
 }
 

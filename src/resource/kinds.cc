@@ -115,6 +115,14 @@ Schema Str(std::string d) { return Schema::String(std::move(d)); }
 Schema Bool(std::string d) { return Schema::Boolean(std::move(d)); }
 Schema Strings(std::string d) { return Schema::ArrayOf(Schema::String(), std::move(d)); }
 Schema StrMap(std::string d) { return Schema::MapOf(Schema::String(), std::move(d)); }
+// A column of a Table, and of a TableProvisionJob that hop writes.
+Schema ColumnList(std::string description) {
+  return Schema::ArrayOf(Schema::Object("A column.")
+                             .Property("name", Str("Column name."), true)
+                             .Property("type", Str("Column type, in SQL."), true)
+                             .Property("nullable", Bool("Whether the column may hold NULL.")),
+                         std::move(description));
+}
 
 // Builds a KindInfo's spec and status schemas from its field handles.
 class KindBuilder {
@@ -169,6 +177,12 @@ const Field<std::string> DatabaseKind::kDialect(S::kSpec, "dialect",
                                                 Schema::Enum({"ANSI", "MySQL", "Calcite"},
                                                              "SQL dialect of the database."));
 const Field<std::string> DatabaseKind::kDriver(S::kSpec, "driver", Str("JDBC driver class."));
+const Field<std::string> DatabaseKind::kProvisioning(
+    S::kSpec, "provisioning",
+    Schema::Enum({std::string(kProvisioningSync), std::string(kProvisioningAsync)},
+                 "hop: how CREATE TABLE makes the tables of a database hop provisions exist: "
+                 "inside the statement (sync, the default), or through a TableProvisionJob that "
+                 "the operator reconciles (async)."));
 
 const KindInfo& DatabaseKind::Info() {
   static const KindInfo info =
@@ -178,6 +192,7 @@ const KindInfo& DatabaseKind::Info() {
           .Add(kSchema)
           .Add(kDialect)
           .Add(kDriver)
+          .Add(kProvisioning)
           .FreeFormStatus()
           .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
           .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
@@ -525,13 +540,7 @@ const Field<std::string> TableKind::kSchema(S::kSpec, "schema", Str("Schema name
 const Field<std::string> TableKind::kTable(S::kSpec, "table", Str("Table name."), true);
 const Field<std::string> TableKind::kDatabase(
     S::kSpec, "database", Str("Database (its Database resource's name) holding the table."), true);
-const Field<Json> TableKind::kColumns(
-    S::kSpec, "columns",
-    Schema::ArrayOf(Schema::Object("A column.")
-                        .Property("name", Str("Column name."), true)
-                        .Property("type", Str("Column type, in SQL."), true)
-                        .Property("nullable", Bool("Whether the column may hold NULL.")),
-                    "Column definitions."));
+const Field<Json> TableKind::kColumns(S::kSpec, "columns", ColumnList("Column definitions."));
 const Field<StringMap> TableKind::kOptions(S::kSpec, "options", StrMap("Connector options."));
 const Field<bool> TableKind::kReady(S::kStatus, "ready", Bool("Whether the table is ready."));
 const Field<std::string> TableKind::kMessage(S::kStatus, "message", Str("Status message."));
@@ -574,6 +583,10 @@ const Field<std::string> TableProvisionJobKind::kSchema(S::kSpec, "schema", Str(
 const Field<std::string> TableProvisionJobKind::kTable(S::kSpec, "table", Str("Table name."), true);
 const Field<StringMap> TableProvisionJobKind::kOptions(S::kSpec, "options",
                                                        StrMap("Table options."));
+const Field<Json> TableProvisionJobKind::kColumns(
+    S::kSpec, "columns",
+    ColumnList("hop: the table's columns, as a Table's, in the jobs hop writes for a Database "
+               "with provisioning: async; absent, the columns of the Table resource of the name."));
 const Field<bool> TableProvisionJobKind::kReady(S::kStatus, "ready",
                                                 Bool("Whether the table exists."));
 const Field<bool> TableProvisionJobKind::kFailed(S::kStatus, "failed",
@@ -582,23 +595,30 @@ const Field<std::string> TableProvisionJobKind::kMessage(S::kStatus, "message",
                                                          Str("Human-readable status."));
 const Field<int64_t> TableProvisionJobKind::kObservedGeneration(
     S::kStatus, "observedGeneration", Schema::Integer("Generation the status describes."));
+const Field<bool> TableProvisionJobKind::kRetrying(
+    S::kStatus, "retrying",
+    Bool("hop: the system could not be reached; the operator tries again, with backoff."));
 
 const KindInfo& TableProvisionJobKind::Info() {
-  static const KindInfo info = KindBuilder("TableProvisionJob", "tableprovisionjobs", {"tpj"},
-                                           "Makes a table exist in its database, asynchronously.")
-                                   .Add(kDatabase)
-                                   .Add(kCatalog)
-                                   .Add(kSchema)
-                                   .Add(kTable)
-                                   .Add(kOptions)
-                                   .Add(kReady)
-                                   .Add(kFailed)
-                                   .Add(kMessage)
-                                   .Add(kObservedGeneration)
-                                   .Column("DATABASE", "string", ".spec.database", "Database.")
-                                   .Column("TABLE", "string", ".spec.table", "Table.")
-                                   .Column("STATUS", "string", ".status.message", "Current status.")
-                                   .Build();
+  static const KindInfo info =
+      KindBuilder("TableProvisionJob", "tableprovisionjobs", {"tpj"},
+                  "Makes a table exist in its database, asynchronously.")
+          .Add(kDatabase)
+          .Add(kCatalog)
+          .Add(kSchema)
+          .Add(kTable)
+          .Add(kOptions)
+          .Add(kColumns)
+          .Add(kReady)
+          .Add(kFailed)
+          .Add(kMessage)
+          .Add(kObservedGeneration)
+          .Add(kRetrying)
+          .Column("DATABASE", "string", ".spec.database", "Database.")
+          .Column("TABLE", "string", ".spec.table", "Table.")
+          .Column("READY", "boolean", ".status.ready", "Whether the table exists.")
+          .Column("STATUS", "string", ".status.message", "Current status.")
+          .Build();
   return info;
 }
 

@@ -103,7 +103,12 @@ struct DatabaseKind {
   HOP_FIELD(std::string, kSchema);
   HOP_FIELD(std::string, kDialect);
   HOP_FIELD(std::string, kDriver);
+  HOP_FIELD(std::string, kProvisioning);  // hop: "sync" (the default) or "async"
 };
+
+// The values of DatabaseKind::kProvisioning.
+inline constexpr std::string_view kProvisioningSync = "sync";
+inline constexpr std::string_view kProvisioningAsync = "async";
 
 struct EngineKind {
   static const KindInfo& Info();
@@ -236,10 +241,12 @@ struct TableProvisionJobKind {
   HOP_FIELD(std::string, kSchema);
   HOP_FIELD(std::string, kTable);
   HOP_FIELD(StringMap, kOptions);
+  HOP_FIELD(Json, kColumns);                // hop: [{name, type, nullable}], as a Table's
   HOP_FIELD(bool, kReady);                  // status
   HOP_FIELD(bool, kFailed);                 // status
   HOP_FIELD(std::string, kMessage);         // status
   HOP_FIELD(int64_t, kObservedGeneration);  // status
+  HOP_FIELD(bool, kRetrying);               // status (hop): the system could not be reached
 };
 
 #undef HOP_FIELD

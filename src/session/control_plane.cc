@@ -283,6 +283,18 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
                      ": watermarks wait to be given to its triggers");
     }
   }
+  HOP_ASSIGN_OR_RETURN(store::ListResult provisions,
+                       store.List({resource::TableProvisionJobKind::Info().group_kind(), "", {}}));
+  for (const resource::Resource& job : provisions.items) {
+    using resource::TableProvisionJobKind;
+    const std::string key = job.namespace_name() + "/" + job.name();
+    if (TableProvisionJobKind::kObservedGeneration.Get(job).value_or(0) != job.generation()) {
+      busy.push_back("TableProvisionJob " + key + " has not been reconciled yet");
+    } else if (TableProvisionJobKind::kRetrying.Get(job).value_or(false)) {
+      busy.push_back("TableProvisionJob " + key +
+                     " is retried: " + TableProvisionJobKind::kMessage.Get(job).value_or(""));
+    }
+  }
   HOP_ASSIGN_OR_RETURN(store::ListResult jobs, store.List({kJob, "", {}}));
   for (const resource::Resource& job : jobs.items) {
     if (runtime::JobFinished(job)) continue;

@@ -82,6 +82,8 @@ class ControlPlane {
 //     or a cron tick due (op::PendingWork);
 //   - a View with watermarks its triggers have not been given yet (queued in its status, or
 //     later than the latest fire of a trigger labelled with it);
+//   - a TableProvisionJob no reconcile has looked at since it changed, or one being retried
+//     because its system could not be reached;
 //   - a batch/v1 Job that has not finished (an attempt running, or a retry waiting), unless it
 //     is suspended.
 // Empty: idle. Errors: the store's.

@@ -89,23 +89,47 @@ Status PostgresServer::Start(bool tcp) {
   const std::string listen =
       tcp ? "-p " + std::to_string(port_) + " -c listen_addresses=127.0.0.1"
           : std::string("-c listen_addresses=''");
-  const std::string options =
-      listen + " -k " + dir_ +
-      " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c TimeZone=UTC";
-  if (std::system((as_ + bin_ + "/pg_ctl -D " + data + " -l " + dir_ +
-                   "/server.log -w -t 30 -o \"" + options + "\" start >/dev/null 2>&1")
+  options_ = listen + " -k " + dir_ +
+             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c TimeZone=UTC";
+  tcp_ = tcp;
+  return Launch();
+}
+
+Status PostgresServer::Launch() {
+  if (std::system((as_ + bin_ + "/pg_ctl -D " + dir_ + "/data -l " + dir_ +
+                   "/server.log -w -t 30 -o \"" + options_ + "\" start >/dev/null 2>&1")
                       .c_str()) != 0) {
     return Status::Unavailable("the server did not start: " +
                                Output("cat " + dir_ + "/server.log"));
   }
   started_ = true;
   conn_ = PQconnectdb(("host=" + dir_ + " user=postgres dbname=postgres" +
-                       (tcp ? " port=" + std::to_string(port_) : std::string()))
+                       (tcp_ ? " port=" + std::to_string(port_) : std::string()))
                           .c_str());
   if (PQstatus(conn_) != CONNECTION_OK) {
     return Status::Unavailable(std::string("cannot connect: ") + PQerrorMessage(conn_));
   }
   return Exec("SET TimeZone = 'UTC'").status();
+}
+
+Status PostgresServer::Stop() {
+  if (!started_) return Status::InvalidArgument("the server is not running");
+  if (conn_) PQfinish(conn_);
+  conn_ = nullptr;
+  started_ = false;
+  if (std::system(
+          (as_ + bin_ + "/pg_ctl -D " + dir_ + "/data -m fast -w stop >/dev/null 2>&1").c_str()) !=
+      0) {
+    return Status::Unavailable("pg_ctl stop failed: " + Output("cat " + dir_ + "/server.log"));
+  }
+  return Status::OK();
+}
+
+Status PostgresServer::Restart() {
+  if (started_ || options_.empty()) {
+    return Status::InvalidArgument("only a server that was started and stopped restarts");
+  }
+  return Launch();
 }
 
 PostgresServer::~PostgresServer() {

@@ -30,6 +30,11 @@ class PostgresServer {
     std::vector<Oid> types;
     std::vector<std::vector<std::optional<std::string>>> rows;
   };
+  // Stops the server (pg_ctl stop, waiting for it), keeping its data, socket directory and port.
+  Status Stop();
+  // Starts a stopped server again, as it was, and connects to it.
+  Status Restart();
+
   // Runs one statement on the connection. Errors (Execution) hold PostgreSQL's message.
   Result<Rows> Exec(const std::string& sql);
 
@@ -39,7 +44,11 @@ class PostgresServer {
   int port() const { return port_; }
 
  private:
+  Status Launch();  // pg_ctl start with options_, then connect
+
   std::string bin_, dir_, as_;
+  std::string options_;  // the server's options (port, socket directory, durability off)
+  bool tcp_ = false;
   bool started_ = false;
   int port_ = 0;
   PGconn* conn_ = nullptr;
