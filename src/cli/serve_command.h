@@ -1,12 +1,14 @@
 // `hop serve`: the long-running control plane of a state directory (the operator's reconcilers
-// and the local Job runner) until SIGTERM or SIGINT.
+// and the local Job runner) until SIGTERM or SIGINT, and with --pg-port the PostgreSQL wire
+// protocol server (server/pg_server.h, docs/pgwire.md).
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-#include <string>
 
+#include "server/pg_server.h"
 #include "store/store.h"
 
 namespace hop::cli {
@@ -17,6 +19,9 @@ struct ServeOptions {
   int workers = 2;
   int max_running_jobs = 4;
   std::vector<std::string> refresh_command;  // session::ControlPlaneOptions::refresh_command
+  const catalog::Provisioners* provisioners = nullptr;  // for the control plane and sessions
+  // The PostgreSQL server's, when --pg-port is given.
+  std::optional<server::PgServerOptions> pg;
 };
 
 // Runs the control plane until SIGTERM or SIGINT (block them first, before any thread starts,

@@ -420,6 +420,24 @@ std::string CommandTag(const sql::Statement& stmt) {
 
 }  // namespace
 
+Result<std::optional<std::vector<ResultColumn>>> Session::ResultColumns(std::string_view text) {
+  using Columns = std::optional<std::vector<ResultColumn>>;
+  if (AfterWord(text, "EXPLAIN")) return Columns();
+  HOP_ASSIGN_OR_RETURN(sql::StatementPtr stmt, sql::ParseStatement(text));
+  if (stmt->kind == sql::StatementKind::kShow) {
+    return Columns(std::vector<ResultColumn>{{"name", TextColumnType()}, {"value", TextColumnType()}});
+  }
+  if (stmt->kind != sql::StatementKind::kQuery) return Columns();
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
+  binder::Binder binder(*cat);
+  binder.SetStatement(stmt.get());
+  HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
+                       binder.BindQuery(*stmt->As<sql::QueryStatement>().query));
+  std::vector<ResultColumn> columns;
+  for (const catalog::Column& c : plan->row_type.columns) columns.push_back({c.name, c.type});
+  return Columns(std::move(columns));
+}
+
 Status Session::Statement(std::string_view text, ResultSink& sink, const SourceOrigin& origin) {
   if (auto rest = AfterWord(text, "EXPLAIN")) {
     const size_t offset = static_cast<size_t>(rest->data() - text.data());
@@ -893,6 +911,7 @@ Status Session::Reset(std::string_view name) {
     defaults.clock = properties_.clock;
     defaults.provisioners = properties_.provisioners;
     defaults.state_dir = properties_.state_dir;
+    defaults.budget.cancel = properties_.budget.cancel;
     properties_ = defaults;
   } else if (key == "namespace" || key == "k8s.namespace") {
     properties_.namespace_name = defaults.namespace_name;

@@ -75,6 +75,10 @@ class Session {
   // One statement at a time per session: not thread-safe.
   Status Execute(std::string_view text, bool is_command, ResultSink& sink,
                  const SourceOrigin& origin = {});
+  // The columns statement `text` gives rows of, found by binding it without running it: a
+  // query's, SHOW's; nullopt for a statement that gives no rows. Errors: the statement's
+  // parse or bind error.
+  Result<std::optional<std::vector<ResultColumn>>> ResultColumns(std::string_view text);
 
   // Runs a script of statements and commands, writing output and errors to the callbacks; stops
   // at nothing (every item runs). Returns the number of items that failed.
