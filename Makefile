@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 FUZZ_SECONDS ?= 60
 
-.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire format clean
+.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire bench-pgwire format clean
 
 all: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS)
@@ -51,6 +51,12 @@ bench: build/build.ninja
 	./build/bench/operator_bench
 	./build/bench/engine_bench
 	./build/bench/postgres_bench
+
+# The wire server against PostgreSQL with pgbench (SELECT 1, simple and prepared), then 200
+# connections of queries and DDL for 60 s (bench/pgwire_bench.sh).
+bench-pgwire: build/build.ninja
+	$(CMAKE) --build build -j $(JOBS) --target hop
+	./bench/pgwire_bench.sh build
 
 build-fuzz/build.ninja:
 	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOP_FUZZ=ON

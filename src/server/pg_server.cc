@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -87,6 +88,7 @@ class PgServer::Impl {
   std::map<int32_t, Connection*> connections_;  // guarded by mu_
   std::vector<std::thread> finished_;           // threads to join; guarded by mu_
   std::map<Connection*, std::thread> threads_;  // guarded by mu_
+  std::map<Connection*, std::unique_ptr<Connection>> owned_;  // guarded by mu_
 
  private:
   void Accept();
@@ -624,7 +626,10 @@ void Connection::Run() {
       skip_to_sync_ = true;
       if (transaction_ == 'T') transaction_ = 'E';
     }
-    if (Flush() != Stop::kNone) return;
+    // The extended protocol's replies wait for Sync or Flush, as PostgreSQL's do: one write per
+    // round trip.
+    const bool reply = type == 'Q' || type == 'S' || type == 'H' || out_.size() >= kSendChunk;
+    if (reply && Flush() != Stop::kNone) return;
   }
 }
 
@@ -1199,16 +1204,25 @@ void PgServer::Impl::Accept() {
       close(fd);
       continue;
     }
-    auto* c = new Connection(*this, fd);  // owned by its thread, which deletes it
+    auto owned = std::make_unique<Connection>(*this, fd);
+    Connection* c = owned.get();
+    try {
+      threads_[c] = std::thread([this, c] {
+        c->Run();
+        Finished(c);
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: this client is turned away, the others go on.
+      threads_.erase(c);
+      continue;  // `owned` closes the socket
+    }
     connections_[c->pid()] = c;
-    threads_[c] = std::thread([this, c] {
-      c->Run();
-      Finished(c);
-    });
+    owned_[c] = std::move(owned);
   }
 }
 
 void PgServer::Impl::Finished(Connection* c) {
+  std::unique_ptr<Connection> done;
   std::lock_guard<std::mutex> lock(mu_);
   connections_.erase(c->pid());
   auto it = threads_.find(c);
@@ -1216,7 +1230,11 @@ void PgServer::Impl::Finished(Connection* c) {
     finished_.push_back(std::move(it->second));
     threads_.erase(it);
   }
-  delete c;
+  auto owned = owned_.find(c);
+  if (owned != owned_.end()) {
+    done = std::move(owned->second);
+    owned_.erase(owned);
+  }
 }
 
 void PgServer::Impl::Reap() {
