@@ -324,6 +324,30 @@ TEST_F(PgServerTest, MalformedAndOversizedMessagesCloseOnlyTheirConnection) {
   PQfinish(good);
 }
 
+TEST_F(PgServerTest, AClientKilledWhileRowsStreamLeavesTheServerServing) {
+  StartServer();
+  // A result larger than the socket buffers, and a client that never reads it and goes.
+  const std::string many =
+      "SELECT a.x * 1000 + b.x * 100 + c.x * 10 + d.x FROM (VALUES (0), (1), (2), (3), (4), (5), "
+      "(6), (7), (8), (9)) AS a (x), (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS "
+      "b (x), (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS c (x), (VALUES (0), "
+      "(1), (2), (3), (4), (5), (6), (7), (8), (9)) AS d (x), (VALUES (0), (1), (2), (3), (4), "
+      "(5), (6), (7), (8), (9)) AS e (x)";
+  for (int i = 0; i < 3; ++i) {
+    const int fd = Raw();
+    Send(fd, Startup());
+    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    Send(fd, Msg('Q', many + '\0'));
+    close(fd);
+  }
+  PGconn* c = Connect();
+  PGresult* r = PQexec(c, many.c_str());
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_EQ(PQntuples(r), 100000);
+  PQclear(r);
+  PQfinish(c);
+}
+
 TEST_F(PgServerTest, InterleavedClientsDoNotWaitForEachOther) {
   StartServer();
   // One client stalls in the middle of a message; another runs queries meanwhile.
