@@ -196,6 +196,8 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   serve->add_option("--pg-users", pg_opts.users_file,
                     "users file of password verifiers (hop pg-user add writes it)");
+  serve->add_option("--pg-cert", pg_opts.tls_cert, "TLS certificate (PEM) for SSLRequest");
+  serve->add_option("--pg-key", pg_opts.tls_key, "the certificate's private key (PEM)");
   serve->add_option("--pg-max-connections", pg_opts.max_connections, "clients at once")
       ->capture_default_str();
   serve->add_option("--pg-max-message-bytes", pg_opts.max_message_bytes,

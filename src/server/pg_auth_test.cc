@@ -29,17 +29,17 @@ TEST(PgAuthTest, Md5IsPostgresqls) {
 TEST(PgAuthTest, UsersFileHoldsNoPasswordsAndMustBePrivate) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/users";
-  ASSERT_TRUE(AddPgUser(path, "alice", "pw1").ok());
-  ASSERT_TRUE(AddPgUser(path, "bob", "pw2").ok());
-  ASSERT_TRUE(AddPgUser(path, "alice", "pw3").ok());  // replaces
+  ASSERT_TRUE(AddPgUser(path, "alice", "#pw1").ok());
+  ASSERT_TRUE(AddPgUser(path, "bob", "#pw2").ok());
+  ASSERT_TRUE(AddPgUser(path, "alice", "#pw3").ok());  // replaces
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text.find("pw"), std::string::npos);
+  EXPECT_EQ(text.find("#pw"), std::string::npos);  // no base64 or hex holds a #
   auto users = PgUsers::Load(path);
   ASSERT_TRUE(users.ok()) << users.status().ToString();
   ASSERT_NE(users->Find("alice"), nullptr);
-  EXPECT_TRUE(users->Find("alice")->scram->Matches("pw3"));
-  EXPECT_EQ(users->Find("bob")->md5, Md5Hash("pw2", "bob"));
+  EXPECT_TRUE(users->Find("alice")->scram->Matches("#pw3"));
+  EXPECT_EQ(users->Find("bob")->md5, Md5Hash("#pw2", "bob"));
   EXPECT_EQ(users->Find("carol"), nullptr);
   chmod(path.c_str(), 0644);
   EXPECT_FALSE(PgUsers::Load(path).ok());

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -63,7 +65,11 @@ class PgServer::Impl {
  public:
   Impl(store::Store& store, PgServerOptions options)
       : store_(store), options_(std::move(options)) {}
-  ~Impl() { Stop(); }
+  ~Impl() {
+    Stop();
+    if (tls_ != nullptr) SSL_CTX_free(tls_);
+  }
+  Status LoadTls();
 
   Status Listen();
   void Stop();
@@ -76,6 +82,7 @@ class PgServer::Impl {
   store::Store& store_;
   PgServerOptions options_;
   std::optional<PgUsers> users_;
+  SSL_CTX* tls_ = nullptr;  // owned; null without --pg-cert
   int listen_fd_ = -1;
   int port_ = 0;
   // Readable once the server stops: every thread polls it beside its socket.
@@ -207,7 +214,10 @@ class Connection {
     const std::string key = RandomBytes(4);
     std::memcpy(&secret_, key.data(), 4);
   }
-  ~Connection() { close(fd_); }
+  ~Connection() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+    close(fd_);
+  }
 
   void Run();
   int32_t pid() const { return pid_; }
@@ -283,8 +293,12 @@ class Connection {
   Status CloseMsg(std::string_view body);
   Status StartPortal(Portal& portal);
 
+  // The TLS handshake after an SSLRequest answered 'S'; false when it failed.
+  bool StartTls();
+
   PgServer::Impl& server_;
   int fd_;
+  SSL* ssl_ = nullptr;  // once TLS is on
   int32_t pid_;
   int32_t secret_ = 0;
   std::string out_;
@@ -305,6 +319,12 @@ Stop Connection::ReadExact(char* buf, size_t n, std::chrono::milliseconds timeou
   size_t got = 0;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (got < n) {
+    if (ssl_ != nullptr && SSL_pending(ssl_) > 0) {
+      const int k = SSL_read(ssl_, buf + got, static_cast<int>(std::min<size_t>(n - got, 1 << 30)));
+      if (k <= 0) return Stop::kClosed;
+      got += static_cast<size_t>(k);
+      continue;
+    }
     pollfd fds[2] = {{fd_, POLLIN, 0}, {server_.stop_pipe_[0], POLLIN, 0}};
     int wait = -1;
     if (timeout.count() > 0) {
@@ -320,6 +340,17 @@ Stop Connection::ReadExact(char* buf, size_t n, std::chrono::milliseconds timeou
     }
     if (r == 0) return Stop::kTimeout;
     if (fds[1].revents != 0) return Stop::kShutdown;
+    if (ssl_ != nullptr) {
+      const int k = SSL_read(ssl_, buf + got, static_cast<int>(std::min<size_t>(n - got, 1 << 30)));
+      if (k <= 0) {
+        const int e = SSL_get_error(ssl_, k);
+        // A record not whole yet: the socket's short receive timeout came first.
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
+        return Stop::kClosed;
+      }
+      got += static_cast<size_t>(k);
+      continue;
+    }
     const ssize_t k = recv(fd_, buf + got, n - got, 0);
     if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (k <= 0) return Stop::kClosed;
@@ -330,7 +361,21 @@ Stop Connection::ReadExact(char* buf, size_t n, std::chrono::milliseconds timeou
 
 Stop Connection::Flush() {
   size_t sent = 0;
-  while (sent < out_.size()) {
+  while (ssl_ != nullptr && sent < out_.size()) {
+    const int k = SSL_write(ssl_, out_.data() + sent,
+                            static_cast<int>(std::min<size_t>(out_.size() - sent, 1 << 30)));
+    if (k <= 0) {
+      const int e = SSL_get_error(ssl_, k);
+      if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
+        if (server_.stopping_.load()) break;
+        continue;
+      }
+      out_.clear();
+      return Stop::kClosed;
+    }
+    sent += static_cast<size_t>(k);
+  }
+  while (ssl_ == nullptr && sent < out_.size()) {
     const ssize_t k = send(fd_, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL);
     if (k < 0 && errno == EINTR) continue;
     if (k < 0 && errno == EAGAIN) {
@@ -372,9 +417,20 @@ bool Connection::Startup() {
     }
     switch (packet->kind) {
       case StartupPacket::Kind::kSsl:
+        if (server_.tls_ != nullptr && ssl_ == nullptr) {
+          out_ += 'S';
+          if (Flush() != Stop::kNone || !StartTls()) return false;
+          continue;
+        }
+        if (ssl_ != nullptr) {
+          Fatal("08P01", "protocol violation: SSLRequest inside TLS");
+          return false;
+        }
+        out_ += 'N';  // no certificate: the client goes on in the clear or gives up
+        if (Flush() != Stop::kNone) return false;
+        continue;
       case StartupPacket::Kind::kGssEnc:
-        // No certificate and no Kerberos: the client goes on in the clear or gives up.
-        out_ += 'N';
+        out_ += 'N';  // no Kerberos
         if (Flush() != Stop::kNone) return false;
         continue;
       case StartupPacket::Kind::kCancel:
@@ -432,6 +488,27 @@ bool Connection::Startup() {
   }
   Fatal("08P01", "too many SSL or GSSENC requests");
   return false;
+}
+
+bool Connection::StartTls() {
+  // Reads and writes time out after a second, so that a TLS record that is not whole yet
+  // returns to the loops that watch the message timeout and the server's stop.
+  timeval tv{1, 0};
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  ssl_ = SSL_new(server_.tls_);
+  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return false;
+  const auto deadline = std::chrono::steady_clock::now() + server_.options_.message_timeout;
+  for (;;) {
+    const int r = SSL_accept(ssl_);
+    if (r == 1) return true;
+    const int e = SSL_get_error(ssl_, r);
+    if ((e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) ||
+        std::chrono::steady_clock::now() > deadline || server_.stopping_.load()) {
+      ERR_clear_error();
+      return false;  // nothing can be said to a client whose handshake failed
+    }
+  }
 }
 
 Result<std::string> Connection::ReadPasswordMessage() {
@@ -1123,6 +1200,7 @@ Status PgServer::Impl::Listen() {
     HOP_ASSIGN_OR_RETURN(PgUsers users, PgUsers::Load(options_.users_file));
     users_ = std::move(users);
   }
+  HOP_RETURN_IF_ERROR(LoadTls());
   if (options_.max_connections < 1) {
     return Status::InvalidArgument("--pg-max-connections must be at least 1");
   }
@@ -1175,6 +1253,28 @@ Status PgServer::Impl::Listen() {
   }
   if (pipe2(stop_pipe_, O_CLOEXEC) != 0) return Status::Unavailable("cannot create a pipe");
   acceptor_ = std::thread([this] { Accept(); });
+  return Status::OK();
+}
+
+Status PgServer::Impl::LoadTls() {
+  if (options_.tls_cert.empty() && options_.tls_key.empty()) return Status::OK();
+  if (options_.tls_cert.empty() || options_.tls_key.empty()) {
+    return Status::InvalidArgument("TLS needs both --pg-cert and --pg-key");
+  }
+  tls_ = SSL_CTX_new(TLS_server_method());
+  if (tls_ == nullptr) return Status::Internal("OpenSSL cannot make a TLS context");
+  SSL_CTX_set_min_proto_version(tls_, TLS1_2_VERSION);
+  if (SSL_CTX_use_certificate_chain_file(tls_, options_.tls_cert.c_str()) != 1) {
+    ERR_clear_error();
+    return Status::InvalidArgument(
+        fmt::format("cannot load the certificate {} (PEM)", options_.tls_cert));
+  }
+  if (SSL_CTX_use_PrivateKey_file(tls_, options_.tls_key.c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_check_private_key(tls_) != 1) {
+    ERR_clear_error();
+    return Status::InvalidArgument(fmt::format(
+        "cannot load the private key {}, or it is not the certificate's", options_.tls_key));
+  }
   return Status::OK();
 }
 

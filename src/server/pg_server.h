@@ -30,6 +30,10 @@ struct PgServerOptions {
   std::chrono::milliseconds message_timeout{60000};
   AuthMethod auth = AuthMethod::kTrust;
   std::string users_file;  // required by every method but trust
+  // TLS: a PEM certificate (chain) and its private key; both or neither. With them an
+  // SSLRequest is answered 'S' and the connection goes on in TLS 1.2 or later; without, 'N'.
+  std::string tls_cert;
+  std::string tls_key;
   // What each connection's session starts with (its namespace, provisioners, state directory).
   session::Properties properties;
 };
@@ -37,7 +41,8 @@ struct PgServerOptions {
 class PgServer {
  public:
   // Listens on options.listen:port. Errors (InvalidArgument): trust on an address that is not
-  // loopback, a method without a users file, a users file that does not load; (Unavailable) an
+  // loopback, a method without a users file, a users file that does not load, a certificate
+  // without its key (or the other way round) or one OpenSSL cannot load; (Unavailable) an
   // address that cannot be bound.
   static Result<std::unique_ptr<PgServer>> Start(store::Store& store, PgServerOptions options);
   ~PgServer();  // Stop()

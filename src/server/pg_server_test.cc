@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -429,6 +430,41 @@ TEST_F(PgServerTest, PasswordMd5AndScramAgainstTheUsersFile) {
     EXPECT_EQ(PQstatus(c), CONNECTION_BAD);
     PQfinish(c);
   }
+}
+
+TEST_F(PgServerTest, TlsWhenACertificateIsGivenAndNotOtherwise) {
+  // Without a certificate an SSLRequest is refused: sslmode=require gives up.
+  StartServer();
+  PGconn* plain = PQconnectdb(Conninfo("sslmode=require").c_str());
+  EXPECT_EQ(PQstatus(plain), CONNECTION_BAD);
+  PQfinish(plain);
+  server_.reset();
+  provisioners_ = catalog::Provisioners();
+  const std::string cert = dir_.path() + "/server.crt";
+  const std::string key = dir_.path() + "/server.key";
+  const std::string made = "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 "
+                           "-keyout " + key + " -out " + cert + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(made.c_str()), 0) << "openssl (the package) makes the test certificate";
+  PgServerOptions options;
+  options.tls_cert = cert;
+  options.tls_key = key;
+  StartServer(options);
+  PGconn* c = Connect("sslmode=require");
+  EXPECT_EQ(PQsslInUse(c), 1);
+  PGresult* r = PQexec(c, "SELECT 'over TLS' AS t");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "over TLS");
+  PQclear(r);
+  PQfinish(c);
+  // A client may still go on in the clear.
+  PGconn* clear = Connect("sslmode=disable");
+  EXPECT_EQ(PQsslInUse(clear), 0);
+  PQfinish(clear);
+  // A certificate without its key, or one that does not load, is refused at start.
+  PgServerOptions half;
+  half.tls_cert = cert;
+  EXPECT_FALSE(PgServer::Start(*store_, half).ok());
+  half.tls_key = cert;
+  EXPECT_FALSE(PgServer::Start(*store_, half).ok());
 }
 
 TEST_F(PgServerTest, RefusesTrustOffLoopbackAndTooManyClients) {
