@@ -72,8 +72,8 @@ class PgwireClientsTest : public ::testing::Test {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT, 0600);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const char* argv[] = {hop.c_str(),  "--state",     dir_->path().c_str(), "serve",
-                          "--pg-port", port.c_str(), nullptr};
+    const char* argv[] = {hop.c_str(),  "--state", dir_->path().c_str(), "serve", "--pg-port",
+                          port.c_str(), nullptr};
     if (posix_spawn(&pid_, hop.c_str(), &actions, nullptr, const_cast<char**>(argv), environ) !=
         0) {
       pid_ = -1;
@@ -99,7 +99,8 @@ class PgwireClientsTest : public ::testing::Test {
   }
   static std::string fmt(const std::string& pattern) {
     std::string s = pattern;
-    const std::string conn = "'host=127.0.0.1 port=" + std::to_string(port_) + " user=t dbname=hop'";
+    const std::string conn =
+        "'host=127.0.0.1 port=" + std::to_string(port_) + " user=t dbname=hop'";
     const size_t at = s.find("{}");
     if (at != std::string::npos) s.replace(at, 2, conn);
     return s;
@@ -110,7 +111,7 @@ class PgwireClientsTest : public ::testing::Test {
   static pid_t pid_;
   static std::string setup_output_;
   static int setup_rc_;
-  };
+};
 
 hop::testing::TempDir* PgwireClientsTest::dir_ = nullptr;
 int PgwireClientsTest::port_ = 0;
@@ -124,12 +125,15 @@ TEST_F(PgwireClientsTest, PsqlRunsAScriptOfDdlAndQueries) {
   EXPECT_EQ(setup_output_,
             "psql:" + Source("test/pgwire/script.sql") +
                 ":2: INFO:  CREATE DATABASE CLIENTDB: database/clientdb created\n"
-                "psql:" + Source("test/pgwire/script.sql") +
+                "psql:" +
+                Source("test/pgwire/script.sql") +
                 ":3: INFO:  CREATE TABLE C.PEOPLE: table C.PEOPLE created in clientdb; "
                 "table/clientdb-people created\n"
-                "psql:" + Source("test/pgwire/script.sql") +
+                "psql:" +
+                Source("test/pgwire/script.sql") +
                 ":4: INFO:  INSERT INTO C.PEOPLE: 2 rows inserted\n"
-                "psql:" + Source("test/pgwire/script.sql") +
+                "psql:" +
+                Source("test/pgwire/script.sql") +
                 ":5: INFO:  CREATE VIEW C.TOP: view/c-top created\n"
                 "ID|NAME|SCORE|BORN\n1|Ada|9.5|1815-12-10\n2|Alan|8.25|1912-06-23\n(2 rows)\n"
                 "NAME\nAda\n(1 row)\n");
@@ -146,7 +150,8 @@ TEST_F(PgwireClientsTest, PsqlCommandsAndErrors) {
 }
 
 TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
-  auto [out, rc] = Shell(fmt("/usr/bin/python3 " + Source("test/pgwire/psycopg_client.py") + " {}"));
+  auto [out, rc] =
+      Shell(fmt("/usr/bin/python3 " + Source("test/pgwire/psycopg_client.py") + " {}"));
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out,
             "[(2, 'Alan')]\n"
@@ -158,18 +163,17 @@ TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
 }
 
 TEST_F(PgwireClientsTest, JdbcStatementsAndPreparedStatements) {
-  auto [out, rc] = Shell("java -cp /usr/share/java/postgresql.jar " +
-                       Source("test/pgwire/JdbcClient.java") + " jdbc:postgresql://127.0.0.1:" +
-                       std::to_string(port_) + "/hop");
+  auto [out, rc] =
+      Shell("java -cp /usr/share/java/postgresql.jar " + Source("test/pgwire/JdbcClient.java") +
+            " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) + "/hop");
   EXPECT_EQ(rc, 0) << out;
-  EXPECT_EQ(out,
-            "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n");
+  EXPECT_EQ(out, "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n");
 }
 
 TEST_F(PgwireClientsTest, NodePgQueriesWithParameters) {
   auto [out, rc] = Shell("NODE_PATH=" + Source(".deps/node/node_modules") + " node " +
-                       Source("test/pgwire/node_client.js") + " postgresql://t@127.0.0.1:" +
-                       std::to_string(port_) + "/hop");
+                         Source("test/pgwire/node_client.js") +
+                         " postgresql://t@127.0.0.1:" + std::to_string(port_) + "/hop");
   EXPECT_EQ(rc, 0) << out;
   // The JDBC test inserted Grace, if it ran first.
   EXPECT_EQ(out.rfind("[{\"ID\":1,\"NAME\":\"Ada\"},{\"ID\":2,\"NAME\":\"Alan\"}", 0), 0u) << out;

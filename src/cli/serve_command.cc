@@ -50,8 +50,8 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
       return 1;
     }
     pg = std::move(started).value();
-    out << "hop serve: PostgreSQL protocol on " << options.pg->listen << ":" << pg->port()
-        << " (" << server::AuthMethodName(options.pg->auth) << ")" << std::endl;
+    out << "hop serve: PostgreSQL protocol on " << options.pg->listen << ":" << pg->port() << " ("
+        << server::AuthMethodName(options.pg->auth) << ")" << std::endl;
   }
   // A second `hop serve` on one state directory stands by until the first stops.
   sigset_t set = StopSignals();

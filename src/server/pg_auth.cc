@@ -264,8 +264,8 @@ Result<PgUsers> PgUsers::Load(const std::string& path) {
     return Status::InvalidArgument(fmt::format("cannot read the users file {}", path));
   }
   if ((st.st_mode & 077) != 0) {
-    return Status::InvalidArgument(fmt::format(
-        "the users file {} is readable by others: make it private (chmod 600)", path));
+    return Status::InvalidArgument(
+        fmt::format("the users file {} is readable by others: make it private (chmod 600)", path));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::InvalidArgument(fmt::format("cannot read the users file {}", path));
@@ -341,8 +341,8 @@ Result<std::string> ScramExchange::First(std::string_view client_first) {
   }
   if (fields[0].rfind("m=", 0) == 0) return Malformed("mandatory extensions are not supported");
   nonce_ = std::string(*nonce) + Base64Encode(RandomBytes(18));
-  server_first_ = fmt::format("r={},s={},i={}", nonce_, Base64Encode(verifier_.salt),
-                              verifier_.iterations);
+  server_first_ =
+      fmt::format("r={},s={},i={}", nonce_, Base64Encode(verifier_.salt), verifier_.iterations);
   return server_first_;
 }
 

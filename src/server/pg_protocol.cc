@@ -168,8 +168,8 @@ Result<BindMessage> DecodeBind(std::string_view body) {
   HOP_ASSIGN_OR_RETURN(m.param_formats, Formats(r));
   HOP_ASSIGN_OR_RETURN(int n, Count(r));
   if (m.param_formats.size() > 1 && m.param_formats.size() != static_cast<size_t>(n)) {
-    return Violation(fmt::format("Bind has {} parameter formats for {} parameters",
-                                 m.param_formats.size(), n));
+    return Violation(
+        fmt::format("Bind has {} parameter formats for {} parameters", m.param_formats.size(), n));
   }
   for (int i = 0; i < n; ++i) {
     HOP_ASSIGN_OR_RETURN(int32_t len, r.Int32());
@@ -192,8 +192,8 @@ Result<TargetMessage> DecodeTarget(std::string_view body, std::string_view what)
   HOP_ASSIGN_OR_RETURN(std::string_view target, r.Bytes(1));
   m.target = target[0];
   if (m.target != 'S' && m.target != 'P') {
-    return Violation(fmt::format("{} of '{}', neither S nor P", what,
-                                 static_cast<unsigned char>(m.target)));
+    return Violation(
+        fmt::format("{} of '{}', neither S nor P", what, static_cast<unsigned char>(m.target)));
   }
   HOP_ASSIGN_OR_RETURN(m.name, r.CString());
   HOP_RETURN_IF_ERROR(r.End(what));

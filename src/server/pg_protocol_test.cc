@@ -10,7 +10,9 @@ std::string Be32(uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) s += static_cast<char>((v >> shift) & 0xff);
   return s;
 }
-std::string Be16(uint16_t v) { return std::string{static_cast<char>(v >> 8), static_cast<char>(v)}; }
+std::string Be16(uint16_t v) {
+  return std::string{static_cast<char>(v >> 8), static_cast<char>(v)};
+}
 
 TEST(PgProtocolTest, DecodesStartupPackets) {
   auto p = DecodeStartup(Be32(kProtocolVersion3) + std::string("user\0bob\0database\0db\0\0", 22));
@@ -28,12 +30,12 @@ TEST(PgProtocolTest, DecodesStartupPackets) {
 
 TEST(PgProtocolTest, RefusesMalformedStartupPackets) {
   const std::string kCases[] = {
-      "",                                                  // no version
-      Be32(kProtocolVersion3) + std::string("user\0bob", 8),  // no NUL at the end
+      "",                                                       // no version
+      Be32(kProtocolVersion3) + std::string("user\0bob", 8),    // no NUL at the end
       Be32(kProtocolVersion3) + std::string("user\0bob\0", 9),  // no closing NUL
-      Be32(kSslRequestCode) + "x",                          // bytes past the end
-      Be32(kCancelRequestCode) + Be32(1),                   // short
-      Be32(0x00020000),                                     // protocol 2.0
+      Be32(kSslRequestCode) + "x",                              // bytes past the end
+      Be32(kCancelRequestCode) + Be32(1),                       // short
+      Be32(0x00020000),                                         // protocol 2.0
   };
   for (const std::string& body : kCases) {
     EXPECT_FALSE(DecodeStartup(body).ok()) << ::testing::PrintToString(body);
@@ -102,8 +104,9 @@ TEST(PgProtocolTest, MapsEveryCodeToASqlState) {
   EXPECT_EQ(SqlState(StatusCode::kParse), "42601");
   EXPECT_EQ(SqlState(StatusCode::kCatalogNotFound), "42P01");
   EXPECT_EQ(SqlState(StatusCode::kInternal), "XX000");
-  ErrorFields f = ErrorOf(Status::ParseError("Unexpected 'FROM' at line 1, column 8\nSELECT FROM\n       ^"),
-                          "SELECT FROM");
+  ErrorFields f =
+      ErrorOf(Status::ParseError("Unexpected 'FROM' at line 1, column 8\nSELECT FROM\n       ^"),
+              "SELECT FROM");
   EXPECT_EQ(f.sqlstate, "42601");
   EXPECT_EQ(f.message, "Parse Error: Unexpected 'FROM' at line 1, column 8");
   EXPECT_EQ(f.position, 8);

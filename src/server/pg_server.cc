@@ -92,9 +92,9 @@ class PgServer::Impl {
   std::atomic<int32_t> next_pid_{1000};
 
   std::mutex mu_;
-  std::map<int32_t, Connection*> connections_;  // guarded by mu_
-  std::vector<std::thread> finished_;           // threads to join; guarded by mu_
-  std::map<Connection*, std::thread> threads_;  // guarded by mu_
+  std::map<int32_t, Connection*> connections_;                // guarded by mu_
+  std::vector<std::thread> finished_;                         // threads to join; guarded by mu_
+  std::map<Connection*, std::thread> threads_;                // guarded by mu_
   std::map<Connection*, std::unique_ptr<Connection>> owned_;  // guarded by mu_
 
  private:
@@ -209,8 +209,7 @@ const ClientSetting* FindClientSetting(std::string_view name) {
 
 class Connection {
  public:
-  Connection(PgServer::Impl& server, int fd)
-      : server_(server), fd_(fd), pid_(server.next_pid_++) {
+  Connection(PgServer::Impl& server, int fd) : server_(server), fd_(fd), pid_(server.next_pid_++) {
     const std::string key = RandomBytes(4);
     std::memcpy(&secret_, key.data(), 4);
   }
@@ -518,8 +517,8 @@ Result<std::string> Connection::ReadPasswordMessage() {
     return Status::Unavailable("the client went away during authentication");
   }
   if (head[0] != 'p') {
-    return Status::InvalidArgument(fmt::format(
-        "protocol violation: expected a password message, got '{}'", head[0]));
+    return Status::InvalidArgument(
+        fmt::format("protocol violation: expected a password message, got '{}'", head[0]));
   }
   HOP_ASSIGN_OR_RETURN(uint32_t n, MessageBodyLength(std::string_view(head + 1, 4), 65536));
   std::string body(n, '\0');
@@ -791,7 +790,7 @@ std::optional<Status> Connection::TransactionControl(std::string_view text, Pend
 }
 
 std::optional<Status> Connection::ClientSettingStatement(std::string_view text, Pending& p,
-                                                        bool apply) {
+                                                         bool apply) {
   std::vector<sql::Token> tokens;
   if (!sql::Tokenize(text, {}, &tokens).ok()) return std::nullopt;
   std::vector<std::string_view> words;
@@ -806,8 +805,8 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   const bool show = EqualsIgnoreCase(words[0], "SHOW");
   if (!set && !show) return std::nullopt;
   size_t i = 1;
-  if (set && i < words.size() && (EqualsIgnoreCase(words[i], "SESSION") ||
-                                  EqualsIgnoreCase(words[i], "LOCAL"))) {
+  if (set && i < words.size() &&
+      (EqualsIgnoreCase(words[i], "SESSION") || EqualsIgnoreCase(words[i], "LOCAL"))) {
     ++i;
   }
   if (i >= words.size()) return std::nullopt;
@@ -831,8 +830,8 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   }
   if (show) {
     std::string value = EqualsIgnoreCase(s->name, "application_name") ? application_name_
-                        : s->accepts != nullptr ? std::string(s->does)
-                                                : std::string();
+                        : s->accepts != nullptr                       ? std::string(s->does)
+                                                                      : std::string();
     p.has_rows = true;
     p.columns = {{std::string(s->name), session::TextColumnType()}};
     p.table = {{value}};
@@ -843,15 +842,13 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   if (i < words.size() && (words[i] == "=" || EqualsIgnoreCase(words[i], "TO"))) ++i;
   std::string value;
   for (; i < words.size(); ++i) {
-    std::string part = toks[i]->type == sql::TokenType::kString
-                           ? sql::UnquoteToken(text, *toks[i])
-                           : std::string(words[i]);
+    std::string part = toks[i]->type == sql::TokenType::kString ? sql::UnquoteToken(text, *toks[i])
+                                                                : std::string(words[i]);
     value += (value.empty() ? "" : " ") + part;
   }
   if (s->accepts != nullptr && !s->accepts(AsciiToLower(value))) {
-    return Status::InvalidArgument(
-        fmt::format("hop only does {} = {}: '{}' would not be true of its results", s->name,
-                    s->does, value));
+    return Status::InvalidArgument(fmt::format(
+        "hop only does {} = {}: '{}' would not be true of its results", s->name, s->does, value));
   }
   if (EqualsIgnoreCase(s->name, "application_name")) {
     if (!apply) return Status::OK();
@@ -1029,9 +1026,9 @@ Status Connection::ParseMsg(std::string_view body) {
   HOP_ASSIGN_OR_RETURN(prepared.params, CountParameters(m.query));
   if (prepared.params > 65535) return Status::InvalidArgument("more than 65535 parameters");
   prepared.param_types = m.param_types;
-  prepared.param_types.resize(static_cast<size_t>(std::max<int>(
-                                  prepared.params, static_cast<int>(m.param_types.size()))),
-                              0);
+  prepared.param_types.resize(
+      static_cast<size_t>(std::max<int>(prepared.params, static_cast<int>(m.param_types.size()))),
+      0);
   // A statement of several is refused, as PostgreSQL does in the extended protocol.
   const auto items = sql::SplitScript(m.query);
   if (items.size() > 1) {
@@ -1194,8 +1191,8 @@ Status PgServer::Impl::Listen() {
   }
   if (options_.auth != AuthMethod::kTrust) {
     if (options_.users_file.empty()) {
-      return Status::InvalidArgument(fmt::format("--pg-auth {} needs --pg-users FILE",
-                                                 AuthMethodName(options_.auth)));
+      return Status::InvalidArgument(
+          fmt::format("--pg-auth {} needs --pg-users FILE", AuthMethodName(options_.auth)));
     }
     HOP_ASSIGN_OR_RETURN(PgUsers users, PgUsers::Load(options_.users_file));
     users_ = std::move(users);

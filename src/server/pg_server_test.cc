@@ -30,7 +30,9 @@ std::string Be32(uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) s += static_cast<char>((v >> shift) & 0xff);
   return s;
 }
-std::string Be16(uint16_t v) { return std::string{static_cast<char>(v >> 8), static_cast<char>(v)}; }
+std::string Be16(uint16_t v) {
+  return std::string{static_cast<char>(v >> 8), static_cast<char>(v)};
+}
 std::string Msg(char type, const std::string& body) {
   return std::string(1, type) + Be32(static_cast<uint32_t>(body.size() + 4)) + body;
 }
@@ -107,9 +109,9 @@ class PgServerTest : public ::testing::Test {
     size_t i = 0;
     while (i + 5 <= bytes.size()) {
       types += bytes[i];
-      const uint32_t n = (static_cast<uint8_t>(bytes[i + 1]) << 24) |
-                         (static_cast<uint8_t>(bytes[i + 2]) << 16) |
-                         (static_cast<uint8_t>(bytes[i + 3]) << 8) | static_cast<uint8_t>(bytes[i + 4]);
+      const uint32_t n =
+          (static_cast<uint8_t>(bytes[i + 1]) << 24) | (static_cast<uint8_t>(bytes[i + 2]) << 16) |
+          (static_cast<uint8_t>(bytes[i + 3]) << 8) | static_cast<uint8_t>(bytes[i + 4]);
       i += 1 + n;
     }
     return types;
@@ -220,8 +222,9 @@ TEST_F(PgServerTest, ExtendedProtocolWithTextAndBinaryParameters) {
   StartServer();
   PGconn* c = Connect();
   CreateLocalDatabase(c);
-  PQclear(PQexec(c, "CREATE TABLE local.p (id INTEGER, name VARCHAR); INSERT INTO local.p VALUES "
-                    "(1, 'one'), (2, 'two'), (3, 'three')"));
+  PQclear(PQexec(c,
+                 "CREATE TABLE local.p (id INTEGER, name VARCHAR); INSERT INTO local.p VALUES "
+                 "(1, 'one'), (2, 'two'), (3, 'three')"));
   const Oid types[] = {23, 25};
   const uint32_t two = htonl(2);
   const char* values[] = {reinterpret_cast<const char*>(&two), "two"};
@@ -288,12 +291,12 @@ TEST_F(PgServerTest, MalformedAndOversizedMessagesCloseOnlyTheirConnection) {
   StartServer(options);
   PGconn* good = Connect();
   const std::string kBad[] = {
-      Msg('Q', std::string(2000, 'x')),                       // oversized
-      std::string("Q") + Be32(2),                             // length below 4
-      Msg('?', ""),                                           // unknown type
-      Msg('Q', "SELECT 1"),                                   // no NUL
-      Msg('B', std::string("\0\0", 2) + Be16(0xffff)),        // negative count
-      Msg('E', std::string("\0", 1)),                         // short
+      Msg('Q', std::string(2000, 'x')),                 // oversized
+      std::string("Q") + Be32(2),                       // length below 4
+      Msg('?', ""),                                     // unknown type
+      Msg('Q', "SELECT 1"),                             // no NUL
+      Msg('B', std::string("\0\0", 2) + Be16(0xffff)),  // negative count
+      Msg('E', std::string("\0", 1)),                   // short
   };
   for (const std::string& bad : kBad) {
     const int fd = Raw();
@@ -378,9 +381,10 @@ TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
   StartServer();
   PGconn* c = Connect();
   CreateLocalDatabase(c);
-  PQclear(PQexec(c, "CREATE TABLE local.many (n INTEGER); INSERT INTO local.many SELECT a.x * 10 + "
-                    "b.x FROM (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS a (x) "
-                    "CROSS JOIN (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS b (x)"));
+  PQclear(PQexec(c,
+                 "CREATE TABLE local.many (n INTEGER); INSERT INTO local.many SELECT a.x * 10 + "
+                 "b.x FROM (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS a (x) "
+                 "CROSS JOIN (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS b (x)"));
   // Were the cancel lost, the budget would end the query.
   PQclear(PQexec(c, "SET query_timeout = 20"));
   std::thread canceller([&] {
@@ -391,8 +395,9 @@ TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
     PQfreeCancel(cancel);
   });
   const auto start = std::chrono::steady_clock::now();
-  PGresult* r = PQexec(c, "SELECT COUNT(*) FROM local.many a, local.many b, local.many c, "
-                          "local.many d, local.many e");
+  PGresult* r = PQexec(c,
+                       "SELECT COUNT(*) FROM local.many a, local.many b, local.many c, "
+                       "local.many d, local.many e");
   canceller.join();
   EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
   EXPECT_NE(std::string(PQresultErrorMessage(r)).find("cancelled"), std::string::npos)
@@ -424,9 +429,9 @@ TEST_F(PgServerTest, PasswordMd5AndScramAgainstTheUsersFile) {
               std::string::npos)
         << PQerrorMessage(c);
     PQfinish(c);
-    c = PQconnectdb(fmt::format("host=127.0.0.1 port={} user=nobody password=x dbname=hop",
-                                server_->port())
-                        .c_str());
+    c = PQconnectdb(
+        fmt::format("host=127.0.0.1 port={} user=nobody password=x dbname=hop", server_->port())
+            .c_str());
     EXPECT_EQ(PQstatus(c), CONNECTION_BAD);
     PQfinish(c);
   }
@@ -442,8 +447,10 @@ TEST_F(PgServerTest, TlsWhenACertificateIsGivenAndNotOtherwise) {
   provisioners_ = catalog::Provisioners();
   const std::string cert = dir_.path() + "/server.crt";
   const std::string key = dir_.path() + "/server.key";
-  const std::string made = "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 "
-                           "-keyout " + key + " -out " + cert + " >/dev/null 2>&1";
+  const std::string made =
+      "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 "
+      "-keyout " +
+      key + " -out " + cert + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(made.c_str()), 0) << "openssl (the package) makes the test certificate";
   PgServerOptions options;
   options.tls_cert = cert;

@@ -87,9 +87,9 @@ void AppendJsonElement(const nlohmann::json& j, const engine::Rep& element, std:
     return;
   }
   if (j.is_array() && element.kind == RepKind::kJson) {
-    AppendPgArray(j, engine::RepOf(element.type.params.empty() ? element.type
-                                                               : element.type.params.front()),
-                  out);
+    AppendPgArray(
+        j, engine::RepOf(element.type.params.empty() ? element.type : element.type.params.front()),
+        out);
     return;
   }
   // The element's text as a scalar column of its type would show it.
@@ -177,8 +177,8 @@ void AppendPgText(const Value& v, const engine::Rep& rep, std::string& out) {
       return;
     case Value::Kind::kReal:
       if (rep.kind == RepKind::kDecimal) break;
-      out += PgDouble(v.d, rep.type.name == sql::TypeName::kReal ||
-                               rep.type.name == sql::TypeName::kFloat);
+      out += PgDouble(
+          v.d, rep.type.name == sql::TypeName::kReal || rep.type.name == sql::TypeName::kFloat);
       return;
     case Value::Kind::kInteger: break;
   }
@@ -400,8 +400,8 @@ Result<std::string> Literal(const BoundParameter& p, int index) {
   }
   const std::string& v = *p.value;
   auto bad = [&](std::string_view what) {
-    return Status::InvalidArgument(fmt::format("parameter ${} is not a valid {}: '{}'", index,
-                                               what, p.format == 1 ? "(binary)" : v));
+    return Status::InvalidArgument(fmt::format("parameter ${} is not a valid {}: '{}'", index, what,
+                                               p.format == 1 ? "(binary)" : v));
   };
   const bool binary = p.format == 1;
   switch (p.oid) {

@@ -408,9 +408,8 @@ namespace {
 // The tag PostgreSQL clients expect of a DDL statement: its title without the object's name.
 std::string CommandTag(const sql::Statement& stmt) {
   std::string title = sql::StatementTitle(stmt);
-  static constexpr std::string_view kObjects[] = {"MATERIALIZED VIEW", "TABLE",    "VIEW",
-                                                  "TRIGGER",           "DATABASE", "FUNCTION",
-                                                  "CATALOG"};
+  static constexpr std::string_view kObjects[] = {
+      "MATERIALIZED VIEW", "TABLE", "VIEW", "TRIGGER", "DATABASE", "FUNCTION", "CATALOG"};
   for (std::string_view object : kObjects) {
     const size_t at = title.find(object);
     if (at != std::string::npos) return title.substr(0, at + object.size());
@@ -425,7 +424,8 @@ Result<std::optional<std::vector<ResultColumn>>> Session::ResultColumns(std::str
   if (AfterWord(text, "EXPLAIN")) return Columns();
   HOP_ASSIGN_OR_RETURN(sql::StatementPtr stmt, sql::ParseStatement(text));
   if (stmt->kind == sql::StatementKind::kShow) {
-    return Columns(std::vector<ResultColumn>{{"name", TextColumnType()}, {"value", TextColumnType()}});
+    return Columns(
+        std::vector<ResultColumn>{{"name", TextColumnType()}, {"value", TextColumnType()}});
   }
   if (stmt->kind != sql::StatementKind::kQuery) return Columns();
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
