@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 FUZZ_SECONDS ?= 60
 
-.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template format clean
+.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire bench-pgwire format clean
 
 all: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS)
@@ -52,12 +52,18 @@ bench: build/build.ninja
 	./build/bench/engine_bench
 	./build/bench/postgres_bench
 
+# The wire server against PostgreSQL with pgbench (SELECT 1, simple and prepared), then 200
+# connections of queries and DDL for 60 s (bench/pgwire_bench.sh).
+bench-pgwire: build/build.ninja
+	$(CMAKE) --build build -j $(JOBS) --target hop
+	./bench/pgwire_bench.sh build
+
 build-fuzz/build.ninja:
 	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOP_FUZZ=ON
 
 # Each fuzzer runs for FUZZ_SECONDS (default 60), one after the other: the SQL fuzzer from the
 # seed corpus built out of the golden files; new inputs are kept in build-fuzz/corpus.
-fuzz: fuzz-sql fuzz-yaml fuzz-bind fuzz-template
+fuzz: fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire
 
 fuzz-sql: build-fuzz/build.ninja
 	$(CMAKE) --build build-fuzz -j $(JOBS) --target sql_fuzz
@@ -93,6 +99,14 @@ fuzz-template: build-fuzz/build.ninja
 	./build-fuzz/fuzz/template_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/template-corpus \
 	  build-fuzz/template-seeds examples fuzz/regressions/template
+
+# Runs the PostgreSQL protocol fuzzer: a startup packet and typed messages, each decoded by the
+# server's decoders, seeded with a session of each kind (fuzz/regressions/pgwire).
+fuzz-pgwire: build-fuzz/build.ninja
+	$(CMAKE) --build build-fuzz -j $(JOBS) --target pgwire_fuzz
+	mkdir -p build-fuzz/pgwire-corpus
+	./build-fuzz/fuzz/pgwire_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/pgwire-corpus fuzz/regressions/pgwire
 
 format:
 	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -184,6 +184,38 @@ int Main(int argc, char** argv) {
   serve->add_option("--workers", serve_opts.workers, "reconcile workers")->capture_default_str();
   serve->add_option("--max-jobs", serve_opts.max_running_jobs, "Job processes at once")
       ->capture_default_str();
+  // The PostgreSQL wire protocol (docs/pgwire.md).
+  hop::server::PgServerOptions pg_opts;
+  int pg_port = -1;
+  std::string pg_auth = "trust";
+  double pg_idle_seconds = 0;
+  serve->add_option("--pg-port", pg_port, "serve the PostgreSQL protocol on this port");
+  serve->add_option("--pg-listen", pg_opts.listen, "address to listen on (loopback by default)")
+      ->capture_default_str();
+  serve->add_option("--pg-auth", pg_auth, "trust, password, md5 or scram-sha-256")
+      ->capture_default_str();
+  serve->add_option("--pg-users", pg_opts.users_file,
+                    "users file of password verifiers (hop pg-user add writes it)");
+  serve->add_option("--pg-cert", pg_opts.tls_cert, "TLS certificate (PEM) for SSLRequest");
+  serve->add_option("--pg-key", pg_opts.tls_key, "the certificate's private key (PEM)");
+  serve->add_option("--pg-max-connections", pg_opts.max_connections, "clients at once")
+      ->capture_default_str();
+  serve->add_option("--pg-max-message-bytes", pg_opts.max_message_bytes,
+                    "largest message a client may send")
+      ->capture_default_str();
+  serve->add_option("--pg-idle-timeout", pg_idle_seconds,
+                    "seconds an idle client stays connected (0: no limit)")
+      ->capture_default_str();
+
+  // hop pg-user add NAME: a users file entry, the password read from standard input.
+  auto* pg_user = app.add_subcommand("pg-user", "Manage the users of hop serve --pg-users");
+  auto* pg_user_add =
+      pg_user->add_subcommand("add", "Add or replace a user; the password is read from stdin");
+  std::string pg_user_name;
+  std::string pg_users_file;
+  pg_user_add->add_option("name", pg_user_name, "user name")->required();
+  pg_user_add->add_option("--pg-users", pg_users_file, "users file")->required();
+  pg_user->require_subcommand(1);
 
   // hop refresh
   auto* refresh = app.add_subcommand(
@@ -302,7 +334,34 @@ int Main(int argc, char** argv) {
                              hop::FormatRfc3339(outcome->snapshot, 3));
     return 0;
   }
+  if (pg_user_add->parsed()) {
+    std::string password;
+    std::getline(std::cin, password);
+    if (!password.empty() && password.back() == '\r') password.pop_back();
+    if (password.empty()) {
+      std::cerr << "hop pg-user add: give the password on standard input\n";
+      return 1;
+    }
+    hop::Status st = hop::server::AddPgUser(pg_users_file, pg_user_name, password);
+    if (!st.ok()) {
+      std::cerr << "hop pg-user add: " << hop::EscapeForTerminal(st.ToString()) << "\n";
+      return 1;
+    }
+    std::cout << "user " << pg_user_name << " written to " << pg_users_file << "\n";
+    return 0;
+  }
   if (serve->parsed()) {
+    if (pg_port >= 0) {
+      auto method = hop::server::ParseAuthMethod(pg_auth);
+      if (!method.ok()) {
+        std::cerr << "hop serve: " << method.status().ToString() << "\n";
+        return 1;
+      }
+      pg_opts.auth = *method;
+      pg_opts.port = pg_port;
+      pg_opts.idle_timeout = std::chrono::milliseconds(static_cast<int64_t>(pg_idle_seconds * 1000));
+      serve_opts.pg = pg_opts;
+    }
     hop::cli::BlockStopSignals();
     auto store = OpenStore(state_dir, hop::session::ControlPlane::StoreOptions());
     if (!store) return 1;

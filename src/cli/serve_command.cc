@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "common/strings.h"
+#include "server/pg_server.h"
 #include "session/control_plane.h"
 
 namespace hop::cli {
@@ -36,6 +37,22 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   cpo.max_running_jobs = options.max_running_jobs;
   cpo.refresh_command = options.refresh_command;
   cpo.provisioners = options.provisioners;
+  // Clients may connect at once, also while this process stands by: what they write to the
+  // store is reconciled by whichever process leads.
+  std::unique_ptr<server::PgServer> pg;
+  if (options.pg) {
+    server::PgServerOptions pgo = *options.pg;
+    pgo.properties.state_dir = options.state_dir;
+    pgo.properties.provisioners = options.provisioners;
+    auto started = server::PgServer::Start(store, std::move(pgo));
+    if (!started.ok()) {
+      err << "hop serve: " << EscapeForTerminal(started.status().ToString()) << "\n";
+      return 1;
+    }
+    pg = std::move(started).value();
+    out << "hop serve: PostgreSQL protocol on " << options.pg->listen << ":" << pg->port() << " ("
+        << server::AuthMethodName(options.pg->auth) << ")" << std::endl;
+  }
   // A second `hop serve` on one state directory stands by until the first stops.
   sigset_t set = StopSignals();
   bool said = false;
@@ -65,6 +82,7 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   int signal = 0;
   sigwait(&set, &signal);
   out << "hop serve: stopping (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << ")" << std::endl;
+  if (pg) pg->Stop();
   cp->Stop();
   return 0;
 }

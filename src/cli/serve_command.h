@@ -1,12 +1,15 @@
 // `hop serve`: the long-running control plane of a state directory (the operator's reconcilers
-// and the local Job runner) until SIGTERM or SIGINT.
+// and the local Job runner) until SIGTERM or SIGINT, and with --pg-port the PostgreSQL wire
+// protocol server (server/pg_server.h, docs/pgwire.md).
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "catalog/provisioner.h"
+#include "server/pg_server.h"
 #include "store/store.h"
 
 namespace hop::cli {
@@ -17,8 +20,11 @@ struct ServeOptions {
   int workers = 2;
   int max_running_jobs = 4;
   std::vector<std::string> refresh_command;  // session::ControlPlaneOptions::refresh_command
-  // What provisions the tables of TableProvisionJobs (the same as `hop -e` registers); not owned.
+  // What provisions tables, for the control plane and the sessions of clients (the same as
+  // `hop -e` registers); not owned.
   const catalog::Provisioners* provisioners = nullptr;
+  // The PostgreSQL server's, when --pg-port is given.
+  std::optional<server::PgServerOptions> pg;
 };
 
 // Runs the control plane until SIGTERM or SIGINT (block them first, before any thread starts,

@@ -91,7 +91,9 @@ class Engine::Impl {
   static int Progress(void* self) {
     auto* impl = static_cast<Impl*>(self);
     if (!impl->active_) return 0;
-    if (g_interrupt.load(std::memory_order_relaxed)) {
+    if (g_interrupt.load(std::memory_order_relaxed) ||
+        (impl->budget_.cancel != nullptr &&
+         impl->budget_.cancel->load(std::memory_order_relaxed))) {
       impl->stop_reason_ = "the query was cancelled";
       return 1;
     }

@@ -31,6 +31,10 @@ struct EngineOptions {
 struct Budget {
   std::chrono::milliseconds timeout{0};  // wall-clock time; 0: no limit
   int64_t memory_bytes = 0;              // memory SQLite and the aggregates hold; 0: no limit
+  // Set (by another thread) to stop the statement with "cancelled": one connection's cancel
+  // (a PostgreSQL CancelRequest), where RequestInterrupt stops every engine. Not owned; null:
+  // none. The engine only reads it.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class Engine;

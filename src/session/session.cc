@@ -21,6 +21,7 @@
 #include "resource/kinds.h"
 #include "resource/names.h"
 #include "session/control_plane.h"
+#include "session/result_sink.h"
 #include "sql/ast/create_materialized_view_statement.h"
 #include "sql/ast/create_table_statement.h"
 #include "sql/ast/drop_statement.h"
@@ -327,12 +328,50 @@ Status Session::Execute(std::string_view text, bool is_command, std::string& out
   // What a session prints never shows a secret: database URLs and rendered connector
   // configurations carry passwords (ARCHITECTURE.md §4.16, docs/resources.md "Secrets").
   const size_t printed = out.size();
-  Status st = is_command ? Command(text, out, origin) : Statement(text, out, origin);
+  TextSink sink(out, properties_.output_format, flush_ ? &flush_ : nullptr);
+  Status st = is_command ? Command(text, sink, origin) : Statement(text, sink, origin);
   if (out.size() > printed) {
     std::string shown = RedactSecrets(std::string_view(out).substr(printed));
     out.resize(printed);
     out += shown;
   }
+  if (!st.ok()) return Status(st.code(), RedactSecrets(st.message()));
+  return st;
+}
+
+namespace {
+
+// Passes a statement's results on with secrets redacted from what it prints.
+class RedactingSink : public ResultSink {
+ public:
+  explicit RedactingSink(ResultSink& to) : to_(to) {}
+  Status Rows(std::unique_ptr<engine::Cursor> cursor) override {
+    return to_.Rows(std::move(cursor));
+  }
+  Status Table(const std::vector<ResultColumn>& columns,
+               const std::vector<std::vector<TableCell>>& rows) override {
+    std::vector<std::vector<TableCell>> shown = rows;
+    for (auto& row : shown) {
+      for (TableCell& cell : row) {
+        if (cell) cell = RedactSecrets(*cell);
+      }
+    }
+    return to_.Table(columns, shown);
+  }
+  void Text(std::string_view text) override { to_.Text(RedactSecrets(text)); }
+  void Warnings(std::string_view warnings) override { to_.Warnings(RedactSecrets(warnings)); }
+  void Complete(std::string_view tag) override { to_.Complete(tag); }
+
+ private:
+  ResultSink& to_;
+};
+
+}  // namespace
+
+Status Session::Execute(std::string_view text, bool is_command, ResultSink& sink,
+                        const SourceOrigin& origin) {
+  RedactingSink redacting(sink);
+  Status st = is_command ? Command(text, redacting, origin) : Statement(text, redacting, origin);
   if (!st.ok()) return Status(st.code(), RedactSecrets(st.message()));
   return st;
 }
@@ -364,7 +403,42 @@ std::optional<std::string_view> AfterWord(std::string_view text, std::string_vie
 
 }  // namespace
 
-Status Session::Statement(std::string_view text, std::string& out, const SourceOrigin& origin) {
+namespace {
+
+// The tag PostgreSQL clients expect of a DDL statement: its title without the object's name.
+std::string CommandTag(const sql::Statement& stmt) {
+  std::string title = sql::StatementTitle(stmt);
+  static constexpr std::string_view kObjects[] = {
+      "MATERIALIZED VIEW", "TABLE", "VIEW", "TRIGGER", "DATABASE", "FUNCTION", "CATALOG"};
+  for (std::string_view object : kObjects) {
+    const size_t at = title.find(object);
+    if (at != std::string::npos) return title.substr(0, at + object.size());
+  }
+  return title;
+}
+
+}  // namespace
+
+Result<std::optional<std::vector<ResultColumn>>> Session::ResultColumns(std::string_view text) {
+  using Columns = std::optional<std::vector<ResultColumn>>;
+  if (AfterWord(text, "EXPLAIN")) return Columns();
+  HOP_ASSIGN_OR_RETURN(sql::StatementPtr stmt, sql::ParseStatement(text));
+  if (stmt->kind == sql::StatementKind::kShow) {
+    return Columns(
+        std::vector<ResultColumn>{{"name", TextColumnType()}, {"value", TextColumnType()}});
+  }
+  if (stmt->kind != sql::StatementKind::kQuery) return Columns();
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
+  binder::Binder binder(*cat);
+  binder.SetStatement(stmt.get());
+  HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
+                       binder.BindQuery(*stmt->As<sql::QueryStatement>().query));
+  std::vector<ResultColumn> columns;
+  for (const catalog::Column& c : plan->row_type.columns) columns.push_back({c.name, c.type});
+  return Columns(std::move(columns));
+}
+
+Status Session::Statement(std::string_view text, ResultSink& sink, const SourceOrigin& origin) {
   if (auto rest = AfterWord(text, "EXPLAIN")) {
     const size_t offset = static_cast<size_t>(rest->data() - text.data());
     SourceOrigin at = origin;
@@ -380,7 +454,11 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
       }
     }
     at.prefix = prefix;
-    return Explain(*rest, out, at);
+    std::string out;
+    HOP_RETURN_IF_ERROR(Explain(*rest, out, at));
+    sink.Text(out);
+    sink.Complete("EXPLAIN");
+    return Status::OK();
   }
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
@@ -390,30 +468,68 @@ Status Session::Statement(std::string_view text, std::string& out, const SourceO
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
     HOP_ASSIGN_OR_RETURN(deploy::Outcome outcome, executor.Execute(*stmt));
-    out += outcome.Summary();
-    out += '\n';
-    if (!outcome.warnings.empty()) out += "Warnings:\n" + outcome.warnings + "\n";
-    out += LocalViewNote(*stmt);
+    sink.Text(outcome.Summary() + "\n");
+    if (!outcome.warnings.empty()) sink.Warnings(outcome.warnings);
+    if (std::string note = LocalViewNote(*stmt); !note.empty()) sink.Text(note);
+    sink.Complete(CommandTag(*stmt));
     return Status::OK();
   }
   switch (stmt->kind) {
     case sql::StatementKind::kSet: {
       const auto& set = stmt->As<sql::SetStatement>();
-      if (set.value_kind == sql::SettingValueKind::kDefault) return Reset(set.name);
-      return Set(set.name, set.value);
+      HOP_RETURN_IF_ERROR(set.value_kind == sql::SettingValueKind::kDefault
+                              ? Reset(set.name)
+                              : Set(set.name, set.value));
+      sink.Complete("SET");
+      return Status::OK();
     }
-    case sql::StatementKind::kReset: return Reset(stmt->As<sql::ResetStatement>().name);
-    case sql::StatementKind::kShow: return Show(stmt->As<sql::ShowStatement>().name, out);
-    case sql::StatementKind::kQuery: return Query(*stmt, out);
-    case sql::StatementKind::kInsert: return Insert(*stmt, out);
+    case sql::StatementKind::kReset:
+      HOP_RETURN_IF_ERROR(Reset(stmt->As<sql::ResetStatement>().name));
+      sink.Complete("RESET");
+      return Status::OK();
+    case sql::StatementKind::kShow:
+      HOP_RETURN_IF_ERROR(Show(stmt->As<sql::ShowStatement>().name, sink));
+      sink.Complete("SHOW");
+      return Status::OK();
+    case sql::StatementKind::kQuery: return Query(*stmt, sink);
+    case sql::StatementKind::kInsert: return Insert(*stmt, sink);
     default:
       return Status::InvalidArgument(
           fmt::format("{} is not executed by this version of hop yet", sql::StatementTitle(*stmt)));
   }
 }
 
-Status Session::Command(std::string_view text, std::string& out, const SourceOrigin& origin) {
+Status Session::Command(std::string_view text, ResultSink& sink, const SourceOrigin& origin) {
   auto [word, rest] = SplitCommand(text);
+  // Commands that print text; the others give their results in structure.
+  std::string out;
+  HOP_ASSIGN_OR_RETURN(bool printed, TextCommand(word, text, rest, out, origin));
+  if (printed) {
+    sink.Text(out);
+    sink.Complete(AsciiToUpper(word));
+    return Status::OK();
+  }
+  if (word == "tables") return Tables(rest, sink);
+  if (word == "schemas") return Schemas(sink);
+  if (word == "describe") return Describe(rest, sink);
+  if (word == "metrics") {
+    if (StartedControlPlane() == nullptr || !control_plane_->leading()) {
+      return Status::InvalidArgument("!metrics: this session does not run the operator");
+    }
+    std::vector<std::vector<TableCell>> rows;
+    for (auto& [name, value] : control_plane_->Metrics()) rows.push_back({name, value});
+    HOP_RETURN_IF_ERROR(
+        sink.Table({{"METRIC", TextColumnType()}, {"VALUE", TextColumnType()}}, rows));
+    sink.Complete("SELECT");
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      fmt::format("unknown command '!{}'; !help lists the commands", word));
+}
+
+Result<bool> Session::TextCommand(std::string_view word, std::string_view text,
+                                  std::string_view rest, std::string& out,
+                                  const SourceOrigin& origin) {
   if (word == "pipeline") {
     // The statement starts after the command word: keep positions true to the file.
     size_t offset = static_cast<size_t>(rest.data() - text.data());
@@ -421,7 +537,8 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
     at.column += static_cast<uint32_t>(offset);
     std::string prefix = std::string(origin.prefix) + std::string(text.substr(0, offset));
     at.prefix = prefix;
-    return Pipeline(rest, out, at);
+    HOP_RETURN_IF_ERROR(Pipeline(rest, out, at));
+    return true;
   }
   if (word == "specify" || word == "spec") {
     size_t offset = static_cast<size_t>(rest.data() - text.data());
@@ -429,7 +546,8 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
     at.column += static_cast<uint32_t>(offset);
     std::string prefix = std::string(origin.prefix) + std::string(text.substr(0, offset));
     at.prefix = prefix;
-    return Specify(rest, out, at);
+    HOP_RETURN_IF_ERROR(Specify(rest, out, at));
+    return true;
   }
   if (word == "plan") {
     size_t offset = static_cast<size_t>(rest.data() - text.data());
@@ -438,28 +556,22 @@ Status Session::Command(std::string_view text, std::string& out, const SourceOri
     std::string prefix = std::string(origin.prefix) + std::string(text.substr(0, offset));
     at.prefix = prefix;
     if (rest.empty()) return Status::InvalidArgument("!plan needs a query, e.g. !plan SELECT ...");
-    return Explain(rest, out, at);
+    HOP_RETURN_IF_ERROR(Explain(rest, out, at));
+    return true;
   }
-  if (word == "resolve") return Resolve(rest, out);
-  if (word == "tables") return Tables(rest, out);
-  if (word == "schemas") return Schemas(out);
-  if (word == "describe") return Describe(rest, out);
+  if (word == "resolve") {
+    HOP_RETURN_IF_ERROR(Resolve(rest, out));
+    return true;
+  }
   if (word == "help") {
     out += kHelp;
-    return Status::OK();
+    return true;
   }
-  if (word == "wait") return Wait(rest, out);
-  if (word == "metrics") {
-    if (StartedControlPlane() == nullptr || !control_plane_->leading()) {
-      return Status::InvalidArgument("!metrics: this session does not run the operator");
-    }
-    std::vector<std::vector<TableCell>> rows;
-    for (auto& [name, value] : control_plane_->Metrics()) rows.push_back({name, value});
-    out += FormatTable({"METRIC", "VALUE"}, rows);
-    return Status::OK();
+  if (word == "wait") {
+    HOP_RETURN_IF_ERROR(Wait(rest, out));
+    return true;
   }
-  return Status::InvalidArgument(
-      fmt::format("unknown command '!{}'; !help lists the commands", word));
+  return false;
 }
 
 namespace {
@@ -645,7 +757,7 @@ Status Session::Resolve(std::string_view arg, std::string& out) {
   return Status::OK();
 }
 
-Status Session::Tables(std::string_view arg, std::string& out) {
+Status Session::Tables(std::string_view arg, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   std::string filter = Utf8ToUpper(arg);
   std::vector<std::vector<TableCell>> rows;
@@ -674,12 +786,15 @@ Status Session::Tables(std::string_view arg, std::string& out) {
                       s->database.empty() ? TableCell() : TableCell(s->database)});
     }
   }
-  out += FormatTable({"SCHEMA", "TABLE", "TYPE", "DATABASE"}, rows);
-  for (const std::string& why : unlisted) out += "not listed: " + why + "\n";
+  const sql::DataType text = TextColumnType();
+  HOP_RETURN_IF_ERROR(
+      sink.Table({{"SCHEMA", text}, {"TABLE", text}, {"TYPE", text}, {"DATABASE", text}}, rows));
+  for (const std::string& why : unlisted) sink.Text("not listed: " + why + "\n");
+  sink.Complete("SELECT");
   return Status::OK();
 }
 
-Status Session::Schemas(std::string& out) {
+Status Session::Schemas(ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   std::vector<std::vector<TableCell>> rows;
   for (const catalog::Schema* s : cat.Schemas()) {
@@ -688,11 +803,15 @@ Status Session::Schemas(std::string& out) {
                     s->url.empty() ? TableCell() : TableCell(RedactSecrets(s->url)),
                     s->status.ok() ? TableCell("OK") : TableCell(s->status.ToString())});
   }
-  out += FormatTable({"CATALOG", "SCHEMA", "DATABASE", "URL", "STATUS"}, rows);
+  const sql::DataType text = TextColumnType();
+  HOP_RETURN_IF_ERROR(sink.Table(
+      {{"CATALOG", text}, {"SCHEMA", text}, {"DATABASE", text}, {"URL", text}, {"STATUS", text}},
+      rows));
+  sink.Complete("SELECT");
   return Status::OK();
 }
 
-Status Session::Describe(std::string_view arg, std::string& out) {
+Status Session::Describe(std::string_view arg, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitTableName(arg));
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   UnquotedFallback(cat, arg, path);
@@ -723,7 +842,14 @@ Status Session::Describe(std::string_view arg, std::string& out) {
                     t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
                     binder::IsNullable(t) ? "YES" : "NO"});
   }
-  out += FormatTable({"columnName", "typeName", "columnSize", "columnScale", "isNullable"}, rows);
+  const sql::DataType text = TextColumnType();
+  HOP_RETURN_IF_ERROR(sink.Table({{"columnName", text},
+                                  {"typeName", text},
+                                  {"columnSize", sql::DataType(sql::TypeName::kInteger)},
+                                  {"columnScale", sql::DataType(sql::TypeName::kInteger)},
+                                  {"isNullable", text}},
+                                 rows));
+  sink.Complete("SELECT");
   return Status::OK();
 }
 
@@ -785,6 +911,7 @@ Status Session::Reset(std::string_view name) {
     defaults.clock = properties_.clock;
     defaults.provisioners = properties_.provisioners;
     defaults.state_dir = properties_.state_dir;
+    defaults.budget.cancel = properties_.budget.cancel;
     properties_ = defaults;
   } else if (key == "namespace" || key == "k8s.namespace") {
     properties_.namespace_name = defaults.namespace_name;
@@ -806,7 +933,7 @@ Status Session::Reset(std::string_view name) {
   return Status::OK();
 }
 
-Status Session::Show(std::string_view name, std::string& out) {
+Status Session::Show(std::string_view name, ResultSink& sink) {
   std::vector<std::vector<TableCell>> rows;
   std::string key = AsciiToLower(name);
   auto row = [&](std::string n, std::string v) {
@@ -826,8 +953,7 @@ Status Session::Show(std::string_view name, std::string& out) {
   if (rows.empty()) {
     return Status::InvalidArgument(fmt::format("unknown setting '{}' ({})", name, kSettings));
   }
-  out += FormatTable({"name", "value"}, rows);
-  return Status::OK();
+  return sink.Table({{"name", TextColumnType()}, {"value", TextColumnType()}}, rows);
 }
 
 // ---- queries --------------------------------------------------------------------------------
@@ -871,7 +997,7 @@ Result<engine::Engine*> Session::Engine() {
   return engine_.get();
 }
 
-Status Session::Query(const sql::Statement& stmt, std::string& out) {
+Status Session::Query(const sql::Statement& stmt, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
   binder::Binder binder(*cat);
   binder.SetStatement(&stmt);
@@ -879,10 +1005,12 @@ Status Session::Query(const sql::Statement& stmt, std::string& out) {
                        binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
   HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
   HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*cat, *plan, properties_.budget));
-  return engine::WriteResult(*cursor, properties_.output_format, out, flush_).status();
+  HOP_RETURN_IF_ERROR(sink.Rows(std::move(cursor)));
+  sink.Complete("SELECT");
+  return Status::OK();
 }
 
-Status Session::Insert(const sql::Statement& stmt, std::string& out) {
+Status Session::Insert(const sql::Statement& stmt, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
   binder::Binder binder(*cat);
   binder.SetStatement(&stmt);
@@ -894,7 +1022,9 @@ Status Session::Insert(const sql::Statement& stmt, std::string& out) {
     // UTIL.PRINT prints what is inserted into it.
     HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
     HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*cat, *insert.query, properties_.budget));
-    return engine::WriteResult(*cursor, properties_.output_format, out, flush_).status();
+    HOP_RETURN_IF_ERROR(sink.Rows(std::move(cursor)));
+    sink.Complete("SELECT");
+    return Status::OK();
   }
   if (schema->adapter == catalog::Adapter::kSystem) {
     return Status::InvalidArgument(fmt::format(
@@ -913,8 +1043,9 @@ Status Session::Insert(const sql::Statement& stmt, std::string& out) {
   }
   HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
   HOP_ASSIGN_OR_RETURN(int64_t rows, e->Insert(*cat, insert, properties_.budget));
-  out += fmt::format("INSERT INTO {}: {} {} inserted\n", target.QualifiedName(), rows,
-                     rows == 1 ? "row" : "rows");
+  sink.Text(fmt::format("INSERT INTO {}: {} {} inserted\n", target.QualifiedName(), rows,
+                        rows == 1 ? "row" : "rows"));
+  sink.Complete(fmt::format("INSERT 0 {}", rows));
   return Status::OK();
 }
 

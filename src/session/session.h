@@ -27,6 +27,7 @@
 #include "engine/engine.h"
 #include "engine/output.h"
 #include "planner/planner.h"
+#include "session/result_sink.h"
 #include "sql/ast/statement.h"
 #include "store/store.h"
 #include "template/value.h"
@@ -69,6 +70,15 @@ class Session {
   // appending what it prints to `out`. `origin` places the text in its file for error messages.
   Status Execute(std::string_view text, bool is_command, std::string& out,
                  const SourceOrigin& origin = {});
+  // The same, giving the results in structure to `sink` (result_sink.h): what a wire protocol
+  // sends. Printed text, tables and errors are redacted; query rows are the sink's to redact.
+  // One statement at a time per session: not thread-safe.
+  Status Execute(std::string_view text, bool is_command, ResultSink& sink,
+                 const SourceOrigin& origin = {});
+  // The columns statement `text` gives rows of, found by binding it without running it: a
+  // query's, SHOW's; nullopt for a statement that gives no rows. Errors: the statement's
+  // parse or bind error.
+  Result<std::optional<std::vector<ResultColumn>>> ResultColumns(std::string_view text);
 
   // Runs a script of statements and commands, writing output and errors to the callbacks; stops
   // at nothing (every item runs). Returns the number of items that failed.
@@ -94,8 +104,11 @@ class Session {
   void set_output_flush(std::function<void(std::string&)> flush) { flush_ = std::move(flush); }
 
  private:
-  Status Statement(std::string_view text, std::string& out, const SourceOrigin& origin);
-  Status Command(std::string_view text, std::string& out, const SourceOrigin& origin);
+  Status Statement(std::string_view text, ResultSink& sink, const SourceOrigin& origin);
+  Status Command(std::string_view text, ResultSink& sink, const SourceOrigin& origin);
+  // The commands whose result is text: runs `word` if it is one of them (true), else false.
+  Result<bool> TextCommand(std::string_view word, std::string_view text, std::string_view rest,
+                           std::string& out, const SourceOrigin& origin);
   // The options DDL runs with, including the namespace's catalog, kept current across
   // statements.
   Result<deploy::ExecuteOptions> ExecuteOptions();
@@ -104,16 +117,16 @@ class Session {
   Status Pipeline(std::string_view text, std::string& out, const SourceOrigin& origin);
   Status Specify(std::string_view text, std::string& out, const SourceOrigin& origin);
   Status Resolve(std::string_view arg, std::string& out);
-  Status Tables(std::string_view arg, std::string& out);
-  Status Schemas(std::string& out);
-  Status Describe(std::string_view arg, std::string& out);
+  Status Tables(std::string_view arg, ResultSink& sink);
+  Status Schemas(ResultSink& sink);
+  Status Describe(std::string_view arg, ResultSink& sink);
   Status Set(std::string_view name, std::string_view value);
   Status Reset(std::string_view name);
-  Status Show(std::string_view name, std::string& out);
+  Status Show(std::string_view name, ResultSink& sink);
   Status Wait(std::string_view arg, std::string& out);
   // Queries, EXPLAIN and INSERT on the local engine.
-  Status Query(const sql::Statement& stmt, std::string& out);
-  Status Insert(const sql::Statement& stmt, std::string& out);
+  Status Query(const sql::Statement& stmt, ResultSink& sink);
+  Status Insert(const sql::Statement& stmt, ResultSink& sink);
   Status Explain(std::string_view text, std::string& out, const SourceOrigin& origin);
   // What a user is told after creating a materialized view hop refreshes (its table is in a
   // local database): when its rows come; "" for other statements.

@@ -1,0 +1,119 @@
+#include "server/pg_protocol.h"
+
+#include <gtest/gtest.h>
+
+namespace hop::server {
+namespace {
+
+std::string Be32(uint32_t v) {
+  std::string s;
+  for (int shift = 24; shift >= 0; shift -= 8) s += static_cast<char>((v >> shift) & 0xff);
+  return s;
+}
+std::string Be16(uint16_t v) {
+  return std::string{static_cast<char>(v >> 8), static_cast<char>(v)};
+}
+
+TEST(PgProtocolTest, DecodesStartupPackets) {
+  auto p = DecodeStartup(Be32(kProtocolVersion3) + std::string("user\0bob\0database\0db\0\0", 22));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->kind, StartupPacket::Kind::kStartup);
+  EXPECT_EQ(p->Parameter("user"), "bob");
+  EXPECT_EQ(p->Parameter("database"), "db");
+  EXPECT_EQ(DecodeStartup(Be32(kSslRequestCode))->kind, StartupPacket::Kind::kSsl);
+  EXPECT_EQ(DecodeStartup(Be32(kGssEncRequestCode))->kind, StartupPacket::Kind::kGssEnc);
+  auto c = DecodeStartup(Be32(kCancelRequestCode) + Be32(7) + Be32(0xdeadbeef));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->process_id, 7);
+  EXPECT_EQ(static_cast<uint32_t>(c->secret_key), 0xdeadbeefu);
+}
+
+TEST(PgProtocolTest, RefusesMalformedStartupPackets) {
+  const std::string kCases[] = {
+      "",                                                       // no version
+      Be32(kProtocolVersion3) + std::string("user\0bob", 8),    // no NUL at the end
+      Be32(kProtocolVersion3) + std::string("user\0bob\0", 9),  // no closing NUL
+      Be32(kSslRequestCode) + "x",                              // bytes past the end
+      Be32(kCancelRequestCode) + Be32(1),                       // short
+      Be32(0x00020000),                                         // protocol 2.0
+  };
+  for (const std::string& body : kCases) {
+    EXPECT_FALSE(DecodeStartup(body).ok()) << ::testing::PrintToString(body);
+  }
+  EXPECT_EQ(DecodeStartup(Be32(0x00020000)).status().message(),
+            "unsupported frontend protocol 2.0: hop serves protocol 3.0");
+  EXPECT_FALSE(StartupLength(Be32(4), 10000).ok());
+  EXPECT_FALSE(StartupLength(Be32(20000), 10000).ok());
+  EXPECT_EQ(*StartupLength(Be32(8), 10000), 8u);
+}
+
+TEST(PgProtocolTest, MessageLengthsAreBounded) {
+  EXPECT_FALSE(MessageBodyLength(Be32(3), 100).ok());
+  EXPECT_FALSE(MessageBodyLength(Be32(0xffffffff), 100).ok());
+  EXPECT_EQ(*MessageBodyLength(Be32(104), 100), 100u);
+  EXPECT_FALSE(MessageBodyLength(Be32(105), 100).ok());
+}
+
+TEST(PgProtocolTest, DecodesExtendedProtocolMessages) {
+  auto parse = DecodeParse(std::string("s1\0SELECT $1\0", 13) + Be16(1) + Be32(23));
+  ASSERT_TRUE(parse.ok()) << parse.status().ToString();
+  EXPECT_EQ(parse->statement, "s1");
+  EXPECT_EQ(parse->query, "SELECT $1");
+  EXPECT_EQ(parse->param_types, std::vector<uint32_t>{23});
+
+  auto bind = DecodeBind(std::string("p\0s1\0", 5) + Be16(1) + Be16(1) + Be16(2) + Be32(4) +
+                         Be32(42) + Be32(0xffffffff) + Be16(0));
+  ASSERT_TRUE(bind.ok()) << bind.status().ToString();
+  EXPECT_EQ(bind->portal, "p");
+  ASSERT_EQ(bind->params.size(), 2u);
+  EXPECT_EQ(*bind->params[0], Be32(42));
+  EXPECT_FALSE(bind->params[1].has_value());
+
+  EXPECT_EQ(DecodeExecute(std::string("p\0", 2) + Be32(10))->max_rows, 10);
+  EXPECT_EQ(DecodeTarget(std::string("Sname\0", 6), "Describe")->name, "name");
+  EXPECT_FALSE(DecodeTarget(std::string("Xname\0", 6), "Describe").ok());
+}
+
+TEST(PgProtocolTest, RefusesBindsThatDoNotAddUp) {
+  const std::string kCases[] = {
+      // a parameter longer than the message
+      std::string("\0\0", 2) + Be16(0) + Be16(1) + Be32(1000) + "ab",
+      // a negative length other than -1
+      std::string("\0\0", 2) + Be16(0) + Be16(1) + Be32(0xfffffffe) + Be16(0),
+      // two formats for one parameter
+      std::string("\0\0", 2) + Be16(2) + Be16(0) + Be16(0) + Be16(1) + Be32(0) + Be16(0),
+      // a format code that is neither 0 nor 1
+      std::string("\0\0", 2) + Be16(1) + Be16(7) + Be16(0) + Be16(0),
+      // a negative count
+      std::string("\0\0", 2) + Be16(0xffff),
+  };
+  for (const std::string& body : kCases) {
+    auto r = DecodeBind(body);
+    ASSERT_FALSE(r.ok()) << ::testing::PrintToString(body);
+    EXPECT_EQ(r.status().message().rfind("protocol violation", 0), 0u) << r.status().ToString();
+  }
+}
+
+TEST(PgProtocolTest, WritesMessagesWithTheirLengths) {
+  std::string out;
+  Writer(out).Begin('Z').Int8('I').End();
+  EXPECT_EQ(out, std::string("Z\0\0\0\x05I", 6));
+}
+
+TEST(PgProtocolTest, MapsEveryCodeToASqlState) {
+  EXPECT_EQ(SqlState(StatusCode::kParse), "42601");
+  EXPECT_EQ(SqlState(StatusCode::kCatalogNotFound), "42P01");
+  EXPECT_EQ(SqlState(StatusCode::kInternal), "XX000");
+  ErrorFields f =
+      ErrorOf(Status::ParseError("Unexpected 'FROM' at line 1, column 8\nSELECT FROM\n       ^"),
+              "SELECT FROM");
+  EXPECT_EQ(f.sqlstate, "42601");
+  EXPECT_EQ(f.message, "Parse Error: Unexpected 'FROM' at line 1, column 8");
+  EXPECT_EQ(f.position, 8);
+  // Positions count characters, on the statement's line of the whole query.
+  f = ErrorOf(Status::ParseError("x at line 2, column 3"), "SELECT 'é';\nXYZ");
+  EXPECT_EQ(f.position, 15);
+}
+
+}  // namespace
+}  // namespace hop::server

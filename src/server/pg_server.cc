@@ -1,0 +1,1397 @@
+// The PostgreSQL wire server: listener, connections, and the protocol's state machine
+// (pg_server.h, docs/pgwire.md).
+#include "server/pg_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "catalog/pg_types.h"
+#include "common/log.h"
+#include "common/redact.h"
+#include "common/strings.h"
+#include "server/pg_protocol.h"
+#include "server/pg_values.h"
+#include "sql/lexer.h"
+#include "sql/script.h"
+
+namespace hop::server {
+
+namespace {
+
+constexpr uint32_t kMaxStartupBytes = 10000;
+constexpr size_t kSendChunk = 64 * 1024;
+
+// Why a connection ends: the client went away, broke the protocol, timed out, or the server
+// stops.
+enum class Stop { kNone, kClosed, kTimeout, kShutdown };
+
+std::string ServerVersion() { return "15.0 (hop)"; }
+
+constexpr std::string_view kAborted =
+    "current transaction is aborted, commands ignored until end of transaction block";
+
+}  // namespace
+
+bool IsLoopbackAddress(std::string_view address) {
+  if (address == "localhost") return true;
+  const std::string a(address);
+  in_addr v4{};
+  if (inet_pton(AF_INET, a.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, a.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
+}
+
+class Connection;
+
+class PgServer::Impl {
+ public:
+  Impl(store::Store& store, PgServerOptions options)
+      : store_(store), options_(std::move(options)) {}
+  ~Impl() {
+    Stop();
+    if (tls_ != nullptr) SSL_CTX_free(tls_);
+  }
+  Status LoadTls();
+
+  Status Listen();
+  void Stop();
+  int port() const { return port_; }
+
+  // The connection's side of the registry.
+  void Cancel(int32_t pid, int32_t key);
+  void Finished(Connection* c);
+
+  store::Store& store_;
+  PgServerOptions options_;
+  std::optional<PgUsers> users_;
+  SSL_CTX* tls_ = nullptr;  // owned; null without --pg-cert
+  int listen_fd_ = -1;
+  int port_ = 0;
+  // Readable once the server stops: every thread polls it beside its socket.
+  int stop_pipe_[2] = {-1, -1};
+  std::thread acceptor_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int32_t> next_pid_{1000};
+
+  std::mutex mu_;
+  std::map<int32_t, Connection*> connections_;                // guarded by mu_
+  std::vector<std::thread> finished_;                         // threads to join; guarded by mu_
+  std::map<Connection*, std::thread> threads_;                // guarded by mu_
+  std::map<Connection*, std::unique_ptr<Connection>> owned_;  // guarded by mu_
+
+ private:
+  void Accept();
+  void Reap();
+};
+
+namespace {
+
+// One statement's results as the protocol reads them: its columns, then its rows from a cursor
+// or a table, read in as many Executes as the client asks for, then its tag.
+struct Pending {
+  bool has_rows = false;
+  std::vector<session::ResultColumn> columns;
+  std::unique_ptr<engine::Cursor> cursor;
+  std::vector<std::vector<TableCell>> table;
+  size_t next_row = 0;
+  std::vector<std::pair<std::string, std::string>> notices;  // severity, text
+  std::string tag;
+  int64_t sent = 0;
+  bool done = false;  // every row sent
+};
+
+class CaptureSink : public session::ResultSink {
+ public:
+  explicit CaptureSink(Pending& p) : p_(p) {}
+  Status Rows(std::unique_ptr<engine::Cursor> cursor) override {
+    p_.has_rows = true;
+    p_.columns.clear();
+    for (size_t i = 0; i < cursor->names().size(); ++i) {
+      p_.columns.push_back({cursor->names()[i], cursor->reps()[i].type});
+    }
+    p_.cursor = std::move(cursor);
+    return Status::OK();
+  }
+  Status Table(const std::vector<session::ResultColumn>& columns,
+               const std::vector<std::vector<TableCell>>& rows) override {
+    p_.has_rows = true;
+    p_.columns = columns;
+    p_.table = rows;
+    return Status::OK();
+  }
+  void Text(std::string_view text) override {
+    std::string_view t = text;
+    while (!t.empty() && t.back() == '\n') t.remove_suffix(1);
+    if (!t.empty()) p_.notices.emplace_back("INFO", std::string(t));
+  }
+  void Warnings(std::string_view warnings) override {
+    std::string_view t = warnings;
+    while (!t.empty() && t.back() == '\n') t.remove_suffix(1);
+    if (!t.empty()) p_.notices.emplace_back("WARNING", std::string(t));
+  }
+  void Complete(std::string_view tag) override { p_.tag = std::string(tag); }
+
+ private:
+  Pending& p_;
+};
+
+struct Prepared {
+  std::string query;
+  std::vector<uint32_t> param_types;
+  int params = 0;
+};
+
+struct Portal {
+  std::string query;  // with its parameters substituted
+  std::vector<int16_t> result_formats;
+  std::optional<Pending> pending;  // once it ran
+  bool closed = false;             // its rows were dropped for another statement
+};
+
+// PostgreSQL settings clients send at connect: accepted when hop behaves as they ask.
+struct ClientSetting {
+  std::string_view name;
+  // Whether `value` (lower case, unquoted) is what hop does; null: any value.
+  bool (*accepts)(std::string_view value);
+  std::string_view does;  // what hop does, for the refusal
+};
+
+bool AcceptsUtf8(std::string_view v) { return v == "utf8" || v == "utf-8" || v == "unicode"; }
+bool AcceptsIso(std::string_view v) { return v.find("iso") != std::string_view::npos; }
+bool AcceptsUtc(std::string_view v) {
+  return v == "utc" || v == "gmt" || v == "etc/utc" || v == "z" || v == "0" || v == "+00" ||
+         v == "00:00" || v == "+00:00" || v == "zulu";
+}
+bool AcceptsOn(std::string_view v) { return v == "on" || v == "true" || v == "1"; }
+bool AcceptsPostgres(std::string_view v) { return v == "postgres"; }
+
+constexpr ClientSetting kClientSettings[] = {
+    {"application_name", nullptr, ""},
+    {"extra_float_digits", nullptr, ""},
+    {"client_min_messages", nullptr, ""},
+    {"statement_timeout", nullptr, ""},
+    {"lock_timeout", nullptr, ""},
+    {"idle_in_transaction_session_timeout", nullptr, ""},
+    {"search_path", nullptr, ""},
+    {"client_encoding", AcceptsUtf8, "UTF8"},
+    {"datestyle", AcceptsIso, "ISO, MDY"},
+    {"timezone", AcceptsUtc, "UTC"},
+    {"standard_conforming_strings", AcceptsOn, "on"},
+    {"intervalstyle", AcceptsPostgres, "postgres"},
+};
+
+const ClientSetting* FindClientSetting(std::string_view name) {
+  for (const ClientSetting& s : kClientSettings) {
+    if (EqualsIgnoreCase(s.name, name)) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+class Connection {
+ public:
+  Connection(PgServer::Impl& server, int fd) : server_(server), fd_(fd), pid_(server.next_pid_++) {
+    const std::string key = RandomBytes(4);
+    std::memcpy(&secret_, key.data(), 4);
+  }
+  ~Connection() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+    close(fd_);
+  }
+
+  void Run();
+  int32_t pid() const { return pid_; }
+  int32_t secret() const { return secret_; }
+  // Asks the running statement to stop (a CancelRequest); idle: nothing.
+  void Cancel() {
+    if (running_.load()) cancel_.store(true);
+  }
+
+ private:
+  // ---- bytes ----
+  // Reads exactly `n` bytes; `timeout` 0: wait as long as it takes.
+  Stop ReadExact(char* buf, size_t n, std::chrono::milliseconds timeout);
+  Stop Flush();
+  void Fatal(std::string_view sqlstate, std::string_view message) {
+    ErrorFields f;
+    f.severity = "FATAL";
+    f.sqlstate = std::string(sqlstate);
+    f.message = std::string(message);
+    WriteError(out_, f);
+    Flush();
+  }
+  void FlushIfFull() {
+    if (out_.size() >= kSendChunk) Flush();
+  }
+
+  // ---- phases ----
+  bool Startup();
+  bool Authenticate(const std::string& user);
+  // Reads one authentication message ('p').
+  Result<std::string> ReadPasswordMessage();
+  void ReadyForQuery();
+
+  // ---- statements ----
+  void SimpleQuery(const std::string& query);
+  // Runs one statement into `p`; a transaction control statement or a client setting is
+  // answered here. Errors are the statement's.
+  Status Run(std::string_view text, Pending& p, const SourceOrigin& origin);
+  std::optional<Status> TransactionControl(std::string_view text, Pending& p);
+  // `apply` false: only what it would give (Describe).
+  std::optional<Status> ClientSettingStatement(std::string_view text, Pending& p,
+                                               bool apply = true);
+  // Whether `text` is BEGIN, COMMIT, ROLLBACK or one of their synonyms.
+  static bool IsTransactionControl(std::string_view text);
+  void SendRowDescription(const std::vector<session::ResultColumn>& columns,
+                          const std::vector<int16_t>& formats);
+  // Sends up to `max_rows` rows (0: all); false when rows remain.
+  Result<bool> SendRows(Pending& p, const std::vector<int16_t>& formats, int32_t max_rows);
+  void SendNotices(Pending& p);
+  void SendComplete(const Pending& p);
+  void SendError(const Status& st, std::string_view query = {}, size_t offset = 0);
+  // Drops every portal's cursor: the session is about to run another statement.
+  void DropCursors();
+
+  // While a statement runs or its rows are read, a CancelRequest stops it.
+  class Running {
+   public:
+    explicit Running(Connection& c) : c_(c) {
+      c_.cancel_.store(false);
+      c_.running_.store(true);
+    }
+    ~Running() { c_.running_.store(false); }
+
+   private:
+    Connection& c_;
+  };
+
+  // ---- extended protocol ----
+  Status ParseMsg(std::string_view body);
+  Status BindMsg(std::string_view body);
+  Status DescribeMsg(std::string_view body);
+  Status ExecuteMsg(std::string_view body);
+  Status CloseMsg(std::string_view body);
+  Status StartPortal(Portal& portal);
+
+  // The TLS handshake after an SSLRequest answered 'S'; false when it failed.
+  bool StartTls();
+
+  PgServer::Impl& server_;
+  int fd_;
+  SSL* ssl_ = nullptr;  // once TLS is on
+  int32_t pid_;
+  int32_t secret_ = 0;
+  std::string out_;
+  std::string user_;
+  std::string database_;
+  std::string application_name_;
+  std::unique_ptr<session::Session> session_;
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> running_{false};
+  char transaction_ = 'I';  // I idle, T in a block, E in a failed block
+  bool block_wrote_ = false;
+  std::map<std::string, Prepared> statements_;
+  std::map<std::string, Portal> portals_;
+  bool skip_to_sync_ = false;  // after an error in the extended protocol
+};
+
+Stop Connection::ReadExact(char* buf, size_t n, std::chrono::milliseconds timeout) {
+  size_t got = 0;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (got < n) {
+    if (ssl_ != nullptr && SSL_pending(ssl_) > 0) {
+      const int k = SSL_read(ssl_, buf + got, static_cast<int>(std::min<size_t>(n - got, 1 << 30)));
+      if (k <= 0) return Stop::kClosed;
+      got += static_cast<size_t>(k);
+      continue;
+    }
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {server_.stop_pipe_[0], POLLIN, 0}};
+    int wait = -1;
+    if (timeout.count() > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return Stop::kTimeout;
+      wait = static_cast<int>(std::min<int64_t>(left.count(), 1 << 30));
+    }
+    const int r = poll(fds, 2, wait);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Stop::kClosed;
+    }
+    if (r == 0) return Stop::kTimeout;
+    if (fds[1].revents != 0) return Stop::kShutdown;
+    if (ssl_ != nullptr) {
+      const int k = SSL_read(ssl_, buf + got, static_cast<int>(std::min<size_t>(n - got, 1 << 30)));
+      if (k <= 0) {
+        const int e = SSL_get_error(ssl_, k);
+        // A record not whole yet: the socket's short receive timeout came first.
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
+        return Stop::kClosed;
+      }
+      got += static_cast<size_t>(k);
+      continue;
+    }
+    const ssize_t k = recv(fd_, buf + got, n - got, 0);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k <= 0) return Stop::kClosed;
+    got += static_cast<size_t>(k);
+  }
+  return Stop::kNone;
+}
+
+Stop Connection::Flush() {
+  size_t sent = 0;
+  while (ssl_ != nullptr && sent < out_.size()) {
+    const int k = SSL_write(ssl_, out_.data() + sent,
+                            static_cast<int>(std::min<size_t>(out_.size() - sent, 1 << 30)));
+    if (k <= 0) {
+      const int e = SSL_get_error(ssl_, k);
+      if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
+        if (server_.stopping_.load()) break;
+        continue;
+      }
+      out_.clear();
+      return Stop::kClosed;
+    }
+    sent += static_cast<size_t>(k);
+  }
+  while (ssl_ == nullptr && sent < out_.size()) {
+    const ssize_t k = send(fd_, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && errno == EAGAIN) {
+      pollfd fds[2] = {{fd_, POLLOUT, 0}, {server_.stop_pipe_[0], POLLIN, 0}};
+      poll(fds, 2, -1);
+      if (fds[1].revents != 0) {
+        out_.clear();
+        return Stop::kShutdown;
+      }
+      continue;
+    }
+    if (k <= 0) {
+      out_.clear();
+      return Stop::kClosed;
+    }
+    sent += static_cast<size_t>(k);
+  }
+  out_.clear();
+  return Stop::kNone;
+}
+
+bool Connection::Startup() {
+  const auto timeout = server_.options_.message_timeout;
+  for (int round = 0; round < 3; ++round) {
+    char head[4];
+    if (ReadExact(head, 4, timeout) != Stop::kNone) return false;
+    auto length = StartupLength(std::string_view(head, 4), kMaxStartupBytes);
+    if (!length.ok()) {
+      Fatal("08P01", length.status().message());
+      return false;
+    }
+    std::string body(*length - 4, '\0');
+    if (ReadExact(body.data(), body.size(), timeout) != Stop::kNone) return false;
+    auto packet = DecodeStartup(body);
+    if (!packet.ok()) {
+      Fatal(packet.status().message().rfind("unsupported", 0) == 0 ? "0A000" : "08P01",
+            packet.status().message());
+      return false;
+    }
+    switch (packet->kind) {
+      case StartupPacket::Kind::kSsl:
+        if (server_.tls_ != nullptr && ssl_ == nullptr) {
+          out_ += 'S';
+          if (Flush() != Stop::kNone || !StartTls()) return false;
+          continue;
+        }
+        if (ssl_ != nullptr) {
+          Fatal("08P01", "protocol violation: SSLRequest inside TLS");
+          return false;
+        }
+        out_ += 'N';  // no certificate: the client goes on in the clear or gives up
+        if (Flush() != Stop::kNone) return false;
+        continue;
+      case StartupPacket::Kind::kGssEnc:
+        out_ += 'N';  // no Kerberos
+        if (Flush() != Stop::kNone) return false;
+        continue;
+      case StartupPacket::Kind::kCancel:
+        server_.Cancel(packet->process_id, packet->secret_key);
+        return false;  // a cancel gets no answer: the connection just closes
+      case StartupPacket::Kind::kStartup: break;
+    }
+    user_ = packet->Parameter("user");
+    database_ = packet->Parameter("database");
+    if (database_.empty()) database_ = user_;
+    application_name_ = packet->Parameter("application_name");
+    if (user_.empty()) {
+      Fatal("28000", "no PostgreSQL user name specified in startup packet");
+      return false;
+    }
+    // `options` (-c name=value) may carry client settings; those hop does not do are refused.
+    const std::string options = packet->Parameter("options");
+    if (!options.empty()) {
+      std::string_view rest = options;
+      while (!rest.empty()) {
+        const size_t c = rest.find("-c");
+        if (c == std::string_view::npos) break;
+        rest.remove_prefix(c + 2);
+        while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+        const size_t end = rest.find(' ');
+        std::string_view pair = rest.substr(0, end);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+        const size_t eq = pair.find('=');
+        if (eq == std::string_view::npos) continue;
+        const ClientSetting* s = FindClientSetting(pair.substr(0, eq));
+        const std::string value = AsciiToLower(pair.substr(eq + 1));
+        if (s == nullptr) {
+          Fatal("42704", fmt::format("unrecognized configuration parameter \"{}\" in options "
+                                     "(hop accepts the settings docs/pgwire.md lists)",
+                                     pair.substr(0, eq)));
+          return false;
+        }
+        if (s->accepts != nullptr && !s->accepts(value)) {
+          Fatal("22023", fmt::format("hop only does {} = {}", s->name, s->does));
+          return false;
+        }
+        if (EqualsIgnoreCase(s->name, "application_name")) {
+          application_name_ = std::string(pair.substr(eq + 1));
+        }
+      }
+    }
+    for (const auto& [k, v] : packet->parameters) {
+      const ClientSetting* s = FindClientSetting(k);
+      if (s != nullptr && s->accepts != nullptr && !s->accepts(AsciiToLower(v))) {
+        Fatal("22023", fmt::format("hop only does {} = {}", s->name, s->does));
+        return false;
+      }
+    }
+    return true;
+  }
+  Fatal("08P01", "too many SSL or GSSENC requests");
+  return false;
+}
+
+bool Connection::StartTls() {
+  // Reads and writes time out after a second, so that a TLS record that is not whole yet
+  // returns to the loops that watch the message timeout and the server's stop.
+  timeval tv{1, 0};
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  ssl_ = SSL_new(server_.tls_);
+  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return false;
+  const auto deadline = std::chrono::steady_clock::now() + server_.options_.message_timeout;
+  for (;;) {
+    const int r = SSL_accept(ssl_);
+    if (r == 1) return true;
+    const int e = SSL_get_error(ssl_, r);
+    if ((e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) ||
+        std::chrono::steady_clock::now() > deadline || server_.stopping_.load()) {
+      ERR_clear_error();
+      return false;  // nothing can be said to a client whose handshake failed
+    }
+  }
+}
+
+Result<std::string> Connection::ReadPasswordMessage() {
+  const auto timeout = server_.options_.message_timeout;
+  char head[5];
+  if (ReadExact(head, 5, timeout) != Stop::kNone) {
+    return Status::Unavailable("the client went away during authentication");
+  }
+  if (head[0] != 'p') {
+    return Status::InvalidArgument(
+        fmt::format("protocol violation: expected a password message, got '{}'", head[0]));
+  }
+  HOP_ASSIGN_OR_RETURN(uint32_t n, MessageBodyLength(std::string_view(head + 1, 4), 65536));
+  std::string body(n, '\0');
+  if (ReadExact(body.data(), n, timeout) != Stop::kNone) {
+    return Status::Unavailable("the client went away during authentication");
+  }
+  return body;
+}
+
+bool Connection::Authenticate(const std::string& user) {
+  const AuthMethod method = server_.options_.auth;
+  Writer w(out_);
+  if (method == AuthMethod::kTrust) {
+    w.Begin('R').Int32(0).End();
+    return true;
+  }
+  const PgUser* known = server_.users_ ? server_.users_->Find(user) : nullptr;
+  const std::string failed = fmt::format("password authentication failed for user \"{}\"", user);
+  auto fail = [&](const Status& st) {
+    if (st.code() == StatusCode::kUnavailable) return false;
+    Fatal(st.message().rfind("protocol violation", 0) == 0 ? "08P01" : "28P01",
+          st.message().rfind("protocol violation", 0) == 0 ? st.message() : failed);
+    return false;
+  };
+  if (method == AuthMethod::kPassword) {
+    w.Begin('R').Int32(3).End();
+    if (Flush() != Stop::kNone) return false;
+    auto body = ReadPasswordMessage();
+    if (!body.ok()) return fail(body.status());
+    auto password = DecodePassword(*body);
+    if (!password.ok()) return fail(password.status());
+    bool ok = false;
+    if (known != nullptr && known->scram) ok = known->scram->Matches(*password);
+    if (!ok && known != nullptr && !known->md5.empty()) {
+      ok = ConstantTimeEquals(Md5Hash(*password, user), known->md5);
+    }
+    if (!ok) return fail(Status::InvalidArgument(failed));
+  } else if (method == AuthMethod::kMd5) {
+    const std::string salt = RandomBytes(4);
+    w.Begin('R').Int32(5).Bytes(salt).End();
+    if (Flush() != Stop::kNone) return false;
+    auto body = ReadPasswordMessage();
+    if (!body.ok()) return fail(body.status());
+    auto response = DecodePassword(*body);
+    if (!response.ok()) return fail(response.status());
+    if (known == nullptr || known->md5.empty() ||
+        !ConstantTimeEquals(Md5Response(known->md5, salt), *response)) {
+      return fail(Status::InvalidArgument(failed));
+    }
+  } else {
+    w.Begin('R').Int32(10).CString("SCRAM-SHA-256").Int8(0).End();
+    if (Flush() != Stop::kNone) return false;
+    ScramExchange scram(known != nullptr && known->scram ? &*known->scram : nullptr);
+    auto body = ReadPasswordMessage();
+    if (!body.ok()) return fail(body.status());
+    auto initial = DecodeSaslInitial(*body);
+    if (!initial.ok()) return fail(initial.status());
+    if (initial->first != "SCRAM-SHA-256") {
+      Fatal("28000", fmt::format("SASL mechanism {} is not offered", initial->first));
+      return false;
+    }
+    auto server_first = scram.First(initial->second);
+    if (!server_first.ok()) {
+      Fatal("08P01", server_first.status().message());
+      return false;
+    }
+    w.Begin('R').Int32(11).Bytes(*server_first).End();
+    if (Flush() != Stop::kNone) return false;
+    auto final_body = ReadPasswordMessage();
+    if (!final_body.ok()) return fail(final_body.status());
+    auto server_final = scram.Final(*final_body);
+    if (!server_final.ok()) return fail(Status::InvalidArgument(failed));
+    w.Begin('R').Int32(12).Bytes(*server_final).End();
+  }
+  w.Begin('R').Int32(0).End();
+  return true;
+}
+
+void Connection::ReadyForQuery() {
+  Writer(out_).Begin('Z').Int8(static_cast<uint8_t>(transaction_)).End();
+}
+
+void Connection::Run() {
+  if (!Startup()) return;
+  if (!Authenticate(user_)) return;
+  Writer w(out_);
+  const std::pair<std::string_view, std::string> params[] = {
+      {"server_version", ServerVersion()},
+      {"server_encoding", "UTF8"},
+      {"client_encoding", "UTF8"},
+      {"DateStyle", "ISO, MDY"},
+      {"TimeZone", "UTC"},
+      {"IntervalStyle", "postgres"},
+      {"integer_datetimes", "on"},
+      {"standard_conforming_strings", "on"},
+      {"is_superuser", "off"},
+      {"session_authorization", user_},
+      {"application_name", application_name_},
+  };
+  for (const auto& [k, v] : params) w.Begin('S').CString(k).CString(v).End();
+  w.Begin('K').Int32(pid_).Int32(secret_).End();
+  session::Properties props = server_.options_.properties;
+  props.budget.cancel = &cancel_;
+  session_ = std::make_unique<session::Session>(server_.store_, std::move(props));
+  ReadyForQuery();
+  if (Flush() != Stop::kNone) return;
+
+  const PgServerOptions& o = server_.options_;
+  std::string body;
+  for (;;) {
+    char head[5];
+    // Waiting for a message is idle time; the rest of a message must come promptly.
+    Stop s = ReadExact(head, 1, o.idle_timeout);
+    if (s == Stop::kNone) s = ReadExact(head + 1, 4, o.message_timeout);
+    if (s == Stop::kTimeout) {
+      Fatal("57P05", "terminating connection due to idle-session timeout");
+      return;
+    }
+    if (s == Stop::kShutdown) {
+      Fatal("57P01", "terminating connection due to administrator command (hop serve stops)");
+      return;
+    }
+    if (s != Stop::kNone) return;
+    auto length = MessageBodyLength(std::string_view(head + 1, 4), o.max_message_bytes);
+    if (!length.ok()) {
+      Fatal("08P01", length.status().message());
+      return;
+    }
+    body.assign(*length, '\0');
+    if (ReadExact(body.data(), body.size(), o.message_timeout) != Stop::kNone) return;
+    const char type = head[0];
+    if (type == 'X') return;  // Terminate
+    if (skip_to_sync_ && type != 'S') continue;
+    Status st;
+    switch (type) {
+      case 'Q': {
+        auto query = DecodeQuery(body);
+        if (!query.ok()) {
+          Fatal("08P01", query.status().message());
+          return;
+        }
+        SimpleQuery(*query);
+        ReadyForQuery();
+        break;
+      }
+      case 'P': st = ParseMsg(body); break;
+      case 'B': st = BindMsg(body); break;
+      case 'D': st = DescribeMsg(body); break;
+      case 'E': st = ExecuteMsg(body); break;
+      case 'C': st = CloseMsg(body); break;
+      case 'H': break;  // Flush: the writes below send what there is
+      case 'S':
+        skip_to_sync_ = false;
+        // Outside a transaction block a Sync ends the implicit one: unnamed portals go.
+        if (transaction_ == 'I') {
+          DropCursors();
+          portals_.clear();
+        }
+        ReadyForQuery();
+        break;
+      case 'd':
+      case 'c':
+      case 'f':
+        st = Status::InvalidArgument("COPY is not supported by hop's PostgreSQL server");
+        break;
+      case 'F':
+        st = Status::InvalidArgument("the function call protocol is not supported by hop");
+        break;
+      default:
+        Fatal("08P01", fmt::format("protocol violation: unknown message type '{}' (0x{:02x})",
+                                   std::isprint(static_cast<unsigned char>(type)) ? type : '?',
+                                   static_cast<unsigned char>(type)));
+        return;
+    }
+    if (!st.ok()) {
+      if (st.message().rfind("protocol violation", 0) == 0) {
+        Fatal("08P01", st.message());
+        return;
+      }
+      SendError(st);
+      skip_to_sync_ = true;
+      if (transaction_ == 'T') transaction_ = 'E';
+    }
+    // The extended protocol's replies wait for Sync or Flush, as PostgreSQL's do: one write per
+    // round trip.
+    const bool reply = type == 'Q' || type == 'S' || type == 'H' || out_.size() >= kSendChunk;
+    if (reply && Flush() != Stop::kNone) return;
+  }
+}
+
+void Connection::SendError(const Status& st, std::string_view query, size_t offset) {
+  ErrorFields f = ErrorOf(st, query, offset);
+  if (st.message().rfind(kAborted, 0) == 0) f.sqlstate = "25P02";  // in_failed_sql_transaction
+  WriteError(out_, f);
+}
+
+void Connection::DropCursors() {
+  for (auto& [name, portal] : portals_) {
+    if (portal.pending && portal.pending->cursor) {
+      portal.pending->cursor.reset();
+      portal.closed = true;
+    }
+  }
+}
+
+namespace {
+
+// The words of `text` in upper case when it holds words only; empty otherwise.
+std::vector<std::string> UpperWords(std::string_view text) {
+  std::vector<sql::Token> tokens;
+  std::vector<std::string> words;
+  if (!sql::Tokenize(text, {}, &tokens).ok()) return {};
+  for (const sql::Token& t : tokens) {
+    if (t.type == sql::TokenType::kEnd) break;
+    if (t.type != sql::TokenType::kWord) return {};
+    words.push_back(AsciiToUpper(text.substr(t.offset, t.length)));
+  }
+  return words;
+}
+
+enum class TxWord { kNone, kBegin, kCommit, kRollback };
+
+TxWord TransactionWord(std::string_view text) {
+  const std::vector<std::string> words = UpperWords(text);
+  if (words.empty()) return TxWord::kNone;
+  const std::string& w = words[0];
+  if (w == "BEGIN" || (w == "START" && words.size() > 1 && words[1] == "TRANSACTION")) {
+    return TxWord::kBegin;
+  }
+  if (w == "COMMIT" || w == "END") return TxWord::kCommit;
+  if (w == "ROLLBACK" || w == "ABORT") return TxWord::kRollback;
+  return TxWord::kNone;
+}
+
+}  // namespace
+
+bool Connection::IsTransactionControl(std::string_view text) {
+  return TransactionWord(text) != TxWord::kNone;
+}
+
+std::optional<Status> Connection::TransactionControl(std::string_view text, Pending& p) {
+  const TxWord word = TransactionWord(text);
+  if (word == TxWord::kNone) return std::nullopt;
+  const bool begin = word == TxWord::kBegin;
+  const bool commit = word == TxWord::kCommit;
+  const bool rollback = word == TxWord::kRollback;
+  // Words after the first (WORK, TRANSACTION, ISOLATION LEVEL ..., READ ONLY) change nothing
+  // here: every statement of hop commits by itself as it runs.
+  if (begin) {
+    if (transaction_ != 'I') {
+      p.notices.emplace_back("WARNING", "there is already a transaction in progress");
+    }
+    transaction_ = 'T';
+    block_wrote_ = false;
+    p.tag = "BEGIN";
+    return Status::OK();
+  }
+  if (rollback && block_wrote_) {
+    p.notices.emplace_back(
+        "WARNING",
+        "hop's statements took effect as each one ran: ROLLBACK undid nothing (docs/pgwire.md)");
+  }
+  if (transaction_ == 'I') {
+    p.notices.emplace_back("WARNING", "there is no transaction in progress");
+  }
+  p.tag = commit && transaction_ != 'E' ? "COMMIT" : "ROLLBACK";
+  transaction_ = 'I';
+  return Status::OK();
+}
+
+std::optional<Status> Connection::ClientSettingStatement(std::string_view text, Pending& p,
+                                                         bool apply) {
+  std::vector<sql::Token> tokens;
+  if (!sql::Tokenize(text, {}, &tokens).ok()) return std::nullopt;
+  std::vector<std::string_view> words;
+  std::vector<const sql::Token*> toks;
+  for (const sql::Token& t : tokens) {
+    if (t.type == sql::TokenType::kEnd) break;
+    toks.push_back(&t);
+    words.push_back(text.substr(t.offset, t.length));
+  }
+  if (words.size() < 2) return std::nullopt;
+  const bool set = EqualsIgnoreCase(words[0], "SET");
+  const bool show = EqualsIgnoreCase(words[0], "SHOW");
+  if (!set && !show) return std::nullopt;
+  size_t i = 1;
+  if (set && i < words.size() &&
+      (EqualsIgnoreCase(words[i], "SESSION") || EqualsIgnoreCase(words[i], "LOCAL"))) {
+    ++i;
+  }
+  if (i >= words.size()) return std::nullopt;
+  std::string name(words[i]);
+  // SET TIME ZONE x is SET TimeZone = x.
+  if (set && EqualsIgnoreCase(name, "TIME") && i + 1 < words.size() &&
+      EqualsIgnoreCase(words[i + 1], "ZONE")) {
+    name = "timezone";
+    ++i;
+  }
+  const ClientSetting* s = FindClientSetting(name);
+  if (s == nullptr) {
+    if (show && EqualsIgnoreCase(name, "server_version")) {
+      p.has_rows = true;
+      p.columns = {{"server_version", session::TextColumnType()}};
+      p.table = {{ServerVersion()}};
+      p.tag = "SHOW";
+      return Status::OK();
+    }
+    return std::nullopt;  // hop's own settings, or an error from the session
+  }
+  if (show) {
+    std::string value = EqualsIgnoreCase(s->name, "application_name") ? application_name_
+                        : s->accepts != nullptr                       ? std::string(s->does)
+                                                                      : std::string();
+    p.has_rows = true;
+    p.columns = {{std::string(s->name), session::TextColumnType()}};
+    p.table = {{value}};
+    p.tag = "SHOW";
+    return Status::OK();
+  }
+  ++i;
+  if (i < words.size() && (words[i] == "=" || EqualsIgnoreCase(words[i], "TO"))) ++i;
+  std::string value;
+  for (; i < words.size(); ++i) {
+    std::string part = toks[i]->type == sql::TokenType::kString ? sql::UnquoteToken(text, *toks[i])
+                                                                : std::string(words[i]);
+    value += (value.empty() ? "" : " ") + part;
+  }
+  if (s->accepts != nullptr && !s->accepts(AsciiToLower(value))) {
+    return Status::InvalidArgument(fmt::format(
+        "hop only does {} = {}: '{}' would not be true of its results", s->name, s->does, value));
+  }
+  if (EqualsIgnoreCase(s->name, "application_name")) {
+    if (!apply) return Status::OK();
+    application_name_ = value;
+    std::string status;
+    Writer(status).Begin('S').CString("application_name").CString(value).End();
+    out_ += status;
+  }
+  p.tag = "SET";
+  return Status::OK();
+}
+
+Status Connection::Run(std::string_view text, Pending& p, const SourceOrigin& origin) {
+  if (auto handled = TransactionControl(text, p)) return *handled;
+  if (transaction_ == 'E') {
+    return Status::InvalidArgument(std::string(kAborted));
+  }
+  if (auto handled = ClientSettingStatement(text, p)) return *handled;
+  DropCursors();
+  CaptureSink sink(p);
+  Status st = session_->Execute(text, /*is_command=*/false, sink, origin);
+  if (st.ok() && transaction_ == 'T' && !p.has_rows) block_wrote_ = true;
+  return st;
+}
+
+void Connection::SendRowDescription(const std::vector<session::ResultColumn>& columns,
+                                    const std::vector<int16_t>& formats) {
+  Writer w(out_);
+  w.Begin('T').Int16(static_cast<int16_t>(columns.size()));
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const catalog::PgType t = catalog::PgTypeOf(columns[i].type);
+    const int16_t format = formats.empty() ? 0 : formats.size() == 1 ? formats[0] : formats[i];
+    w.CString(columns[i].name).Int32(0).Int16(0).Int32(static_cast<int32_t>(t.oid));
+    w.Int16(t.length).Int32(t.modifier).Int16(format);
+  }
+  w.End();
+}
+
+void Connection::SendNotices(Pending& p) {
+  for (const auto& [severity, text] : p.notices) {
+    ErrorFields f;
+    f.severity = severity;
+    f.sqlstate = severity == "WARNING" ? "01000" : "00000";
+    f.message = text;
+    WriteError(out_, f, /*notice=*/true);
+  }
+  p.notices.clear();
+}
+
+Result<bool> Connection::SendRows(Pending& p, const std::vector<int16_t>& formats,
+                                  int32_t max_rows) {
+  const size_t n = p.columns.size();
+  if (formats.size() > 1 && formats.size() != n) {
+    return Status::InvalidArgument(
+        fmt::format("Bind asked for {} result formats of {} columns", formats.size(), n));
+  }
+  std::vector<uint32_t> oids(n);
+  std::vector<int16_t> fmt_of(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    oids[i] = catalog::PgTypeOf(p.columns[i].type).oid;
+    fmt_of[i] = formats.empty() ? 0 : formats.size() == 1 ? formats[0] : formats[i];
+  }
+  std::string cell;
+  int32_t sent_now = 0;
+  while (max_rows == 0 || sent_now < max_rows) {
+    Writer w(out_);
+    if (p.cursor) {
+      HOP_ASSIGN_OR_RETURN(bool more, p.cursor->Next());
+      if (!more) break;
+      w.Begin('D').Int16(static_cast<int16_t>(n));
+      for (size_t i = 0; i < n; ++i) {
+        const int col = static_cast<int>(i);
+        if (p.cursor->IsNull(col)) {
+          w.Int32(-1);
+          continue;
+        }
+        const engine::Value v = p.cursor->GetValue(col);
+        const engine::Rep& rep = p.cursor->reps()[i];
+        cell.clear();
+        if (fmt_of[i] == 1) {
+          HOP_RETURN_IF_ERROR(AppendPgBinary(v, rep, oids[i], cell));
+        } else {
+          AppendPgText(v, rep, cell);
+        }
+        // What leaves the process never shows a secret (ARCHITECTURE.md §4.16).
+        if (rep.kind == engine::RepKind::kText || rep.kind == engine::RepKind::kJson) {
+          cell = RedactSecrets(cell);
+        }
+        w.Int32(static_cast<int32_t>(cell.size())).Bytes(cell);
+      }
+      w.End();
+    } else {
+      if (p.next_row >= p.table.size()) break;
+      const auto& row = p.table[p.next_row++];
+      w.Begin('D').Int16(static_cast<int16_t>(n));
+      for (size_t i = 0; i < n; ++i) {
+        if (i >= row.size() || !row[i]) {
+          w.Int32(-1);
+          continue;
+        }
+        cell.clear();
+        if (fmt_of[i] == 1) {
+          HOP_RETURN_IF_ERROR(AppendPgBinaryText(*row[i], oids[i], cell));
+        } else {
+          cell = *row[i];
+        }
+        w.Int32(static_cast<int32_t>(cell.size())).Bytes(cell);
+      }
+      w.End();
+    }
+    ++sent_now;
+    ++p.sent;
+    if (out_.size() >= kSendChunk && Flush() != Stop::kNone) {
+      return Status::Unavailable("the client went away");
+    }
+  }
+  if (max_rows != 0 && sent_now == max_rows) {
+    // Rows may remain: the next one tells, but reading it would lose it, so a portal that
+    // ends exactly at its limit says so on its next Execute.
+    if (p.cursor || p.next_row < p.table.size()) return false;
+  }
+  p.done = true;
+  p.cursor.reset();
+  return true;
+}
+
+void Connection::SendComplete(const Pending& p) {
+  std::string tag = p.tag;
+  if (tag == "SELECT" || (p.has_rows && tag != "SHOW" && tag.rfind("INSERT", 0) != 0)) {
+    tag = fmt::format("SELECT {}", p.sent);
+  }
+  Writer(out_).Begin('C').CString(tag).End();
+}
+
+void Connection::SimpleQuery(const std::string& query) {
+  const std::vector<sql::ScriptItem> items = sql::SplitScript(query);
+  // A query of only blanks, comments and semicolons.
+  if (items.empty()) {
+    Writer(out_).Begin('I').End();
+    return;
+  }
+  for (const sql::ScriptItem& item : items) {
+    Running running(*this);
+    Pending p;
+    const SourceOrigin origin{item.loc.line, item.loc.column, item.line_prefix};
+    Status st;
+    if (item.kind == sql::ScriptItem::Kind::kCommand) {
+      // `!` commands, as in the shell (docs/pgwire.md).
+      DropCursors();
+      CaptureSink sink(p);
+      st = session_->Execute(item.text, /*is_command=*/true, sink, origin);
+    } else {
+      st = Run(item.text, p, origin);
+    }
+    SendNotices(p);
+    if (st.ok() && p.has_rows) {
+      SendRowDescription(p.columns, {});
+      auto rows = SendRows(p, {}, 0);
+      if (!rows.ok()) st = rows.status();
+    }
+    if (!st.ok()) {
+      if (st.code() == StatusCode::kUnavailable && st.message() == "the client went away") return;
+      SendError(st, query, 0);
+      if (transaction_ == 'T') transaction_ = 'E';
+      return;  // the rest of the message is not run, as PostgreSQL does
+    }
+    SendComplete(p);
+    FlushIfFull();
+  }
+}
+
+Status Connection::ParseMsg(std::string_view body) {
+  HOP_ASSIGN_OR_RETURN(ParseMessage m, DecodeParse(body));
+  Prepared prepared;
+  HOP_ASSIGN_OR_RETURN(prepared.params, CountParameters(m.query));
+  if (prepared.params > 65535) return Status::InvalidArgument("more than 65535 parameters");
+  prepared.param_types = m.param_types;
+  prepared.param_types.resize(
+      static_cast<size_t>(std::max<int>(prepared.params, static_cast<int>(m.param_types.size()))),
+      0);
+  // A statement of several is refused, as PostgreSQL does in the extended protocol.
+  const auto items = sql::SplitScript(m.query);
+  if (items.size() > 1) {
+    return Status::ParseError("cannot insert multiple commands into a prepared statement");
+  }
+  prepared.query = items.empty() ? std::string() : std::string(items[0].text);
+  if (!m.statement.empty() && statements_.count(m.statement) != 0) {
+    return Status::AlreadyExists(
+        fmt::format("prepared statement \"{}\" already exists", m.statement));
+  }
+  statements_[m.statement] = std::move(prepared);
+  Writer(out_).Begin('1').End();
+  return Status::OK();
+}
+
+Status Connection::BindMsg(std::string_view body) {
+  HOP_ASSIGN_OR_RETURN(BindMessage m, DecodeBind(body));
+  auto it = statements_.find(m.statement);
+  if (it == statements_.end()) {
+    return Status::NotFound(fmt::format("prepared statement \"{}\" does not exist", m.statement));
+  }
+  const Prepared& prepared = it->second;
+  if (m.params.size() != static_cast<size_t>(prepared.params)) {
+    return Status::InvalidArgument(
+        fmt::format("bind message supplies {} parameters, but prepared statement \"{}\" "
+                    "requires {}",
+                    m.params.size(), m.statement, prepared.params));
+  }
+  std::vector<BoundParameter> params(m.params.size());
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    params[i].oid = prepared.param_types[i];
+    params[i].format = m.param_formats.empty()       ? 0
+                       : m.param_formats.size() == 1 ? m.param_formats[0]
+                                                     : m.param_formats[i];
+    params[i].value = std::move(m.params[i]);
+  }
+  Portal portal;
+  HOP_ASSIGN_OR_RETURN(portal.query, SubstituteParameters(prepared.query, params));
+  portal.result_formats = std::move(m.result_formats);
+  if (!m.portal.empty() && portals_.count(m.portal) != 0) {
+    return Status::AlreadyExists(fmt::format("portal \"{}\" already exists", m.portal));
+  }
+  auto old = portals_.find(m.portal);
+  if (old != portals_.end()) portals_.erase(old);
+  portals_[m.portal] = std::move(portal);
+  Writer(out_).Begin('2').End();
+  return Status::OK();
+}
+
+Status Connection::StartPortal(Portal& portal) {
+  if (portal.pending) return Status::OK();
+  portal.pending.emplace();
+  if (portal.query.empty()) return Status::OK();
+  return Run(portal.query, *portal.pending, {});
+}
+
+Status Connection::DescribeMsg(std::string_view body) {
+  HOP_ASSIGN_OR_RETURN(TargetMessage m, DecodeTarget(body, "Describe"));
+  if (m.target == 'S') {
+    auto it = statements_.find(m.name);
+    if (it == statements_.end()) {
+      return Status::NotFound(fmt::format("prepared statement \"{}\" does not exist", m.name));
+    }
+    const Prepared& prepared = it->second;
+    Writer w(out_);
+    w.Begin('t').Int16(static_cast<int16_t>(prepared.param_types.size()));
+    // A parameter whose type the client left open is described as text: its value is taken
+    // as a quoted literal.
+    for (uint32_t oid : prepared.param_types) w.Int32(static_cast<int32_t>(oid == 0 ? 25 : oid));
+    w.End();
+    // The columns come from binding the statement with NULLs of its parameters' types.
+    std::vector<BoundParameter> nulls(prepared.param_types.size());
+    for (size_t i = 0; i < nulls.size(); ++i) nulls[i].oid = prepared.param_types[i];
+    HOP_ASSIGN_OR_RETURN(std::string text, SubstituteParameters(prepared.query, nulls));
+    std::optional<std::vector<session::ResultColumn>> columns;
+    if (!text.empty() && !IsTransactionControl(text)) {
+      Pending probe;
+      if (!ClientSettingStatement(text, probe, /*apply=*/false)) {
+        DropCursors();
+        HOP_ASSIGN_OR_RETURN(columns, session_->ResultColumns(text));
+      } else if (probe.has_rows) {
+        columns = probe.columns;
+      }
+    }
+    if (columns) {
+      SendRowDescription(*columns, {});
+    } else {
+      Writer(out_).Begin('n').End();
+    }
+    return Status::OK();
+  }
+  auto it = portals_.find(m.name);
+  if (it == portals_.end()) {
+    return Status::NotFound(fmt::format("portal \"{}\" does not exist", m.name));
+  }
+  // A portal's statement runs when it is first described or executed: what it gives is then
+  // known exactly.
+  Running running(*this);
+  HOP_RETURN_IF_ERROR(StartPortal(it->second));
+  Pending& p = *it->second.pending;
+  if (p.has_rows) {
+    SendRowDescription(p.columns, it->second.result_formats);
+  } else {
+    Writer(out_).Begin('n').End();
+  }
+  return Status::OK();
+}
+
+Status Connection::ExecuteMsg(std::string_view body) {
+  HOP_ASSIGN_OR_RETURN(ExecuteMessage m, DecodeExecute(body));
+  auto it = portals_.find(m.portal);
+  if (it == portals_.end()) {
+    return Status::NotFound(fmt::format("portal \"{}\" does not exist", m.portal));
+  }
+  Portal& portal = it->second;
+  if (portal.closed) {
+    return Status::InvalidArgument(
+        fmt::format("portal \"{}\" cannot be resumed: another statement ran since, and hop "
+                    "keeps the pending rows of one portal at a time",
+                    m.portal));
+  }
+  if (portal.query.empty()) {
+    Writer(out_).Begin('I').End();
+    return Status::OK();
+  }
+  Running running(*this);
+  HOP_RETURN_IF_ERROR(StartPortal(portal));
+  Pending& p = *portal.pending;
+  SendNotices(p);
+  if (p.has_rows && !p.done) {
+    HOP_ASSIGN_OR_RETURN(bool finished, SendRows(p, portal.result_formats, m.max_rows));
+    if (!finished) {
+      Writer(out_).Begin('s').End();
+      return Status::OK();
+    }
+  }
+  SendComplete(p);
+  return Status::OK();
+}
+
+Status Connection::CloseMsg(std::string_view body) {
+  HOP_ASSIGN_OR_RETURN(TargetMessage m, DecodeTarget(body, "Close"));
+  if (m.target == 'S') {
+    statements_.erase(m.name);
+  } else {
+    portals_.erase(m.name);
+  }
+  Writer(out_).Begin('3').End();
+  return Status::OK();
+}
+
+// ---- the server ----
+
+Status PgServer::Impl::Listen() {
+  if (options_.auth == AuthMethod::kTrust && !IsLoopbackAddress(options_.listen)) {
+    return Status::InvalidArgument(fmt::format(
+        "--pg-listen {} is not a loopback address: trust authentication lets anyone who can "
+        "connect in, so it is for loopback only; give --pg-auth and --pg-users",
+        options_.listen));
+  }
+  if (options_.auth != AuthMethod::kTrust) {
+    if (options_.users_file.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("--pg-auth {} needs --pg-users FILE", AuthMethodName(options_.auth)));
+    }
+    HOP_ASSIGN_OR_RETURN(PgUsers users, PgUsers::Load(options_.users_file));
+    users_ = std::move(users);
+  }
+  HOP_RETURN_IF_ERROR(LoadTls());
+  if (options_.max_connections < 1) {
+    return Status::InvalidArgument("--pg-max-connections must be at least 1");
+  }
+  const std::string address = options_.listen == "localhost" ? "127.0.0.1" : options_.listen;
+  sockaddr_storage storage{};
+  socklen_t len = 0;
+  int family = AF_INET;
+  in_addr v4{};
+  in6_addr v6{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+    auto* sa = reinterpret_cast<sockaddr_in*>(&storage);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons(static_cast<uint16_t>(options_.port));
+    sa->sin_addr = v4;
+    len = sizeof(sockaddr_in);
+  } else if (inet_pton(AF_INET6, address.c_str(), &v6) == 1) {
+    family = AF_INET6;
+    auto* sa = reinterpret_cast<sockaddr_in6*>(&storage);
+    sa->sin6_family = AF_INET6;
+    sa->sin6_port = htons(static_cast<uint16_t>(options_.port));
+    sa->sin6_addr = v6;
+    len = sizeof(sockaddr_in6);
+  } else {
+    return Status::InvalidArgument(
+        fmt::format("--pg-listen takes an IP address or localhost, not '{}'", options_.listen));
+  }
+  if (options_.port < 0 || options_.port > 65535) {
+    return Status::InvalidArgument(fmt::format("--pg-port {} is not a port", options_.port));
+  }
+  listen_fd_ = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) return Status::Unavailable("cannot create a socket");
+  int one = 1;
+  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&storage), len) != 0 ||
+      listen(listen_fd_, 256) != 0) {
+    const int err = errno;
+    close(listen_fd_);
+    listen_fd_ = -1;
+    return Status::Unavailable(
+        fmt::format("cannot listen on {}:{}: {}", options_.listen, options_.port, strerror(err)));
+  }
+  if (options_.port == 0) {
+    sockaddr_storage bound{};
+    socklen_t blen = sizeof bound;
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &blen);
+    port_ = ntohs(family == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound)->sin_port
+                                    : reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+  } else {
+    port_ = options_.port;
+  }
+  if (pipe2(stop_pipe_, O_CLOEXEC) != 0) return Status::Unavailable("cannot create a pipe");
+  acceptor_ = std::thread([this] { Accept(); });
+  return Status::OK();
+}
+
+Status PgServer::Impl::LoadTls() {
+  if (options_.tls_cert.empty() && options_.tls_key.empty()) return Status::OK();
+  if (options_.tls_cert.empty() || options_.tls_key.empty()) {
+    return Status::InvalidArgument("TLS needs both --pg-cert and --pg-key");
+  }
+  tls_ = SSL_CTX_new(TLS_server_method());
+  if (tls_ == nullptr) return Status::Internal("OpenSSL cannot make a TLS context");
+  SSL_CTX_set_min_proto_version(tls_, TLS1_2_VERSION);
+  if (SSL_CTX_use_certificate_chain_file(tls_, options_.tls_cert.c_str()) != 1) {
+    ERR_clear_error();
+    return Status::InvalidArgument(
+        fmt::format("cannot load the certificate {} (PEM)", options_.tls_cert));
+  }
+  if (SSL_CTX_use_PrivateKey_file(tls_, options_.tls_key.c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_check_private_key(tls_) != 1) {
+    ERR_clear_error();
+    return Status::InvalidArgument(fmt::format(
+        "cannot load the private key {}, or it is not the certificate's", options_.tls_key));
+  }
+  return Status::OK();
+}
+
+void PgServer::Impl::Accept() {
+  for (;;) {
+    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {stop_pipe_[0], POLLIN, 0}};
+    const int r = poll(fds, 2, 1000);
+    if (r < 0 && errno != EINTR) return;
+    if (fds[1].revents != 0) return;
+    Reap();
+    if (r <= 0 || (fds[0].revents & POLLIN) == 0) continue;
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (static_cast<int>(connections_.size()) >= options_.max_connections) {
+      // Told why, in the protocol's words, before the connection closes.
+      std::string out;
+      ErrorFields f;
+      f.severity = "FATAL";
+      f.sqlstate = "53300";
+      f.message = fmt::format("sorry, too many clients already (hop serve --pg-max-connections {})",
+                              options_.max_connections);
+      WriteError(out, f);
+      (void)!send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      close(fd);
+      continue;
+    }
+    auto owned = std::make_unique<Connection>(*this, fd);
+    Connection* c = owned.get();
+    try {
+      threads_[c] = std::thread([this, c] {
+        c->Run();
+        Finished(c);
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: this client is turned away, the others go on.
+      threads_.erase(c);
+      continue;  // `owned` closes the socket
+    }
+    connections_[c->pid()] = c;
+    owned_[c] = std::move(owned);
+  }
+}
+
+void PgServer::Impl::Finished(Connection* c) {
+  std::unique_ptr<Connection> done;
+  std::lock_guard<std::mutex> lock(mu_);
+  connections_.erase(c->pid());
+  auto it = threads_.find(c);
+  if (it != threads_.end()) {
+    finished_.push_back(std::move(it->second));
+    threads_.erase(it);
+  }
+  auto owned = owned_.find(c);
+  if (owned != owned_.end()) {
+    done = std::move(owned->second);
+    owned_.erase(owned);
+  }
+}
+
+void PgServer::Impl::Reap() {
+  std::vector<std::thread> done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    done.swap(finished_);
+  }
+  for (auto& t : done) t.join();
+}
+
+void PgServer::Impl::Cancel(int32_t pid, int32_t key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = connections_.find(pid);
+  if (it == connections_.end()) return;
+  const int32_t secret = it->second->secret();
+  if (ConstantTimeEquals(std::string_view(reinterpret_cast<const char*>(&secret), 4),
+                         std::string_view(reinterpret_cast<const char*>(&key), 4))) {
+    it->second->Cancel();
+  }
+}
+
+void PgServer::Impl::Stop() {
+  if (stopping_.exchange(true)) return;
+  if (stop_pipe_[1] >= 0) {
+    // Every connection stops its running statement and polls the pipe.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& [pid, c] : connections_) c->Cancel();
+    }
+    (void)!write(stop_pipe_[1], "x", 1);
+  }
+  if (acceptor_.joinable()) acceptor_.join();
+  for (;;) {
+    std::vector<std::thread> running;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& [c, t] : threads_) running.push_back(std::move(t));
+      threads_.clear();
+    }
+    if (running.empty()) break;
+    for (auto& t : running) t.join();
+  }
+  Reap();
+  if (listen_fd_ >= 0) close(listen_fd_);
+  if (stop_pipe_[0] >= 0) close(stop_pipe_[0]);
+  if (stop_pipe_[1] >= 0) close(stop_pipe_[1]);
+  listen_fd_ = stop_pipe_[0] = stop_pipe_[1] = -1;
+}
+
+PgServer::PgServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PgServer::~PgServer() { Stop(); }
+
+Result<std::unique_ptr<PgServer>> PgServer::Start(store::Store& store, PgServerOptions options) {
+  auto impl = std::make_unique<Impl>(store, std::move(options));
+  HOP_RETURN_IF_ERROR(impl->Listen());
+  return std::unique_ptr<PgServer>(new PgServer(std::move(impl)));
+}
+
+int PgServer::port() const { return impl_->port(); }
+void PgServer::Stop() { impl_->Stop(); }
+
+}  // namespace hop::server

@@ -1,0 +1,521 @@
+// The wire server against libpq (PostgreSQL's own client library) and against raw bytes:
+// malformed, oversized, partial and interleaved clients.
+#include "server/pg_server.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "catalog/local.h"
+#include "catalog/provisioner.h"
+#include "server/pg_auth.h"
+#include "server/pg_protocol.h"
+#include "store/sqlite_store.h"
+#include "test/lib/fixtures.h"
+
+namespace hop::server {
+namespace {
+
+std::string Be32(uint32_t v) {
+  std::string s;
+  for (int shift = 24; shift >= 0; shift -= 8) s += static_cast<char>((v >> shift) & 0xff);
+  return s;
+}
+std::string Be16(uint16_t v) {
+  return std::string{static_cast<char>(v >> 8), static_cast<char>(v)};
+}
+std::string Msg(char type, const std::string& body) {
+  return std::string(1, type) + Be32(static_cast<uint32_t>(body.size() + 4)) + body;
+}
+std::string Startup(const std::string& user = "tester") {
+  std::string body = Be32(kProtocolVersion3) + "user" + '\0' + user + '\0' + '\0';
+  return Be32(static_cast<uint32_t>(body.size() + 4)) + body;
+}
+
+class PgServerTest : public ::testing::Test {
+ protected:
+  void StartServer(PgServerOptions options = {}) {
+    auto store = store::SqliteStore::Open(dir_.path());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    local_ = std::make_unique<catalog::LocalProvisioner>(dir_.path());
+    provisioners_.Register("local", local_.get());
+    options.port = 0;
+    options.properties.state_dir = dir_.path();
+    options.properties.provisioners = &provisioners_;
+    auto server = PgServer::Start(*store_, std::move(options));
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+  }
+  void TearDown() override {
+    if (server_) server_->Stop();
+  }
+  std::string Conninfo(const std::string& extra = "") {
+    return fmt::format("host=127.0.0.1 port={} user=tester dbname=hop connect_timeout=5 {}",
+                       server_->port(), extra);
+  }
+  PGconn* Connect(const std::string& extra = "") {
+    PGconn* c = PQconnectdb(Conninfo(extra).c_str());
+    EXPECT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+    return c;
+  }
+  // A local database whose schema is LOCAL, made over the wire.
+  static void CreateLocalDatabase(PGconn* c) {
+    PGresult* r = PQexec(c, "CREATE DATABASE localdb WITH (url 'jdbc:local:wire', schema 'LOCAL')");
+    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+    EXPECT_STREQ(PQcmdStatus(r), "CREATE DATABASE");
+    PQclear(r);
+  }
+  // A raw socket to the server.
+  int Raw() {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<uint16_t>(server_->port()));
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    return fd;
+  }
+  static void Send(int fd, const std::string& bytes) {
+    ASSERT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
+  }
+  // Everything the server sends until it closes the connection or goes quiet for 2 s.
+  static std::string ReadAll(int fd, std::string_view until = {}) {
+    std::string got;
+    char buf[4096];
+    for (;;) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 2000) <= 0) break;
+      const ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      got.append(buf, static_cast<size_t>(n));
+      if (!until.empty() && got.find(until) != std::string::npos) break;
+    }
+    return got;
+  }
+  // The message types in `bytes`, in order ("RSSK Z").
+  static std::string Types(const std::string& bytes) {
+    std::string types;
+    size_t i = 0;
+    while (i + 5 <= bytes.size()) {
+      types += bytes[i];
+      const uint32_t n =
+          (static_cast<uint8_t>(bytes[i + 1]) << 24) | (static_cast<uint8_t>(bytes[i + 2]) << 16) |
+          (static_cast<uint8_t>(bytes[i + 3]) << 8) | static_cast<uint8_t>(bytes[i + 4]);
+      i += 1 + n;
+    }
+    return types;
+  }
+
+  testing::TempDir dir_{"hop-pgwire"};
+  std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<catalog::LocalProvisioner> local_;
+  catalog::Provisioners provisioners_;
+  std::unique_ptr<PgServer> server_;
+};
+
+TEST_F(PgServerTest, RunsQueriesWithPostgresqlTypesAndTextForms) {
+  StartServer();
+  PGconn* c = Connect();
+  EXPECT_STREQ(PQparameterStatus(c, "server_version"), "15.0 (hop)");
+  EXPECT_EQ(PQserverVersion(c), 150000);
+  EXPECT_STREQ(PQparameterStatus(c, "integer_datetimes"), "on");
+  PGresult* r = PQexec(c,
+                       "SELECT 1 AS a, 'x' AS b, TRUE AS c, CAST(1.5 AS DOUBLE) AS d, DATE "
+                       "'2026-01-02' AS e, TIMESTAMP '2026-01-02 03:04:05.5' AS f, CAST(NULL AS "
+                       "INTEGER) AS g");
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  ASSERT_EQ(PQnfields(r), 7);
+  EXPECT_STREQ(PQfname(r, 0), "A");
+  EXPECT_EQ(PQftype(r, 0), 23u);
+  EXPECT_EQ(PQftype(r, 2), 16u);
+  EXPECT_EQ(PQftype(r, 3), 701u);
+  EXPECT_EQ(PQftype(r, 4), 1082u);
+  EXPECT_EQ(PQftype(r, 5), 1114u);
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "1");
+  EXPECT_STREQ(PQgetvalue(r, 0, 1), "x");
+  EXPECT_STREQ(PQgetvalue(r, 0, 2), "t");
+  EXPECT_STREQ(PQgetvalue(r, 0, 3), "1.5");
+  EXPECT_STREQ(PQgetvalue(r, 0, 4), "2026-01-02");
+  EXPECT_STREQ(PQgetvalue(r, 0, 5), "2026-01-02 03:04:05.5");
+  EXPECT_TRUE(PQgetisnull(r, 0, 6));
+  EXPECT_STREQ(PQcmdStatus(r), "SELECT 1");
+  PQclear(r);
+  r = PQexec(c, "");
+  EXPECT_EQ(PQresultStatus(r), PGRES_EMPTY_QUERY);
+  PQclear(r);
+  PQfinish(c);
+}
+
+TEST_F(PgServerTest, SeveralStatementsInOneQueryAndDdl) {
+  StartServer();
+  PGconn* c = Connect();
+  CreateLocalDatabase(c);
+  ASSERT_EQ(PQsendQuery(c,
+                        "CREATE TABLE local.t (id INTEGER, name VARCHAR); INSERT INTO local.t "
+                        "VALUES (1, 'a'), (2, 'b'); SELECT id, name FROM local.t ORDER BY id"),
+            1);
+  std::vector<std::string> tags;
+  int rows = -1;
+  while (PGresult* r = PQgetResult(c)) {
+    EXPECT_NE(PQresultStatus(r), PGRES_FATAL_ERROR) << PQresultErrorMessage(r);
+    tags.push_back(PQcmdStatus(r));
+    if (PQresultStatus(r) == PGRES_TUPLES_OK) rows = PQntuples(r);
+    PQclear(r);
+  }
+  EXPECT_EQ(tags, (std::vector<std::string>{"CREATE TABLE", "INSERT 0 2", "SELECT 2"}));
+  EXPECT_EQ(rows, 2);
+  // SHOW of hop's settings and SET of what clients send at connect.
+  PGresult* r = PQexec(c, "SET extra_float_digits = 3");
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQexec(c, "SET TimeZone = 'Europe/Paris'");
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  PQclear(r);
+  r = PQexec(c, "SET mode = apply; SHOW mode");
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_STREQ(PQgetvalue(r, 0, 1), "apply");
+  PQclear(r);
+  PQfinish(c);
+}
+
+TEST_F(PgServerTest, ErrorsCarrySqlStateAndPosition) {
+  StartServer();
+  PGconn* c = Connect();
+  PGresult* r = PQexec(c, "SELECT 1;\nSELECT FROM");
+  ASSERT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "42601");
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_STATEMENT_POSITION), "18");
+  PQclear(r);
+  r = PQexec(c, "SELECT * FROM nowhere.t");
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "42P01") << PQresultErrorMessage(r);
+  PQclear(r);
+  // A failed transaction block refuses statements until it ends.
+  PQclear(PQexec(c, "BEGIN"));
+  EXPECT_EQ(PQtransactionStatus(c), PQTRANS_INTRANS);
+  PQclear(PQexec(c, "SELECT nope"));
+  EXPECT_EQ(PQtransactionStatus(c), PQTRANS_INERROR);
+  r = PQexec(c, "SELECT 1");
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "25P02");
+  PQclear(r);
+  r = PQexec(c, "ROLLBACK");
+  EXPECT_STREQ(PQcmdStatus(r), "ROLLBACK");
+  PQclear(r);
+  EXPECT_EQ(PQtransactionStatus(c), PQTRANS_IDLE);
+  r = PQexec(c, "SELECT 2");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "2");
+  PQclear(r);
+  PQfinish(c);
+}
+
+TEST_F(PgServerTest, ExtendedProtocolWithTextAndBinaryParameters) {
+  StartServer();
+  PGconn* c = Connect();
+  CreateLocalDatabase(c);
+  PQclear(PQexec(c,
+                 "CREATE TABLE local.p (id INTEGER, name VARCHAR); INSERT INTO local.p VALUES "
+                 "(1, 'one'), (2, 'two'), (3, 'three')"));
+  const Oid types[] = {23, 25};
+  const uint32_t two = htonl(2);
+  const char* values[] = {reinterpret_cast<const char*>(&two), "two"};
+  const int lengths[] = {4, 3};
+  const int formats[] = {1, 0};
+  PGresult* r = PQexecParams(c, "SELECT id, name FROM local.p WHERE id = $1 AND name = $2", 2,
+                             types, values, lengths, formats, /*resultFormat=*/1);
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  ASSERT_EQ(PQntuples(r), 1);
+  ASSERT_EQ(PQgetlength(r, 0, 0), 4);
+  uint32_t id = 0;
+  std::memcpy(&id, PQgetvalue(r, 0, 0), 4);
+  EXPECT_EQ(ntohl(id), 2u);
+  EXPECT_EQ(std::string(PQgetvalue(r, 0, 1), 3), "two");
+  PQclear(r);
+  // A named statement, prepared once and run twice; Describe gives its columns first.
+  r = PQprepare(c, "byid", "SELECT name FROM local.p WHERE id = $1", 1, types);
+  ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQdescribePrepared(c, "byid");
+  ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  EXPECT_EQ(PQnparams(r), 1);
+  EXPECT_EQ(PQparamtype(r, 0), 23u);
+  ASSERT_EQ(PQnfields(r), 1);
+  EXPECT_STREQ(PQfname(r, 0), "NAME");
+  PQclear(r);
+  for (const char* v : {"1", "3"}) {
+    const char* vs[] = {v};
+    r = PQexecPrepared(c, "byid", 1, vs, nullptr, nullptr, 0);
+    ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+    EXPECT_STREQ(PQgetvalue(r, 0, 0), std::string(v) == "1" ? "one" : "three");
+    PQclear(r);
+  }
+  // A value that is not of its type is an error, not SQL.
+  const char* evil[] = {"1 OR 1=1"};
+  r = PQexecPrepared(c, "byid", 1, evil, nullptr, nullptr, 0);
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22023");
+  PQclear(r);
+  PQfinish(c);
+}
+
+TEST_F(PgServerTest, ExecuteRowLimitsSuspendThePortal) {
+  StartServer();
+  const int fd = Raw();
+  Send(fd, Startup());
+  std::string got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  ASSERT_EQ(Types(got), "RSSSSSSSSSSSKZ");
+  const std::string q = "SELECT * FROM (VALUES (1), (2), (3)) AS t (x)";
+  Send(fd, Msg('P', std::string("\0", 1) + q + '\0' + Be16(0)) +
+               Msg('B', std::string("\0\0", 2) + Be16(0) + Be16(0) + Be16(0)) +
+               Msg('D', std::string("P\0", 2)) + Msg('E', std::string("\0", 1) + Be32(2)) +
+               Msg('E', std::string("\0", 1) + Be32(2)) + Msg('S', ""));
+  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  // ParseComplete, BindComplete, RowDescription, 2 rows, PortalSuspended, 1 row, complete.
+  EXPECT_EQ(Types(got), "12TDDsDCZ");
+  EXPECT_NE(got.find(std::string("SELECT 3\0", 9)), std::string::npos);
+  close(fd);
+}
+
+TEST_F(PgServerTest, MalformedAndOversizedMessagesCloseOnlyTheirConnection) {
+  PgServerOptions options;
+  options.max_message_bytes = 1024;
+  StartServer(options);
+  PGconn* good = Connect();
+  const std::string kBad[] = {
+      Msg('Q', std::string(2000, 'x')),                 // oversized
+      std::string("Q") + Be32(2),                       // length below 4
+      Msg('?', ""),                                     // unknown type
+      Msg('Q', "SELECT 1"),                             // no NUL
+      Msg('B', std::string("\0\0", 2) + Be16(0xffff)),  // negative count
+      Msg('E', std::string("\0", 1)),                   // short
+  };
+  for (const std::string& bad : kBad) {
+    const int fd = Raw();
+    Send(fd, Startup());
+    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    Send(fd, bad);
+    const std::string got = ReadAll(fd);
+    EXPECT_NE(got.find("08P01"), std::string::npos) << ::testing::PrintToString(bad);
+    EXPECT_EQ(Types(got), "E") << ::testing::PrintToString(bad);
+    close(fd);
+  }
+  // A bad startup packet, a client that sends half a message and goes, garbage.
+  for (const std::string& bad : {Be32(3), Be32(1 << 30), std::string("GET / HTTP/1.1\r\n\r\n")}) {
+    const int fd = Raw();
+    Send(fd, bad);
+    ReadAll(fd);
+    close(fd);
+  }
+  {
+    const int fd = Raw();
+    Send(fd, Startup());
+    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    Send(fd, std::string("Q") + Be32(100) + "SELE");
+    close(fd);
+  }
+  PGresult* r = PQexec(good, "SELECT 42");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "42");
+  PQclear(r);
+  PQfinish(good);
+}
+
+TEST_F(PgServerTest, AClientKilledWhileRowsStreamLeavesTheServerServing) {
+  StartServer();
+  // A result larger than the socket buffers, and a client that never reads it and goes.
+  const std::string many =
+      "SELECT a.x * 1000 + b.x * 100 + c.x * 10 + d.x FROM (VALUES (0), (1), (2), (3), (4), (5), "
+      "(6), (7), (8), (9)) AS a (x), (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS "
+      "b (x), (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS c (x), (VALUES (0), "
+      "(1), (2), (3), (4), (5), (6), (7), (8), (9)) AS d (x), (VALUES (0), (1), (2), (3), (4), "
+      "(5), (6), (7), (8), (9)) AS e (x)";
+  for (int i = 0; i < 3; ++i) {
+    const int fd = Raw();
+    Send(fd, Startup());
+    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    Send(fd, Msg('Q', many + '\0'));
+    close(fd);
+  }
+  PGconn* c = Connect();
+  PGresult* r = PQexec(c, many.c_str());
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_EQ(PQntuples(r), 100000);
+  PQclear(r);
+  PQfinish(c);
+}
+
+TEST_F(PgServerTest, InterleavedClientsDoNotWaitForEachOther) {
+  StartServer();
+  // One client stalls in the middle of a message; another runs queries meanwhile.
+  const int stalled = Raw();
+  Send(stalled, Startup());
+  ReadAll(stalled, std::string("Z\0\0\0\x05I", 6));
+  Send(stalled, std::string("Q") + Be32(100));
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      PGconn* c = PQconnectdb(Conninfo().c_str());
+      for (int i = 0; i < 20; ++i) {
+        PGresult* r = PQexec(c, fmt::format("SELECT {} + {}", t, i).c_str());
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && std::atoi(PQgetvalue(r, 0, 0)) == t + i) ++ok;
+        PQclear(r);
+      }
+      PQfinish(c);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), 80);
+  close(stalled);
+}
+
+TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
+  StartServer();
+  PGconn* c = Connect();
+  CreateLocalDatabase(c);
+  PQclear(PQexec(c,
+                 "CREATE TABLE local.many (n INTEGER); INSERT INTO local.many SELECT a.x * 10 + "
+                 "b.x FROM (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS a (x) "
+                 "CROSS JOIN (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS b (x)"));
+  // Were the cancel lost, the budget would end the query.
+  PQclear(PQexec(c, "SET query_timeout = 20"));
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    PGcancel* cancel = PQgetCancel(c);
+    char err[256];
+    EXPECT_EQ(PQcancel(cancel, err, sizeof err), 1) << err;
+    PQfreeCancel(cancel);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  PGresult* r = PQexec(c,
+                       "SELECT COUNT(*) FROM local.many a, local.many b, local.many c, "
+                       "local.many d, local.many e");
+  canceller.join();
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_NE(std::string(PQresultErrorMessage(r)).find("cancelled"), std::string::npos)
+      << PQresultErrorMessage(r);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  PQclear(r);
+  r = PQexec(c, "SELECT 1");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "1");
+  PQclear(r);
+  PQfinish(c);
+}
+
+TEST_F(PgServerTest, PasswordMd5AndScramAgainstTheUsersFile) {
+  const std::string users = dir_.path() + "/users";
+  ASSERT_TRUE(AddPgUser(users, "tester", "right pw").ok());
+  for (AuthMethod m : {AuthMethod::kScramSha256, AuthMethod::kMd5, AuthMethod::kPassword}) {
+    PgServerOptions options;
+    options.auth = m;
+    options.users_file = users;
+    server_.reset();
+    provisioners_ = catalog::Provisioners();
+    StartServer(options);
+    PGconn* c = PQconnectdb(Conninfo("password='right pw'").c_str());
+    EXPECT_EQ(PQstatus(c), CONNECTION_OK) << AuthMethodName(m) << ": " << PQerrorMessage(c);
+    PQfinish(c);
+    c = PQconnectdb(Conninfo("password=wrong").c_str());
+    EXPECT_EQ(PQstatus(c), CONNECTION_BAD) << AuthMethodName(m);
+    EXPECT_NE(std::string(PQerrorMessage(c)).find("password authentication failed"),
+              std::string::npos)
+        << PQerrorMessage(c);
+    PQfinish(c);
+    c = PQconnectdb(
+        fmt::format("host=127.0.0.1 port={} user=nobody password=x dbname=hop", server_->port())
+            .c_str());
+    EXPECT_EQ(PQstatus(c), CONNECTION_BAD);
+    PQfinish(c);
+  }
+}
+
+TEST_F(PgServerTest, TlsWhenACertificateIsGivenAndNotOtherwise) {
+  // Without a certificate an SSLRequest is refused: sslmode=require gives up.
+  StartServer();
+  PGconn* plain = PQconnectdb(Conninfo("sslmode=require").c_str());
+  EXPECT_EQ(PQstatus(plain), CONNECTION_BAD);
+  PQfinish(plain);
+  server_.reset();
+  provisioners_ = catalog::Provisioners();
+  const std::string cert = dir_.path() + "/server.crt";
+  const std::string key = dir_.path() + "/server.key";
+  const std::string made =
+      "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 "
+      "-keyout " +
+      key + " -out " + cert + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(made.c_str()), 0) << "openssl (the package) makes the test certificate";
+  PgServerOptions options;
+  options.tls_cert = cert;
+  options.tls_key = key;
+  StartServer(options);
+  PGconn* c = Connect("sslmode=require");
+  EXPECT_EQ(PQsslInUse(c), 1);
+  PGresult* r = PQexec(c, "SELECT 'over TLS' AS t");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "over TLS");
+  PQclear(r);
+  PQfinish(c);
+  // A client may still go on in the clear.
+  PGconn* clear = Connect("sslmode=disable");
+  EXPECT_EQ(PQsslInUse(clear), 0);
+  PQfinish(clear);
+  // A certificate without its key, or one that does not load, is refused at start.
+  PgServerOptions half;
+  half.tls_cert = cert;
+  EXPECT_FALSE(PgServer::Start(*store_, half).ok());
+  half.tls_key = cert;
+  EXPECT_FALSE(PgServer::Start(*store_, half).ok());
+}
+
+TEST_F(PgServerTest, RefusesTrustOffLoopbackAndTooManyClients) {
+  auto store = store::SqliteStore::Open(dir_.path());
+  ASSERT_TRUE(store.ok());
+  PgServerOptions options;
+  options.listen = "0.0.0.0";
+  auto refused = PgServer::Start(**store, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("loopback"), std::string::npos);
+  EXPECT_TRUE(IsLoopbackAddress("127.0.0.2"));
+  EXPECT_TRUE(IsLoopbackAddress("::1"));
+  EXPECT_FALSE(IsLoopbackAddress("10.0.0.1"));
+
+  PgServerOptions two;
+  two.max_connections = 2;
+  StartServer(two);
+  PGconn* a = Connect();
+  PGconn* b = Connect();
+  PGconn* c = PQconnectdb(Conninfo("sslmode=disable").c_str());
+  EXPECT_EQ(PQstatus(c), CONNECTION_BAD);
+  EXPECT_NE(std::string(PQerrorMessage(c)).find("too many clients"), std::string::npos)
+      << PQerrorMessage(c);
+  PQfinish(c);
+  PQfinish(a);
+  PQfinish(b);
+}
+
+TEST_F(PgServerTest, IdleClientsTimeOutAndStopEndsConnections) {
+  PgServerOptions options;
+  options.idle_timeout = std::chrono::milliseconds(200);
+  StartServer(options);
+  const int fd = Raw();
+  Send(fd, Startup());
+  const std::string got = ReadAll(fd);
+  EXPECT_NE(got.find("57P05"), std::string::npos);
+  close(fd);
+  PGconn* c = Connect();
+  server_->Stop();
+  PGresult* r = PQexec(c, "SELECT 1");
+  EXPECT_NE(PQresultStatus(r), PGRES_TUPLES_OK);
+  PQclear(r);
+  PQfinish(c);
+}
+
+}  // namespace
+}  // namespace hop::server

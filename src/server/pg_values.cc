@@ -1,0 +1,543 @@
+// Values between the engine and PostgreSQL clients (pg_values.h).
+#include "server/pg_values.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "catalog/pg_types.h"
+#include "sql/lexer.h"
+
+namespace hop::server {
+
+namespace {
+
+using engine::RepKind;
+using engine::Value;
+
+// Days and microseconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01.
+constexpr int64_t kPgEpochDays = 10957;
+constexpr int64_t kPgEpochMicros = kPgEpochDays * engine::kMicrosPerDay;
+
+void AppendHexBytes(std::string_view bytes, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+}
+
+// HH:MM:SS with the fraction PostgreSQL shows: up to 6 digits, trailing zeros dropped.
+void AppendPgTime(int64_t micros, std::string& out) {
+  const size_t start = out.size();
+  engine::AppendTime(micros, 6, out);
+  while (out.size() > start && out.back() == '0') out.pop_back();
+  if (out.size() > start && out.back() == '.') out.pop_back();
+}
+
+void AppendPgTimestamp(int64_t micros, std::string& out) {
+  const int64_t days = engine::FloorDiv(micros, engine::kMicrosPerDay);
+  engine::AppendDate(days, out);
+  out += ' ';
+  AppendPgTime(engine::FloorMod(micros, engine::kMicrosPerDay), out);
+}
+
+bool EqualsNullWord(std::string_view text) {
+  return text.size() == 4 && (text[0] == 'N' || text[0] == 'n') &&
+         (text[1] == 'U' || text[1] == 'u') && (text[2] == 'L' || text[2] == 'l') &&
+         (text[3] == 'L' || text[3] == 'l');
+}
+
+// An array element in PostgreSQL's array text: quoted when it is empty, NULL, or holds a
+// delimiter, brace, quote, backslash or space.
+void AppendArrayElement(std::string_view text, std::string& out) {
+  const bool quote = text.empty() || EqualsNullWord(text) ||
+                     text.find_first_of("{},\"\\ \t\n\r") != std::string_view::npos;
+  if (!quote) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+
+void AppendJsonElement(const nlohmann::json& j, const engine::Rep& element, std::string& out);
+
+void AppendPgArray(const nlohmann::json& j, const engine::Rep& element, std::string& out) {
+  out += '{';
+  bool first = true;
+  for (const auto& e : j) {
+    if (!first) out += ',';
+    first = false;
+    AppendJsonElement(e, element, out);
+  }
+  out += '}';
+}
+
+void AppendJsonElement(const nlohmann::json& j, const engine::Rep& element, std::string& out) {
+  if (j.is_null()) {
+    out += "NULL";
+    return;
+  }
+  if (j.is_array() && element.kind == RepKind::kJson) {
+    AppendPgArray(
+        j, engine::RepOf(element.type.params.empty() ? element.type : element.type.params.front()),
+        out);
+    return;
+  }
+  // The element's text as a scalar column of its type would show it.
+  Value v;
+  if (j.is_string()) {
+    v = Value::Text(j.get<std::string>());
+  } else if (j.is_boolean()) {
+    v = Value::Int(j.get<bool>() ? 1 : 0);
+  } else if (j.is_number_integer()) {
+    v = Value::Int(j.get<int64_t>());
+  } else if (j.is_number()) {
+    v = Value::Real(j.get<double>());
+  } else {
+    AppendArrayElement(j.dump(), out);
+    return;
+  }
+  std::string text;
+  if (element.kind == RepKind::kBinary && v.kind == Value::Kind::kText) {
+    text = "\\x" + v.s;  // binary elements are hex in the JSON encoding
+  } else {
+    AppendPgText(v, element, text);
+  }
+  AppendArrayElement(text, out);
+}
+
+}  // namespace
+
+std::string PgDouble(double d, bool single) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  if (d == 0) return std::signbit(d) ? "-0" : "0";
+  char buf[64];
+  // The shortest digits that read back as the same value, in scientific form: d.ddde[+-]x.
+  auto r = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d),
+                                  std::chars_format::scientific)
+                  : std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  std::string_view sci(buf, static_cast<size_t>(r.ptr - buf));
+  const size_t e = sci.find('e');
+  std::string_view mantissa = sci.substr(0, e);
+  const int exponent = std::atoi(std::string(sci.substr(e + 1)).c_str());
+  const bool negative = mantissa[0] == '-';
+  if (negative) mantissa.remove_prefix(1);
+  std::string digits;
+  for (char c : mantissa) {
+    if (c != '.') digits += c;
+  }
+  std::string out = negative ? "-" : "";
+  if (exponent < -4 || exponent >= (single ? 6 : 15)) {
+    out += digits[0];
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    out += fmt::format("e{}{:02}", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return out;
+  }
+  if (exponent < 0) {
+    out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    return out;
+  }
+  const auto int_digits = static_cast<size_t>(exponent + 1);
+  if (digits.size() <= int_digits) {
+    out += digits + std::string(int_digits - digits.size(), '0');
+  } else {
+    out += digits.substr(0, int_digits) + "." + digits.substr(int_digits);
+  }
+  return out;
+}
+
+void AppendPgText(const Value& v, const engine::Rep& rep, std::string& out) {
+  switch (v.kind) {
+    case Value::Kind::kNull: return;
+    case Value::Kind::kBlob:
+      out += "\\x";
+      AppendHexBytes(v.s, out);
+      return;
+    case Value::Kind::kText:
+      if (rep.kind == RepKind::kJson && !rep.type.params.empty() &&
+          (rep.type.name == sql::TypeName::kArray || rep.type.name == sql::TypeName::kMultiset)) {
+        const catalog::PgType t = catalog::PgTypeOf(rep.type);
+        auto parsed = nlohmann::json::parse(v.s, nullptr, /*allow_exceptions=*/false);
+        if (t.oid != 114 && parsed.is_array()) {
+          AppendPgArray(parsed, engine::RepOf(rep.type.params.front()), out);
+          return;
+        }
+      }
+      out += v.s;
+      return;
+    case Value::Kind::kReal:
+      if (rep.kind == RepKind::kDecimal) break;
+      out += PgDouble(
+          v.d, rep.type.name == sql::TypeName::kReal || rep.type.name == sql::TypeName::kFloat);
+      return;
+    case Value::Kind::kInteger: break;
+  }
+  switch (rep.kind) {
+    case RepKind::kBoolean: out += v.i != 0 ? 't' : 'f'; return;
+    case RepKind::kDouble:
+      out += PgDouble(static_cast<double>(v.i), rep.type.name == sql::TypeName::kReal ||
+                                                    rep.type.name == sql::TypeName::kFloat);
+      return;
+    case RepKind::kDate: engine::AppendDate(v.i, out); return;
+    case RepKind::kTime: AppendPgTime(v.i, out); return;
+    case RepKind::kTimestamp: AppendPgTimestamp(v.i, out); return;
+    case RepKind::kTimestampLtz:
+      AppendPgTimestamp(v.i, out);
+      out += "+00";  // the session's TimeZone is UTC
+      return;
+    case RepKind::kMonths: {
+      const int64_t mag = v.i < 0 ? -v.i : v.i;
+      const char* sign = v.i < 0 ? "-" : "";
+      out += fmt::format("{}{} years {}{} mons", sign, mag / 12, sign, mag % 12);
+      return;
+    }
+    case RepKind::kMicros: {
+      const int64_t mag = v.i < 0 ? -v.i : v.i;
+      const int64_t secs = mag / engine::kMicrosPerSecond;
+      const char* sign = v.i < 0 ? "-" : "";
+      out += fmt::format("{}{} days {}{:02}:{:02}:{:02}", sign, secs / 86400, sign,
+                         secs / 3600 % 24, secs / 60 % 60, secs % 60);
+      if (mag % engine::kMicrosPerSecond != 0) {
+        std::string frac = fmt::format(".{:06}", mag % engine::kMicrosPerSecond);
+        while (frac.back() == '0') frac.pop_back();
+        out += frac;
+      }
+      return;
+    }
+    default: engine::FormatValue(v, rep, out); return;
+  }
+}
+
+namespace {
+
+void Int16Be(int64_t v, std::string& out) {
+  const auto u = static_cast<uint16_t>(v);
+  out += static_cast<char>(u >> 8);
+  out += static_cast<char>(u & 0xff);
+}
+void Int32Be(int64_t v, std::string& out) {
+  const auto u = static_cast<uint32_t>(v);
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((u >> shift) & 0xff);
+}
+void Int64Be(int64_t v, std::string& out) {
+  const auto u = static_cast<uint64_t>(v);
+  for (int shift = 56; shift >= 0; shift -= 8) out += static_cast<char>((u >> shift) & 0xff);
+}
+
+double AsDouble(const Value& v) {
+  return v.kind == Value::Kind::kReal ? v.d : static_cast<double>(v.i);
+}
+
+Status NoBinary(uint32_t oid) {
+  const catalog::PgType* t = catalog::PgTypeByOid(oid);
+  return Status::InvalidArgument(
+      fmt::format("hop does not send {} values in binary format; ask for text format",
+                  t != nullptr ? std::string(t->name) : fmt::format("type {}", oid)));
+}
+
+}  // namespace
+
+Status AppendPgBinary(const Value& v, const engine::Rep& rep, uint32_t oid, std::string& out) {
+  const bool integer = v.kind == Value::Kind::kInteger;
+  switch (oid) {
+    case 16: out += static_cast<char>(integer && v.i != 0 ? 1 : 0); return Status::OK();
+    case 21:
+      if (!integer) break;
+      Int16Be(v.i, out);
+      return Status::OK();
+    case 23:
+      if (!integer) break;
+      Int32Be(v.i, out);
+      return Status::OK();
+    case 20:
+      if (!integer) break;
+      Int64Be(v.i, out);
+      return Status::OK();
+    case 700: {
+      const auto f = static_cast<float>(AsDouble(v));
+      uint32_t bits = 0;
+      std::memcpy(&bits, &f, 4);
+      Int32Be(static_cast<int32_t>(bits), out);
+      return Status::OK();
+    }
+    case 701: {
+      const double d = AsDouble(v);
+      uint64_t bits = 0;
+      std::memcpy(&bits, &d, 8);
+      Int64Be(static_cast<int64_t>(bits), out);
+      return Status::OK();
+    }
+    case 17:
+    case 25:
+    case 1042:
+    case 1043:
+      if (v.kind == Value::Kind::kText || v.kind == Value::Kind::kBlob) {
+        out += v.s;
+      } else {
+        AppendPgText(v, rep, out);
+      }
+      return Status::OK();
+    case 1082:
+      if (!integer) break;
+      Int32Be(v.i - kPgEpochDays, out);
+      return Status::OK();
+    case 1083:
+      if (!integer) break;
+      Int64Be(v.i, out);
+      return Status::OK();
+    case 1114:
+    case 1184:
+      if (!integer) break;
+      Int64Be(v.i - kPgEpochMicros, out);
+      return Status::OK();
+    default: break;
+  }
+  return NoBinary(oid);
+}
+
+Status AppendPgBinaryText(std::string_view text, uint32_t oid, std::string& out) {
+  if (oid == 21 || oid == 23 || oid == 20) {
+    int64_t n = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || p != text.data() + text.size()) {
+      return Status::Internal(fmt::format("'{}' is not an integer", text));
+    }
+    oid == 21 ? Int16Be(n, out) : oid == 23 ? Int32Be(n, out) : Int64Be(n, out);
+    return Status::OK();
+  }
+  if (oid == 25 || oid == 1043 || oid == 1042) {
+    out += text;
+    return Status::OK();
+  }
+  return NoBinary(oid);
+}
+
+Result<int> CountParameters(std::string_view query) {
+  std::vector<sql::Token> tokens;
+  HOP_RETURN_IF_ERROR(sql::Tokenize(query, {}, &tokens));
+  int n = 0;
+  for (const sql::Token& t : tokens) {
+    if (t.type != sql::TokenType::kParameter || t.length < 2 || query[t.offset] != '$') continue;
+    const int i = std::atoi(std::string(query.substr(t.offset + 1, t.length - 1)).c_str());
+    n = std::max(n, i);
+  }
+  return n;
+}
+
+namespace {
+
+void AppendQuoted(std::string_view text, std::string& out) {
+  out += '\'';
+  for (char c : text) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  out += '\'';
+}
+
+uint64_t BigEndian(std::string_view b) {
+  uint64_t v = 0;
+  for (unsigned char c : b) v = (v << 8) | c;
+  return v;
+}
+
+// The SQL type a NULL of `oid` is cast to, or "" when the type is not known.
+std::string_view SqlTypeOf(uint32_t oid) {
+  switch (oid) {
+    case 16: return "BOOLEAN";
+    case 21: return "SMALLINT";
+    case 23: return "INTEGER";
+    case 20: return "BIGINT";
+    case 700: return "REAL";
+    case 701: return "DOUBLE";
+    case 1700: return "DECIMAL";
+    case 25:
+    case 1043: return "VARCHAR";
+    case 17: return "VARBINARY";
+    case 1082: return "DATE";
+    case 1114: return "TIMESTAMP";
+    default: return "";
+  }
+}
+
+bool IsNumberText(std::string_view s, bool integer) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t digits = 0;
+  bool point = false;
+  bool exponent = false;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.' && !integer && !point && !exponent) {
+      point = true;
+    } else if ((c == 'e' || c == 'E') && !integer && !exponent && digits > 0) {
+      exponent = true;
+      if (i + 1 < s.size() && (s[i + 1] == '-' || s[i + 1] == '+')) ++i;
+      if (i + 1 >= s.size()) return false;
+    } else {
+      return false;
+    }
+  }
+  return digits > 0;
+}
+
+Result<std::string> Literal(const BoundParameter& p, int index) {
+  const std::string_view type = SqlTypeOf(p.oid);
+  if (!p.value) {
+    return type.empty() ? std::string("NULL") : fmt::format("CAST(NULL AS {})", type);
+  }
+  const std::string& v = *p.value;
+  auto bad = [&](std::string_view what) {
+    return Status::InvalidArgument(fmt::format("parameter ${} is not a valid {}: '{}'", index, what,
+                                               p.format == 1 ? "(binary)" : v));
+  };
+  const bool binary = p.format == 1;
+  switch (p.oid) {
+    case 21:
+    case 23:
+    case 20: {
+      if (binary) {
+        const size_t n = p.oid == 21 ? 2 : p.oid == 23 ? 4 : 8;
+        if (v.size() != n) return bad(p.oid == 21 ? "int2" : p.oid == 23 ? "int4" : "int8");
+        const uint64_t u = BigEndian(v);
+        const int64_t i = n == 2   ? static_cast<int16_t>(u)
+                          : n == 4 ? static_cast<int32_t>(u)
+                                   : static_cast<int64_t>(u);
+        return std::to_string(i);
+      }
+      std::string_view t = v;
+      while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+      while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+      if (!IsNumberText(t, true)) return bad(p.oid == 21 ? "int2" : p.oid == 23 ? "int4" : "int8");
+      return std::string(t);
+    }
+    case 700:
+    case 701:
+    case 1700: {
+      double d = 0;
+      if (binary) {
+        if (p.oid == 1700) return bad("numeric (binary numeric is not read; send text)");
+        if (v.size() != (p.oid == 700 ? 4u : 8u)) return bad(p.oid == 700 ? "float4" : "float8");
+        if (p.oid == 700) {
+          const auto bits = static_cast<uint32_t>(BigEndian(v));
+          float f = 0;
+          std::memcpy(&f, &bits, 4);
+          d = f;
+        } else {
+          const uint64_t bits = BigEndian(v);
+          std::memcpy(&d, &bits, 8);
+        }
+        if (std::isnan(d) || std::isinf(d)) {
+          return fmt::format("CAST('{}' AS DOUBLE)", PgDouble(d, false));
+        }
+        return fmt::format("{}", d);
+      }
+      if (IsNumberText(v, false)) return std::string(v);
+      if (p.oid != 1700 && (v == "NaN" || v == "Infinity" || v == "-Infinity")) {
+        return fmt::format("CAST('{}' AS DOUBLE)", v);
+      }
+      return bad(p.oid == 700 ? "float4" : p.oid == 701 ? "float8" : "numeric");
+    }
+    case 16: {
+      if (binary) {
+        if (v.size() != 1) return bad("bool");
+        return std::string(v[0] != 0 ? "TRUE" : "FALSE");
+      }
+      static constexpr std::string_view kTrue[] = {"t", "true", "1", "y", "yes", "on"};
+      static constexpr std::string_view kFalse[] = {"f", "false", "0", "n", "no", "off"};
+      std::string lower;
+      for (char c : v) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      for (auto t : kTrue) {
+        if (lower == t) return std::string("TRUE");
+      }
+      for (auto f : kFalse) {
+        if (lower == f) return std::string("FALSE");
+      }
+      return bad("bool");
+    }
+    case 17: {
+      std::string bytes;
+      if (binary) {
+        bytes = v;
+      } else if (v.rfind("\\x", 0) == 0) {
+        for (size_t i = 2; i < v.size(); ++i) {
+          if (!std::isxdigit(static_cast<unsigned char>(v[i]))) return bad("bytea");
+        }
+        if (v.size() % 2 != 0) return bad("bytea");
+        return fmt::format("X'{}'", v.substr(2));
+      } else {
+        bytes = v;  // the escape format's plain bytes
+      }
+      std::string hex;
+      AppendHexBytes(bytes, hex);
+      return fmt::format("X'{}'", hex);
+    }
+    case 1082:
+    case 1114:
+    case 1184: {
+      std::string text;
+      if (binary) {
+        if (p.oid == 1082) {
+          if (v.size() != 4) return bad("date");
+          engine::AppendDate(static_cast<int32_t>(BigEndian(v)) + kPgEpochDays, text);
+        } else {
+          if (v.size() != 8) return bad("timestamp");
+          AppendPgTimestamp(static_cast<int64_t>(BigEndian(v)) + kPgEpochMicros, text);
+        }
+      } else {
+        text = v;
+      }
+      std::string out = p.oid == 1082 ? "DATE " : "TIMESTAMP ";
+      AppendQuoted(text, out);
+      return out;
+    }
+    default: {
+      std::string out;
+      AppendQuoted(v, out);
+      return out;
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::string> SubstituteParameters(std::string_view query,
+                                         const std::vector<BoundParameter>& params) {
+  std::vector<sql::Token> tokens;
+  HOP_RETURN_IF_ERROR(sql::Tokenize(query, {}, &tokens));
+  std::string out;
+  size_t copied = 0;
+  for (const sql::Token& t : tokens) {
+    if (t.type != sql::TokenType::kParameter || t.length < 2 || query[t.offset] != '$') continue;
+    const std::string digits(query.substr(t.offset + 1, t.length - 1));
+    const long index = digits.size() > 5 ? 0 : std::atol(digits.c_str());
+    if (index < 1 || static_cast<size_t>(index) > params.size()) {
+      return Status::InvalidArgument(fmt::format(
+          "there is no parameter ${}: the statement was bound with {}", digits, params.size()));
+    }
+    HOP_ASSIGN_OR_RETURN(std::string literal,
+                         Literal(params[static_cast<size_t>(index - 1)], static_cast<int>(index)));
+    out.append(query.substr(copied, t.offset - copied));
+    // Spaces keep a literal from joining the tokens around it ("-" "-1" is not a comment).
+    out += ' ';
+    out += literal;
+    out += ' ';
+    copied = t.offset + t.length;
+  }
+  out.append(query.substr(copied));
+  return out;
+}
+
+}  // namespace hop::server

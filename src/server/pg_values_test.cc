@@ -1,0 +1,80 @@
+#include "server/pg_values.h"
+
+#include <gtest/gtest.h>
+
+namespace hop::server {
+namespace {
+
+using engine::Rep;
+using engine::RepOf;
+using engine::Value;
+using sql::DataType;
+using sql::TypeName;
+
+TEST(PgValuesTest, TextFormsArePostgresqls) {
+  DataType ts(TypeName::kTimestamp);
+  ts.precision = 6;
+  DataType arr(TypeName::kArray);
+  arr.params.push_back(DataType(TypeName::kVarchar));
+  struct Case {
+    Value v;
+    DataType type;
+    std::string want;
+  } kCases[] = {
+      {Value::Int(1), DataType(TypeName::kBoolean), "t"},
+      {Value::Int(0), DataType(TypeName::kBoolean), "f"},
+      {Value::Int(-5), DataType(TypeName::kInteger), "-5"},
+      {Value::Real(1.5), DataType(TypeName::kDouble), "1.5"},
+      {Value::Real(1e20), DataType(TypeName::kDouble), "1e+20"},
+      {Value::Real(100), DataType(TypeName::kDouble), "100"},
+      {Value::Real(0.0001), DataType(TypeName::kDouble), "0.0001"},
+      {Value::Real(0.00001), DataType(TypeName::kDouble), "1e-05"},
+      {Value::Blob(std::string("\x01\xff", 2)), DataType(TypeName::kVarbinary), "\\x01ff"},
+      {Value::Int(0), DataType(TypeName::kDate), "1970-01-01"},
+      {Value::Int(1500000), ts, "1970-01-01 00:00:01.5"},
+      {Value::Int(86400000000), ts, "1970-01-02 00:00:00"},
+      {Value::Text("[\"a\",\"b c\",null]"), arr, "{a,\"b c\",NULL}"},
+  };
+  for (const Case& c : kCases) {
+    std::string out;
+    AppendPgText(c.v, RepOf(c.type), out);
+    EXPECT_EQ(out, c.want) << c.want;
+  }
+}
+
+TEST(PgValuesTest, BinaryFormsOfTheCommonTypes) {
+  std::string out;
+  ASSERT_TRUE(AppendPgBinary(Value::Int(258), RepOf(DataType(TypeName::kInteger)), 23, out).ok());
+  EXPECT_EQ(out, std::string("\0\0\x01\x02", 4));
+  out.clear();
+  ASSERT_TRUE(AppendPgBinary(Value::Int(10957), RepOf(DataType(TypeName::kDate)), 1082, out).ok());
+  EXPECT_EQ(out, std::string("\0\0\0\0", 4));  // 2000-01-01 is day 0
+  out.clear();
+  auto st = AppendPgBinary(Value::Int(1), RepOf(DataType(TypeName::kDecimal)), 1700, out);
+  EXPECT_EQ(st.message(), "hop does not send numeric values in binary format; ask for text format");
+}
+
+TEST(PgValuesTest, ParametersBecomeQuotedOrValidatedLiterals) {
+  auto sub = [](std::string_view q, std::vector<BoundParameter> p) {
+    auto r = SubstituteParameters(q, p);
+    return r.ok() ? *r : r.status().ToString();
+  };
+  EXPECT_EQ(sub("SELECT $1, $2", {{23, 0, "42"}, {0, 0, "it's"}}), "SELECT  42 ,  'it''s' ");
+  EXPECT_EQ(sub("SELECT $1", {{23, 1, std::string("\0\0\0\x07", 4)}}), "SELECT  7 ");
+  EXPECT_EQ(sub("SELECT $1", {{16, 0, "t"}}), "SELECT  TRUE ");
+  EXPECT_EQ(sub("SELECT $1", {{23, 0, std::nullopt}}), "SELECT  CAST(NULL AS INTEGER) ");
+  EXPECT_EQ(sub("SELECT $1", {{17, 1, "ab"}}), "SELECT  X'6162' ");
+  EXPECT_EQ(sub("SELECT $1", {{1082, 0, "2026-01-02"}}), "SELECT  DATE '2026-01-02' ");
+  // A $1 inside a string or a comment is not a parameter.
+  EXPECT_EQ(sub("SELECT '$1' -- $1\n, $1", {{25, 0, "x"}}), "SELECT '$1' -- $1\n,  'x' ");
+  // Nothing a client sends is pasted as SQL.
+  EXPECT_EQ(sub("SELECT $1", {{23, 0, "1; DROP VIEW v"}}),
+            "Invalid Argument: parameter $1 is not a valid int4: '1; DROP VIEW v'");
+  EXPECT_EQ(sub("SELECT $1 - $1", {{20, 0, "-1"}}), "SELECT  -1  -  -1 ");
+  EXPECT_EQ(sub("SELECT $2", {{23, 0, "1"}}),
+            "Invalid Argument: there is no parameter $2: the statement was bound with 1");
+  EXPECT_EQ(*CountParameters("SELECT $1, $3, '$4'"), 3);
+}
+
+}  // namespace
+}  // namespace hop::server

@@ -1,0 +1,31 @@
+// The PostgreSQL JDBC driver against hop serve --pg-port: Statement and PreparedStatement, with
+// enough executions to switch the driver to named server-side statements and binary transfer
+// (test/pgwire_clients_test.cc). Run as java -cp /usr/share/java/postgresql.jar JdbcClient.java URL.
+import java.sql.*;
+
+public class JdbcClient {
+  public static void main(String[] args) throws Exception {
+    try (Connection c = DriverManager.getConnection(args[0], "jdbc", "")) {
+      try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT id, name FROM c.people ORDER BY id")) {
+        while (r.next()) System.out.println(r.getInt(1) + " " + r.getString(2));
+      }
+      try (PreparedStatement p = c.prepareStatement("SELECT name, score, born FROM c.people WHERE id = ?")) {
+        for (int i = 0; i < 7; i++) {
+          p.setInt(1, 1 + i % 2);
+          try (ResultSet r = p.executeQuery()) {
+            r.next();
+            if (i >= 5) System.out.println(r.getString(1) + " " + r.getDouble(2) + " " + r.getDate(3));
+          }
+        }
+      }
+      try (Statement s = c.createStatement()) {
+        System.out.println(s.executeUpdate("INSERT INTO c.people VALUES (3, 'Grace', 7.0, DATE '1906-12-09')"));
+      }
+      try (Statement s = c.createStatement()) {
+        s.executeQuery("SELECT nope");
+      } catch (SQLException e) {
+        System.out.println("error " + e.getSQLState());
+      }
+    }
+  }
+}

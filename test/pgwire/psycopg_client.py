@@ -1,0 +1,24 @@
+# psycopg 3 against hop serve --pg-port: parameterised queries, server-side binding, binary
+# results (test/pgwire_clients_test.cc). Run with /usr/bin/python3 (Debian's psycopg).
+import sys
+
+import psycopg
+
+with psycopg.connect(sys.argv[1], autocommit=True) as conn:
+    cur = conn.cursor()
+    cur.execute("SELECT id, name FROM c.people WHERE id = %s AND name <> %s", (2, "x'); DROP"))
+    print(cur.fetchall())
+    cur.execute("SELECT %s AS t, %s AS f, %s AS n", ("it's", 1.5, None))
+    print(cur.fetchone())
+    bcur = conn.cursor(binary=True)
+    bcur.execute("SELECT id, score, born FROM c.people WHERE id >= %s ORDER BY id", (1,))
+    print(bcur.fetchall())
+    cur.execute("SELECT COUNT(*) AS n FROM c.people")
+    print(cur.fetchone()[0])
+    try:
+        cur.execute("SELECT nope FROM c.people")
+    except psycopg.Error as e:
+        print("error", e.sqlstate)
+    with conn.transaction():
+        cur.execute("SELECT 1")
+        print(cur.fetchone()[0])

@@ -1,0 +1,183 @@
+// Real PostgreSQL clients against `hop serve --pg-port`, as its own process: psql (-c and -f),
+// psycopg 3, the PostgreSQL JDBC driver and Node's pg, each running the programs in
+// test/pgwire/. scripts/setup installs them all; a missing one fails its test.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "test/lib/fixtures.h"
+
+extern char** environ;
+
+namespace {
+
+std::string Source(const std::string& rel) { return std::string(HOP_SOURCE_DIR) + "/" + rel; }
+
+// What `command` prints (stdout and stderr), and its exit status.
+std::pair<std::string, int> Shell(const std::string& command) {
+  std::string out;
+  FILE* p = popen(("(" + command + ") 2>&1 < /dev/null").c_str(), "r");
+  if (p == nullptr) return {"popen failed", -1};
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  socklen_t len = sizeof sa;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  close(fd);
+  return ntohs(sa.sin_port);
+}
+
+bool Accepts(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
+  close(fd);
+  return ok;
+}
+
+// One `hop serve --pg-port` for the whole suite, stopped by its pid with SIGTERM.
+class PgwireClientsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new hop::testing::TempDir("hop-pgwire-clients");
+    port_ = FreePort();
+    const std::string hop = HOP_BINARY;
+    const std::string port = std::to_string(port_);
+    const std::string log = dir_->path() + "/serve.log";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const char* argv[] = {hop.c_str(),  "--state", dir_->path().c_str(), "serve", "--pg-port",
+                          port.c_str(), nullptr};
+    if (posix_spawn(&pid_, hop.c_str(), &actions, nullptr, const_cast<char**>(argv), environ) !=
+        0) {
+      pid_ = -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    for (int i = 0; i < 200 && pid_ > 0 && !Accepts(port_); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // The rows every client reads.
+    auto [out, rc] = Shell(fmt("psql {} -X -q -A -f " + Source("test/pgwire/script.sql")));
+    setup_output_ = out;
+    setup_rc_ = rc;
+  }
+  static void TearDownTestSuite() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+      // SIGTERM is a clean stop: every connection ended, the process exits 0.
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    }
+    delete dir_;
+  }
+  static std::string fmt(const std::string& pattern) {
+    std::string s = pattern;
+    const std::string conn =
+        "'host=127.0.0.1 port=" + std::to_string(port_) + " user=t dbname=hop'";
+    const size_t at = s.find("{}");
+    if (at != std::string::npos) s.replace(at, 2, conn);
+    return s;
+  }
+
+  static hop::testing::TempDir* dir_;
+  static int port_;
+  static pid_t pid_;
+  static std::string setup_output_;
+  static int setup_rc_;
+};
+
+hop::testing::TempDir* PgwireClientsTest::dir_ = nullptr;
+int PgwireClientsTest::port_ = 0;
+pid_t PgwireClientsTest::pid_ = -1;
+std::string PgwireClientsTest::setup_output_;
+int PgwireClientsTest::setup_rc_ = -1;
+
+TEST_F(PgwireClientsTest, PsqlRunsAScriptOfDdlAndQueries) {
+  ASSERT_GT(pid_, 0);
+  EXPECT_EQ(setup_rc_, 0) << setup_output_;
+  EXPECT_EQ(setup_output_,
+            "psql:" + Source("test/pgwire/script.sql") +
+                ":2: INFO:  CREATE DATABASE CLIENTDB: database/clientdb created\n"
+                "psql:" +
+                Source("test/pgwire/script.sql") +
+                ":3: INFO:  CREATE TABLE C.PEOPLE: table C.PEOPLE created in clientdb; "
+                "table/clientdb-people created\n"
+                "psql:" +
+                Source("test/pgwire/script.sql") +
+                ":4: INFO:  INSERT INTO C.PEOPLE: 2 rows inserted\n"
+                "psql:" +
+                Source("test/pgwire/script.sql") +
+                ":5: INFO:  CREATE VIEW C.TOP: view/c-top created\n"
+                "ID|NAME|SCORE|BORN\n1|Ada|9.5|1815-12-10\n2|Alan|8.25|1912-06-23\n(2 rows)\n"
+                "NAME\nAda\n(1 row)\n");
+}
+
+TEST_F(PgwireClientsTest, PsqlCommandsAndErrors) {
+  auto [out, rc] = Shell(fmt("psql {} -X -A -t -c 'SELECT COUNT(*) FROM c.people' -c 'SHOW mode'"));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out, "2\nmode|create\n");
+  auto [err, erc] = Shell(fmt("psql {} -X -v ON_ERROR_STOP=1 -c 'SELECT FROM c.people'"));
+  EXPECT_EQ(erc, 1);
+  EXPECT_NE(err.find("ERROR:  Parse Error:"), std::string::npos) << err;
+  EXPECT_NE(err.find("LINE 1: SELECT FROM c.people"), std::string::npos) << err;
+}
+
+TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
+  auto [out, rc] =
+      Shell(fmt("/usr/bin/python3 " + Source("test/pgwire/psycopg_client.py") + " {}"));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out,
+            "[(2, 'Alan')]\n"
+            "(\"it's\", Decimal('1.5'), None)\n"
+            "[(1, 9.5, datetime.date(1815, 12, 10)), (2, 8.25, datetime.date(1912, 6, 23))]\n"
+            "2\n"
+            "error 42804\n"
+            "1\n");
+}
+
+TEST_F(PgwireClientsTest, JdbcStatementsAndPreparedStatements) {
+  auto [out, rc] =
+      Shell("java -cp /usr/share/java/postgresql.jar " + Source("test/pgwire/JdbcClient.java") +
+            " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) + "/hop");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out, "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n");
+}
+
+TEST_F(PgwireClientsTest, NodePgQueriesWithParameters) {
+  auto [out, rc] = Shell("NODE_PATH=" + Source(".deps/node/node_modules") + " node " +
+                         Source("test/pgwire/node_client.js") +
+                         " postgresql://t@127.0.0.1:" + std::to_string(port_) + "/hop");
+  EXPECT_EQ(rc, 0) << out;
+  // The JDBC test inserted Grace, if it ran first.
+  EXPECT_EQ(out.rfind("[{\"ID\":1,\"NAME\":\"Ada\"},{\"ID\":2,\"NAME\":\"Alan\"}", 0), 0u) << out;
+  EXPECT_NE(out.find("\nAlan\nerror 42804\n"), std::string::npos) << out;
+}
+
+}  // namespace
