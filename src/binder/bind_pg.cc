@@ -162,7 +162,9 @@ Result<ScalarPtr> Binder::Impl::BindObjectIdCast(const sql::CastExpr& c, ScalarP
     return Error(c.loc, fmt::format("a cast of text to {} needs a literal name here ('name'::{})",
                                     type, type));
   }
-  if (!IsExactNumeric(from)) {
+  const bool integer = from.name == TypeName::kTinyInt || from.name == TypeName::kSmallInt ||
+                       from.name == TypeName::kInteger || from.name == TypeName::kBigInt;
+  if (!integer) {
     return Error(c.loc, fmt::format("Cast function cannot convert value of type {} to {}",
                                     sql::TypeString(from, true), type));
   }

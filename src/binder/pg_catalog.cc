@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "catalog/pg_types.h"
 #include "catalog/source.h"
@@ -529,9 +530,10 @@ std::vector<std::string> PgCatalog::SearchPath(bool include_implicit) const {
   return out;
 }
 
-std::vector<uint32_t> PgCatalog::VisibleRelations() const {
-  std::vector<uint32_t> out;
-  std::vector<std::string> seen;
+const std::vector<uint32_t>& PgCatalog::VisibleRelations() const {
+  if (visible_) return *visible_;
+  std::vector<uint32_t>& out = visible_.emplace();
+  std::set<std::string> seen;
   for (const std::string& schema : SearchPath(true)) {
     const PgNamespace* ns = nullptr;
     for (const PgNamespace& n : namespaces_) {
@@ -540,8 +542,7 @@ std::vector<uint32_t> PgCatalog::VisibleRelations() const {
     if (ns == nullptr) continue;
     for (const PgRelation& r : relations_) {
       if (r.namespace_oid != ns->oid) continue;
-      if (std::find(seen.begin(), seen.end(), r.name) != seen.end()) continue;
-      seen.push_back(r.name);
+      if (!seen.insert(r.name).second) continue;
       out.push_back(r.oid);
     }
   }
@@ -582,7 +583,7 @@ const PgRelation* PgCatalog::FindRelation(std::string_view text) const {
 }
 
 std::string PgCatalog::RelationDisplayName(const PgRelation& r) const {
-  const std::vector<uint32_t> visible = VisibleRelations();
+  const std::vector<uint32_t>& visible = VisibleRelations();
   if (std::find(visible.begin(), visible.end(), r.oid) != visible.end()) return r.name;
   const PgNamespace* n = NamespaceOf(*this, r.namespace_oid);
   return n ? n->name + "." + r.name : r.name;

@@ -88,7 +88,7 @@ class PgCatalog {
   std::vector<std::string> SearchPath(bool include_implicit) const;
   // The OIDs of the relations pg_table_is_visible calls visible: those no schema earlier on the
   // search path has a relation of the same name for.
-  std::vector<uint32_t> VisibleRelations() const;
+  const std::vector<uint32_t>& VisibleRelations() const;
   // The relation a client's name (`orders`, `ads.orders`, `"Mixed"`, `pg_catalog.pg_class`)
   // names, looked up on the search path; nullptr when none.
   const PgRelation* FindRelation(std::string_view text) const;
@@ -102,6 +102,7 @@ class PgCatalog {
   std::string default_schema_;  // as shown
   std::string database_;        // the namespace's name
   mutable std::map<std::string, std::shared_ptr<const catalog::Table>, std::less<>> tables_;
+  mutable std::optional<std::vector<uint32_t>> visible_;  // VisibleRelations, once computed
 };
 
 }  // namespace hop::binder
