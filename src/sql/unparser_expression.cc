@@ -153,7 +153,9 @@ bool BareFunctionName(std::string_view name) {
   Keyword kw = LookupKeyword(name);
   if (kw == Keyword::kNone) return true;
   if (IsReserved(kw)) return false;
-  return kw != Keyword::kTRY_CAST && kw != Keyword::kEXTRACT && kw != Keyword::kJSON_OBJECT;
+  // ANY and SOME after a comparison are `op ANY (array)`, not calls.
+  return kw != Keyword::kTRY_CAST && kw != Keyword::kEXTRACT && kw != Keyword::kJSON_OBJECT &&
+         kw != Keyword::kANY && kw != Keyword::kSOME;
 }
 
 }  // namespace
