@@ -81,6 +81,10 @@ bool ContainsAggregate(const sql::Expr* e) {
       const auto& s = e->As<sql::SubscriptExpr>();
       return ContainsAggregate(s.base.get()) || ContainsAggregate(s.index.get());
     }
+    case ExprKind::kQuantified: {
+      const auto& q = e->As<sql::QuantifiedExpr>();
+      return ContainsAggregate(q.operand.get()) || ContainsAggregate(q.array.get());
+    }
     default: return false;
   }
 }

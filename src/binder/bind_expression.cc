@@ -123,6 +123,15 @@ Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprC
       HOP_RETURN_IF_ERROR(CheckComparable(left, right, op, b.loc));
       type = NotNull(TypeName::kBoolean);
       break;
+    case sql::BinaryOp::kRegexMatch:
+    case sql::BinaryOp::kRegexMatchIgnoreCase:
+    case sql::BinaryOp::kRegexNoMatch:
+    case sql::BinaryOp::kRegexNoMatchIgnoreCase:
+      if ((!IsCharacter(lt) && !IsNull(lt)) || (!IsCharacter(rt) && !IsNull(rt))) {
+        return mismatch(fmt::format("'<STRING> {0} <STRING>'", op));
+      }
+      type = WithNullable(DataType(TypeName::kBoolean), nullable);
+      break;
     case sql::BinaryOp::kConcat:
       if ((lt.name == TypeName::kArray || IsNull(lt)) &&
           (rt.name == TypeName::kArray || IsNull(rt)) &&
@@ -375,6 +384,7 @@ Result<ScalarPtr> Binder::Impl::BindCase(const sql::Expr& e, const ExprContext& 
 Result<ScalarPtr> Binder::Impl::BindCast(const sql::Expr& e, const ExprContext& ctx) {
   const auto& c = e.As<sql::CastExpr>();
   HOP_ASSIGN_OR_RETURN(ScalarPtr operand, Expr(*c.operand, ctx));
+  if (c.object_id != sql::ObjectIdType::kNone) return BindObjectIdCast(c, std::move(operand));
   const DataType& from = operand->type;
   auto is_structured = [](const DataType& t) {
     return t.name == TypeName::kArray || t.name == TypeName::kMultiset ||
@@ -544,6 +554,7 @@ Result<ScalarPtr> Binder::Impl::ExprOfKind(const sql::Expr& e, const ExprContext
     case ExprKind::kMap:
     case ExprKind::kRow: return BindCollection(e, ctx);
     case ExprKind::kSubscript: return BindSubscript(e, ctx);
+    case ExprKind::kQuantified: return BindQuantified(e, ctx);
   }
   return Status::Internal("unknown expression kind");
 }

@@ -10,7 +10,10 @@ namespace hop::binder {
 
 Result<ScalarPtr> Binder::Impl::Function(const sql::FunctionExpr& f, const ExprContext& ctx) {
   const std::string& name = f.name.back().name;
-  const binder::Function* fn = f.name.size() == 1 ? FindFunction(name) : nullptr;
+  // `pg_catalog.f` is PostgreSQL's built-in function f.
+  const bool pg_qualified = f.name.size() == 2 && f.name.parts[0].name == kPgCatalogSchema;
+  const binder::Function* fn =
+      f.name.size() == 1 || pg_qualified ? FindFunction(name) : nullptr;
   ExprContext arg_ctx = ctx;
   arg_ctx.allow_windows = false;
   bool is_aggregate = fn && fn->kind == FunctionKind::kAggregate && !f.over;
@@ -29,6 +32,10 @@ Result<ScalarPtr> Binder::Impl::Function(const sql::FunctionExpr& f, const ExprC
     HOP_ASSIGN_OR_RETURN(ScalarPtr s, Expr(*a, arg_ctx));
     types.push_back(s->type);
     args.push_back(std::move(s));
+  }
+  if (f.name.size() == 1 || pg_qualified) {
+    HOP_ASSIGN_OR_RETURN(ScalarPtr pg, PgFunction(f, name, args));
+    if (pg) return pg;
   }
   if (!fn) return Error(f.loc, NoMatchMessage(f.name.ToString(), types));
   if (f.star && name != "COUNT") {

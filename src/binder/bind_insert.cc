@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "binder/binder_impl.h"
+#include "common/strings.h"
 #include "sql/unparser.h"
 
 namespace hop::binder {
@@ -32,6 +33,13 @@ Result<BoundInsert> Binder::Impl::Insert(const sql::InsertStatement& insert) {
   std::vector<std::string> path;
   for (const auto& p : insert.target.parts) path.push_back(p.name);
   auto resolved = catalog_.Resolve(path);
+  if (!resolved.ok() && ((path.size() == 2 && PgCatalog::IsSchema(path[0])) ||
+                         (path.size() == 1 && PgCatalog::HasPgCatalogTable(path[0])))) {
+    return Error(insert.target.loc(),
+                 fmt::format("{} is PostgreSQL's catalog of this namespace, read only: its rows "
+                             "describe the catalog (docs/pg_catalog.md)",
+                             hop::Join(path, ".")));
+  }
   if (!resolved.ok()) {
     return ErrorCode(resolved.status().code(), insert.target.loc(), resolved.status().message());
   }

@@ -33,7 +33,24 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
   }
   std::vector<std::string> path;
   for (const auto& p : parts) path.push_back(p.name);
-  auto resolved = catalog_.Resolve(path);
+  const bool pg_path = path.size() == 2 && PgCatalog::IsSchema(path[0]);
+  auto resolved = pg_path ? Result<const catalog::Table*>(nullptr) : catalog_.Resolve(path);
+  if (pg_path || (!resolved.ok() && path.size() == 1 && PgCatalog::HasPgCatalogTable(path[0]))) {
+    // PostgreSQL's catalog (pg_catalog.h); an unqualified pg_catalog name the catalog has no
+    // table for is pg_catalog's, as on PostgreSQL's search path.
+    std::shared_ptr<const catalog::Table> pg = PgTable(path);
+    if (!pg) {
+      return ErrorCode(StatusCode::kCatalogNotFound, ref.loc,
+                       fmt::format("Object '{}' not found within '{}'", path[1], path[0]));
+    }
+    Rel scan;
+    scan.kind = RelKind::kScan;
+    scan.table = pg.get();
+    scan.path = pg->path;
+    scan.row_type = pg->row_type;
+    scan.owned_table = pg;
+    return Aliased(MakeRel(std::move(scan)), pg->name, pg->path, ref.alias, ref.loc);
+  }
   if (!resolved.ok()) {
     return ErrorCode(resolved.status().code(), ref.loc, resolved.status().message());
   }

@@ -242,6 +242,22 @@ Status Binder::Impl::OrderBy(const sql::SelectBody& select,
         }
       }
     }
+    if (column < 0 && e.kind == ExprKind::kColumnRef &&
+        e.As<sql::ColumnRefExpr>().name.size() == 1) {
+      // A name no FROM column has is the alias of an item that renames a column
+      // (`nspname AS table_schem ... ORDER BY table_schem`).
+      auto bound = Expr(e, ctx);
+      if (!bound.ok()) {
+        const std::string& n = e.As<sql::ColumnRefExpr>().name.back().name;
+        for (size_t i = 0; i < list.visible; ++i) {
+          if (list.names[i] == n) {
+            column = static_cast<int>(i);
+            break;
+          }
+        }
+        if (column < 0) return bound.status();
+      }
+    }
     if (column < 0) {
       HOP_ASSIGN_OR_RETURN(ScalarPtr s, Expr(e, ctx));
       if (agg) {

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "binder/pg_catalog.h"
 #include "binder/binder.h"
 #include "binder/bound.h"
 #include "binder/types.h"
@@ -216,6 +217,21 @@ class Binder::Impl {
                          sql::Location loc);
   int PreColumn(Aggregation& agg, const ScalarPtr& s);
 
+  // --- PostgreSQL's catalog and functions (bind_pg.cc, pg_catalog.h)
+  // The snapshot of the catalog as PostgreSQL's, built on first use.
+  const PgCatalog& Pg();
+  // The PG_CATALOG or INFORMATION_SCHEMA table `path` names (also an unqualified pg_catalog
+  // name the catalog has no table for), or null.
+  std::shared_ptr<const catalog::Table> PgTable(const std::vector<std::string>& path);
+  [[gnu::noinline]] Result<ScalarPtr> BindQuantified(const sql::Expr& e, const ExprContext& ctx);
+  Result<ScalarPtr> BindObjectIdCast(const sql::CastExpr& c, ScalarPtr operand);
+  // A call of one of PostgreSQL's catalog functions the binder answers from the snapshot
+  // (current_schemas, pg_table_is_visible, ...), or null when `name` is none of them.
+  Result<ScalarPtr> PgFunction(const sql::FunctionExpr& f, std::string_view name,
+                               std::vector<ScalarPtr>& args);
+  Result<ScalarPtr> StringLiteral(std::string value);
+  Result<ScalarPtr> IntegerLiteral(int64_t value);
+
   const catalog::Catalog& catalog_;
   const sql::Statement* statement_ = nullptr;
   // Common table expressions visible now, innermost last.
@@ -227,6 +243,7 @@ class Binder::Impl {
   int subquery_aliases_ = 0;
   int outer_refs_ = 0;  // correlated references made so far
   int expr_depth_ = 0;  // nesting of the expression being bound
+  std::unique_ptr<PgCatalog> pg_;
 };
 
 }  // namespace hop::binder

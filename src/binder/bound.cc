@@ -63,6 +63,10 @@ std::string_view BinaryOpText(sql::BinaryOp op) {
     case sql::BinaryOp::kMultiply: return "*";
     case sql::BinaryOp::kDivide: return "/";
     case sql::BinaryOp::kModulo: return "%";
+    case sql::BinaryOp::kRegexMatch: return "~";
+    case sql::BinaryOp::kRegexMatchIgnoreCase: return "~*";
+    case sql::BinaryOp::kRegexNoMatch: return "!~";
+    case sql::BinaryOp::kRegexNoMatchIgnoreCase: return "!~*";
   }
   return "?";
 }

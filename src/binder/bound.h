@@ -154,8 +154,10 @@ struct Rel {
   catalog::RowType row_type;
   std::vector<RelPtr> inputs;
 
-  // kScan: the table (owned by the catalog) and its path.
+  // kScan: the table (owned by the catalog, or by owned_table) and its path.
   const catalog::Table* table = nullptr;
+  // A table the binder made for this plan (PostgreSQL's catalog tables, pg_catalog.h).
+  std::shared_ptr<const catalog::Table> owned_table;
   std::vector<std::string> path;
   // kValues rows; kProject and kUnnest expressions.
   std::vector<std::vector<ScalarPtr>> rows;

@@ -234,6 +234,14 @@ struct Table {
     Scalar("ARRAY_DISTINCT", 1, 1, {F::kArray}, First);
     Scalar("ARRAY_CONCAT", 1, -1, {F::kArray}, LeastOfAll);
     Scalar("ARRAY_JOIN", 2, 3, {F::kArray, F::kString}, Varchar);
+    // PostgreSQL's, for what its clients ask of the catalog (docs/pg_catalog.md); the binder
+    // answers version(), current_schemas(), pg_table_is_visible() and the like itself.
+    Scalar("ARRAY_TO_STRING", 2, 3, {F::kArray, F::kString}, Varchar);
+    Scalar("FORMAT_TYPE", 2, 2, {F::kInteger}, VarcharNullable);
+    Scalar("TO_REGTYPE", 1, 1, {F::kString}, BigIntNullable);
+    Scalar("PG_GET_EXPR", 2, 3, {F::kString, F::kInteger, F::kBoolean}, VarcharNullable);
+    Scalar("PG_GET_INDEXDEF", 1, 3, {F::kInteger, F::kInteger, F::kBoolean}, VarcharNullable);
+    Scalar("PG_GET_CONSTRAINTDEF", 1, 2, {F::kInteger, F::kBoolean}, VarcharNullable);
     Scalar("ARRAY_LENGTH", 1, 1, {F::kArray}, Integer);
     Scalar("MAP_KEYS", 1, 1, {F::kMap}, [](std::span<const DataType> a) {
       DataType t(TypeName::kArray);

@@ -378,6 +378,7 @@ void Catalog::RemoveResource(const std::string& kind, const std::string& name) {
 Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_name) {
   Catalog c;
   const std::string ns(namespace_name);
+  c.namespace_name_ = ns;
   HOP_ASSIGN_OR_RETURN(auto dbs, store.List({DatabaseKind::Info().group_kind(), ns, {}}));
   for (const Resource& db : dbs.items) {
     Schema s = SchemaForDatabase(db);

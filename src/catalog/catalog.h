@@ -167,6 +167,8 @@ class Catalog {
   Result<const Schema*> SchemaFor(const std::vector<std::string>& name) const;
 
   const std::string& default_schema() const { return default_schema_; }
+  // The namespace the catalog was loaded for ("" for a catalog built by hand).
+  const std::string& namespace_name() const { return namespace_name_; }
 
   // Adds (or replaces) a schema; for tests and for adapters loaded by later layers.
   void AddSchema(Schema schema);
@@ -201,6 +203,7 @@ class Catalog {
   mutable std::map<std::string, Schema> discovered_;
   std::unique_ptr<std::mutex> discovered_mu_ = std::make_unique<std::mutex>();
   std::string default_schema_ = "DEFAULT";
+  std::string namespace_name_;
   // Where each Table and View resource is: (kind, name) -> (schema key, table name).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> index_;
   int64_t revision_ = 0;

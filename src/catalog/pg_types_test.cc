@@ -66,5 +66,46 @@ TEST(PgTypesTest, CollectionsOfScalarsAreArraysAndOthersJson) {
   EXPECT_EQ(PgTypeByOid(12345), nullptr);
 }
 
+// What PostgreSQL 15's format_type(oid, typmod) answers.
+TEST(PgTypesTest, FormatTypeAsPostgres) {
+  struct Case {
+    uint32_t oid;
+    int32_t modifier;
+    std::string_view text;
+  };
+  constexpr Case kCases[] = {
+      {23, -1, "integer"},
+      {1043, 24, "character varying(20)"},
+      {1043, -1, "character varying"},
+      {1042, 5, "character(1)"},
+      {1042, -1, "bpchar"},
+      {1700, (10 << 16 | 2) + 4, "numeric(10,2)"},
+      {1700, -1, "numeric"},
+      {1114, -1, "timestamp without time zone"},
+      {1184, -1, "timestamp with time zone"},
+      {701, -1, "double precision"},
+      {1007, -1, "integer[]"},
+      {1015, 24, "character varying(20)[]"},
+      {3904, -1, "???"},
+  };
+  for (const Case& c : kCases) EXPECT_EQ(FormatPgType(c.oid, c.modifier), c.text) << c.oid;
+}
+
+// What PostgreSQL 15's 'name'::regtype answers (for the types here).
+TEST(PgTypesTest, TypeOidByName) {
+  struct Case {
+    std::string_view name;
+    std::optional<uint32_t> oid;
+  };
+  const Case cases[] = {
+      {"int4", 23},          {"integer", 23},        {"INT", 23},
+      {"pg_catalog.int4", 23}, {"character varying", 1043}, {"varchar", 1043},
+      {"text[]", 1009},      {"_text", 1009},        {"timestamptz", 1184},
+      {" bool ", 16},        {"int4range", std::nullopt}, {"unknown[]", std::nullopt},
+      {"", std::nullopt},
+  };
+  for (const Case& c : cases) EXPECT_EQ(PgTypeOidByName(c.name), c.oid) << c.name;
+}
+
 }  // namespace
 }  // namespace hop::catalog

@@ -12,9 +12,11 @@
 #include <memory>
 #include <random>
 
+#include "catalog/pg_types.h"
 #include "common/json_text.h"
 #include "common/strings.h"
 #include "engine/functions_impl.h"
+#include "engine/pg_regex.h"
 
 namespace hop::engine {
 namespace internal {
@@ -993,6 +995,42 @@ void RegexpContainsFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   sqlite3_result_int(ctx, RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *re) ? 1 : 0);
 }
 
+// `s ~ pattern` with PostgreSQL's regular expressions (pg_regex.h); argument 2 is 1 to ignore
+// case (~*).
+void PgRegexFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
+  const RE2* re = static_cast<const RE2*>(sqlite3_get_auxdata(ctx, 1));
+  if (!re) {
+    const std::string_view pattern = ArgText(argv[1]);
+    auto translated = PostgresRegexToRe2(pattern);
+    if (!translated.ok()) return SetError(ctx, translated.status().message());
+    re = Compiled(ctx, 1, *translated, sqlite3_value_int64(argv[2]) != 0, pattern);
+    if (!re) return;
+  }
+  const std::string_view s = ArgText(argv[0]);
+  sqlite3_result_int(ctx, RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *re) ? 1 : 0);
+}
+
+// ---- PostgreSQL's catalog ----------------------------------------------------------------------
+
+// format_type(oid, typmod); NULL for a NULL OID, as PostgreSQL's.
+void PgFormatTypeFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
+  const int64_t oid = sqlite3_value_int64(argv[0]);
+  const int64_t mod = sqlite3_value_type(argv[1]) == SQLITE_NULL ? -1 : sqlite3_value_int64(argv[1]);
+  if (oid < 0 || oid > UINT32_MAX) return SetText(ctx, "???");
+  SetText(ctx, catalog::FormatPgType(static_cast<uint32_t>(oid),
+                                     static_cast<int32_t>(std::clamp<int64_t>(mod, -1, INT32_MAX))));
+}
+
+// to_regtype(name): the OID of the type named, NULL when there is none.
+void PgToRegtypeFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
+  auto oid = catalog::PgTypeOidByName(ArgText(argv[0]));
+  if (!oid) return sqlite3_result_null(ctx);
+  sqlite3_result_int64(ctx, *oid);
+}
+
 // ---- digests, base64, hex --------------------------------------------------------------------
 
 void DigestFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
@@ -1146,6 +1184,9 @@ Status RegisterFunctions(sqlite3* db, FunctionState* state) {
       {fn::kRegexpContains, 2, RegexpContainsFn},
       {fn::kRegexpLike, 2, RegexpContainsFn},
       {fn::kRegexpLike, 3, RegexpContainsFn},
+      {fn::kPgRegex, 3, PgRegexFn},
+      {fn::kPgFormatType, 2, PgFormatTypeFn},
+      {fn::kPgToRegtype, 1, PgToRegtypeFn},
       {fn::kDigest, 2, DigestFn},
       {fn::kToBase64, 1, ToBase64Fn},
       {fn::kFromBase64, 1, FromBase64Fn},

@@ -824,6 +824,22 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
           case BinaryOp::kIsDistinctFrom:
           case BinaryOp::kIsNotDistinctFrom:
             return Compare(*this, s.binary_op, std::move(a), std::move(b));
+          case BinaryOp::kRegexMatch:
+          case BinaryOp::kRegexMatchIgnoreCase:
+          case BinaryOp::kRegexNoMatch:
+          case BinaryOp::kRegexNoMatchIgnoreCase: {
+            // PostgreSQL's regular expressions (engine/pg_regex.h).
+            const bool ignore_case = s.binary_op == BinaryOp::kRegexMatchIgnoreCase ||
+                                     s.binary_op == BinaryOp::kRegexNoMatchIgnoreCase;
+            const bool negate = s.binary_op == BinaryOp::kRegexNoMatch ||
+                                s.binary_op == BinaryOp::kRegexNoMatchIgnoreCase;
+            HOP_ASSIGN_OR_RETURN(a, ToText(std::move(a)));
+            HOP_ASSIGN_OR_RETURN(b, ToText(std::move(b)));
+            ExprPtr match = Call(fn::kPgRegex, Args(std::move(a.expr), std::move(b.expr),
+                                                   IntLit(ignore_case ? 1 : 0)));
+            if (negate) match = Not(std::move(match));
+            return Low{std::move(match), BooleanRep()};
+          }
           case BinaryOp::kConcat: {
             const Rep rep = RepOf(s.type);
             if (rep.kind == RepKind::kJson) {
@@ -1418,7 +1434,25 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     for (const auto& a : args) reps.push_back(a.rep);
     return hop(fn::kArrayConcat, l.Unify(reps, s.type));
   }
-  if (name == "ARRAY_JOIN") {
+  if (name == "FORMAT_TYPE") {
+    HOP_RETURN_IF_ERROR(integer_arg(0));
+    HOP_RETURN_IF_ERROR(integer_arg(1));
+    return hop(fn::kPgFormatType, rep);
+  }
+  if (name == "TO_REGTYPE") {
+    HOP_RETURN_IF_ERROR(text_args());
+    return hop(fn::kPgToRegtype, rep);
+  }
+  if (name == "PG_GET_EXPR") {
+    // hop keeps expressions (defaults, partition bounds) as SQL text already.
+    HOP_ASSIGN_OR_RETURN(Low text, l.ToText(std::move(args[0])));
+    return Low{std::move(text.expr), rep};
+  }
+  if (name == "PG_GET_INDEXDEF" || name == "PG_GET_CONSTRAINTDEF") {
+    // hop has no indexes or constraints (pg_index and pg_constraint have no rows).
+    return Low{NullLit(), rep};
+  }
+  if (name == "ARRAY_JOIN" || name == "ARRAY_TO_STRING") {
     const Rep element = ElementRep(args[0].rep, 0);
     HOP_ASSIGN_OR_RETURN(args[1], l.ToText(std::move(args[1])));
     ExprPtr null_text = NullLit();

@@ -32,6 +32,116 @@ constexpr bool IsHexDigit(unsigned char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+int HexValue(unsigned char c) {
+  if (IsDigit(c)) return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// The text of an E'...' string's body: '' is a quote; \b \f \n \r \t, \ooo (octal), \xhh,
+// \uXXXX and \UXXXXXXXX escapes; a backslash before any other character is that character
+// (PostgreSQL's rules). False, with the offset of the bad escape and why, when the result would
+// hold NUL or not be UTF-8, or a \u escape is no code point.
+bool DecodeEscapes(std::string_view body, std::string* out, size_t* bad, std::string* why) {
+  out->clear();
+  out->reserve(body.size());
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (c == '\'') {
+      out->push_back('\'');
+      ++i;  // the second quote of ''
+      continue;
+    }
+    if (c != '\\' || i + 1 >= body.size()) {
+      out->push_back(c);
+      continue;
+    }
+    const size_t at = i;
+    const char e = body[++i];
+    switch (e) {
+      case 'b': out->push_back('\b'); break;
+      case 'f': out->push_back('\f'); break;
+      case 'n': out->push_back('\n'); break;
+      case 'r': out->push_back('\r'); break;
+      case 't': out->push_back('\t'); break;
+      case 'x': {
+        int v = 0, digits = 0;
+        while (digits < 2 && i + 1 < body.size() && HexValue(body[i + 1]) >= 0) {
+          v = v * 16 + HexValue(body[++i]);
+          ++digits;
+        }
+        if (digits == 0) {
+          out->push_back('x');
+          break;
+        }
+        out->push_back(static_cast<char>(v));
+        break;
+      }
+      case 'u':
+      case 'U': {
+        const int want = e == 'u' ? 4 : 8;
+        uint32_t cp = 0;
+        for (int k = 0; k < want; ++k) {
+          if (i + 1 >= body.size() || HexValue(body[i + 1]) < 0) {
+            *bad = at;
+            *why = fmt::format("invalid Unicode escape: \\{} needs {} hexadecimal digits", e, want);
+            return false;
+          }
+          cp = cp * 16 + static_cast<uint32_t>(HexValue(body[++i]));
+        }
+        if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+          *bad = at;
+          *why = "invalid Unicode escape value";
+          return false;
+        }
+        AppendUtf8(cp, out);
+        break;
+      }
+      default:
+        if (e >= '0' && e <= '7') {
+          int v = e - '0';
+          for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7';
+               ++k) {
+            v = v * 8 + (body[++i] - '0');
+          }
+          out->push_back(static_cast<char>(v & 0xFF));
+        } else {
+          out->push_back(e);
+        }
+    }
+    if (!out->empty() && out->back() == '\0') {
+      *bad = at;
+      *why = "a string literal cannot hold a NUL character";
+      return false;
+    }
+  }
+  if (const size_t b = FindInvalidUtf8(*out); b != std::string_view::npos) {
+    *bad = 0;
+    *why = "the escapes of this string literal do not make UTF-8 text";
+    return false;
+  }
+  return true;
+}
+
 class Lexer {
  public:
   Lexer(std::string_view text, Location start, std::vector<Token>* out,
@@ -129,9 +239,24 @@ class Lexer {
           pos_ += 2;
           break;
         case '!':
+          if (Next(1) == '~') {
+            const bool star = Next(2) == '*';
+            type = star ? TokenType::kNotTildeStar : TokenType::kNotTilde;
+            pos_ += star ? 3 : 2;
+            break;
+          }
           if (Next(1) != '=') return Error(begin, "unexpected character '!'");
           type = TokenType::kNe;
           pos_ += 2;
+          break;
+        case '~':
+          if (Next(1) == '*') {
+            type = TokenType::kTildeStar;
+            pos_ += 2;
+          } else {
+            type = TokenType::kTilde;
+            ++pos_;
+          }
           break;
         case '<':
           if (Next(1) == '=') {
@@ -205,6 +330,10 @@ class Lexer {
               }
             }
             type = TokenType::kBinaryString;
+          } else if ((c == 'e' || c == 'E') && Next(1) == '\'') {
+            ++pos_;
+            if (!ScanEscapeString(begin)) return error_;
+            type = TokenType::kEscapeString;
           } else if (IsWordStart(c)) {
             ++pos_;
             while (pos_ < n && IsWordChar(text_[pos_])) ++pos_;
@@ -341,6 +470,40 @@ class Lexer {
     }
   }
 
+  // E'...': a backslash escapes the next character (so \' does not end the string), and the
+  // escapes must decode to UTF-8 text without NUL (DecodeEscapes).
+  bool ScanEscapeString(size_t begin) {
+    const size_t n = text_.size();
+    const size_t open = pos_;
+    ++pos_;
+    while (true) {
+      if (pos_ >= n) return Fail(begin, "unterminated string literal");
+      const char c = text_[pos_];
+      if (c == '\\' && pos_ + 1 < n) {
+        if (text_[pos_ + 1] == '\n') NewLine(pos_ + 1);
+        pos_ += 2;
+        continue;
+      }
+      if (c == '\'') {
+        if (pos_ + 1 < n && text_[pos_ + 1] == '\'') {
+          pos_ += 2;
+          continue;
+        }
+        break;
+      }
+      if (c == '\n') NewLine(pos_);
+      ++pos_;
+    }
+    ++pos_;
+    std::string decoded;
+    size_t bad = 0;
+    std::string why;
+    if (!DecodeEscapes(text_.substr(open + 1, pos_ - open - 2), &decoded, &bad, &why)) {
+      return Fail(open + 1 + bad, why);
+    }
+    return true;
+  }
+
   // $$...$$ or $tag$...$tag$.
   bool ScanDollarString() {
     const size_t begin = pos_;
@@ -380,6 +543,7 @@ std::string_view TokenTypeName(TokenType type) {
     case TokenType::kString: return "string literal";
     case TokenType::kDollarString: return "dollar-quoted string";
     case TokenType::kBinaryString: return "binary string literal";
+    case TokenType::kEscapeString: return "string literal";
     case TokenType::kInteger: return "integer";
     case TokenType::kDecimal: return "decimal number";
     case TokenType::kFloat: return "floating-point number";
@@ -405,6 +569,10 @@ std::string_view TokenTypeName(TokenType type) {
     case TokenType::kLe: return "'<='";
     case TokenType::kGt: return "'>'";
     case TokenType::kGe: return "'>='";
+    case TokenType::kTilde: return "'~'";
+    case TokenType::kTildeStar: return "'~*'";
+    case TokenType::kNotTilde: return "'!~'";
+    case TokenType::kNotTildeStar: return "'!~*'";
     case TokenType::kCount: break;
   }
   return "token";
@@ -433,6 +601,14 @@ std::string UnquoteToken(std::string_view text, const Token& token) {
       return out;
     }
     case TokenType::kBinaryString: return std::string(raw.substr(2, raw.size() - 3));
+    case TokenType::kEscapeString: {
+      std::string out;
+      size_t bad = 0;
+      std::string why;
+      // The lexer checked the escapes when it made the token.
+      (void)DecodeEscapes(raw.substr(2, raw.size() - 3), &out, &bad, &why);
+      return out;
+    }
     case TokenType::kDollarString: {
       size_t tag_end = raw.find('$', 1);
       size_t tag_len = tag_end + 1;

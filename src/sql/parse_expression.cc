@@ -46,6 +46,22 @@ bool BinaryOperator(const Token& t, BinaryOp* op, int* prec) {
       *op = BinaryOp::kGe;
       *prec = kPrecComparison;
       return true;
+    case TokenType::kTilde:
+      *op = BinaryOp::kRegexMatch;
+      *prec = kPrecPredicate;
+      return true;
+    case TokenType::kTildeStar:
+      *op = BinaryOp::kRegexMatchIgnoreCase;
+      *prec = kPrecPredicate;
+      return true;
+    case TokenType::kNotTilde:
+      *op = BinaryOp::kRegexNoMatch;
+      *prec = kPrecPredicate;
+      return true;
+    case TokenType::kNotTildeStar:
+      *op = BinaryOp::kRegexNoMatchIgnoreCase;
+      *prec = kPrecPredicate;
+      return true;
     case TokenType::kConcat:
       *op = BinaryOp::kConcat;
       *prec = kPrecMultiplicative;
@@ -112,6 +128,11 @@ bool IsTimeUnit(std::string_view word) {
   return false;
 }
 
+bool IsComparison(BinaryOp op) {
+  return op == BinaryOp::kEq || op == BinaryOp::kNe || op == BinaryOp::kLt ||
+         op == BinaryOp::kLe || op == BinaryOp::kGt || op == BinaryOp::kGe;
+}
+
 constexpr Keyword kIntervalUnitKeywords[] = {Keyword::kYEAR,   Keyword::kQUARTER, Keyword::kMONTH,
                                              Keyword::kWEEK,   Keyword::kDAY,     Keyword::kHOUR,
                                              Keyword::kMINUTE, Keyword::kSECOND};
@@ -132,10 +153,25 @@ ExprPtr Parser::ParseExpr(int min_prec) {
     const Token& t = Peek();
     BinaryOp op;
     int prec;
-    if (BinaryOperator(t, &op, &prec)) {
+    // `OPERATOR(pg_catalog.~)`: PostgreSQL's spelling of a binary operator by its name.
+    const bool named = t.type == TokenType::kWord && t.keyword == Keyword::kOPERATOR &&
+                       PeekType(TokenType::kLParen, 1);
+    if (named || BinaryOperator(t, &op, &prec)) {
+      if (named && !ParseOperatorName(&op, &prec)) return nullptr;
       if (prec < min_prec) break;
       if (!guard.Deepen()) return nullptr;
-      ++pos_;
+      if (named) {
+        pos_ = operator_end_;
+      } else {
+        ++pos_;
+      }
+      if (IsComparison(op) && (PeekKeyword(Keyword::kANY) || PeekKeyword(Keyword::kSOME)) &&
+          PeekType(TokenType::kLParen, 1)) {
+        auto node = ParseQuantified(op, std::move(left), t);
+        if (!node) return nullptr;
+        left = std::move(node);
+        continue;
+      }
       ExprPtr right = ParseExpr(prec + 1);
       if (!right) return nullptr;
       auto node = Make<BinaryExpr>(t);
@@ -256,6 +292,14 @@ ExprPtr Parser::ParseExpr(int min_prec) {
       }
       break;
     }
+    // `COLLATE pg_catalog.default`: accepted, with no effect (hop compares strings by code
+    // point, which is the default collation); any other collation is refused.
+    if (t.type == TokenType::kWord && t.keyword == Keyword::kCOLLATE) {
+      if (kPrecPostfix < min_prec) break;
+      ++pos_;
+      if (!ParseDefaultCollation()) return nullptr;
+      continue;
+    }
     // Postfix: subscript and PostgreSQL-style cast.
     if (t.type == TokenType::kLBracket || t.type == TokenType::kDoubleColon) {
       if (kPrecPostfix < min_prec) break;
@@ -270,9 +314,7 @@ ExprPtr Parser::ParseExpr(int min_prec) {
       } else {
         auto node = Make<CastExpr>(t);
         node->operand = std::move(left);
-        auto type = ParseType();
-        if (!type) return nullptr;
-        node->type = std::move(*type);
+        if (!ParseCastTarget(node.get())) return nullptr;
         left = std::move(node);
       }
       continue;
@@ -328,6 +370,7 @@ ExprPtr Parser::ParsePrimary() {
       return node;
     }
     case TokenType::kString:
+    case TokenType::kEscapeString:
     case TokenType::kDollarString:
     case TokenType::kBinaryString: {
       ++pos_;
@@ -703,10 +746,135 @@ ExprPtr Parser::ParseCast(bool try_cast) {
   node->try_cast = try_cast;
   node->operand = ParseExpr();
   if (!node->operand || !ExpectKeyword(Keyword::kAS)) return nullptr;
-  auto type = ParseType();
-  if (!type || !ExpectType(TokenType::kRParen)) return nullptr;
-  node->type = std::move(*type);
+  if (!ParseCastTarget(node.get()) || !ExpectType(TokenType::kRParen)) return nullptr;
+  if (try_cast && node->object_id != ObjectIdType::kNone) {
+    Fail(t, "TRY_CAST cannot cast to an object identifier type");
+    return nullptr;
+  }
   return node;
+}
+
+namespace {
+
+// PostgreSQL's object identifier types a cast can name.
+ObjectIdType ObjectIdTypeOf(std::string_view word) {
+  static constexpr std::pair<std::string_view, ObjectIdType> kTypes[] = {
+      {"REGCLASS", ObjectIdType::kRegclass},
+      {"REGTYPE", ObjectIdType::kRegtype},
+      {"REGNAMESPACE", ObjectIdType::kRegnamespace},
+      {"REGPROC", ObjectIdType::kRegproc},
+      {"REGROLE", ObjectIdType::kRegrole},
+  };
+  for (const auto& [w, t] : kTypes) {
+    if (EqualsIgnoreCase(w, word)) return t;
+  }
+  return ObjectIdType::kNone;
+}
+
+// PostgreSQL's names of types a client's casts use that hop's types cover: OIDs are BIGINT
+// (they are unsigned 32-bit), `name` and `bpchar` are VARCHAR; `"char"` (quoted) is CHAR(1).
+std::optional<DataType> PostgresTypeAlias(std::string_view word) {
+  static constexpr std::pair<std::string_view, TypeName> kAliases[] = {
+      {"OID", TypeName::kBigInt},     {"NAME", TypeName::kVarchar},   {"INT2", TypeName::kSmallInt},
+      {"INT4", TypeName::kInteger},   {"INT8", TypeName::kBigInt},    {"FLOAT4", TypeName::kReal},
+      {"FLOAT8", TypeName::kDouble},  {"BPCHAR", TypeName::kVarchar},
+  };
+  for (const auto& [w, t] : kAliases) {
+    if (EqualsIgnoreCase(w, word)) return DataType(t);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool Parser::ParseCastTarget(CastExpr* node) {
+  // A `pg_catalog.` qualifier names PostgreSQL's built-in type: `x::pg_catalog.text`.
+  if (PeekType(TokenType::kWord) && EqualsIgnoreCase(TokenText(Peek()), "PG_CATALOG") &&
+      PeekType(TokenType::kDot, 1)) {
+    pos_ += 2;
+  }
+  const Token& t = Peek();
+  if (t.type == TokenType::kWord) {
+    node->object_id = ObjectIdTypeOf(TokenText(t));
+    if (node->object_id != ObjectIdType::kNone) {
+      ++pos_;
+      return true;
+    }
+  }
+  // `"char"` quoted is PostgreSQL's one-byte type; OID, NAME, INT4 and the like only in casts.
+  const bool quoted_char = t.type == TokenType::kQuotedIdentifier && TokenText(t) == "\"char\"";
+  if (quoted_char || t.type == TokenType::kWord) {
+    std::optional<DataType> alias = PostgresTypeAlias(TokenText(t));
+    if (quoted_char) {
+      alias.emplace(TypeName::kChar);
+      alias->precision = 1;
+    }
+    if (alias) {
+      ++pos_;
+      DepthGuard guard(this);
+      if (!guard.ok()) return false;
+      ParseCollectionSuffixes(*alias, guard);
+      if (failed_hard()) return false;
+      node->type = std::move(*alias);
+      return true;
+    }
+  }
+  auto type = ParseType();
+  if (!type) return false;
+  node->type = std::move(*type);
+  return true;
+}
+
+bool Parser::ParseOperatorName(BinaryOp* op, int* prec) {
+  // OPERATOR ( [pg_catalog .] op ): operator_end_ is where the expression continues.
+  size_t k = 2;
+  if (PeekType(TokenType::kWord, k) && EqualsIgnoreCase(TokenText(Peek(k)), "PG_CATALOG") &&
+      PeekType(TokenType::kDot, k + 1)) {
+    k += 2;
+  }
+  const Token& o = Peek(k);
+  if (!BinaryOperator(o, op, prec) || o.type == TokenType::kWord) {
+    pos_ += k;
+    Fail(o, "OPERATOR() names one of: = <> < <= > >= ~ ~* !~ !~* + - * / % ||");
+    return false;
+  }
+  if (!PeekType(TokenType::kRParen, k + 1)) {
+    pos_ += k + 1;
+    NoteExpectedType(TokenType::kRParen);
+    return false;
+  }
+  operator_end_ = pos_ + k + 2;
+  return true;
+}
+
+ExprPtr Parser::ParseQuantified(BinaryOp op, ExprPtr left, const Token& at) {
+  pos_ += 2;  // ANY (
+  if (PeekQueryStart()) {
+    Fail(Peek(), "ANY (query) is not supported; write IN (query)");
+    return nullptr;
+  }
+  auto node = Make<QuantifiedExpr>(at);
+  node->op = op;
+  node->operand = std::move(left);
+  node->array = ParseExpr();
+  if (!node->array || !ExpectType(TokenType::kRParen)) return nullptr;
+  return node;
+}
+
+bool Parser::ParseDefaultCollation() {
+  if (PeekType(TokenType::kWord) && EqualsIgnoreCase(TokenText(Peek()), "PG_CATALOG") &&
+      PeekType(TokenType::kDot, 1)) {
+    pos_ += 2;
+  }
+  const Token& c = Peek();
+  const bool is_default = (c.type == TokenType::kWord && c.keyword == Keyword::kDEFAULT) ||
+                          (c.type == TokenType::kQuotedIdentifier && TokenText(c) == "\"default\"");
+  if (!is_default) {
+    Fail(c, "hop has only the default collation: COLLATE pg_catalog.default");
+    return false;
+  }
+  ++pos_;
+  return true;
 }
 
 ExprPtr Parser::ParseInterval() {

@@ -539,6 +539,7 @@ StatementPtr Parser::ParseSet() {
   const Token& v = Peek();
   switch (v.type) {
     case TokenType::kString:
+    case TokenType::kEscapeString:
     case TokenType::kDollarString:
       stmt->value = UnquoteToken(text_, v);
       stmt->value_kind = SettingValueKind::kString;

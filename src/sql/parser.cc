@@ -109,7 +109,8 @@ Status Parser::FinishError() {
     std::string_view raw = TokenText(tok);
     const bool quoted =
         tok.type == TokenType::kString || tok.type == TokenType::kQuotedIdentifier ||
-        tok.type == TokenType::kDollarString || tok.type == TokenType::kBinaryString;
+        tok.type == TokenType::kDollarString || tok.type == TokenType::kBinaryString ||
+        tok.type == TokenType::kEscapeString;
     found = quoted ? "" : "'";
     found.append(raw.substr(0, 40));
     if (raw.size() > 40) found += "...";
@@ -287,6 +288,7 @@ bool Parser::ParseOptionList(OptionList* out) {
     const Token& v = Peek();
     switch (v.type) {
       case TokenType::kString:
+      case TokenType::kEscapeString:
       case TokenType::kDollarString:
         opt.value = UnquoteToken(text_, v);
         opt.kind = OptionValueKind::kString;

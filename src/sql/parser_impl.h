@@ -145,7 +145,8 @@ class Parser {
 
   // ---- literals and options ----
   bool PeekString() const {
-    return PeekType(TokenType::kString) || PeekType(TokenType::kDollarString);
+    return PeekType(TokenType::kString) || PeekType(TokenType::kDollarString) ||
+           PeekType(TokenType::kEscapeString);
   }
   std::optional<std::string> ParseStringLiteral();
   bool ParseOptionList(OptionList* out);  // after WITH: '(' key value, ... ')'
@@ -161,6 +162,15 @@ class Parser {
 
   // ---- expressions ----
   ExprPtr ParseExpr(int min_prec = kPrecLowest);
+  // After `::` or CAST(x AS: a type, with PostgreSQL's names of hop's types (`pg_catalog.text`,
+  // `oid`, `int4`, `name[]`) and its object identifier types (`regclass`).
+  bool ParseCastTarget(CastExpr* node);
+  // At `OPERATOR (`: the operator named; sets operator_end_ past the closing parenthesis.
+  bool ParseOperatorName(BinaryOp* op, int* prec);
+  // At `ANY (` after `left op`.
+  ExprPtr ParseQuantified(BinaryOp op, ExprPtr left, const Token& at);
+  // After COLLATE.
+  bool ParseDefaultCollation();
   ExprPtr ParsePrefix();
   ExprPtr ParsePrimary();
   ExprPtr ParseNameOrCall();
@@ -244,6 +254,7 @@ class Parser {
   // re-entered on the same thread.
   std::vector<Token>& tokens_;
   size_t pos_ = 0;
+  size_t operator_end_ = 0;  // ParseOperatorName's result
   int depth_ = 0;
   int parameter_count_ = 0;
   bool positional_parameters_ = false;  // `?` seen

@@ -142,7 +142,10 @@ class Splitter {
       }
       if (c == ';') break;
       if (c == '\'' || c == '"' || c == '`') {
-        Quoted(c);
+        // E'...' (PostgreSQL's escape string): a backslash escapes the next character.
+        const bool escapes = c == '\'' && pos_ > begin && (s_[pos_ - 1] == 'E' || s_[pos_ - 1] == 'e') &&
+                             (pos_ - 1 == begin || !IsWordByte(s_[pos_ - 2]));
+        Quoted(c, escapes);
       } else if (c == '-' && Next() == '-') {
         while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
       } else if (c == '/' && Next() == '*') {
@@ -172,11 +175,15 @@ class Splitter {
 
   char Next() const { return pos_ + 1 < s_.size() ? s_[pos_ + 1] : '\0'; }
 
-  void Quoted(char q) {
+  void Quoted(char q, bool escapes = false) {
     ++pos_;
     const size_t n = s_.size();
     while (pos_ < n) {
       const char c = s_[pos_];
+      if (escapes && c == '\\' && pos_ + 1 < n && s_[pos_ + 1] != '\n') {
+        pos_ += 2;
+        continue;
+      }
       if (c == q) {
         ++pos_;
         if (pos_ < n && s_[pos_] == q) {

@@ -17,6 +17,7 @@ enum class TokenType : uint8_t {
   kString,            // 'text'
   kDollarString,      // $$text$$ or $tag$text$tag$
   kBinaryString,      // X'0F'
+  kEscapeString,      // E'text' with backslash escapes (PostgreSQL's)
   kInteger,           // 42
   kDecimal,           // 4.2, .5, 4.
   kFloat,             // 4.2e10
@@ -42,6 +43,10 @@ enum class TokenType : uint8_t {
   kLe,
   kGt,
   kGe,
+  kTilde,           // ~      PostgreSQL's regular-expression match
+  kTildeStar,       // ~*     ... ignoring case
+  kNotTilde,        // !~     no match
+  kNotTildeStar,    // !~*    no match, ignoring case
   kCount
 };
 

@@ -26,6 +26,10 @@ int BinaryPrecedence(BinaryOp op) {
     case BinaryOp::kMultiply:
     case BinaryOp::kDivide:
     case BinaryOp::kModulo: return kPrecMultiplicative;
+    case BinaryOp::kRegexMatch:
+    case BinaryOp::kRegexMatchIgnoreCase:
+    case BinaryOp::kRegexNoMatch:
+    case BinaryOp::kRegexNoMatchIgnoreCase: return kPrecPredicate;
   }
   return kPrecAtom;
 }
@@ -42,8 +46,13 @@ Family FamilyOf(const Expr& e) {
         case BinaryOp::kModulo: return Family::kArithmetic;
         case BinaryOp::kOr:
         case BinaryOp::kAnd: return Family::kOther;
+        case BinaryOp::kRegexMatch:
+        case BinaryOp::kRegexMatchIgnoreCase:
+        case BinaryOp::kRegexNoMatch:
+        case BinaryOp::kRegexNoMatchIgnoreCase: return Family::kPredicate;
         default: return Family::kComparison;
       }
+    case ExprKind::kQuantified: return Family::kComparison;
     case ExprKind::kBetween:
     case ExprKind::kInList:
     case ExprKind::kInSubquery:
@@ -84,6 +93,10 @@ std::string_view BinaryText(BinaryOp op) {
     case BinaryOp::kMultiply: return "*";
     case BinaryOp::kDivide: return "/";
     case BinaryOp::kModulo: return "%";
+    case BinaryOp::kRegexMatch: return "~";
+    case BinaryOp::kRegexMatchIgnoreCase: return "~*";
+    case BinaryOp::kRegexNoMatch: return "!~";
+    case BinaryOp::kRegexNoMatchIgnoreCase: return "!~*";
   }
   return "?";
 }
@@ -98,8 +111,21 @@ int PrecedenceOf(const Expr& e) {
     case ExprKind::kInSubquery:
     case ExprKind::kLike: return kPrecPredicate;
     case ExprKind::kSubscript: return kPrecPostfix;
+    case ExprKind::kQuantified: return kPrecComparison;
     default: return kPrecAtom;
   }
+}
+
+std::string_view ObjectIdTypeText(ObjectIdType t) {
+  switch (t) {
+    case ObjectIdType::kNone: return "";
+    case ObjectIdType::kRegclass: return "REGCLASS";
+    case ObjectIdType::kRegtype: return "REGTYPE";
+    case ObjectIdType::kRegnamespace: return "REGNAMESPACE";
+    case ObjectIdType::kRegproc: return "REGPROC";
+    case ObjectIdType::kRegrole: return "REGROLE";
+  }
+  return "";
 }
 
 std::string_view IntervalUnitText(IntervalUnit u) {
@@ -127,7 +153,9 @@ bool BareFunctionName(std::string_view name) {
   Keyword kw = LookupKeyword(name);
   if (kw == Keyword::kNone) return true;
   if (IsReserved(kw)) return false;
-  return kw != Keyword::kTRY_CAST && kw != Keyword::kEXTRACT && kw != Keyword::kJSON_OBJECT;
+  // ANY and SOME after a comparison are `op ANY (array)`, not calls.
+  return kw != Keyword::kTRY_CAST && kw != Keyword::kEXTRACT && kw != Keyword::kJSON_OBJECT &&
+         kw != Keyword::kANY && kw != Keyword::kSOME;
 }
 
 }  // namespace
@@ -278,6 +306,11 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
     }
     case ExprKind::kBinary: {
       const auto& b = e.As<BinaryExpr>();
+      const bool regex = b.op == BinaryOp::kRegexMatch ||
+                         b.op == BinaryOp::kRegexMatchIgnoreCase ||
+                         b.op == BinaryOp::kRegexNoMatch ||
+                         b.op == BinaryOp::kRegexNoMatchIgnoreCase;
+      if (regex && (flink() || sqlite())) Unsupported("a regular-expression match (~)");
       Expr(*b.left, prec, family);
       Raw(" ");
       Raw(BinaryText(b.op));
@@ -368,10 +401,28 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
     case ExprKind::kCast: {
       const auto& c = e.As<CastExpr>();
       if (c.try_cast && (postgres() || sqlite())) Unsupported("TRY_CAST");
+      if (c.object_id != ObjectIdType::kNone && (flink() || sqlite())) {
+        Unsupported("a cast to an object identifier type");
+      }
       Raw(c.try_cast ? "TRY_CAST(" : "CAST(");
       Expr(*c.operand);
       Raw(" AS ");
-      Type(c.type);
+      if (c.object_id != ObjectIdType::kNone) {
+        Raw(ObjectIdTypeText(c.object_id));
+      } else {
+        Type(c.type);
+      }
+      Raw(")");
+      break;
+    }
+    case ExprKind::kQuantified: {
+      const auto& q = e.As<QuantifiedExpr>();
+      if (flink() || sqlite()) Unsupported("op ANY (array)");
+      Expr(*q.operand, prec + 1, family);
+      Raw(" ");
+      Raw(BinaryText(q.op));
+      Raw(" ANY (");
+      Expr(*q.array);
       Raw(")");
       break;
     }

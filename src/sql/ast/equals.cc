@@ -123,7 +123,8 @@ bool Equals(const Expr& a, const Expr& b) {
     case ExprKind::kCast: {
       const auto& x = a.As<CastExpr>();
       const auto& y = b.As<CastExpr>();
-      return x.try_cast == y.try_cast && x.type == y.type && EqualPtr(x.operand, y.operand);
+      return x.try_cast == y.try_cast && x.object_id == y.object_id && x.type == y.type &&
+             EqualPtr(x.operand, y.operand);
     }
     case ExprKind::kFunction: {
       const auto& x = a.As<FunctionExpr>();
@@ -164,6 +165,11 @@ bool Equals(const Expr& a, const Expr& b) {
       const auto& x = a.As<SubscriptExpr>();
       const auto& y = b.As<SubscriptExpr>();
       return EqualPtr(x.base, y.base) && EqualPtr(x.index, y.index);
+    }
+    case ExprKind::kQuantified: {
+      const auto& x = a.As<QuantifiedExpr>();
+      const auto& y = b.As<QuantifiedExpr>();
+      return x.op == y.op && EqualPtr(x.operand, y.operand) && EqualPtr(x.array, y.array);
     }
   }
   return false;

@@ -40,6 +40,7 @@ enum class ExprKind : uint8_t {
   kMap,
   kRow,
   kSubscript,
+  kQuantified,
 };
 
 struct Expr : PooledNode {
@@ -144,6 +145,11 @@ enum class BinaryOp : uint8_t {
   kMultiply,
   kDivide,
   kModulo,
+  // PostgreSQL's regular-expression matches: `~`, `~*` (ignoring case), `!~`, `!~*`.
+  kRegexMatch,
+  kRegexMatchIgnoreCase,
+  kRegexNoMatch,
+  kRegexNoMatchIgnoreCase,
 };
 
 struct BinaryExpr : Expr {
@@ -219,11 +225,16 @@ struct CaseExpr : Expr {
   ExprPtr else_result;  // may be null
 };
 
+// PostgreSQL's object identifier types, which a cast to them names: a name cast to one is the
+// object's OID, an OID cast to one is the object's name (docs/pg_catalog.md).
+enum class ObjectIdType : uint8_t { kNone, kRegclass, kRegtype, kRegnamespace, kRegproc, kRegrole };
+
 struct CastExpr : Expr {
   CastExpr() : Expr(ExprKind::kCast) {}
   ExprPtr operand;
-  DataType type;
+  DataType type;          // unused when object_id is set
   bool try_cast = false;  // TRY_CAST
+  ObjectIdType object_id = ObjectIdType::kNone;  // `x::regclass`, `CAST(x AS REGCLASS)`
 };
 
 enum class SortDirection : uint8_t { kDefault, kAsc, kDesc };
@@ -316,6 +327,14 @@ struct SubscriptExpr : Expr {
   SubscriptExpr() : Expr(ExprKind::kSubscript) {}
   ExprPtr base;
   ExprPtr index;
+};
+
+// `operand op ANY (array)` (also written SOME): true when the comparison holds for an element.
+struct QuantifiedExpr : Expr {
+  QuantifiedExpr() : Expr(ExprKind::kQuantified) {}
+  BinaryOp op = BinaryOp::kEq;  // a comparison
+  ExprPtr operand;
+  ExprPtr array;
 };
 
 // Structural equality: same kinds, same folded names, same values; locations are ignored.
