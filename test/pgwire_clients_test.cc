@@ -149,6 +149,16 @@ TEST_F(PgwireClientsTest, PsqlCommandsAndErrors) {
   EXPECT_NE(err.find("LINE 1: SELECT FROM c.people"), std::string::npos) << err;
 }
 
+// psql's catalog commands read the emulated pg_catalog (docs/pg_catalog.md) over the wire.
+TEST_F(PgwireClientsTest, PsqlListsTablesViewsSchemasAndDatabases) {
+  auto [out, rc] = Shell(fmt("psql {} -X -A -t -c '\\dt c.*' -c '\\dv c.*' -c '\\l'"));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out, "c|people|table|hop\nc|top|view|hop\ndefault|hop|UTF8|C|C||libc|\n") << out;
+  auto [schemas, src] = Shell(fmt("psql {} -X -A -t -c '\\dn'"));
+  EXPECT_EQ(src, 0) << schemas;
+  EXPECT_EQ(schemas.rfind("c|hop\n", 0), 0u) << schemas;
+}
+
 TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
   auto [out, rc] =
       Shell(fmt("/usr/bin/python3 " + Source("test/pgwire/psycopg_client.py") + " {}"));
@@ -167,7 +177,10 @@ TEST_F(PgwireClientsTest, JdbcStatementsAndPreparedStatements) {
       Shell("java -cp /usr/share/java/postgresql.jar " + Source("test/pgwire/JdbcClient.java") +
             " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) + "/hop");
   EXPECT_EQ(rc, 0) << out;
-  EXPECT_EQ(out, "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n");
+  EXPECT_EQ(out,
+            "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n"
+            "table c.people\ncolumn id int4\ncolumn name text\ncolumn score float8\n"
+            "column born date\n");
 }
 
 TEST_F(PgwireClientsTest, NodePgQueriesWithParameters) {

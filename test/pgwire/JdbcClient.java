@@ -26,6 +26,14 @@ public class JdbcClient {
       } catch (SQLException e) {
         System.out.println("error " + e.getSQLState());
       }
+      // The catalog as DatabaseMetaData reads it (docs/pg_catalog.md).
+      DatabaseMetaData md = c.getMetaData();
+      try (ResultSet r = md.getTables(null, null, "people", new String[] {"TABLE"})) {
+        while (r.next()) System.out.println("table " + r.getString("TABLE_SCHEM") + "." + r.getString("TABLE_NAME"));
+      }
+      try (ResultSet r = md.getColumns(null, "c", "people", null)) {
+        while (r.next()) System.out.println("column " + r.getString("COLUMN_NAME") + " " + r.getString("TYPE_NAME"));
+      }
     }
   }
 }
