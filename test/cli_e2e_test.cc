@@ -1464,9 +1464,9 @@ REFRESH MATERIALIZED VIEW ads.hourly;
 )");
   for (const char* line :
        {"REFRESHED '* * * * *' is recorded in spec.schedule, but hop refreshes only views whose "
-        "table is in a local database",
+        "table is in a local or PostgreSQL database",
         "ADS.HOURLY is not refreshed by hop: hop refreshes materialized views whose table is in a "
-        "local database"}) {
+        "local or PostgreSQL database"}) {
     EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
   }
   auto view = nlohmann::json::parse(Hop(state.Flag() + " get view ads-hourly -o json").out);
