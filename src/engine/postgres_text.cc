@@ -2,89 +2,52 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+
+#include "catalog/pg_types.h"
 
 namespace hop::engine {
 
 namespace {
 
-using sql::TypeName;
-
-void AppendDouble(double d, bool single, std::string& out) {
-  if (std::isnan(d)) {
-    out += "NaN";
-  } else if (std::isinf(d)) {
-    out += d < 0 ? "-Infinity" : "Infinity";
-  } else if (single) {
-    fmt::format_to(std::back_inserter(out), "{}", static_cast<float>(d));
-  } else {
-    fmt::format_to(std::back_inserter(out), "{}", d);
+void AppendHexBytes(std::string_view bytes, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
   }
 }
 
-bool NeedsArrayQuotes(std::string_view s) {
-  if (s.empty()) return true;
-  if (s.size() == 4 && (s[0] == 'N' || s[0] == 'n') && (s[1] == 'U' || s[1] == 'u') &&
-      (s[2] == 'L' || s[2] == 'l') && (s[3] == 'L' || s[3] == 'l')) {
-    return true;
-  }
-  for (char c : s) {
-    if (c == '"' || c == '\\' || c == '{' || c == '}' || c == ',' || c == ' ' || c == '\t' ||
-        c == '\n' || c == '\r' || c == '\v' || c == '\f') {
-      return true;
-    }
-  }
-  return false;
+// HH:MM:SS with the fraction PostgreSQL shows: up to 6 digits, trailing zeros dropped.
+void AppendPgTime(int64_t micros, std::string& out) {
+  const size_t start = out.size();
+  AppendTime(micros, 6, out);
+  while (out.size() > start && out.back() == '0') out.pop_back();
+  if (out.size() > start && out.back() == '.') out.pop_back();
 }
 
-void AppendArrayElement(const nlohmann::json& j, const Rep& rep, std::string& out);
-
-// A JSON-encoded element (engine/value.h) as the Value its rep holds.
-Value ElementValue(const nlohmann::json& j, const Rep& rep) {
-  if (j.is_boolean()) return Value::Int(j.get<bool>() ? 1 : 0);
-  if (j.is_number_integer()) return Value::Int(j.get<int64_t>());
-  if (j.is_number()) return Value::Real(j.get<double>());
-  if (j.is_string()) {
-    const std::string& s = j.get_ref<const std::string&>();
-    if (rep.kind != RepKind::kBinary) return Value::Text(s);
-    // Binary elements are hex in the encoding; the Value holds the bytes.
-    auto nibble = [](char c) {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return 0;
-    };
-    std::string bytes;
-    for (size_t i = 0; i + 1 < s.size(); i += 2) {
-      bytes += static_cast<char>(nibble(s[i]) << 4 | nibble(s[i + 1]));
-    }
-    return Value::Blob(std::move(bytes));
-  }
-  return Value::Text(j.dump());
+void AppendTimestampText(int64_t micros, std::string& out) {
+  const int64_t days = FloorDiv(micros, kMicrosPerDay);
+  AppendDate(days, out);
+  out += ' ';
+  AppendPgTime(FloorMod(micros, kMicrosPerDay), out);
 }
 
-void AppendArray(const nlohmann::json& j, const Rep& element, std::string& out) {
-  out += '{';
-  for (size_t i = 0; i < j.size(); ++i) {
-    if (i > 0) out += ',';
-    AppendArrayElement(j[i], element, out);
-  }
-  out += '}';
+bool EqualsNullWord(std::string_view text) {
+  return text.size() == 4 && (text[0] == 'N' || text[0] == 'n') &&
+         (text[1] == 'U' || text[1] == 'u') && (text[2] == 'L' || text[2] == 'l') &&
+         (text[3] == 'L' || text[3] == 'l');
 }
 
-void AppendArrayElement(const nlohmann::json& j, const Rep& rep, std::string& out) {
-  if (j.is_null()) {
-    out += "NULL";
-    return;
-  }
-  if (j.is_array() && rep.type.name == TypeName::kArray && !rep.type.params.empty()) {
-    AppendArray(j, RepOf(rep.type.params[0]), out);
-    return;
-  }
-  std::string text;
-  AppendPostgresText(ElementValue(j, rep), rep, text);
-  if (!NeedsArrayQuotes(text)) {
+// An array element in PostgreSQL's array text: quoted when it is empty, NULL, or holds a
+// delimiter, brace, quote, backslash or space.
+void AppendArrayElement(std::string_view text, std::string& out) {
+  const bool quote = text.empty() || EqualsNullWord(text) ||
+                     text.find_first_of("{},\"\\ \t\n\r") != std::string_view::npos;
+  if (!quote) {
     out += text;
     return;
   }
@@ -96,60 +59,157 @@ void AppendArrayElement(const nlohmann::json& j, const Rep& rep, std::string& ou
   out += '"';
 }
 
+void AppendJsonElement(const nlohmann::json& j, const Rep& element, std::string& out);
+
+void AppendPgArray(const nlohmann::json& j, const Rep& element, std::string& out) {
+  out += '{';
+  bool first = true;
+  for (const auto& e : j) {
+    if (!first) out += ',';
+    first = false;
+    AppendJsonElement(e, element, out);
+  }
+  out += '}';
+}
+
+void AppendJsonElement(const nlohmann::json& j, const Rep& element, std::string& out) {
+  if (j.is_null()) {
+    out += "NULL";
+    return;
+  }
+  if (j.is_array() && element.kind == RepKind::kJson) {
+    AppendPgArray(
+        j, RepOf(element.type.params.empty() ? element.type : element.type.params.front()),
+        out);
+    return;
+  }
+  // The element's text as a scalar column of its type would show it.
+  Value v;
+  if (j.is_string()) {
+    v = Value::Text(j.get<std::string>());
+  } else if (j.is_boolean()) {
+    v = Value::Int(j.get<bool>() ? 1 : 0);
+  } else if (j.is_number_integer()) {
+    v = Value::Int(j.get<int64_t>());
+  } else if (j.is_number()) {
+    v = Value::Real(j.get<double>());
+  } else {
+    AppendArrayElement(j.dump(), out);
+    return;
+  }
+  std::string text;
+  if (element.kind == RepKind::kBinary && v.kind == Value::Kind::kText) {
+    text = "\\x" + v.s;  // binary elements are hex in the JSON encoding
+  } else {
+    AppendPostgresText(v, element, text);
+  }
+  AppendArrayElement(text, out);
+}
+
 }  // namespace
 
+void AppendPostgresTimestamp(int64_t micros, std::string& out) {
+  AppendTimestampText(micros, out);
+}
+
+std::string PostgresDouble(double d, bool single) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  if (d == 0) return std::signbit(d) ? "-0" : "0";
+  char buf[64];
+  // The shortest digits that read back as the same value, in scientific form: d.ddde[+-]x.
+  auto r = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d),
+                                  std::chars_format::scientific)
+                  : std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  std::string_view sci(buf, static_cast<size_t>(r.ptr - buf));
+  const size_t e = sci.find('e');
+  std::string_view mantissa = sci.substr(0, e);
+  const int exponent = std::atoi(std::string(sci.substr(e + 1)).c_str());
+  const bool negative = mantissa[0] == '-';
+  if (negative) mantissa.remove_prefix(1);
+  std::string digits;
+  for (char c : mantissa) {
+    if (c != '.') digits += c;
+  }
+  std::string out = negative ? "-" : "";
+  if (exponent < -4 || exponent >= (single ? 6 : 15)) {
+    out += digits[0];
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    out += fmt::format("e{}{:02}", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return out;
+  }
+  if (exponent < 0) {
+    out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    return out;
+  }
+  const auto int_digits = static_cast<size_t>(exponent + 1);
+  if (digits.size() <= int_digits) {
+    out += digits + std::string(int_digits - digits.size(), '0');
+  } else {
+    out += digits.substr(0, int_digits) + "." + digits.substr(int_digits);
+  }
+  return out;
+}
+
 void AppendPostgresText(const Value& v, const Rep& rep, std::string& out) {
-  using K = Value::Kind;
-  const bool single = rep.type.name == TypeName::kReal || rep.type.name == TypeName::kFloat;
   switch (v.kind) {
-    case K::kNull: return;
-    case K::kBlob: {
-      static constexpr char kHex[] = "0123456789abcdef";
+    case Value::Kind::kNull: return;
+    case Value::Kind::kBlob:
       out += "\\x";
-      for (unsigned char c : v.s) {
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-      }
+      AppendHexBytes(v.s, out);
       return;
-    }
-    case K::kText:
-      if (rep.kind == RepKind::kJson && rep.type.name == TypeName::kArray &&
-          !rep.type.params.empty()) {
+    case Value::Kind::kText:
+      if (rep.kind == RepKind::kJson && !rep.type.params.empty() &&
+          (rep.type.name == sql::TypeName::kArray || rep.type.name == sql::TypeName::kMultiset)) {
+        const catalog::PgType t = catalog::PgTypeOf(rep.type);
         auto parsed = nlohmann::json::parse(v.s, nullptr, /*allow_exceptions=*/false);
-        if (parsed.is_array()) {
-          AppendArray(parsed, RepOf(rep.type.params[0]), out);
+        if (t.oid != 114 && parsed.is_array()) {
+          AppendPgArray(parsed, RepOf(rep.type.params.front()), out);
           return;
         }
       }
       out += v.s;
       return;
-    case K::kReal:
-      if (rep.kind == RepKind::kDecimal && std::isfinite(v.d)) {
-        fmt::format_to(std::back_inserter(out), "{:.{}f}",
-                       v.d / static_cast<double>(Pow10(rep.scale)), rep.scale);
-        return;
-      }
-      AppendDouble(v.d, single, out);
+    case Value::Kind::kReal:
+      if (rep.kind == RepKind::kDecimal) break;
+      out += PostgresDouble(
+          v.d, rep.type.name == sql::TypeName::kReal || rep.type.name == sql::TypeName::kFloat);
       return;
-    case K::kInteger: break;
+    case Value::Kind::kInteger: break;
   }
-  const int64_t i = v.i;
   switch (rep.kind) {
-    case RepKind::kBoolean: out += i != 0 ? 't' : 'f'; return;
-    case RepKind::kDecimal: AppendDecimal(i, rep.scale, out); return;
-    case RepKind::kDouble: AppendDouble(static_cast<double>(i), single, out); return;
-    case RepKind::kDate: AppendDate(i, out); return;
-    case RepKind::kTime: AppendTime(i, TimePrecision(rep.type), out); return;
-    case RepKind::kTimestamp: AppendTimestamp(i, TimePrecision(rep.type), out); return;
+    case RepKind::kBoolean: out += v.i != 0 ? 't' : 'f'; return;
+    case RepKind::kDouble:
+      out += PostgresDouble(static_cast<double>(v.i), rep.type.name == sql::TypeName::kReal ||
+                                                    rep.type.name == sql::TypeName::kFloat);
+      return;
+    case RepKind::kDate: AppendDate(v.i, out); return;
+    case RepKind::kTime: AppendPgTime(v.i, out); return;
+    case RepKind::kTimestamp: AppendTimestampText(v.i, out); return;
     case RepKind::kTimestampLtz:
-      AppendTimestamp(i, TimePrecision(rep.type), out);
-      out += "+00";
+      AppendTimestampText(v.i, out);
+      out += "+00";  // the session's TimeZone is UTC
       return;
-    case RepKind::kMonths: fmt::format_to(std::back_inserter(out), "{} months", i); return;
-    case RepKind::kMicros:
-      fmt::format_to(std::back_inserter(out), "{} microseconds", i);
+    case RepKind::kMonths: {
+      const int64_t mag = v.i < 0 ? -v.i : v.i;
+      const char* sign = v.i < 0 ? "-" : "";
+      out += fmt::format("{}{} years {}{} mons", sign, mag / 12, sign, mag % 12);
       return;
-    default: fmt::format_to(std::back_inserter(out), "{}", i); return;
+    }
+    case RepKind::kMicros: {
+      const int64_t mag = v.i < 0 ? -v.i : v.i;
+      const int64_t secs = mag / kMicrosPerSecond;
+      const char* sign = v.i < 0 ? "-" : "";
+      out += fmt::format("{}{} days {}{:02}:{:02}:{:02}", sign, secs / 86400, sign,
+                         secs / 3600 % 24, secs / 60 % 60, secs % 60);
+      if (mag % kMicrosPerSecond != 0) {
+        std::string frac = fmt::format(".{:06}", mag % kMicrosPerSecond);
+        while (frac.back() == '0') frac.pop_back();
+        out += frac;
+      }
+      return;
+    }
+    default: FormatValue(v, rep, out); return;
   }
 }
 

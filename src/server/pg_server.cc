@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "catalog/pg_types.h"
+#include "engine/postgres_text.h"
 #include "common/log.h"
 #include "common/redact.h"
 #include "common/strings.h"
@@ -931,7 +932,7 @@ Result<bool> Connection::SendRows(Pending& p, const std::vector<int16_t>& format
         if (fmt_of[i] == 1) {
           HOP_RETURN_IF_ERROR(AppendPgBinary(v, rep, oids[i], cell));
         } else {
-          AppendPgText(v, rep, cell);
+          engine::AppendPostgresText(v, rep, cell);
         }
         // What leaves the process never shows a secret (ARCHITECTURE.md §4.16).
         if (rep.kind == engine::RepKind::kText || rep.kind == engine::RepKind::kJson) {

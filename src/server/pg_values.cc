@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/pg_types.h"
+#include "engine/postgres_text.h"
 #include "sql/lexer.h"
 
 namespace hop::server {
@@ -29,196 +30,6 @@ void AppendHexBytes(std::string_view bytes, std::string& out) {
     out += kHex[c & 15];
   }
 }
-
-// HH:MM:SS with the fraction PostgreSQL shows: up to 6 digits, trailing zeros dropped.
-void AppendPgTime(int64_t micros, std::string& out) {
-  const size_t start = out.size();
-  engine::AppendTime(micros, 6, out);
-  while (out.size() > start && out.back() == '0') out.pop_back();
-  if (out.size() > start && out.back() == '.') out.pop_back();
-}
-
-void AppendPgTimestamp(int64_t micros, std::string& out) {
-  const int64_t days = engine::FloorDiv(micros, engine::kMicrosPerDay);
-  engine::AppendDate(days, out);
-  out += ' ';
-  AppendPgTime(engine::FloorMod(micros, engine::kMicrosPerDay), out);
-}
-
-bool EqualsNullWord(std::string_view text) {
-  return text.size() == 4 && (text[0] == 'N' || text[0] == 'n') &&
-         (text[1] == 'U' || text[1] == 'u') && (text[2] == 'L' || text[2] == 'l') &&
-         (text[3] == 'L' || text[3] == 'l');
-}
-
-// An array element in PostgreSQL's array text: quoted when it is empty, NULL, or holds a
-// delimiter, brace, quote, backslash or space.
-void AppendArrayElement(std::string_view text, std::string& out) {
-  const bool quote = text.empty() || EqualsNullWord(text) ||
-                     text.find_first_of("{},\"\\ \t\n\r") != std::string_view::npos;
-  if (!quote) {
-    out += text;
-    return;
-  }
-  out += '"';
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  out += '"';
-}
-
-void AppendJsonElement(const nlohmann::json& j, const engine::Rep& element, std::string& out);
-
-void AppendPgArray(const nlohmann::json& j, const engine::Rep& element, std::string& out) {
-  out += '{';
-  bool first = true;
-  for (const auto& e : j) {
-    if (!first) out += ',';
-    first = false;
-    AppendJsonElement(e, element, out);
-  }
-  out += '}';
-}
-
-void AppendJsonElement(const nlohmann::json& j, const engine::Rep& element, std::string& out) {
-  if (j.is_null()) {
-    out += "NULL";
-    return;
-  }
-  if (j.is_array() && element.kind == RepKind::kJson) {
-    AppendPgArray(
-        j, engine::RepOf(element.type.params.empty() ? element.type : element.type.params.front()),
-        out);
-    return;
-  }
-  // The element's text as a scalar column of its type would show it.
-  Value v;
-  if (j.is_string()) {
-    v = Value::Text(j.get<std::string>());
-  } else if (j.is_boolean()) {
-    v = Value::Int(j.get<bool>() ? 1 : 0);
-  } else if (j.is_number_integer()) {
-    v = Value::Int(j.get<int64_t>());
-  } else if (j.is_number()) {
-    v = Value::Real(j.get<double>());
-  } else {
-    AppendArrayElement(j.dump(), out);
-    return;
-  }
-  std::string text;
-  if (element.kind == RepKind::kBinary && v.kind == Value::Kind::kText) {
-    text = "\\x" + v.s;  // binary elements are hex in the JSON encoding
-  } else {
-    AppendPgText(v, element, text);
-  }
-  AppendArrayElement(text, out);
-}
-
-}  // namespace
-
-std::string PgDouble(double d, bool single) {
-  if (std::isnan(d)) return "NaN";
-  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-  if (d == 0) return std::signbit(d) ? "-0" : "0";
-  char buf[64];
-  // The shortest digits that read back as the same value, in scientific form: d.ddde[+-]x.
-  auto r = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(d),
-                                  std::chars_format::scientific)
-                  : std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
-  std::string_view sci(buf, static_cast<size_t>(r.ptr - buf));
-  const size_t e = sci.find('e');
-  std::string_view mantissa = sci.substr(0, e);
-  const int exponent = std::atoi(std::string(sci.substr(e + 1)).c_str());
-  const bool negative = mantissa[0] == '-';
-  if (negative) mantissa.remove_prefix(1);
-  std::string digits;
-  for (char c : mantissa) {
-    if (c != '.') digits += c;
-  }
-  std::string out = negative ? "-" : "";
-  if (exponent < -4 || exponent >= (single ? 6 : 15)) {
-    out += digits[0];
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    out += fmt::format("e{}{:02}", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return out;
-  }
-  if (exponent < 0) {
-    out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
-    return out;
-  }
-  const auto int_digits = static_cast<size_t>(exponent + 1);
-  if (digits.size() <= int_digits) {
-    out += digits + std::string(int_digits - digits.size(), '0');
-  } else {
-    out += digits.substr(0, int_digits) + "." + digits.substr(int_digits);
-  }
-  return out;
-}
-
-void AppendPgText(const Value& v, const engine::Rep& rep, std::string& out) {
-  switch (v.kind) {
-    case Value::Kind::kNull: return;
-    case Value::Kind::kBlob:
-      out += "\\x";
-      AppendHexBytes(v.s, out);
-      return;
-    case Value::Kind::kText:
-      if (rep.kind == RepKind::kJson && !rep.type.params.empty() &&
-          (rep.type.name == sql::TypeName::kArray || rep.type.name == sql::TypeName::kMultiset)) {
-        const catalog::PgType t = catalog::PgTypeOf(rep.type);
-        auto parsed = nlohmann::json::parse(v.s, nullptr, /*allow_exceptions=*/false);
-        if (t.oid != 114 && parsed.is_array()) {
-          AppendPgArray(parsed, engine::RepOf(rep.type.params.front()), out);
-          return;
-        }
-      }
-      out += v.s;
-      return;
-    case Value::Kind::kReal:
-      if (rep.kind == RepKind::kDecimal) break;
-      out += PgDouble(
-          v.d, rep.type.name == sql::TypeName::kReal || rep.type.name == sql::TypeName::kFloat);
-      return;
-    case Value::Kind::kInteger: break;
-  }
-  switch (rep.kind) {
-    case RepKind::kBoolean: out += v.i != 0 ? 't' : 'f'; return;
-    case RepKind::kDouble:
-      out += PgDouble(static_cast<double>(v.i), rep.type.name == sql::TypeName::kReal ||
-                                                    rep.type.name == sql::TypeName::kFloat);
-      return;
-    case RepKind::kDate: engine::AppendDate(v.i, out); return;
-    case RepKind::kTime: AppendPgTime(v.i, out); return;
-    case RepKind::kTimestamp: AppendPgTimestamp(v.i, out); return;
-    case RepKind::kTimestampLtz:
-      AppendPgTimestamp(v.i, out);
-      out += "+00";  // the session's TimeZone is UTC
-      return;
-    case RepKind::kMonths: {
-      const int64_t mag = v.i < 0 ? -v.i : v.i;
-      const char* sign = v.i < 0 ? "-" : "";
-      out += fmt::format("{}{} years {}{} mons", sign, mag / 12, sign, mag % 12);
-      return;
-    }
-    case RepKind::kMicros: {
-      const int64_t mag = v.i < 0 ? -v.i : v.i;
-      const int64_t secs = mag / engine::kMicrosPerSecond;
-      const char* sign = v.i < 0 ? "-" : "";
-      out += fmt::format("{}{} days {}{:02}:{:02}:{:02}", sign, secs / 86400, sign,
-                         secs / 3600 % 24, secs / 60 % 60, secs % 60);
-      if (mag % engine::kMicrosPerSecond != 0) {
-        std::string frac = fmt::format(".{:06}", mag % engine::kMicrosPerSecond);
-        while (frac.back() == '0') frac.pop_back();
-        out += frac;
-      }
-      return;
-    }
-    default: engine::FormatValue(v, rep, out); return;
-  }
-}
-
-namespace {
 
 void Int16Be(int64_t v, std::string& out) {
   const auto u = static_cast<uint16_t>(v);
@@ -284,7 +95,7 @@ Status AppendPgBinary(const Value& v, const engine::Rep& rep, uint32_t oid, std:
       if (v.kind == Value::Kind::kText || v.kind == Value::Kind::kBlob) {
         out += v.s;
       } else {
-        AppendPgText(v, rep, out);
+        engine::AppendPostgresText(v, rep, out);
       }
       return Status::OK();
     case 1082:
@@ -440,7 +251,7 @@ Result<std::string> Literal(const BoundParameter& p, int index) {
           std::memcpy(&d, &bits, 8);
         }
         if (std::isnan(d) || std::isinf(d)) {
-          return fmt::format("CAST('{}' AS DOUBLE)", PgDouble(d, false));
+          return fmt::format("CAST('{}' AS DOUBLE)", engine::PostgresDouble(d, false));
         }
         return fmt::format("{}", d);
       }
@@ -494,7 +305,7 @@ Result<std::string> Literal(const BoundParameter& p, int index) {
           engine::AppendDate(static_cast<int32_t>(BigEndian(v)) + kPgEpochDays, text);
         } else {
           if (v.size() != 8) return bad("timestamp");
-          AppendPgTimestamp(static_cast<int64_t>(BigEndian(v)) + kPgEpochMicros, text);
+          engine::AppendPostgresTimestamp(static_cast<int64_t>(BigEndian(v)) + kPgEpochMicros, text);
         }
       } else {
         text = v;

@@ -1,7 +1,6 @@
 // Values between hop's engine and PostgreSQL clients (docs/pgwire.md, "Types"): result values in
-// PostgreSQL's text forms (bool t/f, arrays {..}, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]`,
-// bytea \x..) and binary forms, and the parameters of a Bind turned into SQL literals of the
-// statement hop runs (each one validated for its type and quoted, never pasted as it came).
+// binary forms (their text forms are engine/postgres_text.h's), and the parameters of a Bind
+// turned into SQL literals of the statement hop runs (each one validated for its type and quoted, never pasted as it came).
 #pragma once
 
 #include <cstdint>
@@ -15,9 +14,6 @@
 
 namespace hop::server {
 
-// Appends `v` (not NULL) in PostgreSQL's text form for a column of `rep`.
-void AppendPgText(const engine::Value& v, const engine::Rep& rep, std::string& out);
-
 // Appends `v` (not NULL) in the binary form of type `oid`. Errors (InvalidArgument) for a type
 // whose binary form hop does not write (numeric, interval, arrays, json): it names the type.
 Status AppendPgBinary(const engine::Value& v, const engine::Rep& rep, uint32_t oid,
@@ -26,10 +22,6 @@ Status AppendPgBinary(const engine::Value& v, const engine::Rep& rep, uint32_t o
 // A value of a text result (SHOW's, !tables') in the binary form of `oid`: text types as they
 // are, int2/int4/int8 as integers.
 Status AppendPgBinaryText(std::string_view text, uint32_t oid, std::string& out);
-
-// A double as PostgreSQL prints float8 (shortest exact digits; exponent form below 1e-4 and
-// from 1e15): 1, 0.5, 1e+15, NaN, Infinity. `single`: as float4.
-std::string PgDouble(double d, bool single);
 
 // The highest parameter number ($n) in `query`, 0 when it has none; errors are the lexer's.
 Result<int> CountParameters(std::string_view query);

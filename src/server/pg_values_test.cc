@@ -1,5 +1,7 @@
 #include "server/pg_values.h"
 
+#include "engine/postgres_text.h"
+
 #include <gtest/gtest.h>
 
 namespace hop::server {
@@ -37,7 +39,7 @@ TEST(PgValuesTest, TextFormsArePostgresqls) {
   };
   for (const Case& c : kCases) {
     std::string out;
-    AppendPgText(c.v, RepOf(c.type), out);
+    engine::AppendPostgresText(c.v, RepOf(c.type), out);
     EXPECT_EQ(out, c.want) << c.want;
   }
 }
