@@ -39,24 +39,6 @@ int HexValue(unsigned char c) {
   return -1;
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 // The text of an E'...' string's body: '' is a quote; \b \f \n \r \t, \ooo (octal), \xhh,
 // \uXXXX and \UXXXXXXXX escapes; a backslash before any other character is that character
 // (PostgreSQL's rules). False, with the offset of the bad escape and why, when the result would
@@ -113,7 +95,7 @@ bool DecodeEscapes(std::string_view body, std::string* out, size_t* bad, std::st
           *why = "invalid Unicode escape value";
           return false;
         }
-        AppendUtf8(cp, out);
+        hop::AppendUtf8(static_cast<char32_t>(cp), out);
         break;
       }
       default:
