@@ -1646,18 +1646,19 @@ Status PostgresTableWriter::InsertQuery(std::unique_ptr<sql::Query> query) {
   insert.columns = s.ColumnNames();
   for (const std::string& k : s.key) insert.conflict_columns.emplace_back(k);
   insert.query = std::move(query);
-  Result<PgResult> r = Status::OK();
+  PgResult done;
   Status st = s.key.empty() ? s.Prepare() : Status::OK();
   if (st.ok()) {
     auto text = Print(insert);
-    r = text.ok() ? s.Exec(*text) : Result<PgResult>(text.status());
+    auto r = text.ok() ? s.Exec(*text) : Result<PgResult>(text.status());
     st = r.status();
+    if (r.ok()) done = std::move(r).value();
   }
   if (!st.ok()) {
     HOP_RETURN_IF_ERROR(s.Exec("ROLLBACK TO SAVEPOINT hop_insert").status());
     return st;
   }
-  s.rows = std::strtoll(PQcmdTuples(r->get()), nullptr, 10);
+  s.rows = std::strtoll(PQcmdTuples(done.get()), nullptr, 10);
   return s.Exec("RELEASE SAVEPOINT hop_insert").status();
 }
 
