@@ -328,18 +328,27 @@ bool Dropped(PGconn* conn, const PGresult* r) {
 
 // Runs one statement with text parameters on a pooled connection; a reused connection that the
 // server dropped meanwhile (a restart) is replaced once.
-Result<PgResult> Run(const Endpoint& e, const std::string& sql,
-                     const std::vector<std::string>& params) {
+// One statement with text parameters on `conn`; the result, failed or not.
+PgResult ExecParams(PGconn* conn, const std::string& sql, const std::vector<std::string>& params) {
   std::vector<const char*> values;
   for (const auto& p : params) values.push_back(p.c_str());
+  return PgResult(PQexecParams(conn, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                               values.data(), nullptr, nullptr, 0));
+}
+
+bool Succeeded(const PgResult& r) {
+  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  return st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK || st == PGRES_COPY_IN;
+}
+
+Result<PgResult> Run(const Endpoint& e, const std::string& sql,
+                     const std::vector<std::string>& params) {
   for (int attempt = 0;; ++attempt) {
     bool reused = false;
     HOP_ASSIGN_OR_RETURN(PgConn conn, Pool::Get().Acquire(e, reused));
     Lease lease(e.key, std::move(conn));
-    PgResult r(PQexecParams(lease.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
-                            values.data(), nullptr, nullptr, 0));
-    const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) return r;
+    PgResult r = ExecParams(lease.get(), sql, params);
+    if (Succeeded(r)) return r;
     if (reused && attempt == 0 && Dropped(lease.get(), r.get())) {
       lease.Discard();
       continue;
@@ -1455,16 +1464,15 @@ struct PostgresTableWriter::State {
 
   PGconn* conn() const { return lease.get(); }
 
-  Result<PgResult> Exec(const std::string& sql, const std::vector<std::string>& params = {}) {
-    std::vector<const char*> values;
-    for (const auto& p : params) values.push_back(p.c_str());
-    PgResult r(PQexecParams(conn(), sql.c_str(), static_cast<int>(values.size()), nullptr,
-                            values.data(), nullptr, nullptr, 0));
-    const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK || st == PGRES_COPY_IN) return r;
+  // The server's `message` about this write, as an error.
+  Status Error(const std::string& message) const {
     return Status::ExecutionError(fmt::format("{}: PostgreSQL: {} (writing {}.{})",
-                                              endpoint->Name(), ServerMessage(r.get(), conn()),
-                                              remote_schema, table));
+                                              endpoint->Name(), message, remote_schema, table));
+  }
+  Result<PgResult> Exec(const std::string& sql, const std::vector<std::string>& params = {}) {
+    PgResult r = ExecParams(conn(), sql, params);
+    if (Succeeded(r)) return r;
+    return Error(ServerMessage(r.get(), conn()));
   }
   Status Exec(const sql::Statement& statement) {
     HOP_ASSIGN_OR_RETURN(std::string text, Print(statement));
@@ -1630,9 +1638,7 @@ Status PostgresTableWriter::StartCopy() {
 Status PostgresTableWriter::Write(std::string_view rows) {
   if (!state_->copying) return Status::Internal("PostgresTableWriter::Write before StartCopy");
   if (PQputCopyData(state_->conn(), rows.data(), static_cast<int>(rows.size())) != 1) {
-    return Status::ExecutionError(fmt::format("{}: PostgreSQL: {} (writing {})",
-                                              state_->endpoint->Name(),
-                                              OneLine(PQerrorMessage(state_->conn())), Name()));
+    return state_->Error(OneLine(PQerrorMessage(state_->conn())));
   }
   return Status::OK();
 }
@@ -1666,17 +1672,11 @@ Result<int64_t> PostgresTableWriter::Commit() {
   State& s = *state_;
   if (s.copying) {
     s.copying = false;
-    if (PQputCopyEnd(s.conn(), nullptr) != 1) {
-      return Status::ExecutionError(fmt::format("{}: PostgreSQL: {} (writing {})",
-                                                s.endpoint->Name(),
-                                                OneLine(PQerrorMessage(s.conn())), Name()));
-    }
+    if (PQputCopyEnd(s.conn(), nullptr) != 1) return s.Error(OneLine(PQerrorMessage(s.conn())));
     PgResult r(PQgetResult(s.conn()));
     while (PGresult* more = PQgetResult(s.conn())) PQclear(more);
     if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
-      return Status::ExecutionError(fmt::format("{}: PostgreSQL: {} (writing {})",
-                                                s.endpoint->Name(),
-                                                ServerMessage(r.get(), s.conn()), Name()));
+      return s.Error(ServerMessage(r.get(), s.conn()));
     }
     s.rows = std::strtoll(PQcmdTuples(r.get()), nullptr, 10);
     if (!s.key.empty()) {

@@ -93,30 +93,14 @@ Status AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
 // time zones). docs/postgres.md, "Refreshes", lists them.
 bool SameInPostgres(const binder::Scalar& s);
 
-bool SameInPostgresType(const sql::DataType& t) {
-  using sql::TypeName;
-  switch (t.name) {
-    case TypeName::kBoolean:
-    case TypeName::kSmallInt:
-    case TypeName::kInteger:
-    case TypeName::kBigInt:
-    case TypeName::kDouble:
-    case TypeName::kVarchar:
-    case TypeName::kDate:
-    case TypeName::kNull: return true;
-    case TypeName::kTimestamp: return t.time_zone == sql::TimeZone::kNone;
-    default: return false;
-  }
-}
-
 // VARCHAR, and the CHAR of a string literal (CHAR columns are not pushed: PostgreSQL drops their
 // padding where the engine keeps it).
 bool IsText(const sql::DataType& t) {
   return t.name == sql::TypeName::kVarchar || t.name == sql::TypeName::kChar;
 }
 
-// Types whose operators mean the same in both: integers, booleans, dates and timestamps (a
-// double's NaN compares differently, and its sums depend on the order of addition).
+// Types whose operators mean the same in both: integers, booleans, dates and timestamps without a
+// time zone (a double's NaN compares differently, and its sums depend on the order of addition).
 bool IsExact(const sql::DataType& t) {
   using sql::TypeName;
   switch (t.name) {
@@ -125,10 +109,16 @@ bool IsExact(const sql::DataType& t) {
     case TypeName::kInteger:
     case TypeName::kBigInt:
     case TypeName::kDate:
-    case TypeName::kTimestamp:
     case TypeName::kNull: return true;
+    case TypeName::kTimestamp: return t.time_zone == sql::TimeZone::kNone;
     default: return false;
   }
+}
+
+// Types a pushed query may carry: the exact ones, doubles and VARCHAR (whose operators are
+// checked one by one).
+bool SameInPostgresType(const sql::DataType& t) {
+  return IsExact(t) || t.name == sql::TypeName::kDouble || t.name == sql::TypeName::kVarchar;
 }
 
 bool IsInteger(const sql::DataType& t) {
@@ -175,8 +165,8 @@ bool SameInPostgres(const binder::Scalar& s) {
         case BinaryOp::kMultiply:
         case BinaryOp::kDivide:  // truncates in both
         case BinaryOp::kModulo: return args_are(IsInteger) && IsInteger(s.type);
+        default: return false;  // regular expressions: PostgreSQL's and RE2's differ
       }
-      return false;
     }
     case ScalarKind::kBetween: return args_are(IsExact);
     case ScalarKind::kCast:
