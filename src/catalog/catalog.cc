@@ -243,6 +243,7 @@ const Schema* Catalog::DiscoverSchema(const std::string& catalog, const std::str
 }
 
 Result<std::vector<const Schema*>> Catalog::DiscoverSchemas() const {
+  Consulted();
   std::vector<const Schema*> out;
   for (const auto& [catalog, lazy] : catalog_discovery_) {
     HOP_ASSIGN_OR_RETURN(std::vector<std::string> names, lazy.discovery->Names());
@@ -255,6 +256,7 @@ Result<std::vector<const Schema*>> Catalog::DiscoverSchemas() const {
 }
 
 Result<std::vector<const Table*>> Catalog::TablesOf(const Schema& schema) const {
+  Consulted();
   std::vector<const Table*> out;
   for (const auto& [name, t] : schema.tables) out.push_back(&t);
   if (!schema.discovery) return out;
@@ -453,6 +455,7 @@ bool CatalogCache::CatchUp() {
 }
 
 std::vector<const Schema*> Catalog::Schemas() const {
+  Consulted();
   std::vector<const Schema*> out;
   for (const auto& [key, s] : schemas_) out.push_back(&s);
   // Schemas of catalogs found on demand, those found so far (nothing here connects).
@@ -467,6 +470,7 @@ std::vector<const Schema*> Catalog::Schemas() const {
 }
 
 const Schema* Catalog::FindSchema(const std::vector<std::string>& path) const {
+  Consulted();
   if (path.empty() || path.size() > 2) return nullptr;
   auto it = schemas_.find(path.size() == 1 ? path[0] : Key(path[0], path[1]));
   if (it != schemas_.end()) return &it->second;
@@ -475,6 +479,7 @@ const Schema* Catalog::FindSchema(const std::vector<std::string>& path) const {
 }
 
 const Schema* Catalog::SchemaOfDatabase(std::string_view database) const {
+  Consulted();
   for (const auto& [key, s] : schemas_) {
     if (!database.empty() && s.database == database) return &s;
   }
@@ -485,6 +490,7 @@ const Schema* Catalog::SchemaOfDatabase(std::string_view database) const {
 }
 
 Result<const Schema*> Catalog::SchemaFor(const std::vector<std::string>& name) const {
+  Consulted();
   if (name.empty() || name.size() > 3) {
     return Status::CatalogNotFound(fmt::format("'{}' is not a table name", fmt::join(name, ".")));
   }
@@ -504,6 +510,7 @@ Result<const Schema*> Catalog::SchemaFor(const std::vector<std::string>& name) c
 }
 
 Result<const Table*> Catalog::Resolve(const std::vector<std::string>& name) const {
+  Consulted();
   HOP_ASSIGN_OR_RETURN(const Schema* schema, SchemaFor(name));
   if (!schema->status.ok()) return schema->status;
   auto it = schema->tables.find(name.back());

@@ -12,6 +12,7 @@
 // and a catalog's SchemaDiscovery when a name reaches one of its schemas.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -178,6 +179,11 @@ class Catalog {
 
   // The store revision the catalog reflects.
   int64_t revision() const { return revision_; }
+  // Whether a lookup above (every method that reads schemas or tables) ran since the last
+  // ForgetConsulted: a statement that looked nothing up (SELECT 1) gives the same result on any
+  // revision, so it need not ask the store whether the catalog is current (CatalogCache::Peek).
+  bool consulted() const { return consulted_->load(std::memory_order_relaxed); }
+  void ForgetConsulted() const { consulted_->store(false, std::memory_order_relaxed); }
   // Brings the catalog up to date with one change of the store. False when it cannot (a
   // Database changed): the catalog must be loaded again.
   bool Apply(const store::Event& event);
@@ -207,6 +213,8 @@ class Catalog {
   // Where each Table and View resource is: (kind, name) -> (schema key, table name).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> index_;
   int64_t revision_ = 0;
+  std::unique_ptr<std::atomic<bool>> consulted_ = std::make_unique<std::atomic<bool>>(false);
+  void Consulted() const { consulted_->store(true, std::memory_order_relaxed); }
 };
 
 // The catalog of one namespace, kept current across statements: loaded once, then brought up to
@@ -217,6 +225,9 @@ class CatalogCache {
   CatalogCache(store::Store& store, std::string namespace_name);
   // The catalog as of the store's latest revision; valid until the next call.
   Result<const Catalog*> Get();
+  // The catalog as the last Get left it, without asking the store (null before the first Get):
+  // for a statement that may look nothing up, which calls Get if it did (Catalog::consulted).
+  const Catalog* Peek() const { return catalog_ ? &*catalog_ : nullptr; }
   const std::string& namespace_name() const { return namespace_; }
 
  private:

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "catalog/local.h"
 #include "catalog/source.h"
@@ -56,6 +57,7 @@ class Engine::Impl {
  public:
   explicit Impl(EngineOptions options) : options_(std::move(options)) {}
   ~Impl() {
+    for (auto& [text, stmt] : cached_) sqlite3_finalize(stmt);
     if (db_) sqlite3_close_v2(db_);
   }
 
@@ -296,6 +298,28 @@ class Engine::Impl {
     return stmt;
   }
 
+  // A query's statement, prepared once per text: a query that reads no virtual table or hashed
+  // scan (whose modules change with each statement) is kept, reset, for the next time its text
+  // comes (SELECT 1 in a loop, a client's prepared statement). `*kept` says which it was.
+  Result<sqlite3_stmt*> PrepareQuery(const std::string& text, bool* kept) {
+    *kept = vtabs_->used() == 0 && hashed_->used() == 0;
+    if (*kept) {
+      auto it = cached_.find(text);
+      if (it != cached_.end()) return it->second;
+    }
+    HOP_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, Prepare(text));
+    if (*kept) {
+      if (cached_.size() >= kCachedStatements) {
+        for (auto& [t, st] : cached_) sqlite3_finalize(st);
+        cached_.clear();
+      }
+      cached_.emplace(text, stmt);
+    }
+    return stmt;
+  }
+  static constexpr size_t kCachedStatements = 64;
+  std::unordered_map<std::string, sqlite3_stmt*> cached_;
+
   EngineOptions options_;
   sqlite3* db_ = nullptr;
   FunctionState functions_;
@@ -315,11 +339,16 @@ class Engine::Impl {
 // ---- Cursor --------------------------------------------------------------------------------
 
 Cursor::Cursor(Engine* engine, sqlite3_stmt* stmt, std::vector<std::string> names,
-               std::vector<Rep> reps)
-    : engine_(engine), stmt_(stmt), names_(std::move(names)), reps_(std::move(reps)) {}
+               std::vector<Rep> reps, bool kept)
+    : engine_(engine), stmt_(stmt), names_(std::move(names)), reps_(std::move(reps)),
+      kept_(kept) {}
 
 Cursor::~Cursor() {
-  sqlite3_finalize(stmt_);
+  if (kept_) {
+    sqlite3_reset(stmt_);  // ends its read of the attached files; the engine keeps it
+  } else {
+    sqlite3_finalize(stmt_);
+  }
   engine_->impl_->End();
   engine_->impl_->cursor_open_ = false;
 }
@@ -431,13 +460,14 @@ Result<std::unique_ptr<Cursor>> Engine::Query(const catalog::Catalog& catalog,
   if (impl_->cursor_open_) return Status::Internal("a query is already running on this engine");
   HOP_ASSIGN_OR_RETURN(LoweredQuery lowered, Lower(plan, impl_->Options(catalog)));
   HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintQuery(*lowered.query, {sql::Dialect::kSqlite}));
-  HOP_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, impl_->Prepare(text));
+  bool kept = false;
+  HOP_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, impl_->PrepareQuery(text, &kept));
   std::vector<std::string> names;
   for (const auto& c : plan.row_type.columns) names.push_back(c.name);
   impl_->Begin(budget);
   impl_->cursor_open_ = true;
   return std::unique_ptr<Cursor>(
-      new Cursor(this, stmt, std::move(names), std::move(lowered.columns)));
+      new Cursor(this, stmt, std::move(names), std::move(lowered.columns), kept));
 }
 
 Result<int64_t> Engine::Insert(const catalog::Catalog& catalog, const binder::BoundInsert& insert,

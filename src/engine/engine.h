@@ -67,7 +67,9 @@ class Cursor {
 
  private:
   friend class Engine;
-  Cursor(Engine* engine, sqlite3_stmt* stmt, std::vector<std::string> names, std::vector<Rep> reps);
+  // `kept`: the engine keeps `stmt` for the next query of its text (reset, not finalized, here).
+  Cursor(Engine* engine, sqlite3_stmt* stmt, std::vector<std::string> names, std::vector<Rep> reps,
+         bool kept);
   Status Fail(int rc);
 
   Engine* engine_;
@@ -76,6 +78,7 @@ class Cursor {
   std::vector<Rep> reps_;
   int64_t rows_ = 0;
   bool done_ = false;
+  bool kept_;
 };
 
 class Engine {

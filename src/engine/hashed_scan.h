@@ -39,6 +39,8 @@ class HashedScans {
   HashedScans(sqlite3* db, FunctionState* state) : db_(db), state_(state) {}
 
   void Reset() { used_ = 0; }
+  // How many the statement since Reset reads.
+  size_t used() const { return used_; }
   // The module name that reads `table` in this statement.
   Result<std::string> Add(HashedTable table);
   // The table of a hashed scan by the idxNum EXPLAIN QUERY PLAN shows for it, or null.

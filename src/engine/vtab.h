@@ -34,6 +34,8 @@ class VirtualTables {
 
   // Starts a statement: the tables of the previous one are forgotten (their names are reused).
   void Reset() { used_ = 0; }
+  // How many the statement since Reset reads.
+  size_t used() const { return used_; }
   // The module name that reads `table` in this statement.
   Result<std::string> Add(VirtualTable table);
   // The table behind module `name`, or null.

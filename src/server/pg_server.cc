@@ -38,6 +38,7 @@ namespace {
 
 constexpr uint32_t kMaxStartupBytes = 10000;
 constexpr size_t kSendChunk = 64 * 1024;
+constexpr size_t kReceiveChunk = 16 * 1024;
 
 // Why a connection ends: the client went away, broke the protocol, timed out, or the server
 // stops.
@@ -226,11 +227,22 @@ class Connection {
   void Cancel() {
     if (running_.load()) cancel_.store(true);
   }
+  // The server stops: a receive waiting on the socket returns (its writing side stays open for
+  // the goodbye).
+  void WakeToStop() {
+    Cancel();
+    shutdown(fd_, SHUT_RD);
+  }
 
  private:
   // ---- bytes ----
   // Reads exactly `n` bytes; `timeout` 0: wait as long as it takes.
   Stop ReadExact(char* buf, size_t n, std::chrono::milliseconds timeout);
+  // Appends what the client has sent to in_ (one receive: often several messages); `deadline`
+  // null: wait as long as it takes.
+  Stop Receive(const std::chrono::steady_clock::time_point* deadline);
+  // The socket's receive timeout (SO_RCVTIMEO) for a wait of `wait` (0: no end).
+  void SetReceiveTimeout(std::chrono::milliseconds wait);
   Stop Flush();
   void Fatal(std::string_view sqlstate, std::string_view message) {
     ErrorFields f;
@@ -302,6 +314,9 @@ class Connection {
   int32_t pid_;
   int32_t secret_ = 0;
   std::string out_;
+  std::string in_;     // received, from in_at_ on not read yet
+  size_t in_at_ = 0;
+  std::chrono::milliseconds receive_timeout_{0};  // the socket's SO_RCVTIMEO
   std::string user_;
   std::string database_;
   std::string application_name_;
@@ -316,47 +331,72 @@ class Connection {
 };
 
 Stop Connection::ReadExact(char* buf, size_t n, std::chrono::milliseconds timeout) {
-  size_t got = 0;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (got < n) {
-    if (ssl_ != nullptr && SSL_pending(ssl_) > 0) {
-      const int k = SSL_read(ssl_, buf + got, static_cast<int>(std::min<size_t>(n - got, 1 << 30)));
-      if (k <= 0) return Stop::kClosed;
-      got += static_cast<size_t>(k);
-      continue;
-    }
-    pollfd fds[2] = {{fd_, POLLIN, 0}, {server_.stop_pipe_[0], POLLIN, 0}};
-    int wait = -1;
-    if (timeout.count() > 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return Stop::kTimeout;
-      wait = static_cast<int>(std::min<int64_t>(left.count(), 1 << 30));
-    }
-    const int r = poll(fds, 2, wait);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return Stop::kClosed;
-    }
-    if (r == 0) return Stop::kTimeout;
-    if (fds[1].revents != 0) return Stop::kShutdown;
-    if (ssl_ != nullptr) {
-      const int k = SSL_read(ssl_, buf + got, static_cast<int>(std::min<size_t>(n - got, 1 << 30)));
-      if (k <= 0) {
-        const int e = SSL_get_error(ssl_, k);
-        // A record not whole yet: the socket's short receive timeout came first.
-        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
-        return Stop::kClosed;
-      }
-      got += static_cast<size_t>(k);
-      continue;
-    }
-    const ssize_t k = recv(fd_, buf + got, n - got, 0);
-    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (k <= 0) return Stop::kClosed;
-    got += static_cast<size_t>(k);
+  while (in_.size() - in_at_ < n) {
+    const Stop s = Receive(timeout.count() > 0 ? &deadline : nullptr);
+    if (s != Stop::kNone) return s;
+  }
+  std::memcpy(buf, in_.data() + in_at_, n);
+  in_at_ += n;
+  if (in_at_ == in_.size()) {
+    in_.clear();
+    in_at_ = 0;
   }
   return Stop::kNone;
+}
+
+Stop Connection::Receive(const std::chrono::steady_clock::time_point* deadline) {
+  if (in_at_ > 0) {  // what was read goes before more comes
+    in_.erase(0, in_at_);
+    in_at_ = 0;
+  }
+  char chunk[kReceiveChunk];
+  for (;;) {
+    // One blocking receive per round trip, no poll: the socket's receive timeout keeps the
+    // deadline, and a stopping server shuts the socket's reading side (WakeToStop).
+    if (server_.stopping_.load()) return Stop::kShutdown;
+    if (ssl_ == nullptr || SSL_pending(ssl_) == 0) {
+      std::chrono::milliseconds wait{0};
+      if (deadline != nullptr) {
+        wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+            *deadline - std::chrono::steady_clock::now());
+        if (wait.count() <= 0) return Stop::kTimeout;
+      }
+      SetReceiveTimeout(wait);
+    }
+    ssize_t k;
+    if (ssl_ != nullptr) {
+      const int r = SSL_read(ssl_, chunk, sizeof chunk);
+      if (r <= 0) {
+        const int e = SSL_get_error(ssl_, r);
+        // A record not whole yet when the receive timeout came: the deadline is looked at again.
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
+        return server_.stopping_.load() ? Stop::kShutdown : Stop::kClosed;
+      }
+      k = r;
+    } else {
+      k = recv(fd_, chunk, sizeof chunk, 0);
+      if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+      if (k <= 0) return server_.stopping_.load() ? Stop::kShutdown : Stop::kClosed;
+    }
+    in_.append(chunk, static_cast<size_t>(k));
+    return Stop::kNone;
+  }
+}
+
+void Connection::SetReceiveTimeout(std::chrono::milliseconds wait) {
+  // A timeout a little shorter than the wait only wakes the loop above once more: it is kept,
+  // which spares a system call per message.
+  const auto now = receive_timeout_;
+  if (now == wait ||
+      (wait.count() > 0 && now.count() > 0 && now <= wait && now * 2 >= wait)) {
+    return;
+  }
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(wait.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((wait.count() % 1000) * 1000);
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  receive_timeout_ = wait;
 }
 
 Stop Connection::Flush() {
@@ -418,6 +458,11 @@ bool Connection::Startup() {
     switch (packet->kind) {
       case StartupPacket::Kind::kSsl:
         if (server_.tls_ != nullptr && ssl_ == nullptr) {
+          if (in_at_ < in_.size()) {
+            // Bytes sent in the clear before the handshake must not pass for encrypted ones.
+            Fatal("08P01", "protocol violation: data after the SSLRequest before the TLS handshake");
+            return false;
+          }
           out_ += 'S';
           if (Flush() != Stop::kNone || !StartTls()) return false;
           continue;
@@ -496,6 +541,7 @@ bool Connection::StartTls() {
   timeval tv{1, 0};
   setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  receive_timeout_ = std::chrono::seconds(1);
   ssl_ = SSL_new(server_.tls_);
   if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return false;
   const auto deadline = std::chrono::steady_clock::now() + server_.options_.message_timeout;
@@ -1358,10 +1404,10 @@ void PgServer::Impl::Cancel(int32_t pid, int32_t key) {
 void PgServer::Impl::Stop() {
   if (stopping_.exchange(true)) return;
   if (stop_pipe_[1] >= 0) {
-    // Every connection stops its running statement and polls the pipe.
+    // Every connection stops its running statement and its wait for the client.
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (auto& [pid, c] : connections_) c->Cancel();
+      for (auto& [pid, c] : connections_) c->WakeToStop();
     }
     (void)!write(stop_pipe_[1], "x", 1);
   }

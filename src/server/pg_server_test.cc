@@ -328,6 +328,71 @@ TEST_F(PgServerTest, MalformedAndOversizedMessagesCloseOnlyTheirConnection) {
   PQfinish(good);
 }
 
+TEST_F(PgServerTest, MessagesInOneSegmentOrByteByByteAreEachAnswered) {
+  StartServer();
+  // A whole extended-protocol round trip and a simple query in one send.
+  {
+    const int fd = Raw();
+    Send(fd, Startup());
+    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    const std::string parse = Msg('P', std::string("\0SELECT 40 + $1\0\0\0", 18));
+    const std::string bind =
+        Msg('B', std::string("\0\0\0\0\0\x01", 6) + Be32(1) + "2" + std::string("\0\0", 2));
+    const std::string execute = Msg('E', std::string("\0", 1) + Be32(0));
+    Send(fd, parse + bind + execute + Msg('S', "") + Msg('Q', std::string("SELECT 'next'\0", 14)));
+    const std::string got = ReadAll(fd, "next");
+    EXPECT_EQ(Types(got).substr(0, 6), "12DCZT") << ::testing::PrintToString(got);
+    EXPECT_NE(got.find("42"), std::string::npos);
+    EXPECT_NE(got.find("next"), std::string::npos);
+    close(fd);
+  }
+  // The same query sent one byte at a time.
+  {
+    const int fd = Raw();
+    Send(fd, Startup());
+    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    for (char ch : Msg('Q', std::string("SELECT 'slow'\0", 14))) Send(fd, std::string(1, ch));
+    const std::string got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    EXPECT_EQ(Types(got), "TDCZ") << ::testing::PrintToString(got);
+    EXPECT_NE(got.find("slow"), std::string::npos);
+    close(fd);
+  }
+}
+
+TEST_F(PgServerTest, ASessionSeesWhatAnotherMadeAfterQueriesThatReadNoTable) {
+  StartServer();
+  PGconn* reader = Connect();
+  PGconn* writer = Connect();
+  // The reader's catalog is loaded by a query that reads no table and is then kept.
+  for (int i = 0; i < 3; ++i) {
+    PGresult* r = PQexec(reader, "SELECT 1");
+    EXPECT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+    PQclear(r);
+  }
+  CreateLocalDatabase(writer);
+  PGresult* r = PQexec(writer,
+                       "CREATE TABLE local.seen (id INTEGER); INSERT INTO local.seen VALUES (7)");
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQexec(reader, "SELECT id FROM local.seen");
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "7");
+  PQclear(r);
+  // The same text again after the table changed shape: the new columns, not the old statement's.
+  r = PQexec(writer,
+             "DROP TABLE local.seen; CREATE TABLE local.seen (id INTEGER, name VARCHAR); "
+             "INSERT INTO local.seen VALUES (8, 'eight')");
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQexec(reader, "SELECT * FROM local.seen");
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  ASSERT_EQ(PQnfields(r), 2);
+  EXPECT_STREQ(PQgetvalue(r, 0, 1), "eight");
+  PQclear(r);
+  PQfinish(reader);
+  PQfinish(writer);
+}
+
 TEST_F(PgServerTest, AClientKilledWhileRowsStreamLeavesTheServerServing) {
   StartServer();
   // A result larger than the socket buffers, and a client that never reads it and goes.
@@ -456,6 +521,16 @@ TEST_F(PgServerTest, TlsWhenACertificateIsGivenAndNotOtherwise) {
   options.tls_cert = cert;
   options.tls_key = key;
   StartServer(options);
+  {
+    // Bytes in the clear behind the SSLRequest are refused, not taken as if encrypted.
+    const int fd = Raw();
+    Send(fd, Be32(8) + Be32(80877103) + Startup());
+    const std::string got = ReadAll(fd);
+    EXPECT_NE(got.find("08P01"), std::string::npos) << ::testing::PrintToString(got);
+    ASSERT_FALSE(got.empty());
+    EXPECT_EQ(got[0], 'E');  // an ErrorResponse, not the 'S' that starts a handshake
+    close(fd);
+  }
   PGconn* c = Connect("sslmode=require");
   EXPECT_EQ(PQsslInUse(c), 1);
   PGresult* r = PQexec(c, "SELECT 'over TLS' AS t");
@@ -510,7 +585,10 @@ TEST_F(PgServerTest, IdleClientsTimeOutAndStopEndsConnections) {
   EXPECT_NE(got.find("57P05"), std::string::npos);
   close(fd);
   PGconn* c = Connect();
+  // A client waiting between queries does not hold the stop up.
+  const auto stop_started = std::chrono::steady_clock::now();
   server_->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - stop_started, std::chrono::milliseconds(900));
   PGresult* r = PQexec(c, "SELECT 1");
   EXPECT_NE(PQresultStatus(r), PGRES_TUPLES_OK);
   PQclear(r);

@@ -428,13 +428,11 @@ Result<std::optional<std::vector<ResultColumn>>> Session::ResultColumns(std::str
         std::vector<ResultColumn>{{"name", TextColumnType()}, {"value", TextColumnType()}});
   }
   if (stmt->kind != sql::StatementKind::kQuery) return Columns();
-  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
-  binder::Binder binder(*cat);
-  binder.SetStatement(stmt.get());
-  HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
-                       binder.BindQuery(*stmt->As<sql::QueryStatement>().query));
+  HOP_ASSIGN_OR_RETURN(BoundQuery bound, BindQuery(*stmt));
   std::vector<ResultColumn> columns;
-  for (const catalog::Column& c : plan->row_type.columns) columns.push_back({c.name, c.type});
+  for (const catalog::Column& c : bound.plan->row_type.columns) {
+    columns.push_back({c.name, c.type});
+  }
   return Columns(std::move(columns));
 }
 
@@ -637,12 +635,16 @@ Status Session::Check(const sql::Statement& statement) {
   return Status::OK();
 }
 
-Result<deploy::ExecuteOptions> Session::ExecuteOptions() {
+void Session::MakeCaches() {
   if (!catalog_cache_ || catalog_cache_->namespace_name() != properties_.namespace_name) {
     catalog_cache_ = std::make_unique<catalog::CatalogCache>(store_, properties_.namespace_name);
     render_cache_ =
         std::make_unique<deploy::RenderContextCache>(store_, properties_.namespace_name);
   }
+}
+
+Result<deploy::ExecuteOptions> Session::ExecuteOptions() {
+  MakeCaches();
   deploy::ExecuteOptions o;
   HOP_ASSIGN_OR_RETURN(o.catalog, catalog_cache_->Get());
   HOP_ASSIGN_OR_RETURN(o.render, render_cache_->Get());
@@ -986,8 +988,8 @@ Result<const catalog::Catalog*> Session::QueryCatalog() {
     narrowed_ = std::move(cat);
     return &*narrowed_;
   }
-  HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
-  return options.catalog;
+  MakeCaches();
+  return catalog_cache_->Get();
 }
 
 Result<engine::Engine*> Session::Engine() {
@@ -997,14 +999,34 @@ Result<engine::Engine*> Session::Engine() {
   return engine_.get();
 }
 
-Status Session::Query(const sql::Statement& stmt, ResultSink& sink) {
+Result<Session::BoundQuery> Session::BindQuery(const sql::Statement& stmt) {
+  auto bind = [&](const catalog::Catalog& cat) -> Result<binder::RelPtr> {
+    binder::Binder binder(cat);
+    binder.SetStatement(&stmt);
+    return binder.BindQuery(*stmt.As<sql::QueryStatement>().query);
+  };
+  const catalog::Catalog* last = nullptr;
+  if (properties_.catalogs.empty() && catalog_cache_ &&
+      catalog_cache_->namespace_name() == properties_.namespace_name) {
+    last = catalog_cache_->Peek();
+  }
+  if (last != nullptr) {
+    last->ForgetConsulted();
+    auto plan = bind(*last);
+    if (!last->consulted()) {
+      HOP_RETURN_IF_ERROR(plan.status());
+      return BoundQuery{last, std::move(*plan)};
+    }
+  }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
-  binder::Binder binder(*cat);
-  binder.SetStatement(&stmt);
-  HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
-                       binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
+  HOP_ASSIGN_OR_RETURN(binder::RelPtr plan, bind(*cat));
+  return BoundQuery{cat, std::move(plan)};
+}
+
+Status Session::Query(const sql::Statement& stmt, ResultSink& sink) {
+  HOP_ASSIGN_OR_RETURN(BoundQuery bound, BindQuery(stmt));
   HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
-  HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*cat, *plan, properties_.budget));
+  HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*bound.catalog, *bound.plan, properties_.budget));
   HOP_RETURN_IF_ERROR(sink.Rows(std::move(cursor)));
   sink.Complete("SELECT");
   return Status::OK();

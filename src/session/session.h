@@ -133,12 +133,22 @@ class Session {
   std::string LocalViewNote(const sql::Statement& stmt);
   // The catalog queries bind against: the namespace's, narrowed to the `catalogs` setting.
   Result<const catalog::Catalog*> QueryCatalog();
+  // A query bound against the catalog it needs. A query that looks nothing up (SELECT 1,
+  // version()) binds against the catalog last loaded without asking the store whether it is
+  // current; one that looks anything up binds against the current catalog.
+  struct BoundQuery {
+    const catalog::Catalog* catalog;
+    binder::RelPtr plan;
+  };
+  Result<BoundQuery> BindQuery(const sql::Statement& stmt);
   Result<engine::Engine*> Engine();
 
   store::Store& store_;
   Properties properties_;
   // Of properties_.namespace_name.
   std::unique_ptr<catalog::CatalogCache> catalog_cache_;
+  // Makes catalog_cache_ and render_cache_ for properties_.namespace_name, unless they are.
+  void MakeCaches();
   // The catalog as the statements Check has seen would leave it; made at the first Check.
   std::optional<catalog::Catalog> checked_catalog_;
   std::unique_ptr<deploy::RenderContextCache> render_cache_;
