@@ -43,6 +43,11 @@ Result<BoundStatementPtr> BindStatement(const catalog::Catalog& catalog,
     case sql::StatementKind::kSet:
     case sql::StatementKind::kReset:
     case sql::StatementKind::kShow:
+    case sql::StatementKind::kExplain:
+    case sql::StatementKind::kSpecify:
+    case sql::StatementKind::kPipeline:
+    case sql::StatementKind::kDescribe:
+    case sql::StatementKind::kResolve:
       return BoundStatementPtr(std::make_unique<BoundOtherStatement>(statement));
     case sql::StatementKind::kDelete:
       return Status::InvalidArgument("DELETE is not a statement of hop's language");

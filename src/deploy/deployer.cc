@@ -30,6 +30,11 @@ const Deployer* DeployerFor(sql::StatementKind kind) {
     case sql::StatementKind::kSet:
     case sql::StatementKind::kReset:
     case sql::StatementKind::kShow:
+    case sql::StatementKind::kExplain:
+    case sql::StatementKind::kSpecify:
+    case sql::StatementKind::kPipeline:
+    case sql::StatementKind::kDescribe:
+    case sql::StatementKind::kResolve:
     case sql::StatementKind::kDelete:
     case sql::StatementKind::kCopyFromStdin: return nullptr;
   }

@@ -393,6 +393,54 @@ TEST_F(PgServerTest, ASessionSeesWhatAnotherMadeAfterQueriesThatReadNoTable) {
   PQfinish(writer);
 }
 
+TEST_F(PgServerTest, InspectingStatementsReturnRowsInBothProtocols) {
+  StartServer();
+  PGconn* c = Connect();
+  CreateLocalDatabase(c);
+  PGresult* r = PQexec(c, "CREATE TABLE local.t (id INTEGER, name VARCHAR)");
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQexec(c, "DESCRIBE local.t");
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  ASSERT_EQ(PQntuples(r), 2);
+  EXPECT_STREQ(PQfname(r, 0), "columnName");
+  EXPECT_STREQ(PQgetvalue(r, 1, 0), "NAME");
+  EXPECT_STREQ(PQgetvalue(r, 1, 1), "VARCHAR");
+  PQclear(r);
+  // Prepared: the row description comes before a row is read, as for a query.
+  r = PQprepare(c, "spec", "SPECIFY CREATE VIEW local.v AS SELECT id FROM local.t", 0, nullptr);
+  ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQdescribePrepared(c, "spec");
+  ASSERT_EQ(PQnfields(r), 3);
+  EXPECT_STREQ(PQfname(r, 0), "KIND");
+  EXPECT_STREQ(PQfname(r, 2), "YAML");
+  PQclear(r);
+  r = PQexecPrepared(c, "spec", 0, nullptr, nullptr, nullptr, 0);
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  ASSERT_EQ(PQntuples(r), 1);
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "View");
+  EXPECT_STREQ(PQgetvalue(r, 0, 1), "local-v");
+  EXPECT_NE(std::string(PQgetvalue(r, 0, 2)).find("sql: SELECT \"ID\" FROM \"LOCAL\".\"T\""),
+            std::string::npos)
+      << PQgetvalue(r, 0, 2);
+  PQclear(r);
+  // Specified, not made.
+  r = PQexec(c, "SELECT * FROM local.v");
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  PQclear(r);
+  r = PQexec(c, "PIPELINE SELECT id FROM local.t");
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_STREQ(PQfname(r, 0), "SQL");
+  EXPECT_GE(PQntuples(r), 1);
+  PQclear(r);
+  r = PQexec(c, "RESOLVE local.t");
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "avro schema");
+  PQclear(r);
+  PQfinish(c);
+}
+
 TEST_F(PgServerTest, AClientKilledWhileRowsStreamLeavesTheServerServing) {
   StartServer();
   // A result larger than the socket buffers, and a client that never reads it and goes.

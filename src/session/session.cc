@@ -26,6 +26,7 @@
 #include "sql/ast/create_table_statement.h"
 #include "sql/ast/drop_statement.h"
 #include "sql/ast/insert_statement.h"
+#include "sql/ast/inspect_statement.h"
 #include "sql/ast/query_statement.h"
 #include "sql/ast/refresh_statement.h"
 #include "sql/ast/set_statement.h"
@@ -153,6 +154,8 @@ constexpr std::string_view kHelp =
     "  each prints what it changed\n"
     "  SELECT ... | VALUES ... | WITH ...  runs on the local engine and prints its rows\n"
     "  EXPLAIN <query>        how it runs: the tables read, what is pushed down to them\n"
+    "  SPECIFY <statement> | PIPELINE <statement> | DESCRIBE [TABLE] <table> | RESOLVE <table>\n"
+    "                         the commands above as SQL, returning rows (clients of hop serve)\n"
     "  INSERT INTO <local table> ...  inserts rows; other INSERTs are planned (!pipeline)\n"
     "Settings (SET name = value, RESET name, SHOW name | ALL):\n"
     "  namespace  the namespace resources are read from (default: default)\n"
@@ -376,32 +379,6 @@ Status Session::Execute(std::string_view text, bool is_command, ResultSink& sink
   return st;
 }
 
-namespace {
-
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
-
-// The text after a leading `word` (ignoring case, spaces and comments before it), or nullopt.
-std::optional<std::string_view> AfterWord(std::string_view text, std::string_view word) {
-  size_t i = 0;
-  for (;;) {
-    while (i < text.size() && IsSpace(text[i])) ++i;
-    if (text.substr(i, 2) == "--") {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (text.substr(i, 2) == "/*") {
-      size_t end = text.find("*/", i + 2);
-      i = end == std::string_view::npos ? text.size() : end + 2;
-    } else {
-      break;
-    }
-  }
-  if (text.size() - i <= word.size() || !EqualsIgnoreCase(text.substr(i, word.size()), word) ||
-      !IsSpace(text[i + word.size()])) {
-    return std::nullopt;
-  }
-  return text.substr(i + word.size());
-}
-
-}  // namespace
 
 namespace {
 
@@ -421,12 +398,12 @@ std::string CommandTag(const sql::Statement& stmt) {
 
 Result<std::optional<std::vector<ResultColumn>>> Session::ResultColumns(std::string_view text) {
   using Columns = std::optional<std::vector<ResultColumn>>;
-  if (AfterWord(text, "EXPLAIN")) return Columns();
   HOP_ASSIGN_OR_RETURN(sql::StatementPtr stmt, sql::ParseStatement(text));
   if (stmt->kind == sql::StatementKind::kShow) {
     return Columns(
         std::vector<ResultColumn>{{"name", TextColumnType()}, {"value", TextColumnType()}});
   }
+  if (auto columns = InspectColumns(stmt->kind)) return Columns(std::move(*columns));
   if (stmt->kind != sql::StatementKind::kQuery) return Columns();
   HOP_ASSIGN_OR_RETURN(BoundQuery bound, BindQuery(*stmt));
   std::vector<ResultColumn> columns;
@@ -437,27 +414,6 @@ Result<std::optional<std::vector<ResultColumn>>> Session::ResultColumns(std::str
 }
 
 Status Session::Statement(std::string_view text, ResultSink& sink, const SourceOrigin& origin) {
-  if (auto rest = AfterWord(text, "EXPLAIN")) {
-    const size_t offset = static_cast<size_t>(rest->data() - text.data());
-    SourceOrigin at = origin;
-    std::string prefix = std::string(origin.prefix);
-    for (size_t i = 0; i < offset; ++i) {
-      if (text[i] == '\n') {
-        ++at.line;
-        at.column = 1;
-        prefix.clear();
-      } else {
-        ++at.column;
-        prefix += text[i];
-      }
-    }
-    at.prefix = prefix;
-    std::string out;
-    HOP_RETURN_IF_ERROR(Explain(*rest, out, at));
-    sink.Text(out);
-    sink.Complete("EXPLAIN");
-    return Status::OK();
-  }
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
@@ -491,6 +447,11 @@ Status Session::Statement(std::string_view text, ResultSink& sink, const SourceO
       return Status::OK();
     case sql::StatementKind::kQuery: return Query(*stmt, sink);
     case sql::StatementKind::kInsert: return Insert(*stmt, sink);
+    case sql::StatementKind::kExplain:
+    case sql::StatementKind::kSpecify:
+    case sql::StatementKind::kPipeline:
+    case sql::StatementKind::kDescribe:
+    case sql::StatementKind::kResolve: return Inspect(stmt->As<sql::InspectStatement>(), sink);
     default:
       return Status::InvalidArgument(
           fmt::format("{} is not executed by this version of hop yet", sql::StatementTitle(*stmt)));
@@ -675,18 +636,22 @@ Status Session::Pipeline(std::string_view text, std::string& out, const SourceOr
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
-  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
-  if (stmt->kind == sql::StatementKind::kCreateMaterializedView) {
-    // As executing it would: the binder says whether the view may be made (a dry run).
-    HOP_RETURN_IF_ERROR(
-        binder::BindStatement(cat, *stmt, {properties_.mode == Mode::kApply}).status());
-  }
-  HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
-  planner::Planner planner(std::move(ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, PlanPipeline(*stmt));
   out += p.sql;
   out += '\n';
   return Status::OK();
+}
+
+Result<planner::Pipeline> Session::PlanPipeline(const sql::Statement& stmt) {
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  if (stmt.kind == sql::StatementKind::kCreateMaterializedView) {
+    // As executing it would: the binder says whether the view may be made (a dry run).
+    HOP_RETURN_IF_ERROR(
+        binder::BindStatement(cat, stmt, {properties_.mode == Mode::kApply}).status());
+  }
+  HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
+  planner::Planner planner(std::move(ctx));
+  return planner.Plan(stmt);
 }
 
 Status Session::Specify(std::string_view text, std::string& out, const SourceOrigin& origin) {
@@ -697,18 +662,26 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
-  if (deploy::Executor::Executes(*stmt)) {
+  std::string warnings;
+  HOP_ASSIGN_OR_RETURN(std::vector<SpecifiedDocument> docs, SpecifyDocuments(*stmt, &warnings));
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (i > 0) out += "---\n";
+    out += docs[i].yaml;
+  }
+  AppendWarningComments(warnings, out);
+  return Status::OK();
+}
+
+Result<std::vector<Session::SpecifiedDocument>> Session::SpecifyDocuments(
+    const sql::Statement& stmt, std::string* warnings) {
+  std::vector<SpecifiedDocument> docs;
+  if (deploy::Executor::Executes(stmt)) {
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
-    std::string warnings;
     HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects,
-                         executor.Specify(*stmt, &warnings));
-    for (size_t i = 0; i < objects.size(); ++i) {
-      if (i > 0) out += "---\n";
-      out += objects[i].ToYaml();
-    }
-    AppendWarningComments(warnings, out);
-    return Status::OK();
+                         executor.Specify(stmt, warnings));
+    for (const resource::Resource& r : objects) docs.push_back({r.kind(), r.name(), r.ToYaml()});
+    return docs;
   }
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   HOP_ASSIGN_OR_RETURN(deploy::RenderContext render,
@@ -719,26 +692,44 @@ Status Session::Specify(std::string_view text, std::string& out, const SourceOri
   ctx.table_templates = render.table_templates;
   ctx.config = render.config;
   planner::Planner planner(std::move(ctx));
-  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(*stmt));
+  HOP_ASSIGN_OR_RETURN(planner::Pipeline p, planner.Plan(stmt));
   deploy::Renderer renderer(std::move(render));
   std::vector<deploy::SkippedTemplate> skipped;
   HOP_ASSIGN_OR_RETURN(std::vector<deploy::Spec> specs, renderer.PipelineSpecs(p, &skipped));
-  for (size_t i = 0; i < specs.size(); ++i) {
-    if (i > 0) out += "---\n";
-    out += specs[i].yaml;
-    out += '\n';
+  for (const deploy::Spec& spec : specs) {
+    // A template may render several documents: their kinds and names, joined.
+    SpecifiedDocument doc;
+    for (const Json& d : spec.docs) {
+      if (!d.is_object()) continue;
+      const std::string sep = doc.kind.empty() ? "" : ", ";
+      doc.kind += sep + d.value("kind", "");
+      const auto meta = d.find("metadata");
+      doc.name += sep + (meta != d.end() && meta->is_object() ? meta->value("name", "") : "");
+    }
+    doc.yaml = spec.yaml + "\n";
+    docs.push_back(std::move(doc));
   }
   Issues issues;
   deploy::AddSkipWarnings(skipped, issues);
-  AppendWarningComments(issues.Render(), out);
-  return Status::OK();
+  *warnings += issues.Render();
+  return docs;
 }
 
 Status Session::Resolve(std::string_view arg, std::string& out) {
   HOP_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitTableName(arg));
+  HOP_ASSIGN_OR_RETURN(ResolvedTable r, ResolveTable(path, arg));
+  out += "Avro schema:\n" + r.avro + "\n";
+  out += "Source configs:\n" + MapText(r.source) + "\n";
+  out += "Sink configs:\n" + MapText(r.sink) + "\n";
+  return Status::OK();
+}
+
+Result<Session::ResolvedTable> Session::ResolveTable(std::vector<std::string> path,
+                                                     std::string_view typed) {
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
-  // Names are taken as typed; an unquoted name that does not resolve is tried in upper case.
-  UnquotedFallback(cat, arg, path);
+  // Names typed to a command are taken as typed; an unquoted one that does not resolve is tried
+  // in upper case.
+  if (!typed.empty()) UnquotedFallback(cat, typed, path);
   HOP_ASSIGN_OR_RETURN(const catalog::Table* table, cat.Resolve(path));
   HOP_ASSIGN_OR_RETURN(planner::PlanContext ctx, PlanContext(cat));
   planner::Planner planner(std::move(ctx));
@@ -751,12 +742,11 @@ Status Session::Resolve(std::string_view arg, std::string& out) {
                                                ? catalog::AvroTypeSpelling::kJava
                                                : catalog::AvroTypeSpelling::kSql));
   planner::PipelineTable as_sink = t;
-  HOP_ASSIGN_OR_RETURN(auto source, planner.Connector(t, planner::Method::kScan));
-  HOP_ASSIGN_OR_RETURN(auto sink, planner.Connector(as_sink, planner::Method::kModify));
-  out += "Avro schema:\n" + catalog::PrettyAvro(avro) + "\n";
-  out += "Source configs:\n" + MapText(source) + "\n";
-  out += "Sink configs:\n" + MapText(sink) + "\n";
-  return Status::OK();
+  ResolvedTable r;
+  HOP_ASSIGN_OR_RETURN(r.source, planner.Connector(t, planner::Method::kScan));
+  HOP_ASSIGN_OR_RETURN(r.sink, planner.Connector(as_sink, planner::Method::kModify));
+  r.avro = catalog::PrettyAvro(avro);
+  return r;
 }
 
 Status Session::Tables(std::string_view arg, ResultSink& sink) {
@@ -815,8 +805,13 @@ Status Session::Schemas(ResultSink& sink) {
 
 Status Session::Describe(std::string_view arg, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitTableName(arg));
+  return Describe(std::move(path), arg, sink);
+}
+
+Status Session::Describe(std::vector<std::string> path, std::string_view typed,
+                         ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
-  UnquotedFallback(cat, arg, path);
+  if (!typed.empty()) UnquotedFallback(cat, typed, path);
   HOP_ASSIGN_OR_RETURN(const catalog::Table* table, cat.Resolve(path));
   catalog::RowType row = table->row_type;
   if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
@@ -844,13 +839,67 @@ Status Session::Describe(std::string_view arg, ResultSink& sink) {
                     t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
                     binder::IsNullable(t) ? "YES" : "NO"});
   }
+  HOP_RETURN_IF_ERROR(sink.Table(*InspectColumns(sql::StatementKind::kDescribe), rows));
+  sink.Complete("SELECT");
+  return Status::OK();
+}
+
+std::optional<std::vector<ResultColumn>> Session::InspectColumns(sql::StatementKind kind) {
   const sql::DataType text = TextColumnType();
-  HOP_RETURN_IF_ERROR(sink.Table({{"columnName", text},
-                                  {"typeName", text},
-                                  {"columnSize", sql::DataType(sql::TypeName::kInteger)},
-                                  {"columnScale", sql::DataType(sql::TypeName::kInteger)},
-                                  {"isNullable", text}},
-                                 rows));
+  switch (kind) {
+    case sql::StatementKind::kSpecify:
+      return std::vector<ResultColumn>{{"KIND", text}, {"NAME", text}, {"YAML", text}};
+    case sql::StatementKind::kPipeline: return std::vector<ResultColumn>{{"SQL", text}};
+    case sql::StatementKind::kResolve:
+      return std::vector<ResultColumn>{{"PART", text}, {"KEY", text}, {"VALUE", text}};
+    case sql::StatementKind::kDescribe:
+      return std::vector<ResultColumn>{{"columnName", text},
+                                       {"typeName", text},
+                                       {"columnSize", sql::DataType(sql::TypeName::kInteger)},
+                                       {"columnScale", sql::DataType(sql::TypeName::kInteger)},
+                                       {"isNullable", text}};
+    default: return std::nullopt;  // EXPLAIN's plan is text
+  }
+}
+
+Status Session::Inspect(const sql::InspectStatement& stmt, ResultSink& sink) {
+  std::vector<std::vector<TableCell>> rows;
+  switch (stmt.kind) {
+    case sql::StatementKind::kExplain: {
+      std::string out;
+      HOP_RETURN_IF_ERROR(Explain(*stmt.statement, out));
+      sink.Text(out);
+      sink.Complete("EXPLAIN");
+      return Status::OK();
+    }
+    case sql::StatementKind::kDescribe: return Describe(stmt.name.Names(), {}, sink);
+    case sql::StatementKind::kSpecify: {
+      std::string warnings;
+      HOP_ASSIGN_OR_RETURN(std::vector<SpecifiedDocument> docs,
+                           SpecifyDocuments(*stmt.statement, &warnings));
+      for (SpecifiedDocument& d : docs) {
+        rows.push_back({std::move(d.kind), std::move(d.name), std::move(d.yaml)});
+      }
+      if (!warnings.empty()) sink.Warnings(warnings);
+      break;
+    }
+    case sql::StatementKind::kPipeline: {
+      HOP_ASSIGN_OR_RETURN(planner::Pipeline p, PlanPipeline(*stmt.statement));
+      for (const sql::ScriptItem& item : sql::SplitScript(p.sql)) {
+        rows.push_back({std::string(item.text)});
+      }
+      break;
+    }
+    case sql::StatementKind::kResolve: {
+      HOP_ASSIGN_OR_RETURN(ResolvedTable r, ResolveTable(stmt.name.Names(), {}));
+      rows.push_back({"avro schema", TableCell(), r.avro});
+      for (const auto& [k, v] : r.source) rows.push_back({"source", k, v});
+      for (const auto& [k, v] : r.sink) rows.push_back({"sink", k, v});
+      break;
+    }
+    default: return Status::Internal("not an inspecting statement");
+  }
+  HOP_RETURN_IF_ERROR(sink.Table(*InspectColumns(stmt.kind), rows));
   sink.Complete("SELECT");
   return Status::OK();
 }
@@ -1076,16 +1125,20 @@ Status Session::Explain(std::string_view text, std::string& out, const SourceOri
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
-  if (stmt->kind != sql::StatementKind::kQuery) {
+  return Explain(*stmt, out);
+}
+
+Status Session::Explain(const sql::Statement& stmt, std::string& out) {
+  if (stmt.kind != sql::StatementKind::kQuery) {
     return Status::InvalidArgument(
         "EXPLAIN shows how a query runs: EXPLAIN SELECT ... (`!pipeline` shows the pipeline of "
         "an INSERT or a materialized view)");
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
   binder::Binder binder(*cat);
-  binder.SetStatement(stmt.get());
+  binder.SetStatement(&stmt);
   HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
-                       binder.BindQuery(*stmt->As<sql::QueryStatement>().query));
+                       binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
   HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
   HOP_ASSIGN_OR_RETURN(std::string explained, e->Explain(*cat, *plan));
   out += explained;

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@
 #include "engine/output.h"
 #include "planner/planner.h"
 #include "session/result_sink.h"
+#include "sql/ast/inspect_statement.h"
 #include "sql/ast/statement.h"
 #include "store/store.h"
 #include "template/value.h"
@@ -120,6 +122,26 @@ class Session {
   Status Tables(std::string_view arg, ResultSink& sink);
   Status Schemas(ResultSink& sink);
   Status Describe(std::string_view arg, ResultSink& sink);
+  // `typed`: the name as typed to !describe (names typed to commands fall back to upper case);
+  // empty for DESCRIBE's SQL name.
+  Status Describe(std::vector<std::string> path, std::string_view typed, ResultSink& sink);
+  // The SQL forms of the inspecting commands (sql/ast/inspect_statement.h), as rows.
+  Status Inspect(const sql::InspectStatement& stmt, ResultSink& sink);
+  // The columns of an inspecting statement's rows; nullopt for EXPLAIN (text) and other kinds.
+  static std::optional<std::vector<ResultColumn>> InspectColumns(sql::StatementKind kind);
+  // What `stmt` would write or deploy: each document's kind, name and YAML; warnings appended.
+  struct SpecifiedDocument {
+    std::string kind, name, yaml;
+  };
+  Result<std::vector<SpecifiedDocument>> SpecifyDocuments(const sql::Statement& stmt,
+                                                          std::string* warnings);
+  Result<planner::Pipeline> PlanPipeline(const sql::Statement& stmt);
+  // What !resolve tells of a table: its Avro schema, source and sink connector configs.
+  struct ResolvedTable {
+    std::string avro;
+    std::map<std::string, std::string> source, sink;
+  };
+  Result<ResolvedTable> ResolveTable(std::vector<std::string> path, std::string_view typed);
   Status Set(std::string_view name, std::string_view value);
   Status Reset(std::string_view name);
   Status Show(std::string_view name, ResultSink& sink);
@@ -128,6 +150,7 @@ class Session {
   Status Query(const sql::Statement& stmt, ResultSink& sink);
   Status Insert(const sql::Statement& stmt, ResultSink& sink);
   Status Explain(std::string_view text, std::string& out, const SourceOrigin& origin);
+  Status Explain(const sql::Statement& stmt, std::string& out);
   // What a user is told after creating a materialized view hop refreshes (its table is in a
   // local database): when its rows come; "" for other statements.
   std::string LocalViewNote(const sql::Statement& stmt);

@@ -1,5 +1,7 @@
 // Statement parsing: the dispatch on the first keyword, and every DDL and session statement of
 // hop's language (Hoptimator's grammar, compatibility.md §1.2, plus SET / RESET / SHOW).
+#include <fmt/format.h>
+
 #include "common/strings.h"
 #include "sql/lexer.h"
 #include "sql/parser_impl.h"
@@ -36,13 +38,19 @@ StatementPtr Parser::ParseStatementBody() {
       case Keyword::kSET: return ParseSet();
       case Keyword::kRESET: return ParseReset();
       case Keyword::kSHOW: return ParseShow();
+      case Keyword::kEXPLAIN:
+      case Keyword::kSPECIFY:
+      case Keyword::kPIPELINE:
+      case Keyword::kDESCRIBE:
+      case Keyword::kRESOLVE: return ParseInspect();
       default: break;
     }
   }
   for (Keyword kw :
        {Keyword::kSELECT, Keyword::kWITH, Keyword::kVALUES, Keyword::kINSERT, Keyword::kCREATE,
         Keyword::kDROP, Keyword::kREFRESH, Keyword::kFIRE, Keyword::kPAUSE, Keyword::kRESUME,
-        Keyword::kSET, Keyword::kRESET, Keyword::kSHOW}) {
+        Keyword::kSET, Keyword::kRESET, Keyword::kSHOW, Keyword::kEXPLAIN, Keyword::kSPECIFY,
+        Keyword::kPIPELINE, Keyword::kDESCRIBE, Keyword::kRESOLVE}) {
     NoteExpectedKeyword(kw);
   }
   NoteExpectedType(TokenType::kLParen);
@@ -578,6 +586,39 @@ StatementPtr Parser::ParseReset() {
   if (AcceptKeyword(Keyword::kALL)) return stmt;
   if (PeekType(TokenType::kEnd) || PeekType(TokenType::kSemicolon)) return stmt;  // Flink: RESET
   if (!ParseSettingName(&stmt->name)) return nullptr;
+  return stmt;
+}
+
+StatementPtr Parser::ParseInspect() {
+  const Token& at = Peek();
+  StatementKind kind = StatementKind::kExplain;
+  switch (at.keyword) {
+    case Keyword::kSPECIFY: kind = StatementKind::kSpecify; break;
+    case Keyword::kPIPELINE: kind = StatementKind::kPipeline; break;
+    case Keyword::kDESCRIBE: kind = StatementKind::kDescribe; break;
+    case Keyword::kRESOLVE: kind = StatementKind::kResolve; break;
+    default: break;
+  }
+  auto stmt = std::make_unique<InspectStatement>(kind);
+  stmt->loc = at.loc;
+  ++pos_;  // the keyword
+  if (kind == StatementKind::kDescribe || kind == StatementKind::kResolve) {
+    // DESCRIBE TABLE t as Calcite writes it; a table named TABLE must be quoted.
+    if (kind == StatementKind::kDescribe) AcceptKeyword(Keyword::kTABLE);
+    if (!ParseQualifiedName(&stmt->name)) return nullptr;
+    return stmt;
+  }
+  if (PeekKeyword(Keyword::kEXPLAIN) || PeekKeyword(Keyword::kSPECIFY) ||
+      PeekKeyword(Keyword::kPIPELINE) || PeekKeyword(Keyword::kDESCRIBE) ||
+      PeekKeyword(Keyword::kRESOLVE)) {
+    Fail(Peek(), fmt::format("{} of {} says nothing more: write the statement it inspects",
+                             TokenText(at), TokenText(Peek())));
+    return nullptr;
+  }
+  const size_t first = pos_;
+  stmt->statement = ParseStatementBody();
+  if (!stmt->statement) return nullptr;
+  SetSource(*stmt->statement, first, pos_);
   return stmt;
 }
 

@@ -617,28 +617,31 @@ Result<StatementPtr> Parser::RunStatement() {
   StatementPtr stmt = ParseStatementBody();
   // A hard error may have been recorded inside a construct that still parsed; it always wins.
   if (!stmt || failed_hard() || !AtStatementEnd()) return FinishError();
+  SetSource(*stmt, first, pos_);
+  return stmt;
+}
+
+void Parser::SetSource(Statement& stmt, size_t first, size_t end) {
   // The statement's source: from its first token to the end of its last token before any ';'.
-  size_t last = pos_;
-  while (last > 0 && (tokens_[last - 1].type == TokenType::kSemicolon ||
-                      tokens_[last - 1].type == TokenType::kEnd)) {
+  size_t last = end;
+  while (last > first && (tokens_[last - 1].type == TokenType::kSemicolon ||
+                          tokens_[last - 1].type == TokenType::kEnd)) {
     --last;
   }
-  if (last > first) {
-    const Token& b = tokens_[first];
-    const Token& e = tokens_[last - 1];
-    stmt->source.assign(text_.substr(b.offset, e.offset + e.length - b.offset));
-    stmt->loc = b.loc;
-    // What precedes the statement on its first line, for messages that show that line.
-    std::string_view before = text_.substr(0, b.offset);
-    size_t newline = before.rfind('\n');
-    if (newline == std::string_view::npos) {
-      stmt->line_prefix.assign(line_prefix_);
-      stmt->line_prefix.append(before);
-    } else {
-      stmt->line_prefix.assign(before.substr(newline + 1));
-    }
+  if (last <= first) return;
+  const Token& b = tokens_[first];
+  const Token& e = tokens_[last - 1];
+  stmt.source.assign(text_.substr(b.offset, e.offset + e.length - b.offset));
+  stmt.loc = b.loc;
+  // What precedes the statement on its first line, for messages that show that line.
+  std::string_view before = text_.substr(0, b.offset);
+  size_t newline = before.rfind('\n');
+  if (newline == std::string_view::npos) {
+    stmt.line_prefix.assign(line_prefix_);
+    stmt.line_prefix.append(before);
+  } else {
+    stmt.line_prefix.assign(before.substr(newline + 1));
   }
-  return stmt;
 }
 
 Result<ExprPtr> Parser::RunExpression() {

@@ -245,6 +245,11 @@ class Parser {
   StatementPtr ParseSet();
   StatementPtr ParseReset();
   StatementPtr ParseShow();
+  // EXPLAIN / SPECIFY / PIPELINE statement; DESCRIBE [TABLE] name; RESOLVE name.
+  StatementPtr ParseInspect();
+  // Sets `stmt`'s source, location and line prefix from tokens [first, last) (any ';' at the
+  // end left out).
+  void SetSource(Statement& stmt, size_t first, size_t last);
   bool ParseSettingName(std::string* out);
 
   std::string_view text_;

@@ -75,8 +75,9 @@ TEST(ParserTest, ErrorMessagesListExpectationsAtTheFurthestPoint) {
   };
   const Case kCases[] = {
       {"selec 1",
-       "Parse Error: expected one of: '(', CREATE, DROP, FIRE, INSERT, PAUSE, REFRESH, RESET, "
-       "RESUME, SELECT, SET, SHOW, VALUES, WITH; found 'selec' at line 1, column 1\n"
+       "Parse Error: expected one of: '(', CREATE, DESCRIBE, DROP, EXPLAIN, FIRE, INSERT, PAUSE, "
+       "PIPELINE, REFRESH, RESET, RESOLVE, RESUME, SELECT, SET, SHOW, ... (3 more); found 'selec' "
+       "at line 1, column 1\n"
        "selec 1\n"
        "^"},
       {"select 1 +",

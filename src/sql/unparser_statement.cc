@@ -402,6 +402,25 @@ void Writer::Statement(const sql::Statement& stmt) {
       }
       break;
     }
+    case StatementKind::kExplain:
+    case StatementKind::kSpecify:
+    case StatementKind::kPipeline:
+    case StatementKind::kDescribe:
+    case StatementKind::kResolve: {
+      const auto& s = stmt.As<InspectStatement>();
+      static constexpr std::string_view kWords[] = {"EXPLAIN ", "SPECIFY ", "PIPELINE ",
+                                                    "DESCRIBE ", "RESOLVE "};
+      const std::string_view word =
+          kWords[static_cast<size_t>(stmt.kind) - static_cast<size_t>(StatementKind::kExplain)];
+      if (!ansi()) Unsupported(word.substr(0, word.size() - 1));
+      Raw(word);
+      if (s.statement) {
+        Statement(*s.statement);
+      } else {
+        Name(s.name);
+      }
+      break;
+    }
     case StatementKind::kShow: {
       const auto& s = stmt.As<ShowStatement>();
       if (sqlite() || flink()) Unsupported("SHOW");

@@ -387,6 +387,13 @@ bool Equals(const Statement& a, const Statement& b) {
     }
     case StatementKind::kReset: return a.As<ResetStatement>().name == b.As<ResetStatement>().name;
     case StatementKind::kShow: return a.As<ShowStatement>().name == b.As<ShowStatement>().name;
+    case StatementKind::kExplain:
+    case StatementKind::kSpecify:
+    case StatementKind::kPipeline:
+      return Equals(*a.As<InspectStatement>().statement, *b.As<InspectStatement>().statement);
+    case StatementKind::kDescribe:
+    case StatementKind::kResolve:
+      return a.As<InspectStatement>().name == b.As<InspectStatement>().name;
   }
   return false;
 }

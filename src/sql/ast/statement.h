@@ -29,6 +29,11 @@ enum class StatementKind : uint8_t {
   kSet,
   kReset,
   kShow,
+  kExplain,   // the inspecting statements (inspect_statement.h)
+  kSpecify,
+  kPipeline,
+  kDescribe,
+  kResolve,
   kDelete,         // written by hop, never parsed (delete_statement.h)
   kCopyFromStdin,  // written by hop for PostgreSQL, never parsed (copy_statement.h)
 };

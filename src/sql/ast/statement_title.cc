@@ -51,6 +51,11 @@ std::string StatementTitle(const Statement& s) {
     case StatementKind::kSet: return "SET";
     case StatementKind::kReset: return "RESET";
     case StatementKind::kShow: return "SHOW";
+    case StatementKind::kExplain: return "EXPLAIN";
+    case StatementKind::kSpecify: return "SPECIFY";
+    case StatementKind::kPipeline: return "PIPELINE";
+    case StatementKind::kDescribe: return Named("DESCRIBE", s.As<InspectStatement>().name);
+    case StatementKind::kResolve: return Named("RESOLVE", s.As<InspectStatement>().name);
     case StatementKind::kDelete:
       return Named("DELETE FROM", s.As<DeleteStatement>().target);
     case StatementKind::kCopyFromStdin:

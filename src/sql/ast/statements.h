@@ -11,6 +11,7 @@
 #include "sql/ast/drop_statement.h"
 #include "sql/ast/fire_statement.h"
 #include "sql/ast/insert_statement.h"
+#include "sql/ast/inspect_statement.h"
 #include "sql/ast/pause_statement.h"
 #include "sql/ast/query_statement.h"
 #include "sql/ast/delete_statement.h"

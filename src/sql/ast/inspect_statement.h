@@ -1,0 +1,19 @@
+// The SQL forms of the shell's inspecting commands, which return rows (docs/sql.md, "Inspecting
+// statements"): `EXPLAIN query`, `SPECIFY statement`, `PIPELINE statement` say what hop would do
+// with a statement without doing it; `DESCRIBE [TABLE] name` and `RESOLVE name` say what hop
+// knows of a table or view.
+#pragma once
+
+#include "sql/ast/identifier.h"
+#include "sql/ast/statement.h"
+
+namespace hop::sql {
+
+struct InspectStatement : Statement {
+  // kExplain, kSpecify, kPipeline (with `statement`); kDescribe, kResolve (with `name`).
+  explicit InspectStatement(StatementKind k) : Statement(k) {}
+  StatementPtr statement;
+  QualifiedName name;
+};
+
+}  // namespace hop::sql
