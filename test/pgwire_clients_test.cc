@@ -135,8 +135,8 @@ TEST_F(PgwireClientsTest, PsqlRunsAScriptOfDdlAndQueries) {
                 "psql:" +
                 Source("test/pgwire/script.sql") +
                 ":5: INFO:  CREATE VIEW C.TOP: view/c-top created\n"
-                "ID|NAME|SCORE|BORN\n1|Ada|9.5|1815-12-10\n2|Alan|8.25|1912-06-23\n(2 rows)\n"
-                "NAME\nAda\n(1 row)\n");
+                "id|name|score|born\n1|Ada|9.5|1815-12-10\n2|Alan|8.25|1912-06-23\n(2 rows)\n"
+                "name\nAda\n(1 row)\n");
 }
 
 TEST_F(PgwireClientsTest, PsqlCommandsAndErrors) {
@@ -168,7 +168,8 @@ TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
             "(\"it's\", Decimal('1.5'), None)\n"
             "[(1, 9.5, datetime.date(1815, 12, 10)), (2, 8.25, datetime.date(1912, 6, 23))]\n"
             "2\n"
-            "error 42804\n"
+            "{'id': 1, 'who': 'Ada'}\n"
+            "error 42703\n"
             "1\n");
 }
 
@@ -178,7 +179,7 @@ TEST_F(PgwireClientsTest, JdbcStatementsAndPreparedStatements) {
             " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) + "/hop");
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out,
-            "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n"
+            "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42703\n"
             "table c.people\ncolumn id int4\ncolumn name text\ncolumn score float8\n"
             "column born date\n");
 }
@@ -189,8 +190,8 @@ TEST_F(PgwireClientsTest, NodePgQueriesWithParameters) {
                          " postgresql://t@127.0.0.1:" + std::to_string(port_) + "/hop");
   EXPECT_EQ(rc, 0) << out;
   // The JDBC test inserted Grace, if it ran first.
-  EXPECT_EQ(out.rfind("[{\"ID\":1,\"NAME\":\"Ada\"},{\"ID\":2,\"NAME\":\"Alan\"}", 0), 0u) << out;
-  EXPECT_NE(out.find("\nAlan\nerror 42804\n"), std::string::npos) << out;
+  EXPECT_EQ(out.rfind("[{\"id\":1,\"name\":\"Ada\"},{\"id\":2,\"name\":\"Alan\"}", 0), 0u) << out;
+  EXPECT_NE(out.find("\nAlan\nerror 42703\n"), std::string::npos) << out;
 }
 
 }  // namespace

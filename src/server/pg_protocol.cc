@@ -298,7 +298,7 @@ std::string_view SqlState(StatusCode code) {
   switch (code) {
     case StatusCode::kOk: return "00000";
     case StatusCode::kParse: return "42601";            // syntax_error
-    case StatusCode::kBind: return "42804";             // datatype_mismatch (names: 42703/42P01)
+    case StatusCode::kBind: return "42804";             // datatype_mismatch (BindSqlState)
     case StatusCode::kCatalogNotFound: return "42P01";  // undefined_table
     case StatusCode::kAlreadyExists: return "42P07";    // duplicate_table
     case StatusCode::kInvalidArgument: return "22023";  // invalid_parameter_value
@@ -331,16 +331,41 @@ int CharacterPosition(std::string_view query, size_t offset, uint32_t line, uint
   return chars;
 }
 
+// A binder error's SQLSTATE, by the start of its message (Calcite's messages, which hop keeps):
+// the name errors have PostgreSQL's codes of their own; typing errors are datatype_mismatch.
+std::string_view BindSqlState(std::string_view message) {
+  static constexpr std::pair<std::string_view, std::string_view> kByStart[] = {
+      {"Column '", "42703"},                                // undefined_column ...
+      {"Unknown target column", "42703"},
+      {"Unknown field", "42703"},
+      {"Table '", "42P01"},                                 // undefined_table
+      {"No match found for function signature", "42883"},  // undefined_function
+      {"Aggregate expression", "42803"},                    // grouping_error
+      {"Duplicate name", "42701"},                          // duplicate_column
+      {"Ordinal out of range", "42P10"},                    // invalid_column_reference
+  };
+  for (const auto& [start, state] : kByStart) {
+    if (message.rfind(start, 0) != 0) continue;
+    // ... but an ambiguous column is ambiguous_column.
+    if (state == "42703" && message.find("' is ambiguous") != std::string_view::npos) {
+      return "42702";
+    }
+    return state;
+  }
+  return SqlState(StatusCode::kBind);
+}
+
 }  // namespace
 
 ErrorFields ErrorOf(const Status& status, std::string_view query, size_t offset) {
   ErrorFields f;
-  f.sqlstate = std::string(SqlState(status.code()));
+  f.sqlstate = std::string(status.code() == StatusCode::kBind ? BindSqlState(status.message())
+                                                               : SqlState(status.code()));
   const std::string text = status.ToString();
   const size_t nl = text.find('\n');
   f.message = text.substr(0, nl);
   if (nl != std::string::npos) f.detail = text.substr(nl + 1);
-  if (status.code() == StatusCode::kParse && !query.empty()) {
+  if (!query.empty()) {
     // Positioned messages end their first line with "at line L, column C" (source_error.h).
     const size_t at = f.message.rfind(" at line ");
     if (at != std::string::npos) {

@@ -113,6 +113,19 @@ TEST(PgProtocolTest, MapsEveryCodeToASqlState) {
   // Positions count characters, on the statement's line of the whole query.
   f = ErrorOf(Status::ParseError("x at line 2, column 3"), "SELECT 'é';\nXYZ");
   EXPECT_EQ(f.position, 15);
+  // Binder errors: the name errors have PostgreSQL's own codes, and their positions too.
+  f = ErrorOf(Status::BindError("Column 'NOPE' not found in any table at line 1, column 8"),
+              "SELECT nope FROM t");
+  EXPECT_EQ(f.sqlstate, "42703");
+  EXPECT_EQ(f.position, 8);
+  EXPECT_EQ(ErrorOf(Status::BindError("Column 'ID' is ambiguous")).sqlstate, "42702");
+  EXPECT_EQ(ErrorOf(Status::BindError("Column 'X' not found in table 'T'")).sqlstate, "42703");
+  EXPECT_EQ(ErrorOf(Status::BindError("Table 'T' not found")).sqlstate, "42P01");
+  EXPECT_EQ(ErrorOf(Status::BindError("No match found for function signature F(<NUMERIC>)"))
+                .sqlstate,
+            "42883");
+  EXPECT_EQ(ErrorOf(Status::BindError("Cannot apply '+' to arguments of type")).sqlstate,
+            "42804");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "binder/pg_catalog.h"
 #include "catalog/pg_types.h"
 #include "engine/postgres_text.h"
 #include "common/log.h"
@@ -928,7 +929,10 @@ void Connection::SendRowDescription(const std::vector<session::ResultColumn>& co
   for (size_t i = 0; i < columns.size(); ++i) {
     const catalog::PgType t = catalog::PgTypeOf(columns[i].type);
     const int16_t format = formats.empty() ? 0 : formats.size() == 1 ? formats[0] : formats[i];
-    w.CString(columns[i].name).Int32(0).Int16(0).Int32(static_cast<int32_t>(t.oid));
+    // Named as pg_catalog names them (pg_catalog.md, "Names"): hop's `ID` is `id`, as a client
+    // that wrote `SELECT id` expects of PostgreSQL.
+    w.CString(binder::PgName(columns[i].name)).Int32(0).Int16(0);
+    w.Int32(static_cast<int32_t>(t.oid));
     w.Int16(t.length).Int32(t.modifier).Int16(format);
   }
   w.End();

@@ -136,7 +136,7 @@ TEST_F(PgServerTest, RunsQueriesWithPostgresqlTypesAndTextForms) {
                        "INTEGER) AS g");
   ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
   ASSERT_EQ(PQnfields(r), 7);
-  EXPECT_STREQ(PQfname(r, 0), "A");
+  EXPECT_STREQ(PQfname(r, 0), "a");  // named as PostgreSQL names unquoted columns
   EXPECT_EQ(PQftype(r, 0), 23u);
   EXPECT_EQ(PQftype(r, 2), 16u);
   EXPECT_EQ(PQftype(r, 3), 701u);
@@ -249,7 +249,7 @@ TEST_F(PgServerTest, ExtendedProtocolWithTextAndBinaryParameters) {
   EXPECT_EQ(PQnparams(r), 1);
   EXPECT_EQ(PQparamtype(r, 0), 23u);
   ASSERT_EQ(PQnfields(r), 1);
-  EXPECT_STREQ(PQfname(r, 0), "NAME");
+  EXPECT_STREQ(PQfname(r, 0), "name");
   PQclear(r);
   for (const char* v : {"1", "3"}) {
     const char* vs[] = {v};
@@ -413,8 +413,8 @@ TEST_F(PgServerTest, InspectingStatementsReturnRowsInBothProtocols) {
   PQclear(r);
   r = PQdescribePrepared(c, "spec");
   ASSERT_EQ(PQnfields(r), 3);
-  EXPECT_STREQ(PQfname(r, 0), "KIND");
-  EXPECT_STREQ(PQfname(r, 2), "YAML");
+  EXPECT_STREQ(PQfname(r, 0), "kind");
+  EXPECT_STREQ(PQfname(r, 2), "yaml");
   PQclear(r);
   r = PQexecPrepared(c, "spec", 0, nullptr, nullptr, nullptr, 0);
   ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
@@ -431,7 +431,7 @@ TEST_F(PgServerTest, InspectingStatementsReturnRowsInBothProtocols) {
   PQclear(r);
   r = PQexec(c, "PIPELINE SELECT id FROM local.t");
   ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
-  EXPECT_STREQ(PQfname(r, 0), "SQL");
+  EXPECT_STREQ(PQfname(r, 0), "sql");
   EXPECT_GE(PQntuples(r), 1);
   PQclear(r);
   r = PQexec(c, "RESOLVE local.t");

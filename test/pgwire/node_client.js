@@ -8,7 +8,7 @@ const { Client } = require('pg');
   const all = await client.query('SELECT id, name FROM c.people ORDER BY id');
   console.log(JSON.stringify(all.rows));
   const one = await client.query('SELECT name FROM c.people WHERE id = $1', [2]);
-  console.log(one.rows[0].NAME);
+  console.log(one.rows[0].name);
   try {
     await client.query('SELECT nope');
   } catch (e) {

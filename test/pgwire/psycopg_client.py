@@ -3,6 +3,7 @@
 import sys
 
 import psycopg
+import psycopg.rows
 
 with psycopg.connect(sys.argv[1], autocommit=True) as conn:
     cur = conn.cursor()
@@ -15,6 +16,10 @@ with psycopg.connect(sys.argv[1], autocommit=True) as conn:
     print(bcur.fetchall())
     cur.execute("SELECT COUNT(*) AS n FROM c.people")
     print(cur.fetchone()[0])
+    # Rows as dicts, keyed as a PostgreSQL client names the columns it wrote unquoted.
+    dcur = conn.cursor(row_factory=psycopg.rows.dict_row)
+    dcur.execute("SELECT id, name AS who FROM c.people WHERE id = %s", (1,))
+    print(dcur.fetchone())
     try:
         cur.execute("SELECT nope FROM c.people")
     except psycopg.Error as e:
