@@ -378,6 +378,11 @@ TEST_F(PgServerTest, ASessionSeesWhatAnotherMadeAfterQueriesThatReadNoTable) {
   ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
   EXPECT_STREQ(PQgetvalue(r, 0, 0), "7");
   PQclear(r);
+  // Kept (parsed and bound once) with the catalog as it is now.
+  r = PQexec(reader, "SELECT * FROM local.seen");
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_EQ(PQnfields(r), 1);
+  PQclear(r);
   // The same text again after the table changed shape: the new columns, not the old statement's.
   r = PQexec(writer,
              "DROP TABLE local.seen; CREATE TABLE local.seen (id INTEGER, name VARCHAR); "
@@ -389,6 +394,14 @@ TEST_F(PgServerTest, ASessionSeesWhatAnotherMadeAfterQueriesThatReadNoTable) {
   ASSERT_EQ(PQnfields(r), 2);
   EXPECT_STREQ(PQgetvalue(r, 0, 1), "eight");
   PQclear(r);
+  // A query that looks nothing up is kept across namespaces only as long as the namespace is.
+  for (const char* expected : {"default", "default", "other", "other"}) {
+    if (std::string_view(expected) == "other") PQclear(PQexec(reader, "SET namespace = 'other'"));
+    r = PQexec(reader, "SELECT current_database()");
+    ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+    EXPECT_STREQ(PQgetvalue(r, 0, 0), expected);
+    PQclear(r);
+  }
   PQfinish(reader);
   PQfinish(writer);
 }

@@ -414,9 +414,24 @@ Result<std::optional<std::vector<ResultColumn>>> Session::ResultColumns(std::str
 }
 
 Status Session::Statement(std::string_view text, ResultSink& sink, const SourceOrigin& origin) {
+  // Only a statement parsed where its text starts is kept: its positions are the text's own.
+  const bool keepable = origin.line <= 1 && origin.column <= 1 && origin.prefix.empty() &&
+                        properties_.catalogs.empty();
+  if (keepable) {
+    HOP_ASSIGN_OR_RETURN(const BoundQuery* kept, KeptBinding(text));
+    if (kept != nullptr) return RunQuery(*kept, sink);
+  }
   HOP_ASSIGN_OR_RETURN(
       sql::StatementPtr stmt,
       sql::ParseStatement(text, sql::ParseOptions{{origin.line, origin.column}, origin.prefix}));
+  if (keepable && stmt->kind == sql::StatementKind::kQuery) {
+    HOP_ASSIGN_OR_RETURN(BoundQuery bound, BindQuery(*stmt));
+    if (kept_queries_.size() >= kKeptQueries) kept_queries_.clear();
+    const int64_t revision = bound.catalog->revision();
+    auto [it, added] = kept_queries_.insert_or_assign(
+        std::string(text), KeptQuery{std::move(stmt), std::move(bound), revision});
+    return RunQuery(it->second.bound, sink);
+  }
   if (deploy::Executor::Executes(*stmt)) {
     StartedControlPlane();  // what the statement writes is reconciled here, if anywhere
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
@@ -598,6 +613,7 @@ Status Session::Check(const sql::Statement& statement) {
 
 void Session::MakeCaches() {
   if (!catalog_cache_ || catalog_cache_->namespace_name() != properties_.namespace_name) {
+    kept_queries_.clear();  // they point into the catalog of the cache
     catalog_cache_ = std::make_unique<catalog::CatalogCache>(store_, properties_.namespace_name);
     render_cache_ =
         std::make_unique<deploy::RenderContextCache>(store_, properties_.namespace_name);
@@ -1064,16 +1080,35 @@ Result<Session::BoundQuery> Session::BindQuery(const sql::Statement& stmt) {
     auto plan = bind(*last);
     if (!last->consulted()) {
       HOP_RETURN_IF_ERROR(plan.status());
-      return BoundQuery{last, std::move(*plan)};
+      return BoundQuery{last, std::move(*plan), false};
     }
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
+  cat->ForgetConsulted();
   HOP_ASSIGN_OR_RETURN(binder::RelPtr plan, bind(*cat));
-  return BoundQuery{cat, std::move(plan)};
+  return BoundQuery{cat, std::move(plan), cat->consulted()};
+}
+
+Result<const Session::BoundQuery*> Session::KeptBinding(std::string_view text) {
+  if (catalog_cache_ && catalog_cache_->namespace_name() != properties_.namespace_name) {
+    kept_queries_.clear();  // bound against another namespace's catalog
+  }
+  auto it = kept_queries_.find(text);
+  if (it == kept_queries_.end()) return nullptr;
+  const KeptQuery& kept = it->second;
+  if (!kept.bound.consulted) return &kept.bound;
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* now, QueryCatalog());
+  if (now == kept.bound.catalog && now->revision() == kept.revision) return &kept.bound;
+  kept_queries_.erase(it);
+  return nullptr;
 }
 
 Status Session::Query(const sql::Statement& stmt, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(BoundQuery bound, BindQuery(stmt));
+  return RunQuery(bound, sink);
+}
+
+Status Session::RunQuery(const BoundQuery& bound, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(engine::Engine * e, Engine());
   HOP_ASSIGN_OR_RETURN(auto cursor, e->Query(*bound.catalog, *bound.plan, properties_.budget));
   HOP_RETURN_IF_ERROR(sink.Rows(std::move(cursor)));

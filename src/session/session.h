@@ -162,8 +162,23 @@ class Session {
   struct BoundQuery {
     const catalog::Catalog* catalog;
     binder::RelPtr plan;
+    bool consulted;  // whether binding looked anything up in `catalog`
   };
   Result<BoundQuery> BindQuery(const sql::Statement& stmt);
+  Status RunQuery(const BoundQuery& bound, ResultSink& sink);
+  // Queries bound before, by their text (parsed at the start of a line, as the wire and -e send
+  // them): a text that comes again (a loop, a client's prepared statement) is neither parsed nor
+  // bound again while its binding holds: always for a query that looked nothing up, else while
+  // the catalog is at the revision it was bound against. Cleared with the catalog cache.
+  struct KeptQuery {
+    sql::StatementPtr stmt;  // what `bound` points into
+    BoundQuery bound;
+    int64_t revision;  // of bound.catalog when bound
+  };
+  static constexpr size_t kKeptQueries = 64;
+  std::map<std::string, KeptQuery, std::less<>> kept_queries_;
+  // The kept binding of `text`, if it still holds; null otherwise.
+  Result<const BoundQuery*> KeptBinding(std::string_view text);
   Result<engine::Engine*> Engine();
 
   store::Store& store_;
