@@ -406,7 +406,7 @@ ExprPtr Parser::ParsePrimary() {
       }
       return node;
     }
-    case TokenType::kLParen: return ParseParenthesized();
+    case TokenType::kLParen: return ParseFieldSelections(ParseParenthesized());
     case TokenType::kQuotedIdentifier: return ParseNameOrCall();
     case TokenType::kWord: break;
     default: NoteExpectedCategory(ExpectCategory::kExpression); return nullptr;
@@ -460,6 +460,7 @@ ExprPtr Parser::ParsePrimary() {
       return node;
     }
     case Keyword::kARRAY: {
+      if (PeekType(TokenType::kLParen, 1)) return ParseArraySubquery();
       ++pos_;
       auto node = Make<ArrayExpr>(t);
       if (!ExpectType(TokenType::kLBracket)) return nullptr;
@@ -553,6 +554,36 @@ ExprPtr Parser::ParseParenthesized() {
   }
   if (!ExpectType(TokenType::kRParen)) return nullptr;
   return row;
+}
+
+ExprPtr Parser::ParseFieldSelections(ExprPtr base) {
+  if (!base) return nullptr;
+  DepthGuard guard(this);
+  while (PeekType(TokenType::kDot)) {
+    if (!guard.Deepen()) return nullptr;
+    const Token& dot = Peek();
+    ++pos_;
+    auto field = ParseIdentifier();
+    if (!field) return nullptr;
+    auto node = Make<FieldExpr>(dot);
+    node->base = std::move(base);
+    node->field = std::move(*field);
+    base = std::move(node);
+  }
+  return base;
+}
+
+ExprPtr Parser::ParseArraySubquery() {
+  const Token& start = Peek();
+  pos_ += 2;  // ARRAY (
+  auto node = Make<ArraySubqueryExpr>(start);
+  if (!PeekQueryStart()) {
+    NoteExpectedKeyword(Keyword::kSELECT);
+    return nullptr;
+  }
+  node->query = ParseQuery();
+  if (!node->query || !ExpectType(TokenType::kRParen)) return nullptr;
+  return node;
 }
 
 ExprPtr Parser::ParseNameOrCall() {

@@ -181,6 +181,10 @@ class Parser {
   ExprPtr ParseExtract();
   ExprPtr ParseJsonObject();
   ExprPtr ParseParenthesized();
+  // After a parenthesised expression: PostgreSQL's `(x).field`, repeated.
+  ExprPtr ParseFieldSelections(ExprPtr base);
+  // At ARRAY followed by '(': `ARRAY(query)`.
+  ExprPtr ParseArraySubquery();
   std::unique_ptr<Query> TryParseParenthesizedQuery();
   bool ParseExprList(TokenType close, std::vector<ExprPtr>* out, bool allow_empty);
   bool ParseOrderItems(std::vector<OrderItem>* out);
@@ -221,6 +225,8 @@ class Parser {
   bool ParseTableAlias(std::optional<TableAlias>* out);
   TableRefPtr ParseFrom();
   TableRefPtr ParseTablePrimary();
+  // After a table's name, at '(': a function in FROM, `name(args) [AS] alias [(columns)]`.
+  TableRefPtr ParseFunctionRef(QualifiedName name, const Token& start);
   bool ParseJoinType(JoinType* type, bool* natural);
   bool ParseLimitOffset(Query* q);
   ExprPtr ParseRowCount();  // the count of LIMIT, OFFSET or FETCH
