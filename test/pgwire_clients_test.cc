@@ -159,6 +159,34 @@ TEST_F(PgwireClientsTest, PsqlListsTablesViewsSchemasAndDatabases) {
   EXPECT_EQ(schemas.rfind("c|hop\n", 0), 0u) << schemas;
 }
 
+// psql's \d TABLE and \d VIEW: the columns with their types and nullability, and none of the
+// indexes, policies, statistics or publications hop does not have (docs/pg_catalog.md).
+TEST_F(PgwireClientsTest, PsqlDescribesTablesAndViews) {
+  auto [made, mrc] = Shell(fmt("psql {} -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE c.keyed (id "
+                               "INTEGER NOT NULL, label VARCHAR(20), price DECIMAL(10, 2))'"));
+  ASSERT_EQ(mrc, 0) << made;
+  auto [out, rc] = Shell(fmt("psql {} -X -v ON_ERROR_STOP=1 -c '\\d c.keyed' -c '\\d c.top'"));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out,
+            "                         Table \"c.keyed\"\n"
+            " Column |         Type          | Collation | Nullable | Default \n"
+            "--------+-----------------------+-----------+----------+---------\n"
+            " id     | integer               |           | not null | \n"
+            " label  | character varying(20) |           |          | \n"
+            " price  | numeric(10,2)         |           |          | \n"
+            "\n"
+            "                  View \"c.top\"\n"
+            " Column | Type | Collation | Nullable | Default \n"
+            "--------+------+-----------+----------+---------\n"
+            " name   | text |           |          | \n"
+            "\n")
+      << out;
+  // A name of nothing: psql's own message, after hop found no relation.
+  auto [none, nrc] = Shell(fmt("psql {} -X -c '\\d c.nosuch'"));
+  EXPECT_EQ(nrc, 1) << none;
+  EXPECT_EQ(none, "Did not find any relation named \"c.nosuch\".\n");
+}
+
 TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
   auto [out, rc] =
       Shell(fmt("/usr/bin/python3 " + Source("test/pgwire/psycopg_client.py") + " {}"));
@@ -180,7 +208,7 @@ TEST_F(PgwireClientsTest, JdbcStatementsAndPreparedStatements) {
   EXPECT_EQ(out,
             "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n"
             "table c.people\ncolumn id int4\ncolumn name text\ncolumn score float8\n"
-            "column born date\n");
+            "column born date\nprimary keys 0\ntypes _int4 json {1,2} [[\"k\",1]]\n");
 }
 
 TEST_F(PgwireClientsTest, NodePgQueriesWithParameters) {

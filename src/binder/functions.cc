@@ -243,6 +243,9 @@ struct Table {
     Scalar("PG_GET_INDEXDEF", 1, 3, {F::kInteger, F::kInteger, F::kBoolean}, VarcharNullable);
     Scalar("PG_GET_CONSTRAINTDEF", 1, 2, {F::kInteger, F::kBoolean}, VarcharNullable);
     Scalar("ARRAY_LENGTH", 1, 1, {F::kArray}, Integer);
+    // array_upper(a, 1): NULL for an empty array and for any other dimension.
+    Scalar("ARRAY_UPPER", 2, 2, {F::kArray, F::kInteger},
+           [](std::span<const DataType>) { return DataType(TypeName::kInteger); });
     Scalar("MAP_KEYS", 1, 1, {F::kMap}, [](std::span<const DataType> a) {
       DataType t(TypeName::kArray);
       t.params.push_back(a[0].params[0]);

@@ -34,6 +34,21 @@ public class JdbcClient {
       try (ResultSet r = md.getColumns(null, "c", "people", null)) {
         while (r.next()) System.out.println("column " + r.getString("COLUMN_NAME") + " " + r.getString("TYPE_NAME"));
       }
+      // hop knows no primary keys: the driver's query runs and finds none.
+      try (ResultSet r = md.getPrimaryKeys(null, "c", "people")) {
+        int keys = 0;
+        while (r.next()) {
+          keys++;
+          System.out.println("key " + r.getString("COLUMN_NAME") + " " + r.getInt("KEY_SEQ"));
+        }
+        System.out.println("primary keys " + keys);
+      }
+      // Types the driver does not know by OID (an int4[] and a json column): it asks pg_type.
+      try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT ARRAY[1, 2] AS a, MAP['k', 1] AS m")) {
+        ResultSetMetaData m = r.getMetaData();
+        r.next();
+        System.out.println("types " + m.getColumnTypeName(1) + " " + m.getColumnTypeName(2) + " " + r.getString(1) + " " + r.getString(2));
+      }
     }
   }
 }
