@@ -122,8 +122,13 @@ struct Table {
   Table() {
     using F = Family;
     // Strings.
-    for (auto n : {"UPPER", "LOWER", "INITCAP", "LTRIM", "RTRIM", "TRIM", "REVERSE"}) {
+    for (auto n : {"UPPER", "LOWER", "INITCAP", "REVERSE"}) {
       Scalar(n, 1, 1, {F::kString}, FirstOrVarchar);
+    }
+    // With PostgreSQL's second argument, the characters to remove (TRIM(TRAILING c FROM s) is
+    // RTRIM(s, c)).
+    for (auto n : {"LTRIM", "RTRIM", "TRIM"}) {
+      Scalar(n, 1, 2, {F::kString, F::kString}, FirstOrVarchar);
     }
     for (auto n : {"CHAR_LENGTH", "CHARACTER_LENGTH", "LENGTH", "ASCII"}) {
       Scalar(n, 1, 1, {F::kString}, Integer);

@@ -573,6 +573,51 @@ ExprPtr Parser::ParseFieldSelections(ExprPtr base) {
   return base;
 }
 
+ExprPtr Parser::ParseTrim(QualifiedName name, const Token& start) {
+  const Snapshot save = Save();
+  ++pos_;  // (
+  std::string side;
+  if (PeekType(TokenType::kWord) && !PeekType(TokenType::kRParen, 1) &&
+      !PeekType(TokenType::kComma, 1)) {
+    const std::string word = AsciiToLower(TokenText(Peek()));
+    if (word == "leading" || word == "trailing" || word == "both") {
+      side = word;
+      ++pos_;
+    }
+  }
+  ExprPtr chars;
+  if (!PeekKeyword(Keyword::kFROM)) {
+    chars = ParseExpr();
+    if (!chars) return nullptr;
+  }
+  if (!PeekKeyword(Keyword::kFROM)) {
+    if (side.empty() && !failed_hard()) {
+      // TRIM(s) or TRIM(s, chars): a call.
+      Restore(save);
+      return ParseFunctionCall(std::move(name), start);
+    }
+    NoteExpectedKeyword(Keyword::kFROM);
+    return nullptr;
+  }
+  ++pos_;  // FROM
+  ExprPtr operand = ParseExpr();
+  if (!operand || !ExpectType(TokenType::kRParen)) return nullptr;
+  auto fn = Make<FunctionExpr>(start);
+  std::string_view target = side == "leading" ? "LTRIM" : side == "trailing" ? "RTRIM" : "TRIM";
+  fn->name.parts.emplace_back(std::string(target));
+  fn->name.parts.back().loc = start.loc;
+  fn->args.push_back(std::move(operand));
+  if (chars) {
+    fn->args.push_back(std::move(chars));
+  } else {
+    auto space = Make<LiteralExpr>(start);
+    space->literal = LiteralKind::kString;
+    space->value = " ";
+    fn->args.push_back(std::move(space));
+  }
+  return fn;
+}
+
 ExprPtr Parser::ParseArraySubquery() {
   const Token& start = Peek();
   pos_ += 2;  // ARRAY (
@@ -608,7 +653,12 @@ ExprPtr Parser::ParseNameOrCall() {
     }
     name.parts.push_back(std::move(*part));
   }
-  if (PeekType(TokenType::kLParen)) return ParseFunctionCall(std::move(name), start);
+  if (PeekType(TokenType::kLParen)) {
+    if (name.size() == 1 && name.parts[0].name == "TRIM" && !name.parts[0].quoted) {
+      return ParseTrim(std::move(name), start);
+    }
+    return ParseFunctionCall(std::move(name), start);
+  }
   auto ref = Make<ColumnRefExpr>(start);
   ref->name = std::move(name);
   return ref;

@@ -183,6 +183,9 @@ class Parser {
   ExprPtr ParseParenthesized();
   // After a parenthesised expression: PostgreSQL's `(x).field`, repeated.
   ExprPtr ParseFieldSelections(ExprPtr base);
+  // After the name TRIM, at '(': `TRIM([LEADING | TRAILING | BOTH] [chars] FROM s)` as the
+  // call LTRIM(s, chars), RTRIM(s, chars) or TRIM(s, chars); any other form is a plain call.
+  ExprPtr ParseTrim(QualifiedName name, const Token& start);
   // At ARRAY followed by '(': `ARRAY(query)`.
   ExprPtr ParseArraySubquery();
   std::unique_ptr<Query> TryParseParenthesizedQuery();
