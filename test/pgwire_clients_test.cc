@@ -159,8 +159,8 @@ TEST_F(PgwireClientsTest, PsqlListsTablesViewsSchemasAndDatabases) {
   EXPECT_EQ(schemas.rfind("c|hop\n", 0), 0u) << schemas;
 }
 
-// psql's \d TABLE and \d VIEW: the columns with their types and nullability, and none of the
-// indexes, policies, statistics or publications hop does not have (docs/pg_catalog.md).
+// psql's \d TABLE and \d VIEW (and \d+): the columns with their types and nullability, and none
+// of the indexes, policies, statistics or publications hop does not have (docs/pg_catalog.md).
 TEST_F(PgwireClientsTest, PsqlDescribesTablesAndViews) {
   auto [made, mrc] = Shell(fmt("psql {} -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE c.keyed (id "
                                "INTEGER NOT NULL, label VARCHAR(20), price DECIMAL(10, 2))'"));
@@ -181,6 +181,20 @@ TEST_F(PgwireClientsTest, PsqlDescribesTablesAndViews) {
             " name   | text |           |          | \n"
             "\n")
       << out;
+  // \d+ adds each column's storage and a view's definition, as hop keeps its query.
+  auto [plus, prc] = Shell(fmt("psql {} -X -v ON_ERROR_STOP=1 -c '\\d+ c.keyed' -c '\\d+ c.top'"));
+  EXPECT_EQ(prc, 0) << plus;
+  EXPECT_NE(plus.find(" id     | integer               |           | not null |         | plain    "
+                      "|             |              | \n"
+                      " label  | character varying(20) |           |          |         | extended "
+                      "|             |              | \n"),
+            std::string::npos)
+      << plus;
+  EXPECT_NE(plus.find(" name   | text |           |          |         | extended | \n"
+                      "View definition:\n"
+                      "SELECT \"NAME\" FROM \"C\".\"PEOPLE\" WHERE \"SCORE\" > 9\n"),
+            std::string::npos)
+      << plus;
   // A name of nothing: psql's own message, after hop found no relation.
   auto [none, nrc] = Shell(fmt("psql {} -X -c '\\d c.nosuch'"));
   EXPECT_EQ(nrc, 1) << none;

@@ -295,6 +295,32 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
     s.type = Varchar(IsNullable(args[0]->type));
     return Make(std::move(s));
   }
+  if (name == "PG_GET_VIEWDEF") {
+    // A view's query as hop keeps it (hop's SQL, not PostgreSQL's rewrite of it); NULL for an
+    // OID of no view.
+    if (args.empty() || args.size() > 2) HOP_RETURN_IF_ERROR(arity(2));
+    if (!IsExactNumeric(args[0]->type) && !IsNull(args[0]->type)) {
+      return Error(f.loc, "pg_get_viewdef takes the view's OID");
+    }
+    Scalar s;
+    s.kind = ScalarKind::kCase;
+    for (const PgRelation& r : Pg().relations()) {
+      if (r.kind == 'r') continue;
+      HOP_ASSIGN_OR_RETURN(ScalarPtr key, IntegerLiteral(r.oid));
+      HOP_ASSIGN_OR_RETURN(ScalarPtr value, StringLiteral(r.definition));
+      s.args.push_back(Binary(sql::BinaryOp::kEq, args[0], std::move(key),
+                              WithNullable(DataType(TypeName::kBoolean), true)));
+      s.args.push_back(CastTo(std::move(value), DataType(TypeName::kVarchar)));
+    }
+    if (s.args.empty()) return NullOf(DataType(TypeName::kVarchar));
+    s.type = Varchar(true);
+    return Make(std::move(s));
+  }
+  if (name == "PG_GET_RULEDEF") {
+    // hop has no rewrite rules (pg_rewrite has no rows).
+    if (args.empty() || args.size() > 2) HOP_RETURN_IF_ERROR(arity(2));
+    return NullOf(DataType(TypeName::kVarchar));
+  }
   if (name == "PG_GET_STATISTICSOBJDEF_COLUMNS") {
     // hop has no extended statistics (pg_statistic_ext has no rows).
     HOP_RETURN_IF_ERROR(arity(1));

@@ -68,9 +68,13 @@ std::vector<Row> AttributeRows(const PgCatalog& pg) {
       const catalog::PgType t = catalog::PgTypeOf(c.type);
       const bool collatable = t.oid == 25 || t.oid == 1042 || t.oid == 1043;
       const bool array = t.name.substr(0, 1) == "_";
+      // PostgreSQL's storage of the type: fixed-length values plain, numeric main, the other
+      // variable-length ones extended.
+      const char* storage = t.length > 0 ? "p" : t.oid == 1700 ? "m" : "x";
       out.push_back({Num(r.oid), PgName(c.name), Num(t.oid), Num(t.length), Num(num),
                      Num(t.modifier), Num(array ? 1 : 0), Bool(!Nullable(c.type)), Bool(false),
-                     Text(""), Text(""), Bool(false), Num(collatable ? 100 : 0)});
+                     Text(""), Text(""), Bool(false), Num(collatable ? 100 : 0), Text(storage),
+                     Text(""), Num(-1)});
     }
   }
   return out;
@@ -210,7 +214,10 @@ const std::vector<Spec>& Specs() {
         {"ATTIDENTITY", "VARCHAR NOT NULL"},
         {"ATTGENERATED", "VARCHAR NOT NULL"},
         {"ATTISDROPPED", "BOOLEAN NOT NULL"},
-        {"ATTCOLLATION", "BIGINT NOT NULL"}},
+        {"ATTCOLLATION", "BIGINT NOT NULL"},
+        {"ATTSTORAGE", "VARCHAR NOT NULL"},
+        {"ATTCOMPRESSION", "VARCHAR NOT NULL"},
+        {"ATTSTATTARGET", "INTEGER NOT NULL"}},
        AttributeRows},
       {kPgCatalogSchema,
        "PG_TYPE",
@@ -355,6 +362,17 @@ const std::vector<Spec>& Specs() {
       {kPgCatalogSchema,
        "PG_PUBLICATION_NAMESPACE",
        {{"OID", "BIGINT NOT NULL"}, {"PNPUBID", "BIGINT NOT NULL"}, {"PNNSPID", "BIGINT NOT NULL"}},
+       NoRows},
+      {kPgCatalogSchema,
+       "PG_REWRITE",
+       {{"OID", "BIGINT NOT NULL"},
+        {"RULENAME", "VARCHAR NOT NULL"},
+        {"EV_CLASS", "BIGINT NOT NULL"},
+        {"EV_TYPE", "VARCHAR NOT NULL"},
+        {"EV_ENABLED", "VARCHAR NOT NULL"},
+        {"IS_INSTEAD", "BOOLEAN NOT NULL"},
+        {"EV_QUAL", "VARCHAR NOT NULL"},
+        {"EV_ACTION", "VARCHAR NOT NULL"}},
        NoRows},
       {kInformationSchema,
        "SCHEMATA",
@@ -533,6 +551,7 @@ std::unique_ptr<PgCatalog> PgCatalog::Build(const catalog::Catalog& cat, ViewCol
                : t->kind == catalog::ObjectKind::kView ? 'v'
                                                         : 'm';
       r.columns = t->row_type;
+      if (t->kind != catalog::ObjectKind::kTable) r.definition = t->sql;
       if (t->kind != catalog::ObjectKind::kTable && !t->sql.empty()) {
         auto bound = columns(*t);
         if (bound.ok()) {

@@ -58,6 +58,7 @@ struct PgRelation {
   char kind = 'r';   // pg_class.relkind: r (table), v (view), m (materialized view)
   catalog::RowType columns;
   bool columns_known = true;  // false when a view's query does not bind (it is listed without)
+  std::string definition;     // a view's or materialized view's query, as hop keeps it
 };
 
 class PgCatalog {
