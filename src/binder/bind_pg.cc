@@ -35,6 +35,16 @@ std::string_view ObjectIdTypeName(sql::ObjectIdType t) {
   return "";
 }
 
+// A name as PostgreSQL's definitions print it: bare when it is lower-case letters, digits and
+// underscores (not starting with a digit), double-quoted otherwise.
+std::string PgIdent(std::string_view name) {
+  bool bare = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
+  for (char c : name) {
+    bare = bare && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  }
+  return bare ? std::string(name) : sql::QuoteIdentifier(name, sql::Dialect::kPostgres);
+}
+
 }  // namespace
 
 const PgCatalog& Binder::Impl::Pg() {
@@ -308,6 +318,51 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
       if (r.kind == 'r') continue;
       HOP_ASSIGN_OR_RETURN(ScalarPtr key, IntegerLiteral(r.oid));
       HOP_ASSIGN_OR_RETURN(ScalarPtr value, StringLiteral(r.definition));
+      s.args.push_back(Binary(sql::BinaryOp::kEq, args[0], std::move(key),
+                              WithNullable(DataType(TypeName::kBoolean), true)));
+      s.args.push_back(CastTo(std::move(value), DataType(TypeName::kVarchar)));
+    }
+    if (s.args.empty()) return NullOf(DataType(TypeName::kVarchar));
+    s.type = Varchar(true);
+    return Make(std::move(s));
+  }
+  if (name == "PG_GET_INDEXDEF" || name == "PG_GET_CONSTRAINTDEF") {
+    // The definitions of the primary keys the catalog knows (PostgreSQL tables'): an index's
+    // CREATE INDEX, a constraint's PRIMARY KEY (columns); NULL for an OID of neither.
+    const bool index = name == "PG_GET_INDEXDEF";
+    if (args.empty() || args.size() > (index ? 3u : 2u)) HOP_RETURN_IF_ERROR(arity(index ? 3 : 2));
+    if (!IsExactNumeric(args[0]->type) && !IsNull(args[0]->type)) {
+      return Error(f.loc, fmt::format("{} takes an OID", AsciiToLower(name)));
+    }
+    if (index && args.size() >= 2 &&
+        !(args[1]->kind == ScalarKind::kLiteral && args[1]->text == "0")) {
+      return Error(f.loc, "pg_get_indexdef's column must be 0 here: hop answers for the whole "
+                          "index only");
+    }
+    Scalar s;
+    s.kind = ScalarKind::kCase;
+    for (const PgRelation& r : Pg().relations()) {
+      if (r.kind != 'i') continue;
+      std::vector<std::string> columns;
+      for (const catalog::Column& c : r.columns.columns) {
+        columns.push_back(PgIdent(PgName(c.name)));
+      }
+      std::string def;
+      if (index) {
+        const PgRelation* table = nullptr;
+        for (const PgRelation& t : Pg().relations()) {
+          if (t.oid == r.table_oid) table = &t;
+        }
+        const PgNamespace* ns = Pg().FindNamespaceByOid(r.namespace_oid);
+        def = fmt::format("CREATE UNIQUE INDEX {} ON {}.{} USING btree ({})",
+                          PgIdent(r.name), PgIdent(ns ? ns->name : ""),
+                          PgIdent(table ? table->name : ""),
+                          hop::Join(columns, ", "));
+      } else {
+        def = fmt::format("PRIMARY KEY ({})", hop::Join(columns, ", "));
+      }
+      HOP_ASSIGN_OR_RETURN(ScalarPtr key, IntegerLiteral(index ? r.oid : PgConstraintOid(r)));
+      HOP_ASSIGN_OR_RETURN(ScalarPtr value, StringLiteral(def));
       s.args.push_back(Binary(sql::BinaryOp::kEq, args[0], std::move(key),
                               WithNullable(DataType(TypeName::kBoolean), true)));
       s.args.push_back(CastTo(std::move(value), DataType(TypeName::kVarchar)));

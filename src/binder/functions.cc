@@ -245,8 +245,6 @@ struct Table {
     Scalar("FORMAT_TYPE", 2, 2, {F::kInteger}, VarcharNullable);
     Scalar("TO_REGTYPE", 1, 1, {F::kString}, BigIntNullable);
     Scalar("PG_GET_EXPR", 2, 3, {F::kString, F::kInteger, F::kBoolean}, VarcharNullable);
-    Scalar("PG_GET_INDEXDEF", 1, 3, {F::kInteger, F::kInteger, F::kBoolean}, VarcharNullable);
-    Scalar("PG_GET_CONSTRAINTDEF", 1, 2, {F::kInteger, F::kBoolean}, VarcharNullable);
     Scalar("ARRAY_LENGTH", 1, 1, {F::kArray}, Integer);
     // array_upper(a, 1): NULL for an empty array and for any other dimension.
     Scalar("ARRAY_UPPER", 2, 2, {F::kArray, F::kInteger},

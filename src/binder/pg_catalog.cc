@@ -48,8 +48,9 @@ std::vector<Row> NamespaceRows(const PgCatalog& pg) {
 std::vector<Row> ClassRows(const PgCatalog& pg) {
   std::vector<Row> out;
   for (const PgRelation& r : pg.relations()) {
+    const bool has_index = r.kind != 'i' && !r.key.empty();
     out.push_back({Num(r.oid), r.name, Num(r.namespace_oid), Num(0), Num(0), Num(kHopRoleOid),
-                   Num(0), Num(0), Num(0), Bool(false), Bool(false), Text("p"),
+                   Num(0), Num(0), Num(0), Bool(has_index), Bool(false), Text("p"),
                    Text(std::string(1, r.kind)), Num(static_cast<int64_t>(r.columns.columns.size())),
                    Num(0), Bool(false), Bool(false), Bool(false), Bool(false), Bool(false),
                    Text("n"), kNull, kNull, kNull});
@@ -140,11 +141,40 @@ const PgNamespace* NamespaceOf(const PgCatalog& pg, uint32_t oid) {
   return nullptr;
 }
 
+// `[1,3]`: an int2vector as the engine reads an array.
+std::string KeyArray(const std::vector<int16_t>& key) {
+  std::string out = "[";
+  for (size_t i = 0; i < key.size(); ++i) out += (i ? "," : "") + std::to_string(key[i]);
+  return out + "]";
+}
+
+// The primary keys the catalog knows (PostgreSQL tables'), each an index and a constraint.
+std::vector<Row> IndexRows(const PgCatalog& pg) {
+  std::vector<Row> out;
+  for (const PgRelation& r : pg.relations()) {
+    if (r.kind != 'i') continue;
+    out.push_back({Num(r.oid), Num(r.table_oid), Num(static_cast<int64_t>(r.key.size())),
+                   Bool(true), Bool(true), Bool(false), Bool(true), Bool(false),
+                   KeyArray(r.key)});
+  }
+  return out;
+}
+
+std::vector<Row> ConstraintRows(const PgCatalog& pg) {
+  std::vector<Row> out;
+  for (const PgRelation& r : pg.relations()) {
+    if (r.kind != 'i') continue;
+    out.push_back({Num(PgConstraintOid(r)), r.name, Num(r.namespace_oid), Text("p"), Bool(false),
+                   Bool(false), Num(r.table_oid), Num(r.oid), KeyArray(r.key)});
+  }
+  return out;
+}
+
 // information_schema lists tables and views, not materialized views (as PostgreSQL does).
 std::vector<Row> InfoTableRows(const PgCatalog& pg) {
   std::vector<Row> out;
   for (const PgRelation& r : pg.relations()) {
-    if (r.kind == 'm') continue;
+    if (r.kind == 'm' || r.kind == 'i') continue;
     const PgNamespace* n = NamespaceOf(pg, r.namespace_oid);
     out.push_back({kNull, n ? Cell(n->name) : kNull, r.name,
                    Text(r.kind == 'v' ? "VIEW" : "BASE TABLE")});
@@ -155,7 +185,7 @@ std::vector<Row> InfoTableRows(const PgCatalog& pg) {
 std::vector<Row> InfoColumnRows(const PgCatalog& pg) {
   std::vector<Row> out;
   for (const PgRelation& r : pg.relations()) {
-    if (r.kind == 'm') continue;
+    if (r.kind == 'm' || r.kind == 'i') continue;
     const PgNamespace* n = NamespaceOf(pg, r.namespace_oid);
     int64_t position = 0;
     for (const catalog::Column& c : r.columns.columns) {
@@ -273,7 +303,7 @@ const std::vector<Spec>& Specs() {
         {"INDISVALID", "BOOLEAN NOT NULL"},
         {"INDISREPLIDENT", "BOOLEAN NOT NULL"},
         {"INDKEY", "SMALLINT ARRAY NOT NULL"}},
-       NoRows},
+       IndexRows},
       {kPgCatalogSchema,
        "PG_CONSTRAINT",
        {{"OID", "BIGINT NOT NULL"},
@@ -285,7 +315,7 @@ const std::vector<Spec>& Specs() {
         {"CONRELID", "BIGINT NOT NULL"},
         {"CONINDID", "BIGINT NOT NULL"},
         {"CONKEY", "SMALLINT ARRAY"}},
-       NoRows},
+       ConstraintRows},
       {kPgCatalogSchema,
        "PG_DESCRIPTION",
        {{"OBJOID", "BIGINT NOT NULL"},
@@ -455,6 +485,10 @@ std::vector<std::string> ClientNameParts(std::string_view text) {
 
 }  // namespace
 
+uint32_t PgConstraintOid(const PgRelation& index) {
+  return PgOid("constraint", std::to_string(index.oid));
+}
+
 uint32_t PgOid(std::string_view kind, std::string_view qualified_name) {
   uint32_t h = 2166136261u;
   auto mix = [&](std::string_view s) {
@@ -560,10 +594,32 @@ std::unique_ptr<PgCatalog> PgCatalog::Build(const catalog::Catalog& cat, ViewCol
           r.columns_known = false;
         }
       }
+      AddPrimaryKey(*t, r, *pg);
       pg->relations_.push_back(std::move(r));
     }
   }
   return pg;
+}
+
+void PgCatalog::AddPrimaryKey(const catalog::Table& t, PgRelation& table, PgCatalog& pg) {
+  if (t.primary_key.empty() || t.primary_key_name.empty()) return;
+  PgRelation index;
+  for (const std::string& column : t.primary_key) {
+    const int at = table.columns.Find(column);
+    if (at < 0) return;  // a key the columns do not have: none shown
+    table.key.push_back(static_cast<int16_t>(at + 1));
+    index.columns.columns.push_back(table.columns.columns[at]);
+  }
+  index.oid = PgOid("index", t.QualifiedName());
+  index.name = t.primary_key_name;
+  index.hop_name = PgName(Utf8ToUpper(index.name)) == index.name ? Utf8ToUpper(index.name)
+                                                                   : index.name;
+  index.namespace_oid = table.namespace_oid;
+  index.kind = 'i';
+  index.key = table.key;
+  index.table_oid = table.oid;
+  table.index_oid = index.oid;
+  pg.relations_.push_back(std::move(index));
 }
 
 std::shared_ptr<const catalog::Table> PgCatalog::Table(std::string_view schema,
@@ -612,6 +668,10 @@ const std::vector<uint32_t>& PgCatalog::VisibleRelations() const {
     }
   }
   return out;
+}
+
+const PgNamespace* PgCatalog::FindNamespaceByOid(uint32_t oid) const {
+  return NamespaceOf(*this, oid);
 }
 
 const PgNamespace* PgCatalog::FindNamespace(std::string_view text) const {

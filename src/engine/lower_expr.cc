@@ -1462,10 +1462,6 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     HOP_ASSIGN_OR_RETURN(Low text, l.ToText(std::move(args[0])));
     return Low{std::move(text.expr), rep};
   }
-  if (name == "PG_GET_INDEXDEF" || name == "PG_GET_CONSTRAINTDEF") {
-    // hop has no indexes or constraints (pg_index and pg_constraint have no rows).
-    return Low{NullLit(), rep};
-  }
   if (name == "ARRAY_JOIN" || name == "ARRAY_TO_STRING") {
     const Rep element = ElementRep(args[0].rep, 0);
     HOP_ASSIGN_OR_RETURN(args[1], l.ToText(std::move(args[1])));

@@ -34,7 +34,7 @@ public class JdbcClient {
       try (ResultSet r = md.getColumns(null, "c", "people", null)) {
         while (r.next()) System.out.println("column " + r.getString("COLUMN_NAME") + " " + r.getString("TYPE_NAME"));
       }
-      // hop knows no primary keys: the driver's query runs and finds none.
+      // A local table keeps no primary key: the driver's query runs and finds none.
       try (ResultSet r = md.getPrimaryKeys(null, "c", "people")) {
         int keys = 0;
         while (r.next()) {
