@@ -43,11 +43,14 @@ public class JdbcClient {
         }
         System.out.println("primary keys " + keys);
       }
-      // Types the driver does not know by OID (an int4[] and a json column): it asks pg_type.
-      try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT ARRAY[1, 2] AS a, MAP['k', 1] AS m")) {
+      // Column types by OID (int4[], json, interval[]); for interval[] the driver asks pg_type for
+      // the type, its element type and whether it is an array.
+      try (Statement s = c.createStatement();
+           ResultSet r = s.executeQuery("SELECT ARRAY[1, 2] AS a, MAP['k', 1] AS m, ARRAY[INTERVAL '1' DAY] AS i")) {
         ResultSetMetaData m = r.getMetaData();
         r.next();
-        System.out.println("types " + m.getColumnTypeName(1) + " " + m.getColumnTypeName(2) + " " + r.getString(1) + " " + r.getString(2));
+        System.out.println("types " + m.getColumnTypeName(1) + " " + m.getColumnTypeName(2) + " " + m.getColumnTypeName(3)
+            + " " + r.getString(1) + " " + r.getString(2) + " " + r.getArray(3).getBaseTypeName());
       }
     }
   }
