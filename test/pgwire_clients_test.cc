@@ -163,8 +163,9 @@ TEST_F(PgwireClientsTest, PsqlListsTablesViewsSchemasAndDatabases) {
 // psql's \d TABLE and \d VIEW (and \d+): the columns with their types and nullability, and none
 // of the indexes, policies, statistics or publications hop does not have (docs/pg_catalog.md).
 TEST_F(PgwireClientsTest, PsqlDescribesTablesAndViews) {
-  auto [made, mrc] = Shell(fmt("psql {} -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE c.keyed (id "
-                               "INTEGER NOT NULL, label VARCHAR(20), price DECIMAL(10, 2))'"));
+  auto [made, mrc] =
+      Shell(fmt("psql {} -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE c.keyed (id "
+                "INTEGER NOT NULL, label VARCHAR(20), price DECIMAL(10, 2))'"));
   ASSERT_EQ(mrc, 0) << made;
   auto [out, rc] = Shell(fmt("psql {} -X -v ON_ERROR_STOP=1 -c '\\d c.keyed' -c '\\d c.top'"));
   EXPECT_EQ(rc, 0) << out;
@@ -212,9 +213,10 @@ TEST_F(PgwireClientsTest, PrimaryKeysOfPostgresTables) {
                   .Exec("CREATE TABLE parts (maker text, serial integer, name text, PRIMARY KEY "
                         "(serial, maker))")
                   .ok());
-  auto [made, mrc] = Shell(fmt("psql {} -X -q -v ON_ERROR_STOP=1 -c \"CREATE DATABASE partsdb WITH "
-                               "(url 'postgresql:///postgres?host=" +
-                               server.socket_dir() + "&user=postgres', schema 'PARTS')\""));
+  auto [made, mrc] =
+      Shell(fmt("psql {} -X -q -v ON_ERROR_STOP=1 -c \"CREATE DATABASE partsdb WITH "
+                "(url 'postgresql:///postgres?host=" +
+                server.socket_dir() + "&user=postgres', schema 'PARTS')\""));
   ASSERT_EQ(mrc, 0) << made;
   auto [out, rc] = Shell(fmt("psql {} -X -v ON_ERROR_STOP=1 -c '\\d parts.parts'"));
   EXPECT_EQ(rc, 0) << out;
@@ -222,10 +224,9 @@ TEST_F(PgwireClientsTest, PrimaryKeysOfPostgresTables) {
   EXPECT_NE(out.find("Indexes:\n    \"parts_pkey\" PRIMARY KEY, btree (serial, maker)\n"),
             std::string::npos)
       << out;
-  auto [keys, krc] = Shell("java -cp /usr/share/java/postgresql.jar " +
-                           Source("test/pgwire/JdbcPrimaryKeys.java") +
-                           " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) +
-                           "/hop parts parts");
+  auto [keys, krc] = Shell(
+      "java -cp /usr/share/java/postgresql.jar " + Source("test/pgwire/JdbcPrimaryKeys.java") +
+      " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) + "/hop parts parts");
   EXPECT_EQ(krc, 0) << keys;
   EXPECT_EQ(keys, "parts.parts serial 1 parts_pkey\nparts.parts maker 2 parts_pkey\n");
 }
@@ -248,10 +249,11 @@ TEST_F(PgwireClientsTest, JdbcStatementsAndPreparedStatements) {
       Shell("java -cp /usr/share/java/postgresql.jar " + Source("test/pgwire/JdbcClient.java") +
             " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) + "/hop");
   EXPECT_EQ(rc, 0) << out;
-  EXPECT_EQ(out,
-            "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n"
-            "table c.people\ncolumn id int4\ncolumn name text\ncolumn score float8\n"
-            "column born date\nprimary keys 0\ntypes _int4 json _interval {1,2} [[\"k\",1]] interval\n");
+  EXPECT_EQ(
+      out,
+      "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42804\n"
+      "table c.people\ncolumn id int4\ncolumn name text\ncolumn score float8\n"
+      "column born date\nprimary keys 0\ntypes _int4 json _interval {1,2} [[\"k\",1]] interval\n");
 }
 
 TEST_F(PgwireClientsTest, NodePgQueriesWithParameters) {

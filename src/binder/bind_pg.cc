@@ -336,8 +336,9 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
     }
     if (index && args.size() >= 2 &&
         !(args[1]->kind == ScalarKind::kLiteral && args[1]->text == "0")) {
-      return Error(f.loc, "pg_get_indexdef's column must be 0 here: hop answers for the whole "
-                          "index only");
+      return Error(f.loc,
+                   "pg_get_indexdef's column must be 0 here: hop answers for the whole "
+                   "index only");
     }
     Scalar s;
     s.kind = ScalarKind::kCase;
@@ -354,9 +355,8 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
           if (t.oid == r.table_oid) table = &t;
         }
         const PgNamespace* ns = Pg().FindNamespaceByOid(r.namespace_oid);
-        def = fmt::format("CREATE UNIQUE INDEX {} ON {}.{} USING btree ({})",
-                          PgIdent(r.name), PgIdent(ns ? ns->name : ""),
-                          PgIdent(table ? table->name : ""),
+        def = fmt::format("CREATE UNIQUE INDEX {} ON {}.{} USING btree ({})", PgIdent(r.name),
+                          PgIdent(ns ? ns->name : ""), PgIdent(table ? table->name : ""),
                           hop::Join(columns, ", "));
       } else {
         def = fmt::format("PRIMARY KEY ({})", hop::Join(columns, ", "));
@@ -509,6 +509,11 @@ Result<ScalarPtr> Binder::Impl::PgArrayText(const ScalarPtr& literal, const Data
 }
 
 Status Binder::Impl::PgArrayOperands(const sql::BinaryExpr& b, ScalarPtr& left, ScalarPtr& right) {
+  const bool comparison =
+      b.op == sql::BinaryOp::kEq || b.op == sql::BinaryOp::kNe || b.op == sql::BinaryOp::kLt ||
+      b.op == sql::BinaryOp::kLe || b.op == sql::BinaryOp::kGt || b.op == sql::BinaryOp::kGe ||
+      b.op == sql::BinaryOp::kIsDistinctFrom || b.op == sql::BinaryOp::kIsNotDistinctFrom;
+  if (!comparison) return Status::OK();
   auto is_text_literal = [](const ScalarPtr& s) {
     return s->kind == ScalarKind::kLiteral && s->literal == sql::LiteralKind::kString;
   };
@@ -592,8 +597,8 @@ Result<Rel> Binder::Impl::ExpandArray(const std::vector<sql::ExprPtr>& args, sql
   HOP_ASSIGN_OR_RETURN(ScalarPtr array, Expr(*args[0], ctx));
   if (array->type.name != TypeName::kArray) {
     return Error(args[0]->loc, fmt::format("information_schema._pg_expandarray needs an array, "
-                                             "not {}",
-                                             sql::TypeString(array->type)));
+                                           "not {}",
+                                           sql::TypeString(array->type)));
   }
   Rel rel;
   rel.kind = RelKind::kUnnest;
@@ -613,16 +618,18 @@ Result<RelPtr> Binder::Impl::ExpandSetReturning(const sql::SelectBody& select, S
   // the same call everywhere is one lateral UNNEST of its array, joined to the FROM row.
   for (const sql::FunctionExpr* c : calls) {
     if (!sql::Equals(*c, *calls[0])) {
-      return Error(c->loc, "different set-returning functions in one select list are not "
-                           "supported: hop runs one, _pg_expandarray of one array");
+      return Error(c->loc,
+                   "different set-returning functions in one select list are not "
+                   "supported: hop runs one, _pg_expandarray of one array");
     }
   }
   const bool aggregate = !select.group_by.empty() || select.having ||
                          std::any_of(select.items.begin(), select.items.end(),
                                      [](const auto& i) { return ContainsAggregate(i.expr.get()); });
   if (aggregate) {
-    return Error(calls[0]->loc, "a set-returning function in a select list with aggregation is "
-                                "not supported");
+    return Error(calls[0]->loc,
+                 "a set-returning function in a select list with aggregation is "
+                 "not supported");
   }
   ExprContext ctx;
   ctx.scope = &scope;
@@ -653,15 +660,16 @@ Result<RelPtr> Binder::Impl::ExpandSetReturning(const sql::SelectBody& select, S
 
 Result<ScalarPtr> Binder::Impl::SetReturningCall(const sql::FunctionExpr& f) {
   if (auto it = set_returning_.find(&f); it != set_returning_.end()) return it->second;
-  return Error(f.loc, "information_schema._pg_expandarray returns a set: it is supported in FROM "
-                      "and as a select item (or (...).field of one)");
+  return Error(f.loc,
+               "information_schema._pg_expandarray returns a set: it is supported in FROM "
+               "and as a select item (or (...).field of one)");
 }
 
 Result<From> Binder::Impl::TableFunction(const sql::FunctionRef& ref, const Scope* outer,
                                          const From* lateral) {
   const std::string& name = ref.name.back().name;
-  const bool pg = ref.name.size() == 1 ||
-                  (ref.name.size() == 2 && ref.name.parts[0].name == kPgCatalogSchema);
+  const bool pg =
+      ref.name.size() == 1 || (ref.name.size() == 2 && ref.name.parts[0].name == kPgCatalogSchema);
   Scope scope;
   if (lateral) scope = lateral->scope;
   scope.outer = outer;
@@ -708,14 +716,14 @@ Result<Rel> Binder::Impl::Series(const sql::FunctionRef& ref, const ExprContext&
   for (const auto& a : ref.args) {
     HOP_ASSIGN_OR_RETURN(ScalarPtr v, Expr(*a, ctx));
     if (!IsExactNumeric(v->type) && !IsNull(v->type)) {
-      return Error(a->loc, fmt::format("generate_series takes integers, not {}",
-                                       sql::TypeString(v->type)));
+      return Error(a->loc,
+                   fmt::format("generate_series takes integers, not {}", sql::TypeString(v->type)));
     }
     if (IsExactNumeric(v->type) && v->type.name != TypeName::kBigInt &&
         v->type.name != TypeName::kInteger && v->type.name != TypeName::kSmallInt &&
         v->type.name != TypeName::kTinyInt) {
-      return Error(a->loc, fmt::format("generate_series takes integers, not {}",
-                                       sql::TypeString(v->type)));
+      return Error(a->loc,
+                   fmt::format("generate_series takes integers, not {}", sql::TypeString(v->type)));
     }
     big = big || v->type.name == TypeName::kBigInt;
     nullable = nullable || IsNullable(v->type);

@@ -233,12 +233,10 @@ class Binder::Impl {
   Result<ScalarPtr> IntegerLiteral(int64_t value);
   // PostgreSQL's forms of collections: ARRAY(query), `(row).field`, an array compared with its
   // text form (`a = '{0}'`: the literal becomes an ARRAY of the array's element type).
-  [[gnu::noinline]] Result<ScalarPtr> BindArraySubquery(const sql::Expr& e,
-                                                        const ExprContext& ctx);
+  [[gnu::noinline]] Result<ScalarPtr> BindArraySubquery(const sql::Expr& e, const ExprContext& ctx);
   [[gnu::noinline]] Result<ScalarPtr> BindField(const sql::Expr& e, const ExprContext& ctx);
   Status PgArrayOperands(const sql::BinaryExpr& b, ScalarPtr& left, ScalarPtr& right);
-  Result<ScalarPtr> PgArrayText(const ScalarPtr& literal, const DataType& array,
-                                sql::Location loc);
+  Result<ScalarPtr> PgArrayText(const ScalarPtr& literal, const DataType& array, sql::Location loc);
   // A function in FROM: generate_series, unnest, information_schema._pg_expandarray.
   Result<From> TableFunction(const sql::FunctionRef& ref, const Scope* outer, const From* lateral);
   Result<Rel> Series(const sql::FunctionRef& ref, const ExprContext& ctx);

@@ -1453,8 +1453,8 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     HOP_RETURN_IF_ERROR(integer_arg(1));
     ExprPtr length = Call("JSON_ARRAY_LENGTH", Args(std::move(args[0].expr)));
     ExprPtr first = Bin(BinaryOp::kEq, std::move(args[1].expr), IntLit(1));
-    return Low{Call("IIF", Args(std::move(first), Call("NULLIF", Args(std::move(length), IntLit(0))),
-                                NullLit())),
+    return Low{Call("IIF", Args(std::move(first),
+                                Call("NULLIF", Args(std::move(length), IntLit(0))), NullLit())),
                rep};
   }
   if (name == "PG_GET_EXPR") {
