@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "test/lib/fixtures.h"
+#include "test/lib/postgres_server.h"
 
 extern char** environ;
 
@@ -159,6 +160,77 @@ TEST_F(PgwireClientsTest, PsqlListsTablesViewsSchemasAndDatabases) {
   EXPECT_EQ(schemas.rfind("c|hop\n", 0), 0u) << schemas;
 }
 
+// psql's \d TABLE and \d VIEW (and \d+): the columns with their types and nullability, and none
+// of the indexes, policies, statistics or publications hop does not have (docs/pg_catalog.md).
+TEST_F(PgwireClientsTest, PsqlDescribesTablesAndViews) {
+  auto [made, mrc] =
+      Shell(fmt("psql {} -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE c.keyed (id "
+                "INTEGER NOT NULL, label VARCHAR(20), price DECIMAL(10, 2))'"));
+  ASSERT_EQ(mrc, 0) << made;
+  auto [out, rc] = Shell(fmt("psql {} -X -v ON_ERROR_STOP=1 -c '\\d c.keyed' -c '\\d c.top'"));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out,
+            "                         Table \"c.keyed\"\n"
+            " Column |         Type          | Collation | Nullable | Default \n"
+            "--------+-----------------------+-----------+----------+---------\n"
+            " id     | integer               |           | not null | \n"
+            " label  | character varying(20) |           |          | \n"
+            " price  | numeric(10,2)         |           |          | \n"
+            "\n"
+            "                  View \"c.top\"\n"
+            " Column | Type | Collation | Nullable | Default \n"
+            "--------+------+-----------+----------+---------\n"
+            " name   | text |           |          | \n"
+            "\n")
+      << out;
+  // \d+ adds each column's storage and a view's definition, as hop keeps its query.
+  auto [plus, prc] = Shell(fmt("psql {} -X -v ON_ERROR_STOP=1 -c '\\d+ c.keyed' -c '\\d+ c.top'"));
+  EXPECT_EQ(prc, 0) << plus;
+  EXPECT_NE(plus.find(" id     | integer               |           | not null |         | plain    "
+                      "|             |              | \n"
+                      " label  | character varying(20) |           |          |         | extended "
+                      "|             |              | \n"),
+            std::string::npos)
+      << plus;
+  EXPECT_NE(plus.find(" name   | text |           |          |         | extended | \n"
+                      "View definition:\n"
+                      "SELECT \"NAME\" FROM \"C\".\"PEOPLE\" WHERE \"SCORE\" > 9\n"),
+            std::string::npos)
+      << plus;
+  // A name of nothing: psql's own message, after hop found no relation.
+  auto [none, nrc] = Shell(fmt("psql {} -X -c '\\d c.nosuch'"));
+  EXPECT_EQ(nrc, 1) << none;
+  EXPECT_EQ(none, "Did not find any relation named \"c.nosuch\".\n");
+}
+
+// The primary key of a PostgreSQL table (a server of the test's own) over the wire: psql's \d
+// lists it as PostgreSQL's psql would, JDBC's getPrimaryKeys returns its columns in key order.
+TEST_F(PgwireClientsTest, PrimaryKeysOfPostgresTables) {
+  hop::testing::PostgresServer server;
+  hop::Status started = server.Start();
+  ASSERT_TRUE(started.ok()) << started.ToString();
+  ASSERT_TRUE(server
+                  .Exec("CREATE TABLE parts (maker text, serial integer, name text, PRIMARY KEY "
+                        "(serial, maker))")
+                  .ok());
+  auto [made, mrc] =
+      Shell(fmt("psql {} -X -q -v ON_ERROR_STOP=1 -c \"CREATE DATABASE partsdb WITH "
+                "(url 'postgresql:///postgres?host=" +
+                server.socket_dir() + "&user=postgres', schema 'PARTS')\""));
+  ASSERT_EQ(mrc, 0) << made;
+  auto [out, rc] = Shell(fmt("psql {} -X -v ON_ERROR_STOP=1 -c '\\d parts.parts'"));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find(" serial | integer |           | not null | \n"), std::string::npos) << out;
+  EXPECT_NE(out.find("Indexes:\n    \"parts_pkey\" PRIMARY KEY, btree (serial, maker)\n"),
+            std::string::npos)
+      << out;
+  auto [keys, krc] = Shell(
+      "java -cp /usr/share/java/postgresql.jar " + Source("test/pgwire/JdbcPrimaryKeys.java") +
+      " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) + "/hop parts parts");
+  EXPECT_EQ(krc, 0) << keys;
+  EXPECT_EQ(keys, "parts.parts serial 1 parts_pkey\nparts.parts maker 2 parts_pkey\n");
+}
+
 TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
   auto [out, rc] =
       Shell(fmt("/usr/bin/python3 " + Source("test/pgwire/psycopg_client.py") + " {}"));
@@ -178,10 +250,11 @@ TEST_F(PgwireClientsTest, JdbcStatementsAndPreparedStatements) {
       Shell("java -cp /usr/share/java/postgresql.jar " + Source("test/pgwire/JdbcClient.java") +
             " jdbc:postgresql://127.0.0.1:" + std::to_string(port_) + "/hop");
   EXPECT_EQ(rc, 0) << out;
-  EXPECT_EQ(out,
-            "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42703\n"
-            "table c.people\ncolumn id int4\ncolumn name text\ncolumn score float8\n"
-            "column born date\n");
+  EXPECT_EQ(
+      out,
+      "1 Ada\n2 Alan\nAlan 8.25 1912-06-23\nAda 9.5 1815-12-10\n1\nerror 42703\n"
+      "table c.people\ncolumn id int4\ncolumn name text\ncolumn score float8\n"
+      "column born date\nprimary keys 0\ntypes _int4 json _interval {1,2} [[\"k\",1]] interval\n");
 }
 
 TEST_F(PgwireClientsTest, NodePgQueriesWithParameters) {

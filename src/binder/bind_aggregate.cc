@@ -85,6 +85,7 @@ bool ContainsAggregate(const sql::Expr* e) {
       const auto& q = e->As<sql::QuantifiedExpr>();
       return ContainsAggregate(q.operand.get()) || ContainsAggregate(q.array.get());
     }
+    case ExprKind::kField: return ContainsAggregate(e->As<sql::FieldExpr>().base.get());
     default: return false;
   }
 }

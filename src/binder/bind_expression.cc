@@ -91,6 +91,7 @@ Status Binder::Impl::CheckComparable(const ScalarPtr& a, const ScalarPtr& b, std
 Result<ScalarPtr> Binder::Impl::BinaryExpr(const sql::BinaryExpr& b, const ExprContext& ctx) {
   HOP_ASSIGN_OR_RETURN(ScalarPtr left, Expr(*b.left, ctx));
   HOP_ASSIGN_OR_RETURN(ScalarPtr right, Expr(*b.right, ctx));
+  HOP_RETURN_IF_ERROR(PgArrayOperands(b, left, right));
   const DataType& lt = left->type;
   const DataType& rt = right->type;
   const bool nullable = IsNullable(lt) || IsNullable(rt);
@@ -555,6 +556,8 @@ Result<ScalarPtr> Binder::Impl::ExprOfKind(const sql::Expr& e, const ExprContext
     case ExprKind::kRow: return BindCollection(e, ctx);
     case ExprKind::kSubscript: return BindSubscript(e, ctx);
     case ExprKind::kQuantified: return BindQuantified(e, ctx);
+    case ExprKind::kArraySubquery: return BindArraySubquery(e, ctx);
+    case ExprKind::kField: return BindField(e, ctx);
   }
   return Status::Internal("unknown expression kind");
 }

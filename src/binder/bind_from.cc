@@ -70,6 +70,8 @@ Result<From> Binder::Impl::FromItem(const sql::TableRef& ref, const Scope* outer
     }
     case sql::TableRefKind::kJoin: return Join(ref.As<sql::JoinRef>(), outer, lateral);
     case sql::TableRefKind::kUnnest: return Unnest(ref.As<sql::UnnestRef>(), outer, lateral);
+    case sql::TableRefKind::kFunction:
+      return TableFunction(ref.As<sql::FunctionRef>(), outer, lateral);
   }
   return Status::Internal("unknown table reference");
 }

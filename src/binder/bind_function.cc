@@ -10,6 +10,10 @@ namespace hop::binder {
 
 Result<ScalarPtr> Binder::Impl::Function(const sql::FunctionExpr& f, const ExprContext& ctx) {
   const std::string& name = f.name.back().name;
+  if (name == "_PG_EXPANDARRAY" &&
+      (f.name.size() == 1 || (f.name.size() == 2 && f.name.parts[0].name == kInformationSchema))) {
+    return SetReturningCall(f);  // PostgreSQL's set-returning function (bind_pg.cc)
+  }
   // `pg_catalog.f` is PostgreSQL's built-in function f.
   const bool pg_qualified = f.name.size() == 2 && f.name.parts[0].name == kPgCatalogSchema;
   const binder::Function* fn =

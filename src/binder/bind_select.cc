@@ -150,6 +150,8 @@ Result<RelPtr> Binder::Impl::Select(const sql::SelectBody& select, const Scope* 
     filter.inputs = {rel};
     rel = MakeRel(std::move(filter));
   }
+  // PostgreSQL's set-returning _pg_expandarray in the select list (bind_pg.cc).
+  HOP_ASSIGN_OR_RETURN(rel, ExpandSetReturning(select, from.scope, std::move(rel)));
 
   HOP_ASSIGN_OR_RETURN(std::vector<Item> items, Items(select, scope));
   bool aggregate = !select.group_by.empty() || select.having ||

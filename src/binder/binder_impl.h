@@ -231,6 +231,22 @@ class Binder::Impl {
                                std::vector<ScalarPtr>& args);
   Result<ScalarPtr> StringLiteral(std::string value);
   Result<ScalarPtr> IntegerLiteral(int64_t value);
+  // PostgreSQL's forms of collections: ARRAY(query), `(row).field`, an array compared with its
+  // text form (`a = '{0}'`: the literal becomes an ARRAY of the array's element type).
+  [[gnu::noinline]] Result<ScalarPtr> BindArraySubquery(const sql::Expr& e, const ExprContext& ctx);
+  [[gnu::noinline]] Result<ScalarPtr> BindField(const sql::Expr& e, const ExprContext& ctx);
+  Status PgArrayOperands(const sql::BinaryExpr& b, ScalarPtr& left, ScalarPtr& right);
+  Result<ScalarPtr> PgArrayText(const ScalarPtr& literal, const DataType& array, sql::Location loc);
+  // A function in FROM: generate_series, unnest, information_schema._pg_expandarray.
+  Result<From> TableFunction(const sql::FunctionRef& ref, const Scope* outer, const From* lateral);
+  Result<Rel> Series(const sql::FunctionRef& ref, const ExprContext& ctx);
+  // _pg_expandarray(array): an UNNEST WITH ORDINALITY whose columns are X and N.
+  Result<Rel> ExpandArray(const std::vector<sql::ExprPtr>& args, sql::Location loc,
+                          const ExprContext& ctx);
+  // _pg_expandarray in a select list: `rel` joined with the UNNEST of its array (its columns
+  // added to `scope`, hidden), each call then bound to the ROW (x, n) of that join's row.
+  Result<RelPtr> ExpandSetReturning(const sql::SelectBody& select, Scope& scope, RelPtr rel);
+  Result<ScalarPtr> SetReturningCall(const sql::FunctionExpr& f);
 
   const catalog::Catalog& catalog_;
   const sql::Statement* statement_ = nullptr;
@@ -244,6 +260,8 @@ class Binder::Impl {
   int outer_refs_ = 0;  // correlated references made so far
   int expr_depth_ = 0;  // nesting of the expression being bound
   std::unique_ptr<PgCatalog> pg_;
+  // The select-list calls of set-returning functions, bound (ExpandSetReturning).
+  std::map<const sql::FunctionExpr*, ScalarPtr> set_returning_;
 };
 
 }  // namespace hop::binder

@@ -122,8 +122,13 @@ struct Table {
   Table() {
     using F = Family;
     // Strings.
-    for (auto n : {"UPPER", "LOWER", "INITCAP", "LTRIM", "RTRIM", "TRIM", "REVERSE"}) {
+    for (auto n : {"UPPER", "LOWER", "INITCAP", "REVERSE"}) {
       Scalar(n, 1, 1, {F::kString}, FirstOrVarchar);
+    }
+    // With PostgreSQL's second argument, the characters to remove (TRIM(TRAILING c FROM s) is
+    // RTRIM(s, c)).
+    for (auto n : {"LTRIM", "RTRIM", "TRIM"}) {
+      Scalar(n, 1, 2, {F::kString, F::kString}, FirstOrVarchar);
     }
     for (auto n : {"CHAR_LENGTH", "CHARACTER_LENGTH", "LENGTH", "ASCII"}) {
       Scalar(n, 1, 1, {F::kString}, Integer);
@@ -240,9 +245,10 @@ struct Table {
     Scalar("FORMAT_TYPE", 2, 2, {F::kInteger}, VarcharNullable);
     Scalar("TO_REGTYPE", 1, 1, {F::kString}, BigIntNullable);
     Scalar("PG_GET_EXPR", 2, 3, {F::kString, F::kInteger, F::kBoolean}, VarcharNullable);
-    Scalar("PG_GET_INDEXDEF", 1, 3, {F::kInteger, F::kInteger, F::kBoolean}, VarcharNullable);
-    Scalar("PG_GET_CONSTRAINTDEF", 1, 2, {F::kInteger, F::kBoolean}, VarcharNullable);
     Scalar("ARRAY_LENGTH", 1, 1, {F::kArray}, Integer);
+    // array_upper(a, 1): NULL for an empty array and for any other dimension.
+    Scalar("ARRAY_UPPER", 2, 2, {F::kArray, F::kInteger},
+           [](std::span<const DataType>) { return DataType(TypeName::kInteger); });
     Scalar("MAP_KEYS", 1, 1, {F::kMap}, [](std::span<const DataType> a) {
       DataType t(TypeName::kArray);
       t.params.push_back(a[0].params[0]);

@@ -48,11 +48,31 @@ std::vector<Row> NamespaceRows(const PgCatalog& pg) {
 std::vector<Row> ClassRows(const PgCatalog& pg) {
   std::vector<Row> out;
   for (const PgRelation& r : pg.relations()) {
-    out.push_back({Num(r.oid), r.name, Num(r.namespace_oid), Num(0), Num(0), Num(kHopRoleOid),
-                   Num(0), Num(0), Num(0), Bool(false), Bool(false), Text("p"),
-                   Text(std::string(1, r.kind)), Num(static_cast<int64_t>(r.columns.columns.size())),
-                   Num(0), Bool(false), Bool(false), Bool(false), Bool(false), Bool(false),
-                   Text("n"), kNull, kNull, kNull});
+    const bool has_index = r.kind != 'i' && !r.key.empty();
+    out.push_back({Num(r.oid),
+                   r.name,
+                   Num(r.namespace_oid),
+                   Num(0),
+                   Num(0),
+                   Num(kHopRoleOid),
+                   Num(0),
+                   Num(0),
+                   Num(0),
+                   Bool(has_index),
+                   Bool(false),
+                   Text("p"),
+                   Text(std::string(1, r.kind)),
+                   Num(static_cast<int64_t>(r.columns.columns.size())),
+                   Num(0),
+                   Bool(false),
+                   Bool(false),
+                   Bool(false),
+                   Bool(false),
+                   Bool(false),
+                   Text("n"),
+                   kNull,
+                   kNull,
+                   kNull});
   }
   return out;
 }
@@ -68,9 +88,13 @@ std::vector<Row> AttributeRows(const PgCatalog& pg) {
       const catalog::PgType t = catalog::PgTypeOf(c.type);
       const bool collatable = t.oid == 25 || t.oid == 1042 || t.oid == 1043;
       const bool array = t.name.substr(0, 1) == "_";
+      // PostgreSQL's storage of the type: fixed-length values plain, numeric main, the other
+      // variable-length ones extended.
+      const char* storage = t.length > 0 ? "p" : t.oid == 1700 ? "m" : "x";
       out.push_back({Num(r.oid), PgName(c.name), Num(t.oid), Num(t.length), Num(num),
                      Num(t.modifier), Num(array ? 1 : 0), Bool(!Nullable(c.type)), Bool(false),
-                     Text(""), Text(""), Bool(false), Num(collatable ? 100 : 0)});
+                     Text(""), Text(""), Bool(false), Num(collatable ? 100 : 0), Text(storage),
+                     Text(""), Num(-1)});
     }
   }
   return out;
@@ -136,11 +160,39 @@ const PgNamespace* NamespaceOf(const PgCatalog& pg, uint32_t oid) {
   return nullptr;
 }
 
+// `[1,3]`: an int2vector as the engine reads an array.
+std::string KeyArray(const std::vector<int16_t>& key) {
+  std::string out = "[";
+  for (size_t i = 0; i < key.size(); ++i) out += (i ? "," : "") + std::to_string(key[i]);
+  return out + "]";
+}
+
+// The primary keys the catalog knows (PostgreSQL tables'), each an index and a constraint.
+std::vector<Row> IndexRows(const PgCatalog& pg) {
+  std::vector<Row> out;
+  for (const PgRelation& r : pg.relations()) {
+    if (r.kind != 'i') continue;
+    out.push_back({Num(r.oid), Num(r.table_oid), Num(static_cast<int64_t>(r.key.size())),
+                   Bool(true), Bool(true), Bool(false), Bool(true), Bool(false), KeyArray(r.key)});
+  }
+  return out;
+}
+
+std::vector<Row> ConstraintRows(const PgCatalog& pg) {
+  std::vector<Row> out;
+  for (const PgRelation& r : pg.relations()) {
+    if (r.kind != 'i') continue;
+    out.push_back({Num(PgConstraintOid(r)), r.name, Num(r.namespace_oid), Text("p"), Bool(false),
+                   Bool(false), Num(r.table_oid), Num(r.oid), KeyArray(r.key)});
+  }
+  return out;
+}
+
 // information_schema lists tables and views, not materialized views (as PostgreSQL does).
 std::vector<Row> InfoTableRows(const PgCatalog& pg) {
   std::vector<Row> out;
   for (const PgRelation& r : pg.relations()) {
-    if (r.kind == 'm') continue;
+    if (r.kind == 'm' || r.kind == 'i') continue;
     const PgNamespace* n = NamespaceOf(pg, r.namespace_oid);
     out.push_back({kNull, n ? Cell(n->name) : kNull, r.name,
                    Text(r.kind == 'v' ? "VIEW" : "BASE TABLE")});
@@ -151,7 +203,7 @@ std::vector<Row> InfoTableRows(const PgCatalog& pg) {
 std::vector<Row> InfoColumnRows(const PgCatalog& pg) {
   std::vector<Row> out;
   for (const PgRelation& r : pg.relations()) {
-    if (r.kind == 'm') continue;
+    if (r.kind == 'm' || r.kind == 'i') continue;
     const PgNamespace* n = NamespaceOf(pg, r.namespace_oid);
     int64_t position = 0;
     for (const catalog::Column& c : r.columns.columns) {
@@ -183,18 +235,30 @@ const std::vector<Spec>& Specs() {
        NamespaceRows},
       {kPgCatalogSchema,
        "PG_CLASS",
-       {{"OID", "BIGINT NOT NULL"},         {"RELNAME", "VARCHAR NOT NULL"},
-        {"RELNAMESPACE", "BIGINT NOT NULL"}, {"RELTYPE", "BIGINT NOT NULL"},
-        {"RELOFTYPE", "BIGINT NOT NULL"},   {"RELOWNER", "BIGINT NOT NULL"},
-        {"RELAM", "BIGINT NOT NULL"},       {"RELTABLESPACE", "BIGINT NOT NULL"},
-        {"RELTOASTRELID", "BIGINT NOT NULL"}, {"RELHASINDEX", "BOOLEAN NOT NULL"},
-        {"RELISSHARED", "BOOLEAN NOT NULL"}, {"RELPERSISTENCE", "VARCHAR NOT NULL"},
-        {"RELKIND", "VARCHAR NOT NULL"},    {"RELNATTS", "SMALLINT NOT NULL"},
-        {"RELCHECKS", "SMALLINT NOT NULL"}, {"RELHASRULES", "BOOLEAN NOT NULL"},
-        {"RELHASTRIGGERS", "BOOLEAN NOT NULL"}, {"RELROWSECURITY", "BOOLEAN NOT NULL"},
-        {"RELFORCEROWSECURITY", "BOOLEAN NOT NULL"}, {"RELISPARTITION", "BOOLEAN NOT NULL"},
-        {"RELREPLIDENT", "VARCHAR NOT NULL"}, {"RELACL", "VARCHAR ARRAY"},
-        {"RELOPTIONS", "VARCHAR ARRAY"},    {"RELPARTBOUND", "VARCHAR"}},
+       {{"OID", "BIGINT NOT NULL"},
+        {"RELNAME", "VARCHAR NOT NULL"},
+        {"RELNAMESPACE", "BIGINT NOT NULL"},
+        {"RELTYPE", "BIGINT NOT NULL"},
+        {"RELOFTYPE", "BIGINT NOT NULL"},
+        {"RELOWNER", "BIGINT NOT NULL"},
+        {"RELAM", "BIGINT NOT NULL"},
+        {"RELTABLESPACE", "BIGINT NOT NULL"},
+        {"RELTOASTRELID", "BIGINT NOT NULL"},
+        {"RELHASINDEX", "BOOLEAN NOT NULL"},
+        {"RELISSHARED", "BOOLEAN NOT NULL"},
+        {"RELPERSISTENCE", "VARCHAR NOT NULL"},
+        {"RELKIND", "VARCHAR NOT NULL"},
+        {"RELNATTS", "SMALLINT NOT NULL"},
+        {"RELCHECKS", "SMALLINT NOT NULL"},
+        {"RELHASRULES", "BOOLEAN NOT NULL"},
+        {"RELHASTRIGGERS", "BOOLEAN NOT NULL"},
+        {"RELROWSECURITY", "BOOLEAN NOT NULL"},
+        {"RELFORCEROWSECURITY", "BOOLEAN NOT NULL"},
+        {"RELISPARTITION", "BOOLEAN NOT NULL"},
+        {"RELREPLIDENT", "VARCHAR NOT NULL"},
+        {"RELACL", "VARCHAR ARRAY"},
+        {"RELOPTIONS", "VARCHAR ARRAY"},
+        {"RELPARTBOUND", "VARCHAR"}},
        ClassRows},
       {kPgCatalogSchema,
        "PG_ATTRIBUTE",
@@ -210,28 +274,45 @@ const std::vector<Spec>& Specs() {
         {"ATTIDENTITY", "VARCHAR NOT NULL"},
         {"ATTGENERATED", "VARCHAR NOT NULL"},
         {"ATTISDROPPED", "BOOLEAN NOT NULL"},
-        {"ATTCOLLATION", "BIGINT NOT NULL"}},
+        {"ATTCOLLATION", "BIGINT NOT NULL"},
+        {"ATTSTORAGE", "VARCHAR NOT NULL"},
+        {"ATTCOMPRESSION", "VARCHAR NOT NULL"},
+        {"ATTSTATTARGET", "INTEGER NOT NULL"}},
        AttributeRows},
       {kPgCatalogSchema,
        "PG_TYPE",
-       {{"OID", "BIGINT NOT NULL"},           {"TYPNAME", "VARCHAR NOT NULL"},
-        {"TYPNAMESPACE", "BIGINT NOT NULL"},  {"TYPOWNER", "BIGINT NOT NULL"},
-        {"TYPLEN", "SMALLINT NOT NULL"},      {"TYPBYVAL", "BOOLEAN NOT NULL"},
-        {"TYPTYPE", "VARCHAR NOT NULL"},      {"TYPCATEGORY", "VARCHAR NOT NULL"},
-        {"TYPDELIM", "VARCHAR NOT NULL"},     {"TYPRELID", "BIGINT NOT NULL"},
-        {"TYPELEM", "BIGINT NOT NULL"},       {"TYPARRAY", "BIGINT NOT NULL"},
-        {"TYPINPUT", "BIGINT NOT NULL"},      {"TYPNOTNULL", "BOOLEAN NOT NULL"},
-        {"TYPBASETYPE", "BIGINT NOT NULL"},   {"TYPTYPMOD", "INTEGER NOT NULL"},
+       {{"OID", "BIGINT NOT NULL"},
+        {"TYPNAME", "VARCHAR NOT NULL"},
+        {"TYPNAMESPACE", "BIGINT NOT NULL"},
+        {"TYPOWNER", "BIGINT NOT NULL"},
+        {"TYPLEN", "SMALLINT NOT NULL"},
+        {"TYPBYVAL", "BOOLEAN NOT NULL"},
+        {"TYPTYPE", "VARCHAR NOT NULL"},
+        {"TYPCATEGORY", "VARCHAR NOT NULL"},
+        {"TYPDELIM", "VARCHAR NOT NULL"},
+        {"TYPRELID", "BIGINT NOT NULL"},
+        {"TYPELEM", "BIGINT NOT NULL"},
+        {"TYPARRAY", "BIGINT NOT NULL"},
+        {"TYPINPUT", "BIGINT NOT NULL"},
+        {"TYPNOTNULL", "BOOLEAN NOT NULL"},
+        {"TYPBASETYPE", "BIGINT NOT NULL"},
+        {"TYPTYPMOD", "INTEGER NOT NULL"},
         {"TYPCOLLATION", "BIGINT NOT NULL"}},
        TypeRows},
       {kPgCatalogSchema,
        "PG_DATABASE",
-       {{"OID", "BIGINT NOT NULL"},           {"DATNAME", "VARCHAR NOT NULL"},
-        {"DATDBA", "BIGINT NOT NULL"},        {"ENCODING", "INTEGER NOT NULL"},
-        {"DATLOCPROVIDER", "VARCHAR NOT NULL"}, {"DATISTEMPLATE", "BOOLEAN NOT NULL"},
-        {"DATALLOWCONN", "BOOLEAN NOT NULL"}, {"DATCONNLIMIT", "INTEGER NOT NULL"},
-        {"DATCOLLATE", "VARCHAR NOT NULL"},   {"DATCTYPE", "VARCHAR NOT NULL"},
-        {"DATICULOCALE", "VARCHAR"},          {"DATACL", "VARCHAR ARRAY"}},
+       {{"OID", "BIGINT NOT NULL"},
+        {"DATNAME", "VARCHAR NOT NULL"},
+        {"DATDBA", "BIGINT NOT NULL"},
+        {"ENCODING", "INTEGER NOT NULL"},
+        {"DATLOCPROVIDER", "VARCHAR NOT NULL"},
+        {"DATISTEMPLATE", "BOOLEAN NOT NULL"},
+        {"DATALLOWCONN", "BOOLEAN NOT NULL"},
+        {"DATCONNLIMIT", "INTEGER NOT NULL"},
+        {"DATCOLLATE", "VARCHAR NOT NULL"},
+        {"DATCTYPE", "VARCHAR NOT NULL"},
+        {"DATICULOCALE", "VARCHAR"},
+        {"DATACL", "VARCHAR ARRAY"}},
        DatabaseRows},
       {kPgCatalogSchema,
        "PG_ROLES",
@@ -266,7 +347,7 @@ const std::vector<Spec>& Specs() {
         {"INDISVALID", "BOOLEAN NOT NULL"},
         {"INDISREPLIDENT", "BOOLEAN NOT NULL"},
         {"INDKEY", "SMALLINT ARRAY NOT NULL"}},
-       NoRows},
+       IndexRows},
       {kPgCatalogSchema,
        "PG_CONSTRAINT",
        {{"OID", "BIGINT NOT NULL"},
@@ -278,7 +359,7 @@ const std::vector<Spec>& Specs() {
         {"CONRELID", "BIGINT NOT NULL"},
         {"CONINDID", "BIGINT NOT NULL"},
         {"CONKEY", "SMALLINT ARRAY"}},
-       NoRows},
+       ConstraintRows},
       {kPgCatalogSchema,
        "PG_DESCRIPTION",
        {{"OBJOID", "BIGINT NOT NULL"},
@@ -308,11 +389,72 @@ const std::vector<Spec>& Specs() {
        CollationRows},
       {kPgCatalogSchema,
        "PG_TABLESPACE",
-       {{"OID", "BIGINT NOT NULL"}, {"SPCNAME", "VARCHAR NOT NULL"}, {"SPCOWNER", "BIGINT NOT NULL"}},
+       {{"OID", "BIGINT NOT NULL"},
+        {"SPCNAME", "VARCHAR NOT NULL"},
+        {"SPCOWNER", "BIGINT NOT NULL"}},
        TablespaceRows},
+      {kPgCatalogSchema,
+       "PG_POLICY",
+       {{"OID", "BIGINT NOT NULL"},
+        {"POLNAME", "VARCHAR NOT NULL"},
+        {"POLRELID", "BIGINT NOT NULL"},
+        {"POLCMD", "VARCHAR NOT NULL"},
+        {"POLPERMISSIVE", "BOOLEAN NOT NULL"},
+        {"POLROLES", "BIGINT ARRAY NOT NULL"},
+        {"POLQUAL", "VARCHAR"},
+        {"POLWITHCHECK", "VARCHAR"}},
+       NoRows},
+      {kPgCatalogSchema,
+       "PG_STATISTIC_EXT",
+       {{"OID", "BIGINT NOT NULL"},
+        {"STXRELID", "BIGINT NOT NULL"},
+        {"STXNAME", "VARCHAR NOT NULL"},
+        {"STXNAMESPACE", "BIGINT NOT NULL"},
+        {"STXOWNER", "BIGINT NOT NULL"},
+        {"STXSTATTARGET", "INTEGER NOT NULL"},
+        {"STXKEYS", "SMALLINT ARRAY NOT NULL"},
+        {"STXKIND", "VARCHAR ARRAY NOT NULL"}},
+       NoRows},
+      {kPgCatalogSchema,
+       "PG_PUBLICATION",
+       {{"OID", "BIGINT NOT NULL"},
+        {"PUBNAME", "VARCHAR NOT NULL"},
+        {"PUBOWNER", "BIGINT NOT NULL"},
+        {"PUBALLTABLES", "BOOLEAN NOT NULL"},
+        {"PUBINSERT", "BOOLEAN NOT NULL"},
+        {"PUBUPDATE", "BOOLEAN NOT NULL"},
+        {"PUBDELETE", "BOOLEAN NOT NULL"},
+        {"PUBTRUNCATE", "BOOLEAN NOT NULL"},
+        {"PUBVIAROOT", "BOOLEAN NOT NULL"}},
+       NoRows},
+      {kPgCatalogSchema,
+       "PG_PUBLICATION_REL",
+       {{"OID", "BIGINT NOT NULL"},
+        {"PRPUBID", "BIGINT NOT NULL"},
+        {"PRRELID", "BIGINT NOT NULL"},
+        {"PRQUAL", "VARCHAR"},
+        {"PRATTRS", "SMALLINT ARRAY"}},
+       NoRows},
+      {kPgCatalogSchema,
+       "PG_PUBLICATION_NAMESPACE",
+       {{"OID", "BIGINT NOT NULL"}, {"PNPUBID", "BIGINT NOT NULL"}, {"PNNSPID", "BIGINT NOT NULL"}},
+       NoRows},
+      {kPgCatalogSchema,
+       "PG_REWRITE",
+       {{"OID", "BIGINT NOT NULL"},
+        {"RULENAME", "VARCHAR NOT NULL"},
+        {"EV_CLASS", "BIGINT NOT NULL"},
+        {"EV_TYPE", "VARCHAR NOT NULL"},
+        {"EV_ENABLED", "VARCHAR NOT NULL"},
+        {"IS_INSTEAD", "BOOLEAN NOT NULL"},
+        {"EV_QUAL", "VARCHAR NOT NULL"},
+        {"EV_ACTION", "VARCHAR NOT NULL"}},
+       NoRows},
       {kInformationSchema,
        "SCHEMATA",
-       {{"CATALOG_NAME", "VARCHAR"}, {"SCHEMA_NAME", "VARCHAR NOT NULL"}, {"SCHEMA_OWNER", "VARCHAR"}},
+       {{"CATALOG_NAME", "VARCHAR"},
+        {"SCHEMA_NAME", "VARCHAR NOT NULL"},
+        {"SCHEMA_OWNER", "VARCHAR"}},
        SchemataRows},
       {kInformationSchema,
        "TABLES",
@@ -390,6 +532,10 @@ std::vector<std::string> ClientNameParts(std::string_view text) {
 }
 
 }  // namespace
+
+uint32_t PgConstraintOid(const PgRelation& index) {
+  return PgOid("constraint", std::to_string(index.oid));
+}
 
 uint32_t PgOid(std::string_view kind, std::string_view qualified_name) {
   uint32_t h = 2166136261u;
@@ -487,6 +633,7 @@ std::unique_ptr<PgCatalog> PgCatalog::Build(const catalog::Catalog& cat, ViewCol
                : t->kind == catalog::ObjectKind::kView ? 'v'
                                                         : 'm';
       r.columns = t->row_type;
+      if (t->kind != catalog::ObjectKind::kTable) r.definition = t->sql;
       if (t->kind != catalog::ObjectKind::kTable && !t->sql.empty()) {
         auto bound = columns(*t);
         if (bound.ok()) {
@@ -495,10 +642,32 @@ std::unique_ptr<PgCatalog> PgCatalog::Build(const catalog::Catalog& cat, ViewCol
           r.columns_known = false;
         }
       }
+      AddPrimaryKey(*t, r, *pg);
       pg->relations_.push_back(std::move(r));
     }
   }
   return pg;
+}
+
+void PgCatalog::AddPrimaryKey(const catalog::Table& t, PgRelation& table, PgCatalog& pg) {
+  if (t.primary_key.empty() || t.primary_key_name.empty()) return;
+  PgRelation index;
+  for (const std::string& column : t.primary_key) {
+    const int at = table.columns.Find(column);
+    if (at < 0) return;  // a key the columns do not have: none shown
+    table.key.push_back(static_cast<int16_t>(at + 1));
+    index.columns.columns.push_back(table.columns.columns[at]);
+  }
+  index.oid = PgOid("index", t.QualifiedName());
+  index.name = t.primary_key_name;
+  index.hop_name =
+      PgName(Utf8ToUpper(index.name)) == index.name ? Utf8ToUpper(index.name) : index.name;
+  index.namespace_oid = table.namespace_oid;
+  index.kind = 'i';
+  index.key = table.key;
+  index.table_oid = table.oid;
+  table.index_oid = index.oid;
+  pg.relations_.push_back(std::move(index));
 }
 
 std::shared_ptr<const catalog::Table> PgCatalog::Table(std::string_view schema,
@@ -547,6 +716,10 @@ const std::vector<uint32_t>& PgCatalog::VisibleRelations() const {
     }
   }
   return out;
+}
+
+const PgNamespace* PgCatalog::FindNamespaceByOid(uint32_t oid) const {
+  return NamespaceOf(*this, oid);
 }
 
 const PgNamespace* PgCatalog::FindNamespace(std::string_view text) const {

@@ -55,10 +55,19 @@ struct PgRelation {
   std::string hop_name;  // the table's own name: ORDERS
   uint32_t namespace_oid = 0;
   std::string name;  // as shown
-  char kind = 'r';   // pg_class.relkind: r (table), v (view), m (materialized view)
+  char kind = 'r';   // pg_class.relkind: r (table), v (view), m (materialized view), i (index)
   catalog::RowType columns;
   bool columns_known = true;  // false when a view's query does not bind (it is listed without)
+  std::string definition;     // a view's or materialized view's query, as hop keeps it
+  // A table's primary key, as its columns' numbers; for an index (the key's own relation), the
+  // table's columns it is on.
+  std::vector<int16_t> key;
+  uint32_t table_oid = 0;  // an index: its table's OID
+  uint32_t index_oid = 0;  // a table with a primary key: its index's OID
 };
+
+// The OID of the primary-key constraint whose index is `index`.
+uint32_t PgConstraintOid(const PgRelation& index);
 
 class PgCatalog {
  public:
@@ -93,10 +102,14 @@ class PgCatalog {
   // names, looked up on the search path; nullptr when none.
   const PgRelation* FindRelation(std::string_view text) const;
   const PgNamespace* FindNamespace(std::string_view text) const;
+  const PgNamespace* FindNamespaceByOid(uint32_t oid) const;
   // The name PostgreSQL prints for relation `r`: qualified unless it is visible.
   std::string RelationDisplayName(const PgRelation& r) const;
 
  private:
+  // Adds the index of `t`'s primary key (a PostgreSQL table's), after `table` is numbered.
+  static void AddPrimaryKey(const catalog::Table& t, PgRelation& table, PgCatalog& pg);
+
   std::vector<PgNamespace> namespaces_;
   std::vector<PgRelation> relations_;
   std::string default_schema_;  // as shown

@@ -79,5 +79,53 @@ TEST(PgCatalogTest, FindsRelationsOnTheSearchPath) {
   EXPECT_EQ(pg->Table("PG_CATALOG", "PG_NOSUCH"), nullptr);
 }
 
+// A table's primary key (a PostgreSQL table's, as discovery reads it) is an index relation, a
+// pg_index row with the key's column numbers in key order, and a constraint; a key naming a
+// column the table does not have is not shown at all.
+TEST(PgCatalogTest, PrimaryKeysAreIndexesAndConstraints) {
+  catalog::Catalog cat;
+  catalog::Schema pg_schema;
+  pg_schema.name = "PG";
+  catalog::Table t;
+  t.name = "PAIRS";
+  t.path = {"PG", "PAIRS"};
+  t.row_type.columns.push_back({"B", *sql::ParseDataType("INTEGER NOT NULL")});
+  t.row_type.columns.push_back({"A", *sql::ParseDataType("INTEGER NOT NULL")});
+  t.primary_key = {"A", "B"};
+  t.primary_key_name = "pairs_pkey";
+  pg_schema.tables.emplace("PAIRS", t);
+  catalog::Table broken = t;
+  broken.name = "BROKEN";
+  broken.path = {"PG", "BROKEN"};
+  broken.primary_key = {"NOSUCH"};
+  broken.primary_key_name = "broken_pkey";
+  pg_schema.tables.emplace("BROKEN", broken);
+  cat.AddSchema(pg_schema);
+  auto pg = PgCatalog::Build(cat, [](const catalog::Table&) -> Result<catalog::RowType> {
+    return Status::Internal("no views here");
+  });
+  const PgRelation* pairs = pg->FindRelation("pg.pairs");
+  const PgRelation* index = pg->FindRelation("pg.pairs_pkey");
+  ASSERT_NE(pairs, nullptr);
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(index->kind, 'i');
+  EXPECT_EQ(index->table_oid, pairs->oid);
+  EXPECT_EQ(pairs->index_oid, index->oid);
+  EXPECT_EQ(pairs->key, (std::vector<int16_t>{2, 1}));
+  EXPECT_EQ(pg->FindRelation("pg.broken_pkey"), nullptr);
+  auto indexes = pg->Table("PG_CATALOG", "PG_INDEX");
+  ASSERT_NE(indexes, nullptr);
+  ASSERT_EQ(indexes->rows->size(), 1u);
+  const catalog::Row& row = (*indexes->rows)[0];
+  EXPECT_EQ(row[0], std::to_string(index->oid));
+  EXPECT_EQ(row[1], std::to_string(pairs->oid));
+  EXPECT_EQ(row[4], "true");  // indisprimary
+  EXPECT_EQ(row[8], "[2,1]");
+  auto constraints = pg->Table("PG_CATALOG", "PG_CONSTRAINT");
+  ASSERT_EQ(constraints->rows->size(), 1u);
+  EXPECT_EQ((*constraints->rows)[0][1], "pairs_pkey");
+  EXPECT_EQ((*constraints->rows)[0][3], "p");
+}
+
 }  // namespace
 }  // namespace hop::binder

@@ -180,6 +180,10 @@ class Writer {
   [[gnu::noinline]] Result<sql::ExprPtr> ConvertItem(const Scalar& s, const Built& b);
   [[gnu::noinline]] Result<sql::ExprPtr> ConvertField(const Scalar& s, const Built& b);
   [[gnu::noinline]] Result<sql::ExprPtr> ConvertSubquery(const Scalar& s, const Built& b);
+  // ARRAY(query), as the binder builds it (bind_pg.cc), written back as ARRAY(query).
+  Result<sql::ExprPtr> ConvertArrayQuery(const RelPtr& query, const Built& b);
+  // An UNNEST of generate_series (bind_pg.cc), written back as the function in FROM.
+  Result<sql::TableRefPtr> SeriesRef(const Scalar& call, const Built& ctx, sql::TableAlias alias);
   [[gnu::noinline]] Result<Built> VisitScan(const Rel& rel, std::vector<std::string> names);
   [[gnu::noinline]] Result<Built> VisitValues(const Rel& rel, std::vector<std::string> names);
   [[gnu::noinline]] Result<Built> VisitFilter(const Rel& rel, std::vector<std::string> names);
@@ -427,7 +431,64 @@ Result<sql::ExprPtr> Writer::ConvertCast(const Scalar& s, const Built& b) {
   return sql::ExprPtr(std::move(e));
 }
 
+namespace {
+
+// The query of an ARRAY(query) the binder built: COALESCE((SELECT ARRAY_AGG(c) FROM query),
+// ARRAY[]), whose empty ARRAY[] no statement can write; null for any other call.
+RelPtr ArrayQueryOf(const Scalar& s) {
+  if (s.kind != ScalarKind::kCall || s.text != "COALESCE" || s.args.size() != 2) return nullptr;
+  const Scalar& sub = *s.args[0];
+  const Scalar& empty = *s.args[1];
+  if (empty.kind != ScalarKind::kArray || !empty.args.empty() ||
+      sub.kind != ScalarKind::kSubquery) {
+    return nullptr;
+  }
+  const Rel& agg = *sub.query;
+  if (agg.kind != RelKind::kAggregate || !agg.group.empty() || agg.aggregates.size() != 1 ||
+      agg.aggregates[0].name != "ARRAY_AGG") {
+    return nullptr;
+  }
+  return agg.inputs[0];
+}
+
+// The generate_series call an UNNEST of the binder's unnests, or null.
+const Scalar* SeriesCallOf(const Rel& unnest) {
+  if (unnest.exprs.size() != 1) return nullptr;
+  const Scalar& e = *unnest.exprs[0];
+  if (e.kind != ScalarKind::kCall || e.function != nullptr || e.text != "GENERATE_SERIES") {
+    return nullptr;
+  }
+  return &e;
+}
+
+}  // namespace
+
+Result<sql::ExprPtr> Writer::ConvertArrayQuery(const RelPtr& query, const Built& b) {
+  outer_.push_back(&b);
+  auto visited = Visit(*Simplify(query));
+  if (!visited.ok()) {
+    outer_.pop_back();
+    return visited.status();
+  }
+  auto finished = Finish(std::move(visited).value());
+  outer_.pop_back();
+  HOP_ASSIGN_OR_RETURN(auto q, std::move(finished));
+  auto e = std::make_unique<sql::ArraySubqueryExpr>();
+  e->query = std::move(q);
+  return sql::ExprPtr(std::move(e));
+}
+
+Result<sql::TableRefPtr> Writer::SeriesRef(const Scalar& call, const Built& ctx,
+                                           sql::TableAlias alias) {
+  auto f = std::make_unique<sql::FunctionRef>();
+  f->name.parts.push_back(Id("GENERATE_SERIES"));
+  HOP_ASSIGN_OR_RETURN(f->args, ConvertAll(call.args, ctx));
+  f->alias = std::move(alias);
+  return sql::TableRefPtr(std::move(f));
+}
+
 Result<sql::ExprPtr> Writer::ConvertCall(const Scalar& s, const Built& b) {
+  if (RelPtr query = ArrayQueryOf(s)) return ConvertArrayQuery(query, b);
   auto f = std::make_unique<sql::FunctionExpr>();
   f->name.parts.push_back(Id(s.text));
   f->star = s.star;
@@ -772,17 +833,21 @@ Result<Built> Writer::VisitJoin(const Rel& rel, std::vector<std::string> names) 
     Built ctx;
     ctx.cols = l.second.cols;
     ctx.qualified = true;
-    auto unnest = std::make_unique<sql::UnnestRef>();
-    HOP_ASSIGN_OR_RETURN(unnest->args, ConvertAll(u.exprs, ctx));
-    unnest->with_ordinality = u.with_ordinality;
     std::string alias = SubqueryAlias();
     sql::TableAlias ta{Id(alias), {}};
     for (const auto& c : u.row_type.columns) {
       ta.columns.push_back(Id(c.name));
       out.cols.push_back({alias, c.name, nullptr});
     }
-    unnest->alias = std::move(ta);
-    right_ref = std::move(unnest);
+    if (const Scalar* series = SeriesCallOf(u)) {
+      HOP_ASSIGN_OR_RETURN(right_ref, SeriesRef(*series, ctx, std::move(ta)));
+    } else {
+      auto unnest = std::make_unique<sql::UnnestRef>();
+      HOP_ASSIGN_OR_RETURN(unnest->args, ConvertAll(u.exprs, ctx));
+      unnest->with_ordinality = u.with_ordinality;
+      unnest->alias = std::move(ta);
+      right_ref = std::move(unnest);
+    }
   } else {
     HOP_ASSIGN_OR_RETURN(Built right, Visit(*rel.inputs[1]));
     HOP_ASSIGN_OR_RETURN(auto r, AsFromItem(std::move(right)));
@@ -807,16 +872,20 @@ Result<Built> Writer::VisitJoin(const Rel& rel, std::vector<std::string> names) 
 
 Result<Built> Writer::VisitUnnest(const Rel& rel, std::vector<std::string> names) {
   Built empty;
-  auto unnest = std::make_unique<sql::UnnestRef>();
-  HOP_ASSIGN_OR_RETURN(unnest->args, ConvertAll(rel.exprs, empty));
-  unnest->with_ordinality = rel.with_ordinality;
   std::string alias = SubqueryAlias();
   sql::TableAlias ta{Id(alias), {}};
   for (const auto& n : names) ta.columns.push_back(Id(n));
-  unnest->alias = std::move(ta);
   Built b;
   b.select = std::make_unique<sql::SelectBody>();
-  b.select->from = std::move(unnest);
+  if (const Scalar* series = SeriesCallOf(rel)) {
+    HOP_ASSIGN_OR_RETURN(b.select->from, SeriesRef(*series, empty, std::move(ta)));
+  } else {
+    auto unnest = std::make_unique<sql::UnnestRef>();
+    HOP_ASSIGN_OR_RETURN(unnest->args, ConvertAll(rel.exprs, empty));
+    unnest->with_ordinality = rel.with_ordinality;
+    unnest->alias = std::move(ta);
+    b.select->from = std::move(unnest);
+  }
   b.names = names;
   for (const auto& n : names) b.cols.push_back({alias, n, nullptr});
   return b;

@@ -61,6 +61,10 @@ struct Table {
   std::shared_ptr<const TableSource> source;
   std::string sql;                               // views: the query, in hop's SQL
   std::string resource;  // the Table or View resource it comes from, "" if none
+  // The primary key the table's system keeps, when its adapter reads it (PostgreSQL tables): the
+  // columns (hop's names, in key order) and the key's name there; empty otherwise.
+  std::vector<std::string> primary_key;
+  std::string primary_key_name;
 
   // The dotted path, e.g. "ADS.PAGE_VIEWS".
   std::string QualifiedName() const;

@@ -756,23 +756,29 @@ class PgSource : public TableSource {
 constexpr const char* kColumnsQuery =
     "SELECT c.relname, a.attname, a.atttypid::int8, a.atttypmod, "
     "CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE 0 END::int8, "
-    "format_type(a.atttypid, a.atttypmod), a.attnotnull, c.reltuples::float8 "
+    "format_type(a.atttypid, a.atttypmod), a.attnotnull, c.reltuples::float8, "
+    "array_position(pk.indkey::int2[], a.attnum) - array_lower(pk.indkey::int2[], 1) + 1, "
+    "pkc.relname "
     "FROM pg_catalog.pg_class c "
     "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
     "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT "
     "a.attisdropped "
     "JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
+    "LEFT JOIN pg_catalog.pg_index pk ON pk.indrelid = c.oid AND pk.indisprimary "
+    "LEFT JOIN pg_catalog.pg_class pkc ON pkc.oid = pk.indexrelid "
     "WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')";
 
 struct FoundColumn {
   std::string name;
   PostgresType type;
   bool not_null = false;
+  int key_position = 0;  // 1-based in the primary key, 0 when not in it
 };
 struct FoundTable {
   std::string name;
   double rows = -1;
   std::vector<FoundColumn> columns;
+  std::string key_name;  // the primary key's index, "" when the table has none
 };
 
 // `names` as one PostgreSQL array value (a parameter, never SQL): every element double-quoted,
@@ -816,6 +822,8 @@ Result<std::vector<FoundTable>> ReadTables(const Endpoint& e, const std::string&
         static_cast<uint32_t>(std::strtoul(PQgetvalue(r.get(), i, 4), nullptr, 10));
     c.type.spelled = PQgetvalue(r.get(), i, 5);
     c.not_null = std::string_view(PQgetvalue(r.get(), i, 6)) == "t";
+    if (!PQgetisnull(r.get(), i, 8)) c.key_position = std::atoi(PQgetvalue(r.get(), i, 8));
+    if (!PQgetisnull(r.get(), i, 9)) out.back().key_name = PQgetvalue(r.get(), i, 9);
     out.back().columns.push_back(std::move(c));
   }
   return out;
@@ -847,6 +855,13 @@ Result<Table> MakeTable(const std::shared_ptr<const Endpoint>& e, const Schema& 
     columns.push_back(std::move(sc));
     t.row_type.columns.push_back({HopName(c.name), std::move(*type)});
   }
+  std::vector<std::pair<int, std::string>> key;
+  for (const FoundColumn& c : found.columns) {
+    if (c.key_position > 0) key.emplace_back(c.key_position, HopName(c.name));
+  }
+  std::sort(key.begin(), key.end());
+  for (auto& [position, name] : key) t.primary_key.push_back(std::move(name));
+  if (!t.primary_key.empty()) t.primary_key_name = found.key_name;
   t.source = std::make_shared<PgSource>(e, schema.remote_schema, found.name, std::move(columns),
                                         found.rows < 0 ? 1000.0 : std::max(1.0, found.rows));
   return t;

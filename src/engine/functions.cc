@@ -1031,6 +1031,30 @@ void PgToRegtypeFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
   sqlite3_result_int64(ctx, *oid);
 }
 
+// The integers generate_series(start, stop, step) gives, as a JSON array; none when the step
+// points away from stop, as in PostgreSQL. A series is bounded so that a query cannot ask for
+// more memory than a catalog query needs.
+constexpr int64_t kMaxSeriesLength = 1000 * 1000;
+
+void PgSeriesFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
+  const int64_t start = sqlite3_value_int64(argv[0]);
+  const int64_t stop = sqlite3_value_int64(argv[1]);
+  const int64_t step = sqlite3_value_int64(argv[2]);
+  if (step == 0) return SetError(ctx, "generate_series: step size cannot equal zero");
+  const __int128 span = static_cast<__int128>(stop) - start;
+  const __int128 count = (span < 0) == (step < 0) || span == 0 ? span / step + 1 : 0;
+  if (count > kMaxSeriesLength) {
+    return SetError(ctx, fmt::format("generate_series: more than {} values", kMaxSeriesLength));
+  }
+  std::string out = "[";
+  for (__int128 i = 0; i < count; ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(static_cast<int64_t>(start + i * step));
+  }
+  SetText(ctx, out + "]");
+}
+
 // ---- digests, base64, hex --------------------------------------------------------------------
 
 void DigestFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
@@ -1187,6 +1211,7 @@ Status RegisterFunctions(sqlite3* db, FunctionState* state) {
       {fn::kPgRegex, 3, PgRegexFn},
       {fn::kPgFormatType, 2, PgFormatTypeFn},
       {fn::kPgToRegtype, 1, PgToRegtypeFn},
+      {fn::kPgSeries, 3, PgSeriesFn},
       {fn::kDigest, 2, DigestFn},
       {fn::kToBase64, 1, ToBase64Fn},
       {fn::kFromBase64, 1, FromBase64Fn},

@@ -58,6 +58,8 @@ inline constexpr std::string_view kSplit = "HOP_SPLIT";
 inline constexpr std::string_view kPgRegex = "HOP_PG_REGEX";  // (s, pattern, ignore_case)
 inline constexpr std::string_view kPgFormatType = "HOP_PG_FORMAT_TYPE";  // (oid, typmod)
 inline constexpr std::string_view kPgToRegtype = "HOP_PG_TO_REGTYPE";    // (name)
+// generate_series(start, stop, step) in FROM: the integers as a JSON array, to unnest.
+inline constexpr std::string_view kPgSeries = "HOP_PG_SERIES";
 inline constexpr std::string_view kRegexpReplace = "HOP_REGEXP_REPLACE";
 inline constexpr std::string_view kRegexpExtract = "HOP_REGEXP_EXTRACT";
 inline constexpr std::string_view kRegexpSubstr = "HOP_REGEXP_SUBSTR";

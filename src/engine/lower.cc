@@ -542,6 +542,12 @@ Result<Frame> Lowerer::Unnest(const Rel& rel, Frame* left, sql::JoinType type,
   if (collection.kind != RepKind::kJson && collection.kind != RepKind::kNull) {
     return Status::InvalidArgument("UNNEST needs an ARRAY or a MAP");
   }
+  // The left input as a FROM item first: a filtered or grouped one is wrapped in a subquery,
+  // which its columns then read from.
+  sql::TableRefPtr left_ref;
+  if (left != nullptr) {
+    HOP_ASSIGN_OR_RETURN(left_ref, FromItem(*left, /*allow_join=*/true));
+  }
   Frame f;
   f.select = std::make_unique<sql::SelectBody>();
   if (left != nullptr) {
@@ -598,7 +604,6 @@ Result<Frame> Lowerer::Unnest(const Rel& rel, Frame* left, sql::JoinType type,
     f.level = Level::kWhere;
     return f;
   }
-  HOP_ASSIGN_OR_RETURN(sql::TableRefPtr left_ref, FromItem(*left, /*allow_join=*/true));
   auto join = std::make_unique<sql::JoinRef>();
   join->type = type == sql::JoinType::kLeft ? sql::JoinType::kLeft : sql::JoinType::kInner;
   if (type != sql::JoinType::kLeft && type != sql::JoinType::kInner &&

@@ -1443,14 +1443,24 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     HOP_RETURN_IF_ERROR(text_args());
     return hop(fn::kPgToRegtype, rep);
   }
+  if (name == "GENERATE_SERIES") {
+    // Made by the binder for generate_series in FROM (start, stop, step), never called by name.
+    for (size_t i = 0; i < n; ++i) HOP_RETURN_IF_ERROR(integer_arg(i));
+    return hop(fn::kPgSeries, rep);
+  }
+  if (name == "ARRAY_UPPER") {
+    // PostgreSQL's upper bound of dimension 1 (hop's arrays have one): NULL when empty.
+    HOP_RETURN_IF_ERROR(integer_arg(1));
+    ExprPtr length = Call("JSON_ARRAY_LENGTH", Args(std::move(args[0].expr)));
+    ExprPtr first = Bin(BinaryOp::kEq, std::move(args[1].expr), IntLit(1));
+    return Low{Call("IIF", Args(std::move(first),
+                                Call("NULLIF", Args(std::move(length), IntLit(0))), NullLit())),
+               rep};
+  }
   if (name == "PG_GET_EXPR") {
     // hop keeps expressions (defaults, partition bounds) as SQL text already.
     HOP_ASSIGN_OR_RETURN(Low text, l.ToText(std::move(args[0])));
     return Low{std::move(text.expr), rep};
-  }
-  if (name == "PG_GET_INDEXDEF" || name == "PG_GET_CONSTRAINTDEF") {
-    // hop has no indexes or constraints (pg_index and pg_constraint have no rows).
-    return Low{NullLit(), rep};
   }
   if (name == "ARRAY_JOIN" || name == "ARRAY_TO_STRING") {
     const Rep element = ElementRep(args[0].rep, 0);

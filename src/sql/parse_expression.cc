@@ -406,7 +406,7 @@ ExprPtr Parser::ParsePrimary() {
       }
       return node;
     }
-    case TokenType::kLParen: return ParseParenthesized();
+    case TokenType::kLParen: return ParseFieldSelections(ParseParenthesized());
     case TokenType::kQuotedIdentifier: return ParseNameOrCall();
     case TokenType::kWord: break;
     default: NoteExpectedCategory(ExpectCategory::kExpression); return nullptr;
@@ -460,6 +460,7 @@ ExprPtr Parser::ParsePrimary() {
       return node;
     }
     case Keyword::kARRAY: {
+      if (PeekType(TokenType::kLParen, 1)) return ParseArraySubquery();
       ++pos_;
       auto node = Make<ArrayExpr>(t);
       if (!ExpectType(TokenType::kLBracket)) return nullptr;
@@ -555,6 +556,81 @@ ExprPtr Parser::ParseParenthesized() {
   return row;
 }
 
+ExprPtr Parser::ParseFieldSelections(ExprPtr base) {
+  if (!base) return nullptr;
+  DepthGuard guard(this);
+  while (PeekType(TokenType::kDot)) {
+    if (!guard.Deepen()) return nullptr;
+    const Token& dot = Peek();
+    ++pos_;
+    auto field = ParseIdentifier();
+    if (!field) return nullptr;
+    auto node = Make<FieldExpr>(dot);
+    node->base = std::move(base);
+    node->field = std::move(*field);
+    base = std::move(node);
+  }
+  return base;
+}
+
+ExprPtr Parser::ParseTrim(QualifiedName name, const Token& start) {
+  const Snapshot save = Save();
+  ++pos_;  // (
+  std::string side;
+  if (PeekType(TokenType::kWord) && !PeekType(TokenType::kRParen, 1) &&
+      !PeekType(TokenType::kComma, 1)) {
+    const std::string word = AsciiToLower(TokenText(Peek()));
+    if (word == "leading" || word == "trailing" || word == "both") {
+      side = word;
+      ++pos_;
+    }
+  }
+  ExprPtr chars;
+  if (!PeekKeyword(Keyword::kFROM)) {
+    chars = ParseExpr();
+    if (!chars) return nullptr;
+  }
+  if (!PeekKeyword(Keyword::kFROM)) {
+    if (side.empty() && !failed_hard()) {
+      // TRIM(s) or TRIM(s, chars): a call.
+      Restore(save);
+      return ParseFunctionCall(std::move(name), start);
+    }
+    NoteExpectedKeyword(Keyword::kFROM);
+    return nullptr;
+  }
+  ++pos_;  // FROM
+  ExprPtr operand = ParseExpr();
+  if (!operand || !ExpectType(TokenType::kRParen)) return nullptr;
+  auto fn = Make<FunctionExpr>(start);
+  std::string_view target = side == "leading" ? "LTRIM" : side == "trailing" ? "RTRIM" : "TRIM";
+  fn->name.parts.emplace_back(std::string(target));
+  fn->name.parts.back().loc = start.loc;
+  fn->args.push_back(std::move(operand));
+  if (chars) {
+    fn->args.push_back(std::move(chars));
+  } else {
+    auto space = Make<LiteralExpr>(start);
+    space->literal = LiteralKind::kString;
+    space->value = " ";
+    fn->args.push_back(std::move(space));
+  }
+  return fn;
+}
+
+ExprPtr Parser::ParseArraySubquery() {
+  const Token& start = Peek();
+  pos_ += 2;  // ARRAY (
+  auto node = Make<ArraySubqueryExpr>(start);
+  if (!PeekQueryStart()) {
+    NoteExpectedKeyword(Keyword::kSELECT);
+    return nullptr;
+  }
+  node->query = ParseQuery();
+  if (!node->query || !ExpectType(TokenType::kRParen)) return nullptr;
+  return node;
+}
+
 ExprPtr Parser::ParseNameOrCall() {
   const Token& start = Peek();
   QualifiedName name;
@@ -577,7 +653,12 @@ ExprPtr Parser::ParseNameOrCall() {
     }
     name.parts.push_back(std::move(*part));
   }
-  if (PeekType(TokenType::kLParen)) return ParseFunctionCall(std::move(name), start);
+  if (PeekType(TokenType::kLParen)) {
+    if (name.size() == 1 && name.parts[0].name == "TRIM" && !name.parts[0].quoted) {
+      return ParseTrim(std::move(name), start);
+    }
+    return ParseFunctionCall(std::move(name), start);
+  }
   auto ref = Make<ColumnRefExpr>(start);
   ref->name = std::move(name);
   return ref;

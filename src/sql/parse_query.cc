@@ -1,5 +1,6 @@
 // Query parsing: WITH, set operations (INTERSECT binds tighter than UNION and EXCEPT), SELECT,
 // VALUES, FROM with joins, subqueries and UNNEST, ORDER BY, LIMIT / OFFSET / FETCH.
+#include "common/strings.h"
 #include "sql/parser_impl.h"
 
 namespace hop::sql::internal {
@@ -370,6 +371,11 @@ TableRefPtr Parser::ParseTablePrimary() {
     }
     return inner;
   }
+  // PostgreSQL's `pg_catalog.unnest(a)` is UNNEST.
+  if (!lateral && PeekType(TokenType::kWord) && PeekType(TokenType::kDot, 1) &&
+      PeekKeyword(Keyword::kUNNEST, 2) && AsciiToLower(TokenText(Peek())) == "pg_catalog") {
+    pos_ += 2;
+  }
   if (!lateral && AcceptKeyword(Keyword::kUNNEST)) {
     auto un = Make<UnnestRef>(t);
     if (!ExpectType(TokenType::kLParen)) return nullptr;
@@ -400,8 +406,18 @@ TableRefPtr Parser::ParseTablePrimary() {
     NoteExpectedKeyword(Keyword::kLATERAL);
     return nullptr;
   }
+  if (PeekType(TokenType::kLParen)) return ParseFunctionRef(std::move(table->name), t);
   if (!ParseTableAlias(&table->alias)) return nullptr;
   return table;
+}
+
+TableRefPtr Parser::ParseFunctionRef(QualifiedName name, const Token& start) {
+  ++pos_;  // (
+  auto fn = Make<FunctionRef>(start);
+  fn->name = std::move(name);
+  if (!ParseExprList(TokenType::kRParen, &fn->args, /*allow_empty=*/true)) return nullptr;
+  if (!ParseTableAlias(&fn->alias)) return nullptr;
+  return fn;
 }
 
 }  // namespace hop::sql::internal

@@ -181,6 +181,13 @@ class Parser {
   ExprPtr ParseExtract();
   ExprPtr ParseJsonObject();
   ExprPtr ParseParenthesized();
+  // After a parenthesised expression: PostgreSQL's `(x).field`, repeated.
+  ExprPtr ParseFieldSelections(ExprPtr base);
+  // After the name TRIM, at '(': `TRIM([LEADING | TRAILING | BOTH] [chars] FROM s)` as the
+  // call LTRIM(s, chars), RTRIM(s, chars) or TRIM(s, chars); any other form is a plain call.
+  ExprPtr ParseTrim(QualifiedName name, const Token& start);
+  // At ARRAY followed by '(': `ARRAY(query)`.
+  ExprPtr ParseArraySubquery();
   std::unique_ptr<Query> TryParseParenthesizedQuery();
   bool ParseExprList(TokenType close, std::vector<ExprPtr>* out, bool allow_empty);
   bool ParseOrderItems(std::vector<OrderItem>* out);
@@ -221,6 +228,8 @@ class Parser {
   bool ParseTableAlias(std::optional<TableAlias>* out);
   TableRefPtr ParseFrom();
   TableRefPtr ParseTablePrimary();
+  // After a table's name, at '(': a function in FROM, `name(args) [AS] alias [(columns)]`.
+  TableRefPtr ParseFunctionRef(QualifiedName name, const Token& start);
   bool ParseJoinType(JoinType* type, bool* natural);
   bool ParseLimitOffset(Query* q);
   ExprPtr ParseRowCount();  // the count of LIMIT, OFFSET or FETCH

@@ -539,6 +539,22 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
       Raw("]");
       break;
     }
+    case ExprKind::kArraySubquery:
+      if (sqlite()) Unsupported("ARRAY(query)");
+      Raw("ARRAY(");
+      Query(*e.As<ArraySubqueryExpr>().query);
+      Raw(")");
+      break;
+    case ExprKind::kField: {
+      // Always parenthesised: without them `t.c.f` would read back as a column path.
+      const auto& f = e.As<FieldExpr>();
+      if (sqlite()) Unsupported("a field of a composite value");
+      Raw("(");
+      Expr(*f.base, kPrecLowest);
+      Raw(").");
+      Ident(f.field);
+      break;
+    }
   }
   if (parens) Raw(")");
 }

@@ -101,6 +101,16 @@ void Writer::From(const TableRef& t) {
       Alias(u.alias);
       break;
     }
+    case TableRefKind::kFunction: {
+      const auto& f = t.As<FunctionRef>();
+      if (sqlite() || flink()) Unsupported("a function in FROM");
+      Name(f.name);
+      Raw("(");
+      ExprList(f.args);
+      Raw(")");
+      Alias(f.alias);
+      break;
+    }
   }
 }
 

@@ -40,3 +40,9 @@ SELECT n.nspname = ANY(current_schemas(true)), n.nspname, t.typname FROM pg_cata
 -- client: jdbc
 SELECT typinput='pg_catalog.array_in'::regproc as is_array, typtype, typname, pg_type.oid   FROM pg_catalog.pg_type   LEFT JOIN (select ns.oid as nspoid, ns.nspname, r.r           from pg_namespace as ns           join ( select s.r, (current_schemas(false))[s.r] as nspname                    from generate_series(1, array_upper(current_schemas(false), 1)) as s(r) ) as r          using ( nspname )        ) as sp     ON sp.nspoid = typnamespace  WHERE pg_type.oid = $1  ORDER BY sp.r, pg_type.oid DESC
 -- end
+-- What the same driver sent to PostgreSQL 15.18 (log_statement=all) for getArray() of an
+-- interval[] column, after the first query above with $1 = 1187: the element type's lookup, then
+-- the array check above.
+-- client: [unknown]
+SELECT e.oid, n.nspname = ANY(current_schemas(true)), n.nspname, e.typname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_type e ON t.typelem = e.oid JOIN pg_catalog.pg_namespace n ON t.typnamespace = n.oid WHERE t.oid = $1
+-- end

@@ -34,6 +34,24 @@ public class JdbcClient {
       try (ResultSet r = md.getColumns(null, "c", "people", null)) {
         while (r.next()) System.out.println("column " + r.getString("COLUMN_NAME") + " " + r.getString("TYPE_NAME"));
       }
+      // A local table keeps no primary key: the driver's query runs and finds none.
+      try (ResultSet r = md.getPrimaryKeys(null, "c", "people")) {
+        int keys = 0;
+        while (r.next()) {
+          keys++;
+          System.out.println("key " + r.getString("COLUMN_NAME") + " " + r.getInt("KEY_SEQ"));
+        }
+        System.out.println("primary keys " + keys);
+      }
+      // Column types by OID (int4[], json, interval[]); for interval[] the driver asks pg_type for
+      // the type, its element type and whether it is an array.
+      try (Statement s = c.createStatement();
+           ResultSet r = s.executeQuery("SELECT ARRAY[1, 2] AS a, MAP['k', 1] AS m, ARRAY[INTERVAL '1' DAY] AS i")) {
+        ResultSetMetaData m = r.getMetaData();
+        r.next();
+        System.out.println("types " + m.getColumnTypeName(1) + " " + m.getColumnTypeName(2) + " " + m.getColumnTypeName(3)
+            + " " + r.getString(1) + " " + r.getString(2) + " " + r.getArray(3).getBaseTypeName());
+      }
     }
   }
 }

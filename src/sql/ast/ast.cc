@@ -55,6 +55,8 @@ ExistsExpr::ExistsExpr() : Expr(ExprKind::kExists) {}
 ExistsExpr::~ExistsExpr() = default;
 SubqueryExpr::SubqueryExpr() : Expr(ExprKind::kSubquery) {}
 SubqueryExpr::~SubqueryExpr() = default;
+ArraySubqueryExpr::ArraySubqueryExpr() : Expr(ExprKind::kArraySubquery) {}
+ArraySubqueryExpr::~ArraySubqueryExpr() = default;
 
 SubqueryRef::SubqueryRef() : TableRef(TableRefKind::kSubquery) {}
 SubqueryRef::~SubqueryRef() = default;

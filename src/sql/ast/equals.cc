@@ -171,6 +171,13 @@ bool Equals(const Expr& a, const Expr& b) {
       const auto& y = b.As<QuantifiedExpr>();
       return x.op == y.op && EqualPtr(x.operand, y.operand) && EqualPtr(x.array, y.array);
     }
+    case ExprKind::kArraySubquery:
+      return EqualPtr(a.As<ArraySubqueryExpr>().query, b.As<ArraySubqueryExpr>().query);
+    case ExprKind::kField: {
+      const auto& x = a.As<FieldExpr>();
+      const auto& y = b.As<FieldExpr>();
+      return x.field == y.field && EqualPtr(x.base, y.base);
+    }
   }
   return false;
 }
@@ -199,6 +206,11 @@ bool Equals(const TableRef& a, const TableRef& b) {
       const auto& y = b.As<UnnestRef>();
       return x.with_ordinality == y.with_ordinality && EqualAlias(x.alias, y.alias) &&
              EqualExprs(x.args, y.args);
+    }
+    case TableRefKind::kFunction: {
+      const auto& x = a.As<FunctionRef>();
+      const auto& y = b.As<FunctionRef>();
+      return x.name == y.name && EqualAlias(x.alias, y.alias) && EqualExprs(x.args, y.args);
     }
   }
   return false;

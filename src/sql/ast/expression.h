@@ -41,6 +41,8 @@ enum class ExprKind : uint8_t {
   kRow,
   kSubscript,
   kQuantified,
+  kArraySubquery,
+  kField,
 };
 
 struct Expr : PooledNode {
@@ -335,6 +337,23 @@ struct QuantifiedExpr : Expr {
   BinaryOp op = BinaryOp::kEq;  // a comparison
   ExprPtr operand;
   ExprPtr array;
+};
+
+// `ARRAY(SELECT ...)`, PostgreSQL's array of a one-column query's values, in the query's order
+// (an empty array when it has no rows).
+struct ArraySubqueryExpr : Expr {
+  ArraySubqueryExpr();  // special members in ast.cc, where Query is complete
+  ~ArraySubqueryExpr() override;
+  std::unique_ptr<Query> query;
+};
+
+// `(base).field`: a field of a composite value, PostgreSQL's form for a ROW or a function's
+// record (`(information_schema._pg_expandarray(a)).n`). Without the parentheses, `t.c.f` is a
+// ColumnRefExpr path.
+struct FieldExpr : Expr {
+  FieldExpr() : Expr(ExprKind::kField) {}
+  ExprPtr base;
+  Identifier field;
 };
 
 // Structural equality: same kinds, same folded names, same values; locations are ignored.

@@ -23,7 +23,7 @@ struct TableAlias {
   }
 };
 
-enum class TableRefKind : uint8_t { kTable, kSubquery, kJoin, kUnnest };
+enum class TableRefKind : uint8_t { kTable, kSubquery, kJoin, kUnnest, kFunction };
 
 struct TableRef : PooledNode {
   explicit TableRef(TableRefKind k) : kind(k) {}
@@ -76,6 +76,15 @@ struct UnnestRef : TableRef {
   UnnestRef() : TableRef(TableRefKind::kUnnest) {}
   std::vector<ExprPtr> args;
   bool with_ordinality = false;
+  std::optional<TableAlias> alias;
+};
+
+// `f(args) [AS] alias [(c1, ...)]`: a function in FROM, as PostgreSQL writes its set-returning
+// functions (`generate_series(1, 3) AS s(r)`, `pg_catalog.unnest(a) x`).
+struct FunctionRef : TableRef {
+  FunctionRef() : TableRef(TableRefKind::kFunction) {}
+  QualifiedName name;
+  std::vector<ExprPtr> args;
   std::optional<TableAlias> alias;
 };
 
