@@ -209,18 +209,29 @@ Result<ScalarPtr> Binder::Impl::BindObjectIdCast(const sql::CastExpr& c, ScalarP
     case sql::ObjectIdType::kRegrole: names.emplace_back(kHopRoleOid, kHopRole); break;
     case sql::ObjectIdType::kNone: break;
   }
+  return TextOfOid(operand, names, CastTo(operand, DataType(TypeName::kVarchar)),
+                   IsNullable(from));
+}
+
+Result<ScalarPtr> Binder::Impl::TextOfOid(
+    const ScalarPtr& oid, const std::vector<std::pair<uint32_t, std::string>>& texts,
+    ScalarPtr otherwise, bool nullable) {
+  if (!otherwise) nullable = true;
+  if (texts.empty()) return otherwise ? otherwise : NullOf(DataType(TypeName::kVarchar));
   Scalar s;
   s.kind = ScalarKind::kCase;
-  for (const auto& [oid, name] : names) {
-    HOP_ASSIGN_OR_RETURN(ScalarPtr key, IntegerLiteral(oid));
-    HOP_ASSIGN_OR_RETURN(ScalarPtr value, StringLiteral(name));
-    s.args.push_back(Binary(sql::BinaryOp::kEq, operand, std::move(key),
-                            WithNullable(DataType(TypeName::kBoolean), IsNullable(from))));
+  for (const auto& [key, text] : texts) {
+    HOP_ASSIGN_OR_RETURN(ScalarPtr k, IntegerLiteral(key));
+    HOP_ASSIGN_OR_RETURN(ScalarPtr value, StringLiteral(text));
+    s.args.push_back(Binary(sql::BinaryOp::kEq, oid, std::move(k),
+                            WithNullable(DataType(TypeName::kBoolean), nullable)));
     s.args.push_back(CastTo(std::move(value), DataType(TypeName::kVarchar)));
   }
-  s.args.push_back(CastTo(operand, DataType(TypeName::kVarchar)));
-  s.has_else = true;
-  s.type = Varchar(IsNullable(from));
+  if (otherwise) {
+    s.args.push_back(std::move(otherwise));
+    s.has_else = true;
+  }
+  s.type = Varchar(nullable);
   return Make(std::move(s));
 }
 
@@ -312,19 +323,11 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
     if (!IsExactNumeric(args[0]->type) && !IsNull(args[0]->type)) {
       return Error(f.loc, "pg_get_viewdef takes the view's OID");
     }
-    Scalar s;
-    s.kind = ScalarKind::kCase;
+    std::vector<std::pair<uint32_t, std::string>> definitions;
     for (const PgRelation& r : Pg().relations()) {
-      if (r.kind == 'r') continue;
-      HOP_ASSIGN_OR_RETURN(ScalarPtr key, IntegerLiteral(r.oid));
-      HOP_ASSIGN_OR_RETURN(ScalarPtr value, StringLiteral(r.definition));
-      s.args.push_back(Binary(sql::BinaryOp::kEq, args[0], std::move(key),
-                              WithNullable(DataType(TypeName::kBoolean), true)));
-      s.args.push_back(CastTo(std::move(value), DataType(TypeName::kVarchar)));
+      if (r.kind != 'r') definitions.emplace_back(r.oid, r.definition);
     }
-    if (s.args.empty()) return NullOf(DataType(TypeName::kVarchar));
-    s.type = Varchar(true);
-    return Make(std::move(s));
+    return TextOfOid(args[0], definitions, nullptr, true);
   }
   if (name == "PG_GET_INDEXDEF" || name == "PG_GET_CONSTRAINTDEF") {
     // The definitions of the primary keys the catalog knows (PostgreSQL tables'): an index's
@@ -340,8 +343,7 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
                    "pg_get_indexdef's column must be 0 here: hop answers for the whole "
                    "index only");
     }
-    Scalar s;
-    s.kind = ScalarKind::kCase;
+    std::vector<std::pair<uint32_t, std::string>> definitions;
     for (const PgRelation& r : Pg().relations()) {
       if (r.kind != 'i') continue;
       std::vector<std::string> columns;
@@ -361,15 +363,9 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
       } else {
         def = fmt::format("PRIMARY KEY ({})", hop::Join(columns, ", "));
       }
-      HOP_ASSIGN_OR_RETURN(ScalarPtr key, IntegerLiteral(index ? r.oid : PgConstraintOid(r)));
-      HOP_ASSIGN_OR_RETURN(ScalarPtr value, StringLiteral(def));
-      s.args.push_back(Binary(sql::BinaryOp::kEq, args[0], std::move(key),
-                              WithNullable(DataType(TypeName::kBoolean), true)));
-      s.args.push_back(CastTo(std::move(value), DataType(TypeName::kVarchar)));
+      definitions.emplace_back(index ? r.oid : PgConstraintOid(r), std::move(def));
     }
-    if (s.args.empty()) return NullOf(DataType(TypeName::kVarchar));
-    s.type = Varchar(true);
-    return Make(std::move(s));
+    return TextOfOid(args[0], definitions, nullptr, true);
   }
   if (name == "PG_GET_RULEDEF") {
     // hop has no rewrite rules (pg_rewrite has no rows).

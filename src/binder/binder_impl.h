@@ -231,6 +231,11 @@ class Binder::Impl {
                                std::vector<ScalarPtr>& args);
   Result<ScalarPtr> StringLiteral(std::string value);
   Result<ScalarPtr> IntegerLiteral(int64_t value);
+  // CASE oid WHEN k THEN text ... [ELSE otherwise] END, a VARCHAR (nullable when `nullable` or
+  // when there is no ELSE): how pg_catalog's functions and casts turn an OID into a text.
+  Result<ScalarPtr> TextOfOid(const ScalarPtr& oid,
+                              const std::vector<std::pair<uint32_t, std::string>>& texts,
+                              ScalarPtr otherwise, bool nullable);
   // PostgreSQL's forms of collections: ARRAY(query), `(row).field`, an array compared with its
   // text form (`a = '{0}'`: the literal becomes an ARRAY of the array's element type).
   [[gnu::noinline]] Result<ScalarPtr> BindArraySubquery(const sql::Expr& e, const ExprContext& ctx);
