@@ -300,9 +300,10 @@ class Engine::Impl {
 
   // A query's statement, prepared once per text: a query that reads no virtual table or hashed
   // scan (whose modules change with each statement) is kept, reset, for the next time its text
-  // comes (SELECT 1 in a loop, a client's prepared statement). `*kept` says which it was.
+  // comes (SELECT 1 in a loop, a client's prepared statement); at most kCachedStatements of
+  // texts up to kCachedStatementBytes. `*kept` says which it was.
   Result<sqlite3_stmt*> PrepareQuery(const std::string& text, bool* kept) {
-    *kept = vtabs_->used() == 0 && hashed_->used() == 0;
+    *kept = vtabs_->used() == 0 && hashed_->used() == 0 && text.size() <= kCachedStatementBytes;
     if (*kept) {
       auto it = cached_.find(text);
       if (it != cached_.end()) return it->second;
@@ -317,7 +318,8 @@ class Engine::Impl {
     }
     return stmt;
   }
-  static constexpr size_t kCachedStatements = 64;
+  static constexpr size_t kCachedStatements = 32;
+  static constexpr size_t kCachedStatementBytes = 8 * 1024;
   std::unordered_map<std::string, sqlite3_stmt*> cached_;
 
   EngineOptions options_;

@@ -416,7 +416,7 @@ Result<std::optional<std::vector<ResultColumn>>> Session::ResultColumns(std::str
 Status Session::Statement(std::string_view text, ResultSink& sink, const SourceOrigin& origin) {
   // Only a statement parsed where its text starts is kept: its positions are the text's own.
   const bool keepable = origin.line <= 1 && origin.column <= 1 && origin.prefix.empty() &&
-                        properties_.catalogs.empty();
+                        properties_.catalogs.empty() && text.size() <= kKeptQueryBytes;
   if (keepable) {
     HOP_ASSIGN_OR_RETURN(const BoundQuery* kept, KeptBinding(text));
     if (kept != nullptr) return RunQuery(*kept, sink);

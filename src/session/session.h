@@ -175,7 +175,10 @@ class Session {
     BoundQuery bound;
     int64_t revision;  // of bound.catalog when bound
   };
-  static constexpr size_t kKeptQueries = 64;
+  // At most this many, of texts of at most kKeptQueryBytes: what a session keeps stays small
+  // however many or large the queries a client sends.
+  static constexpr size_t kKeptQueries = 32;
+  static constexpr size_t kKeptQueryBytes = 8 * 1024;
   std::map<std::string, KeptQuery, std::less<>> kept_queries_;
   // The kept binding of `text`, if it still holds; null otherwise.
   Result<const BoundQuery*> KeptBinding(std::string_view text);
