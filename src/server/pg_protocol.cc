@@ -379,6 +379,12 @@ ErrorFields ErrorOf(const Status& status, std::string_view query, size_t offset)
           f.position = CharacterPosition(query, offset, static_cast<uint32_t>(line),
                                          static_cast<uint32_t>(column));
         }
+        if (f.position > 0) {
+          // The client shows the line and a caret from the position: hop's own two go.
+          size_t cut = f.detail.find('\n');
+          cut = cut == std::string::npos ? std::string::npos : f.detail.find('\n', cut + 1);
+          f.detail = cut == std::string::npos ? std::string() : f.detail.substr(cut + 1);
+        }
       }
     }
   }

@@ -110,6 +110,7 @@ TEST(PgProtocolTest, MapsEveryCodeToASqlState) {
   EXPECT_EQ(f.sqlstate, "42601");
   EXPECT_EQ(f.message, "Parse Error: Unexpected 'FROM' at line 1, column 8");
   EXPECT_EQ(f.position, 8);
+  EXPECT_EQ(f.detail, "");  // the client draws the line and caret from the position
   // Positions count characters, on the statement's line of the whole query.
   f = ErrorOf(Status::ParseError("x at line 2, column 3"), "SELECT 'é';\nXYZ");
   EXPECT_EQ(f.position, 15);
