@@ -158,6 +158,9 @@ TEST_F(PgwireClientsTest, PsqlListsTablesViewsSchemasAndDatabases) {
   auto [schemas, src] = Shell(fmt("psql {} -X -A -t -c '\\dn'"));
   EXPECT_EQ(src, 0) << schemas;
   EXPECT_EQ(schemas.rfind("c|hop\n", 0), 0u) << schemas;
+  auto [roles, rrc] = Shell(fmt("psql {} -X -A -t -c '\\du'"));
+  EXPECT_EQ(rrc, 0) << roles;
+  EXPECT_EQ(roles, "hop|Superuser, Create role, Create DB|{}\n") << roles;
 }
 
 // psql's \d TABLE and \d VIEW (and \d+): the columns with their types and nullability, and none

@@ -132,7 +132,7 @@ std::vector<Row> DatabaseRows(const PgCatalog& pg) {
 
 std::vector<Row> RoleRows(const PgCatalog&) {
   return {{Num(kHopRoleOid), Text(kHopRole), Bool(true), Bool(true), Bool(true), Bool(true),
-           Bool(true), Num(-1)}};
+           Bool(true), Num(-1), kNull, Bool(false), Bool(false)}};
 }
 
 std::vector<Row> UserRows(const PgCatalog&) {
@@ -323,8 +323,18 @@ const std::vector<Spec>& Specs() {
         {"ROLCREATEROLE", "BOOLEAN NOT NULL"},
         {"ROLCREATEDB", "BOOLEAN NOT NULL"},
         {"ROLCANLOGIN", "BOOLEAN NOT NULL"},
-        {"ROLCONNLIMIT", "INTEGER NOT NULL"}},
+        {"ROLCONNLIMIT", "INTEGER NOT NULL"},
+        {"ROLVALIDUNTIL", "TIMESTAMP WITH LOCAL TIME ZONE"},
+        {"ROLREPLICATION", "BOOLEAN NOT NULL"},
+        {"ROLBYPASSRLS", "BOOLEAN NOT NULL"}},
        RoleRows},
+      {kPgCatalogSchema,
+       "PG_AUTH_MEMBERS",
+       {{"ROLEID", "BIGINT NOT NULL"},
+        {"MEMBER", "BIGINT NOT NULL"},
+        {"GRANTOR", "BIGINT NOT NULL"},
+        {"ADMIN_OPTION", "BOOLEAN NOT NULL"}},
+       NoRows},
       {kPgCatalogSchema,
        "PG_USER",
        {{"USENAME", "VARCHAR NOT NULL"},

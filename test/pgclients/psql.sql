@@ -279,3 +279,18 @@ SELECT r.rulename, trim(trailing ';' from pg_catalog.pg_get_ruledef(r.oid, true)
 FROM pg_catalog.pg_rewrite r
 WHERE r.ev_class = '16389' AND r.rulename != '_RETURN' ORDER BY 1;
 -- end
+-- \du, as psql 15.20 wrote it for a server of version 15 (psql -E against hop serve).
+-- client: psql
+SELECT r.rolname, r.rolsuper, r.rolinherit,
+  r.rolcreaterole, r.rolcreatedb, r.rolcanlogin,
+  r.rolconnlimit, r.rolvaliduntil,
+  ARRAY(SELECT b.rolname
+        FROM pg_catalog.pg_auth_members m
+        JOIN pg_catalog.pg_roles b ON (m.roleid = b.oid)
+        WHERE m.member = r.oid) as memberof
+, r.rolreplication
+, r.rolbypassrls
+FROM pg_catalog.pg_roles r
+WHERE r.rolname !~ '^pg_'
+ORDER BY 1;
+-- end
