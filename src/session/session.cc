@@ -1065,34 +1065,28 @@ Result<engine::Engine*> Session::Engine() {
 }
 
 Result<Session::BoundQuery> Session::BindQuery(const sql::Statement& stmt) {
-  auto bind = [&](const catalog::Catalog& cat) -> Result<binder::RelPtr> {
+  // Binds against `cat`, noting whether binding looked anything up in it.
+  auto bind = [&](const catalog::Catalog& cat) -> Result<BoundQuery> {
+    cat.ForgetConsulted();
     binder::Binder binder(cat);
     binder.SetStatement(&stmt);
-    return binder.BindQuery(*stmt.As<sql::QueryStatement>().query);
+    HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
+                         binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
+    return BoundQuery{&cat, std::move(plan), cat.consulted()};
   };
-  const catalog::Catalog* last = nullptr;
-  if (properties_.catalogs.empty() && catalog_cache_ &&
-      catalog_cache_->namespace_name() == properties_.namespace_name) {
-    last = catalog_cache_->Peek();
-  }
+  MakeCaches();  // a namespace changed since starts from no catalog
+  const catalog::Catalog* last = properties_.catalogs.empty() ? catalog_cache_->Peek() : nullptr;
   if (last != nullptr) {
-    last->ForgetConsulted();
-    auto plan = bind(*last);
-    if (!last->consulted()) {
-      HOP_RETURN_IF_ERROR(plan.status());
-      return BoundQuery{last, std::move(*plan), false};
-    }
+    auto bound = bind(*last);
+    // What binds without looking anything up binds the same on any revision, errors included.
+    if (!last->consulted()) return bound;
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
-  cat->ForgetConsulted();
-  HOP_ASSIGN_OR_RETURN(binder::RelPtr plan, bind(*cat));
-  return BoundQuery{cat, std::move(plan), cat->consulted()};
+  return bind(*cat);
 }
 
 Result<const Session::BoundQuery*> Session::KeptBinding(std::string_view text) {
-  if (catalog_cache_ && catalog_cache_->namespace_name() != properties_.namespace_name) {
-    kept_queries_.clear();  // bound against another namespace's catalog
-  }
+  MakeCaches();  // drops the kept queries of another namespace
   auto it = kept_queries_.find(text);
   if (it == kept_queries_.end()) return nullptr;
   const KeptQuery& kept = it->second;
