@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace hop {
@@ -100,6 +101,19 @@ std::optional<SystemTime> ParseRfc3339(std::string_view s) {
   if (pos != s.size()) return std::nullopt;
   SystemTime t = sys_days{ymd} + hours{h} + minutes{mi} + seconds{sec};
   return time_point_cast<SystemTime::duration>(t + fraction - offset);
+}
+
+std::string HumanDuration(std::chrono::seconds d) {
+  const int64_t s = std::max<int64_t>(0, d.count());
+  const int64_t m = s / 60, h = s / 3600, days = s / 86400;
+  if (s < 120) return std::to_string(s) + "s";
+  if (m < 10) return std::to_string(m) + "m" + (s % 60 ? std::to_string(s % 60) + "s" : "");
+  if (h < 3) return std::to_string(m) + "m";
+  if (h < 8) return std::to_string(h) + "h" + (m % 60 ? std::to_string(m % 60) + "m" : "");
+  if (h < 48) return std::to_string(h) + "h";
+  if (h < 192) return std::to_string(days) + "d" + (h % 24 ? std::to_string(h % 24) + "h" : "");
+  if (days < 730) return std::to_string(days) + "d";
+  return std::to_string(days / 365) + "y";
 }
 
 }  // namespace hop

@@ -17,6 +17,10 @@ std::string FormatRfc3339(SystemTime t, int fraction_digits = 0);
 // nullopt when `text` is not such a timestamp.
 std::optional<SystemTime> ParseRfc3339(std::string_view text);
 
+// An age as kubectl prints it: "42s", "5m3s", "47m", "5h3m", "20h", "3d4h", "45d", "2y".
+// Negative durations print as "0s".
+std::string HumanDuration(std::chrono::seconds d);
+
 // A source of the current time. Production code uses SystemClock(); tests inject a fake.
 class Clock {
  public:

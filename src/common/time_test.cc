@@ -44,3 +44,18 @@ TEST(TimeTest, ParsesAndRejects) {
 
 }  // namespace
 }  // namespace hop
+
+TEST(TimeTest, HumanDurationsAsKubectlPrintsThem) {
+  using std::chrono::seconds;
+  EXPECT_EQ(HumanDuration(seconds(-5)), "0s");
+  EXPECT_EQ(HumanDuration(seconds(42)), "42s");
+  EXPECT_EQ(HumanDuration(seconds(119)), "119s");
+  EXPECT_EQ(HumanDuration(seconds(303)), "5m3s");
+  EXPECT_EQ(HumanDuration(seconds(300)), "5m");
+  EXPECT_EQ(HumanDuration(seconds(47 * 60)), "47m");
+  EXPECT_EQ(HumanDuration(seconds(5 * 3600 + 180)), "5h3m");
+  EXPECT_EQ(HumanDuration(seconds(20 * 3600)), "20h");
+  EXPECT_EQ(HumanDuration(seconds(3 * 86400 + 4 * 3600)), "3d4h");
+  EXPECT_EQ(HumanDuration(seconds(45 * 86400)), "45d");
+  EXPECT_EQ(HumanDuration(seconds(800 * 86400)), "2y");
+}

@@ -920,6 +920,10 @@ class SqliteWatch : public Watch {
     }
   }
 
+  int64_t Progress() const override {
+    return buffer_.empty() ? cursor_ : buffer_.front().revision - 1;
+  }
+
   void Close() override {
     std::lock_guard<std::mutex> lock(shared_->mu);
     closed_ = true;

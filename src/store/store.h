@@ -68,6 +68,10 @@ class Watch {
   };
   virtual ~Watch() = default;
   virtual Outcome Next(std::chrono::milliseconds timeout, Event* event) = 0;
+  // The revision up to which this watch has returned every event it will ever return: after
+  // Next gave kTimeout, the store's revision when it last looked. A watcher that resumes from it
+  // misses nothing and sees nothing twice (a bookmark). Called from the thread that calls Next.
+  virtual int64_t Progress() const = 0;
   // Makes a blocked or later Next() return kClosed. Thread-safe.
   virtual void Close() = 0;
 };

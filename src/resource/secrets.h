@@ -1,0 +1,20 @@
+// Secrets in whole documents (ARCHITECTURE.md §4.16): what `hop get` and the Kubernetes API
+// print has every secret its strings spell out redacted (common/redact.h), and a document that
+// holds such a redacted value cannot be written back in place of the secret.
+#pragma once
+
+#include <string>
+
+#include "common/issues.h"
+#include "resource/json.h"
+
+namespace hop::resource {
+
+// `doc` with every secret in its strings redacted, in place.
+void RedactSecretsIn(Json& doc);
+
+// Records an error in `issues` for every string of `doc` that holds a redacted secret, naming
+// its path (`path` is the path of `doc` itself, "" for the root).
+void RefuseRedacted(const Json& doc, const std::string& path, Issues& issues);
+
+}  // namespace hop::resource

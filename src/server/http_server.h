@@ -1,0 +1,62 @@
+// The HTTP server of `hop serve --http-port` (docs/kubernetes-api.md): the Kubernetes API over
+// the store (kube_api.h), `/metrics` in Prometheus' text format, and `/healthz`, `/livez` and
+// `/readyz`. Each connection has its own thread, so a slow client or a long watch holds only its
+// own. On a loopback address it needs nothing more; on any other, TLS and a bearer token.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "server/kube_api.h"
+#include "store/store.h"
+
+namespace hop::server {
+
+// What `hop serve` is doing, for /readyz.
+enum class ServeRole { kStarting, kLeading, kStandingBy, kStopping };
+
+struct HttpServerOptions {
+  std::string listen = "127.0.0.1";  // an IP address, or localhost
+  int port = 0;                      // 0: any free port (tests), see HttpServer::port()
+  // TLS: a PEM certificate (chain) and its key; both or neither.
+  std::string tls_cert;
+  std::string tls_key;
+  // A file holding the bearer token every request but the health checks must carry; required,
+  // with TLS, on an address that is not loopback.
+  std::string token_file;
+  size_t max_body_bytes = 3 * 1024 * 1024;  // larger requests get 413
+  int max_connections = 2048;               // beyond it a client waits for a free one
+  KubeApiOptions api;
+};
+
+class HttpServer {
+ public:
+  // Listens on options.listen:port. Errors (InvalidArgument): a non-loopback address without
+  // TLS and a token, a certificate without its key, a token file that is missing or empty;
+  // (Unavailable) an address that cannot be bound. `role` (not owned, may be null) is what
+  // /readyz reports.
+  static Result<std::unique_ptr<HttpServer>> Start(store::Store& store, HttpServerOptions options,
+                                                   const std::atomic<ServeRole>* role);
+  ~HttpServer();  // Stop()
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  int port() const;
+  // "http://127.0.0.1:PORT" or "https://...".
+  std::string url() const;
+  // A kubeconfig (YAML) whose current context points kubectl at this server: its URL, the
+  // certificate as the authority when TLS is on, and the token when there is one.
+  std::string Kubeconfig() const;
+  // Stops accepting, ends the watches and joins every connection's thread. Idempotent.
+  void Stop();
+
+  class Impl;
+
+ private:
+  explicit HttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hop::server

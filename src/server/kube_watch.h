@@ -1,0 +1,83 @@
+// The watch cache of the Kubernetes API (docs/kubernetes-api.md "Watch"): one store watch of
+// every kind feeds a window of recent events that all HTTP watchers read, so that five hundred
+// `kubectl get -w` cost one store reader, and each event is serialised once however many
+// watchers receive it. A watcher resuming from a revision older than the window reads the store's
+// own history instead (KubeWatchCache::kTooOld tells it to).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/status.h"
+#include "resource/resource.h"
+#include "store/store.h"
+
+namespace hop::server {
+
+// One change as watchers receive it.
+struct CachedEvent {
+  store::EventType type = store::EventType::kAdded;
+  int64_t revision = 0;
+  resource::Resource object;  // secrets redacted
+  // `{"type":"ADDED","object":{...}}` and a newline: the line a JSON watcher is sent.
+  std::string line;
+};
+
+// The line of a watch event for `object` (secrets redacted).
+std::string WatchEventLine(std::string_view type, const Json& object);
+// `object` as an event of a watch: secrets redacted, the line serialised.
+std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_t revision,
+                                                   resource::Resource object);
+
+class KubeWatchCache {
+ public:
+  // Keeps the last `capacity` events.
+  KubeWatchCache(store::Store& store, size_t capacity);
+  ~KubeWatchCache();  // Stop()
+  KubeWatchCache(const KubeWatchCache&) = delete;
+  KubeWatchCache& operator=(const KubeWatchCache&) = delete;
+
+  // Starts following the store from its current revision.
+  Status Start();
+  // Ends the feed; blocked and later Reads return kStopped. Idempotent.
+  void Stop();
+
+  enum class Outcome {
+    kEvents,   // *events holds the events after `after`, in revision order
+    kTimeout,  // none came within the timeout
+    kTooOld,   // `after` is older than the window: read the store's history instead
+    kStopped,
+  };
+  // The events with a revision greater than `after`, waiting up to `timeout` for one.
+  // `*progress` is the revision up to which the window is complete (a bookmark's).
+  Outcome Read(int64_t after, std::chrono::milliseconds timeout,
+               std::vector<std::shared_ptr<const CachedEvent>>* events, int64_t* progress);
+
+  // The revision up to which the window is complete.
+  int64_t progress() const;
+
+ private:
+  void Feed();
+
+  store::Store& store_;
+  const size_t capacity_;
+  std::unique_ptr<store::Watch> watch_;
+  std::thread thread_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<const CachedEvent>> window_;
+  int64_t oldest_ = 0;    // events after this revision are all in the window
+  int64_t progress_ = 0;  // ... up to this one
+  bool stopped_ = false;
+};
+
+}  // namespace hop::server
