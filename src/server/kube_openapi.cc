@@ -89,7 +89,8 @@ void AddMetaDefinitions(Flavor f, Json& defs) {
       Typed("string", "A time in RFC 3339 form, to the second, in UTC.", "date-time");
   defs[Meta("FieldsV1")] =
       Typed("object", "The set of fields a manager owns, in the FieldsV1 trie format.");
-  defs[Meta("Patch")] = Typed("object", "The body of a patch, in the format its content type names.");
+  defs[Meta("Patch")] =
+      Typed("object", "The body of a patch, in the format its content type names.");
 
   defs[Meta("ManagedFieldsEntry")] = ObjectOf(
       "Which fields of an object one manager owns, and through which operation.",
@@ -115,8 +116,9 @@ void AddMetaDefinitions(Flavor f, Json& defs) {
   owner["x-kubernetes-map-type"] = "atomic";
   defs[Meta("OwnerReference")] = std::move(owner);
 
-  Json finalizers = ArrayOf(Str(""), "Names of the steps that must finish before the object "
-                                     "is removed; deletion waits until the list is empty.");
+  Json finalizers = ArrayOf(Str(""),
+                            "Names of the steps that must finish before the object "
+                            "is removed; deletion waits until the list is empty.");
   finalizers["x-kubernetes-list-type"] = "set";
   Json owners = ArrayOf(Ref(f, Meta("OwnerReference")), "The objects this one belongs to.");
   owners["x-kubernetes-list-map-keys"] = Json::array({"uid"});
@@ -138,8 +140,8 @@ void AddMetaDefinitions(Flavor f, Json& defs) {
            {"generation", Int64("A number the server increases on each change of the "
                                 "object's desired state.")},
            {"labels", StringMap("Key-value pairs that label selectors match.")},
-           {"managedFields", ArrayOf(Ref(f, Meta("ManagedFieldsEntry")),
-                                     "Which manager owns which fields.")},
+           {"managedFields",
+            ArrayOf(Ref(f, Meta("ManagedFieldsEntry")), "Which manager owns which fields.")},
            {"name", Str("The object's name, unique in its namespace and kind.")},
            {"namespace", Str("The namespace the object lives in; empty for cluster-scoped "
                              "kinds.")},
@@ -161,31 +163,31 @@ void AddMetaDefinitions(Flavor f, Json& defs) {
       "One cause of an error.", Json{{"field", Str("The field that caused the error, if any.")},
                                      {"message", Str("What went wrong, for people.")},
                                      {"reason", Str("What went wrong, for programs.")}});
-  defs[Meta("StatusDetails")] = ObjectOf(
-      "More about an error: the object it concerns and its causes.",
-      Json{{"causes", ArrayOf(Ref(f, Meta("StatusCause")), "The causes of the error.")},
-           {"group", Str("The group of the object.")},
-           {"kind", Str("The kind of the object.")},
-           {"name", Str("The name of the object.")},
-           {"retryAfterSeconds", Int32("Seconds after which the request may be retried.")},
-           {"uid", Str("The UID of the object.")}});
-  Json status = ObjectOf(
-      "The result of a request that returns no object: an error, or a completed deletion.",
-      Json{{"apiVersion", Str("API version of this object.")},
-           {"code", Int32("The HTTP status code.")},
-           {"details", RefProperty(f, Meta("StatusDetails"), "More about the error.")},
-           {"kind", Str("Kind of this object.")},
-           {"message", Str("What happened, for people.")},
-           {"metadata", RefProperty(f, Meta("ListMeta"), "List metadata.")},
-           {"reason", Str("A one-word reason for the failure, for programs.")},
-           {"status", Str("Success or Failure.")}});
+  defs[Meta("StatusDetails")] =
+      ObjectOf("More about an error: the object it concerns and its causes.",
+               Json{{"causes", ArrayOf(Ref(f, Meta("StatusCause")), "The causes of the error.")},
+                    {"group", Str("The group of the object.")},
+                    {"kind", Str("The kind of the object.")},
+                    {"name", Str("The name of the object.")},
+                    {"retryAfterSeconds", Int32("Seconds after which the request may be retried.")},
+                    {"uid", Str("The UID of the object.")}});
+  Json status =
+      ObjectOf("The result of a request that returns no object: an error, or a completed deletion.",
+               Json{{"apiVersion", Str("API version of this object.")},
+                    {"code", Int32("The HTTP status code.")},
+                    {"details", RefProperty(f, Meta("StatusDetails"), "More about the error.")},
+                    {"kind", Str("Kind of this object.")},
+                    {"message", Str("What happened, for people.")},
+                    {"metadata", RefProperty(f, Meta("ListMeta"), "List metadata.")},
+                    {"reason", Str("A one-word reason for the failure, for programs.")},
+                    {"status", Str("Success or Failure.")}});
   status["x-kubernetes-group-version-kind"] = Json::array({Gvk("", "v1", "Status")});
   defs[Meta("Status")] = std::move(status);
 
-  defs[Meta("Preconditions")] = ObjectOf(
-      "Conditions a deletion requires of the object.",
-      Json{{"resourceVersion", Str("The object's expected resourceVersion.")},
-           {"uid", Str("The object's expected UID.")}});
+  defs[Meta("Preconditions")] =
+      ObjectOf("Conditions a deletion requires of the object.",
+               Json{{"resourceVersion", Str("The object's expected resourceVersion.")},
+                    {"uid", Str("The object's expected UID.")}});
   defs[Meta("DeleteOptions")] = ObjectOf(
       "Options of a deletion.",
       Json{{"apiVersion", Str("API version of this object.")},
@@ -236,8 +238,7 @@ Json KindDefinition(Flavor f, const KindInfo& kind) {
   def["properties"] = std::move(props);
   // As the CRD says (resource/crd.cc): spec is required when it has required fields.
   if (!extra.is_object() && !kind.spec.required.empty()) def["required"] = Json::array({"spec"});
-  def["x-kubernetes-group-version-kind"] =
-      Json::array({Gvk(kind.group, kind.version, kind.kind)});
+  def["x-kubernetes-group-version-kind"] = Json::array({Gvk(kind.group, kind.version, kind.kind)});
   return def;
 }
 
@@ -286,8 +287,7 @@ constexpr ParamSpec kParams[] = {
     {"limit", "query", "integer",
      "At most this many objects; the list's metadata.continue then asks for the rest."},
     {"continue", "query", "string", "The metadata.continue of the previous page."},
-    {"resourceVersion", "query", "string",
-     "The store version to read at, or to watch from."},
+    {"resourceVersion", "query", "string", "The store version to read at, or to watch from."},
     {"resourceVersionMatch", "query", "string", "How resourceVersion is matched on lists."},
     {"watch", "query", "boolean",
      "Stream the changes to the objects (added, modified, deleted) instead of listing them."},
@@ -326,8 +326,9 @@ Json Params(Flavor f, const std::vector<std::string_view>& names) {
 }
 
 const std::vector<std::string_view> kListParams = {
-    "allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit",
-    "resourceVersion", "resourceVersionMatch", "timeoutSeconds", "watch"};
+    "allowWatchBookmarks",  "continue",       "fieldSelector",
+    "labelSelector",        "limit",          "resourceVersion",
+    "resourceVersionMatch", "timeoutSeconds", "watch"};
 const std::vector<std::string_view> kWriteParams = {"dryRun", "fieldManager", "fieldValidation"};
 const std::vector<std::string_view> kPatchParams = {"dryRun", "fieldManager", "fieldValidation",
                                                     "force"};
@@ -514,22 +515,22 @@ void AddPaths(Flavor f, const KindInfo& kind, Json& paths) {
                 .body_required = false,
                 .responses = {{"200", status}, {"202", status}}};
   const std::string the = "the given " + k;
-  paths[item] = PathItem(f, kind, item_scope,
-                         {read("", the), replace("", the), del, patch("", the)});
+  paths[item] =
+      PathItem(f, kind, item_scope, {read("", the), replace("", the), del, patch("", the)});
   if (kind.status_subresource) {
     const std::string its = "the status of the given " + k;
     paths[item + "/status"] = PathItem(
         f, kind, item_scope, {read("Status", its), replace("Status", its), patch("Status", its)});
   }
   if (kind.namespaced) {
-    Operation all{.method = "get",
-                  .action = "list",
-                  .id = "list" + GroupPascal(kind.group) + Capitalized(kind.version) + k +
-                        "ForAllNamespaces",
-                  .description = "List or watch objects of kind " + k + " in every namespace.",
-                  .params = kListParams,
-                  .responses = {{"200", list}},
-                  .response_types = &kWatchResponseTypes};
+    Operation all{
+        .method = "get",
+        .action = "list",
+        .id = "list" + GroupPascal(kind.group) + Capitalized(kind.version) + k + "ForAllNamespaces",
+        .description = "List or watch objects of kind " + k + " in every namespace.",
+        .params = kListParams,
+        .responses = {{"200", list}},
+        .response_types = &kWatchResponseTypes};
     paths[base + "/" + kind.plural] = PathItem(f, kind, {}, {all});
   }
 }

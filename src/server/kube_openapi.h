@@ -43,4 +43,12 @@ Result<Json> OpenApiV3(std::string_view group, std::string_view version,
 // JSON text, as upper-case hex. Equal documents hash equally across runs and processes.
 std::string OpenApiV3Hash(const Json& doc);
 
+// The Swagger 2.0 document `swagger` (as OpenApiV2 returns it) in protobuf, as gnostic's
+// openapi.v2.Document: what /openapi/v2 answers to
+// `Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf`, the only form older
+// kubectl (1.20) reads. Values the message keeps as openapi.v2.Any (vendor extensions, defaults,
+// enums) are stored as their JSON text in its `yaml` field. Keys of the document that the
+// message has no field for, and that are not vendor extensions (x-...), are left out.
+std::string OpenApiV2Protobuf(const Json& swagger);
+
 }  // namespace hop::server

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -33,7 +34,8 @@ void CollectRefs(const Json& node, const std::string& where,
       }
     }
   } else if (node.is_array()) {
-    for (size_t i = 0; i < node.size(); ++i) CollectRefs(node[i], where + "/" + std::to_string(i), out);
+    for (size_t i = 0; i < node.size(); ++i)
+      CollectRefs(node[i], where + "/" + std::to_string(i), out);
   }
 }
 
@@ -63,6 +65,74 @@ bool HasQueryParam(const Json& op, std::string_view name) {
     if (p.value("name", "") == name && p.value("in", "") == "query") return true;
   }
   return false;
+}
+
+// A protobuf message decoded one level deep: the values of each field in order, varints as
+// numbers and length-delimited fields as their bytes. `ok` is false for malformed input.
+struct Proto {
+  std::multimap<int, std::string> bytes;
+  std::multimap<int, uint64_t> varints;
+  bool ok = true;
+
+  std::vector<std::string> All(int field) const {
+    std::vector<std::string> out;
+    auto [begin, end] = bytes.equal_range(field);
+    for (auto it = begin; it != end; ++it) out.push_back(it->second);
+    return out;
+  }
+  std::string One(int field) const {
+    auto all = All(field);
+    return all.size() == 1 ? all[0] : "<" + std::to_string(all.size()) + " values>";
+  }
+};
+
+bool ReadVarint(std::string_view in, size_t* pos, uint64_t* out) {
+  *out = 0;
+  for (int shift = 0; shift < 64 && *pos < in.size(); shift += 7) {
+    const auto byte = static_cast<unsigned char>(in[(*pos)++]);
+    *out |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) return true;
+  }
+  return false;
+}
+
+Proto Decode(std::string_view in) {
+  Proto p;
+  size_t pos = 0;
+  while (pos < in.size() && p.ok) {
+    uint64_t key = 0;
+    uint64_t value = 0;
+    p.ok = ReadVarint(in, &pos, &key) && ReadVarint(in, &pos, &value);
+    if (!p.ok) break;
+    const int field = static_cast<int>(key >> 3);
+    if ((key & 7) == 0) {
+      p.varints.emplace(field, value);
+    } else if ((key & 7) == 2 && value <= in.size() - pos) {
+      p.bytes.emplace(field, std::string(in.substr(pos, value)));
+      pos += value;
+    } else {
+      p.ok = false;
+    }
+  }
+  return p;
+}
+
+// The value (field 2) of the Named* entry (name in field 1) called `name` among `field`'s.
+Proto Named(const Proto& p, int field, std::string_view name) {
+  for (const auto& entry : p.All(field)) {
+    Proto named = Decode(entry);
+    if (named.One(1) == name) return Decode(named.One(2));
+  }
+  Proto missing;
+  missing.ok = false;
+  return missing;
+}
+
+// The names of the Named* entries of `field`.
+std::vector<std::string> Names(const Proto& p, int field) {
+  std::vector<std::string> out;
+  for (const auto& entry : p.All(field)) out.push_back(Decode(entry).One(1));
+  return out;
 }
 
 TEST(KubeOpenApiTest, DefinitionNamesFollowKubeApiserver) {
@@ -118,8 +188,8 @@ TEST(KubeOpenApiTest, V2HasDefinitionsAndPathsForEveryKind) {
     ASSERT_TRUE(paths.contains(collection)) << collection;
     ASSERT_TRUE(paths.contains(collection + "/{name}")) << collection;
     EXPECT_EQ(paths.contains(collection + "/{name}/status"), k->status_subresource) << collection;
-    const std::string all = (k->group.empty() ? "/api/" : "/apis/" + k->group + "/") +
-                            k->version + "/" + k->plural;
+    const std::string all =
+        (k->group.empty() ? "/api/" : "/apis/" + k->group + "/") + k->version + "/" + k->plural;
     if (k->namespaced) {
       ASSERT_TRUE(paths.contains(all)) << all;
       EXPECT_FALSE(paths.at(all).contains("post")) << all;
@@ -305,9 +375,9 @@ TEST(KubeOpenApiTest, SchemasComeFromTheKinds) {
             "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference");
   EXPECT_EQ(defs.at("io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference").at("required"),
             Json::array({"apiVersion", "kind", "name", "uid"}));
-  EXPECT_EQ(defs.at("io.k8s.apimachinery.pkg.apis.meta.v1.Status")
-                .at("x-kubernetes-group-version-kind"),
-            Json::parse(R"([{"group":"","kind":"Status","version":"v1"}])"));
+  EXPECT_EQ(
+      defs.at("io.k8s.apimachinery.pkg.apis.meta.v1.Status").at("x-kubernetes-group-version-kind"),
+      Json::parse(R"([{"group":"","kind":"Status","version":"v1"}])"));
 }
 
 TEST(KubeOpenApiTest, OperationIdsAreKubeApiserversAndUnique) {
@@ -320,8 +390,8 @@ TEST(KubeOpenApiTest, OperationIdsAreKubeApiserversAndUnique) {
   constexpr Case kCases[] = {
       {"/apis/hoptimator.linkedin.com/v1alpha1/namespaces/{namespace}/views", "get",
        "listHoptimatorLinkedinComV1alpha1NamespacedView"},
-      {"/apis/hoptimator.linkedin.com/v1alpha1/namespaces/{namespace}/views/{name}/status",
-       "patch", "patchHoptimatorLinkedinComV1alpha1NamespacedViewStatus"},
+      {"/apis/hoptimator.linkedin.com/v1alpha1/namespaces/{namespace}/views/{name}/status", "patch",
+       "patchHoptimatorLinkedinComV1alpha1NamespacedViewStatus"},
       {"/apis/hoptimator.linkedin.com/v1alpha1/views", "get",
        "listHoptimatorLinkedinComV1alpha1ViewForAllNamespaces"},
       {"/api/v1/namespaces/{namespace}/configmaps/{name}", "put",
@@ -361,6 +431,99 @@ TEST(KubeOpenApiTest, TakesAnyKindAndSkipsRepeats) {
   ASSERT_TRUE(v3.ok());
   EXPECT_EQ(OpenApiV3Index({&widget}).at("paths").at("apis/example.com/v1").at("serverRelativeURL"),
             "/openapi/v3/apis/example.com/v1?hash=" + OpenApiV3Hash(*v3));
+}
+
+TEST(KubeOpenApiTest, ProtobufEncodesTheWireFormat) {
+  // Document{swagger: "2.0", info: Info{title: "t", version: "v"}}: field 1 and message field 2.
+  EXPECT_EQ(
+      OpenApiV2Protobuf(Json::parse(R"({"swagger":"2.0","info":{"title":"t","version":"v"}})")),
+      std::string("\x0a\x03"
+                  "2.0"
+                  "\x12\x06\x0a\x01t\x12\x01v"));
+  // Lengths from 128 on take two varint bytes; booleans are varints; false is left out.
+  const std::string long_title(200, 'x');
+  const std::string doc = OpenApiV2Protobuf(Json{{"info", {{"title", long_title}}}});
+  EXPECT_EQ(doc.substr(0, 6), std::string("\x12\xcb\x01\x0a\xc8\x01"));
+  EXPECT_EQ(doc.size(), 6u + 200u);
+}
+
+TEST(KubeOpenApiTest, ProtobufHoldsTheDocument) {
+  // Field numbers of gnostic's openapi.v2 messages.
+  const Json json = OpenApiV2(AllKinds());
+  const Proto doc = Decode(OpenApiV2Protobuf(json));
+  ASSERT_TRUE(doc.ok);
+  EXPECT_EQ(doc.One(1), "2.0");
+  EXPECT_EQ(Decode(doc.One(2)).One(1), "hop");  // Info.title
+
+  const Proto defs = Decode(doc.One(9));  // Definitions
+  EXPECT_EQ(Names(defs, 1).size(), json.at("definitions").size());
+  const Proto view = Named(defs, 1, "com.linkedin.hoptimator.v1alpha1.View");
+  ASSERT_TRUE(view.ok);
+  EXPECT_EQ(Decode(view.One(22)).All(1), std::vector<std::string>{"object"});  // Schema.type
+  // Schema.vendor_extension: a NamedAny whose Any.yaml holds the value as JSON.
+  const Proto gvk = Named(view, 31, "x-kubernetes-group-version-kind");
+  ASSERT_TRUE(gvk.ok);
+  EXPECT_EQ(
+      Json::parse(gvk.One(2)),
+      Json::parse(R"([{"group":"hoptimator.linkedin.com","kind":"View","version":"v1alpha1"}])"));
+  const Proto props = Decode(view.One(25));  // Schema.properties
+  EXPECT_EQ(Names(props, 1),
+            (std::vector<std::string>{"apiVersion", "kind", "metadata", "spec", "status"}));
+  EXPECT_EQ(Named(props, 1, "metadata").One(1),
+            "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+  const Proto spec = Named(props, 1, "spec");
+  EXPECT_EQ(spec.All(19), resource::ViewKind::Info().spec.required);  // Schema.required
+  const Proto options = Named(Decode(spec.One(25)), 1, "options");
+  const Proto additional = Decode(Decode(options.One(21)).One(1));  // AdditionalPropertiesItem
+  EXPECT_EQ(Decode(additional.One(22)).One(1), "string");
+  const Proto job_spec =
+      Named(Decode(Named(defs, 1, "io.k8s.api.batch.v1.Job").One(25)), 1, "spec");
+  EXPECT_EQ(Named(job_spec, 31, "x-kubernetes-preserve-unknown-fields").One(2), "true");
+
+  const Proto paths = Decode(doc.One(8));
+  EXPECT_EQ(Names(paths, 2).size(), json.at("paths").size());
+  const Proto item =
+      Named(paths, 2, "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/{namespace}/views/{name}");
+  ASSERT_TRUE(item.ok);
+  const Proto patch = Decode(item.One(8));  // PathItem.patch
+  EXPECT_EQ(patch.One(5), "patchHoptimatorLinkedinComV1alpha1NamespacedView");
+  EXPECT_EQ(patch.All(7),
+            (std::vector<std::string>{"application/json-patch+json", "application/merge-patch+json",
+                                      "application/apply-patch+yaml"}));
+  EXPECT_EQ(Named(patch, 13, "x-kubernetes-action").One(2), "\"patch\"");
+  // Operation.parameters: ParametersItem.parameter; Parameter.body_parameter or
+  // .non_body_parameter; NonBodyParameter.query_parameter_sub_schema, whose name is field 4
+  // and type field 6.
+  std::map<std::string, std::string> query;
+  bool body = false;
+  for (const auto& p : patch.All(8)) {
+    const Proto param = Decode(Decode(p).One(1));
+    if (!param.All(1).empty()) {
+      body = Decode(param.One(1)).One(2) == "body";
+      continue;
+    }
+    const Proto sub = Decode(Decode(param.One(2)).One(3));
+    query[sub.One(4)] = sub.One(6);
+  }
+  EXPECT_TRUE(body);
+  EXPECT_EQ(query["fieldValidation"], "string");
+  EXPECT_EQ(query["force"], "boolean");
+  // PathItem.parameters: the path parameters, PathParameterSubSchema with type at field 5.
+  std::set<std::string> in_path;
+  for (const auto& p : item.All(9)) {
+    const Proto non_body = Decode(Decode(Decode(p).One(1)).One(2));
+    if (non_body.All(4).empty()) continue;
+    const Proto sub = Decode(non_body.One(4));
+    EXPECT_EQ(sub.varints.count(1), 1u);  // required
+    EXPECT_EQ(sub.One(5), "string");
+    in_path.insert(sub.One(4));
+  }
+  EXPECT_EQ(in_path, (std::set<std::string>{"name", "namespace"}));
+  // Operation.responses: NamedResponseValue "200" -> Response -> SchemaItem.schema.$ref.
+  const Proto ok = Decode(Named(Decode(patch.One(9)), 1, "200").One(1));
+  EXPECT_EQ(ok.One(1), "OK");
+  EXPECT_EQ(Decode(Decode(ok.One(2)).One(1)).One(1),
+            "#/definitions/com.linkedin.hoptimator.v1alpha1.View");
 }
 
 }  // namespace
