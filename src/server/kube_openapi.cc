@@ -335,9 +335,9 @@ const std::vector<std::string_view> kPatchParams = {"dryRun", "fieldManager", "f
 const std::vector<std::string_view> kDeleteParams = {"dryRun", "gracePeriodSeconds",
                                                      "propagationPolicy"};
 
-// The content types of request bodies. Patches leave out strategic merge patch: it needs Go
-// struct tags hop's kinds do not have, and its absence is what makes kubectl send JSON merge
-// patches, as it does to custom resources.
+// The content types of request bodies. Patches leave out strategic merge patch, as
+// kube-apiserver does for custom resources: it needs per-field merge keys hop's schemas do not
+// declare, and without it kubectl sends hop's kinds JSON merge patches.
 const std::vector<std::string> kPatchTypes = {
     "application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"};
 const std::vector<std::string> kObjectTypes = {"application/json", "application/yaml"};
