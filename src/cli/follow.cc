@@ -6,7 +6,7 @@ namespace hop::cli {
 
 namespace {
 
-// Written by the signal handler, read by the command's loop: a lock-free atomic is safe in both.
+// Set by the signal handler, read by the command's loop: what a handler may write.
 volatile std::sig_atomic_t stop_requested = 0;
 
 void OnStopSignal(int) { stop_requested = 1; }

@@ -132,5 +132,41 @@ TEST_F(LogsTest, AnEndedJobPrintsItsLogAndReturns) {
   EXPECT_NE(err.str().find("no log for job default/missing"), std::string::npos) << err.str();
 }
 
+
+// A trigger's runs: the one going as its log grows, then each new run's header and log.
+TEST_F(LogsTest, FollowsATriggersRuns) {
+  auto trigger = resource::Resource::FromJson(
+      Json{{"apiVersion", "hoptimator.linkedin.com/v1alpha1"},
+           {"kind", "TableTrigger"},
+           {"metadata", {{"name", "report"}, {"namespace", "default"}}},
+           {"spec", {{"schema", "ADS"}, {"table", "AD_CLICKS"}, {"yaml", "kind: Job"}}}},
+      "test");
+  ASSERT_TRUE(trigger.ok()) << trigger.status().ToString();
+  auto stored = store_->Create(std::move(trigger).value());
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  const auto set_runs = [&](Json runs) {
+    auto t = store_->Get(store::RefOf(*stored));
+    ASSERT_TRUE(t.ok());
+    t->set_status(Json{{"jobs", std::move(runs)}});
+    ASSERT_TRUE(store_->UpdateStatus(std::move(t).value()).ok());
+  };
+  const Json first = {{"name", "report-1"}, {"namespace", "default"}, {"from", "a"}, {"to", "b"}};
+  set_runs(Json::array({first}));
+  Append("report-1", "one\n");
+  Start("tabletrigger/report");
+  ASSERT_TRUE(Shows("=== report-1: (a, b] Running\none\n"));
+  Append("report-1", "two\n");
+  ASSERT_TRUE(Shows("one\ntwo\n"));
+  Json ended = first;
+  ended["outcome"] = "Succeeded";
+  const Json second = {{"name", "report-2"}, {"namespace", "default"}, {"from", "b"}, {"to", "c"}};
+  set_runs(Json::array({ended, second}));
+  Append("report-2", "three\n");
+  ASSERT_TRUE(Shows("=== report-2: (b, c] Running\nthree\n"));
+  EXPECT_EQ(Stop(), 0);
+  EXPECT_EQ(shared_.Text(),
+            "=== report-1: (a, b] Running\none\ntwo\n=== report-2: (b, c] Running\nthree\n");
+}
+
 }  // namespace
 }  // namespace hop::cli
