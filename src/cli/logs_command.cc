@@ -99,15 +99,14 @@ class LogTail {
 
 // How long until the next look at the log files, given the last.
 std::chrono::milliseconds UntilPoll(Clock::time_point last_poll) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      last_poll + kFollowPoll - Clock::now());
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(last_poll + kFollowPoll - Clock::now());
   return std::max(left, std::chrono::milliseconds(0));
 }
 
 // `hop logs -f job/NAME`, after the checks: the log as it grows, until the Job is over.
 int FollowJob(const std::string& ns, const std::string& name, const std::string& path,
-              store::Store& store, std::ostream& out, std::ostream& err,
-              const StopFunction& stop) {
+              store::Store& store, std::ostream& out, std::ostream& err, const StopFunction& stop) {
   const store::ObjectRef ref{kJobKind, ns, name};
   // The Job as of a revision, and a watch from it: no end of the Job goes unseen.
   const auto look = [&](int64_t* revision, bool* over) -> Status {
@@ -157,8 +156,7 @@ int FollowJob(const std::string& ns, const std::string& name, const std::string&
       case store::Watch::Outcome::kClosed:
         over = true;  // nothing more can be learnt: print what is there
         break;
-      case store::Watch::Outcome::kTimeout:
-        break;
+      case store::Watch::Outcome::kTimeout: break;
     }
     if (ours || UntilPoll(last_poll).count() == 0) {
       last_poll = Clock::now();
@@ -172,7 +170,8 @@ int FollowJob(const std::string& ns, const std::string& name, const std::string&
 class TriggerRuns {
  public:
   TriggerRuns(std::string state_dir, std::string namespace_name, bool follow)
-      : state_dir_(std::move(state_dir)), namespace_name_(std::move(namespace_name)),
+      : state_dir_(std::move(state_dir)),
+        namespace_name_(std::move(namespace_name)),
         follow_(follow) {}
 
   bool empty() const { return runs_.empty(); }
@@ -331,8 +330,7 @@ int TriggerLogs(const LogsOptions& options, const std::string& name, const std::
         runs.Finish(out);
         out.flush();
         return 0;
-      case store::Watch::Outcome::kTimeout:
-        break;
+      case store::Watch::Outcome::kTimeout: break;
     }
     if (UntilPoll(last_poll).count() == 0) {
       last_poll = Clock::now();

@@ -38,12 +38,12 @@ class LogsTest : public ::testing::Test {
   }
 
   void CreateJob(const std::string& name) {
-    auto r = resource::Resource::FromJson(
-        Json{{"apiVersion", "batch/v1"},
-             {"kind", "Job"},
-             {"metadata", {{"name", name}, {"namespace", "default"}}},
-             {"spec", Json::object()}},
-        "test");
+    auto r =
+        resource::Resource::FromJson(Json{{"apiVersion", "batch/v1"},
+                                          {"kind", "Job"},
+                                          {"metadata", {{"name", name}, {"namespace", "default"}}},
+                                          {"spec", Json::object()}},
+                                     "test");
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_TRUE(store_->Create(std::move(r).value()).ok());
   }
@@ -131,7 +131,6 @@ TEST_F(LogsTest, AnEndedJobPrintsItsLogAndReturns) {
   EXPECT_EQ(RunLogs(options, dir_, *store_, out, err), 1);
   EXPECT_NE(err.str().find("no log for job default/missing"), std::string::npos) << err.str();
 }
-
 
 // A trigger's runs: the one going as its log grows, then each new run's header and log.
 TEST_F(LogsTest, FollowsATriggersRuns) {

@@ -603,9 +603,8 @@ int64_t RevisionOf(const Resource& r) {
 // Follows the selection from `revision`, printing each event of it. `shown` holds every
 // selected object as last printed, keyed by KeyOf.
 int FollowSelection(const Selection& selection, int64_t revision,
-                    std::map<std::string, Resource> shown, GetPrinter& printer,
-                    store::Store& store, std::ostream& out, std::ostream& err,
-                    const StopFunction& stop) {
+                    std::map<std::string, Resource> shown, GetPrinter& printer, store::Store& store,
+                    std::ostream& out, std::ostream& err, const StopFunction& stop) {
   auto watch = store.StartWatch({selection.kind, selection.ns, revision});
   while (!ShouldStop(stop)) {
     store::Event event;
