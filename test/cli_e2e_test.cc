@@ -393,6 +393,62 @@ std::string Status(const StateDir& state, const std::string& kind, const std::st
   return doc["status"][field].get<std::string>();
 }
 
+// `hop get -w` in one process sees what another writes to the same state directory, row by
+// row, and stops with status 0 on SIGINT; `hop get -w | head -n 1` ends once head has gone.
+TEST(CliTest, GetWatchSeesWritesOfOtherProcesses) {
+  StateDir state;
+  const std::string out_path = state.path() + "/watch.out";
+  const std::string hop = HOP_BINARY;
+  const std::string dir = state.path();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  const char* argv[] = {hop.c_str(), "--state", dir.c_str(), "get",          "cm",
+                        "-w",        "--output-watch-events", nullptr};
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, hop.c_str(), &actions, nullptr, const_cast<char**>(argv), environ),
+            0);
+  posix_spawn_file_actions_destroy(&actions);
+  const auto output = [&] {
+    std::ifstream in(out_path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const auto apply = [&](const std::string& name) {
+    return Hop(state.Flag() + " apply -f -",
+               "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + "}\ndata: {a: b}\n");
+  };
+  // Written until the watch shows one: the watcher may not have listed yet when the first is.
+  int n = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        EXPECT_EQ(apply("from-elsewhere-" + std::to_string(++n)).status, 0);
+        return output().find("from-elsewhere-") != std::string::npos;
+      },
+      20))
+      << output();
+  HopRun del = Hop(state.Flag() + " delete cm from-elsewhere-1");
+  ASSERT_EQ(del.status, 0) << del.out;
+  EXPECT_TRUE(Eventually([&] { return output().find("DELETED") != std::string::npos; }, 20))
+      << output();
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+
+  // A closed pipe ends the watch quietly at its next row.
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (int i = 0; i < 3; ++i) apply("after-head-" + std::to_string(i));
+  });
+  HopRun piped = Command("bash -c '" + hop + " " + state.Flag() +
+                         " get cm -w | head -n 1; echo \"status ${PIPESTATUS[0]}\"'");
+  writer.join();
+  EXPECT_NE(piped.out.find("status 0"), std::string::npos) << piped.out;
+}
+
 // `hop serve` reconciles a state directory that other hop processes write to; an interactive
 // or -e hop beside it does not reconcile, yet can wait for it; SIGTERM stops it cleanly.
 TEST(CliTest, ServeReconcilesWhatOtherProcessesWrite) {

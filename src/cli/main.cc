@@ -14,6 +14,7 @@
 #include "catalog/local.h"
 #include "catalog/postgres.h"
 #include "cli/check_command.h"
+#include "cli/follow.h"
 #include "cli/logs_command.h"
 #include "cli/resource_commands.h"
 #include "cli/run_command.h"
@@ -138,6 +139,10 @@ int Main(int argc, char** argv) {
   get->add_option("-o,--output", get_opts.output, "wide, yaml or json");
   get->add_flag("--show-secrets", get_opts.show_secrets,
                 "print passwords and tokens instead of <redacted>");
+  get->add_flag("-w,--watch", get_opts.watch, "after the list, print each change (until Ctrl-C)");
+  get->add_flag("--watch-only", get_opts.watch_only, "print only the changes, not the list");
+  get->add_flag("--output-watch-events", get_opts.output_watch_events,
+                "say ADDED, MODIFIED or DELETED for each change");
 
   // hop delete
   auto* del = app.add_subcommand("delete", "Delete resources");
@@ -173,6 +178,9 @@ int Main(int argc, char** argv) {
   std::string logs_namespace = "default";
   logs->add_option("target", logs_job, "job/NAME or tabletrigger/NAME")->required();
   logs->add_option("-n,--namespace", logs_namespace, "namespace")->capture_default_str();
+  bool logs_follow = false;
+  logs->add_flag("-f,--follow", logs_follow,
+                 "keep printing: a Job's log until it ends, a trigger's runs until Ctrl-C");
 
   // hop serve, and the in-process control plane of the shell and -e/-f.
   bool no_local_jobs = false;
@@ -272,7 +280,10 @@ int Main(int argc, char** argv) {
     auto store = OpenStore(state_dir);
     if (!store) return 1;
     if (apply->parsed()) return hop::cli::RunApply(apply_opts, *store, std::cout, std::cerr);
-    if (get->parsed()) return hop::cli::RunGet(get_opts, *store, std::cout, std::cerr);
+    if (get->parsed()) {
+      if (get_opts.watch || get_opts.watch_only) hop::cli::StopOnSignals();
+      return hop::cli::RunGet(get_opts, *store, std::cout, std::cerr, hop::cli::StopRequested);
+    }
     delete_opts.provisioners = &provisioners;
     return hop::cli::RunDelete(delete_opts, *store, std::cout, std::cerr);
   }
@@ -317,7 +328,9 @@ int Main(int argc, char** argv) {
   if (logs->parsed()) {
     auto store = OpenStore(state_dir);
     if (!store) return 1;
-    return hop::cli::RunLogs({logs_job, logs_namespace}, state_dir, *store, std::cout, std::cerr);
+    if (logs_follow) hop::cli::StopOnSignals();
+    return hop::cli::RunLogs({logs_job, logs_namespace, logs_follow}, state_dir, *store, std::cout,
+                             std::cerr, hop::cli::StopRequested);
   }
   if (refresh->parsed()) {
     auto store = OpenStore(state_dir);

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -226,51 +228,6 @@ std::string Cell(std::string s) {
   return s;
 }
 
-void PrintTable(const std::vector<Resource>& items, const KindInfo* kind, bool all_namespaces,
-                bool wide, std::ostream& out) {
-  std::vector<std::string> header;
-  if (all_namespaces) header.push_back("NAMESPACE");
-  header.push_back("NAME");
-  if (kind) {
-    for (const auto& c : kind->columns) header.push_back(c.name);
-  }
-  header.push_back("AGE");
-  if (wide) header.push_back("LABELS");
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& r : items) {
-    std::vector<std::string> row;
-    if (all_namespaces) row.push_back(Cell(r.namespace_name()));
-    row.push_back(Cell(r.name()));
-    if (kind) {
-      for (const auto& c : kind->columns) {
-        row.push_back(Cell(RedactSecrets(ColumnValue(r.json(), c.json_path))));
-      }
-    }
-    row.push_back(Age(r.creation_timestamp()));
-    if (wide) {
-      std::string labels;
-      for (const auto& [k, v] : r.labels()) labels += (labels.empty() ? "" : ",") + k + "=" + v;
-      row.push_back(labels.empty() ? "<none>" : EscapeForTerminal(labels));
-    }
-    rows.push_back(std::move(row));
-  }
-  std::vector<size_t> widths(header.size());
-  for (size_t i = 0; i < header.size(); ++i) widths[i] = header[i].size();
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
-    }
-    out << line << "\n";
-  };
-  print_row(header);
-  for (const auto& row : rows) print_row(row);
-}
-
 // Resolves a kind the way a user names it: hop's kinds and well-known ones by any of their
 // names, then kinds found in the store by Kind name.
 Result<GroupKind> ResolveKind(const std::string& name, store::Store& store, const KindInfo** info) {
@@ -430,75 +387,329 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
   }
 }
 
-int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err) {
-  const KindInfo* info = nullptr;
-  auto gk = ResolveKind(options.kind, store, &info);
+namespace {
+
+// What `hop get` selects, resolved once from its options, for the list and for the watch.
+struct Selection {
+  GroupKind kind;
+  const KindInfo* info = nullptr;  // null: a kind hop does not know (no printer columns)
+  bool namespaced = true;
+  std::string ns;    // "" for every namespace (-A, or a cluster-scoped kind)
+  std::string name;  // the stored name of the one object asked for; "" for a list
+  resource::LabelSelector selector;
+
+  // Whether the watch's event about `r` concerns this selection (the namespace is the watch's).
+  bool Selects(const Resource& r) const {
+    return name.empty() ? selector.Matches(r.labels()) : r.name() == name;
+  }
+};
+
+// Resolves `options` into `*selection`. 0, or the exit status after saying what is wrong.
+int Select(const GetOptions& options, store::Store& store, std::ostream& err,
+           Selection* selection) {
+  auto gk = ResolveKind(options.kind, store, &selection->info);
   if (!gk.ok()) {
     err << EscapeForTerminal(gk.status().ToString()) << "\n";
     return 1;
   }
-  const bool namespaced = info == nullptr || info->namespaced;
+  selection->kind = *gk;
+  selection->namespaced = selection->info == nullptr || selection->info->namespaced;
   std::string ns = options.namespace_name.empty() ? std::string(resource::kDefaultNamespace)
                                                   : options.namespace_name;
-  if (!namespaced || options.all_namespaces) ns.clear();
+  if (!selection->namespaced || options.all_namespaces) ns.clear();
   if (options.output != "" && options.output != "wide" && options.output != "yaml" &&
       options.output != "json") {
     err << "hop get: unknown output format \"" << options.output
         << "\" (expected wide, yaml or json)\n";
     return 2;
   }
-  std::vector<Resource> items;
   if (!options.name.empty()) {
     if (!options.selector.empty()) {
       err << "hop get: a name and a label selector cannot be combined\n";
       return 2;
     }
-    const std::string in_ns =
-        ns.empty() && namespaced ? std::string(resource::kDefaultNamespace) : ns;
-    auto r = store.Get({*gk, in_ns, StoredName(store, *gk, in_ns, options.name)});
-    if (!r.ok()) {
-      err << EscapeForTerminal(r.status().ToString()) << "\n";
-      return 1;
-    }
-    items.push_back(std::move(r).value());
-  } else {
-    auto selector = resource::LabelSelector::Parse(options.selector);
-    if (!selector.ok()) {
-      err << EscapeForTerminal(selector.status().ToString()) << "\n";
-      return 2;
-    }
-    auto list = store.List({*gk, ns, *selector});
-    if (!list.ok()) {
-      err << EscapeForTerminal(list.status().ToString()) << "\n";
-      return 1;
-    }
-    items = std::move(list->items);
-  }
-  if (options.output == "yaml" || options.output == "json") {
-    Json doc;
-    if (!options.name.empty()) {
-      doc = items.front().Ordered();
-    } else {
-      doc = Json::object();
-      doc["apiVersion"] = "v1";
-      doc["kind"] = "List";
-      doc["items"] = Json::array();
-      for (const auto& r : items) doc["items"].push_back(r.Ordered());
-    }
-    if (!options.show_secrets) Redact(doc);
-    out << (options.output == "yaml" ? EmitYaml(doc) : EmitJson(doc, 2) + "\n");
+    // One object is always looked for in one namespace.
+    if (ns.empty() && selection->namespaced) ns = std::string(resource::kDefaultNamespace);
+    selection->ns = ns;
+    selection->name = StoredName(store, *gk, ns, options.name);
     return 0;
   }
-  if (items.empty()) {
-    if (ns.empty()) {
-      err << "No resources found\n";
-    } else {
-      err << "No resources found in " << ns << " namespace.\n";
-    }
-    return 0;
+  auto selector = resource::LabelSelector::Parse(options.selector);
+  if (!selector.ok()) {
+    err << EscapeForTerminal(selector.status().ToString()) << "\n";
+    return 2;
   }
-  PrintTable(items, info, options.all_namespaces && namespaced, options.output == "wide", out);
+  selection->ns = ns;
+  selection->selector = std::move(selector).value();
   return 0;
+}
+
+// The selected objects and the store's revision they are as of: a watch from that revision
+// misses no later change and repeats none before it.
+Status ListSelection(const Selection& selection, store::Store& store, std::vector<Resource>* items,
+                     int64_t* revision) {
+  items->clear();
+  if (!selection.name.empty()) {
+    // The revision first: a change between it and the Get is seen again by the watch, and
+    // skipped there as already shown (its resourceVersion is not newer).
+    auto now = store.Revision();
+    if (!now.ok()) return now.status();
+    auto r = store.Get({selection.kind, selection.ns, selection.name});
+    if (!r.ok()) return r.status();
+    *revision = *now;
+    items->push_back(std::move(r).value());
+    return Status::OK();
+  }
+  auto list = store.List({selection.kind, selection.ns, selection.selector});
+  if (!list.ok()) return list.status();
+  *revision = list->revision;
+  *items = std::move(list->items);
+  return Status::OK();
+}
+
+// Prints what `hop get` shows, and, when it watches, each event after it in the same form.
+class GetPrinter {
+ public:
+  GetPrinter(const GetOptions& options, const Selection& selection, std::ostream& out)
+      : options_(options),
+        selection_(selection),
+        out_(out),
+        documents_(options.output == "yaml" || options.output == "json"),
+        all_namespaces_(options.all_namespaces && selection.namespaced) {}
+
+  bool documents() const { return documents_; }
+
+  // The list, or the one object: a table (header and rows), or one YAML or JSON document.
+  void PrintList(const std::vector<Resource>& items) {
+    if (documents_) {
+      Json doc;
+      if (!selection_.name.empty()) {
+        doc = items.front().Ordered();
+      } else {
+        doc = Json::object();
+        doc["apiVersion"] = "v1";
+        doc["kind"] = "List";
+        doc["items"] = Json::array();
+        for (const auto& r : items) doc["items"].push_back(r.Ordered());
+      }
+      PrintDocument(std::move(doc));
+      return;
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : items) rows.push_back(Row(store::EventType::kAdded, r));
+    PrintRows(rows);
+  }
+
+  // One event of the watch: a row in the columns of the first batch, or a document.
+  void PrintEvent(store::EventType type, const Resource& r) {
+    if (documents_) {
+      Json doc = r.Ordered();
+      if (options_.output_watch_events) {
+        doc = Json{{"type", std::string(store::EventTypeName(type))}, {"object", std::move(doc)}};
+      }
+      // YAML documents after the first are separated, JSON ones follow each other.
+      if (options_.output == "yaml" && printed_) out_ << "---\n";
+      PrintDocument(std::move(doc));
+      return;
+    }
+    PrintRows({Row(type, r)});
+  }
+
+ private:
+  void PrintDocument(Json doc) {
+    if (!options_.show_secrets) Redact(doc);
+    out_ << (options_.output == "yaml" ? EmitYaml(doc) : EmitJson(doc, 2) + "\n");
+    printed_ = true;
+  }
+
+  std::vector<std::string> Header() const {
+    std::vector<std::string> header;
+    if (options_.output_watch_events) header.push_back("EVENT");
+    if (all_namespaces_) header.push_back("NAMESPACE");
+    header.push_back("NAME");
+    if (selection_.info) {
+      for (const auto& c : selection_.info->columns) header.push_back(c.name);
+    }
+    header.push_back("AGE");
+    if (options_.output == "wide") header.push_back("LABELS");
+    return header;
+  }
+
+  std::vector<std::string> Row(store::EventType type, const Resource& r) const {
+    std::vector<std::string> row;
+    if (options_.output_watch_events) row.emplace_back(store::EventTypeName(type));
+    if (all_namespaces_) row.push_back(Cell(r.namespace_name()));
+    row.push_back(Cell(r.name()));
+    if (selection_.info) {
+      for (const auto& c : selection_.info->columns) {
+        row.push_back(Cell(RedactSecrets(ColumnValue(r.json(), c.json_path))));
+      }
+    }
+    row.push_back(Age(r.creation_timestamp()));
+    if (options_.output == "wide") {
+      std::string labels;
+      for (const auto& [k, v] : r.labels()) labels += (labels.empty() ? "" : ",") + k + "=" + v;
+      row.push_back(labels.empty() ? "<none>" : EscapeForTerminal(labels));
+    }
+    return row;
+  }
+
+  // The first rows printed set the widths of the columns, with the header above them; later
+  // rows keep those widths (a longer cell only pushes the rest of its row), as kubectl's watch.
+  void PrintRows(const std::vector<std::vector<std::string>>& rows) {
+    const bool first = widths_.empty();
+    if (first) {
+      const std::vector<std::string> header = Header();
+      widths_.resize(header.size());
+      for (size_t i = 0; i < header.size(); ++i) widths_[i] = header[i].size();
+      for (const auto& row : rows) {
+        for (size_t i = 0; i < row.size(); ++i) widths_[i] = std::max(widths_[i], row[i].size());
+      }
+      PrintRow(header);
+    }
+    for (const auto& row : rows) PrintRow(row);
+  }
+
+  void PrintRow(const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) {
+        line += std::string(widths_[i] > row[i].size() ? widths_[i] - row[i].size() + 3 : 3, ' ');
+      }
+    }
+    out_ << line << "\n";
+  }
+
+  const GetOptions& options_;
+  const Selection& selection_;
+  std::ostream& out_;
+  const bool documents_;
+  const bool all_namespaces_;
+  std::vector<size_t> widths_;  // empty until the header is printed
+  bool printed_ = false;        // whether a document was printed
+};
+
+// An object's place in the watch's bookkeeping.
+std::string KeyOf(const Resource& r) { return r.namespace_name() + "/" + r.name(); }
+
+int64_t RevisionOf(const Resource& r) {
+  int64_t revision = 0;
+  const std::string& v = r.resource_version();
+  std::from_chars(v.data(), v.data() + v.size(), revision);
+  return revision;
+}
+
+// Follows the selection from `revision`, printing each event of it. `shown` holds every
+// selected object as last printed, keyed by KeyOf.
+int FollowSelection(const Selection& selection, int64_t revision,
+                    std::map<std::string, Resource> shown, GetPrinter& printer, store::Store& store,
+                    std::ostream& out, std::ostream& err, const StopFunction& stop) {
+  auto watch = store.StartWatch({selection.kind, selection.ns, revision});
+  while (!ShouldStop(stop)) {
+    store::Event event;
+    switch (watch->Next(kFollowPoll, &event)) {
+      case store::Watch::Outcome::kTimeout:
+        continue;
+      case store::Watch::Outcome::kClosed:
+        err << "hop get: the store closed the watch\n";
+        return 1;
+      case store::Watch::Outcome::kTooOld: {
+        // The history since `revision` is gone: what changed meanwhile is the difference
+        // between what was shown and what the store holds now.
+        std::vector<Resource> items;
+        Status listed = ListSelection(selection, store, &items, &revision);
+        if (!listed.ok() && listed.code() != StatusCode::kNotFound) {
+          err << EscapeForTerminal(listed.ToString()) << "\n";
+          return 1;
+        }
+        if (!listed.ok()) {
+          auto now = store.Revision();
+          if (!now.ok()) {
+            err << EscapeForTerminal(now.status().ToString()) << "\n";
+            return 1;
+          }
+          revision = *now;
+        }
+        std::map<std::string, Resource> now_shown;
+        for (Resource& r : items) {
+          auto it = shown.find(KeyOf(r));
+          if (it == shown.end()) {
+            printer.PrintEvent(store::EventType::kAdded, r);
+          } else if (RevisionOf(it->second) != RevisionOf(r)) {
+            printer.PrintEvent(store::EventType::kModified, r);
+          }
+          now_shown.emplace(KeyOf(r), std::move(r));
+        }
+        for (const auto& [key, last] : shown) {
+          if (!now_shown.count(key)) printer.PrintEvent(store::EventType::kDeleted, last);
+        }
+        shown = std::move(now_shown);
+        watch = store.StartWatch({selection.kind, selection.ns, revision});
+        break;
+      }
+      case store::Watch::Outcome::kEvent: {
+        const Resource& r = event.object;
+        const std::string key = KeyOf(r);
+        auto it = shown.find(key);
+        if (event.type == store::EventType::kDeleted) {
+          if (it == shown.end()) continue;
+          shown.erase(it);
+          printer.PrintEvent(store::EventType::kDeleted, r);
+        } else if (it != shown.end() && event.revision <= RevisionOf(it->second)) {
+          continue;  // already shown by the list
+        } else if (selection.Selects(r)) {
+          // An object that comes into the selection is new to whoever watches it.
+          printer.PrintEvent(it == shown.end() ? store::EventType::kAdded
+                                               : store::EventType::kModified,
+                             r);
+          shown.insert_or_assign(key, r);
+        } else if (it != shown.end()) {
+          // It left the label selector's selection: gone from what is watched.
+          shown.erase(it);
+          printer.PrintEvent(store::EventType::kDeleted, r);
+        } else {
+          continue;
+        }
+        break;
+      }
+    }
+    out.flush();
+    if (!out) return 0;  // the reader went away (EPIPE): nothing left to do
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err,
+           const StopFunction& stop) {
+  Selection selection;
+  if (int rc = Select(options, store, err, &selection); rc != 0) return rc;
+  std::vector<Resource> items;
+  int64_t revision = 0;
+  if (Status listed = ListSelection(selection, store, &items, &revision); !listed.ok()) {
+    err << EscapeForTerminal(listed.ToString()) << "\n";
+    return 1;
+  }
+  GetPrinter printer(options, selection, out);
+  if (!options.watch_only) {
+    if (items.empty() && !printer.documents()) {
+      if (selection.ns.empty()) {
+        err << "No resources found\n";
+      } else {
+        err << "No resources found in " << selection.ns << " namespace.\n";
+      }
+    } else {
+      printer.PrintList(items);
+    }
+  }
+  if (!options.watch && !options.watch_only) return 0;
+  out.flush();
+  if (!out) return 0;
+  std::map<std::string, Resource> shown;
+  for (Resource& r : items) shown.emplace(KeyOf(r), std::move(r));
+  return FollowSelection(selection, revision, std::move(shown), printer, store, out, err, stop);
 }
 
 int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& out,

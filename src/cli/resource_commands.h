@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catalog/provisioner.h"
+#include "cli/follow.h"
 #include "resource/resource.h"
 #include "common/status.h"
 #include "store/store.h"
@@ -37,12 +38,24 @@ struct GetOptions {
   std::string selector;         // -l
   std::string output;           // "", "wide", "yaml", "json"
   bool show_secrets = false;    // --show-secrets: print secrets rather than <redacted>
+  bool watch = false;           // -w: after the list, print each change
+  bool watch_only = false;      // --watch-only: only the changes
+  bool output_watch_events = false;  // --output-watch-events: say ADDED, MODIFIED or DELETED
 };
 
 // Prints one object or a list: a table with the kind's printer columns, or YAML / JSON. Secrets
 // (passwords in database URLs and connector configurations, common/redact.h) print as
 // <redacted>, in YAML and JSON too unless `show_secrets`.
-int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err);
+//
+// With `watch` or `watch_only`, then follows the store from the list's revision, as kubectl
+// does: each creation, change or deletion of a selected object is one more table row in the
+// first batch's columns (no header again), or one more YAML (after `---`) or JSON document,
+// flushed at once. An object that comes into a label selector's selection is added, one that
+// leaves it deleted. When the store no longer has the history to follow, it lists again and
+// prints what changed meanwhile. Runs until `stop` says stop, or the output fails (a closed
+// pipe): 0 then.
+int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err,
+           const StopFunction& stop = {});
 
 struct DeleteOptions {
   std::string kind;

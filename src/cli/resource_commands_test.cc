@@ -7,6 +7,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
+
+#include "cli/follow_testing.h"
 
 #include "resource/yaml.h"
 #include "store/sqlite_store.h"
@@ -341,6 +344,149 @@ TEST_F(ResourceCommandsTest, CrdsCoverEveryKind) {
             Json::parse(R"(["ANSI", "MySQL", "Calcite"])"));
   // Template kinds have no status subresource.
   EXPECT_FALSE((*docs)[4]["spec"]["versions"][0].contains("subresources"));
+}
+
+
+// `hop get -w`: a store object written from the test's thread while RunGet follows in another.
+class WatchTest : public ResourceCommandsTest {
+ protected:
+  void Create(const std::string& name, const std::string& app) {
+    auto r = resource::Resource::FromJson(
+        Json{{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"app", app}}}}},
+             {"data", {{"k", "v"}}}},
+        "test");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE(store_->Create(std::move(r).value()).ok());
+  }
+  void Relabel(const std::string& name, const std::string& app) {
+    auto r = store_->Get({{"", "ConfigMap"}, "default", name});
+    ASSERT_TRUE(r.ok());
+    Json doc = r->json();
+    doc["metadata"]["labels"]["app"] = app;
+    auto updated = resource::Resource::FromJson(std::move(doc), "test");
+    ASSERT_TRUE(updated.ok());
+    ASSERT_TRUE(store_->Update(std::move(updated).value()).ok());
+  }
+  void Remove(const std::string& name) {
+    ASSERT_TRUE(store_->Delete({{"", "ConfigMap"}, "default", name}).ok());
+  }
+
+  void Start(GetOptions options) {
+    thread_ = std::thread([this, options] {
+      rc_ = RunGet(options, *store_, out_, err_, [this] {
+        watching_ = true;  // asked only once the watch is there
+        return stop_.load();
+      });
+    });
+  }
+  // Stops the watch; its exit status.
+  int Stop() {
+    stop_ = true;
+    thread_.join();
+    return rc_;
+  }
+  std::string Text() { return shared_.Text(); }
+  bool Shows(const std::string& what, size_t times = 1) {
+    return testing::Eventually([&] { return testing::Count(Text(), what) >= times; });
+  }
+  void TearDown() override {
+    if (thread_.joinable()) Stop();
+    ResourceCommandsTest::TearDown();
+  }
+
+  testing::SharedOutput shared_;
+  std::ostream out_{&shared_};
+  std::ostringstream err_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> watching_{false};
+  std::thread thread_;
+  int rc_ = -1;
+};
+
+TEST_F(WatchTest, PrintsARowForEachAddedModifiedAndDeletedObject) {
+  Create("first", "web");
+  GetOptions options;
+  options.kind = "cm";
+  options.watch = true;
+  options.output_watch_events = true;
+  Start(options);
+  ASSERT_TRUE(Shows("ADDED   first")) << Text();
+  Create("second", "web");
+  ASSERT_TRUE(Shows("ADDED   second")) << Text();
+  Relabel("first", "api");
+  ASSERT_TRUE(Shows("MODIFIED   first")) << Text();
+  Remove("second");
+  ASSERT_TRUE(Shows("DELETED   second")) << Text();
+  EXPECT_EQ(Stop(), 0);
+  // The header once, the list's row, then one row per event, each once.
+  const std::vector<std::string> lines = [&] {
+    std::vector<std::string> v;
+    std::istringstream in(Text());
+    for (std::string line; std::getline(in, line);) v.push_back(line.substr(0, line.find(' ')));
+    return v;
+  }();
+  EXPECT_EQ(lines, (std::vector<std::string>{"EVENT", "ADDED", "ADDED", "MODIFIED", "DELETED"}))
+      << Text();
+  EXPECT_EQ(err_.str(), "");
+}
+
+TEST_F(WatchTest, ASelectorSkipsOtherObjectsAndSeesThemComeAndGo) {
+  Create("web-1", "web");
+  GetOptions options;
+  options.kind = "configmaps";
+  options.selector = "app=web";
+  options.output = "wide";
+  options.watch = true;
+  Start(options);
+  ASSERT_TRUE(Shows("web-1")) << Text();
+  Create("db-1", "db");
+  Create("web-2", "web");
+  ASSERT_TRUE(Shows("web-2")) << Text();
+  // Out of the selection: its last row (a deletion to the watcher); back in: added again.
+  Relabel("web-1", "db");
+  ASSERT_TRUE(Shows("app=db")) << Text();
+  Relabel("db-1", "web");
+  ASSERT_TRUE(Shows("db-1")) << Text();
+  EXPECT_EQ(Stop(), 0);
+  EXPECT_EQ(testing::Count(Text(), "NAME"), 1u) << Text();  // no header again
+  EXPECT_EQ(testing::Count(Text(), "\n"), 5u) << Text();
+  EXPECT_EQ(testing::Count(Text(), "db-1"), 1u) << Text();  // not while it was app=db
+}
+
+TEST_F(WatchTest, OneNamedObjectInYamlDocuments) {
+  Create("watched", "web");
+  Create("other", "web");
+  GetOptions options;
+  options.kind = "cm";
+  options.name = "watched";
+  options.output = "yaml";
+  options.watch_only = true;
+  Start(options);
+  // Written after the watch starts: the list was not printed, so the first change is the first
+  // document.
+  ASSERT_TRUE(testing::Eventually([&] { return watching_.load(); }));
+  Relabel("other", "api");
+  Relabel("watched", "api");
+  ASSERT_TRUE(Shows("app: api")) << Text();
+  Remove("watched");
+  ASSERT_TRUE(Shows("name: watched", 2)) << Text();
+  EXPECT_EQ(Stop(), 0);
+  EXPECT_EQ(testing::Count(Text(), "---\n"), 1u) << Text();
+  EXPECT_EQ(Text().find("other"), std::string::npos) << Text();
+  EXPECT_EQ(Text().rfind("apiVersion: v1\n", 0), 0u) << Text();
+}
+
+// A name the store does not have is an error at once, as without -w.
+TEST_F(WatchTest, AMissingObjectIsNotWatched) {
+  std::string out, err;
+  GetOptions options;
+  options.kind = "cm";
+  options.name = "nope";
+  options.watch = true;
+  EXPECT_EQ(Get(options, &out, &err), 1);
+  EXPECT_NE(err.find("Not Found"), std::string::npos) << err;
 }
 
 }  // namespace
