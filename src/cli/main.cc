@@ -215,6 +215,24 @@ int Main(int argc, char** argv) {
                     "seconds an idle client stays connected (0: no limit)")
       ->capture_default_str();
 
+  // The Kubernetes API, metrics and health over HTTP (docs/kubernetes-api.md).
+  hop::server::HttpServerOptions http_opts;
+  int http_port = -1;
+  serve->add_option("--http-port", http_port,
+                    "serve the Kubernetes API, /metrics and health checks on this port");
+  serve->add_option("--http-listen", http_opts.listen,
+                    "address to listen on (loopback by default; others need TLS and a token)")
+      ->capture_default_str();
+  serve->add_option("--http-tls-cert", http_opts.tls_cert, "TLS certificate (PEM) for HTTPS");
+  serve->add_option("--http-tls-key", http_opts.tls_key, "the certificate's private key (PEM)");
+  serve->add_option("--http-token-file", http_opts.token_file,
+                    "file holding the bearer token every API request must carry");
+  serve->add_option("--http-max-body-bytes", http_opts.max_body_bytes,
+                    "largest request body accepted")
+      ->capture_default_str();
+  serve->add_option("--kubeconfig-out", serve_opts.kubeconfig_out,
+                    "write a kubeconfig pointing kubectl at the server to this file");
+
   // hop pg-user add NAME: a users file entry, the password read from standard input.
   auto* pg_user = app.add_subcommand("pg-user", "Manage the users of hop serve --pg-users");
   auto* pg_user_add =
@@ -374,6 +392,14 @@ int Main(int argc, char** argv) {
       pg_opts.port = pg_port;
       pg_opts.idle_timeout = std::chrono::milliseconds(static_cast<int64_t>(pg_idle_seconds * 1000));
       serve_opts.pg = pg_opts;
+    }
+    if (http_port >= 0) {
+      http_opts.port = http_port;
+      http_opts.api.provisioners = &provisioners;
+      serve_opts.http = http_opts;
+    } else if (!serve_opts.kubeconfig_out.empty()) {
+      std::cerr << "hop serve: --kubeconfig-out needs --http-port\n";
+      return 2;
     }
     hop::cli::BlockStopSignals();
     auto store = OpenStore(state_dir, hop::session::ControlPlane::StoreOptions());

@@ -1,11 +1,20 @@
 #include "cli/serve_command.h"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <ostream>
 
+#include "common/files.h"
 #include "common/strings.h"
+#include "server/http_server.h"
 #include "server/pg_server.h"
 #include "session/control_plane.h"
 
@@ -19,6 +28,31 @@ sigset_t StopSignals() {
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   return set;
+}
+
+// Writes `text` to `path` whole or not at all (a temporary file renamed over it), readable by
+// the owner only.
+Status WritePrivateFile(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  const int fd = OpenPrivateFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) return Status::Unavailable(fmt::format("cannot write {}: {}", tmp, strerror(errno)));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(fd);
+      unlink(tmp.c_str());
+      return Status::Unavailable(fmt::format("cannot write {}: {}", tmp, strerror(errno)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    unlink(tmp.c_str());
+    return Status::Unavailable(fmt::format("cannot write {}: {}", path, strerror(errno)));
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -53,6 +87,27 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
     out << "hop serve: PostgreSQL protocol on " << options.pg->listen << ":" << pg->port() << " ("
         << server::AuthMethodName(options.pg->auth) << ")" << std::endl;
   }
+  // The Kubernetes API serves the store in a stand-by too; /readyz says which this process is.
+  std::atomic<server::ServeRole> role{server::ServeRole::kStarting};
+  std::unique_ptr<server::HttpServer> http;
+  if (options.http) {
+    auto started = server::HttpServer::Start(store, *options.http, &role);
+    if (!started.ok()) {
+      err << "hop serve: " << EscapeForTerminal(started.status().ToString()) << "\n";
+      return 1;
+    }
+    http = std::move(started).value();
+    out << "hop serve: Kubernetes API on " << http->url() << std::endl;
+    if (!options.kubeconfig_out.empty()) {
+      Status written = WritePrivateFile(options.kubeconfig_out, http->Kubeconfig());
+      if (!written.ok()) {
+        err << "hop serve: " << EscapeForTerminal(written.ToString()) << "\n";
+        return 1;
+      }
+      out << "hop serve: kubeconfig written to " << EscapeForTerminal(options.kubeconfig_out)
+          << std::endl;
+    }
+  }
   // A second `hop serve` on one state directory stands by until the first stops.
   sigset_t set = StopSignals();
   bool said = false;
@@ -65,6 +120,7 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
     }
     cp = std::move(started).value();
     if (cp->leading()) break;
+    role = server::ServeRole::kStandingBy;
     if (!said) {
       out << "hop serve: " << cp->leader() << " reconciles " << options.state_dir << "; standing by"
           << std::endl;
@@ -73,8 +129,14 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
     cp.reset();
     timespec wait{1, 0};
     const int signal = sigtimedwait(&set, nullptr, &wait);
-    if (signal == SIGTERM || signal == SIGINT) return 0;
+    if (signal == SIGTERM || signal == SIGINT) {
+      role = server::ServeRole::kStopping;
+      if (http) http->Stop();
+      if (pg) pg->Stop();
+      return 0;
+    }
   }
+  role = server::ServeRole::kLeading;
   out << "hop serve: reconciling " << options.state_dir
       << (options.local_jobs ? "" : " (local Jobs off)") << "; stop with SIGTERM or Ctrl-C"
       << std::endl;
@@ -82,6 +144,8 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   int signal = 0;
   sigwait(&set, &signal);
   out << "hop serve: stopping (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << ")" << std::endl;
+  role = server::ServeRole::kStopping;
+  if (http) http->Stop();
   if (pg) pg->Stop();
   cp->Stop();
   return 0;

@@ -1,6 +1,7 @@
 // `hop serve`: the long-running control plane of a state directory (the operator's reconcilers
-// and the local Job runner) until SIGTERM or SIGINT, and with --pg-port the PostgreSQL wire
-// protocol server (server/pg_server.h, docs/pgwire.md).
+// and the local Job runner) until SIGTERM or SIGINT; with --pg-port the PostgreSQL wire
+// protocol server (server/pg_server.h, docs/pgwire.md), with --http-port the Kubernetes API,
+// metrics and health checks (server/http_server.h, docs/kubernetes-api.md).
 #pragma once
 
 #include <optional>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "catalog/provisioner.h"
+#include "server/http_server.h"
 #include "server/pg_server.h"
 #include "store/store.h"
 
@@ -25,6 +27,10 @@ struct ServeOptions {
   const catalog::Provisioners* provisioners = nullptr;
   // The PostgreSQL server's, when --pg-port is given.
   std::optional<server::PgServerOptions> pg;
+  // The HTTP server's (the Kubernetes API, metrics, health), when --http-port is given.
+  std::optional<server::HttpServerOptions> http;
+  // Where to write a kubeconfig for the HTTP server (mode 0600: it may hold the token).
+  std::string kubeconfig_out;
 };
 
 // Runs the control plane until SIGTERM or SIGINT (block them first, before any thread starts,

@@ -17,6 +17,7 @@
 #include "resource/secrets.h"
 #include "resource/validation.h"
 #include "resource/yaml.h"
+#include "server/kube_openapi.h"
 
 namespace hop::server {
 
@@ -279,6 +280,63 @@ bool WantsAggregated(const KubeRequest& r) {
 
 constexpr std::string_view kAggregatedType =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+// --- OpenAPI: built once, on first use (the kinds are fixed) ---
+
+struct OpenApiDocuments {
+  std::string v2_json;
+  std::string v2_protobuf;
+  std::string v3_index;
+  std::map<std::string, std::string> v3;  // "apis/GROUP/VERSION" or "api/v1"
+};
+
+const OpenApiDocuments& Documents() {
+  static const OpenApiDocuments docs = [] {
+    OpenApiDocuments d;
+    const Json v2 = OpenApiV2(ServedKinds());
+    d.v2_json = Dump(v2);
+    d.v2_protobuf = OpenApiV2Protobuf(v2);
+    d.v3_index = Dump(OpenApiV3Index(ServedKinds()));
+    std::vector<std::pair<std::string, std::string>> gvs = Groups();
+    gvs.emplace_back("", "v1");
+    for (const auto& [group, version] : gvs) {
+      auto doc = OpenApiV3(group, version, ServedKinds());
+      if (!doc.ok()) continue;
+      d.v3[group.empty() ? "api/" + version : "apis/" + group + "/" + version] = Dump(*doc);
+    }
+    return d;
+  }();
+  return docs;
+}
+
+KubeResponse OpenApi(const KubeRequest& req, const std::vector<std::string>& seg) {
+  const OpenApiDocuments& docs = Documents();
+  KubeResponse r;
+  if (seg.size() == 2 && seg[1] == "v2") {
+    // kubectl asks for gnostic's protobuf first (1.20 only for it), and reads it as
+    // application/octet-stream.
+    if (req.accept.find("protobuf") != std::string::npos) {
+      r.content_type = "application/octet-stream";
+      r.body = docs.v2_protobuf;
+    } else {
+      r.body = docs.v2_json;
+    }
+    return r;
+  }
+  if (seg.size() == 2 && seg[1] == "v3") {
+    r.body = docs.v3_index;
+    return r;
+  }
+  std::string key;
+  for (size_t i = 2; i < seg.size(); ++i) key += (i > 2 ? "/" : "") + seg[i];
+  if (seg.size() >= 3 && seg[1] == "v3") {
+    if (auto it = docs.v3.find(key); it != docs.v3.end()) {
+      r.body = it->second;
+      return r;
+    }
+  }
+  return KubeStatusResponse(404, "NotFound", "the server could not find the requested resource");
+}
 
 // --- objects ---
 
@@ -556,7 +614,9 @@ class CacheWatchStream : public KubeWatchStream {
         bookmarks_(bookmarks),
         duration_(duration) {}
 
-  std::string content_type() const override { return "application/json"; }
+  // Not plain application/json: the HTTP library would gzip that when the client accepts it,
+  // and a compressor holds events back until it has a block.
+  std::string content_type() const override { return "application/json;stream=watch"; }
 
   void Run(const std::function<bool(std::string_view)>& write,
            const std::atomic<bool>& stopping) override {
@@ -761,9 +821,7 @@ KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<
                                       bool* done) {
   *done = true;
   if (req.method != "GET") {
-    *done = seg.size() > 2 || seg.empty() || (seg[0] != "api" && seg[0] != "apis");
-    if (*done) return KubeStatusResponse(405, "MethodNotAllowed", "the method is not allowed here");
-    *done = false;
+    *done = false;  // only resources take other methods
     return {};
   }
   if (seg.size() == 1 && seg[0] == "version") {
@@ -822,7 +880,7 @@ KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<
     }
     return KubeStatusResponse(404, "NotFound", "the server could not find the requested resource");
   }
-  // OPENAPI
+  if (!seg.empty() && seg[0] == "openapi") return OpenApi(req, seg);
   *done = false;
   return {};
 }
