@@ -27,6 +27,7 @@
 #include "resource/crd.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
+#include "resource/secrets.h"
 #include "resource/selector.h"
 #include "resource/validation.h"
 #include "resource/yaml.h"
@@ -92,37 +93,6 @@ std::string DisplayName(const Resource& r) {
   return EscapeForTerminal(kind + "/" + r.name());
 }
 
-// Reports every string of `doc` that holds a secret as `hop get` prints it: applying it would
-// store <redacted> in place of the secret.
-void RefuseRedacted(const Json& doc, const std::string& path, Issues& issues) {
-  if (doc.is_string()) {
-    if (HoldsRedacted(doc.get_ref<const std::string&>())) {
-      issues.Error(
-          fmt::format("{}: holds {} where a secret was: give the secret itself "
-                      "(`hop get --show-secrets` prints it)",
-                      path.empty() ? "." : path, kRedacted));
-    }
-  } else if (doc.is_object()) {
-    for (const auto& [k, v] : doc.items())
-      RefuseRedacted(v, path.empty() ? k : path + "." + k, issues);
-  } else if (doc.is_array()) {
-    for (size_t i = 0; i < doc.size(); ++i) {
-      RefuseRedacted(doc[i], fmt::format("{}[{}]", path, i), issues);
-    }
-  }
-}
-
-// `doc` with every secret in its strings redacted.
-void Redact(Json& doc) {
-  if (doc.is_string()) {
-    const std::string& text = doc.get_ref<const std::string&>();
-    std::string shown = RedactSecrets(text);
-    if (shown != text) doc = std::move(shown);
-  } else if (doc.is_object() || doc.is_array()) {
-    for (auto& v : doc) Redact(v);
-  }
-}
-
 // Parses and validates every document of `path` for `command` ("hop apply"). On any problem
 // prints all of them and returns false; nothing is written.
 bool LoadDocuments(std::string_view command, const std::string& path,
@@ -162,7 +132,7 @@ bool LoadDocuments(std::string_view command, const std::string& path,
       }
     }
     resource::ValidateResource(*r, &doc, {unknown_fields});
-    RefuseRedacted(r->json(), "", doc);
+    resource::RefuseRedacted(r->json(), "", doc);
     out->push_back(std::move(r).value());
   }
   if (docs->empty()) {
@@ -183,18 +153,8 @@ bool LoadDocuments(std::string_view command, const std::string& path,
 
 // Evaluates a printer column's path (`.spec.url`) against an object.
 std::string ColumnValue(const Json& doc, const std::string& path) {
-  const Json* cur = &doc;
-  size_t pos = 1;
-  while (pos <= path.size()) {
-    size_t dot = path.find('.', pos);
-    std::string key = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-    if (!cur->is_object()) return "";
-    auto it = cur->find(key);
-    if (it == cur->end()) return "";
-    cur = &*it;
-    if (dot == std::string::npos) break;
-    pos = dot + 1;
-  }
+  const Json* cur = resource::PrinterColumnValue(doc, path);
+  if (cur == nullptr) return "";
   if (cur->is_string()) return cur->get<std::string>();
   if (cur->is_null()) return "";
   return cur->dump();
@@ -203,12 +163,7 @@ std::string ColumnValue(const Json& doc, const std::string& path) {
 std::string Age(const std::string& created) {
   auto t = ParseRfc3339(created);
   if (!t) return "<unknown>";
-  auto secs = std::chrono::duration_cast<std::chrono::seconds>(SystemClock().Now() - *t).count();
-  if (secs < 0) secs = 0;
-  if (secs < 120) return fmt::format("{}s", secs);
-  if (secs < 7200) return fmt::format("{}m", secs / 60);
-  if (secs < 172800) return fmt::format("{}h", secs / 3600);
-  return fmt::format("{}d", secs / 86400);
+  return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(SystemClock().Now() - *t));
 }
 
 // One-line cells: printer columns can hold SQL with newlines, and any cell text a user wrote,
@@ -517,7 +472,7 @@ class GetPrinter {
 
  private:
   void PrintDocument(Json doc) {
-    if (!options_.show_secrets) Redact(doc);
+    if (!options_.show_secrets) resource::RedactSecretsIn(doc);
     out_ << (options_.output == "yaml" ? EmitYaml(doc) : EmitJson(doc, 2) + "\n");
     printed_ = true;
   }

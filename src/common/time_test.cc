@@ -42,9 +42,6 @@ TEST(TimeTest, ParsesAndRejects) {
   EXPECT_EQ(ParseRfc3339(FormatRfc3339(base, 9)), base);
 }
 
-}  // namespace
-}  // namespace hop
-
 TEST(TimeTest, HumanDurationsAsKubectlPrintsThem) {
   using std::chrono::seconds;
   EXPECT_EQ(HumanDuration(seconds(-5)), "0s");
@@ -59,3 +56,6 @@ TEST(TimeTest, HumanDurationsAsKubectlPrintsThem) {
   EXPECT_EQ(HumanDuration(seconds(45 * 86400)), "45d");
   EXPECT_EQ(HumanDuration(seconds(800 * 86400)), "2y");
 }
+
+}  // namespace
+}  // namespace hop

@@ -718,4 +718,21 @@ const KindInfo* FindKind(const GroupKind& gk) {
   return nullptr;
 }
 
+const Json* PrinterColumnValue(const Json& doc, std::string_view path) {
+  const Json* cur = &doc;
+  size_t pos = 1;
+  while (pos <= path.size()) {
+    const size_t dot = path.find('.', pos);
+    const std::string key(path.substr(pos, dot == std::string_view::npos ? std::string_view::npos
+                                                                          : dot - pos));
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(key);
+    if (it == cur->end()) return nullptr;
+    cur = &*it;
+    if (dot == std::string_view::npos) break;
+    pos = dot + 1;
+  }
+  return cur;
+}
+
 }  // namespace hop::resource

@@ -94,6 +94,10 @@ const KindInfo* LookupKind(std::string_view name);
 // The hop or external kind with this group and kind, or null.
 const KindInfo* FindKind(const GroupKind& gk);
 
+// The value a printer column's JSON path (`.spec.url`, `.status.watermark`) selects in `doc`,
+// or null when a step is missing.
+const Json* PrinterColumnValue(const Json& doc, std::string_view json_path);
+
 #define HOP_FIELD(type, name) static const Field<type> name
 
 struct DatabaseKind {

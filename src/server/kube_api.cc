@@ -348,23 +348,6 @@ std::string HumanAge(const std::string& created) {
   return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(SystemClock().Now() - *t));
 }
 
-// A printer column's value: `.spec.url` looked up in the object.
-const Json* ColumnValue(const Json& doc, const std::string& path) {
-  const Json* cur = &doc;
-  size_t pos = 1;
-  while (pos <= path.size()) {
-    size_t dot = path.find('.', pos);
-    std::string key = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(key);
-    if (it == cur->end()) return nullptr;
-    cur = &*it;
-    if (dot == std::string::npos) break;
-    pos = dot + 1;
-  }
-  return cur;
-}
-
 Json ColumnDefinition(std::string_view name, std::string_view type, std::string_view format,
                       std::string_view description, int priority) {
   Json c = Json::object();
@@ -391,7 +374,7 @@ Json TableRow(const KindInfo& kind, const Json& object, const std::string& inclu
   Json cells = Json::array();
   cells.push_back(object["metadata"].value("name", ""));
   for (const auto& c : kind.columns) {
-    const Json* v = ColumnValue(object, c.json_path);
+    const Json* v = resource::PrinterColumnValue(object, c.json_path);
     if (v == nullptr || v->is_null()) {
       cells.push_back(nullptr);
     } else if (c.type == "date" && v->is_string()) {
