@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "common/issues.h"
 #include "common/redact.h"
@@ -582,7 +583,8 @@ class CacheWatchStream : public KubeWatchStream {
  public:
   CacheWatchStream(KubeApi::Impl& api, const KindInfo& kind, std::string ns,
                    resource::LabelSelector labels, std::vector<FieldRequirement> fields,
-                   int64_t from, std::vector<std::shared_ptr<const CachedEvent>> initial,
+                   int64_t from, std::vector<std::string> selected,
+                   std::vector<std::shared_ptr<const CachedEvent>> initial,
                    bool table, std::string include, bool bookmarks,
                    std::chrono::milliseconds duration)
       : api_(api),
@@ -595,7 +597,13 @@ class CacheWatchStream : public KubeWatchStream {
         table_(table),
         include_(std::move(include)),
         bookmarks_(bookmarks),
-        duration_(duration) {}
+        duration_(duration),
+        filtered_(!labels_.empty() || !fields_.empty()),
+        shown_(std::make_move_iterator(selected.begin()), std::make_move_iterator(selected.end())) {
+    for (const auto& e : initial_) {
+      if (filtered_) shown_.insert(e->object.namespace_name() + "/" + e->object.name());
+    }
+  }
 
   // Not plain application/json: the HTTP library would gzip that when the client accepts it,
   // and a compressor holds events back until it has a block.
@@ -649,7 +657,7 @@ class CacheWatchStream : public KubeWatchStream {
         }
         for (const auto& e : events) {
           pos = e->revision;
-          if (!Matches(e->object)) continue;
+          if (!InScope(e->object)) continue;
           if (!Send(*e, write)) return;
           last_sent = std::chrono::steady_clock::now();
         }
@@ -665,18 +673,39 @@ class CacheWatchStream : public KubeWatchStream {
   }
 
  private:
-  bool Matches(const Resource& r) const {
-    if (r.group_kind() != kind_.group_kind()) return false;
-    if (!ns_.empty() && r.namespace_name() != ns_) return false;
+  bool InScope(const Resource& r) const {
+    return r.group_kind() == kind_.group_kind() && (ns_.empty() || r.namespace_name() == ns_);
+  }
+  bool Selected(const Resource& r) const {
     return labels_.Matches(r.labels()) && FieldsMatch(fields_, r);
   }
 
+  // With a selector an object that comes to match is ADDED and one that stops matching is
+  // DELETED, as Kubernetes sends them.
   bool Send(const CachedEvent& e, const std::function<bool(std::string_view)>& write) {
-    if (!Matches(e.object)) return true;
-    if (!table_) return write(e.line);
-    const Json object = e.object.Ordered();
-    Json t = Table(kind_, {object}, include_, e.revision, "");
-    return write(WatchEventLine(store::EventTypeName(e.type), t));
+    if (!InScope(e.object)) return true;
+    if (!filtered_) return Write(e, e.type, write);
+    const bool selected = Selected(e.object);
+    std::string key = e.object.namespace_name() + "/" + e.object.name();
+    const bool shown = shown_.erase(key) > 0;
+    if (e.type == store::EventType::kDeleted) {
+      return (shown || selected) ? Write(e, e.type, write) : true;
+    }
+    if (selected) {
+      shown_.insert(std::move(key));
+      return Write(e, shown ? e.type : store::EventType::kAdded, write);
+    }
+    return shown ? Write(e, store::EventType::kDeleted, write) : true;
+  }
+
+  bool Write(const CachedEvent& e, store::EventType type,
+             const std::function<bool(std::string_view)>& write) {
+    if (!table_) {
+      return write(type == e.type ? e.line
+                                  : WatchEventLine(store::EventTypeName(type), e.object.Ordered()));
+    }
+    Json t = Table(kind_, {e.object.Ordered()}, include_, e.revision, "");
+    return write(WatchEventLine(store::EventTypeName(type), t));
   }
 
   bool Bookmark(const std::function<bool(std::string_view)>& write, int64_t revision) {
@@ -710,6 +739,8 @@ class CacheWatchStream : public KubeWatchStream {
   std::string include_;
   bool bookmarks_;
   std::chrono::milliseconds duration_;
+  const bool filtered_;  // by labels or fields
+  std::set<std::string> shown_;  // with a filter: NAMESPACE/NAME of the objects selected
   int64_t bookmarked_ = 0;
 };
 
@@ -776,10 +807,22 @@ std::variant<KubeResponse, std::unique_ptr<KubeWatchStream>> KubeApi::Impl::Open
           fmt::format("Too large resource version: {}, current: {}", from, *latest));
     }
   }
+  // A watch with a selector sends DELETED for an object that stops matching, so it must know
+  // what matches at its start: a resumed watch takes that from the store as it is now, which is
+  // its revision's state unless an object changed in between (docs/kubernetes-api.md "Watch").
+  std::vector<std::string> selected;
+  const bool resumed = !(rv.empty() || rv == "0");
+  if (resumed && (!labels->empty() || !fields->empty())) {
+    auto list = store_.List({t->kind->group_kind(), t->namespace_name, *labels});
+    if (!list.ok()) return FromStatus(list.status(), t->kind, "");
+    for (const auto& r : list->items) {
+      if (FieldsMatch(*fields, r)) selected.push_back(r.namespace_name() + "/" + r.name());
+    }
+  }
   std::string include = QueryValue(req, "includeObject");
   return std::unique_ptr<KubeWatchStream>(new CacheWatchStream(
       *this, *t->kind, t->namespace_name, std::move(*labels), std::move(*fields), from,
-      std::move(initial), WantsTable(req), include, Truthy(req.query, "allowWatchBookmarks"),
+      std::move(selected), std::move(initial), WantsTable(req), include, Truthy(req.query, "allowWatchBookmarks"),
       duration));
 }
 
