@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <sys/socket.h>
 
 #include <condition_variable>
 #include <fstream>
@@ -173,6 +174,14 @@ Status HttpServer::Impl::Start() {
                           : KubeStatusResponse(res.status, "BadRequest", "the request is malformed");
     res.set_content(r.body, r.content_type.c_str());
   });
+  // cpp-httplib listens with a backlog of 5, compiled into the library: a burst of clients (many
+  // watchers connecting at once) overflows it and waits a second or more for SYN retransmits.
+  // The hook sees the listening socket before it binds; a second listen() widens the backlog.
+  int listen_fd = -1;
+  server_->set_socket_options([&listen_fd](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd = sock;
+  });
   const std::string host = options_.listen == "localhost" ? "127.0.0.1" : options_.listen;
   if (options_.port == 0) {
     port_ = server_->bind_to_any_port(host);
@@ -185,6 +194,7 @@ Status HttpServer::Impl::Start() {
     return Status::Unavailable(
         fmt::format("cannot listen on {}:{} for the Kubernetes API", options_.listen, options_.port));
   }
+  if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
   listener_ = std::thread([this] { server_->listen_after_bind(); });
   return Status::OK();
 }

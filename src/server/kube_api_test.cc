@@ -1,0 +1,655 @@
+// The Kubernetes API of `hop serve --http-port` over raw HTTP: a real HttpServer on a free port
+// over a SqliteStore in a temporary directory. Watches resumed after a dropped connection, from a
+// bookmark and from a revision the store has forgotten; lists in pages; Tables; the
+// metav1.Status of every failure; many watchers, stalled ones and garbage on the socket; the
+// listen and token rules; the health checks.
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "resource/json.h"
+#include "resource/resource.h"
+#include "server/http_server.h"
+#include "store/sqlite_store.h"
+#include "test/lib/fixtures.h"
+
+namespace hop::server {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
+constexpr const char* kDatabases = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/databases";
+
+Json ConfigMap(const std::string& name, const std::string& value = "v") {
+  Json doc = Json::object();
+  doc["apiVersion"] = "v1";
+  doc["kind"] = "ConfigMap";
+  doc["metadata"] = Json::object();
+  doc["metadata"]["name"] = name;
+  doc["data"] = Json::object();
+  doc["data"]["k"] = value;
+  return doc;
+}
+
+Json Database(const std::string& name) {
+  return Json::parse(R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"Database",
+    "metadata":{"name":")" + name + R"("},
+    "spec":{"schema":"ADS","url":"jdbc:demodb://names=ads","dialect":"Calcite"}})");
+}
+
+// One event line of a watch, parsed.
+struct Event {
+  std::string type;
+  Json object;
+  int64_t revision() const {
+    return std::stoll("0" + object["metadata"].value("resourceVersion", std::string()));
+  }
+  std::string name() const { return object["metadata"].value("name", std::string()); }
+};
+
+// Splits a watch's chunks into lines.
+class LineReader {
+ public:
+  // Returns the events completed by `chunk`.
+  std::vector<Event> Feed(const char* data, size_t len) {
+    buffer_.append(data, len);
+    std::vector<Event> out;
+    size_t nl = 0;
+    while ((nl = buffer_.find('\n')) != std::string::npos) {
+      Json line = Json::parse(buffer_.substr(0, nl), nullptr, false);
+      buffer_.erase(0, nl + 1);
+      if (line.is_discarded()) {
+        out.push_back({"UNPARSABLE", Json()});
+        continue;
+      }
+      out.push_back({line.value("type", std::string()), line["object"]});
+    }
+    return out;
+  }
+
+ private:
+  std::string buffer_;
+};
+
+int RawConnect(int port, int rcvbuf = 0) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool SendAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// Reads what arrives on `fd` until `want` is in it, the peer closes or `timeout` passes.
+std::string ReadUntil(int fd, std::string_view want, std::chrono::milliseconds timeout) {
+  std::string got;
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end &&
+         (want.empty() || got.find(want) == std::string::npos)) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
+class KubeApiTest : public ::testing::Test {
+ protected:
+  void Start(HttpServerOptions options = {}, store::SqliteStoreOptions store_options = {}) {
+    store_options.durable = false;
+    store_options.poll_interval = 5ms;
+    auto store = store::SqliteStore::Open(dir_.path(), store_options);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    StartServer(std::move(options));
+  }
+  void StartServer(HttpServerOptions options = {}) {
+    options.port = 0;
+    auto server = HttpServer::Start(*store_, std::move(options), &role_);
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+  }
+  void TearDown() override {
+    if (server_) server_->Stop();
+  }
+
+  httplib::Client Client() {
+    httplib::Client c("127.0.0.1", server_->port());
+    c.set_read_timeout(10, 0);
+    c.set_connection_timeout(5, 0);
+    return c;
+  }
+
+  // Writes `n` ConfigMaps straight into the store, in one batch; names are `prefix-000`...
+  void WriteConfigMaps(const std::string& prefix, int n, const std::string& value = "v") {
+    std::vector<store::Write> writes;
+    for (int i = 0; i < n; ++i) {
+      char name[64];
+      snprintf(name, sizeof name, "%s-%03d", prefix.c_str(), i);
+      auto r = resource::Resource::FromJson(ConfigMap(name, value), "test");
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      writes.push_back(store::Write::Create(std::move(*r)));
+    }
+    auto committed = store_->Commit(std::move(writes));
+    ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  }
+  int64_t Revision() {
+    auto rev = store_->Revision();
+    EXPECT_TRUE(rev.ok());
+    return rev.ok() ? *rev : 0;
+  }
+
+  // Reads a watch of `path` (a query string included) until `stop` says so after an event, or
+  // `timeout` passes; returns every event seen.
+  std::vector<Event> Watch(const std::string& path,
+                           const std::function<bool(const std::vector<Event>&)>& stop,
+                           std::chrono::milliseconds timeout = 10s) {
+    httplib::Client c = Client();
+    std::vector<Event> seen;
+    LineReader lines;
+    const auto end = std::chrono::steady_clock::now() + timeout;
+    // The server ends the watch too, should `stop` never say so.
+    const std::string bounded = fmt::format(
+        "{}&timeoutSeconds={}", path,
+        std::chrono::duration_cast<std::chrono::seconds>(timeout).count() + 1);
+    c.Get(bounded.c_str(), [&](const char* data, size_t len) {
+      for (Event& e : lines.Feed(data, len)) seen.push_back(std::move(e));
+      return !stop(seen) && std::chrono::steady_clock::now() < end;
+    });
+    return seen;
+  }
+
+  hop::testing::TempDir dir_{"hop-kube-api"};
+  std::atomic<ServeRole> role_{ServeRole::kLeading};
+  std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+Json Body(const httplib::Result& r) {
+  if (!r) return Json();
+  return Json::parse(r->body, nullptr, false);
+}
+
+// A metav1.Status failure with `code` and `reason`.
+void ExpectStatus(const httplib::Result& r, int code, const std::string& reason) {
+  ASSERT_TRUE(r) << "no response";
+  EXPECT_EQ(r->status, code) << r->body;
+  const Json s = Body(r);
+  ASSERT_TRUE(s.is_object()) << r->body;
+  EXPECT_EQ(s.value("kind", ""), "Status") << r->body;
+  EXPECT_EQ(s.value("apiVersion", ""), "v1") << r->body;
+  EXPECT_EQ(s.value("status", ""), "Failure") << r->body;
+  EXPECT_EQ(s.value("code", 0), code) << r->body;
+  EXPECT_EQ(s.value("reason", ""), reason) << r->body;
+}
+
+// --- watches ---
+
+// A watcher that drops its connection every few events and resumes from the last revision it
+// saw, while a writer adds objects: every object arrives exactly once, in revision order.
+TEST_F(KubeApiTest, WatchResumesAfterADroppedConnectionWithoutLosingOrRepeating) {
+  Start();
+  const int64_t from = Revision();
+  constexpr int kObjects = 300;
+  std::thread writer([&] {
+    for (int i = 0; i < kObjects; i += 10) {
+      char prefix[32];
+      snprintf(prefix, sizeof prefix, "cm-%03d", i);
+      WriteConfigMaps(prefix, 10);
+      std::this_thread::sleep_for(2ms);
+    }
+  });
+  std::vector<Event> all;
+  int64_t last = from;
+  int connections = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (all.size() < static_cast<size_t>(kObjects) && std::chrono::steady_clock::now() < deadline) {
+    ++connections;
+    // Each connection takes up to 37 events, then hangs up mid-stream.
+    auto events = Watch(
+        fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, last),
+        [&](const std::vector<Event>& seen) {
+          return seen.size() >= 37 || all.size() + seen.size() >= static_cast<size_t>(kObjects);
+        },
+        5s);
+    for (const Event& e : events) {
+      ASSERT_EQ(e.type, "ADDED") << e.object.dump();
+      all.push_back(e);
+      last = e.revision();
+    }
+  }
+  writer.join();
+  ASSERT_EQ(all.size(), static_cast<size_t>(kObjects));
+  EXPECT_GE(connections, kObjects / 37);
+  std::set<std::string> names;
+  for (size_t i = 0; i < all.size(); ++i) {
+    names.insert(all[i].name());
+    if (i > 0) {
+      EXPECT_GT(all[i].revision(), all[i - 1].revision());
+    }
+  }
+  EXPECT_EQ(names.size(), static_cast<size_t>(kObjects));
+}
+
+// With allowWatchBookmarks, an idle watch gets bookmarks whose revision follows the store (here
+// advanced by writes of another kind); resuming from one loses nothing written after it.
+TEST_F(KubeApiTest, BookmarksArriveAndResumingFromOneLosesNothing) {
+  HttpServerOptions options;
+  options.api.bookmark_interval = 50ms;
+  Start(options);
+  WriteConfigMaps("before", 3);
+  const int64_t from = Revision();
+  // Writes of Databases move the store's revision while the ConfigMap watch stays idle.
+  for (int i = 0; i < 3; ++i) {
+    auto r = resource::Resource::FromJson(Database(fmt::format("db-{}", i)), "test");
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(store_->Create(std::move(*r)).ok());
+  }
+  const int64_t after_databases = Revision();
+  auto events = Watch(
+      fmt::format("{}?watch=true&allowWatchBookmarks=true&resourceVersion={}", kConfigMaps, from),
+      [&](const std::vector<Event>& seen) {
+        return !seen.empty() && seen.back().type == "BOOKMARK" &&
+               seen.back().revision() >= after_databases;
+      },
+      5s);
+  ASSERT_FALSE(events.empty());
+  for (const Event& e : events) EXPECT_EQ(e.type, "BOOKMARK") << e.object.dump();
+  const Event& bookmark = events.back();
+  EXPECT_EQ(bookmark.object.value("kind", ""), "ConfigMap");
+  EXPECT_EQ(bookmark.revision(), after_databases);
+  // Written while nobody watches; the watch resumed from the bookmark sees all of it.
+  WriteConfigMaps("after", 5);
+  auto resumed = Watch(
+      fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, bookmark.revision()),
+      [](const std::vector<Event>& seen) { return seen.size() >= 5; }, 5s);
+  ASSERT_EQ(resumed.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(resumed[i].type, "ADDED");
+    EXPECT_EQ(resumed[i].name(), fmt::format("after-{:03}", i));
+  }
+}
+
+// A watch from before the store's retained history is told 410 Expired, as a Status in an
+// ERROR event, so that the client lists again.
+TEST_F(KubeApiTest, WatchFromForgottenHistoryGets410Expired) {
+  store::SqliteStoreOptions store_options;
+  store_options.retained_events = 5;
+  store_options.durable = false;
+  auto store = store::SqliteStore::Open(dir_.path(), store_options);
+  ASSERT_TRUE(store.ok());
+  store_ = std::move(store).value();
+  // The store trims its log when the revision crosses a multiple of 256.
+  for (int i = 0; i < 3; ++i) WriteConfigMaps(fmt::format("old{}", i), 100);
+  StartServer();
+  auto events = Watch(fmt::format("{}?watch=true&resourceVersion=1", kConfigMaps),
+                      [](const std::vector<Event>& seen) { return !seen.empty(); }, 5s);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].type, "ERROR");
+  EXPECT_EQ(events[0].object.value("kind", ""), "Status") << events[0].object.dump();
+  EXPECT_EQ(events[0].object.value("code", 0), 410) << events[0].object.dump();
+  EXPECT_EQ(events[0].object.value("reason", ""), "Expired") << events[0].object.dump();
+  // A recent revision still resumes.
+  const int64_t now = Revision();
+  WriteConfigMaps("new", 2);
+  auto fresh = Watch(fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, now),
+                     [](const std::vector<Event>& seen) { return seen.size() >= 2; }, 5s);
+  ASSERT_EQ(fresh.size(), 2u);
+  EXPECT_EQ(fresh[0].type, "ADDED");
+}
+
+// A watch cache holding only the last few events still serves a client resuming from long
+// before them, from the store's history, and then from the cache: nothing lost or repeated.
+TEST_F(KubeApiTest, SmallWatchCacheFallsBackToTheStoresHistory) {
+  HttpServerOptions options;
+  options.api.watch_cache_events = 5;
+  Start(options);
+  const int64_t from = Revision();
+  WriteConfigMaps("a", 50);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(20ms);
+    for (int i = 0; i < 4; ++i) WriteConfigMaps(fmt::format("b{}", i), 5);
+  });
+  auto events = Watch(fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, from),
+                      [](const std::vector<Event>& seen) { return seen.size() >= 70; }, 10s);
+  writer.join();
+  ASSERT_EQ(events.size(), 70u);
+  std::set<std::string> names;
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].type, "ADDED");
+    names.insert(events[i].name());
+    if (i > 0) {
+      EXPECT_GT(events[i].revision(), events[i - 1].revision());
+    }
+  }
+  EXPECT_EQ(names.size(), 70u);
+  EXPECT_EQ(events.front().name(), "a-000");
+}
+
+// --- lists ---
+
+TEST_F(KubeApiTest, PagesGiveEveryObjectOnceInOrder) {
+  Start();
+  WriteConfigMaps("cm", 250);
+  httplib::Client c = Client();
+  std::vector<std::string> names;
+  std::string token;
+  std::string revision;
+  int pages = 0;
+  do {
+    std::string path = fmt::format("{}?limit=17", kConfigMaps);
+    if (!token.empty()) path += "&continue=" + httplib::detail::encode_query_param(token);
+    auto r = c.Get(path.c_str());
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+    const Json page = Body(r);
+    ASSERT_EQ(page.value("kind", ""), "ConfigMapList");
+    EXPECT_LE(page["items"].size(), 17u);
+    for (const Json& o : page["items"]) names.push_back(o["metadata"]["name"]);
+    // Every page carries the first page's revision.
+    const std::string rv = page["metadata"].value("resourceVersion", "");
+    if (revision.empty()) revision = rv;
+    EXPECT_EQ(rv, revision);
+    token = page["metadata"].value("continue", "");
+    // Writes between pages do not disturb the ones to come.
+    if (pages == 3) WriteConfigMaps("zz", 1);
+    ++pages;
+  } while (!token.empty() && pages < 100);
+  EXPECT_EQ(pages, 15);  // 251 objects: the one written between pages comes last
+  ASSERT_EQ(names.size(), 251u);
+  for (int i = 0; i < 250; ++i) EXPECT_EQ(names[i], fmt::format("cm-{:03}", i));
+  EXPECT_EQ(names.back(), "zz-000");
+
+  ExpectStatus(c.Get(fmt::format("{}?limit=5&continue=not-a-token!", kConfigMaps).c_str()), 400,
+               "BadRequest");
+  // Valid base64 of something that is not a token.
+  ExpectStatus(c.Get(fmt::format("{}?limit=5&continue=aGVsbG8%3D", kConfigMaps).c_str()), 400,
+               "BadRequest");
+}
+
+TEST_F(KubeApiTest, TableOfTableTriggersHasThePrinterColumns) {
+  Start();
+  httplib::Client c = Client();
+  const std::string trigger = R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1",
+    "kind":"TableTrigger","metadata":{"name":"t1"},
+    "spec":{"schema":"ADS","table":"AUDIENCE","schedule":"0 * * * *","paused":true}})";
+  const std::string path = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/tabletriggers";
+  auto made = c.Post(path.c_str(), trigger, "application/json");
+  ASSERT_TRUE(made);
+  ASSERT_EQ(made->status, 201) << made->body;
+  const httplib::Headers table = {{"Accept", "application/json;as=Table;g=meta.k8s.io;v=v1"}};
+  for (const std::string& p : {path, path + "/t1"}) {
+    auto r = c.Get(p.c_str(), table);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+    const Json t = Body(r);
+    EXPECT_EQ(t.value("kind", ""), "Table");
+    EXPECT_EQ(t.value("apiVersion", ""), "meta.k8s.io/v1");
+    std::vector<std::string> columns;
+    for (const Json& col : t["columnDefinitions"]) columns.push_back(col["name"]);
+    const std::vector<std::string> want = {"Name",     "PAUSED",    "CATALOG",   "SCHEMA",
+                                           "TABLE",    "SCHEDULE",  "TIMESTAMP", "WATERMARK",
+                                           "LAST RUN", "Age"};
+    EXPECT_EQ(columns, want) << r->body;
+    ASSERT_EQ(t["rows"].size(), 1u);
+    const Json& cells = t["rows"][0]["cells"];
+    ASSERT_EQ(cells.size(), want.size());
+    EXPECT_EQ(cells[0], "t1");
+    EXPECT_EQ(cells[1], true);
+    EXPECT_TRUE(cells[2].is_null());
+    EXPECT_EQ(cells[3], "ADS");
+    EXPECT_EQ(cells[4], "AUDIENCE");
+    EXPECT_EQ(cells[5], "0 * * * *");
+  }
+}
+
+// --- failures ---
+
+TEST_F(KubeApiTest, FailuresAreStatusesWithTheirCodeAndReason) {
+  HttpServerOptions options;
+  options.max_body_bytes = 64 * 1024;
+  Start(options);
+  httplib::Client c = Client();
+  ExpectStatus(c.Get(fmt::format("{}/missing", kConfigMaps).c_str()), 404, "NotFound");
+  ExpectStatus(c.Get("/apis/nosuch.group/v1/things"), 404, "NotFound");
+
+  const std::string db = Database("ads").dump();
+  auto made = c.Post(kDatabases, db, "application/json");
+  ASSERT_TRUE(made);
+  ASSERT_EQ(made->status, 201) << made->body;
+  ExpectStatus(c.Post(kDatabases, db, "application/json"), 409, "AlreadyExists");
+
+  // A replace naming a resourceVersion that is no longer the stored one.
+  Json stale = Body(made);
+  Json changed = stale;
+  changed["spec"]["schema"] = "ADS2";
+  auto updated = c.Put(fmt::format("{}/ads", kDatabases).c_str(), changed.dump(), "application/json");
+  ASSERT_TRUE(updated);
+  ASSERT_EQ(updated->status, 200) << updated->body;
+  stale["spec"]["schema"] = "ADS3";
+  auto conflict = c.Put(fmt::format("{}/ads", kDatabases).c_str(), stale.dump(), "application/json");
+  ExpectStatus(conflict, 409, "Conflict");
+  EXPECT_NE(conflict->body.find("the object has been modified"), std::string::npos);
+
+  // The schema: spec.url is required, spec.schema a string.
+  Json invalid = Database("bad");
+  invalid["spec"].erase("url");
+  invalid["spec"]["schema"] = 5;
+  ExpectStatus(c.Post(kDatabases, invalid.dump(), "application/json"), 422, "Invalid");
+
+  ExpectStatus(c.Post(kDatabases, "{\"apiVersion\": ", "application/json"), 400, "BadRequest");
+  ExpectStatus(c.Post(kDatabases, "metadata: [unclosed\n  name: x", "application/yaml"), 400,
+               "BadRequest");
+  Json elsewhere = Database("other");
+  elsewhere["metadata"]["namespace"] = "elsewhere";
+  ExpectStatus(c.Post(kDatabases, elsewhere.dump(), "application/json"), 400, "BadRequest");
+
+  ExpectStatus(c.Patch(fmt::format("{}/ads", kDatabases).c_str(), R"({"spec":{"schema":"X"}})",
+                       "application/strategic-merge-patch+json"),
+               415, "UnsupportedMediaType");
+  // The same patch as a merge patch is fine.
+  auto merged = c.Patch(fmt::format("{}/ads", kDatabases).c_str(), R"({"spec":{"schema":"X"}})",
+                        "application/merge-patch+json");
+  ASSERT_TRUE(merged);
+  EXPECT_EQ(merged->status, 200) << merged->body;
+
+  ExpectStatus(c.Post(kConfigMaps, ConfigMap("big", std::string(100 * 1024, 'x')).dump(),
+                      "application/json"),
+               413, "RequestEntityTooLarge");
+  // The server still answers after refusing the large body.
+  auto after = c.Get(fmt::format("{}/ads", kDatabases).c_str());
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+  EXPECT_EQ(Body(after)["spec"]["schema"], "X");
+}
+
+// --- robustness ---
+
+TEST_F(KubeApiTest, FiveHundredWatchesDoNotSlowOtherRequests) {
+  Start();
+  const int64_t from = Revision();
+  std::vector<int> watchers;
+  const std::string request = fmt::format(
+      "GET {}?watch=true&resourceVersion={} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", kConfigMaps, from);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 500; ++i) {
+    const int fd = RawConnect(server_->port());
+    ASSERT_GE(fd, 0) << "connection " << i;
+    ASSERT_TRUE(SendAll(fd, request));
+    watchers.push_back(fd);
+  }
+  // They connect without waiting on a full listen backlog.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  // Every watch has started: each has its response headers.
+  for (size_t i = 0; i < watchers.size(); i += 50) {
+    EXPECT_NE(ReadUntil(watchers[i], "\r\n\r\n", 5s).find("200 OK"), std::string::npos) << i;
+  }
+  httplib::Client c = Client();
+  const auto started = std::chrono::steady_clock::now();
+  auto r = c.Get("/api/v1/namespaces/default/configmaps");
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(took, 1s);
+  // A write reaches the watchers.
+  WriteConfigMaps("seen", 1);
+  for (size_t i = 1; i < watchers.size(); i += 99) {
+    EXPECT_NE(ReadUntil(watchers[i], "seen-000", 5s).find("\"ADDED\""), std::string::npos) << i;
+  }
+  for (int fd : watchers) close(fd);
+}
+
+// A watcher that stops reading holds only its own connection: another watcher receives every
+// event, and requests still answer.
+TEST_F(KubeApiTest, AWatcherThatStopsReadingBlocksNoOne) {
+  Start();
+  const int64_t from = Revision();
+  const int stalled = RawConnect(server_->port(), 4096);
+  ASSERT_GE(stalled, 0);
+  ASSERT_TRUE(SendAll(stalled, fmt::format("GET {}?watch=true&resourceVersion={} HTTP/1.1\r\n"
+                                           "Host: 127.0.0.1\r\n\r\n",
+                                           kConfigMaps, from)));
+  std::this_thread::sleep_for(50ms);  // the stalled watch is open before the writes
+  // 200 objects of 16 KiB: far more than the socket buffers of the stalled client hold.
+  std::thread writer([&] {
+    for (int i = 0; i < 20; ++i) WriteConfigMaps(fmt::format("big{:02}", i), 10, std::string(16384, 'x'));
+  });
+  auto events = Watch(fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, from),
+                      [](const std::vector<Event>& seen) { return seen.size() >= 200; }, 10s);
+  writer.join();
+  EXPECT_EQ(events.size(), 200u);
+  httplib::Client c = Client();
+  const auto started = std::chrono::steady_clock::now();
+  auto r = c.Get(fmt::format("{}/big00-000", kConfigMaps).c_str());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
+  close(stalled);
+}
+
+TEST_F(KubeApiTest, GarbageOnTheSocketGetsAnErrorOrACloseAndTheServerKeepsServing) {
+  Start();
+  const std::vector<std::string> garbage = {
+      std::string("\x00\x01\x02\xff\xfe garbage\r\n\r\n", 17),
+      "GET\r\n\r\n",
+      "GET / HTTP/9.9\r\nHost\r\n\r\n",
+      "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+      "PATCH /api/v1/namespaces/default/configmaps/x HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
+      std::string(100000, 'A') + "\r\n\r\n",
+  };
+  for (const std::string& g : garbage) {
+    const int fd = RawConnect(server_->port());
+    ASSERT_GE(fd, 0);
+    SendAll(fd, g);
+    shutdown(fd, SHUT_WR);
+    const std::string answer = ReadUntil(fd, "", 3s);
+    // Either an HTTP error or nothing (closed).
+    if (!answer.empty()) {
+      ASSERT_EQ(answer.rfind("HTTP/1.1 ", 0), 0u) << answer.substr(0, 200);
+      EXPECT_GE(std::atoi(answer.c_str() + 9), 400) << answer.substr(0, 200);
+    }
+    close(fd);
+  }
+  httplib::Client c = Client();
+  auto r = c.Get("/api/v1/namespaces/default/configmaps");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+// --- listening, the token, health ---
+
+TEST_F(KubeApiTest, NonLoopbackWithoutTlsAndTokenDoesNotStart) {
+  auto store = store::SqliteStore::Open(dir_.path());
+  ASSERT_TRUE(store.ok());
+  store_ = std::move(store).value();
+  const std::string token_file = dir_.path() + "/token";
+  std::ofstream(token_file) << "s3cret\n";
+  for (const bool with_token : {false, true}) {
+    HttpServerOptions options;
+    options.listen = "0.0.0.0";
+    if (with_token) options.token_file = token_file;
+    auto server = HttpServer::Start(*store_, options, &role_);
+    ASSERT_FALSE(server.ok());
+    EXPECT_EQ(server.status().code(), StatusCode::kInvalidArgument) << server.status().ToString();
+  }
+}
+
+TEST_F(KubeApiTest, WithATokenRequestsWithoutItGet401WhileHealthAnswers) {
+  const std::string token_file = dir_.path() + "/token";
+  std::ofstream(token_file) << "s3cret\n";
+  HttpServerOptions options;
+  options.token_file = token_file;
+  Start(options);
+  httplib::Client c = Client();
+  ExpectStatus(c.Get(kConfigMaps), 401, "Unauthorized");
+  ExpectStatus(c.Get(kConfigMaps, {{"Authorization", "Bearer wrong"}}), 401, "Unauthorized");
+  ExpectStatus(c.Get(fmt::format("{}?watch=true", kConfigMaps).c_str()), 401, "Unauthorized");
+  auto ok = c.Get(kConfigMaps, {{"Authorization", "Bearer s3cret"}});
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  auto health = c.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_NE(server_->Kubeconfig().find("token: \"s3cret\""), std::string::npos);
+}
+
+TEST_F(KubeApiTest, HealthChecksFollowTheRole) {
+  Start();
+  httplib::Client c = Client();
+  for (ServeRole role : {ServeRole::kLeading, ServeRole::kStandingBy}) {
+    role_ = role;
+    for (const char* path : {"/readyz", "/livez", "/healthz"}) {
+      auto r = c.Get(path);
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->status, 200) << path;
+      EXPECT_EQ(r->body, "ok");
+    }
+  }
+  role_ = ServeRole::kStarting;
+  for (const char* path : {"/readyz", "/healthz"}) {
+    auto r = c.Get(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 503) << path;
+    EXPECT_NE(r->body.find("starting"), std::string::npos) << r->body;
+  }
+  // Starting is alive, only not ready.
+  auto live = c.Get("/livez");
+  ASSERT_TRUE(live);
+  EXPECT_EQ(live->status, 200);
+}
+
+}  // namespace
+}  // namespace hop::server
