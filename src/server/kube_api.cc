@@ -912,6 +912,14 @@ KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<
 }
 
 KubeResponse KubeApi::Impl::Resource(const KubeRequest& req, const Target& t) {
+  // kubectl sends built-in kinds as protobuf from its imperative commands (`create configmap`);
+  // hop reads JSON and YAML only.
+  if (!req.body.empty() && req.content_type.find("protobuf") != std::string::npos) {
+    return KubeStatusResponse(
+        415, "UnsupportedMediaType",
+        "hop's Kubernetes API reads JSON and YAML bodies, not protobuf: write the object to a "
+        "file and use kubectl apply -f or create -f");
+  }
   if (!t.namespace_name.empty()) {
     if (Status s = resource::ValidateDnsLabel(t.namespace_name); !s.ok()) {
       return KubeStatusResponse(400, "BadRequest",
