@@ -459,6 +459,27 @@ class SqliteStore::Impl {
     return ReadMeta("revision");
   }
 
+  Result<Store::Stats> ReadStats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN"));
+    Result<Store::Stats> stats = [&]() -> Result<Store::Stats> {
+      Store::Stats out;
+      HOP_ASSIGN_OR_RETURN(out.revision, ReadMeta("revision"));
+      HOP_ASSIGN_OR_RETURN(auto count, db_.Prepare("SELECT count(*) FROM objects"));
+      HOP_ASSIGN_OR_RETURN(bool row, count.Step());
+      if (row) out.objects = count.ColumnInt(0);
+      HOP_ASSIGN_OR_RETURN(
+          auto size, db_.Prepare("SELECT page_count * page_size FROM pragma_page_count(), "
+                                 "pragma_page_size()"));
+      HOP_ASSIGN_OR_RETURN(row, size.Step());
+      if (row) out.bytes = size.ColumnInt(0);
+      return out;
+    }();
+    if (!stats.ok()) return Rollback(stats.status());
+    HOP_RETURN_IF_ERROR(db_.Exec("COMMIT"));
+    return stats;
+  }
+
   // ---- writes ----
 
   // Fills in the namespace of a namespaced kind when it was left out.
@@ -969,6 +990,7 @@ std::unique_ptr<Watch> SqliteStore::StartWatch(const WatchOptions& options) {
   return impl_->StartWatch(options);
 }
 Result<int64_t> SqliteStore::Revision() { return impl_->Revision(); }
+Result<Store::Stats> SqliteStore::ReadStats() { return impl_->ReadStats(); }
 const std::string& SqliteStore::path() const { return impl_->path(); }
 
 std::string DefaultStateDir() {

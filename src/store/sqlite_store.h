@@ -37,6 +37,8 @@ class SqliteStore : public Store {
   Result<std::vector<Resource>> Commit(std::vector<Write> writes) override;
   std::unique_ptr<Watch> StartWatch(const WatchOptions& options) override;
   Result<int64_t> Revision() override;
+  // The object count and the database's size in pages, read in one transaction.
+  Result<Stats> ReadStats() override;
 
   const std::string& path() const;
 

@@ -107,6 +107,32 @@ TEST_F(SqliteStoreTest, CreateSetsServerFields) {
 
 // Objects are bounded as Kubernetes bounds them (HOP_MAX_OBJECT_BYTES): creates and updates past
 // the limit fail and write nothing.
+TEST_F(SqliteStoreTest, StatsCountObjectsAndBytes) {
+  MustCreate(ConfigMap("a"));
+  MustCreate(ConfigMap("b"));
+  auto stats = store_->ReadStats();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->objects, 2);
+  EXPECT_EQ(stats->revision, *store_->Revision());
+  EXPECT_GT(stats->bytes, 0);
+}
+
+// A watch's progress is the revision up to which it has returned every event: resuming there
+// misses nothing, whatever it filtered out.
+TEST_F(SqliteStoreTest, WatchProgressIsWhereAResumedWatchMissesNothing) {
+  auto w = store_->StartWatch({kConfigMap, "", 0});
+  EXPECT_EQ(w->Progress(), 0);
+  MustCreate(ConfigMap("a"));
+  Event e;
+  ASSERT_EQ(w->Next(std::chrono::seconds(5), &e), Watch::Outcome::kEvent);
+  EXPECT_EQ(w->Progress(), e.revision);
+  Resource other = ConfigMap("x");
+  other.set_kind("Secret");
+  MustCreate(other);  // not a ConfigMap: the watch skips it but moves past it
+  EXPECT_EQ(w->Next(std::chrono::milliseconds(50), &e), Watch::Outcome::kTimeout);
+  EXPECT_EQ(w->Progress(), *store_->Revision());
+}
+
 TEST_F(SqliteStoreTest, ObjectsLargerThanTheLimitAreRefused) {
   const Limits saved = CurrentLimits();
   Limits limits = saved;

@@ -89,4 +89,12 @@ Result<bool> ChangedSince(Store& store, const std::vector<GroupKind>& kinds,
   return false;
 }
 
+Result<Store::Stats> Store::ReadStats() {
+  HOP_ASSIGN_OR_RETURN(ListResult all, List({}));
+  Stats stats;
+  stats.revision = all.revision;
+  stats.objects = static_cast<int64_t>(all.items.size());
+  return stats;
+}
+
 }  // namespace hop::store

@@ -140,6 +140,14 @@ class Store {
   virtual std::unique_ptr<Watch> StartWatch(const WatchOptions& options) = 0;
   // The latest revision.
   virtual Result<int64_t> Revision() = 0;
+
+  struct Stats {
+    int64_t revision = 0;
+    int64_t objects = 0;  // objects stored
+    int64_t bytes = -1;   // storage used, -1 when the store cannot tell
+  };
+  // For metrics. The default counts a full List.
+  virtual Result<Stats> ReadStats();
 };
 
 // Whether an object of one of `kinds` in `namespace_name` changed after `revision` (true also
