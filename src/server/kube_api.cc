@@ -1247,8 +1247,13 @@ KubeResponse KubeApi::Impl::Patch(const KubeRequest& req, const Target& t) {
         doc.merge_patch(patch);
       }
     } catch (const nlohmann::json::exception& e) {
+      // what() starts with the library's "[json.exception.KIND.N] ".
+      std::string_view what = e.what();
+      if (size_t end = what.find("] "); what.starts_with("[json.") && end != what.npos) {
+        what.remove_prefix(end + 2);
+      }
       return KubeStatusResponse(422, "Invalid",
-                                fmt::format("the patch cannot be applied: {}", e.what()));
+                                fmt::format("the patch cannot be applied: {}", what));
     }
     auto r = resource::Resource::FromJson(std::move(doc), "the patched object");
     if (!r.ok()) return KubeStatusResponse(422, "Invalid", r.status().message());
