@@ -299,8 +299,9 @@ void HistogramFamily::Render(std::string& out) const {
 // --- registry ---
 
 Registry& Registry::Default() {
-  static Registry registry;
-  return registry;
+  // Never destroyed: a thread still counting while the process exits must not find it gone.
+  static Registry* const registry = std::make_unique<Registry>().release();
+  return *registry;
 }
 
 Result<Family*> Registry::Add(std::unique_ptr<Family> family) {
