@@ -33,8 +33,8 @@ TEST(LogTest, JsonLineIsValidForAnyMessage) {
   const Case kCases[] = {
       {"quotes and backslashes", R"(say "hi" \ bye)", R"(say "hi" \ bye)"},
       {"newline and tab", "two\nlines\tand tab", "two\nlines\tand tab"},
-      {"control characters", std::string("nul\0bell\x07" "esc\x1b" "del\x7f", 17),
-       std::string("nul\0bell\x07" "esc\x1b" "del\x7f", 17)},
+      {"control characters", std::string("nul\0bell\7esc\33del\177", 17),
+       std::string("nul\0bell\7esc\33del\177", 17)},
       {"utf-8 kept", "café ☕", "café ☕"},
       {"stray continuation byte", "a\x80z", "a\xEF\xBF\xBDz"},
       {"truncated sequence", "caf\xC3", "caf\xEF\xBF\xBD"},

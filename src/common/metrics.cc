@@ -125,10 +125,10 @@ Histogram::Histogram(const std::vector<double>& bounds)
 
 void Histogram::Observe(double v) {
   // The first bound >= v: buckets are `le` (less than or equal) their bound. NaN lands in +Inf.
-  const size_t i = std::isnan(v) ? bounds_.size()
-                                 : static_cast<size_t>(std::lower_bound(bounds_.begin(),
-                                                                        bounds_.end(), v) -
-                                                       bounds_.begin());
+  const size_t i = std::isnan(v)
+                       ? bounds_.size()
+                       : static_cast<size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), v) -
+                                             bounds_.begin());
   buckets_[i].fetch_add(1, std::memory_order_relaxed);
   sum_.fetch_add(v, std::memory_order_relaxed);
 }
@@ -320,9 +320,9 @@ Result<Family*> Registry::Add(std::unique_ptr<Family> family) {
            static_cast<const HistogramFamily&>(*family).bounds();
   }
   if (!same) {
-    return Status::AlreadyExists(fmt::format(
-        "metric {} is already registered as a {} with other help, labels or buckets", old.name(),
-        TypeName(old.type())));
+    return Status::AlreadyExists(
+        fmt::format("metric {} is already registered as a {} with other help, labels or buckets",
+                    old.name(), TypeName(old.type())));
   }
   return &old;
 }
@@ -352,8 +352,8 @@ Result<HistogramFamily*> Registry::AddHistogram(std::string_view name, std::stri
   HOP_RETURN_IF_ERROR(ValidateLabels(label_names, Type::kHistogram));
   for (size_t i = 0; i < bounds.size(); ++i) {
     if (!std::isfinite(bounds[i]) || (i > 0 && bounds[i] <= bounds[i - 1])) {
-      return Status::InvalidArgument(fmt::format(
-          "histogram {}: bucket bounds must be finite and strictly increasing", name));
+      return Status::InvalidArgument(
+          fmt::format("histogram {}: bucket bounds must be finite and strictly increasing", name));
     }
   }
   HOP_ASSIGN_OR_RETURN(Family * f,

@@ -165,7 +165,7 @@ class GaugeFamily : public Family {
     Gauge gauge;
     std::map<uint64_t, std::function<double()>> callbacks;  // by id
   };
-  Children<Child> children_;  // guarded by mu_
+  Children<Child> children_;    // guarded by mu_
   uint64_t next_callback_ = 0;  // guarded by mu_
   Gauge misfit_;
 };

@@ -14,7 +14,8 @@ namespace {
 TEST(MetricsTest, RendersCountersGaugesAndHistogramsExactly) {
   Registry r;
   // Registered out of order: families render by name.
-  CounterFamily& reconciles = r.Counter("test_reconciles_total", "Reconciles done.", {"kind", "result"});
+  CounterFamily& reconciles =
+      r.Counter("test_reconciles_total", "Reconciles done.", {"kind", "result"});
   GaugeFamily& depth = r.Gauge("test_depth", "Requests waiting.");
   HistogramFamily& latency =
       r.Histogram("test_latency_seconds", "How long it took.", {"kind"}, {0.1, 1, 2.5});
@@ -123,8 +124,7 @@ TEST(MetricsTest, ValidatesNamesWhenRegistering) {
   EXPECT_FALSE(r.AddHistogram("hop_h", "h", {"le"}, {1}).ok());
   EXPECT_FALSE(r.AddHistogram("hop_h", "h", {}, {2, 1}).ok());
   EXPECT_FALSE(r.AddHistogram("hop_h", "h", {}, {1, 1}).ok());
-  EXPECT_FALSE(
-      r.AddHistogram("hop_h", "h", {}, {1, std::numeric_limits<double>::infinity()}).ok());
+  EXPECT_FALSE(r.AddHistogram("hop_h", "h", {}, {1, std::numeric_limits<double>::infinity()}).ok());
   EXPECT_TRUE(r.AddHistogram("hop_h", "h", {}, {1, 2}).ok());
 }
 
@@ -164,10 +164,12 @@ TEST(MetricsTest, GaugeCallbacksRunAtRenderAndGoWithTheirHandle) {
   CallbackHandle ha = g.AddCallback({"q"}, [&] { return a; });
   {
     CallbackHandle hb = g.AddCallback({"q"}, [&] { return b; });
-    EXPECT_EQ(r.Render(), "# HELP hop_depth Depth.\n# TYPE hop_depth gauge\nhop_depth{queue=\"q\"} 7\n");
+    EXPECT_EQ(r.Render(),
+              "# HELP hop_depth Depth.\n# TYPE hop_depth gauge\nhop_depth{queue=\"q\"} 7\n");
   }
   a = 5;
-  EXPECT_EQ(r.Render(), "# HELP hop_depth Depth.\n# TYPE hop_depth gauge\nhop_depth{queue=\"q\"} 5\n");
+  EXPECT_EQ(r.Render(),
+            "# HELP hop_depth Depth.\n# TYPE hop_depth gauge\nhop_depth{queue=\"q\"} 5\n");
   CallbackHandle moved = std::move(ha);
   moved.Reset();
   EXPECT_EQ(r.Render(),

@@ -55,8 +55,8 @@ struct KindMetrics {
 
   static KindMetrics For(metrics::Registry& registry, const std::string& kind) {
     auto& reconciles = registry.Counter(
-        "hop_reconciles_total", "Reconciles finished, by kind and result (success, requeue, error).",
-        {"kind", "result"});
+        "hop_reconciles_total",
+        "Reconciles finished, by kind and result (success, requeue, error).", {"kind", "result"});
     KindMetrics m;
     m.success = &reconciles.With({kind, "success"});
     m.requeue = &reconciles.With({kind, "requeue"});

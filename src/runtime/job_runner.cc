@@ -143,7 +143,7 @@ std::string UidTag(const std::string& uid) {
 // From a fire to its Job's process: milliseconds when the runner has a free slot, up to minutes
 // when runs queue behind others or a cron catch-up fires late.
 const std::vector<double> kFireToStartBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-                                                 2.5,   5,    10,    30,   60,  120, 300, 600};
+                                                 2.5,   5,    10,    30,   60,  120,  300, 600};
 
 // The reason of a Job's Failed condition; "" when it has none.
 std::string FailedReason(const Resource& job) {
