@@ -80,6 +80,9 @@ int Main(int argc, char** argv) {
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str();
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "text, or json: one object per line (docs/metrics.md)")
+      ->capture_default_str();
   std::string state_dir = hop::store::DefaultStateDir();
   app.add_option("--state", state_dir,
                  "state directory (default: $HOP_STATE_DIR, $XDG_STATE_HOME/hop or "
@@ -274,6 +277,12 @@ int Main(int argc, char** argv) {
     return 2;
   }
   hop::log::SetLevel(level);
+  hop::log::Format format;
+  if (!hop::log::ParseFormat(log_format, &format)) {
+    std::cerr << "hop: unknown log format '" << hop::EscapeForTerminal(log_format) << "'\n";
+    return 2;
+  }
+  hop::log::SetFormat(format);
   if (hop::Status limits = hop::LoadLimitsFromEnvironment(); !limits.ok()) {
     std::cerr << "hop: " << hop::EscapeForTerminal(limits.ToString()) << "\n";
     return 2;

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "common/log.h"
+#include "common/metrics.h"
 #include "operator/work_queue.h"
 
 namespace hop::op {
@@ -37,6 +38,40 @@ std::string ElapsedText(std::chrono::steady_clock::duration d) {
   if (us < 1e6) return fmt::format("{:.1f}ms", us / 1e3);
   return fmt::format("{:.2f}s", us / 1e6);
 }
+
+// Reconciles take from well under a millisecond (nothing to do) to seconds (a slow store or a
+// provisioner's round trip): buckets from 1 ms to 30 s.
+const std::vector<double> kReconcileBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                               0.25,  0.5,    1,     2.5,  5,     10,   30};
+
+// The metrics of one reconciled kind, looked up once when the kind is registered so that a
+// reconcile only bumps atomics (docs/metrics.md).
+struct KindMetrics {
+  metrics::Counter* success = nullptr;  // hop_reconciles_total{kind,result="success"}
+  metrics::Counter* requeue = nullptr;  // ... result="requeue"
+  metrics::Counter* error = nullptr;    // ... result="error"
+  metrics::Counter* errors = nullptr;   // hop_reconcile_errors_total{kind}
+  metrics::Histogram* duration = nullptr;
+
+  static KindMetrics For(metrics::Registry& registry, const std::string& kind) {
+    auto& reconciles = registry.Counter(
+        "hop_reconciles_total",
+        "Reconciles finished, by kind and result (success, requeue, error).", {"kind", "result"});
+    KindMetrics m;
+    m.success = &reconciles.With({kind, "success"});
+    m.requeue = &reconciles.With({kind, "requeue"});
+    m.error = &reconciles.With({kind, "error"});
+    m.errors = &registry
+                    .Counter("hop_reconcile_errors_total",
+                             "Reconciles that failed, retried or terminal, by kind.", {"kind"})
+                    .With({kind});
+    m.duration = &registry
+                      .Histogram("hop_reconcile_duration_seconds",
+                                 "How long reconciles took, by kind.", {"kind"}, kReconcileBuckets)
+                      .With({kind});
+    return m;
+  }
+};
 
 // "250ms", "5s": a delay, for log lines.
 std::string DelayText(Duration d) {
@@ -83,7 +118,20 @@ struct Manager::Impl {
   Impl(store::Store& s, ManagerOptions o)
       : store(s),
         options(std::move(o)),
-        queue(WorkQueueOptions{options.backoff_base, options.backoff_cap, options.clock}) {}
+        registry(options.registry ? *options.registry : metrics::Registry::Default()),
+        queue(WorkQueueOptions{options.backoff_base, options.backoff_cap, options.clock}) {
+    // One queue serves every kind, so its gauges have no kind label.
+    auto gauge = [&](const char* name, const char* help, std::function<double()> value) {
+      queue_gauges.push_back(registry.Gauge(name, help).AddCallback({}, std::move(value)));
+    };
+    gauge("hop_work_queue_depth", "Requests ready to be reconciled, for every kind.",
+          [this] { return static_cast<double>(queue.Len()); });
+    gauge("hop_work_queue_in_flight", "Requests being reconciled now.",
+          [this] { return static_cast<double>(queue.Processing()); });
+    gauge("hop_work_queue_delayed",
+          "Requests waiting for a requeue-after or a backoff to pass before they are ready.",
+          [this] { return static_cast<double>(queue.Waiting()); });
+  }
 
   WatchedKind& Watched(const store::GroupKind& kind) {
     for (auto& w : watched) {
@@ -249,17 +297,27 @@ struct Manager::Impl {
   void ReconcileOne(const Request& request) {
     const std::string id = fmt::format("r-{:06d}", next_id.fetch_add(1) + 1);
     const std::string what = RequestText(request);
+    // Every line logged from here to the end of the reconcile, the reconciler's too, carries
+    // its id (in JSON logs).
+    log::ReconcileScope scope(id, what);
     auto found = reconcilers.find(request.ref.kind);
     if (found == reconcilers.end()) {
       log::Warn("{} {}: no reconciler for kind {}; dropped", id, what, request.ref.kind.ToString());
       queue.Forget(request);
       return;
     }
+    const KindMetrics& m = kind_metrics.at(request.ref.kind);
     ReconcileContext context{id, options.clock};
     const auto start = std::chrono::steady_clock::now();
     hop::Result<ReconcileResult> result = Call(found->second, request, context);
-    const std::string took = ElapsedText(std::chrono::steady_clock::now() - start);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    const std::string took = ElapsedText(elapsed);
     reconciles.fetch_add(1);
+    m.duration->Observe(std::chrono::duration<double>(elapsed).count());
+    // A terminal failure is an error too: result "error", and counted in the errors.
+    const bool failed = !result.ok() || result->terminal;
+    (failed ? m.error : result->requeue_after ? m.requeue : m.success)->Inc();
+    if (failed) m.errors->Inc();
 
     if (!result.ok()) {
       errors.fetch_add(1);
@@ -294,10 +352,14 @@ struct Manager::Impl {
 
   store::Store& store;
   const ManagerOptions options;
+  metrics::Registry& registry;
   WorkQueue queue;
+  // Read `queue` at each Render; declared after it, so they are removed before it goes.
+  std::vector<metrics::CallbackHandle> queue_gauges;
 
   // Set by Register, before Start; read-only afterwards.
   std::map<store::GroupKind, Reconciler*> reconcilers;
+  std::map<store::GroupKind, KindMetrics> kind_metrics;  // one per key of `reconcilers`
   std::vector<std::unique_ptr<WatchedKind>> watched;
 
   std::atomic<int64_t> reconciles{0};
@@ -331,6 +393,7 @@ void Manager::Register(store::GroupKind kind, Reconciler* reconciler,
   // Registering a kind again replaces its reconciler.
   const bool again = impl_->reconcilers.count(kind) != 0;
   impl_->reconcilers[kind] = reconciler;
+  if (!again) impl_->kind_metrics.emplace(kind, KindMetrics::For(impl_->registry, kind.kind));
   if (!again) impl_->Watched(kind).handlers.push_back({kind, nullptr});
   for (auto& [watched_kind, mapper] : extra) {
     impl_->Watched(watched_kind).handlers.push_back({kind, std::move(mapper)});

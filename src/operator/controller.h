@@ -20,6 +20,10 @@
 #include "common/time.h"
 #include "store/store.h"
 
+namespace hop::metrics {
+class Registry;
+}
+
 namespace hop::op {
 
 using Duration = std::chrono::milliseconds;
@@ -87,6 +91,9 @@ struct ManagerOptions {
   Duration backoff_cap = std::chrono::minutes(5);
   // Delays, backoffs and resyncs are measured on it. Not owned; must outlive the manager.
   const Clock* clock = &SystemClock();
+  // Where the manager registers its metrics (docs/metrics.md); nullptr: Registry::Default().
+  // Not owned; must outlive the manager. Managers sharing a registry add up their counts.
+  metrics::Registry* registry = nullptr;
 };
 
 struct Metrics {

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/metrics.h"
 #include "store/sqlite_store.h"
 #include "test/lib/fixtures.h"
 
@@ -578,6 +579,123 @@ TEST(ControllerTest, RequestText) {
       {{{{"", "Namespace"}, "", "team"}}, "Namespace team"},
   };
   for (const Case& c : kCases) EXPECT_EQ(RequestText(c.request), c.text);
+}
+
+// ---- Metrics and the reconcile's log context ----
+
+// The value of the series `series` (name and labels as rendered) in `text`; "" when absent.
+std::string Sample(const std::string& text, const std::string& series) {
+  const std::string start = series + " ";
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + at, end - at);
+    if (line.substr(0, start.size()) == start) return std::string(line.substr(start.size()));
+    at = end + 1;
+  }
+  return "";
+}
+
+TEST_F(ManagerTest, ExportsReconcilesByKindAndResult) {
+  Create(ConfigMap("done"));
+  Create(ConfigMap("later"));
+  Create(ConfigMap("failing"));
+  Create(ConfigMap("terminal"));
+  TestReconciler rec(store_.get(), [](const Request& r, int) -> hop::Result<ReconcileResult> {
+    if (r.ref.name == "later") return ReconcileResult::RequeueAfter(minutes(2));
+    if (r.ref.name == "failing") return Status::Unavailable("down");
+    if (r.ref.name == "terminal")
+      return ReconcileResult::Terminal(Status::InvalidArgument("never"));
+    return ReconcileResult::Done();
+  });
+  metrics::Registry registry;
+  ManagerOptions options = Options();
+  options.registry = &registry;
+  Manager m(*store_, options);
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+
+  const std::string text = registry.Render();
+  struct Case {
+    const char* series;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {R"(hop_reconciles_total{kind="ConfigMap",result="success"})", "1"},
+      {R"(hop_reconciles_total{kind="ConfigMap",result="requeue"})", "1"},
+      {R"(hop_reconciles_total{kind="ConfigMap",result="error"})", "2"},  // terminal included
+      {R"(hop_reconcile_errors_total{kind="ConfigMap"})", "2"},
+      {R"(hop_reconcile_duration_seconds_count{kind="ConfigMap"})", "4"},
+      {R"(hop_reconcile_duration_seconds_bucket{kind="ConfigMap",le="+Inf"})", "4"},
+      {"hop_work_queue_depth", "0"},
+      {"hop_work_queue_in_flight", "0"},
+      {"hop_work_queue_delayed", "2"},  // "later" and the retry of "failing"
+  };
+  for (const Case& c : kCases) EXPECT_EQ(Sample(text, c.series), c.want) << c.series << "\n" << text;
+
+  // The failing request's retry moves the counters again.
+  Advance(m, seconds(1));
+  ASSERT_TRUE(rec.WaitForCalls("failing", 2));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(Sample(registry.Render(), R"(hop_reconcile_errors_total{kind="ConfigMap"})"), "3");
+}
+
+TEST_F(ManagerTest, ExportsTheQueueDepthWhileWorkWaits) {
+  for (const char* name : {"a", "b", "c", "d"}) Create(ConfigMap(name));
+  GatedReconciler rec;
+  metrics::Registry registry;
+  {
+    ManagerOptions options = Options();
+    options.workers = 1;
+    options.registry = &registry;
+    Manager m(*store_, options);
+    m.Register(kConfigMap, &rec);
+    ASSERT_TRUE(m.Start().ok());
+    ASSERT_TRUE(rec.WaitEntered());
+    const std::string text = registry.Render();
+    EXPECT_EQ(Sample(text, "hop_work_queue_depth"), "3") << text;
+    EXPECT_EQ(Sample(text, "hop_work_queue_in_flight"), "1") << text;
+    rec.Open();
+  }
+  // A manager that is gone no longer reports its queue (and is not read).
+  EXPECT_EQ(Sample(registry.Render(), "hop_work_queue_depth"), "0");
+}
+
+// Records the reconcile id the log front sees while it reconciles.
+class ContextReconciler : public Reconciler {
+ public:
+  hop::Result<ReconcileResult> Reconcile(const Request&, const ReconcileContext& context) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_.emplace_back(context.id, log::CurrentReconcileId());
+    return ReconcileResult::Done();
+  }
+  std::vector<std::pair<std::string, std::string>> seen() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<std::string, std::string>> seen_;  // guarded by mu_
+};
+
+TEST_F(ManagerTest, LogLinesDuringAReconcileCarryItsId) {
+  Create(ConfigMap("a"));
+  Create(ConfigMap("b"));
+  ContextReconciler rec;
+  metrics::Registry registry;
+  ManagerOptions options = Options();
+  options.registry = &registry;
+  Manager m(*store_, options);
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  const auto seen = rec.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  for (const auto& [id, logged] : seen) EXPECT_EQ(id, logged);
+  EXPECT_EQ(log::CurrentReconcileId(), "");  // the test's thread reconciled nothing
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "common/metrics.h"
 #include "common/redact.h"
 #include "common/strings.h"
 #include "runtime/job_model.h"
@@ -139,6 +140,21 @@ std::string UidTag(const std::string& uid) {
   return tag.empty() ? "nouid" : tag;
 }
 
+// From a fire to its Job's process: milliseconds when the runner has a free slot, up to minutes
+// when runs queue behind others or a cron catch-up fires late.
+const std::vector<double> kFireToStartBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                 2.5,   5,    10,    30,   60,  120,  300, 600};
+
+// The reason of a Job's Failed condition; "" when it has none.
+std::string FailedReason(const Resource& job) {
+  const Json* status = job.status();
+  if (!status || !status->contains("conditions") || !(*status)["conditions"].is_array()) return "";
+  for (const Json& c : (*status)["conditions"]) {
+    if (c.is_object() && c.value("type", "") == kFailed) return c.value("reason", "");
+  }
+  return "";
+}
+
 }  // namespace
 
 struct JobRunner::Impl {
@@ -162,7 +178,65 @@ struct JobRunner::Impl {
     SteadyTime kill_at;
   };
 
-  Impl(store::Store& s, JobRunnerOptions o) : store(s), options(Absolute(std::move(o))) {}
+  // The runner's metrics, looked up once: recording one is an atomic add, no lock.
+  struct Metrics {
+    explicit Metrics(metrics::Registry& registry) {
+      auto& runs = registry.Counter("hop_job_runs_total",
+                                    "Jobs the local runner finished, by outcome (succeeded, "
+                                    "failed, deadline_exceeded, invalid).",
+                                    {"outcome"});
+      succeeded = &runs.With({"succeeded"});
+      failed = &runs.With({"failed"});
+      deadline_exceeded = &runs.With({"deadline_exceeded"});
+      invalid = &runs.With({"invalid"});
+      fire_to_start = &registry
+                           .Histogram("hop_fire_to_start_seconds",
+                                      "From a trigger's fire (the Job's triggerTimestamp) to the "
+                                      "local runner starting the Job's first attempt.",
+                                      {}, kFireToStartBuckets)
+                           .With();
+      attempts = &registry
+                      .Counter("hop_job_attempts_started_total",
+                               "Processes the local runner started for Job attempts.")
+                      .With();
+    }
+    // hop_job_runs_total's children, by outcome.
+    metrics::Counter* succeeded;
+    metrics::Counter* failed;
+    metrics::Counter* deadline_exceeded;
+    metrics::Counter* invalid;
+    metrics::Histogram* fire_to_start;
+    metrics::Counter* attempts;
+  };
+
+  Impl(store::Store& s, JobRunnerOptions o)
+      : store(s),
+        options(Absolute(std::move(o))),
+        registry(options.registry ? *options.registry : metrics::Registry::Default()),
+        metric(registry) {
+    running_gauge = registry
+                        .Gauge("hop_jobs_running",
+                               "Processes the local runner runs now (attempts, and killed ones "
+                               "not yet gone).")
+                        .AddCallback({}, [this] {
+                          std::lock_guard lock(mu);
+                          return static_cast<double>(RunningLocked());
+                        });
+  }
+
+  // Counts `written`, a Job's status this runner just wrote, in hop_job_runs_total when that
+  // write finished the Job (the writes that do check first that it was not finished).
+  void CountIfFinished(const Resource& written) {
+    if (ConditionTrue(written, kComplete)) {
+      metric.succeeded->Inc();
+    } else if (ConditionTrue(written, kFailed)) {
+      const std::string reason = FailedReason(written);
+      (reason == kReasonDeadline  ? metric.deadline_exceeded
+       : reason == kReasonInvalid ? metric.invalid
+                                  : metric.failed)
+          ->Inc();
+    }
+  }
 
   // Processes run in their Job's work directory, so every path handed to them (the exit file)
   // must not depend on the runner's own working directory.
@@ -460,6 +534,7 @@ struct JobRunner::Impl {
     });
     HOP_RETURN_IF_ERROR(written);
     if (written->has_value()) {
+      CountIfFinished(**written);
       WriteToFile(LogPath(p.ref),
                   fmt::format("--- hop: attempt {} {}\n", p.record.attempt, end.description));
       log::Info("Job {}: attempt {} {}", KeyOf(p.ref), p.record.attempt, end.description);
@@ -511,8 +586,10 @@ struct JobRunner::Impl {
       return true;
     });
     HOP_RETURN_IF_ERROR(written);
-    if (written->has_value())
+    if (written->has_value()) {
+      CountIfFinished(**written);
       log::Info("Job {}/{}: failed: {}", job.namespace_name(), job.name(), message);
+    }
     return Status::OK();
   }
 
@@ -612,6 +689,7 @@ struct JobRunner::Impl {
       });
       HOP_RETURN_IF_ERROR(written);
       if (written->has_value()) {
+        CountIfFinished(**written);
         WriteToFile(log_path, fmt::format("--- hop: attempt {} {}\n", attempt, end.description));
         log::Warn("Job {}: attempt {} {}", key, attempt, end.description);
       }
@@ -648,6 +726,7 @@ struct JobRunner::Impl {
       return std::optional<milliseconds>(milliseconds(100));
     }
     gate_writer.Open();
+    metric.attempts->Inc();
     log::Info("Job {}: started attempt {} as process group {}: {}", key, attempt, *pid,
               CommandText(spec.written_argv));
     // How long the fire that made this Job waited for its process (first attempts only).
@@ -656,6 +735,8 @@ struct JobRunner::Impl {
       if (auto fired = annotations.find("triggerTimestamp"); fired != annotations.end()) {
         if (auto at = ParseRfc3339(fired->second)) {
           const double ms = std::chrono::duration<double, std::milli>(Now() - *at).count();
+          // A fire stamped later than this runner's clock (another machine's) counts as 0.
+          metric.fire_to_start->Observe(std::max(ms, 0.0) / 1000);
           if (fire_to_start.size() < kLatenciesKept) {
             fire_to_start.push_back(ms);
           } else {
@@ -889,6 +970,11 @@ struct JobRunner::Impl {
   std::condition_variable cv;
   std::thread reaper;  // started and joined only under start_mu
   std::mutex start_mu;
+
+  metrics::Registry& registry;
+  Metrics metric;
+  // Reads the running processes under `mu` at each Render; declared last so it goes first.
+  metrics::CallbackHandle running_gauge;
 };
 
 JobRunner::JobRunner(store::Store& store, JobRunnerOptions options)

@@ -22,6 +22,10 @@
 #include "common/time.h"
 #include "store/store.h"
 
+namespace hop::metrics {
+class Registry;
+}
+
 namespace hop::runtime {
 
 struct JobRunnerOptions {
@@ -39,6 +43,10 @@ struct JobRunnerOptions {
   std::chrono::milliseconds max_retry_delay{10000};
   // How often the reaper thread looks for exited processes.
   std::chrono::milliseconds poll_interval{25};
+  // Where the runner registers its metrics (docs/metrics.md): Jobs finished by outcome, the
+  // fire-to-start latency, processes running. nullptr: Registry::Default(). Not owned; must
+  // outlive the runner.
+  metrics::Registry* registry = nullptr;
 };
 
 class JobRunner {

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/metrics.h"
 #include "common/strings.h"
 #include "runtime/job_model.h"
 #include "runtime/job_reconciler.h"
@@ -897,6 +898,66 @@ TEST_F(JobRunnerTest, AMissingJobIsDoneAndOtherKindsAreRefused) {
 }
 
 // --- the pure parts ---
+
+// The value of the series `series` (name and labels as rendered) in `text`; "" when absent.
+std::string Sample(const std::string& text, const std::string& series) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(series + " ", 0) == 0) return line.substr(series.size() + 1);
+  }
+  return "";
+}
+
+TEST_F(JobRunnerTest, ExportsRunsByOutcomeAndTheFireToStartLatency) {
+  FakeClock clock(*ParseRfc3339("2026-03-01T12:00:00Z"));
+  metrics::Registry registry;
+  JobRunnerOptions options = Options();
+  options.clock = &clock;
+  options.registry = &registry;
+  JobRunner runner(*store_, options);  // goes before the registry it registered in
+  EXPECT_EQ(Sample(registry.Render(), R"(hop_job_runs_total{outcome="succeeded"})"), "0");
+
+  // A trigger's run, fired 1.5 s before the runner starts it (by the fake clock).
+  Resource fired = JobResource("fired", {"sh", "-c", "exit 0"});
+  fired.set_annotation("triggerTimestamp", "2026-03-01T11:59:58.500Z");
+  ObjectRef ok = Create(std::move(fired));
+  ASSERT_TRUE(SyncUntil(runner, ok, IsComplete));
+  ObjectRef bad = Create(JobResource("bad", {"sh", "-c", "exit 1"}, {{"backoffLimit", 0}}));
+  ASSERT_TRUE(SyncUntil(runner, bad, IsFailed));
+  ObjectRef invalid = Create(JobResource("invalid", {}));
+  ASSERT_TRUE(SyncUntil(runner, invalid, IsFailed));
+  ObjectRef slow = Create(JobResource("slow", kUntilReleased, {{"activeDeadlineSeconds", 60}}));
+  ASSERT_TRUE(SyncUntil(runner, slow, IsActive));
+  EXPECT_EQ(Sample(registry.Render(), "hop_jobs_running"), "1");
+  clock.Advance(60s);
+  ASSERT_TRUE(SyncUntil(runner, slow, IsFailed));
+
+  const std::string text = registry.Render();
+  struct Case {
+    const char* series;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {R"(hop_job_runs_total{outcome="succeeded"})", "1"},
+      {R"(hop_job_runs_total{outcome="failed"})", "1"},
+      {R"(hop_job_runs_total{outcome="invalid"})", "1"},
+      {R"(hop_job_runs_total{outcome="deadline_exceeded"})", "1"},
+      {"hop_job_attempts_started_total", "3"},  // the invalid Job started nothing
+      // Only the Job with a triggerTimestamp is a trigger's run.
+      {"hop_fire_to_start_seconds_count", "1"},
+      {"hop_fire_to_start_seconds_sum", "1.5"},
+      {R"(hop_fire_to_start_seconds_bucket{le="1"})", "0"},
+      {R"(hop_fire_to_start_seconds_bucket{le="2.5"})", "1"},
+      {R"(hop_fire_to_start_seconds_bucket{le="+Inf"})", "1"},
+  };
+  for (const Case& c : kCases) EXPECT_EQ(Sample(text, c.series), c.want) << c.series << "\n" << text;
+
+  // More Syncs of finished Jobs count nothing again.
+  for (const ObjectRef& ref : {ok, bad, invalid, slow}) ASSERT_TRUE(runner.Sync(ref).ok());
+  const std::string after = registry.Render();
+  for (const Case& c : kCases) EXPECT_EQ(Sample(after, c.series), c.want) << c.series;
+  EXPECT_TRUE(WaitFor([&] { return Sample(registry.Render(), "hop_jobs_running") == "0"; }));
+}
 
 TEST(JobRunnerModelTest, ExpandVars) {
   const std::map<std::string, std::string> vars = {{"A", "a"}, {"EMPTY", ""}};
