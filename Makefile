@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 FUZZ_SECONDS ?= 60
 
-.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire bench-pgwire format clean
+.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire bench-pgwire bench-kube format clean
 
 all: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS)
@@ -57,6 +57,13 @@ bench: build/build.ninja
 bench-pgwire: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS) --target hop
 	./bench/pgwire_bench.sh build
+
+# The Kubernetes API of a real `hop serve --http-port 0` over HTTP: list by label among 100,000
+# ConfigMaps, sequential creates, 100 watches under 1,000 updates/s, each beside a raw SQLite
+# baseline (bench/kube_bench.cc; knobs OBJECTS, HITS, CREATES, WATCHERS, RATE, SECONDS, ...).
+bench-kube: build/build.ninja
+	$(CMAKE) --build build -j $(JOBS) --target hop kube_bench
+	./build/bench/kube_bench
 
 build-fuzz/build.ninja:
 	CC=clang CXX=clang++ $(CMAKE) -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOP_FUZZ=ON
