@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/metrics.h"
 #include "common/strings.h"
 #include "server/pg_server.h"
 
@@ -87,7 +88,7 @@ std::string Quoted(std::string_view s) {
 class HttpServer::Impl {
  public:
   Impl(store::Store& store, HttpServerOptions options, const std::atomic<ServeRole>* role)
-      : options_(std::move(options)), api_(store, options_.api), role_(role) {}
+      : options_(std::move(options)), store_(store), api_(store, options_.api), role_(role) {}
 
   Status Start();
   void Stop();
@@ -104,8 +105,11 @@ class HttpServer::Impl {
   void Route(const httplib::Request& req, httplib::Response& res);
   bool Authorized(const httplib::Request& req) const;
   void Health(const httplib::Request& req, httplib::Response& res);
+  void Metrics(httplib::Response& res);
+  void Count(std::string_view verb, int code, std::chrono::steady_clock::duration took);
 
   HttpServerOptions options_;
+  store::Store& store_;
   KubeApi api_;
   const std::atomic<ServeRole>* role_;
   std::unique_ptr<httplib::Server> server_;
@@ -116,6 +120,29 @@ class HttpServer::Impl {
   bool tls_ = false;
   int port_ = 0;
   bool stopped_ = false;
+
+  metrics::CounterFamily& requests_ = metrics::Registry::Default().Counter(
+      "hop_http_requests_total",
+      "HTTP requests answered, by Kubernetes verb (get, list, watch, create, update, patch, "
+      "delete, discovery, openapi, health, metrics) and status code",
+      {"verb", "code"});
+  metrics::HistogramFamily& durations_ = metrics::Registry::Default().Histogram(
+      "hop_http_request_duration_seconds",
+      "Time from a request's arrival to its answer (for a watch: to its end), by verb", {"verb"},
+      {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60});
+  metrics::Gauge& watches_ = metrics::Registry::Default()
+                                 .Gauge("hop_http_watches", "Watches being served")
+                                 .With();
+  metrics::Gauge& store_revision_ = metrics::Registry::Default()
+                                        .Gauge("hop_store_revision", "The store's revision")
+                                        .With();
+  metrics::Gauge& store_objects_ = metrics::Registry::Default()
+                                       .Gauge("hop_store_objects", "Objects in the store")
+                                       .With();
+  metrics::Gauge& store_bytes_ =
+      metrics::Registry::Default()
+          .Gauge("hop_store_bytes", "Bytes the store's database takes (-1: unknown)")
+          .With();
 };
 
 Status HttpServer::Impl::Start() {
@@ -154,6 +181,9 @@ Status HttpServer::Impl::Start() {
   HOP_RETURN_IF_ERROR(api_.Start());
   const int limit = options_.max_connections;
   server_->new_task_queue = [limit] { return new ThreadPerConnection(limit); };
+  // Small responses on a kept-alive connection would otherwise wait for the client's delayed
+  // ACK (about 40 ms each).
+  server_->set_tcp_nodelay(true);
   server_->set_payload_max_length(options_.max_body_bytes);
   server_->set_keep_alive_max_count(1000);
   server_->set_keep_alive_timeout(2);
@@ -236,16 +266,43 @@ void HttpServer::Impl::Health(const httplib::Request& req, httplib::Response& re
   res.set_content(body, "text/plain; charset=utf-8");
 }
 
+void HttpServer::Impl::Count(std::string_view verb, int code,
+                             std::chrono::steady_clock::duration took) {
+  const std::string v(verb);
+  requests_.With({v, std::to_string(code)}).Inc();
+  durations_.With({v}).Observe(std::chrono::duration<double>(took).count());
+}
+
+void HttpServer::Impl::Metrics(httplib::Response& res) {
+  // The store's figures are read when scraped: one short transaction.
+  if (auto stats = store_.ReadStats(); stats.ok()) {
+    store_revision_.Set(static_cast<double>(stats->revision));
+    store_objects_.Set(static_cast<double>(stats->objects));
+    store_bytes_.Set(static_cast<double>(stats->bytes));
+  }
+  res.status = 200;
+  res.set_content(metrics::Registry::Default().Render(),
+                  std::string(metrics::Registry::kContentType).c_str());
+}
+
 void HttpServer::Impl::Route(const httplib::Request& req, httplib::Response& res) {
+  const auto start = std::chrono::steady_clock::now();
   if (req.method == "GET" &&
       (req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz")) {
     Health(req, res);
+    Count("health", res.status, std::chrono::steady_clock::now() - start);
     return;
   }
   if (!Authorized(req)) {
     const KubeResponse r = KubeStatusResponse(401, "Unauthorized", "Unauthorized");
     res.status = r.status;
     res.set_content(r.body, r.content_type.c_str());
+    Count("unauthorized", r.status, std::chrono::steady_clock::now() - start);
+    return;
+  }
+  if (req.method == "GET" && req.path == "/metrics") {
+    Metrics(res);
+    Count("metrics", res.status, std::chrono::steady_clock::now() - start);
     return;
   }
   KubeRequest kr;
@@ -260,24 +317,29 @@ void HttpServer::Impl::Route(const httplib::Request& req, httplib::Response& res
     if (auto* r = std::get_if<KubeResponse>(&opened)) {
       res.status = r->status;
       res.set_content(r->body, r->content_type.c_str());
+      Count("watch", r->status, std::chrono::steady_clock::now() - start);
       return;
     }
     std::shared_ptr<KubeWatchStream> stream =
         std::move(std::get<std::unique_ptr<KubeWatchStream>>(opened));
     res.status = 200;
     res.set_chunked_content_provider(
-        stream->content_type(), [this, stream](size_t, httplib::DataSink& sink) {
+        stream->content_type(), [this, stream, start](size_t, httplib::DataSink& sink) {
+          watches_.Add(1);
           stream->Run(
               [&](std::string_view chunk) {
                 return sink.is_writable() && sink.write(chunk.data(), chunk.size());
               },
               stopping_);
+          watches_.Add(-1);
+          Count("watch", 200, std::chrono::steady_clock::now() - start);
           sink.done();
           return true;
         });
     return;
   }
   const KubeResponse r = api_.Handle(kr);
+  Count(KubeApi::Verb(kr), r.status, std::chrono::steady_clock::now() - start);
   res.status = r.status;
   for (const std::string& w : r.warnings) {
     std::string text = w;

@@ -655,10 +655,19 @@ class CacheWatchStream : public KubeWatchStream {
           history = api_.store().StartWatch({kind_.group_kind(), ns_, pos});
           continue;
         }
+        // Everything the window had goes out in one write: under load a watcher that fell
+        // behind catches up in few system calls.
+        batch_.clear();
         for (const auto& e : events) {
           pos = e->revision;
           if (!InScope(e->object)) continue;
-          if (!Send(*e, write)) return;
+          Send(*e, [&](std::string_view line) {
+            batch_ += line;
+            return true;
+          });
+        }
+        if (!batch_.empty()) {
+          if (!write(batch_)) return;
           last_sent = std::chrono::steady_clock::now();
         }
         if (!events.empty()) continue;
@@ -741,6 +750,7 @@ class CacheWatchStream : public KubeWatchStream {
   std::chrono::milliseconds duration_;
   const bool filtered_;  // by labels or fields
   std::set<std::string> shown_;  // with a filter: NAMESPACE/NAME of the objects selected
+  std::string batch_;            // the lines of one read of the cache
   int64_t bookmarked_ = 0;
 };
 
@@ -1382,6 +1392,26 @@ bool KubeApi::IsWatch(const KubeRequest& request) {
 std::variant<KubeResponse, std::unique_ptr<KubeWatchStream>> KubeApi::OpenWatch(
     const KubeRequest& request) {
   return impl_->OpenWatch(request);
+}
+
+std::string_view KubeApi::Verb(const KubeRequest& request) {
+  const std::string& m = request.method;
+  if (m == "POST") return "create";
+  if (m == "PUT") return "update";
+  if (m == "PATCH") return "patch";
+  if (m == "DELETE") return "delete";
+  if (m != "GET") return "other";
+  if (IsWatch(request)) return "watch";
+  const auto seg = SplitPath(request.path);
+  if (!seg.empty() && seg[0] == "openapi") return "openapi";
+  Result<Target> t = Status::NotFound("");
+  if (seg.size() >= 3 && seg[0] == "api" && seg[1] == "v1") {
+    t = ParseTarget("", "v1", {seg.begin() + 2, seg.end()});
+  } else if (seg.size() >= 4 && seg[0] == "apis") {
+    t = ParseTarget(seg[1], seg[2], {seg.begin() + 3, seg.end()});
+  }
+  if (!t.ok()) return "discovery";
+  return t->name.empty() ? "list" : "get";
 }
 
 }  // namespace hop::server

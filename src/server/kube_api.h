@@ -72,6 +72,9 @@ class KubeApi {
   KubeResponse Handle(const KubeRequest& request);
   // Whether `request` asks for a watch (`?watch=true` on a collection).
   static bool IsWatch(const KubeRequest& request);
+  // The Kubernetes verb of a request, for metrics: get, list, watch, create, update, patch,
+  // delete, or "discovery" and "openapi" for the rest of GET.
+  static std::string_view Verb(const KubeRequest& request);
   // Opens the watch `request` asks for, or answers it with an error.
   std::variant<KubeResponse, std::unique_ptr<KubeWatchStream>> OpenWatch(
       const KubeRequest& request);

@@ -651,5 +651,39 @@ TEST_F(KubeApiTest, HealthChecksFollowTheRole) {
   EXPECT_EQ(live->status, 200);
 }
 
+// /metrics is Prometheus text whose HTTP counters move with the requests answered and whose
+// store gauges read the store.
+TEST_F(KubeApiTest, MetricsCountRequestsByVerbAndCodeAndReadTheStore) {
+  Start();
+  httplib::Client c = Client();
+  auto sample = [&](const std::string& line_start) -> double {
+    auto r = c.Get("/metrics");
+    EXPECT_TRUE(r && r->status == 200);
+    if (!r) return -1;
+    EXPECT_NE(r->get_header_value("Content-Type").find("version=0.0.4"), std::string::npos);
+    size_t at = r->body.find("\n" + line_start + " ");
+    if (at == std::string::npos) return 0;
+    at += line_start.size() + 2;
+    return std::stod(r->body.substr(at, r->body.find('\n', at) - at));
+  };
+  const std::string list = "hop_http_requests_total{verb=\"list\",code=\"200\"}";
+  const std::string missing = "hop_http_requests_total{verb=\"get\",code=\"404\"}";
+  const double lists = sample(list);
+  const double misses = sample(missing);
+  ASSERT_TRUE(c.Get("/api/v1/namespaces/default/configmaps"));
+  ASSERT_TRUE(c.Get("/api/v1/namespaces/default/configmaps"));
+  ASSERT_TRUE(c.Get("/api/v1/namespaces/default/configmaps/nothing-here"));
+  EXPECT_EQ(sample(list), lists + 2);
+  EXPECT_EQ(sample(missing), misses + 1);
+  auto created = c.Post("/api/v1/namespaces/default/configmaps", ConfigMap("counted").dump(),
+                        "application/json");
+  ASSERT_TRUE(created && created->status == 201);
+  auto stats = store_->ReadStats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(sample("hop_store_objects"), static_cast<double>(stats->objects));
+  EXPECT_EQ(sample("hop_store_revision"), static_cast<double>(stats->revision));
+  EXPECT_GT(sample("hop_store_bytes"), 0);
+}
+
 }  // namespace
 }  // namespace hop::server
