@@ -1432,7 +1432,15 @@ CREATE MATERIALIZED VIEW pg.numbers AS SELECT CAST(v AS INTEGER) AS n FROM local
   const char* argv[] = {hop.c_str(), "--state", dir.c_str(), "refresh", "pg.big", nullptr};
   pid_t pid = 0;
   ASSERT_EQ(posix_spawn(&pid, hop.c_str(), nullptr, nullptr, const_cast<char**>(argv), environ), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Killed once its COPY runs in PostgreSQL, rather than after a fixed time that a fast machine
+  // finishes the refresh in.
+  for (int i = 0; i < 2000; ++i) {
+    if (rows("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY%' AND "
+             "pid <> pg_backend_pid()") != "0\n") {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
