@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <httplib.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <sys/socket.h>
 
 #include <condition_variable>
@@ -15,6 +14,7 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/strings.h"
+#include "server/pg_auth.h"
 #include "server/pg_server.h"
 
 namespace hop::server {
@@ -55,15 +55,6 @@ class ThreadPerConnection : public httplib::TaskQueue {
   int running_ = 0;
   bool shutdown_ = false;
 };
-
-std::string Base64(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()),
-                                static_cast<int>(in.size()));
-  out.resize(n);
-  return out;
-}
 
 Result<std::string> ReadSmallFile(const std::string& path, std::string_view what) {
   std::ifstream in(path, std::ios::binary);
@@ -353,7 +344,7 @@ void HttpServer::Impl::Route(const httplib::Request& req, httplib::Response& res
 
 std::string HttpServer::Impl::Kubeconfig() const {
   std::string cluster = "    server: " + Quoted(url()) + "\n";
-  if (tls_) cluster += "    certificate-authority-data: " + Quoted(Base64(ca_pem_)) + "\n";
+  if (tls_) cluster += "    certificate-authority-data: " + Quoted(Base64Encode(ca_pem_)) + "\n";
   std::string user = token_.empty() ? "  user: {}\n" : "  user:\n    token: " + Quoted(token_) + "\n";
   return "apiVersion: v1\n"
          "kind: Config\n"
