@@ -12,4 +12,9 @@ namespace hop {
 // is (UTF-8 stays UTF-8).
 void AppendJsonString(std::string_view text, std::string& out);
 
+// The same for text of unknown origin that must come out as valid JSON and safe on a terminal
+// (log lines): a byte that does not start a valid UTF-8 sequence becomes U+FFFD, and DEL is
+// escaped too.
+void AppendJsonStringOfAnyBytes(std::string_view text, std::string& out);
+
 }  // namespace hop

@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "common/json_text.h"
 #include "common/redact.h"
 #include "common/strings.h"
 
@@ -57,39 +58,6 @@ std::string_view LevelName(Level level) {
     case Level::kOff: return "off";
   }
   return "info";
-}
-
-// `text` as a JSON string, quoted, appended to `out`. JSON must be UTF-8: a byte that does not
-// start a valid UTF-8 sequence becomes U+FFFD. Every control character (and DEL) is escaped, so
-// a line holds no raw control byte that could upset a terminal or a line-based collector.
-void AppendJsonString(std::string_view text, std::string& out) {
-  out += '"';
-  while (!text.empty()) {
-    const size_t bad = FindInvalidUtf8(text);
-    const std::string_view valid = text.substr(0, bad);
-    for (char ch : valid) {
-      const auto c = static_cast<unsigned char>(ch);
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7F) {
-            out += fmt::format("\\u{:04x}", c);
-          } else {
-            out += ch;
-          }
-      }
-    }
-    if (bad == std::string_view::npos) break;
-    out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER, for the one byte at `bad`
-    text.remove_prefix(bad + 1);
-  }
-  out += '"';
 }
 
 spdlog::level::level_enum ToSpd(Level level) {
@@ -168,12 +136,12 @@ std::string JsonLine(Level level, std::string_view message, SystemTime at) {
   out += "\",\"level\":\"";
   out += LevelName(level);
   out += "\",\"msg\":";
-  AppendJsonString(message, out);
+  AppendJsonStringOfAnyBytes(message, out);
   if (!t_reconcile_id.empty()) {
     out += ",\"reconcile_id\":";
-    AppendJsonString(t_reconcile_id, out);
+    AppendJsonStringOfAnyBytes(t_reconcile_id, out);
     out += ",\"object\":";
-    AppendJsonString(t_reconcile_object, out);
+    AppendJsonStringOfAnyBytes(t_reconcile_object, out);
   }
   out += '}';
   return out;

@@ -858,12 +858,12 @@ KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<
     v["platform"] = "linux/amd64";
     return JsonResponse(200, v);
   }
+  if (seg.size() == 1 && (seg[0] == "api" || seg[0] == "apis") && WantsAggregated(req)) {
+    KubeResponse r = JsonResponse(200, AggregatedDiscovery(seg[0] == "api"));
+    r.content_type = kAggregatedType;
+    return r;
+  }
   if (seg.size() == 1 && seg[0] == "api") {
-    if (WantsAggregated(req)) {
-      KubeResponse r = JsonResponse(200, AggregatedDiscovery(true));
-      r.content_type = kAggregatedType;
-      return r;
-    }
     Json v = Json::object();
     v["kind"] = "APIVersions";
     v["versions"] = Json::array({"v1"});
@@ -871,11 +871,6 @@ KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<
     return JsonResponse(200, v);
   }
   if (seg.size() == 1 && seg[0] == "apis") {
-    if (WantsAggregated(req)) {
-      KubeResponse r = JsonResponse(200, AggregatedDiscovery(false));
-      r.content_type = kAggregatedType;
-      return r;
-    }
     Json list = Json::object();
     list["kind"] = "APIGroupList";
     list["apiVersion"] = "v1";
