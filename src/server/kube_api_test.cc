@@ -685,5 +685,53 @@ TEST_F(KubeApiTest, MetricsCountRequestsByVerbAndCodeAndReadTheStore) {
   EXPECT_GT(sample("hop_store_bytes"), 0);
 }
 
+// A delete of an object with finalizers marks it (202) until a patch removes the last one; an
+// Orphan delete keeps the objects that named it as their owner, without that reference.
+TEST_F(KubeApiTest, FinalizersHoldADeleteAndOrphanKeepsDependents) {
+  Start();
+  httplib::Client c = Client();
+  Json held = ConfigMap("held");
+  held["metadata"]["finalizers"] = Json::array({"example.com/hold"});
+  ASSERT_EQ(c.Post(kConfigMaps, held.dump(), "application/json")->status, 201);
+  auto marked = c.Delete(std::string(kConfigMaps) + "/held");
+  ASSERT_TRUE(marked);
+  EXPECT_EQ(marked->status, 202) << marked->body;
+  EXPECT_TRUE(Body(marked)["metadata"].contains("deletionTimestamp")) << marked->body;
+  EXPECT_EQ(c.Get(std::string(kConfigMaps) + "/held")->status, 200);
+  auto released = c.Patch(std::string(kConfigMaps) + "/held",
+                          R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
+  ASSERT_TRUE(released);
+  EXPECT_EQ(c.Get(std::string(kConfigMaps) + "/held")->status, 404);
+
+  auto owner = c.Post(kConfigMaps, ConfigMap("owner").dump(), "application/json");
+  ASSERT_EQ(owner->status, 201);
+  for (const char* name : {"kept", "taken"}) {
+    Json child = ConfigMap(name);
+    child["metadata"]["ownerReferences"] = Json::array(
+        {Json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner"},
+              {"uid", Body(owner)["metadata"]["uid"]}}});
+    ASSERT_EQ(c.Post(kConfigMaps, child.dump(), "application/json")->status, 201);
+  }
+  // Background (the default) takes the dependents with the owner...
+  auto other = c.Post(kConfigMaps, ConfigMap("owner2").dump(), "application/json");
+  Json taken = Body(c.Get(std::string(kConfigMaps) + "/taken"));
+  taken["metadata"]["ownerReferences"][0]["name"] = "owner2";
+  taken["metadata"]["ownerReferences"][0]["uid"] = Body(other)["metadata"]["uid"];
+  ASSERT_EQ(c.Put(std::string(kConfigMaps) + "/taken", taken.dump(), "application/json")->status,
+            200);
+  ASSERT_EQ(c.Delete(std::string(kConfigMaps) + "/owner2")->status, 200);
+  EXPECT_EQ(c.Get(std::string(kConfigMaps) + "/taken")->status, 404);
+  // ... and Orphan leaves them, without the reference.
+  auto orphaned = c.Delete(std::string(kConfigMaps) + "/owner?propagationPolicy=Orphan");
+  ASSERT_TRUE(orphaned);
+  EXPECT_EQ(orphaned->status, 200) << orphaned->body;
+  auto kept = c.Get(std::string(kConfigMaps) + "/kept");
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->status, 200);
+  EXPECT_FALSE(Body(kept)["metadata"].contains("ownerReferences")) << kept->body;
+  ExpectStatus(c.Delete(std::string(kConfigMaps) + "/kept?propagationPolicy=Sideways"), 400,
+               "BadRequest");
+}
+
 }  // namespace
 }  // namespace hop::server
