@@ -28,8 +28,8 @@ std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_
   return e;
 }
 
-KubeWatchCache::KubeWatchCache(store::Store& store, size_t capacity)
-    : store_(store), capacity_(capacity == 0 ? 1 : capacity) {}
+KubeWatchCache::KubeWatchCache(store::Store& store, size_t capacity, size_t max_bytes)
+    : store_(store), capacity_(capacity == 0 ? 1 : capacity), max_bytes_(max_bytes) {}
 
 KubeWatchCache::~KubeWatchCache() { Stop(); }
 
@@ -71,6 +71,7 @@ void KubeWatchCache::Feed() {
       watch_ = store_.StartWatch({std::nullopt, "", *revision});
       std::lock_guard<std::mutex> lock(mu_);
       window_.clear();
+      bytes_ = 0;
       oldest_ = progress_ = *revision;
       continue;
     }
@@ -83,9 +84,11 @@ void KubeWatchCache::Feed() {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopped_) break;
       if (cached) {
+        bytes_ += 4 * cached->line.size();
         window_.push_back(std::move(cached));
-        if (window_.size() > capacity_) {
+        while (window_.size() > 1 && (window_.size() > capacity_ || bytes_ > max_bytes_)) {
           oldest_ = window_.front()->revision;
+          bytes_ -= 4 * window_.front()->line.size();
           window_.pop_front();
         }
       }

@@ -39,8 +39,9 @@ std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_
 
 class KubeWatchCache {
  public:
-  // Keeps the last `capacity` events.
-  KubeWatchCache(store::Store& store, size_t capacity);
+  // Keeps the last `capacity` events, and fewer when they would take more than `max_bytes`
+  // (counted as four times an event's line: the line and the parsed object).
+  KubeWatchCache(store::Store& store, size_t capacity, size_t max_bytes = 128u << 20);
   ~KubeWatchCache();  // Stop()
   KubeWatchCache(const KubeWatchCache&) = delete;
   KubeWatchCache& operator=(const KubeWatchCache&) = delete;
@@ -69,6 +70,7 @@ class KubeWatchCache {
 
   store::Store& store_;
   const size_t capacity_;
+  const size_t max_bytes_;
   std::unique_ptr<store::Watch> watch_;
   std::thread thread_;
 
@@ -77,6 +79,7 @@ class KubeWatchCache {
   std::deque<std::shared_ptr<const CachedEvent>> window_;
   int64_t oldest_ = 0;    // events after this revision are all in the window
   int64_t progress_ = 0;  // ... up to this one
+  size_t bytes_ = 0;      // what the window's events take, as counted for max_bytes
   bool stopped_ = false;
 };
 
