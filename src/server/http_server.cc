@@ -189,10 +189,15 @@ Status HttpServer::Impl::Start() {
   server_->Delete(".*", route);
   server_->set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;
+    // What the HTTP library answers by itself: no route for the method, a body over the limit,
+    // a request it could not parse.
     const KubeResponse r =
-        res.status == 413 ? KubeStatusResponse(413, "RequestEntityTooLarge",
-                                               "the request is larger than the server accepts")
-                          : KubeStatusResponse(res.status, "BadRequest", "the request is malformed");
+        res.status == 413   ? KubeStatusResponse(413, "RequestEntityTooLarge",
+                                                 "the request is larger than the server accepts")
+        : res.status == 404 ? KubeStatusResponse(404, "NotFound",
+                                                 "the server could not find the requested resource")
+        : res.status == 405 ? KubeStatusResponse(405, "MethodNotAllowed", "the method is not allowed")
+                            : KubeStatusResponse(res.status, "BadRequest", "the request is malformed");
     res.set_content(r.body, r.content_type.c_str());
   });
   // cpp-httplib listens with a backlog of 5, compiled into the library: a burst of clients (many
