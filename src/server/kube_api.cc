@@ -594,9 +594,19 @@ class CacheWatchStream : public KubeWatchStream {
            const std::atomic<bool>& stopping) override {
     const auto end = std::chrono::steady_clock::now() + duration_;
     auto last_sent = std::chrono::steady_clock::now();
+    // The objects as they are, in writes of about 64 KiB.
+    batch_.clear();
     for (const auto& e : initial_) {
-      if (!Send(*e, write)) return;
+      Send(*e, [&](std::string_view line) {
+        batch_ += line;
+        return true;
+      });
+      if (batch_.size() >= 64 * 1024) {
+        if (!write(batch_)) return;
+        batch_.clear();
+      }
     }
+    if (!batch_.empty() && !write(batch_)) return;
     initial_.clear();
     int64_t pos = from_;
     std::vector<std::shared_ptr<const CachedEvent>> events;
@@ -654,8 +664,10 @@ class CacheWatchStream : public KubeWatchStream {
           // carries several events (one write, one wake-up, for many), at the cost of at most
           // this much latency on the ones behind the first.
           std::this_thread::sleep_for(kCoalesce);
+          continue;
         }
-        if (!events.empty()) continue;
+        // Nothing of this watch's: a bookmark may still be due, also while other kinds change.
+        progress = std::max(progress, pos);
       }
       if (bookmarks_ && progress > bookmarked_ &&
           std::chrono::steady_clock::now() - last_sent >= api_.options().bookmark_interval) {

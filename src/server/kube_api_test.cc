@@ -303,6 +303,39 @@ TEST_F(KubeApiTest, BookmarksArriveAndResumingFromOneLosesNothing) {
   }
 }
 
+// Bookmarks come on time also while other kinds change all the time (each change wakes the
+// watch, which has nothing of its own to send).
+TEST_F(KubeApiTest, BookmarksArriveWhileOtherKindsKeepChanging) {
+  HttpServerOptions options;
+  options.api.bookmark_interval = 50ms;
+  Start(options);
+  const int64_t from = Revision();
+  std::atomic<bool> done{false};
+  std::atomic<int> written{0};
+  std::thread writer([&] {
+    for (int i = 0; !done; ++i) {
+      auto r = resource::Resource::FromJson(Database(fmt::format("busy-{}", i)), "test");
+      if (!r.ok() || !store_->Create(std::move(*r)).ok()) break;
+      written = i + 1;
+      std::this_thread::sleep_for(2ms);
+    }
+  });
+  auto events = Watch(
+      fmt::format("{}?watch=true&allowWatchBookmarks=true&resourceVersion={}", kConfigMaps, from),
+      [&](const std::vector<Event>& seen) {
+        return !seen.empty() && seen.back().type == "BOOKMARK" && seen.back().revision() > from;
+      },
+      // Well under the half second a watch waits for the cache when nothing comes at all.
+      400ms);
+  const int written_while_watched = written;
+  done = true;
+  writer.join();
+  EXPECT_GT(written_while_watched, 20);  // the other kind did keep changing
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().type, "BOOKMARK");
+  EXPECT_GT(events.back().revision(), from);
+}
+
 // A watch from before the store's retained history is told 410 Expired, as a Status in an
 // ERROR event, so that the client lists again.
 TEST_F(KubeApiTest, WatchFromForgottenHistoryGets410Expired) {
