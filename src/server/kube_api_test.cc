@@ -330,7 +330,7 @@ TEST_F(KubeApiTest, BookmarksArriveWhileOtherKindsKeepChanging) {
   const int written_while_watched = written;
   done = true;
   writer.join();
-  EXPECT_GT(written_while_watched, 20);  // the other kind did keep changing
+  EXPECT_GE(written_while_watched, 3);  // the other kind did keep changing meanwhile
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back().type, "BOOKMARK");
   EXPECT_GT(events.back().revision(), from);

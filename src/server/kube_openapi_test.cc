@@ -247,7 +247,9 @@ TEST(KubeOpenApiTest, PatchesAreNeverStrategicAndDeclareFieldValidation) {
   }
   EXPECT_GT(patches, 20);
 
-  for (const auto& [key, entry] : OpenApiV3Index(AllKinds()).at("paths").items()) {
+  // The index is kept: a range over a member of a temporary would outlive the temporary.
+  const Json index = OpenApiV3Index(AllKinds());
+  for (const auto& [key, entry] : index.at("paths").items()) {
     const std::string group = key.starts_with("api/") ? "" : key.substr(5, key.rfind('/') - 5);
     const std::string version = key.substr(key.rfind('/') + 1);
     auto doc = OpenApiV3(group, version, AllKinds());
