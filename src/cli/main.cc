@@ -405,6 +405,10 @@ int Main(int argc, char** argv) {
     if (http_port >= 0) {
       http_opts.port = http_port;
       http_opts.api.provisioners = &provisioners;
+      if (hop::Status checked = hop::server::CheckHttpServerOptions(http_opts); !checked.ok()) {
+        std::cerr << "hop serve: " << hop::EscapeForTerminal(checked.ToString()) << "\n";
+        return 1;
+      }
       serve_opts.http = http_opts;
     } else if (!serve_opts.kubeconfig_out.empty()) {
       std::cerr << "hop serve: --kubeconfig-out needs --http-port\n";

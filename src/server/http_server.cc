@@ -136,11 +136,22 @@ class HttpServer::Impl {
           .With();
 };
 
-Status HttpServer::Impl::Start() {
-  const bool loopback = IsLoopbackAddress(options_.listen);
-  if (options_.tls_cert.empty() != options_.tls_key.empty()) {
+Status CheckHttpServerOptions(const HttpServerOptions& options) {
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
     return Status::InvalidArgument("--http-tls-cert and --http-tls-key go together");
   }
+  if (!IsLoopbackAddress(options.listen) &&
+      (options.tls_cert.empty() || options.token_file.empty())) {
+    return Status::InvalidArgument(fmt::format(
+        "the Kubernetes API listens on {}, which is not a loopback address: that needs TLS "
+        "(--http-tls-cert, --http-tls-key) and a bearer token (--http-token-file)",
+        options.listen));
+  }
+  return Status::OK();
+}
+
+Status HttpServer::Impl::Start() {
+  HOP_RETURN_IF_ERROR(CheckHttpServerOptions(options_));
   tls_ = !options_.tls_cert.empty();
   if (!options_.token_file.empty()) {
     HOP_ASSIGN_OR_RETURN(std::string token, ReadSmallFile(options_.token_file, "token file"));
@@ -149,12 +160,6 @@ Status HttpServer::Impl::Start() {
       return Status::InvalidArgument(
           fmt::format("the token file {} must hold one token, without blanks", options_.token_file));
     }
-  }
-  if (!loopback && (!tls_ || token_.empty())) {
-    return Status::InvalidArgument(fmt::format(
-        "the Kubernetes API listens on {}, which is not a loopback address: that needs TLS "
-        "(--http-tls-cert, --http-tls-key) and a bearer token (--http-token-file)",
-        options_.listen));
   }
   if (tls_) {
     HOP_ASSIGN_OR_RETURN(ca_pem_, ReadSmallFile(options_.tls_cert, "certificate"));

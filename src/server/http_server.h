@@ -31,6 +31,11 @@ struct HttpServerOptions {
   KubeApiOptions api;
 };
 
+// The checks of Start that need no file and no socket: TLS options in pairs, and TLS and a
+// token on any address that is not loopback. For a command to refuse its options before it
+// touches anything.
+Status CheckHttpServerOptions(const HttpServerOptions& options);
+
 class HttpServer {
  public:
   // Listens on options.listen:port. Errors (InvalidArgument): a non-loopback address without
