@@ -368,6 +368,12 @@ TEST_F(KubectlTest, DeletingADatabaseThatViewsUseNamesTheDependents) {
   EXPECT_TRUE(Contains(out, "view/ads-audience")) << out;
   EXPECT_TRUE(Contains(out, "view/ads-visitors")) << out;
   EXPECT_EQ(Ok("get database ads-database -o name"), "database.hoptimator.linkedin.com/ads-database\n");
+  // A server-side dry run asks the same guard, and a dry run that passes deletes nothing.
+  auto [dry, dry_rc] = Kubectl("delete database ads-database --dry-run=server");
+  EXPECT_NE(dry_rc, 0) << dry;
+  EXPECT_TRUE(Contains(dry, "Error from server (Conflict)")) << dry;
+  Ok("delete view ads-visitors --dry-run=server");
+  EXPECT_EQ(Ok("get view ads-visitors -o name"), "view.hoptimator.linkedin.com/ads-visitors\n");
 }
 
 // Spec updates keep the status and status updates keep the spec, through the status

@@ -165,6 +165,13 @@ Result<Outcome> Executor::Delete(const store::ObjectRef& ref, bool force) {
   });
 }
 
+Status Executor::CheckDelete(const store::ObjectRef& ref) {
+  HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, NamespaceCatalog());
+  Batch batch(store_, options_, *cat, nullptr);
+  // Effects (tables to drop) are only listed in the batch; Apply would run them.
+  return SpecifyDeletion(ref, /*force=*/false, batch);
+}
+
 Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
   Outcome outcome;
   outcome.statement = std::move(label);

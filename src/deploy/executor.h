@@ -67,6 +67,9 @@ class Executor {
   // Deletes the object `ref` names as the DROP of its kind does (deployer.h SpecifyDeletion),
   // with `force` skipping the dependency guard. This is `hop delete`.
   Result<Outcome> Delete(const store::ObjectRef& ref, bool force);
+  // What Delete(ref, false) would refuse, with nothing written and nothing dropped: NotFound,
+  // or the dependency guard's Validation error. A dry-run delete.
+  Status CheckDelete(const store::ObjectRef& ref);
 
  private:
   // The namespace's catalog: the one given in the options, or one read from the store.

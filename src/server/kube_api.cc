@@ -1322,7 +1322,21 @@ KubeResponse KubeApi::Impl::Delete(const KubeRequest& req, const Target& t) {
                                                    existing->resource_version(), precondition)),
                       t.kind, t.name);
   }
-  if (QueryValue(req, "dryRun") == "All") return JsonResponse(200, Shown(*existing));
+  deploy::ExecuteOptions execute;
+  execute.namespace_name = t.namespace_name.empty() ? std::string(resource::kDefaultNamespace)
+                                                    : t.namespace_name;
+  execute.provisioners = options_.provisioners;
+  deploy::Executor executor(store_, std::move(execute));
+  if (QueryValue(req, "dryRun") == "All") {
+    // The dependency guard is asked too; nothing is written or dropped.
+    if (Status guard = executor.CheckDelete(ref); !guard.ok()) {
+      if (guard.code() == StatusCode::kValidation) {
+        return KubeStatusResponse(409, "Conflict", RedactSecrets(guard.message()));
+      }
+      return FromStatus(guard, t.kind, t.name);
+    }
+    return JsonResponse(200, Shown(*existing));
+  }
   // Orphan: the dependents lose their owner reference first, so the delete takes only the
   // object itself.
   if (policy == "Orphan") {
@@ -1344,11 +1358,6 @@ KubeResponse KubeApi::Impl::Delete(const KubeRequest& req, const Target& t) {
   }
   // Objects go as the DROP of their kind does: not while something depends on them
   // (deploy::Executor::Delete, the same guard as `hop delete`).
-  deploy::ExecuteOptions execute;
-  execute.namespace_name = t.namespace_name.empty() ? std::string(resource::kDefaultNamespace)
-                                                    : t.namespace_name;
-  execute.provisioners = options_.provisioners;
-  deploy::Executor executor(store_, std::move(execute));
   auto deleted = executor.Delete(ref, /*force=*/false);
   if (!deleted.ok()) {
     if (deleted.status().code() == StatusCode::kValidation) {
