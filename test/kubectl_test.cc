@@ -28,17 +28,7 @@ using namespace std::chrono_literals;
 
 std::string Source(const std::string& rel) { return std::string(HOP_SOURCE_DIR) + "/" + rel; }
 
-// What `command` prints (stdout and stderr), and its exit status.
-std::pair<std::string, int> Shell(const std::string& command) {
-  std::string out;
-  FILE* p = popen(("(" + command + ") 2>&1 < /dev/null").c_str(), "r");
-  if (p == nullptr) return {"popen failed", -1};
-  char buf[4096];
-  size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = pclose(p);
-  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
+using hop::testing::Shell;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);

@@ -14,6 +14,7 @@
 #include "resource/resource.h"
 #include "session/control_plane.h"
 #include "store/sqlite_store.h"
+#include "test/lib/fixtures.h"
 
 namespace hop::cli {
 namespace {
@@ -23,8 +24,6 @@ const store::GroupKind kJob{"batch", "Job"};
 class LogsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/hop-logs-test-XXXXXX";
-    dir_ = mkdtemp(tmpl);
     store::SqliteStoreOptions opts;
     opts.durable = false;
     auto s = store::SqliteStore::Open(dir_, opts);
@@ -34,7 +33,6 @@ class LogsTest : public ::testing::Test {
   void TearDown() override {
     if (thread_.joinable()) Stop();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   void CreateJob(const std::string& name) {
@@ -78,7 +76,8 @@ class LogsTest : public ::testing::Test {
     return testing::Eventually([&] { return shared_.Text().find(what) != std::string::npos; });
   }
 
-  std::string dir_;
+  hop::testing::TempDir temp_{"hop-logs-test"};
+  const std::string& dir_ = temp_.path();
   std::unique_ptr<store::SqliteStore> store_;
   testing::SharedOutput shared_;
   std::ostream out_{&shared_};

@@ -166,6 +166,17 @@ Result<Target> ParseTarget(std::string_view group, std::string_view version,
   return t;
 }
 
+// The target of a URL's segments: `/api/v1/...` or `/apis/GROUP/VERSION/...`.
+Result<Target> TargetOf(const std::vector<std::string>& seg) {
+  if (seg.size() >= 3 && seg[0] == "api" && seg[1] == "v1") {
+    return ParseTarget("", "v1", {seg.begin() + 2, seg.end()});
+  }
+  if (seg.size() >= 4 && seg[0] == "apis") {
+    return ParseTarget(seg[1], seg[2], {seg.begin() + 3, seg.end()});
+  }
+  return Status::NotFound("the server could not find the requested resource");
+}
+
 // --- discovery ---
 
 Json ApiResource(const KindInfo& k, const std::string& name, bool subresource) {
@@ -544,8 +555,7 @@ class KubeApi::Impl {
   // Validates `r` as the request's fieldValidation asks; warnings go to `*warnings`.
   Status Validate(const KubeRequest& req, const resource::Resource& r,
                   std::vector<std::string>* warnings);
-  KubeResponse Written(int code, const KubeRequest& req, const resource::Resource& r,
-                       std::vector<std::string> warnings);
+  KubeResponse Written(int code, const resource::Resource& r, std::vector<std::string> warnings);
 
   store::Store& store_;
   KubeApiOptions options_;
@@ -756,12 +766,7 @@ class CacheWatchStream : public KubeWatchStream {
 std::variant<KubeResponse, std::unique_ptr<KubeWatchStream>> KubeApi::Impl::OpenWatch(
     const KubeRequest& req) {
   const auto seg = SplitPath(req.path);
-  Result<Target> t = Status::NotFound("the server could not find the requested resource");
-  if (seg.size() >= 3 && seg[0] == "api" && seg[1] == "v1") {
-    t = ParseTarget("", "v1", {seg.begin() + 2, seg.end()});
-  } else if (seg.size() >= 4 && seg[0] == "apis") {
-    t = ParseTarget(seg[1], seg[2], {seg.begin() + 3, seg.end()});
-  }
+  Result<Target> t = TargetOf(seg);
   if (!t.ok()) return KubeStatusResponse(404, "NotFound", t.status().message());
   if (!t->subresource.empty()) {
     return KubeStatusResponse(405, "MethodNotAllowed", "a subresource cannot be watched");
@@ -840,12 +845,7 @@ KubeResponse KubeApi::Impl::Handle(const KubeRequest& req) {
   bool done = false;
   KubeResponse discovery = Discovery(req, seg, &done);
   if (done) return discovery;
-  Result<Target> t = Status::NotFound("the server could not find the requested resource");
-  if (seg.size() >= 3 && seg[0] == "api" && seg[1] == "v1") {
-    t = ParseTarget("", "v1", {seg.begin() + 2, seg.end()});
-  } else if (seg.size() >= 4 && seg[0] == "apis") {
-    t = ParseTarget(seg[1], seg[2], {seg.begin() + 3, seg.end()});
-  }
+  Result<Target> t = TargetOf(seg);
   if (!t.ok()) return KubeStatusResponse(404, "NotFound", t.status().message());
   return Resource(req, *t);
 }
@@ -1094,9 +1094,8 @@ Status KubeApi::Impl::Validate(const KubeRequest& req, const resource::Resource&
   return Status::OK();
 }
 
-KubeResponse KubeApi::Impl::Written(int code, const KubeRequest& req, const resource::Resource& r,
+KubeResponse KubeApi::Impl::Written(int code, const resource::Resource& r,
                                     std::vector<std::string> warnings) {
-  (void)req;
   KubeResponse resp = JsonResponse(code, Shown(r));
   resp.warnings = std::move(warnings);
   return resp;
@@ -1117,12 +1116,12 @@ KubeResponse KubeApi::Impl::Create(const KubeRequest& req, const Target& t) {
     if (existing->has_value()) {
       return FromStatus(Status::AlreadyExists(""), t.kind, r->name());
     }
-    return Written(201, req, *r, std::move(warnings));
+    return Written(201, *r, std::move(warnings));
   }
   const std::string name = r->name();
   auto created = store_.Create(std::move(*r));
   if (!created.ok()) return FromStatus(created.status(), t.kind, name);
-  return Written(201, req, *created, std::move(warnings));
+  return Written(201, *created, std::move(warnings));
 }
 
 KubeResponse KubeApi::Impl::Update(const KubeRequest& req, const Target& t) {
@@ -1138,11 +1137,11 @@ KubeResponse KubeApi::Impl::Update(const KubeRequest& req, const Target& t) {
                                                    r->resource_version())),
                       t.kind, t.name);
   }
-  if (QueryValue(req, "dryRun") == "All") return Written(200, req, *r, std::move(warnings));
+  if (QueryValue(req, "dryRun") == "All") return Written(200, *r, std::move(warnings));
   Result<resource::Resource> written = t.subresource == "status" ? store_.UpdateStatus(std::move(*r))
                                                                 : store_.Update(std::move(*r));
   if (!written.ok()) return FromStatus(written.status(), t.kind, t.name);
-  return Written(200, req, *written, std::move(warnings));
+  return Written(200, *written, std::move(warnings));
 }
 
 namespace {
@@ -1233,13 +1232,13 @@ KubeResponse KubeApi::Impl::Patch(const KubeRequest& req, const Target& t) {
       if (!r.ok()) return FromStatus(r.status(), t.kind, t.name);
       std::vector<std::string> warnings;
       if (Status s = Validate(req, *r, &warnings); !s.ok()) return FromStatus(s, t.kind, t.name);
-      if (QueryValue(req, "dryRun") == "All") return Written(201, req, *r, std::move(warnings));
+      if (QueryValue(req, "dryRun") == "All") return Written(201, *r, std::move(warnings));
       auto created = store_.Create(std::move(*r));
       if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists && attempt < 5) {
         continue;
       }
       if (!created.ok()) return FromStatus(created.status(), t.kind, t.name);
-      return Written(201, req, *created, std::move(warnings));
+      return Written(201, *created, std::move(warnings));
     }
     Json doc = (*existing)->json();
     try {
@@ -1274,13 +1273,13 @@ KubeResponse KubeApi::Impl::Patch(const KubeRequest& req, const Target& t) {
                                                      r->resource_version())),
                         t.kind, t.name);
     }
-    if (QueryValue(req, "dryRun") == "All") return Written(200, req, *r, std::move(warnings));
+    if (QueryValue(req, "dryRun") == "All") return Written(200, *r, std::move(warnings));
     Result<resource::Resource> written = t.subresource == "status"
                                              ? store_.UpdateStatus(std::move(*r))
                                              : store_.Update(std::move(*r));
     if (!written.ok() && written.status().code() == StatusCode::kConflict && attempt < 5) continue;
     if (!written.ok()) return FromStatus(written.status(), t.kind, t.name);
-    return Written(200, req, *written, std::move(warnings));
+    return Written(200, *written, std::move(warnings));
   }
 }
 
@@ -1405,12 +1404,7 @@ std::string_view KubeApi::Verb(const KubeRequest& request) {
   if (IsWatch(request)) return "watch";
   const auto seg = SplitPath(request.path);
   if (!seg.empty() && seg[0] == "openapi") return "openapi";
-  Result<Target> t = Status::NotFound("");
-  if (seg.size() >= 3 && seg[0] == "api" && seg[1] == "v1") {
-    t = ParseTarget("", "v1", {seg.begin() + 2, seg.end()});
-  } else if (seg.size() >= 4 && seg[0] == "apis") {
-    t = ParseTarget(seg[1], seg[2], {seg.begin() + 3, seg.end()});
-  }
+  Result<Target> t = TargetOf(seg);
   if (!t.ok()) return "discovery";
   return t->name.empty() ? "list" : "get";
 }

@@ -1,12 +1,16 @@
 // Small fixtures that tests across folders share: a clock a test moves by hand, so that code that
-// waits on time is tested without sleeping, and a temporary directory removed with its contents.
+// waits on time is tested without sleeping, a temporary directory removed with its contents, and
+// a shell command's output.
 #pragma once
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "common/time.h"
 
@@ -54,5 +58,18 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// What a shell command line prints (standard output and error), with its standard input empty,
+// and its exit status (-1 when it did not exit normally).
+inline std::pair<std::string, int> Shell(const std::string& command) {
+  std::string out;
+  FILE* p = popen(("(" + command + ") 2>&1 < /dev/null").c_str(), "r");
+  if (p == nullptr) return {"popen failed", -1};
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
 
 }  // namespace hop::testing
