@@ -133,7 +133,7 @@ Result<BoundStatementPtr> BindCreateTable(const catalog::Catalog& cat,
                                           const BindOptions& options) {
   const auto& ct = statement.As<sql::CreateTableStatement>();
   auto bound = std::make_unique<BoundCreateTable>(statement);
-  HOP_ASSIGN_OR_RETURN(bound->schema, cat.SchemaFor(ct.name.Names()));
+  HOP_ASSIGN_OR_RETURN(bound->schema, cat.SchemaForCreate(ct.name.Names()));
   const catalog::Schema& schema = *bound->schema;
   HOP_RETURN_IF_ERROR(schema.status);
   bound->path = PathIn(schema, ct.name);

@@ -75,11 +75,13 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
   if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty() && !stored) {
     HOP_ASSIGN_OR_RETURN(rel, View(*table));
   } else {
+    // A logical table's rows are its tier's: the scan reads that table, under the logical name.
+    const catalog::Table* read = catalog_.ReadTable(*table);
     Rel scan;
     scan.kind = RelKind::kScan;
-    scan.table = table;
-    scan.path = table->path;
-    scan.row_type = table->row_type;
+    scan.table = read;
+    scan.path = read->path;
+    scan.row_type = read->row_type;
     if (stored) {
       // A materialized view hop refreshes is read from its table: the rows of its last refresh,
       // with the row type of its query.

@@ -118,6 +118,48 @@ std::string Key(const std::string& catalog, const std::string& schema) {
   return catalog.empty() ? schema : catalog + "." + schema;
 }
 
+// The tiers of a logical URL: `jdbc:logical://nearline=kafka-database;online=venice`.
+Result<std::vector<std::pair<std::string, std::string>>> LogicalTiers(std::string_view url) {
+  constexpr std::string_view kPrefix = "jdbc:logical://";
+  std::vector<std::pair<std::string, std::string>> tiers;
+  if (url.rfind(kPrefix, 0) != 0) {
+    return Status::InvalidArgument(
+        fmt::format("'{}' is not a logical URL (jdbc:logical://nearline=DB;online=DB;offline=DB)",
+                    RedactSecrets(url)));
+  }
+  std::string_view rest = url.substr(kPrefix.size());
+  while (!rest.empty()) {
+    const size_t semicolon = rest.find(';');
+    std::string_view entry = TrimWhitespace(rest.substr(0, semicolon));
+    rest = semicolon == std::string_view::npos ? "" : rest.substr(semicolon + 1);
+    if (entry.empty()) continue;
+    const size_t eq = entry.find('=');
+    const std::string tier = AsciiToLower(TrimWhitespace(entry.substr(0, eq)));
+    const std::string database =
+        eq == std::string_view::npos ? "" : std::string(TrimWhitespace(entry.substr(eq + 1)));
+    if (tier != "nearline" && tier != "online" && tier != "offline") {
+      return Status::InvalidArgument(fmt::format(
+          "logical tier '{}' is not one of nearline, online and offline", entry.substr(0, eq)));
+    }
+    if (database.empty()) {
+      return Status::InvalidArgument(fmt::format("logical tier {} names no Database", tier));
+    }
+    for (const auto& [known, db] : tiers) {
+      if (known == tier) {
+        return Status::InvalidArgument(fmt::format("logical tier {} is given twice", tier));
+      }
+    }
+    tiers.emplace_back(tier, database);
+  }
+  if (tiers.size() < 2) {
+    return Status::InvalidArgument(fmt::format(
+        "a logical database needs at least two tiers (nearline=, online=, offline=), and '{}' "
+        "has {}",
+        RedactSecrets(url), tiers.size()));
+  }
+  return tiers;
+}
+
 Schema SchemaForDatabase(const Resource& db) {
   Schema s;
   s.database = db.name();
@@ -169,6 +211,18 @@ Schema SchemaForDatabase(const Resource& db) {
     }
     return s;
   }
+  if (s.system == "logical") {
+    // Its tables are declared with CREATE TABLE; each tier holds a table of the same name.
+    s.adapter = Adapter::kDeclared;
+    auto tiers = LogicalTiers(s.url);
+    if (!tiers.ok()) {
+      s.status = Status::InvalidArgument(
+          fmt::format("Database {}: {}", db.name(), tiers.status().message()));
+      return s;
+    }
+    s.tiers = std::move(tiers).value();
+    return s;
+  }
   for (std::string_view known : kDeclaredSystems) {
     if (s.system == known) {
       s.adapter = Adapter::kDeclared;
@@ -184,12 +238,79 @@ Schema SchemaForDatabase(const Resource& db) {
   return s;
 }
 
+// Kafka topics are the namespace's KafkaTopic resources (Strimzi's), as Hoptimator's Kafka
+// adapter lists a cluster's topics: one table per topic, named by `spec.topicName` (else the
+// resource's name), with the columns KEY VARCHAR and VALUE BINARY. A topic labelled with its
+// Strimzi cluster (`strimzi.io/cluster: C`) belongs to the Kafka Databases whose bootstrap
+// servers are that cluster's (`C-kafka-bootstrap...`), or that name no Strimzi cluster.
+const store::GroupKind kKafkaTopicKind{"kafka.strimzi.io", "KafkaTopic"};
+
+// The Strimzi cluster a Kafka URL's first bootstrap server names, or "".
+std::string StrimziClusterOf(std::string_view url) {
+  const size_t at = url.find("bootstrap.servers=");
+  if (at == std::string_view::npos) return "";
+  std::string_view host = url.substr(at + 18);
+  host = host.substr(0, host.find_first_of(",;:/"));
+  const size_t suffix = host.find("-kafka-bootstrap");
+  return suffix == std::string_view::npos ? "" : std::string(host.substr(0, suffix));
+}
+
+// The schemas of a catalog-style Database of a system hop only plans for (MySQL: `catalog:
+// MYSQL` and no `schema:`): those of its Table resources, which the catalog holds already. A
+// schema with no table yet is made by CREATE TABLE (Catalog::SchemaForCreate), as the system
+// would create it (compatibility.md §1.4).
+class DeclaredSchemas : public SchemaDiscovery {
+ public:
+  Result<std::optional<Schema>> Find(std::string_view) const override {
+    return std::optional<Schema>();
+  }
+  Result<std::vector<std::string>> Names() const override { return std::vector<std::string>{}; }
+};
+
+// Whether `db` is catalog-style: `spec.catalog` without `spec.schema`, so that its catalog holds
+// every schema of its system.
+bool CatalogStyle(const Resource& db) {
+  auto catalog = DatabaseKind::kCatalog.Get(db);
+  auto schema = DatabaseKind::kSchema.Get(db);
+  return catalog && !catalog->empty() && (!schema || schema->empty());
+}
+
+void AddKafkaTopic(const Resource& topic, Schema& schema) {
+  const auto labels = topic.labels();
+  if (auto cluster = labels.find("strimzi.io/cluster"); cluster != labels.end()) {
+    const std::string mine = StrimziClusterOf(schema.url);
+    if (!mine.empty() && mine != cluster->second) return;
+  }
+  const Json* spec = topic.spec();
+  std::string name = topic.name();
+  if (spec && spec->contains("topicName") && (*spec)["topicName"].is_string() &&
+      !(*spec)["topicName"].get<std::string>().empty()) {
+    name = (*spec)["topicName"].get<std::string>();
+  }
+  if (schema.tables.count(name)) return;
+  Table t;
+  t.name = name;
+  t.path = schema.Path();
+  t.path.push_back(name);
+  t.database = schema.database;
+  t.row_type.columns = {{"KEY", sql::DataType(sql::TypeName::kVarchar)},
+                        {"VALUE", sql::DataType(sql::TypeName::kBinary)}};
+  schema.tables.emplace(std::move(name), std::move(t));
+}
+
 }  // namespace
 
 Catalog::Catalog() {
+  // DEFAULT holds the tables and views made without a schema (compatibility.md §1.4): its tables
+  // are local tables of hop's own, in a file no jdbc:local: URL can name.
   Schema def;
-  def.name = "DEFAULT";
-  schemas_.emplace("DEFAULT", std::move(def));
+  def.name = kDefaultSchema;
+  def.database = kDefaultSchema;
+  def.url = "jdbc:local:_default";
+  def.system = "local";
+  def.adapter = Adapter::kLocal;
+  def.local_file = "_default";
+  schemas_.emplace(kDefaultSchema, std::move(def));
   Schema util;
   util.name = "UTIL";
   Table print;
@@ -284,17 +405,28 @@ void Catalog::AddTableResource(const Resource& r) {
       if (!database.empty() && lazy.base.database == database) schema = &lazy.base;
     }
   }
-  if (schema && schema->adapter == Adapter::kPostgres && !schema->catalog.empty()) {
-    // A catalog of PostgreSQL schemas: the table is in the schema its resource names.
+  const bool catalog_of_schemas =
+      schema && catalog_discovery_.count(schema->catalog) &&
+      catalog_discovery_.at(schema->catalog).base.database == schema->database;
+  if (catalog_of_schemas) {
+    // A catalog of schemas (PostgreSQL's, or a catalog-style Database's): the table is in the
+    // schema its resource names.
     const std::string name = TableKind::kSchema.Get(r).value_or("");
+    if (name.empty()) {
+      log::Warn("Table {}: database {} is a catalog of schemas, and spec.schema names none",
+                r.name(), database);
+      return;
+    }
     schema_key = Key(schema->catalog, name);
     auto it = schemas_.find(schema_key);
     if (it == schemas_.end()) {
       Schema declared = *schema;
       declared.name = name;
-      declared.remote_schema = PostgresName(name);
       declared.tables.clear();
-      declared.discovery = PostgresTables(declared);
+      if (declared.adapter == Adapter::kPostgres) {
+        declared.remote_schema = PostgresName(name);
+        declared.discovery = PostgresTables(declared);
+      }
       it = schemas_.emplace(schema_key, std::move(declared)).first;
     }
     schema = &it->second;
@@ -328,18 +460,54 @@ void Catalog::AddTableResource(const Resource& r) {
   target->tables[name] = std::move(t);
 }
 
+void Catalog::AddLogicalTable(const Resource& lt) {
+  const auto labels = lt.labels();
+  auto db = labels.find("logical-database");
+  if (db == labels.end()) return;
+  Schema* schema = nullptr;
+  for (auto& [key, s] : schemas_) {
+    if (s.database == db->second && s.system == "logical") schema = &s;
+  }
+  const std::string name = resource::LogicalTableKind::kTableName.Get(lt).value_or("");
+  if (schema == nullptr || name.empty() || schema->tables.count(name)) return;
+  for (const auto& [tier, database] : schema->tiers) {
+    const Schema* tier_schema = nullptr;
+    for (const auto& [key, s] : schemas_) {
+      if (s.database == database) tier_schema = &s;
+    }
+    if (tier_schema == nullptr) continue;
+    auto it = tier_schema->tables.find(name);
+    if (it == tier_schema->tables.end() || it->second.kind != ObjectKind::kTable) continue;
+    Table t;
+    t.name = name;
+    t.path = schema->Path();
+    t.path.push_back(name);
+    t.database = schema->database;
+    t.row_type = it->second.row_type;
+    schema->tables.emplace(name, std::move(t));
+    return;
+  }
+  log::Warn("LogicalTable {}: no tier of database {} has a table {}", lt.name(), db->second, name);
+}
+
 bool HopWritesTables(const Schema& schema) {
   return schema.adapter == Adapter::kLocal || schema.adapter == Adapter::kPostgres;
 }
 
 void Catalog::AddViewResource(const Resource& r) {
-  const std::string schema_name = ViewKind::kSchema.Get(r).value_or("DEFAULT");
+  const std::string schema_name = ViewKind::kSchema.Get(r).value_or(kDefaultSchema);
   const std::string catalog = ViewKind::kCatalog.Get(r).value_or("");
   const std::string key = Key(catalog, schema_name);
   auto it = schemas_.find(key);
   if (it == schemas_.end()) {
-    // A view may name a schema of its own; it then exists for the view alone.
+    // A view may name a schema of its own; it then exists for the view alone (in a catalog of
+    // schemas, as one of the catalog's).
     Schema s;
+    auto lazy = catalog_discovery_.find(catalog);
+    if (lazy != catalog_discovery_.end() && lazy->second.base.adapter == Adapter::kDeclared) {
+      s = lazy->second.base;
+      s.tables.clear();
+    }
     s.name = schema_name;
     s.catalog = catalog;
     it = schemas_.emplace(key, std::move(s)).first;
@@ -370,7 +538,7 @@ void Catalog::RemoveResource(const std::string& kind, const std::string& name) {
     }
     // A schema that only existed for views goes with the last of them.
     const Schema& s = schema->second;
-    if (s.database.empty() && s.tables.empty() && s.name != "DEFAULT" && s.name != "UTIL") {
+    if (s.database.empty() && s.tables.empty() && s.name != "UTIL") {
       schemas_.erase(schema);
     }
   }
@@ -387,7 +555,14 @@ Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_na
     if (s.adapter == Adapter::kPostgres && !s.catalog.empty() && s.status.ok()) {
       // Every schema of the database, found when a name reaches one; the Database's own entry
       // stays as the catalog's handle (its tables are found through the schemas).
+      s.catalog_of_schemas = true;
       auto discovery = PostgresSchemas(s);
+      c.AddCatalogDiscovery(std::move(s), std::move(discovery));
+      continue;
+    }
+    if (s.adapter == Adapter::kDeclared && s.status.ok() && CatalogStyle(db)) {
+      s.catalog_of_schemas = true;
+      auto discovery = std::make_shared<DeclaredSchemas>();
       c.AddCatalogDiscovery(std::move(s), std::move(discovery));
       continue;
     }
@@ -399,7 +574,32 @@ Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_na
   for (const Resource& r : tables.items) c.AddTableResource(r);
   HOP_ASSIGN_OR_RETURN(auto views, store.List({ViewKind::Info().group_kind(), ns, {}}));
   for (const Resource& r : views.items) c.AddViewResource(r);
-  c.revision_ = std::min({dbs.revision, tables.revision, views.revision});
+  int64_t revision = std::min({dbs.revision, tables.revision, views.revision});
+  // The topics of Kafka Databases, after the Table resources, which declare their columns.
+  std::vector<Schema*> kafka;
+  for (auto& [key, schema] : c.schemas_) {
+    if (schema.system == "kafka" && schema.status.ok()) kafka.push_back(&schema);
+  }
+  if (!kafka.empty()) {
+    HOP_ASSIGN_OR_RETURN(auto topics, store.List({kKafkaTopicKind, ns, {}}));
+    for (const Resource& topic : topics.items) {
+      for (Schema* schema : kafka) AddKafkaTopic(topic, *schema);
+    }
+    revision = std::min(revision, topics.revision);
+  }
+  // The tables of logical Databases that only a LogicalTable resource declares (Hoptimator's
+  // way): with the columns of the first tier that has the table.
+  std::vector<Schema*> logical;
+  for (auto& [key, schema] : c.schemas_) {
+    if (schema.system == "logical" && schema.status.ok()) logical.push_back(&schema);
+  }
+  if (!logical.empty()) {
+    HOP_ASSIGN_OR_RETURN(auto declared,
+                         store.List({resource::LogicalTableKind::Info().group_kind(), ns, {}}));
+    for (const Resource& lt : declared.items) c.AddLogicalTable(lt);
+    revision = std::min(revision, declared.revision);
+  }
+  c.revision_ = revision;
   return c;
 }
 
@@ -408,6 +608,16 @@ bool Catalog::Apply(const store::Event& event) {
   const resource::GroupKind gk = r.group_kind();
   if (gk == DatabaseKind::Info().group_kind()) return false;
   const bool table = gk == TableKind::Info().group_kind();
+  // A topic, or a table of a Kafka Database (which may hide or uncover a topic): loaded again.
+  if (gk == kKafkaTopicKind || gk == resource::LogicalTableKind::Info().group_kind()) {
+    return false;
+  }
+  if (table) {
+    const std::string database = TableKind::kDatabase.Get(r).value_or("");
+    for (const auto& [key, s] : schemas_) {
+      if (s.database == database && s.system == "kafka") return false;
+    }
+  }
   if (table || gk == ViewKind::Info().group_kind()) {
     RemoveResource(table ? "Table" : "View", r.name());
     if (event.type != store::EventType::kDeleted) {
@@ -440,9 +650,18 @@ Result<const Catalog*> CatalogCache::Get() {
 bool CatalogCache::CatchUp() {
   // One watch per kind, so that only the changes of these kinds are read.
   const int64_t from = catalog_->revision();
-  for (const resource::KindInfo* kind :
-       {&DatabaseKind::Info(), &TableKind::Info(), &ViewKind::Info()}) {
-    auto watch = store_.StartWatch({kind->group_kind(), namespace_, from});
+  std::vector<store::GroupKind> kinds = {DatabaseKind::Info().group_kind(),
+                                         TableKind::Info().group_kind(),
+                                         ViewKind::Info().group_kind()};
+  bool kafka = false, logical = false;
+  for (const auto& [key, s] : catalog_->schemas_) {
+    kafka |= s.system == "kafka";
+    logical |= s.system == "logical";
+  }
+  if (kafka) kinds.push_back(kKafkaTopicKind);
+  if (logical) kinds.push_back(resource::LogicalTableKind::Info().group_kind());
+  for (const store::GroupKind& kind : kinds) {
+    auto watch = store_.StartWatch({kind, namespace_, from});
     store::Event event;
     for (;;) {
       const auto outcome = watch->Next(std::chrono::milliseconds(0), &event);
@@ -507,6 +726,40 @@ Result<const Schema*> Catalog::SchemaFor(const std::vector<std::string>& name) c
   const Schema* schema = FindSchema(schema_path);
   if (!schema) return Status::CatalogNotFound(fmt::format("Schema for {} not found.", full));
   return schema;
+}
+
+const Table* Catalog::ReadTable(const Table& table) const {
+  if (table.kind != ObjectKind::kTable || table.path.size() < 2) return &table;
+  const std::vector<std::string> schema_path(table.path.begin(), table.path.end() - 1);
+  const Schema* schema = FindSchema(schema_path);
+  if (schema == nullptr || schema->system != "logical") return &table;
+  for (const auto& [tier, database] : schema->tiers) {
+    const Schema* tier_schema = SchemaOfDatabase(database);
+    if (tier_schema == nullptr || !tier_schema->status.ok()) continue;
+    auto it = tier_schema->tables.find(table.name);
+    if (it != tier_schema->tables.end() && it->second.kind == ObjectKind::kTable) {
+      return &it->second;
+    }
+  }
+  return &table;
+}
+
+Result<const Schema*> Catalog::SchemaForCreate(const std::vector<std::string>& name) const {
+  auto found = SchemaFor(name);
+  if (found.ok() || name.size() != 3) return found;
+  auto lazy = catalog_discovery_.find(name[0]);
+  if (lazy == catalog_discovery_.end() || lazy->second.base.adapter != Adapter::kDeclared) {
+    return found;
+  }
+  std::lock_guard<std::mutex> lock(*discovered_mu_);
+  auto made = made_.find(Key(name[0], name[1]));
+  if (made == made_.end()) {
+    Schema s = lazy->second.base;
+    s.name = name[1];
+    s.tables.clear();
+    made = made_.emplace(Key(name[0], name[1]), std::move(s)).first;
+  }
+  return &made->second;
 }
 
 Result<const Table*> Catalog::Resolve(const std::vector<std::string>& name) const {

@@ -5,7 +5,8 @@
 //
 // Naming (Hoptimator's): a Database registers schema `spec.schema`, or its upper-cased name; with
 // `spec.catalog` the schema sits in catalog upper(`spec.catalog`), so its tables have 3-part
-// names. Schema DEFAULT (empty) is the default schema, and UTIL holds PRINT.
+// names. Schema DEFAULT is the default schema, a local database of hop's own, and UTIL holds
+// PRINT.
 //
 // Loading reads the store only. Adapters whose tables live in a server (PostgreSQL) find them
 // when a statement touches them: a schema's TableDiscovery is asked on a miss and by listings,
@@ -125,12 +126,22 @@ struct Schema {
   // hop has no Table resource for are found.
   std::string remote_schema;
   std::shared_ptr<const TableDiscovery> discovery;
+  // A logical database (`jdbc:logical://nearline=DB;online=DB;offline=DB`): its tiers, in URL
+  // order, each the tier's name and the Database that holds it (compatibility.md §5.9).
+  std::vector<std::pair<std::string, std::string>> tiers;
+  // One of the schemas of a catalog of schemas (a PostgreSQL database's, a catalog-style
+  // Database's): table names are unique only within the schema.
+  bool catalog_of_schemas = false;
   // The Database's `spec.provisioning` is `async`: CREATE TABLE leaves the creation of its
   // tables to a TableProvisionJob that the operator reconciles (docs/ddl.md#provisioning).
   bool provisions_async = false;
 
   std::vector<std::string> Path() const;  // [catalog,] name
 };
+
+// The schema one-part names are in, and the name of the database its tables are in: a
+// Database resource cannot have it (names are lower case).
+inline constexpr char kDefaultSchema[] = "DEFAULT";
 
 // Whether hop itself writes and reads the tables of `schema` (local and PostgreSQL databases): a
 // materialized view whose table is there is refreshed by hop (runtime/refresh.h), and a query of
@@ -170,6 +181,12 @@ class Catalog {
   // The schema a table name of 1 to 3 parts belongs in, whether or not the table exists (for
   // statements that create it); the same errors as Resolve for a missing schema or catalog.
   Result<const Schema*> SchemaFor(const std::vector<std::string>& name) const;
+  // The table a query of `table` reads: for a table of a logical database, its first tier that
+  // has a table of its name (compatibility.md §5.9); else `table` itself.
+  const Table* ReadTable(const Table& table) const;
+  // SchemaFor for CREATE TABLE: in a catalog-style Database of a declared system (MySQL's shape),
+  // a schema that has no table yet is made for the table, as the system makes it.
+  Result<const Schema*> SchemaForCreate(const std::vector<std::string>& name) const;
 
   const std::string& default_schema() const { return default_schema_; }
   // The namespace the catalog was loaded for ("" for a catalog built by hand).
@@ -196,6 +213,7 @@ class Catalog {
   friend class CatalogCache;
   void AddTableResource(const resource::Resource& r);
   void AddViewResource(const resource::Resource& r);
+  void AddLogicalTable(const resource::Resource& lt);
   void RemoveResource(const std::string& kind, const std::string& name);
 
   // The schema `name` of catalog `catalog`, found by its discovery (kept once found), or null.
@@ -211,8 +229,10 @@ class Catalog {
   };
   std::map<std::string, LazyCatalog> catalog_discovery_;  // by catalog name
   mutable std::map<std::string, Schema> discovered_;
+  // Schemas SchemaForCreate made, by key; not listed, and not found by lookups.
+  mutable std::map<std::string, Schema> made_;
   std::unique_ptr<std::mutex> discovered_mu_ = std::make_unique<std::mutex>();
-  std::string default_schema_ = "DEFAULT";
+  std::string default_schema_ = kDefaultSchema;
   std::string namespace_name_;
   // Where each Table and View resource is: (kind, name) -> (schema key, table name).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> index_;

@@ -79,6 +79,30 @@ Result<RenderContext> Batch::Render() const {
 }
 
 Status Batch::Put(const Resource& desired, bool desired_wins, bool must_create) {
+  // An object this batch already writes (a topic that a logical table's tier renders and its
+  // pipeline reads) is written once, with both owners.
+  const store::ObjectRef ref = store::RefOf(desired);
+  for (Change& c : changes_) {
+    const bool writes = c.write.op == Write::Op::kCreate || c.write.op == Write::Op::kUpdate;
+    const store::ObjectRef other = writes ? store::RefOf(c.write.object) : store::ObjectRef{};
+    if (writes && other.kind == ref.kind && other.namespace_name == ref.namespace_name &&
+        other.name == ref.name) {
+      Resource merged = Updated(c.write.object, desired, desired_wins);
+      if (const std::string version = c.write.object.resource_version(); !version.empty()) {
+        merged.set_resource_version(version);
+      } else {
+        merged.clear_resource_version();
+      }
+      c.write.object = std::move(merged);
+      // Written after its owners, the new one included.
+      Change moved = std::move(c);
+      changes_.erase(changes_.begin() + (&c - changes_.data()));
+      changes_.push_back(std::move(moved));
+      last_put_ = changes_.size() - 1;
+      return Status::OK();
+    }
+  }
+  last_put_ = changes_.size();
   if (must_create) {
     changes_.push_back({Write::Create(desired), ""});
     return Status::OK();
@@ -106,6 +130,7 @@ Status Batch::PutElements(const std::vector<Spec>& specs, const Resource& owner)
         element.set_owner_references({OwnerByName(owner)});
       }
       HOP_RETURN_IF_ERROR(Put(element, false));
+      changes_[last_put_].element = true;
       if (!spec.queued.empty() && changes_.back().write.op == Write::Op::kCreate &&
           std::find(queued_.begin(), queued_.end(), spec.queued) == queued_.end()) {
         queued_.push_back(spec.queued);

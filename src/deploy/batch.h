@@ -47,6 +47,9 @@ struct Change {
   std::string prior_version;  // updates: the resourceVersion before, to tell "unchanged"
   std::string verb;           // what to call it instead of created/configured/deleted
   bool quiet = false;         // a second write of an object already listed
+  // An object a template rendered (a pipeline's job, a table's topic), which Hoptimator's
+  // `!specify` prints; hop's own objects around it (View, Pipeline, Table, ...) are not.
+  bool element = false;
 };
 
 // A change to a system outside the store, made by a provisioner.
@@ -112,6 +115,7 @@ class Batch {
   const catalog::Catalog& catalog_;
   const sql::Statement* statement_;
   std::vector<Change> changes_;
+  size_t last_put_ = 0;  // the change the last Put made or merged into
   std::vector<Effect> effects_;
   std::vector<std::string> queued_;
   Issues issues_;

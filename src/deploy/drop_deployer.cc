@@ -25,14 +25,36 @@ Status DropDeployer::DropTable(const catalog::Table& table, bool force, Batch& b
         fmt::format("Table {} comes from database {}; hop cannot drop it", table.QualifiedName(),
                     table.database));
   }
+  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, batch.catalog().SchemaFor(table.path));
   // The pre-delete guard (compatibility.md §5.8): pipelines and triggers that depend on the table.
   Subject pending(ValidationPoint::kPendingDelete);
   pending.deleted = {resource::TableKind::Info().group_kind(), ns, table.resource};
   pending.identifier = resource::DependencyIdentifier(table.database, table.path);
+  if (schema->system == "logical") {
+    // A logical table (§5.9) goes with its LogicalTable and, by ownership, the tables of its
+    // tiers and what runs between them: nothing else may depend on any of them.
+    const std::string logical_table = resource::Canonicalize(table.path);
+    pending.self_kind = "LogicalTable";
+    pending.self_name = logical_table;
+    for (const auto& [tier, database] : schema->tiers) {
+      const catalog::Schema* tier_schema = batch.catalog().SchemaOfDatabase(database);
+      if (tier_schema == nullptr) continue;
+      auto it = tier_schema->tables.find(table.name);
+      if (it == tier_schema->tables.end() || it->second.resource.empty()) continue;
+      Subject tier_pending(ValidationPoint::kPendingDelete);
+      tier_pending.deleted = {resource::TableKind::Info().group_kind(), ns, it->second.resource};
+      tier_pending.identifier = resource::DependencyIdentifier(database, it->second.path);
+      tier_pending.self_kind = "LogicalTable";
+      tier_pending.self_name = logical_table;
+      if (!force) HOP_RETURN_IF_ERROR(batch.Check(std::move(tier_pending)));
+      const catalog::Table& t = it->second;
+      HOP_RETURN_IF_ERROR(
+          batch.AddEffect(false, *tier_schema, {t.database, t.path, t.row_type, t.options}));
+    }
+  }
   if (!force) HOP_RETURN_IF_ERROR(batch.Check(std::move(pending)));
   // Deleting the Table deletes, by ownership, the resources rendered for it; its system's
   // provisioner, if it has one, drops it there.
-  HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, batch.catalog().SchemaFor(table.path));
   HOP_RETURN_IF_ERROR(
       batch.AddEffect(false, *schema, {table.database, table.path, table.row_type, table.options}));
   batch.Add({Write::Delete({resource::TableKind::Info().group_kind(), ns, table.resource}), ""});

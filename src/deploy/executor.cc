@@ -219,7 +219,8 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
 }
 
 Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement,
-                                                std::string* warnings) {
+                                                std::string* warnings,
+                                                std::vector<bool>* elements) {
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, NamespaceCatalog());
   Batch batch(store_, options_, *cat, &statement);
   HOP_RETURN_IF_ERROR(Plan(statement, batch));
@@ -237,6 +238,7 @@ Result<std::vector<Resource>> Executor::Specify(const sql::Statement& statement,
     for (auto& o : owners) o.uid.clear();
     r.set_owner_references(owners);
     out.push_back(std::move(r));
+    if (elements != nullptr) elements->push_back(c.element);
   }
   return out;
 }

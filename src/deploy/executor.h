@@ -60,9 +60,11 @@ class Executor {
 
   // The objects executing the statement would write (deleted ones are not listed), in order, as a
   // user would write them; nothing is written. What the validators warned about goes to
-  // `*warnings` when it is not null (empty when nothing).
+  // `*warnings` when it is not null (empty when nothing). `*elements`, when not null, says of
+  // each whether a template rendered it (Change::element).
   Result<std::vector<resource::Resource>> Specify(const sql::Statement& statement,
-                                                  std::string* warnings = nullptr);
+                                                  std::string* warnings = nullptr,
+                                                  std::vector<bool>* elements = nullptr);
 
   // Deletes the object `ref` names as the DROP of its kind does (deployer.h SpecifyDeletion),
   // with `force` skipping the dependency guard. This is `hop delete`.

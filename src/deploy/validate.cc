@@ -125,6 +125,13 @@ class VeniceSchemas : public Validator {
           store));
       return;
     }
+    if (keys.size() == s.table->row_type.columns.size()) {
+      issues.Error(fmt::format(
+          "Failed to generate value schema for Venice store {}: it needs a column besides its "
+          "key.",
+          store));
+      return;
+    }
     if (s.existing == nullptr) return;
     if (Keys(s.existing->row_type, true) != keys) {
       issues.Error(fmt::format(

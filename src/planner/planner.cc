@@ -465,6 +465,7 @@ Result<Pipeline> Planner::PlanInsert(const sql::Statement& statement) {
   p.query = DropNullColumns(bound.query, &p.target_columns);
   p.job_name = bound.target->name;
   p.pipeline_name = bound.target->QualifiedName();
+  if (context_.pipeline_name) p.job_name = p.pipeline_name = *context_.pipeline_name;
   HOP_RETURN_IF_ERROR(Finish(p));
   return p;
 }

@@ -110,6 +110,9 @@ struct PlanContext {
   tmpl::Entries hints;
   // Top-level keys of the `hoptimator-configmap` ConfigMap, the lowest layer of variables.
   tmpl::Entries config;
+  // The name an INSERT's pipeline and job take instead of the target's: the pipelines between
+  // a logical table's tiers, `logical-<table>-<from>-to-<to>` (compatibility.md §5.9).
+  std::optional<std::string> pipeline_name;
 };
 
 class Planner {

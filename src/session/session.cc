@@ -106,13 +106,54 @@ Result<catalog::Catalog> LoadCatalog(store::Store& store, const Properties& p) {
   if (p.catalogs.empty()) return all;
   catalog::Catalog narrowed;
   for (const catalog::Schema* s : all.Schemas()) {
-    bool visible = s->database.empty() ||
+    bool visible = s->database.empty() || s->name == catalog::kDefaultSchema ||
                    std::find(p.catalogs.begin(), p.catalogs.end(), s->name) != p.catalogs.end() ||
                    (!s->catalog.empty() && std::find(p.catalogs.begin(), p.catalogs.end(),
                                                      s->catalog) != p.catalogs.end());
     if (visible) narrowed.AddSchema(*s);
   }
   return narrowed;
+}
+
+// The column size JDBC metadata gives a type declared without one: Calcite's default precision
+// of the type (INTEGER 10, BIGINT 19, DOUBLE 15, ...; 0 for a ROW), none for strings and
+// collections of any length (compatibility.md §8).
+std::optional<int> DefaultColumnSize(sql::TypeName name) {
+  switch (name) {
+    case sql::TypeName::kBoolean: return 1;
+    case sql::TypeName::kTinyInt: return 3;
+    case sql::TypeName::kSmallInt: return 5;
+    case sql::TypeName::kInteger: return 10;
+    case sql::TypeName::kBigInt: return 19;
+    case sql::TypeName::kReal: return 7;
+    case sql::TypeName::kFloat:
+    case sql::TypeName::kDouble: return 15;
+    case sql::TypeName::kDecimal: return 19;
+    case sql::TypeName::kDate:
+    case sql::TypeName::kRow: return 0;
+    default: return std::nullopt;
+  }
+}
+
+// An object as Hoptimator's `!specify` prints it: no owner references, the namespace only when
+// the template named another one; a Database with its spec's keys in order and its dialect as
+// Hoptimator's enum constant (`MYSQL`, compatibility.md §5.6).
+void HoptimatorSpecified(resource::Resource& r, const std::string& namespace_name) {
+  Json& json = r.mutable_json();
+  Json& metadata = json["metadata"];
+  metadata.erase("ownerReferences");
+  if (metadata.value("namespace", "") == namespace_name) metadata.erase("namespace");
+  if (r.kind() == "Database" && json.contains("spec") && json["spec"].is_object()) {
+    Json sorted = Json::object();
+    std::vector<std::string> keys;
+    for (auto it = json["spec"].begin(); it != json["spec"].end(); ++it) keys.push_back(it.key());
+    std::sort(keys.begin(), keys.end());
+    for (const std::string& k : keys) sorted[k] = json["spec"][k];
+    if (sorted.contains("dialect") && sorted["dialect"].is_string()) {
+      sorted["dialect"] = AsciiToUpper(sorted["dialect"].get<std::string>());
+    }
+    json["spec"] = std::move(sorted);
+  }
 }
 
 // The command word and the rest of the line.
@@ -132,7 +173,8 @@ void UnquotedFallback(const catalog::Catalog& cat, std::string_view arg,
 }
 
 constexpr std::string_view kSettings =
-    "settings: namespace, hints, mode, catalogs, outputformat, query_timeout, query_memory";
+    "settings: namespace, hints, mode, catalogs, outputformat, specify, query_timeout, "
+    "query_memory";
 
 constexpr std::string_view kHelp =
     "Commands:\n"
@@ -163,6 +205,7 @@ constexpr std::string_view kHelp =
     "  mode       create or apply: how CREATE treats objects that exist\n"
     "  catalogs   comma list of the catalogs and schemas to see (default: all)\n"
     "  outputformat   table, mysql, csv, tsv or json: how query results print\n"
+    "  specify    hoptimator or all: Hoptimator's documents, or every object hop writes\n"
     "  query_timeout  seconds a query may run (0: no limit, the default)\n"
     "  query_memory   megabytes a query may hold (default 1024; 0: no limit)\n";
 
@@ -467,6 +510,22 @@ Status Session::Statement(std::string_view text, ResultSink& sink, const SourceO
     case sql::StatementKind::kPipeline:
     case sql::StatementKind::kDescribe:
     case sql::StatementKind::kResolve: return Inspect(stmt->As<sql::InspectStatement>(), sink);
+    case sql::StatementKind::kCreateFunction:
+      // Hoptimator parses CREATE FUNCTION and refuses to execute it (compatibility.md §1.3), so
+      // no function can exist: DROP FUNCTION finds none.
+      return Status::InvalidArgument(fmt::format(
+          "DDL not supported: {}. Hoptimator parses CREATE FUNCTION but does not execute it, and "
+          "neither does hop",
+          sql::StatementTitle(*stmt)));
+    case sql::StatementKind::kDrop: {  // the executor takes every DROP but DROP FUNCTION
+      const auto& drop = stmt->As<sql::DropStatement>();
+      if (drop.if_exists) {
+        sink.Text(fmt::format("{}: nothing to do\n", sql::StatementTitle(*stmt)));
+        sink.Complete("DROP FUNCTION");
+        return Status::OK();
+      }
+      return Status::NotFound(fmt::format("Function '{}' not found", Join(drop.name.Names(), ".")));
+    }
     default:
       return Status::InvalidArgument(
           fmt::format("{} is not executed by this version of hop yet", sql::StatementTitle(*stmt)));
@@ -694,9 +753,22 @@ Result<std::vector<Session::SpecifiedDocument>> Session::SpecifyDocuments(
   if (deploy::Executor::Executes(stmt)) {
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
+    std::vector<bool> elements;
     HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects,
-                         executor.Specify(stmt, warnings));
-    for (const resource::Resource& r : objects) docs.push_back({r.kind(), r.name(), r.ToYaml()});
+                         executor.Specify(stmt, warnings, &elements));
+    const bool hoptimator =
+        !properties_.specify_all && (stmt.kind == sql::StatementKind::kCreateMaterializedView ||
+                                     stmt.kind == sql::StatementKind::kCreateTable ||
+                                     stmt.kind == sql::StatementKind::kCreateDatabase);
+    for (size_t i = 0; i < objects.size(); ++i) {
+      resource::Resource& r = objects[i];
+      if (hoptimator) {
+        // Hoptimator prints what its templates render, as rendered (compatibility.md §8).
+        if (stmt.kind != sql::StatementKind::kCreateDatabase && !elements[i]) continue;
+        HoptimatorSpecified(r, properties_.namespace_name);
+      }
+      docs.push_back({r.kind(), r.name(), r.ToYaml()});
+    }
     return docs;
   }
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
@@ -850,8 +922,11 @@ Status Session::Describe(std::vector<std::string> path, std::string_view typed,
     // isNullable says it of the column; the type says it of its elements and fields.
     sql::DataType shown = t;
     shown.nullability = sql::Nullability::kUnspecified;
-    rows.push_back({c.name, sql::TypeString(shown, /*with_nullability=*/true),
-                    t.precision ? TableCell(std::to_string(*t.precision)) : TableCell(),
+    const std::optional<int> size = t.precision ? t.precision : DefaultColumnSize(t.name);
+    rows.push_back({c.name,
+                    t.name == sql::TypeName::kRow ? std::string("ROW")
+                                                  : sql::TypeString(shown, true),
+                    size ? TableCell(std::to_string(*size)) : TableCell(),
                     t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
                     binder::IsNullable(t) ? "YES" : "NO"});
   }
@@ -950,6 +1025,15 @@ Status Session::Set(std::string_view name, std::string_view value) {
       return Status::InvalidArgument(
           fmt::format("outputformat must be table, mysql, csv, tsv or json, not '{}'", value));
     }
+  } else if (key == "specify") {
+    if (EqualsIgnoreCase(value, "all")) {
+      properties_.specify_all = true;
+    } else if (EqualsIgnoreCase(value, "hoptimator")) {
+      properties_.specify_all = false;
+    } else {
+      return Status::InvalidArgument(
+          fmt::format("specify must be hoptimator or all, not '{}'", value));
+    }
   } else if (key == "query_timeout" || key == "query_memory") {
     char* end = nullptr;
     const std::string v(value);
@@ -990,6 +1074,8 @@ Status Session::Reset(std::string_view name) {
     properties_.catalogs.clear();
   } else if (key == "outputformat") {
     properties_.output_format = defaults.output_format;
+  } else if (key == "specify") {
+    properties_.specify_all = defaults.specify_all;
   } else if (key == "query_timeout") {
     properties_.budget.timeout = defaults.budget.timeout;
   } else if (key == "query_memory") {
@@ -1013,6 +1099,7 @@ Status Session::Show(std::string_view name, ResultSink& sink) {
   row("mode", ModeName(properties_.mode));
   row("catalogs", JoinComma(properties_.catalogs));
   row("outputformat", std::string(engine::OutputFormatName(properties_.output_format)));
+  row("specify", properties_.specify_all ? "all" : "hoptimator");
   const auto timeout = properties_.budget.timeout.count();
   row("query_timeout", timeout % 1000 == 0 ? std::to_string(timeout / 1000)
                                            : fmt::format("{:.3f}", timeout / 1000.0));

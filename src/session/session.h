@@ -56,6 +56,10 @@ struct Properties {
   std::string state_dir;
   // How query results are written (SET outputformat, --format).
   engine::OutputFormat output_format = engine::OutputFormat::kTable;
+  // What `!specify` of a CREATE MATERIALIZED VIEW or CREATE TABLE prints (SET specify):
+  // Hoptimator's documents, the objects templates render (`hoptimator`, the default), or every
+  // object the statement writes, hop's own and their owner references too (`all`).
+  bool specify_all = false;
   // What one query may use (SET query_timeout, query_memory).
   engine::Budget budget = {std::chrono::milliseconds(0), int64_t{1024} * 1024 * 1024};
 };
