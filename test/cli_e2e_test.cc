@@ -806,6 +806,64 @@ TEST(CliTest, FileRunsAScript) {
   EXPECT_EQ(Hop(state.Flag() + " -f /no/such/file").status, 2);
 }
 
+// `hop graph` prints what !graph prints, from another process than the one that wrote the
+// pipelines; bad arguments and unknown names fail with the message and status 1.
+TEST(CliTest, GraphPrintsThePipelinesAroundATable) {
+  StateDir state;
+  HopRun mv = Hop(state.Flag() +
+                  " -e 'create materialized view ads.\"PAGE_VIEWS$reverse\" as select "
+                  "member_urn, campaign_urn as page_urn from ads.ad_clicks;'");
+  ASSERT_EQ(mv.status, 0) << mv.out;
+  const std::string want =
+      "flowchart LR\n"
+      "  n0[(\"ADS.AD_CLICKS\")]\n"
+      "  n1[/\"ads-pageviews-reverse<br/>kind: FlinkSessionJob<br/>engine: Flink\"/]\n"
+      "  n2[(\"ADS.PAGE_VIEWS\")]\n"
+      "  n0 --> n1\n"
+      "  n1 --> n2\n";
+  HopRun g = Hop(state.Flag() + " graph ADS.AD_CLICKS");
+  EXPECT_EQ(g.status, 0) << g.out;
+  EXPECT_EQ(g.out, want);
+  // The same as the shell's command, which takes the same words.
+  HopRun e = Hop(state.Flag() + " -e '!graph ads.ad_clicks --depth 2'");
+  EXPECT_EQ(e.out, want);
+  HopRun view = Hop(state.Flag() + " graph 'ADS.\"PAGE_VIEWS$reverse\"' --depth 0");
+  EXPECT_EQ(view.status, 0) << view.out;
+  EXPECT_EQ(view.out.rfind("flowchart LR\n  subgraph n0[\"Materialized View\"]\n", 0), 0u)
+      << view.out;
+  HopRun json = Hop(state.Flag() + " graph ADS.AD_CLICKS --format json");
+  EXPECT_EQ(json.status, 0) << json.out;
+  auto doc = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << json.out;
+  EXPECT_EQ(doc["root"], "external:ads-database/ADS.AD_CLICKS");
+  EXPECT_EQ(doc["nodes"].size(), 3u);
+  EXPECT_EQ(doc["edges"][0]["type"], "DEPENDS_ON_SOURCE");
+  HopRun other = Hop(state.Flag() + " graph ADS.AD_CLICKS -n elsewhere");
+  EXPECT_EQ(other.status, 1);
+  EXPECT_EQ(other.out,
+            "hop graph: Catalog Error: Identifier ADS.AD_CLICKS does not exist: schema segment "
+            "'ADS' not found in this connection.\n");
+  struct Bad {
+    const char* args;
+    const char* message;
+  };
+  const Bad kBad[] = {
+      {"ADS.NOPE", "table 'NOPE' not found in schema ADS."},
+      {"ADS.AD_CLICKS --depth x", "--depth requires an integer value"},
+      {"ADS.AD_CLICKS --depth -1", "depth must be non-negative; got: -1"},
+      {"ADS.AD_CLICKS --format dot", "Unsupported graph format: 'dot'. Available formats: [mermaid, json]"},
+      {"'\"ADS.AD_CLICKS'", "Not a well-formed quoted table identifier"},
+      {"\"ADS.$(printf '\\001')\"", "table '\\x01' not found in schema ADS."},
+  };
+  for (const Bad& b : kBad) {
+    HopRun r = Hop(state.Flag() + " graph " + b.args);
+    EXPECT_EQ(r.status, 1) << b.args << ": " << r.out;
+    EXPECT_EQ(r.out.rfind("hop graph: ", 0), 0u) << b.args << ": " << r.out;
+    EXPECT_NE(r.out.find(b.message), std::string::npos) << b.args << ": " << r.out;
+  }
+  EXPECT_NE(Hop(state.Flag() + " graph").status, 0);  // the identifier is required
+}
+
 TEST(CliTest, CheckBindsAgainstTheCatalog) {
   StateDir state;
   const std::string script =

@@ -48,6 +48,7 @@ Result<BoundStatementPtr> BindStatement(const catalog::Catalog& catalog,
     case sql::StatementKind::kPipeline:
     case sql::StatementKind::kDescribe:
     case sql::StatementKind::kResolve:
+    case sql::StatementKind::kGraph:
       return BoundStatementPtr(std::make_unique<BoundOtherStatement>(statement));
     case sql::StatementKind::kDelete:
       return Status::InvalidArgument("DELETE is not a statement of hop's language");

@@ -15,6 +15,7 @@
 #include "catalog/postgres.h"
 #include "cli/check_command.h"
 #include "cli/follow.h"
+#include "cli/graph_command.h"
 #include "cli/logs_command.h"
 #include "cli/resource_commands.h"
 #include "cli/run_command.h"
@@ -170,6 +171,19 @@ int Main(int argc, char** argv) {
                             "namespace (default: default)");
   watermark_set->add_flag("--force", watermark_opts.force,
                           "move the watermark back to an earlier time");
+
+  // hop graph
+  auto* graph = app.add_subcommand(
+      "graph", "Print the pipelines and triggers around a table or view (as !graph does)");
+  hop::cli::GraphCommandOptions graph_opts;
+  graph->add_option("identifier", graph_opts.identifier, "table or view, e.g. ADS.PAGE_VIEWS")
+      ->required();
+  std::string graph_depth, graph_format;
+  auto* graph_depth_opt =
+      graph->add_option("--depth", graph_depth, "hops up- and downstream (default 2)");
+  auto* graph_format_opt = graph->add_option("--format", graph_format, "mermaid (default) or json");
+  graph->add_option("-n,--namespace", graph_opts.namespace_name, "namespace")
+      ->capture_default_str();
 
   // hop crds
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
@@ -352,6 +366,13 @@ int Main(int argc, char** argv) {
     return 0;
   }
 
+  if (graph->parsed()) {
+    auto store = OpenStore(state_dir);
+    if (!store) return 1;
+    if (graph_depth_opt->count() > 0) graph_opts.depth = graph_depth;
+    if (graph_format_opt->count() > 0) graph_opts.format = graph_format;
+    return hop::cli::RunGraph(graph_opts, *store, std::cout, std::cerr);
+  }
   if (logs->parsed()) {
     auto store = OpenStore(state_dir);
     if (!store) return 1;

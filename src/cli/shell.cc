@@ -364,8 +364,8 @@ CompletionWords BaseCompletionWords() {
   }
   std::sort(words.keywords.begin(), words.keywords.end());
   // The commands of session::Session::Command, and the shell's own.
-  words.commands = {"describe", "exit",    "help",    "pipeline", "quit",
-                    "resolve",  "schemas", "specify", "tables"};
+  words.commands = {"describe", "exit",    "graph",   "help",   "pipeline",
+                    "quit",     "resolve", "schemas", "specify", "tables"};
   return words;
 }
 

@@ -134,7 +134,7 @@ TEST(ShellTest, Completions) {
       // A statement over several lines: the words before the cursor's line do not matter.
       {"SELECT *\nFROM ads.page", "ads.page_views"},
       // Commands, where a command may start.
-      {"!", "!describe !exit !help !pipeline !quit !resolve !schemas !specify !tables"},
+      {"!", "!describe !exit !graph !help !pipeline !quit !resolve !schemas !specify !tables"},
       {"!ta", "!tables"},
       {"!TA", "!TABLES"},
       {"  !sch", "!schemas"},

@@ -35,6 +35,7 @@ const Deployer* DeployerFor(sql::StatementKind kind) {
     case sql::StatementKind::kPipeline:
     case sql::StatementKind::kDescribe:
     case sql::StatementKind::kResolve:
+    case sql::StatementKind::kGraph:
     case sql::StatementKind::kDelete:
     case sql::StatementKind::kCopyFromStdin: return nullptr;
   }

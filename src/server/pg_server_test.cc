@@ -451,6 +451,27 @@ TEST_F(PgServerTest, InspectingStatementsReturnRowsInBothProtocols) {
   ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
   EXPECT_STREQ(PQgetvalue(r, 0, 0), "avro schema");
   PQclear(r);
+  // GRAPH: a row per line of the Mermaid text, described before it runs when prepared.
+  r = PQprepare(c, "graph", "GRAPH local.t DEPTH 1", 0, nullptr);
+  ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQdescribePrepared(c, "graph");
+  ASSERT_EQ(PQnfields(r), 1);
+  EXPECT_STREQ(PQfname(r, 0), "graph");
+  PQclear(r);
+  r = PQexecPrepared(c, "graph", 0, nullptr, nullptr, nullptr, 0);
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  ASSERT_EQ(PQntuples(r), 3);
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "flowchart LR");
+  EXPECT_STREQ(PQgetvalue(r, 1, 0), "  n0[(\"LOCAL.T\")]");
+  EXPECT_EQ(std::string(PQgetvalue(r, 2, 0)).rfind("%% WARNING: no pipelines reference", 0), 0u);
+  PQclear(r);
+  r = PQexec(c, "GRAPH local.nope FORMAT JSON");
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_NE(std::string(PQresultErrorMessage(r)).find("table 'NOPE' not found in schema LOCAL."),
+            std::string::npos)
+      << PQresultErrorMessage(r);
+  PQclear(r);
   PQfinish(c);
 }
 

@@ -184,6 +184,8 @@ constexpr std::string_view kHelp =
     "  !tables [schema]       the tables and views of the catalog\n"
     "  !schemas               the schemas of the catalog and their databases\n"
     "  !describe <table>      the columns of a table or view\n"
+    "  !graph <table> [--depth N] [--format mermaid|json]\n"
+    "                         the pipelines and triggers around a table or view (default depth 2)\n"
     "  !plan <query>          how a query runs (as EXPLAIN <query>)\n"
     "  !wait [seconds]        until no fire, run or Job is left to do (default 60 s)\n"
     "  !metrics               the operator's counters and trigger fire-to-start latency\n"
@@ -197,6 +199,7 @@ constexpr std::string_view kHelp =
     "  SELECT ... | VALUES ... | WITH ...  runs on the local engine and prints its rows\n"
     "  EXPLAIN <query>        how it runs: the tables read, what is pushed down to them\n"
     "  SPECIFY <statement> | PIPELINE <statement> | DESCRIBE [TABLE] <table> | RESOLVE <table>\n"
+    "  GRAPH <table> [DEPTH n] [FORMAT MERMAID | JSON]\n"
     "                         the commands above as SQL, returning rows (clients of hop serve)\n"
     "  INSERT INTO <local table> ...  inserts rows; other INSERTs are planned (!pipeline)\n"
     "Settings (SET name = value, RESET name, SHOW name | ALL):\n"
@@ -509,7 +512,8 @@ Status Session::Statement(std::string_view text, ResultSink& sink, const SourceO
     case sql::StatementKind::kSpecify:
     case sql::StatementKind::kPipeline:
     case sql::StatementKind::kDescribe:
-    case sql::StatementKind::kResolve: return Inspect(stmt->As<sql::InspectStatement>(), sink);
+    case sql::StatementKind::kResolve:
+    case sql::StatementKind::kGraph: return Inspect(stmt->As<sql::InspectStatement>(), sink);
     case sql::StatementKind::kCreateFunction:
       // Hoptimator parses CREATE FUNCTION and refuses to execute it (compatibility.md §1.3), so
       // no function can exist: DROP FUNCTION finds none.
@@ -594,6 +598,13 @@ Result<bool> Session::TextCommand(std::string_view word, std::string_view text,
   }
   if (word == "resolve") {
     HOP_RETURN_IF_ERROR(Resolve(rest, out));
+    return true;
+  }
+  if (word == "graph") {
+    HOP_ASSIGN_OR_RETURN(std::vector<std::string> args, SplitGraphArguments(rest));
+    HOP_ASSIGN_OR_RETURN(GraphRequest request, ParseGraphArguments(args));
+    HOP_ASSIGN_OR_RETURN(std::string text, GraphText(request));
+    out += text;
     return true;
   }
   if (word == "help") {
@@ -837,6 +848,16 @@ Result<Session::ResolvedTable> Session::ResolveTable(std::vector<std::string> pa
   return r;
 }
 
+Result<std::string> Session::GraphText(const GraphRequest& request) {
+  HOP_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitTableName(request.identifier));
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+  const bool unquoted = request.identifier.find('"') == std::string::npos;
+  HOP_ASSIGN_OR_RETURN(session::Graph graph,
+                       BuildGraph(store_, cat, TrimWhitespace(request.identifier), std::move(path),
+                                  unquoted, request.depth));
+  return RenderGraph(graph, request.format);
+}
+
 Status Session::Tables(std::string_view arg, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   std::string filter = Utf8ToUpper(arg);
@@ -941,6 +962,7 @@ std::optional<std::vector<ResultColumn>> Session::InspectColumns(sql::StatementK
     case sql::StatementKind::kSpecify:
       return std::vector<ResultColumn>{{"KIND", text}, {"NAME", text}, {"YAML", text}};
     case sql::StatementKind::kPipeline: return std::vector<ResultColumn>{{"SQL", text}};
+    case sql::StatementKind::kGraph: return std::vector<ResultColumn>{{"GRAPH", text}};
     case sql::StatementKind::kResolve:
       return std::vector<ResultColumn>{{"PART", text}, {"KEY", text}, {"VALUE", text}};
     case sql::StatementKind::kDescribe:
@@ -978,6 +1000,29 @@ Status Session::Inspect(const sql::InspectStatement& stmt, ResultSink& sink) {
       HOP_ASSIGN_OR_RETURN(planner::Pipeline p, PlanPipeline(*stmt.statement));
       for (const sql::ScriptItem& item : sql::SplitScript(p.sql)) {
         rows.push_back({std::string(item.text)});
+      }
+      break;
+    }
+    case sql::StatementKind::kGraph: {
+      // SQL names, folded as the statement wrote them: no fallback.
+      const std::vector<std::string> path = stmt.name.Names();
+      GraphFormat format = GraphFormat::kMermaid;
+      if (!stmt.format.empty()) {
+        HOP_ASSIGN_OR_RETURN(format, ParseGraphFormat(stmt.format));
+      }
+      HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
+      HOP_ASSIGN_OR_RETURN(
+          session::Graph graph,
+          BuildGraph(store_, cat, Join(path, "."), path, /*fold_fallback=*/false,
+                     static_cast<int>(stmt.depth.value_or(2))));
+      // Mermaid a row per line; JSON one row.
+      const std::string text = RenderGraph(graph, format);
+      size_t start = 0;
+      while (start < text.size()) {
+        size_t eol = text.find('\n', start);
+        if (eol == std::string::npos) eol = text.size();
+        rows.push_back({text.substr(start, eol - start)});
+        start = eol + 1;
       }
       break;
     }

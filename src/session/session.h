@@ -5,7 +5,7 @@
 // Commands: `!pipeline <statement>` (the pipeline SQL), `!specify <statement>` (the resources of
 // its pipeline, rendered from the templates), `!resolve <table>` (row type as Avro and
 // the source and sink connector configs), `!tables [schema]`, `!schemas`, `!describe <table>`,
-// `!help`, `!plan <query>`. Statements: SET / RESET / SHOW of the settings; DDL (CREATE, DROP,
+// `!help`, `!plan <query>`, `!graph <table> [--depth N] [--format mermaid|json]` (session/graph.h). Statements: SET / RESET / SHOW of the settings; DDL (CREATE, DROP,
 // FIRE, PAUSE, RESUME, REFRESH) through the deploy layer's Executor; queries, `EXPLAIN <query>`
 // and INSERT into local tables on the local engine (engine/engine.h), whose rows stream out.
 #pragma once
@@ -28,6 +28,7 @@
 #include "engine/engine.h"
 #include "engine/output.h"
 #include "planner/planner.h"
+#include "session/graph.h"
 #include "session/result_sink.h"
 #include "sql/ast/inspect_statement.h"
 #include "sql/ast/statement.h"
@@ -95,6 +96,10 @@ class Session {
   // (a CREATE VIEW or TABLE adds its object, a DROP removes it, so a script is checked as it
   // would run). OK, or the statement's binding error. `hop check --bind`.
   Status Check(const sql::Statement& statement);
+
+  // The graph `request` asks for, rendered (session/graph.h): what `!graph` and `hop graph`
+  // print. Reads the store only. Errors: BuildGraph's.
+  Result<std::string> GraphText(const GraphRequest& request);
 
   const Properties& properties() const { return properties_; }
 

@@ -2,6 +2,8 @@
 // hop's language (Hoptimator's grammar, compatibility.md §1.2, plus SET / RESET / SHOW).
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "common/strings.h"
 #include "sql/lexer.h"
 #include "sql/parser_impl.h"
@@ -42,7 +44,8 @@ StatementPtr Parser::ParseStatementBody() {
       case Keyword::kSPECIFY:
       case Keyword::kPIPELINE:
       case Keyword::kDESCRIBE:
-      case Keyword::kRESOLVE: return ParseInspect();
+      case Keyword::kRESOLVE:
+      case Keyword::kGRAPH: return ParseInspect();
       default: break;
     }
   }
@@ -50,7 +53,7 @@ StatementPtr Parser::ParseStatementBody() {
        {Keyword::kSELECT, Keyword::kWITH, Keyword::kVALUES, Keyword::kINSERT, Keyword::kCREATE,
         Keyword::kDROP, Keyword::kREFRESH, Keyword::kFIRE, Keyword::kPAUSE, Keyword::kRESUME,
         Keyword::kSET, Keyword::kRESET, Keyword::kSHOW, Keyword::kEXPLAIN, Keyword::kSPECIFY,
-        Keyword::kPIPELINE, Keyword::kDESCRIBE, Keyword::kRESOLVE}) {
+        Keyword::kPIPELINE, Keyword::kDESCRIBE, Keyword::kRESOLVE, Keyword::kGRAPH}) {
     NoteExpectedKeyword(kw);
   }
   NoteExpectedType(TokenType::kLParen);
@@ -597,6 +600,7 @@ StatementPtr Parser::ParseInspect() {
     case Keyword::kPIPELINE: kind = StatementKind::kPipeline; break;
     case Keyword::kDESCRIBE: kind = StatementKind::kDescribe; break;
     case Keyword::kRESOLVE: kind = StatementKind::kResolve; break;
+    case Keyword::kGRAPH: kind = StatementKind::kGraph; break;
     default: break;
   }
   auto stmt = std::make_unique<InspectStatement>(kind);
@@ -608,9 +612,40 @@ StatementPtr Parser::ParseInspect() {
     if (!ParseQualifiedName(&stmt->name)) return nullptr;
     return stmt;
   }
+  if (kind == StatementKind::kGraph) {
+    if (!ParseQualifiedName(&stmt->name)) return nullptr;
+    // DEPTH n and FORMAT word, each at most once, in either order.
+    for (;;) {
+      const Token& option = Peek();
+      if (AcceptKeyword(Keyword::kDEPTH)) {
+        const Token& n = Peek();
+        if (!ExpectType(TokenType::kInteger)) return nullptr;
+        int64_t depth = 0;
+        const std::string_view digits = TokenText(n);
+        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), depth);
+        if (stmt->depth || ec != std::errc() || end != digits.data() + digits.size() ||
+            depth > 1000000) {
+          Fail(stmt->depth ? option : n,
+               stmt->depth ? "GRAPH takes DEPTH once" : "DEPTH is an integer from 0 to 1000000");
+          return nullptr;
+        }
+        stmt->depth = depth;
+      } else if (AcceptKeyword(Keyword::kFORMAT)) {
+        const Token& word = Peek();
+        if (!ExpectType(TokenType::kWord)) return nullptr;
+        if (!stmt->format.empty()) {
+          Fail(option, "GRAPH takes FORMAT once");
+          return nullptr;
+        }
+        stmt->format = AsciiToLower(TokenText(word));
+      } else {
+        return stmt;
+      }
+    }
+  }
   if (PeekKeyword(Keyword::kEXPLAIN) || PeekKeyword(Keyword::kSPECIFY) ||
       PeekKeyword(Keyword::kPIPELINE) || PeekKeyword(Keyword::kDESCRIBE) ||
-      PeekKeyword(Keyword::kRESOLVE)) {
+      PeekKeyword(Keyword::kRESOLVE) || PeekKeyword(Keyword::kGRAPH)) {
     Fail(Peek(), fmt::format("{} of {} says nothing more: write the statement it inspects",
                              TokenText(at), TokenText(Peek())));
     return nullptr;

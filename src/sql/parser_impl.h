@@ -254,7 +254,8 @@ class Parser {
   StatementPtr ParseSet();
   StatementPtr ParseReset();
   StatementPtr ParseShow();
-  // EXPLAIN / SPECIFY / PIPELINE statement; DESCRIBE [TABLE] name; RESOLVE name.
+  // EXPLAIN / SPECIFY / PIPELINE statement; DESCRIBE [TABLE] name; RESOLVE name;
+  // GRAPH name [DEPTH n] [FORMAT word].
   StatementPtr ParseInspect();
   // Sets `stmt`'s source, location and line prefix from tokens [first, last) (any ';' at the
   // end left out).

@@ -75,8 +75,8 @@ TEST(ParserTest, ErrorMessagesListExpectationsAtTheFurthestPoint) {
   };
   const Case kCases[] = {
       {"selec 1",
-       "Parse Error: expected one of: '(', CREATE, DESCRIBE, DROP, EXPLAIN, FIRE, INSERT, PAUSE, "
-       "PIPELINE, REFRESH, RESET, RESOLVE, RESUME, SELECT, SET, SHOW, ... (3 more); found 'selec' "
+       "Parse Error: expected one of: '(', CREATE, DESCRIBE, DROP, EXPLAIN, FIRE, GRAPH, INSERT, "
+       "PAUSE, PIPELINE, REFRESH, RESET, RESOLVE, RESUME, SELECT, SET, ... (4 more); found 'selec' "
        "at line 1, column 1\n"
        "selec 1\n"
        "^"},

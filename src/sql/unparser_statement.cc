@@ -406,10 +406,11 @@ void Writer::Statement(const sql::Statement& stmt) {
     case StatementKind::kSpecify:
     case StatementKind::kPipeline:
     case StatementKind::kDescribe:
-    case StatementKind::kResolve: {
+    case StatementKind::kResolve:
+    case StatementKind::kGraph: {
       const auto& s = stmt.As<InspectStatement>();
-      static constexpr std::string_view kWords[] = {"EXPLAIN ", "SPECIFY ", "PIPELINE ",
-                                                    "DESCRIBE ", "RESOLVE "};
+      static constexpr std::string_view kWords[] = {"EXPLAIN ",  "SPECIFY ", "PIPELINE ",
+                                                    "DESCRIBE ", "RESOLVE ", "GRAPH "};
       const std::string_view word =
           kWords[static_cast<size_t>(stmt.kind) - static_cast<size_t>(StatementKind::kExplain)];
       if (!ansi()) Unsupported(word.substr(0, word.size() - 1));
@@ -418,6 +419,11 @@ void Writer::Statement(const sql::Statement& stmt) {
         Statement(*s.statement);
       } else {
         Name(s.name);
+      }
+      if (s.depth) Raw(" DEPTH " + std::to_string(*s.depth));
+      if (!s.format.empty()) {
+        Raw(" FORMAT ");
+        Raw(AsciiToUpper(s.format));
       }
       break;
     }

@@ -406,6 +406,11 @@ bool Equals(const Statement& a, const Statement& b) {
     case StatementKind::kDescribe:
     case StatementKind::kResolve:
       return a.As<InspectStatement>().name == b.As<InspectStatement>().name;
+    case StatementKind::kGraph: {
+      const auto& x = a.As<InspectStatement>();
+      const auto& y = b.As<InspectStatement>();
+      return x.name == y.name && x.depth == y.depth && x.format == y.format;
+    }
   }
   return false;
 }

@@ -34,6 +34,7 @@ enum class StatementKind : uint8_t {
   kPipeline,
   kDescribe,
   kResolve,
+  kGraph,
   kDelete,         // written by hop, never parsed (delete_statement.h)
   kCopyFromStdin,  // written by hop for PostgreSQL, never parsed (copy_statement.h)
 };

@@ -56,6 +56,7 @@ std::string StatementTitle(const Statement& s) {
     case StatementKind::kPipeline: return "PIPELINE";
     case StatementKind::kDescribe: return Named("DESCRIBE", s.As<InspectStatement>().name);
     case StatementKind::kResolve: return Named("RESOLVE", s.As<InspectStatement>().name);
+    case StatementKind::kGraph: return Named("GRAPH", s.As<InspectStatement>().name);
     case StatementKind::kDelete:
       return Named("DELETE FROM", s.As<DeleteStatement>().target);
     case StatementKind::kCopyFromStdin:
