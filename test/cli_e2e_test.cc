@@ -1597,6 +1597,23 @@ REFRESH MATERIALIZED VIEW ads.hourly;
   EXPECT_NE(Hop(state.Flag() + " get jobs").out.find("No resources found"), std::string::npos);
 }
 
+// DEFAULT needs no Database (compatibility.md §1.4): its tables are local tables of hop's own,
+// and a materialized view there is refreshed by hop like one in a local database.
+TEST(CliTest, DefaultSchemaHoldsTablesAndRefreshedViews) {
+  StateDir state;
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE foo (id VARCHAR(128), a VARCHAR, c INT) WITH (a 'b', c 'd');
+INSERT INTO foo VALUES ('1', 'x', 3), ('2', 'y', 4);
+CREATE MATERIALIZED VIEW foo_sum AS SELECT SUM(c) AS total FROM foo;
+REFRESH MATERIALIZED VIEW foo_sum;
+!wait 60
+SELECT * FROM foo_sum;
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("     7\n(1 row)"), std::string::npos) << run.out;
+  EXPECT_TRUE(std::filesystem::exists(state.path() + "/local/_default.db"));
+}
+
 // A materialized view into a local database is refreshed by hop (docs/runtime.md,
 // "Refreshes"): REFRESH starts a Job running `hop refresh`, whose rows replace the table's; the
 // view's watermark advances, which refreshes a view over it (on-source-change) and fires the

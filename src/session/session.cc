@@ -771,14 +771,26 @@ Result<std::vector<Session::SpecifiedDocument>> Session::SpecifyDocuments(
         !properties_.specify_all && (stmt.kind == sql::StatementKind::kCreateMaterializedView ||
                                      stmt.kind == sql::StatementKind::kCreateTable ||
                                      stmt.kind == sql::StatementKind::kCreateDatabase);
+    std::vector<std::string> hidden;
     for (size_t i = 0; i < objects.size(); ++i) {
       resource::Resource& r = objects[i];
       if (hoptimator) {
         // Hoptimator prints what its templates render, as rendered (compatibility.md §8).
-        if (stmt.kind != sql::StatementKind::kCreateDatabase && !elements[i]) continue;
+        if (stmt.kind != sql::StatementKind::kCreateDatabase && !elements[i]) {
+          hidden.push_back(AsciiToLower(r.kind()) + "/" + r.name());
+          continue;
+        }
         HoptimatorSpecified(r, properties_.namespace_name);
       }
       docs.push_back({r.kind(), r.name(), r.ToYaml()});
+    }
+    if (docs.empty() && !hidden.empty()) {
+      // Nothing Hoptimator would print: say what hop writes, lest it look like nothing.
+      Issues issues;
+      issues.Child("statement").Warning(fmt::format(
+          "no template renders a document for it; hop writes {} (SET specify = all shows them)",
+          Join(hidden, ", ")));
+      *warnings += issues.Render();
     }
     return docs;
   }
