@@ -16,9 +16,20 @@
 #include <thread>
 #include <tuple>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/files.h"
 #include "common/log.h"
 #include "common/metrics.h"
 #include "operator/work_queue.h"
+#include "resource/json.h"
 
 namespace hop::op {
 namespace {
@@ -77,6 +88,75 @@ struct KindMetrics {
 std::string DelayText(Duration d) {
   if (d.count() >= 1000 && d.count() % 1000 == 0) return fmt::format("{}s", d.count() / 1000);
   return fmt::format("{}ms", d.count());
+}
+
+// What Stop leaves for the next Start (ManagerOptions::checkpoint_path): the revision the
+// watches had delivered, what the manager watches (a checkpoint of other watches is not used),
+// and the requests left to do with when each is due, in Unix milliseconds.
+struct Checkpoint {
+  int64_t revision = 0;
+  std::string watches;  // Impl::WatchesText
+  std::vector<std::pair<Request, SystemTime>> requests;
+};
+
+std::optional<Checkpoint> ReadCheckpoint(const std::string& path, const std::string& ns) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  Json doc = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || doc.value("version", 0) != 1 || doc.value("namespace", "") != ns ||
+      !doc.contains("revision") || !doc["revision"].is_number_integer() ||
+      !doc.contains("requests") || !doc["requests"].is_array()) {
+    return std::nullopt;
+  }
+  Checkpoint c;
+  c.revision = doc["revision"].get<int64_t>();
+  c.watches = doc.value("watches", "");
+  for (const Json& r : doc["requests"]) {
+    if (!r.is_array() || r.size() != 5 || !r[4].is_number_integer()) return std::nullopt;
+    for (int i = 0; i < 4; ++i) {
+      if (!r[i].is_string()) return std::nullopt;
+    }
+    Request request{{{r[0].get<std::string>(), r[1].get<std::string>()},
+                     r[2].get<std::string>(),
+                     r[3].get<std::string>()}};
+    c.requests.emplace_back(std::move(request),
+                            SystemTime(std::chrono::milliseconds(r[4].get<int64_t>())));
+  }
+  return c;
+}
+
+// Writes `c` in place of the file at `path`, whole or not at all (a new file renamed over it).
+Status WriteCheckpoint(const std::string& path, const std::string& ns, const Checkpoint& c) {
+  Json requests = Json::array();
+  for (const auto& [r, when] : c.requests) {
+    const int64_t ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count();
+    requests.push_back(
+        Json::array({r.ref.kind.group, r.ref.kind.kind, r.ref.namespace_name, r.ref.name, ms}));
+  }
+  const Json doc = {{"version", 1},
+                    {"namespace", ns},
+                    {"revision", c.revision},
+                    {"watches", c.watches},
+                    {"requests", std::move(requests)}};
+  const std::string text = doc.dump() + "\n";
+  const std::string tmp = path + ".tmp";
+  const int fd = OpenPrivateFile(tmp, O_WRONLY | O_TRUNC);
+  if (fd < 0) return Status::Internal(fmt::format("cannot write {}", tmp));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (done != text.size() || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status::Internal(fmt::format("cannot write {}", path));
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -140,6 +220,40 @@ struct Manager::Impl {
     watched.push_back(std::make_unique<WatchedKind>());
     watched.back()->kind = kind;
     return *watched.back();
+  }
+
+  // What the manager watches and what each watch feeds, e.g. "batch/Job>TableTrigger,View;...":
+  // a checkpoint is only used by a manager that watches the same way.
+  std::string WatchesText() const {
+    std::vector<std::string> parts;
+    for (const auto& w : watched) {
+      std::vector<std::string> primaries;
+      for (const Handler& h : w->handlers) primaries.push_back(h.primary.ToString());
+      std::sort(primaries.begin(), primaries.end());
+      std::string part = w->kind.ToString() + ">";
+      for (size_t i = 0; i < primaries.size(); ++i) part += (i ? "," : "") + primaries[i];
+      parts.push_back(std::move(part));
+    }
+    std::sort(parts.begin(), parts.end());
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i) out += (i ? ";" : "") + parts[i];
+    return out;
+  }
+
+  // The checkpoint Start may resume from, if there is a usable one.
+  std::optional<Checkpoint> UsableCheckpoint() {
+    if (options.checkpoint_path.empty()) return std::nullopt;
+    std::optional<Checkpoint> c = ReadCheckpoint(options.checkpoint_path, options.namespace_name);
+    if (!c) return std::nullopt;
+    if (c->watches != WatchesText()) {
+      log::Info("controller: {} was left by a manager that watched other kinds; listing",
+                options.checkpoint_path);
+      return std::nullopt;
+    }
+    // A store the checkpoint is ahead of is not the one it was taken on.
+    auto now = store.Revision();
+    if (!now.ok() || c->revision > *now) return std::nullopt;
+    return c;
   }
 
   void Dispatch(const WatchedKind& w, const store::Event& event) {
@@ -371,6 +485,8 @@ struct Manager::Impl {
   std::condition_variable timer_cv;  // wakes the resync timer and paused watch threads
   bool started = false;
   bool stopping = false;
+  bool checkpointed = false;  // Stop wrote the checkpoint (under stop_mu)
+  bool resumed = false;       // Start resumed from a checkpoint
   std::vector<std::thread> threads;  // written by Start, joined by Stop (under stop_mu)
 };
 
@@ -408,9 +524,22 @@ Status Manager::Start() {
       return Status::InvalidArgument("controller manager: Start after Start or Stop");
     }
   }
-  // List everything first, so that nothing is started when a list fails.
-  for (auto& w : m.watched) {
-    HOP_ASSIGN_OR_RETURN(w->revision, m.ListAndDispatch(*w, store::EventType::kAdded));
+  if (std::optional<Checkpoint> c = m.UsableCheckpoint()) {
+    // The watches replay every change since; what was left to do is queued at its time.
+    for (auto& w : m.watched) w->revision = c->revision;
+    const SystemTime now = m.options.clock->Now();
+    for (const auto& [request, when] : c->requests) {
+      m.queue.AddAfter(request, std::chrono::duration_cast<Duration>(std::max(
+                                    SystemTime::duration(0), when - now)));
+    }
+    m.resumed = true;
+    log::Debug("controller: resumed from revision {} with {} requests", c->revision,
+               c->requests.size());
+  } else {
+    // List everything first, so that nothing is started when a list fails.
+    for (auto& w : m.watched) {
+      HOP_ASSIGN_OR_RETURN(w->revision, m.ListAndDispatch(*w, store::EventType::kAdded));
+    }
   }
   std::lock_guard<std::mutex> stop_lock(m.stop_mu);
   std::lock_guard<std::mutex> lock(m.mu);
@@ -443,10 +572,28 @@ void Manager::Stop() {
       if (w->watch) w->watch->Close();
     }
   }
-  m.queue.ShutDown();
+  // Workers finish what they hold and requeue as they would; what is left is the checkpoint's.
+  m.queue.StopHandingOut();
   m.timer_cv.notify_all();
   for (std::thread& t : m.threads) t.join();
   m.threads.clear();
+  if (m.started && !m.checkpointed && !m.options.checkpoint_path.empty()) {
+    m.checkpointed = true;
+    Checkpoint c;
+    c.watches = m.WatchesText();
+    c.requests = m.queue.Pending();
+    // Every event up to the smallest of the watches' progress has been dispatched by all.
+    c.revision = -1;
+    for (const auto& w : m.watched) {
+      const int64_t progress = w->watch ? w->watch->Progress() : w->revision;
+      c.revision = c.revision < 0 ? progress : std::min(c.revision, progress);
+    }
+    if (c.revision >= 0) {
+      Status s = WriteCheckpoint(m.options.checkpoint_path, m.options.namespace_name, c);
+      if (!s.ok()) log::Warn("controller: {}", s.ToString());
+    }
+  }
+  m.queue.ShutDown();
 }
 
 void Manager::Enqueue(const Request& request, Duration delay) {
@@ -463,6 +610,8 @@ void Manager::WakeUp() {
 bool Manager::Idle() const { return impl_->queue.Idle(); }
 
 bool Manager::WaitIdle(Duration timeout) const { return impl_->queue.WaitIdle(timeout); }
+
+bool Manager::resumed() const { return impl_->resumed; }
 
 Metrics Manager::metrics() const {
   Metrics out;

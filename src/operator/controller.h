@@ -91,6 +91,11 @@ struct ManagerOptions {
   Duration backoff_cap = std::chrono::minutes(5);
   // Delays, backoffs and resyncs are measured on it. Not owned; must outlive the manager.
   const Clock* clock = &SystemClock();
+  // A file where Stop leaves what it saw and what was left to do (the store revision its watches
+  // had delivered, and every request still queued or waiting, with when it is due), and from
+  // which the next Start resumes instead of listing and reconciling every watched object
+  // (docs/operator.md, "Resuming"). Empty: none; every Start lists.
+  std::string checkpoint_path;
   // Where the manager registers its metrics (docs/metrics.md); nullptr: Registry::Default().
   // Not owned; must outlive the manager. Managers sharing a registry add up their counts.
   metrics::Registry* registry = nullptr;
@@ -117,14 +122,18 @@ class Manager {
   void Register(store::GroupKind kind, Reconciler* reconciler,
                 std::vector<std::pair<store::GroupKind, EventMapper>> extra = {});
 
-  // Starts the watches (from the store's current revision, after listing every watched object
-  // once into the queue) and the workers. When Start returns OK, every object that existed is
-  // queued. A failed list is returned (nothing is started); a second Start, or a Start after
-  // Stop, is InvalidArgument.
+  // Starts the watches and the workers. With a usable checkpoint (same namespace and watched
+  // kinds, a revision the store has reached), the watches start from its revision and its
+  // requests are queued at their times: every change since is replayed by the watches, so
+  // nothing is missed and a converged store costs nothing. Otherwise every watched object is
+  // listed once into the queue and the watches start from the store's current revision. A
+  // watch whose history is gone lists again (as after any gap). A failed list is returned
+  // (nothing is started); a second Start, or a Start after Stop, is InvalidArgument.
   Status Start();
   // Stops taking new work, lets reconciles in flight finish, and joins every thread. Requests
-  // still queued are dropped. Idempotent; safe before Start. Must not be called from a
-  // reconciler or an EventMapper (it would wait for itself).
+  // still queued are written to the checkpoint, if there is one, and dropped. Idempotent; safe
+  // before Start. Must not be called from a reconciler or an EventMapper (it would wait for
+  // itself).
   void Stop();
 
   // Adds a request, now or after `delay`. Thread-safe; ignored after Stop.
@@ -143,6 +152,8 @@ class Manager {
 
   // A snapshot. Thread-safe.
   Metrics metrics() const;
+  // Whether the last Start resumed from the checkpoint (false: it listed).
+  bool resumed() const;
 
  private:
   struct Impl;

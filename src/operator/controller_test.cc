@@ -10,6 +10,7 @@
 
 #include <condition_variable>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -477,12 +478,13 @@ TEST_F(ManagerTest, StopLetsTheReconcileInFlightFinishAndJoins) {
 
   EXPECT_EQ(m.metrics().queue_depth, 3);
   std::thread stopper([&] { m.Stop(); });
-  // Stop drops what is queued before it waits for the reconcile in flight.
-  ASSERT_TRUE(Eventually([&] { return m.metrics().queue_depth == 0; }));
+  // Stop hands out nothing more while it waits for the reconcile in flight (what is queued is
+  // kept until then, for a checkpoint).
+  ASSERT_TRUE(Eventually([&] { return m.metrics().in_flight == 1; }));
   rec.Open();
   stopper.join();
-  // The reconcile in flight finished; the requests still queued were dropped, and its retry
-  // was not queued.
+  // The reconcile in flight finished; nothing else was reconciled, and the requests still
+  // queued, with its retry, were dropped.
   EXPECT_EQ(rec.finished(), 1);
   EXPECT_TRUE(m.Idle());
   Metrics metrics = m.metrics();
@@ -696,6 +698,101 @@ TEST_F(ManagerTest, LogLinesDuringAReconcileCarryItsId) {
   ASSERT_EQ(seen.size(), 2u);
   for (const auto& [id, logged] : seen) EXPECT_EQ(id, logged);
   EXPECT_EQ(log::CurrentReconcileId(), "");  // the test's thread reconciled nothing
+}
+
+
+// A manager that stops leaves a checkpoint; the next one resumes from it: nothing that did not
+// change is reconciled again, changes made while no manager ran are, and what was waiting
+// keeps its time.
+TEST_F(ManagerTest, ResumesFromTheCheckpointItsPredecessorLeft) {
+  Create(ConfigMap("a"));
+  Create(ConfigMap("b"));
+  Create(ConfigMap("later"));
+  const std::string checkpoint = dir_.path() + "/operator.checkpoint";
+  ManagerOptions options = Options();
+  options.checkpoint_path = checkpoint;
+  {
+    TestReconciler rec(store_.get(), [](const Request& r, int) -> hop::Result<ReconcileResult> {
+      if (r.ref.name == "later") return ReconcileResult::RequeueAfter(seconds(30));
+      return ReconcileResult::Done();
+    });
+    Manager m(*store_, options);
+    m.Register(kConfigMap, &rec);
+    ASSERT_TRUE(m.Start().ok());
+    EXPECT_FALSE(m.resumed());  // nothing to resume from: it listed
+    ASSERT_TRUE(m.WaitIdle(kWait));
+    EXPECT_EQ(rec.Calls("a"), 1);
+    m.Stop();
+  }
+  ASSERT_TRUE(std::filesystem::exists(checkpoint));
+  // Written while no manager runs.
+  auto got = store_->Get(CM("b").ref);
+  ASSERT_TRUE(got.ok());
+  Resource changed = *got;
+  changed.mutable_json()["data"]["k"] = "changed";
+  ASSERT_TRUE(store_->Update(changed).ok());
+  Create(ConfigMap("new"));
+  ASSERT_TRUE(store_->Delete(CM("a").ref).ok());
+
+  TestReconciler rec(store_.get());
+  Manager m(*store_, options);
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  EXPECT_TRUE(m.resumed());
+  ASSERT_TRUE(rec.WaitForCalls("new", 1));
+  ASSERT_TRUE(rec.WaitForCalls("b", 1));
+  ASSERT_TRUE(rec.WaitForCalls("a", 1));  // its deletion
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_FALSE(rec.Existed("a"));
+  EXPECT_EQ(rec.Calls("later"), 0);  // still waiting: 30 s from the first manager's reconcile
+  EXPECT_EQ(m.metrics().delayed, 1);
+  Advance(m, seconds(30));
+  ASSERT_TRUE(rec.WaitForCalls("later", 1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(m.metrics().reconciles, 4);  // b, new, a, later: nothing else
+}
+
+// A checkpoint is only a shortcut: one that cannot be trusted is not used, and the manager
+// lists as if there were none.
+TEST_F(ManagerTest, ListsWhenTheCheckpointCannotBeUsed) {
+  Create(ConfigMap("a"));
+  const std::string checkpoint = dir_.path() + "/operator.checkpoint";
+  ManagerOptions options = Options();
+  options.checkpoint_path = checkpoint;
+  auto run = [&](const std::vector<store::GroupKind>& kinds) {
+    TestReconciler rec(store_.get());
+    Manager m(*store_, options);
+    for (const auto& kind : kinds) m.Register(kind, &rec);
+    EXPECT_TRUE(m.Start().ok());
+    EXPECT_TRUE(m.WaitIdle(kWait));
+    const bool resumed = m.resumed();
+    m.Stop();
+    return std::make_pair(resumed, rec.Calls("a"));
+  };
+  EXPECT_EQ(run({kConfigMap}), std::make_pair(false, 1));
+  EXPECT_EQ(run({kConfigMap}), std::make_pair(true, 0));
+  // Another set of watches.
+  EXPECT_EQ(run({kConfigMap, kJob}), std::make_pair(false, 1));
+  // Garbage, and a file cut short.
+  for (const char* text : {"not json", "{\"version\": 1, \"namespace\": \"\", \"revision\": 3"}) {
+    FILE* f = std::fopen(checkpoint.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text, f);
+    std::fclose(f);
+    EXPECT_EQ(run({kConfigMap}), std::make_pair(false, 1)) << text;
+  }
+  // A checkpoint from another store (ahead of this one's revision).
+  {
+    run({kConfigMap});  // a good checkpoint again
+    std::ifstream in(checkpoint);
+    Json doc = Json::parse(in);
+    doc["revision"] = 1000000;
+    std::ofstream(checkpoint) << doc.dump();
+    EXPECT_EQ(run({kConfigMap}), std::make_pair(false, 1));
+  }
+  // Another namespace's.
+  options.namespace_name = "team";
+  EXPECT_EQ(run({kConfigMap}).first, false);
 }
 
 }  // namespace

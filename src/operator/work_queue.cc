@@ -93,7 +93,7 @@ void WorkQueue::PromoteDueLocked(SystemTime now) {
 }
 
 std::optional<Request> WorkQueue::PopLocked() {
-  if (shutting_down_ || queue_.empty()) return std::nullopt;
+  if (shutting_down_ || !handing_out_ || queue_.empty()) return std::nullopt;
   Request request = std::move(queue_.front());
   queue_.pop_front();
   processing_.insert(request);
@@ -104,7 +104,7 @@ std::optional<Request> WorkQueue::PopLocked() {
 std::optional<Request> WorkQueue::Get() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    if (shutting_down_) return std::nullopt;
+    if (shutting_down_ || !handing_out_) return std::nullopt;
     PromoteDueLocked(options_.clock->Now());
     if (!queue_.empty()) return PopLocked();
     if (by_time_.empty()) {
@@ -156,6 +156,21 @@ void WorkQueue::ShutDown() {
   }
   ready_cv_.notify_all();
   NotifyIfIdleLocked();
+}
+
+void WorkQueue::StopHandingOut() {
+  std::lock_guard<std::mutex> lock(mu_);
+  handing_out_ = false;
+  ready_cv_.notify_all();
+}
+
+std::vector<std::pair<Request, SystemTime>> WorkQueue::Pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const SystemTime now = options_.clock->Now();
+  std::map<Request, SystemTime> due;
+  for (const Request& r : dirty_) due.emplace(r, now);  // ready, or due again after Done
+  for (const auto& [r, when] : waiting_) due.emplace(r, when);
+  return {due.begin(), due.end()};
 }
 
 bool WorkQueue::ShuttingDown() const {

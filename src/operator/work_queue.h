@@ -11,6 +11,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "common/time.h"
 #include "operator/controller.h"
@@ -75,6 +77,14 @@ class WorkQueue {
   void ShutDown();
   bool ShuttingDown() const;
 
+  // Stops handing out requests: Get() returns nullopt, now and later, in every waiter; adds
+  // are still taken, so that reconciles in flight can requeue. For a manager that stops and
+  // keeps what was left to do (Pending) before it ShutDowns.
+  void StopHandingOut();
+  // Every request still to be processed and when it is due: ready ones and ones re-added while
+  // processing at the clock's Now(), waiting ones at their time. Ordered by request.
+  std::vector<std::pair<Request, SystemTime>> Pending() const;
+
   // Requests ready now (not counting those whose delay has passed but that no Get, TryGet or
   // WakeUp has looked at yet).
   size_t Len() const;
@@ -115,6 +125,7 @@ class WorkQueue {
   std::multimap<SystemTime, Request> by_time_;  // the same, ordered by time
   std::map<Request, int> failures_;             // since the last Forget
   bool shutting_down_ = false;
+  bool handing_out_ = true;  // false after StopHandingOut
 };
 
 }  // namespace hop::op

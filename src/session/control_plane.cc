@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -75,6 +76,9 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   op::ManagerOptions manager_options;
   manager_options.workers = options.workers;
   manager_options.clock = options.clock;
+  // A converged state directory costs the next leader nothing (docs/operator.md, "Resuming").
+  manager_options.checkpoint_path =
+      (std::filesystem::path(options.state_dir) / "operator.checkpoint").string();
   impl.manager = std::make_unique<op::Manager>(store, manager_options);
   impl.triggers = std::make_unique<op::TriggerReconciler>(store);
   op::RefreshJobs refresh_jobs;
