@@ -56,12 +56,12 @@ Result<BoundStatementPtr> BindCreateView(const catalog::Catalog& cat,
   // One-part names go to the default schema; the View says which.
   bound->path = PathIn(*bound->schema, *name);
   const std::string& leaf = bound->path.back();
-  if (auto t = bound->schema->tables.find(leaf); t != bound->schema->tables.end()) {
-    if (t->second.kind == catalog::ObjectKind::kTable) {
+  if (const catalog::Table* t = cat.Lookup(*bound->schema, leaf)) {
+    if (t->kind == catalog::ObjectKind::kTable) {
       return Status::InvalidArgument(
           fmt::format("Cannot overwrite physical table {} with a view.", leaf));
     }
-    bound->existing = &t->second;
+    bound->existing = t;
   }
   bound->resource = resource::Canonicalize(bound->path);
   bound->replace = or_replace || options.apply_mode;
@@ -191,8 +191,8 @@ Result<BoundStatementPtr> BindCreateTable(const catalog::Catalog& cat,
   if (row.columns.empty()) return Status::InvalidArgument("No columns provided.");
 
   bound->replace = ct.or_replace || options.apply_mode;
-  if (auto t = schema.tables.find(leaf); t != schema.tables.end()) {
-    if (t->second.kind != catalog::ObjectKind::kTable) {
+  if (const catalog::Table* t = cat.Lookup(schema, leaf)) {
+    if (t->kind != catalog::ObjectKind::kTable) {
       return Status::InvalidArgument(
           fmt::format("{} is a view; drop it before creating a table of that name", leaf));
     }
@@ -204,12 +204,12 @@ Result<BoundStatementPtr> BindCreateTable(const catalog::Catalog& cat,
       return Status::AlreadyExists(
           fmt::format("Table {} already exists. Use CREATE OR REPLACE to update.", leaf));
     }
-    if (t->second.resource.empty()) {
+    if (t->resource.empty()) {
       return Status::InvalidArgument(
           fmt::format("Table {} comes from database {} ({}); hop cannot change it",
-                      t->second.QualifiedName(), schema.database, RedactSecrets(schema.url)));
+                      t->QualifiedName(), schema.database, RedactSecrets(schema.url)));
     }
-    bound->existing = &t->second;
+    bound->existing = t;
   }
   for (const auto& o : ct.options.items) bound->options[o.key] = o.value;
   return BoundStatementPtr(std::move(bound));
@@ -226,15 +226,15 @@ Result<BoundStatementPtr> BindCreateTrigger(const catalog::Catalog& cat,
   std::vector<std::string> path = ct.target.Names();
   HOP_ASSIGN_OR_RETURN(bound->schema, cat.SchemaFor(path));
   HOP_RETURN_IF_ERROR(bound->schema->status);
-  auto target = bound->schema->tables.find(path.back());
-  if (target == bound->schema->tables.end()) {
+  const catalog::Table* target = cat.Lookup(*bound->schema, path.back());
+  if (target == nullptr) {
     return Status::CatalogNotFound(fmt::format("View/table {} not found.", Join(path, ".")));
   }
-  bound->target = &target->second;
+  bound->target = target;
   bound->path = bound->schema->Path();
-  bound->path.push_back(target->first);
+  bound->path.push_back(target->name);
   bound->database =
-      target->second.kind == catalog::ObjectKind::kTable ? target->second.database : "";
+      target->kind == catalog::ObjectKind::kTable ? target->database : "";
   if (ct.schedule) {
     auto cron = CronSchedule::Parse(*ct.schedule);
     if (!cron.ok()) {

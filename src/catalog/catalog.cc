@@ -365,6 +365,7 @@ const Schema* Catalog::DiscoverSchema(const std::string& catalog, const std::str
 
 Result<std::vector<const Schema*>> Catalog::DiscoverSchemas() const {
   Consulted();
+  LoadAll();
   std::vector<const Schema*> out;
   for (const auto& [catalog, lazy] : catalog_discovery_) {
     HOP_ASSIGN_OR_RETURN(std::vector<std::string> names, lazy.discovery->Names());
@@ -378,6 +379,7 @@ Result<std::vector<const Schema*>> Catalog::DiscoverSchemas() const {
 
 Result<std::vector<const Table*>> Catalog::TablesOf(const Schema& schema) const {
   Consulted();
+  LoadAll();
   std::vector<const Table*> out;
   for (const auto& [name, t] : schema.tables) out.push_back(&t);
   if (!schema.discovery) return out;
@@ -390,8 +392,9 @@ Result<std::vector<const Table*>> Catalog::TablesOf(const Schema& schema) const 
   return out;
 }
 
-void Catalog::AddTableResource(const Resource& r) {
+void Catalog::AddTableResource(const Resource& r) const {
   const std::string database = TableKind::kDatabase.Get(r).value_or("");
+  if (hidden_databases_.count(database)) return;  // Retain hid its schema
   const Schema* schema = nullptr;
   std::string schema_key;
   for (auto& [key, s] : schemas_) {
@@ -469,21 +472,21 @@ void Catalog::AddLogicalTable(const Resource& lt) {
     if (s.database == db->second && s.system == "logical") schema = &s;
   }
   const std::string name = resource::LogicalTableKind::kTableName.Get(lt).value_or("");
-  if (schema == nullptr || name.empty() || schema->tables.count(name)) return;
+  if (schema == nullptr || name.empty() || Lookup(*schema, name) != nullptr) return;
   for (const auto& [tier, database] : schema->tiers) {
     const Schema* tier_schema = nullptr;
     for (const auto& [key, s] : schemas_) {
       if (s.database == database) tier_schema = &s;
     }
     if (tier_schema == nullptr) continue;
-    auto it = tier_schema->tables.find(name);
-    if (it == tier_schema->tables.end() || it->second.kind != ObjectKind::kTable) continue;
+    const Table* found = Lookup(*tier_schema, name);
+    if (found == nullptr || found->kind != ObjectKind::kTable) continue;
     Table t;
     t.name = name;
     t.path = schema->Path();
     t.path.push_back(name);
     t.database = schema->database;
-    t.row_type = it->second.row_type;
+    t.row_type = found->row_type;
     schema->tables.emplace(name, std::move(t));
     return;
   }
@@ -494,10 +497,11 @@ bool HopWritesTables(const Schema& schema) {
   return schema.adapter == Adapter::kLocal || schema.adapter == Adapter::kPostgres;
 }
 
-void Catalog::AddViewResource(const Resource& r) {
+void Catalog::AddViewResource(const Resource& r) const {
   const std::string schema_name = ViewKind::kSchema.Get(r).value_or(kDefaultSchema);
   const std::string catalog = ViewKind::kCatalog.Get(r).value_or("");
   const std::string key = Key(catalog, schema_name);
+  if (hidden_.count(key)) return;  // Retain hid its schema
   auto it = schemas_.find(key);
   if (it == schemas_.end()) {
     // A view may name a schema of its own; it then exists for the view alone (in a catalog of
@@ -526,7 +530,7 @@ void Catalog::AddViewResource(const Resource& r) {
   it->second.tables[name] = std::move(t);
 }
 
-void Catalog::RemoveResource(const std::string& kind, const std::string& name) {
+void Catalog::RemoveResource(const std::string& kind, const std::string& name) const {
   auto entry = index_.find({kind, name});
   if (entry == index_.end()) return;
   auto schema = schemas_.find(entry->second.first);
@@ -570,11 +574,9 @@ Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_na
   }
   // The system tables: the namespace's resources, read when a query scans them.
   c.AddSchema(SystemSchema(store, ns));
-  HOP_ASSIGN_OR_RETURN(auto tables, store.List({TableKind::Info().group_kind(), ns, {}}));
-  for (const Resource& r : tables.items) c.AddTableResource(r);
-  HOP_ASSIGN_OR_RETURN(auto views, store.List({ViewKind::Info().group_kind(), ns, {}}));
-  for (const Resource& r : views.items) c.AddViewResource(r);
-  int64_t revision = std::min({dbs.revision, tables.revision, views.revision});
+  // Tables and views are fetched when a name reaches them (Lookup).
+  c.store_ = &store;
+  int64_t revision = dbs.revision;
   // The topics of Kafka Databases, after the Table resources, which declare their columns.
   std::vector<Schema*> kafka;
   for (auto& [key, schema] : c.schemas_) {
@@ -587,6 +589,8 @@ Result<Catalog> Catalog::Load(store::Store& store, std::string_view namespace_na
     }
     revision = std::min(revision, topics.revision);
   }
+  // A Table resource of a topic's name declares its columns: fetched before the topic is used
+  // (Lookup), it takes the topic's place, as AddTableResource replaces what a name held.
   // The tables of logical Databases that only a LogicalTable resource declares (Hoptimator's
   // way): with the columns of the first tier that has the table.
   std::vector<Schema*> logical;
@@ -619,7 +623,13 @@ bool Catalog::Apply(const store::Event& event) {
     }
   }
   if (table || gk == ViewKind::Info().group_kind()) {
-    RemoveResource(table ? "Table" : "View", r.name());
+    const std::string kind = table ? "Table" : "View";
+    // What the resource held is forgotten, and looked up again when asked for (another resource
+    // may give the name).
+    if (auto held = index_.find({kind, r.name()}); held != index_.end()) {
+      fetched_.erase(held->second);
+    }
+    RemoveResource(kind, r.name());
     if (event.type != store::EventType::kDeleted) {
       if (table) {
         AddTableResource(r);
@@ -673,8 +683,142 @@ bool CatalogCache::CatchUp() {
   return true;
 }
 
+bool Catalog::InCatalogOfSchemas(const Schema& schema) const {
+  auto lazy = catalog_discovery_.find(schema.catalog);
+  return lazy != catalog_discovery_.end() && lazy->second.base.database == schema.database;
+}
+
+void Catalog::AddFetched(const Result<store::ListResult>& listed, bool tables) const {
+  if (!listed.ok()) {
+    log::Warn("catalog: reading {}s: {}", tables ? "table" : "view", listed.status().ToString());
+    if (fetch_status_.ok()) fetch_status_ = listed.status();
+    return;
+  }
+  for (const Resource& r : listed->items) {
+    const std::string kind = tables ? "Table" : "View";
+    RemoveResource(kind, r.name());
+    if (tables) {
+      AddTableResource(r);
+    } else {
+      AddViewResource(r);
+    }
+  }
+}
+
+void Catalog::Fetch(const Schema& schema, const std::string& name) const {
+  // Tables first, then views, as Load used to add them: a view takes a table's name.
+  if (!schema.database.empty()) {
+    const std::string key =
+        TableKind::NameKey(schema.database, InCatalogOfSchemas(schema) ? schema.name : "", name);
+    store::ListOptions list{TableKind::Info().group_kind(), namespace_name_, {}};
+    list.index_key = key;
+    AddFetched(store_->List(list), /*tables=*/true);
+  }
+  store::ListOptions list{ViewKind::Info().group_kind(), namespace_name_, {}};
+  list.index_key = ViewKind::NameKey(schema.catalog, schema.name, name);
+  AddFetched(store_->List(list), /*tables=*/false);
+}
+
+void Catalog::FetchSchema(const std::string& catalog, const std::string& name) const {
+  // The schemas Table resources make in a catalog of schemas, and those views name.
+  if (auto lazy = catalog_discovery_.find(catalog);
+      lazy != catalog_discovery_.end() && !catalog.empty()) {
+    store::ListOptions list{TableKind::Info().group_kind(), namespace_name_, {}};
+    list.index_key = TableKind::SchemaKey(lazy->second.base.database, name);
+    AddFetched(store_->List(list), /*tables=*/true);
+  }
+  store::ListOptions list{ViewKind::Info().group_kind(), namespace_name_, {}};
+  list.index_key = ViewKind::SchemaKey(catalog, name);
+  AddFetched(store_->List(list), /*tables=*/false);
+}
+
+const Table* Catalog::Lookup(const Schema& schema, std::string_view name) const {
+  Consulted();
+  const std::string leaf(name);
+  if (store_ != nullptr && !loaded_all_ &&
+      fetched_.emplace(Key(schema.catalog, schema.name), leaf).second) {
+    Fetch(schema, leaf);
+  }
+  auto it = schema.tables.find(leaf);
+  return it == schema.tables.end() ? nullptr : &it->second;
+}
+
+void Catalog::LoadAll() const {
+  if (store_ == nullptr || loaded_all_) return;
+  loaded_all_ = true;
+  AddFetched(store_->List({TableKind::Info().group_kind(), namespace_name_, {}}), true);
+  AddFetched(store_->List({ViewKind::Info().group_kind(), namespace_name_, {}}), false);
+}
+
+std::vector<const Schema*> Catalog::DatabaseSchemas() const {
+  Consulted();
+  std::vector<const Schema*> out;
+  for (const auto& [key, s] : schemas_) {
+    if (!s.database.empty() && !InCatalogOfSchemas(s)) out.push_back(&s);
+  }
+  for (const auto& [name, lazy] : catalog_discovery_) out.push_back(&lazy.base);
+  return out;
+}
+
+bool Catalog::IsCatalog(std::string_view name) const {
+  Consulted();
+  if (catalog_discovery_.count(std::string(name))) return true;
+  for (const auto& [key, s] : schemas_) {
+    if (s.catalog == name) return true;
+  }
+  return false;
+}
+
+void Catalog::Retain(const std::function<bool(const Schema&)>& keep) {
+  for (auto it = schemas_.begin(); it != schemas_.end();) {
+    if (keep(it->second)) {
+      ++it;
+      continue;
+    }
+    hidden_.insert(it->first);
+    if (!it->second.database.empty()) hidden_databases_.insert(it->second.database);
+    it = schemas_.erase(it);
+  }
+  for (auto it = catalog_discovery_.begin(); it != catalog_discovery_.end();) {
+    if (keep(it->second.base)) {
+      ++it;
+      continue;
+    }
+    hidden_databases_.insert(it->second.base.database);
+    it = catalog_discovery_.erase(it);
+  }
+  std::lock_guard<std::mutex> lock(*discovered_mu_);
+  for (auto it = discovered_.begin(); it != discovered_.end();) {
+    it = keep(it->second) ? std::next(it) : discovered_.erase(it);
+  }
+}
+
+Catalog Catalog::Clone() const {
+  Catalog c;
+  c.schemas_ = schemas_;
+  c.store_ = store_;
+  c.loaded_all_ = loaded_all_;
+  c.fetched_ = fetched_;
+  c.fetched_schemas_ = fetched_schemas_;
+  c.hidden_ = hidden_;
+  c.hidden_databases_ = hidden_databases_;
+  c.fetch_status_ = fetch_status_;
+  c.catalog_discovery_ = catalog_discovery_;
+  {
+    std::lock_guard<std::mutex> lock(*discovered_mu_);
+    c.discovered_ = discovered_;
+    c.made_ = made_;
+  }
+  c.default_schema_ = default_schema_;
+  c.namespace_name_ = namespace_name_;
+  c.index_ = index_;
+  c.revision_ = revision_;
+  return c;
+}
+
 std::vector<const Schema*> Catalog::Schemas() const {
   Consulted();
+  LoadAll();
   std::vector<const Schema*> out;
   for (const auto& [key, s] : schemas_) out.push_back(&s);
   // Schemas of catalogs found on demand, those found so far (nothing here connects).
@@ -691,8 +835,16 @@ std::vector<const Schema*> Catalog::Schemas() const {
 const Schema* Catalog::FindSchema(const std::vector<std::string>& path) const {
   Consulted();
   if (path.empty() || path.size() > 2) return nullptr;
-  auto it = schemas_.find(path.size() == 1 ? path[0] : Key(path[0], path[1]));
+  const std::string key = path.size() == 1 ? path[0] : Key(path[0], path[1]);
+  auto it = schemas_.find(key);
   if (it != schemas_.end()) return &it->second;
+  // A schema only views name, or one Table resources make in a catalog of schemas.
+  if (store_ != nullptr && !loaded_all_ && !hidden_.count(key) &&
+      fetched_schemas_.insert(key).second) {
+    FetchSchema(path.size() == 1 ? "" : path[0], path.back());
+    it = schemas_.find(key);
+    if (it != schemas_.end()) return &it->second;
+  }
   if (path.size() == 2) return DiscoverSchema(path[0], path[1]);
   return nullptr;
 }
@@ -717,9 +869,7 @@ Result<const Schema*> Catalog::SchemaFor(const std::vector<std::string>& name) c
   if (schema_path.empty()) schema_path = {default_schema_};
   const std::string full = fmt::format("{}", fmt::join(name, "."));
   if (schema_path.size() == 2 && !FindSchema({schema_path[0], schema_path[1]})) {
-    bool catalog_exists = catalog_discovery_.count(schema_path[0]) > 0;
-    for (const auto& [key, s] : schemas_) catalog_exists |= s.catalog == schema_path[0];
-    if (!catalog_exists) {
+    if (!IsCatalog(schema_path[0])) {
       return Status::CatalogNotFound(fmt::format("Catalog for {} not found.", full));
     }
   }
@@ -736,10 +886,8 @@ const Table* Catalog::ReadTable(const Table& table) const {
   for (const auto& [tier, database] : schema->tiers) {
     const Schema* tier_schema = SchemaOfDatabase(database);
     if (tier_schema == nullptr || !tier_schema->status.ok()) continue;
-    auto it = tier_schema->tables.find(table.name);
-    if (it != tier_schema->tables.end() && it->second.kind == ObjectKind::kTable) {
-      return &it->second;
-    }
+    const Table* found = Lookup(*tier_schema, table.name);
+    if (found != nullptr && found->kind == ObjectKind::kTable) return found;
   }
   return &table;
 }
@@ -766,16 +914,17 @@ Result<const Table*> Catalog::Resolve(const std::vector<std::string>& name) cons
   Consulted();
   HOP_ASSIGN_OR_RETURN(const Schema* schema, SchemaFor(name));
   if (!schema->status.ok()) return schema->status;
-  auto it = schema->tables.find(name.back());
-  if (it == schema->tables.end() && schema->discovery) {
+  const Table* held = Lookup(*schema, name.back());
+  if (!fetch_status_.ok()) return fetch_status_;
+  if (held == nullptr && schema->discovery) {
     HOP_ASSIGN_OR_RETURN(const Table* found, schema->discovery->Find(name.back()));
     if (found) return found;
   }
-  if (it == schema->tables.end()) {
+  if (held == nullptr) {
     return Status::CatalogNotFound(fmt::format("Object '{}' not found within '{}'", name.back(),
                                                fmt::join(schema->Path(), ".")));
   }
-  return &it->second;
+  return held;
 }
 
 }  // namespace hop::catalog

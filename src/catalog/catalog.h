@@ -8,16 +8,24 @@
 // names. Schema DEFAULT is the default schema, a local database of hop's own, and UTIL holds
 // PRINT.
 //
-// Loading reads the store only. Adapters whose tables live in a server (PostgreSQL) find them
-// when a statement touches them: a schema's TableDiscovery is asked on a miss and by listings,
-// and a catalog's SchemaDiscovery when a name reaches one of its schemas.
+// Loading reads the store only, and only the namespace's Databases (and its Kafka topics and
+// LogicalTables, when it has databases of those kinds): the tables and views of Table and View
+// resources are fetched when a name reaches them, by the store's index keys (ViewKind::NameKey,
+// TableKind::NameKey), so that a statement costs what it names and not what the namespace holds.
+// Listings (Schemas, TablesOf) read them all. Adapters whose tables live in a server
+// (PostgreSQL) find them when a statement touches them: a schema's TableDiscovery is asked on a
+// miss and by listings, and a catalog's SchemaDiscovery when a name reaches one of its schemas.
+//
+// A loaded catalog is used by one thread at a time: lookups add what they fetch.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -160,8 +168,25 @@ class Catalog {
   // Database that cannot be used becomes a schema whose status says why.
   static Result<Catalog> Load(store::Store& store, std::string_view namespace_name);
 
-  // Every schema, in name order (catalog schemas as CATALOG.SCHEMA).
+  // Every schema, in name order (catalog schemas as CATALOG.SCHEMA), with every table and view
+  // of the store in them (which reads them all).
   std::vector<const Schema*> Schemas() const;
+  // The schemas of the namespace's Database resources (a catalog of schemas by its Database's
+  // own entry), without reading any table or view.
+  std::vector<const Schema*> DatabaseSchemas() const;
+  // Whether `name` is a catalog: of a Database, or of a schema the catalog holds.
+  bool IsCatalog(std::string_view name) const;
+  // The table or view `name` (as the catalog holds it: PAGE_VIEWS, a quoted `MixedCase`) of
+  // `schema`, one of this catalog's schemas, or null when it has none. Fetched from the store the
+  // first time it is asked for; tables a TableDiscovery finds in their system are Resolve's.
+  const Table* Lookup(const Schema& schema, std::string_view name) const;
+  // Reads every table and view of the store into the catalog (once): for listings.
+  void LoadAll() const;
+  // Keeps only the schemas `keep` accepts; the tables and views of those it refused stay hidden
+  // from later lookups and listings.
+  void Retain(const std::function<bool(const Schema&)>& keep);
+  // A catalog that holds what this one holds and fetches from the same store.
+  Catalog Clone() const;
   // The schema at `path` (1 part: a schema; 2 parts: catalog, schema), or null.
   const Schema* FindSchema(const std::vector<std::string>& path) const;
   // The schema of a Database resource, or null.
@@ -211,16 +236,34 @@ class Catalog {
 
  private:
   friend class CatalogCache;
-  void AddTableResource(const resource::Resource& r);
-  void AddViewResource(const resource::Resource& r);
+  void AddTableResource(const resource::Resource& r) const;
+  void AddViewResource(const resource::Resource& r) const;
   void AddLogicalTable(const resource::Resource& lt);
-  void RemoveResource(const std::string& kind, const std::string& name);
+  void RemoveResource(const std::string& kind, const std::string& name) const;
+  // Lazy loading: the resources of one name of a schema, of one schema, or all.
+  void Fetch(const Schema& schema, const std::string& name) const;
+  void FetchSchema(const std::string& catalog, const std::string& name) const;
+  // The schema key of the schema a Table resource's table belongs in (AddTableResource).
+  bool InCatalogOfSchemas(const Schema& schema) const;
+  // Adds the resources a lazy read listed; a failed read is logged and remembered.
+  void AddFetched(const Result<store::ListResult>& listed, bool tables) const;
 
   // The schema `name` of catalog `catalog`, found by its discovery (kept once found), or null.
   // Errors become a schema whose status says why (kept until a later call finds it).
   const Schema* DiscoverSchema(const std::string& catalog, const std::string& name) const;
 
-  std::map<std::string, Schema> schemas_;  // by "CATALOG.SCHEMA" or "SCHEMA"
+  // Lookups add what they fetch: schemas_ and index_ change under const methods.
+  mutable std::map<std::string, Schema> schemas_;  // by "CATALOG.SCHEMA" or "SCHEMA"
+  // Where tables and views not loaded yet are fetched from; null for a catalog built by hand,
+  // which holds everything it has.
+  store::Store* store_ = nullptr;
+  mutable bool loaded_all_ = false;
+  // What lookups have asked the store for: (schema key, name) and schema keys.
+  mutable std::set<std::pair<std::string, std::string>> fetched_;
+  mutable std::set<std::string> fetched_schemas_;
+  std::set<std::string> hidden_;            // schema keys Retain refused
+  std::set<std::string> hidden_databases_;  // and the Databases of those schemas
+  mutable Status fetch_status_;   // the first failed read of a lookup; Resolve reports it
   // Catalogs whose schemas are found on demand, and the schemas found so far (by the key of
   // schemas_; node-stable, so pointers stay valid). Guarded by discovered_mu_.
   struct LazyCatalog {
@@ -235,7 +278,8 @@ class Catalog {
   std::string default_schema_ = kDefaultSchema;
   std::string namespace_name_;
   // Where each Table and View resource is: (kind, name) -> (schema key, table name).
-  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> index_;
+  mutable std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>>
+      index_;
   int64_t revision_ = 0;
   std::unique_ptr<std::atomic<bool>> consulted_ = std::make_unique<std::atomic<bool>>(false);
   void Consulted() const { consulted_->store(true, std::memory_order_relaxed); }

@@ -1,5 +1,6 @@
 #include "catalog/catalog.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -216,6 +217,102 @@ spec: {database: iceberg, table: EVENTS, columns: [{name: ID, type: INTEGER}]}
     ASSERT_TRUE(cached.ok()) << cached.status().ToString();
     EXPECT_EQ(Describe(**cached), Describe(Load())) << "after change " << i;
   }
+}
+
+// A store that records the lists it is asked for, over a real one.
+class ListRecordingStore : public store::Store {
+ public:
+  explicit ListRecordingStore(store::Store& inner) : inner_(inner) {}
+  Result<resource::Resource> Get(const store::ObjectRef& ref) override { return inner_.Get(ref); }
+  Result<store::ListResult> List(const store::ListOptions& options) override {
+    const std::string kind = options.kind ? options.kind->kind : "*";
+    lists.push_back(options.index_key.empty() ? kind + " (all)" : kind + " " + options.index_key);
+    return inner_.List(options);
+  }
+  Result<std::vector<resource::Resource>> Commit(std::vector<store::Write> writes) override {
+    return inner_.Commit(std::move(writes));
+  }
+  std::unique_ptr<store::Watch> StartWatch(const store::WatchOptions& options) override {
+    return inner_.StartWatch(options);
+  }
+  Result<int64_t> Revision() override { return inner_.Revision(); }
+
+  // The lists of every View and Table since the last call.
+  std::vector<std::string> TakeTableLists() {
+    std::vector<std::string> out;
+    for (const std::string& l : lists) {
+      if (l.rfind("View ", 0) == 0 || l.rfind("Table ", 0) == 0) out.push_back(l);
+    }
+    lists.clear();
+    return out;
+  }
+
+  std::vector<std::string> lists;
+
+ private:
+  store::Store& inner_;
+};
+
+// Loading reads no table or view; a name reaches the store once, by its index key, whether or
+// not it exists; only listings read them all.
+TEST_F(CatalogTest, AStatementReadsOnlyTheTablesAndViewsItNames) {
+  Apply(kDatabases);
+  std::string views;
+  for (int i = 0; i < 40; ++i) {
+    views += fmt::format(
+        "---\napiVersion: hoptimator.linkedin.com/v1alpha1\nkind: View\nmetadata: {{name: "
+        "ads-v{0}}}\nspec: {{view: V{0}, schema: ADS, sql: 'SELECT {0}'}}\n",
+        i);
+  }
+  Apply(views);
+  Apply(R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: View
+metadata: {name: own}
+spec: {view: MINE, schema: ELSEWHERE, sql: 'SELECT 2'}
+)");
+  ListRecordingStore recording(*store_);
+  auto loaded = Catalog::Load(recording, "default");
+  ASSERT_TRUE(loaded.ok());
+  const Catalog& c = *loaded;
+  EXPECT_EQ(recording.TakeTableLists(), std::vector<std::string>{});
+
+  auto v7 = c.Resolve({"ADS", "V7"});
+  ASSERT_TRUE(v7.ok()) << v7.status().ToString();
+  EXPECT_EQ((*v7)->sql, "SELECT 7");
+  std::vector<std::string> lists = recording.TakeTableLists();
+  ASSERT_EQ(lists.size(), 2u);  // the database's tables of that name, and the schema's views
+  for (const std::string& l : lists) EXPECT_EQ(l.find("(all)"), std::string::npos) << l;
+  ASSERT_TRUE(c.Resolve({"ADS", "V7"}).ok());
+  EXPECT_EQ(recording.TakeTableLists(), std::vector<std::string>{});  // held now
+
+  auto missing = c.Resolve({"ADS", "NOPE"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "Object 'NOPE' not found within 'ADS'");
+  EXPECT_EQ(recording.TakeTableLists().size(), 2u);
+  EXPECT_FALSE(c.Resolve({"ADS", "NOPE"}).ok());
+  EXPECT_EQ(recording.TakeTableLists(), std::vector<std::string>{});
+
+  // A schema only a view names is found by its key too.
+  auto mine = c.Resolve({"ELSEWHERE", "MINE"});
+  ASSERT_TRUE(mine.ok()) << mine.status().ToString();
+  for (const std::string& l : recording.TakeTableLists()) {
+    EXPECT_EQ(l.find("(all)"), std::string::npos) << l;
+  }
+  EXPECT_EQ(c.Resolve({"NOWHERE", "X"}).status().message(), "Schema for NOWHERE.X not found.");
+  recording.TakeTableLists();
+
+  // A listing reads everything, once.
+  size_t ads = 0;
+  for (const Schema* s : c.Schemas()) {
+    if (s->name == "ADS" && s->catalog.empty()) ads = s->tables.size();
+  }
+  EXPECT_EQ(ads, 40u + 3u);  // the views and the demo tables
+  EXPECT_EQ(recording.TakeTableLists(),
+            (std::vector<std::string>{"Table (all)", "View (all)"}));
+  ASSERT_TRUE(c.Resolve({"ADS", "V30"}).ok());
+  c.Schemas();
+  EXPECT_EQ(recording.TakeTableLists(), std::vector<std::string>{});
 }
 
 TEST(DemoDbTest, SchemaNamesFromUrls) {

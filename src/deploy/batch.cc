@@ -66,7 +66,7 @@ Result<RenderContext> Batch::Render() const {
     HOP_ASSIGN_OR_RETURN(render, LoadRenderContext(store_, options_.namespace_name));
   }
   if (options_.provisioners != nullptr) {
-    for (const catalog::Schema* schema : catalog_.Schemas()) {
+    for (const catalog::Schema* schema : catalog_.DatabaseSchemas()) {
       if (options_.provisioners->For(*schema) == nullptr) continue;
       if (schema->provisions_async) {
         render.provisioned_by_hop.insert(schema->database);

@@ -39,15 +39,15 @@ Status DropDeployer::DropTable(const catalog::Table& table, bool force, Batch& b
     for (const auto& [tier, database] : schema->tiers) {
       const catalog::Schema* tier_schema = batch.catalog().SchemaOfDatabase(database);
       if (tier_schema == nullptr) continue;
-      auto it = tier_schema->tables.find(table.name);
-      if (it == tier_schema->tables.end() || it->second.resource.empty()) continue;
+      const catalog::Table* held = batch.catalog().Lookup(*tier_schema, table.name);
+      if (held == nullptr || held->resource.empty()) continue;
       Subject tier_pending(ValidationPoint::kPendingDelete);
-      tier_pending.deleted = {resource::TableKind::Info().group_kind(), ns, it->second.resource};
-      tier_pending.identifier = resource::DependencyIdentifier(database, it->second.path);
+      tier_pending.deleted = {resource::TableKind::Info().group_kind(), ns, held->resource};
+      tier_pending.identifier = resource::DependencyIdentifier(database, held->path);
       tier_pending.self_kind = "LogicalTable";
       tier_pending.self_name = logical_table;
       if (!force) HOP_RETURN_IF_ERROR(batch.Check(std::move(tier_pending)));
-      const catalog::Table& t = it->second;
+      const catalog::Table& t = *held;
       HOP_RETURN_IF_ERROR(
           batch.AddEffect(false, *tier_schema, {t.database, t.path, t.row_type, t.options}));
     }
@@ -83,7 +83,9 @@ Status DropDeployer::DropView(const catalog::Table& view, bool force, Batch& bat
 Status DropDeployer::DropDatabase(const ObjectRef& ref, bool force, Batch& batch) {
   // Nothing may be left in it: the tables declared in it and the views of its schema.
   std::vector<std::string> dependents;
-  if (const catalog::Schema* schema = batch.catalog().SchemaOfDatabase(ref.name)) {
+  // Every schema of the database (a catalog of schemas has several), with what the store holds.
+  for (const catalog::Schema* schema : batch.catalog().Schemas()) {
+    if (schema->database != ref.name) continue;
     for (const auto& [name, t] : schema->tables) {
       if (t.resource.empty()) continue;  // the database's own tables go with it
       dependents.push_back((t.kind == catalog::ObjectKind::kTable ? "table/" : "view/") +
@@ -138,13 +140,32 @@ Status SpecifyDeletion(const ObjectRef& ref, bool force, Batch& batch) {
     return DropDeployer::DropDatabase(ref, force, batch);
   }
   if (table || view) {
-    // The table or view the catalog made of it, if it made one.
-    for (const catalog::Schema* schema : batch.catalog().Schemas()) {
-      for (const auto& [name, t] : schema->tables) {
-        if (t.resource != ref.name || (t.kind == catalog::ObjectKind::kTable) != table) continue;
-        return table ? DropDeployer::DropTable(t, force, batch)
-                     : DropDeployer::DropView(t, force, batch);
+    // The table or view the catalog made of it, if it made one: looked up by the names the
+    // resource gives it.
+    const catalog::Catalog& cat = batch.catalog();
+    const catalog::Schema* schema = nullptr;
+    std::string name;
+    if (table) {
+      using resource::TableKind;
+      schema = cat.SchemaOfDatabase(TableKind::kDatabase.Get(*existing).value_or(""));
+      if (schema != nullptr && !schema->catalog.empty()) {
+        if (auto in = TableKind::kSchema.Get(*existing); in && !in->empty()) {
+          if (const catalog::Schema* s = cat.FindSchema({schema->catalog, *in})) schema = s;
+        }
       }
+      name = TableKind::kTable.Get(*existing).value_or(existing->name());
+    } else {
+      std::vector<std::string> path;
+      if (auto c = ViewKind::kCatalog.Get(*existing); c && !c->empty()) path.push_back(*c);
+      path.push_back(ViewKind::kSchema.Get(*existing).value_or(catalog::kDefaultSchema));
+      schema = cat.FindSchema(path);
+      name = ViewKind::kView.Get(*existing).value_or(existing->name());
+    }
+    const catalog::Table* t = schema == nullptr ? nullptr : cat.Lookup(*schema, name);
+    if (t != nullptr && t->resource == ref.name &&
+        (t->kind == catalog::ObjectKind::kTable) == table) {
+      return table ? DropDeployer::DropTable(*t, force, batch)
+                   : DropDeployer::DropView(*t, force, batch);
     }
   }
   batch.Add({Write::Delete(ref), ""});

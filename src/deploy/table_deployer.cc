@@ -293,8 +293,7 @@ Status DeclareLogicalTable(const binder::BoundCreateTable& t, Batch& batch) {
   // Each tier's table, updated when it is there; one its system keeps (a demo table) is used
   // as it is.
   for (const Tier& tier : tiers) {
-    const auto it = tier.schema->tables.find(leaf);
-    const catalog::Table* existing = it == tier.schema->tables.end() ? nullptr : &it->second;
+    const catalog::Table* existing = batch.catalog().Lookup(*tier.schema, leaf);
     if (existing != nullptr && existing->resource.empty()) continue;
     if (existing != nullptr && existing->kind != catalog::ObjectKind::kTable) {
       return Status::InvalidArgument(fmt::format(

@@ -100,8 +100,8 @@ hop::Result<ReconcileResult> ProvisionReconciler::Reconcile(const Request& reque
       } else {
         columns = row.status().WithContext("spec.columns: ");
       }
-    } else if (auto t = schema->tables.find(path.back()); t != schema->tables.end()) {
-      def.row_type = t->second.row_type;
+    } else if (const catalog::Table* t = cat.Lookup(*schema, path.back())) {
+      def.row_type = t->row_type;
     }
     for (const auto& [k, v] :
          TableProvisionJobKind::kOptions.Get(*job).value_or(resource::StringMap{})) {

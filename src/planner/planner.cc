@@ -398,10 +398,10 @@ Result<Pipeline> Planner::PlanView(const sql::Statement& statement) {
   p.sink.path = schema->Path();
   p.sink.path.push_back(sink_name);
   p.target_columns = ColumnNames(query->row_type);
-  auto existing = schema->tables.find(sink_name);
-  if (existing != schema->tables.end() && existing->second.kind == catalog::ObjectKind::kTable) {
+  const catalog::Table* existing = cat.Lookup(*schema, sink_name);
+  if (existing != nullptr && existing->kind == catalog::ObjectKind::kTable) {
     // A partial view writes into an existing table: its columns must be the table's.
-    const catalog::Table& sink = existing->second;
+    const catalog::Table& sink = *existing;
     p.sink.row_type = sink.row_type;
     for (const auto& [k, v] : sink.options) p.sink.options.emplace_back(k, v);
     p.sink.declared_options = p.sink.options;

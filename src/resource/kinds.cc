@@ -247,8 +247,29 @@ const Field<StringList> ViewKind::kPendingFires(
                     "hop: watermarks not yet recorded as fires on the view's triggers, oldest "
                     "first."));
 
+std::string ViewKind::NameKey(std::string_view catalog, std::string_view schema,
+                              std::string_view view) {
+  return Json::array({"view", catalog, schema, view}).dump();
+}
+
+std::string ViewKind::SchemaKey(std::string_view catalog, std::string_view schema) {
+  return Json::array({"view-schema", catalog, schema}).dump();
+}
+
+namespace {
+
+std::vector<std::string> ViewIndexKeys(const Resource& r) {
+  const std::string catalog = ViewKind::kCatalog.Get(r).value_or("");
+  const std::string schema = ViewKind::kSchema.Get(r).value_or("DEFAULT");
+  return {ViewKind::NameKey(catalog, schema, ViewKind::kView.Get(r).value_or(r.name())),
+          ViewKind::SchemaKey(catalog, schema)};
+}
+
+}  // namespace
+
 const KindInfo& ViewKind::Info() {
-  static const KindInfo info =
+  static const KindInfo info = [] {
+    KindInfo i =
       KindBuilder("View", "views", {}, "A SQL view, plain or materialised.")
           .Add(kView)
           .Add(kSql)
@@ -267,6 +288,9 @@ const KindInfo& ViewKind::Info() {
           .Column("WATERMARK", "string", ".status.watermark", "Completeness watermark.",
                   "date-time")
           .Build();
+    i.index_keys = &ViewIndexKeys;
+    return i;
+  }();
   return info;
 }
 
@@ -553,8 +577,33 @@ const Field<StringList> TableKind::kPendingFires(
                     "hop: watermarks not yet recorded as fires on the table's triggers, oldest "
                     "first."));
 
+std::string TableKind::NameKey(std::string_view database, std::string_view schema,
+                               std::string_view table) {
+  return Json::array({"table", database, schema, table}).dump();
+}
+
+std::string TableKind::SchemaKey(std::string_view database, std::string_view schema) {
+  return Json::array({"table-schema", database, schema}).dump();
+}
+
+namespace {
+
+std::vector<std::string> TableIndexKeys(const Resource& r) {
+  const std::string database = TableKind::kDatabase.Get(r).value_or("");
+  const std::string table = TableKind::kTable.Get(r).value_or(r.name());
+  std::vector<std::string> keys = {TableKind::NameKey(database, "", table)};
+  if (auto schema = TableKind::kSchema.Get(r); schema && !schema->empty()) {
+    keys.push_back(TableKind::NameKey(database, *schema, table));
+    keys.push_back(TableKind::SchemaKey(database, *schema));
+  }
+  return keys;
+}
+
+}  // namespace
+
 const KindInfo& TableKind::Info() {
-  static const KindInfo info =
+  static const KindInfo info = [] {
+    KindInfo i =
       KindBuilder("Table", "tables", {}, "A SQL table with connector configuration.")
           .Add(kCatalog)
           .Add(kSchema)
@@ -572,6 +621,9 @@ const KindInfo& TableKind::Info() {
           .Column("DATABASE", "string", ".spec.database", "Database name.")
           .Column("READY", "boolean", ".status.ready", "Whether the table is ready.")
           .Build();
+    i.index_keys = &TableIndexKeys;
+    return i;
+  }();
   return info;
 }
 

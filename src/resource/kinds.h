@@ -76,6 +76,10 @@ struct KindInfo {
   Schema spec;
   Schema status;
   std::vector<PrinterColumn> columns;
+  // The index keys of an object of this kind: strings the store indexes, so that a list can ask
+  // for the objects that have one (store::ListOptions::index_key) without reading the others.
+  // Null: the kind has none.
+  std::vector<std::string> (*index_keys)(const Resource& object) = nullptr;
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   GroupKind group_kind() const { return {group, kind}; }
@@ -124,6 +128,12 @@ struct EngineKind {
 
 struct ViewKind {
   static const KindInfo& Info();
+  // The index keys of a View (KindInfo::index_keys): NameKey of its catalog, schema and name as
+  // the catalog reads them (spec.view, else the resource's name; spec.schema, else DEFAULT), and
+  // SchemaKey of its catalog and schema.
+  static std::string NameKey(std::string_view catalog, std::string_view schema,
+                             std::string_view view);
+  static std::string SchemaKey(std::string_view catalog, std::string_view schema);
   HOP_FIELD(std::string, kView);
   HOP_FIELD(std::string, kSql);
   HOP_FIELD(std::string, kSchema);
@@ -226,6 +236,12 @@ inline constexpr std::string_view kFillAnnotation = "hop.dev/fill";
 // an Iceberg catalog, ...): its columns, so that planning works offline.
 struct TableKind {
   static const KindInfo& Info();
+  // The index keys of a Table (KindInfo::index_keys): NameKey(database, "", table) and, when
+  // spec.schema is set, NameKey(database, schema, table) and SchemaKey(database, schema), the
+  // table's name being spec.table, else the resource's name.
+  static std::string NameKey(std::string_view database, std::string_view schema,
+                             std::string_view table);
+  static std::string SchemaKey(std::string_view database, std::string_view schema);
   HOP_FIELD(std::string, kCatalog);
   HOP_FIELD(std::string, kSchema);
   HOP_FIELD(std::string, kTable);

@@ -480,12 +480,7 @@ Resolution Resolve(const catalog::Catalog& cat, std::string_view identifier,
                     identifier, segment));
     return r;
   };
-  auto is_catalog = [&](const std::string& name) {
-    for (const catalog::Schema* s : cat.Schemas()) {
-      if (s->catalog == name) return true;
-    }
-    return false;
-  };
+  auto is_catalog = [&](const std::string& name) { return cat.IsCatalog(name); };
   const size_t n = path.size();
   std::vector<std::string> schema_path(path.begin(), path.end() - 1);
   if (n == 1) {

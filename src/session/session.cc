@@ -104,15 +104,13 @@ std::string_view ObjectKindName(catalog::ObjectKind k) {
 Result<catalog::Catalog> LoadCatalog(store::Store& store, const Properties& p) {
   HOP_ASSIGN_OR_RETURN(catalog::Catalog all, catalog::Catalog::Load(store, p.namespace_name));
   if (p.catalogs.empty()) return all;
-  catalog::Catalog narrowed;
-  for (const catalog::Schema* s : all.Schemas()) {
-    bool visible = s->database.empty() || s->name == catalog::kDefaultSchema ||
-                   std::find(p.catalogs.begin(), p.catalogs.end(), s->name) != p.catalogs.end() ||
-                   (!s->catalog.empty() && std::find(p.catalogs.begin(), p.catalogs.end(),
-                                                     s->catalog) != p.catalogs.end());
-    if (visible) narrowed.AddSchema(*s);
-  }
-  return narrowed;
+  all.Retain([&](const catalog::Schema& s) {
+    return s.database.empty() || s.name == catalog::kDefaultSchema ||
+           std::find(p.catalogs.begin(), p.catalogs.end(), s.name) != p.catalogs.end() ||
+           (!s.catalog.empty() &&
+            std::find(p.catalogs.begin(), p.catalogs.end(), s.catalog) != p.catalogs.end());
+  });
+  return all;
 }
 
 // The column size JDBC metadata gives a type declared without one: Calcite's default precision
@@ -671,8 +669,7 @@ void Remember(const binder::BoundStatement& bound, catalog::Catalog& cat) {
 Status Session::Check(const sql::Statement& statement) {
   if (!checked_catalog_) {
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
-    checked_catalog_.emplace();
-    for (const catalog::Schema* s : options.catalog->Schemas()) checked_catalog_->AddSchema(*s);
+    checked_catalog_.emplace(options.catalog->Clone());
   }
   HOP_ASSIGN_OR_RETURN(
       binder::BoundStatementPtr bound,

@@ -6,6 +6,10 @@
 //   labels(object_id, key, value)    for label-selected lists
 //   owners(owner_uid, object_id)     for garbage collection by ownerReferences
 //   events(revision, type, grp, kind, namespace, name, body)       the watch log
+//   object_keys(key, object_id)      (format 2) the index keys of each object, as its kind
+//                                    gives them (resource::KindInfo::index_keys), for lists of
+//                                    one key; meta `keys` is the version of the key functions
+//                                    they were computed with
 //
 // PRAGMA user_version holds the format version. All access goes through one connection guarded
 // by a mutex; writes take the database's write lock up front (BEGIN IMMEDIATE), so concurrent
@@ -73,7 +77,19 @@ constexpr const char* kMigrations[] = {
         grp TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
         body TEXT NOT NULL) STRICT;
     )sql",
+    R"sql(
+      CREATE TABLE object_keys (
+        key TEXT NOT NULL,
+        object_id INTEGER NOT NULL REFERENCES objects (id) ON DELETE CASCADE,
+        PRIMARY KEY (key, object_id)) STRICT, WITHOUT ROWID;
+      CREATE INDEX object_keys_object ON object_keys (object_id);
+      INSERT INTO meta VALUES ('keys', 0);
+    )sql",
 };
+
+// The version of the kinds' index-key functions. Bump it when one changes: opening a store
+// whose keys were computed with another version computes them again.
+constexpr int64_t kIndexKeysVersion = 1;
 static_assert(std::size(kMigrations) == SqliteStore::kFormatVersion + 1);
 
 std::string NewUid() {
@@ -306,7 +322,46 @@ class SqliteStore::Impl {
       if (!s.ok())
         return Rollback(s.WithContext(fmt::format("migrating {} to format {}: ", path_, v)));
     }
+    if (Status s = IndexKeysCurrent(); !s.ok()) {
+      return Rollback(s.WithContext(fmt::format("indexing {}: ", path_)));
+    }
     return db_.Exec("COMMIT");
+  }
+
+  // Computes every object's index keys again when they were computed by other key functions
+  // (a store from before format 2, or from a hop with another kIndexKeysVersion).
+  Status IndexKeysCurrent() {
+    HOP_ASSIGN_OR_RETURN(int64_t version, ReadMeta("keys"));
+    if (version == kIndexKeysVersion) return Status::OK();
+    HOP_RETURN_IF_ERROR(db_.Exec("DELETE FROM object_keys"));
+    for (const KindInfo* info : resource::HopKinds()) {
+      if (info->index_keys == nullptr) continue;
+      HOP_ASSIGN_OR_RETURN(auto query,
+                           db_.Prepare("SELECT id, body FROM objects WHERE grp = ? AND kind = ?"));
+      query.Bind(1, info->group).Bind(2, info->kind);
+      while (true) {
+        HOP_ASSIGN_OR_RETURN(bool row, query.Step());
+        if (!row) break;
+        HOP_ASSIGN_OR_RETURN(Resource r, Decode(query.ColumnText(1)));
+        HOP_RETURN_IF_ERROR(WriteKeys(query.ColumnInt(0), r));
+      }
+    }
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("UPDATE meta SET value = ? WHERE key = 'keys'"));
+    st->Bind(1, kIndexKeysVersion);
+    return st->Run();
+  }
+
+  Status WriteKeys(int64_t id, const Resource& r) {
+    const KindInfo* info = FindKind(r.group_kind());
+    if (info == nullptr || info->index_keys == nullptr) return Status::OK();
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("INSERT OR IGNORE INTO object_keys (key, object_id) "
+                                           "VALUES (?, ?)"));
+    for (const std::string& key : info->index_keys(r)) {
+      st->Reset();
+      st->Bind(1, key).Bind(2, id);
+      HOP_RETURN_IF_ERROR(st->Run());
+    }
+    return Status::OK();
   }
 
   // The tables of format 1, which every later format keeps.
@@ -391,6 +446,13 @@ class SqliteStore::Impl {
       return list;
     };
     bool driven = false;
+    if (!options.index_key.empty()) {
+      // CROSS JOIN makes SQLite keep this order: the key's rows first, objects by id.
+      from = "object_keys k CROSS JOIN objects o ON o.id = k.object_id";
+      where += " AND k.key = ?";
+      binds.push_back(options.index_key);
+      driven = true;
+    }
     for (const auto& req : options.selector.requirements()) {
       if (req.op != Op::kEquals && req.op != Op::kIn && req.op != Op::kExists) continue;
       if (!driven) {
@@ -793,7 +855,11 @@ class SqliteStore::Impl {
       HOP_ASSIGN_OR_RETURN(auto st2, Prepared("DELETE FROM owners WHERE object_id = ?"));
       st2->Bind(1, id);
       HOP_RETURN_IF_ERROR(st2->Run());
+      HOP_ASSIGN_OR_RETURN(auto st3, Prepared("DELETE FROM object_keys WHERE object_id = ?"));
+      st3->Bind(1, id);
+      HOP_RETURN_IF_ERROR(st3->Run());
     }
+    HOP_RETURN_IF_ERROR(WriteKeys(id, r));
     const auto labels = r.labels();
     if (!labels.empty()) {
       HOP_ASSIGN_OR_RETURN(auto st,

@@ -25,7 +25,7 @@ class SqliteStore : public Store {
  public:
   // The current on-disk format. Files of older formats are migrated when opened; newer ones are
   // refused.
-  static constexpr int kFormatVersion = 1;
+  static constexpr int kFormatVersion = 2;
 
   // Opens the store in `state_dir` (created if missing), file `hop.db`.
   static Result<std::unique_ptr<SqliteStore>> Open(const std::string& state_dir,

@@ -431,6 +431,73 @@ TEST_F(SqliteStoreTest, ListsByKindNamespaceAndSelector) {
   }
 }
 
+Resource View(const std::string& name, const std::string& schema, const std::string& view) {
+  Resource r(Json::parse(R"({"apiVersion": "hoptimator.linkedin.com/v1alpha1", "kind": "View",
+                             "metadata": {}, "spec": {"sql": "SELECT 1"}})"));
+  r.set_name(name);
+  r.set_namespace("default");
+  if (!schema.empty()) r.mutable_json()["spec"]["schema"] = schema;
+  if (!view.empty()) r.mutable_json()["spec"]["view"] = view;
+  return r;
+}
+
+const GroupKind kView{"hoptimator.linkedin.com", "View"};
+
+std::vector<std::string> NamesWithKey(Store& store, const std::string& key) {
+  ListOptions opts(kView, "default");
+  opts.index_key = key;
+  auto r = store.List(opts);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> names;
+  if (r.ok()) {
+    for (const auto& item : r->items) names.push_back(item.name());
+  }
+  return names;
+}
+
+// A list by index key finds exactly the objects whose kind gives them that key, as they are now:
+// keys follow updates and go with deletions.
+TEST_F(SqliteStoreTest, ListsByIndexKey) {
+  using resource::ViewKind;
+  MustCreate(View("ads-audience", "ADS", "AUDIENCE"));
+  MustCreate(View("ads-other", "ADS", "OTHER"));
+  MustCreate(View("plain", "", "PLAIN"));  // in DEFAULT
+  EXPECT_EQ(NamesWithKey(*store_, ViewKind::NameKey("", "ADS", "AUDIENCE")),
+            std::vector<std::string>{"ads-audience"});
+  EXPECT_EQ(NamesWithKey(*store_, ViewKind::SchemaKey("", "ADS")),
+            (std::vector<std::string>{"ads-audience", "ads-other"}));
+  EXPECT_EQ(NamesWithKey(*store_, ViewKind::NameKey("", "DEFAULT", "PLAIN")),
+            std::vector<std::string>{"plain"});
+  EXPECT_TRUE(NamesWithKey(*store_, ViewKind::NameKey("", "ADS", "audience")).empty());
+  // An index key with a label selector: both hold.
+  {
+    Resource labelled = View("ads-labelled", "ADS", "LABELLED");
+    labelled.set_label("app", "web");
+    MustCreate(labelled);
+    ListOptions opts(kView, "default", *resource::LabelSelector::Parse("app=web"),
+                     ViewKind::SchemaKey("", "ADS"));
+    auto r = store_->List(opts);
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->items.size(), 1u);
+    EXPECT_EQ(r->items[0].name(), "ads-labelled");
+  }
+  auto got = store_->Get({kView, "default", "ads-other"});
+  ASSERT_TRUE(got.ok());
+  got->mutable_json()["spec"]["view"] = "RENAMED";
+  ASSERT_TRUE(store_->Update(*got).ok());
+  EXPECT_TRUE(NamesWithKey(*store_, ViewKind::NameKey("", "ADS", "OTHER")).empty());
+  EXPECT_EQ(NamesWithKey(*store_, ViewKind::NameKey("", "ADS", "RENAMED")),
+            std::vector<std::string>{"ads-other"});
+  ASSERT_TRUE(store_->Delete({kView, "default", "ads-audience"}).ok());
+  EXPECT_TRUE(NamesWithKey(*store_, ViewKind::NameKey("", "ADS", "AUDIENCE")).empty());
+  // A kind without keys has none to list by.
+  ListOptions maps(kConfigMap, "");
+  maps.index_key = ViewKind::SchemaKey("", "ADS");
+  MustCreate(ConfigMap("cm", "default"));
+  ASSERT_TRUE(store_->List(maps).ok());
+  EXPECT_TRUE(store_->List(maps)->items.empty());
+}
+
 std::vector<std::pair<EventType, std::string>> Drain(Watch* w, size_t n) {
   std::vector<std::pair<EventType, std::string>> out;
   Event e;
@@ -529,6 +596,38 @@ TEST(SqliteStoreFormatTest, ReopensAndRefusesNewerFormats) {
   EXPECT_NE(newer.status().message().find("format 99, newer than this hop understands"),
             std::string::npos)
       << newer.status().ToString();
+}
+
+// A store of format 1 (before index keys) is migrated, and its objects get their keys; so does a
+// store whose keys another version of the key functions computed.
+TEST(SqliteStoreFormatTest, MigratingComputesTheIndexKeysOfEveryObject) {
+  TempDir dir;
+  {
+    auto store = SqliteStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Create(View("ads-audience", "ADS", "AUDIENCE")).ok());
+  }
+  auto run = [&](const char* sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir.path() + "/hop.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  };
+  const std::string key = resource::ViewKind::NameKey("", "ADS", "AUDIENCE");
+  // Back to format 1, as an older hop left it.
+  run("DROP TABLE object_keys; DELETE FROM meta WHERE key = 'keys'; PRAGMA user_version=1");
+  {
+    auto store = SqliteStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    EXPECT_EQ(NamesWithKey(**store, key), std::vector<std::string>{"ads-audience"});
+  }
+  // Keys of another version (here: none, and a stale one) are computed again.
+  run("DELETE FROM object_keys; INSERT INTO object_keys SELECT 'stale', id FROM objects; "
+      "UPDATE meta SET value = 0 WHERE key = 'keys'");
+  auto store = SqliteStore::Open(dir.path());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(NamesWithKey(**store, key), std::vector<std::string>{"ads-audience"});
+  EXPECT_TRUE(NamesWithKey(**store, "stale").empty());
 }
 
 // A file that exists is used only if it is a hop store: anything else is refused with a message

@@ -1,6 +1,10 @@
 // The parts of the Store interface shared by every implementation.
 #include "store/store.h"
 
+#include <algorithm>
+
+#include "resource/kinds.h"
+
 namespace hop::store {
 
 std::string ObjectRef::ToString() const {
@@ -15,6 +19,14 @@ std::string ObjectRef::ToString() const {
 }
 
 ObjectRef RefOf(const Resource& r) { return {r.group_kind(), r.namespace_name(), r.name()}; }
+
+bool HasIndexKey(const Resource& r, const std::string& key) {
+  if (key.empty()) return true;
+  const resource::KindInfo* info = resource::FindKind(r.group_kind());
+  if (info == nullptr || info->index_keys == nullptr) return false;
+  const std::vector<std::string> keys = info->index_keys(r);
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
 
 Result<std::optional<Resource>> Store::Find(const ObjectRef& ref) {
   auto r = Get(ref);

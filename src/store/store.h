@@ -31,10 +31,25 @@ struct ObjectRef {
 ObjectRef RefOf(const Resource& r);
 
 struct ListOptions {
+  ListOptions() = default;
+  ListOptions(std::optional<GroupKind> kind, std::string namespace_name = "",
+              resource::LabelSelector selector = {}, std::string index_key = "")
+      : kind(std::move(kind)),
+        namespace_name(std::move(namespace_name)),
+        selector(std::move(selector)),
+        index_key(std::move(index_key)) {}
+
   std::optional<GroupKind> kind;  // every kind when absent
   std::string namespace_name;     // every namespace when empty
   resource::LabelSelector selector;
+  // Only objects that have this index key (resource::KindInfo::index_keys; "" for any): the
+  // store finds them without reading the others.
+  std::string index_key;
 };
+
+// Whether `r` has index key `key` by its kind (true for an empty key): for stores that check an
+// index key by reading the objects.
+bool HasIndexKey(const Resource& r, const std::string& key);
 
 struct ListResult {
   std::vector<Resource> items;  // ordered by kind, namespace, name
