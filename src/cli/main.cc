@@ -207,7 +207,9 @@ int Main(int argc, char** argv) {
       app.add_subcommand("serve", "Run the operator and the local Job runner until stopped");
   hop::cli::ServeOptions serve_opts;
   serve->add_option("--workers", serve_opts.workers, "reconcile workers")->capture_default_str();
-  serve->add_option("--max-jobs", serve_opts.max_running_jobs, "Job processes at once")
+  serve
+      ->add_option("--max-jobs", serve_opts.max_running_jobs,
+                   "Job processes at once (0: twice the CPUs, at least 4)")
       ->capture_default_str();
   // The PostgreSQL wire protocol (docs/pgwire.md).
   hop::server::PgServerOptions pg_opts;

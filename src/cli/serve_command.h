@@ -20,7 +20,7 @@ struct ServeOptions {
   std::string state_dir;
   bool local_jobs = true;
   int workers = 2;
-  int max_running_jobs = 4;
+  int max_running_jobs = 0;                  // 0: runtime::DefaultMaxRunning()
   std::vector<std::string> refresh_command;  // session::ControlPlaneOptions::refresh_command
   // What provisions tables, for the control plane and the sessions of clients (the same as
   // `hop -e` registers); not owned.

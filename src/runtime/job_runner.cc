@@ -2,10 +2,16 @@
 // status, and enough bookkeeping in that status to adopt the attempt after a restart. One mutex
 // serialises everything (Sync, the reaper, Start and Stop): the runner's work is a few system
 // calls and a store write per event, and the lock is what makes "one process per attempt" hold.
+// The reaper thread sleeps in poll(2) on the pidfds of the running attempts and an eventfd that
+// Sync signals when there is something new to wait for; Jobs waiting for a free slot are queued
+// and started by whoever frees one. Nothing is re-polled on a timer while pidfds work.
 #include "runtime/job_runner.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,12 +21,14 @@
 #include <charconv>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -43,7 +51,8 @@ using SyncResult = Result<std::optional<milliseconds>>;
 using resource::Resource;
 
 const resource::GroupKind kJobKind{"batch", "Job"};
-// How long a Job waits for a free slot when max_running processes run.
+// How long a Job waits for a free slot when max_running processes run and no reaper thread
+// starts queued Jobs.
 constexpr milliseconds kSlotWait{100};
 // Read-modify-write rounds of a status update before giving up on a Job that keeps changing.
 constexpr int kWriteRounds = 8;
@@ -168,6 +177,8 @@ struct JobRunner::Impl {
     bool exited = false;                 // it has ended (or its pid names it no more)
     bool vanished = false;               // its pid names it no more: its group is not ours
     std::optional<int> wait_status;      // when this process reaped it
+    bool child = false;                  // this process started it: waitpid tells its end
+    std::shared_ptr<PidFd> pidfd;        // readable once it has ended; null without pidfds
   };
   // A process group sent SIGTERM, to be sent SIGKILL after its grace.
   struct Dying {
@@ -176,6 +187,7 @@ struct JobRunner::Impl {
     bool leader_done = false;  // the group's leader has ended
     bool killed = false;       // SIGKILL sent
     SteadyTime kill_at;
+    std::shared_ptr<PidFd> pidfd;  // the leader's, while it may be alive
   };
 
   // The runner's metrics, looked up once: recording one is an atomic add, no lock.
@@ -222,6 +234,19 @@ struct JobRunner::Impl {
                           std::lock_guard lock(mu);
                           return static_cast<double>(RunningLocked());
                         });
+    wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  }
+
+  ~Impl() {
+    if (wake_fd >= 0) close(wake_fd);
+  }
+
+  // Makes the reaper thread look again at what it waits for (a new process, a new group to kill,
+  // Stop).
+  void WakeReaper() {
+    if (wake_fd < 0) return;
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(wake_fd, &one, sizeof(one));
   }
 
   // Counts `written`, a Job's status this runner just wrote, in hop_job_runs_total when that
@@ -241,6 +266,7 @@ struct JobRunner::Impl {
   // Processes run in their Job's work directory, so every path handed to them (the exit file)
   // must not depend on the runner's own working directory.
   static JobRunnerOptions Absolute(JobRunnerOptions o) {
+    if (o.max_running <= 0) o.max_running = DefaultMaxRunning();
     std::error_code ec;
     if (!o.state_dir.empty()) {
       fs::path absolute = fs::absolute(o.state_dir, ec);
@@ -298,6 +324,20 @@ struct JobRunner::Impl {
   // Updates p.exited (and how) without blocking.
   void PollLocked(Proc& p) {
     if (p.exited) return;
+    if (p.child) {
+      // Until this process reaps it, its pid names no other process: no /proc read needed.
+      int ws = 0;
+      const pid_t r = waitpid(p.record.pid, &ws, WNOHANG);
+      if (r == 0) return;
+      if (r == p.record.pid) {
+        p.exited = true;
+        p.wait_status = ws;
+        return;
+      }
+      p.child = false;  // reaped by someone else: found by /proc, below
+    } else if (p.pidfd && !p.pidfd->Ended()) {
+      return;  // the same process as when it was adopted, still running
+    }
     // The recorded process: same start time, same boot, and leading its own process group.
     auto stat = p.record.pid > 1 ? ReadProcStat(p.record.pid) : std::nullopt;
     bool same = stat && stat->start_ticks == p.record.start_ticks && stat->pgrp == p.record.pid &&
@@ -326,8 +366,27 @@ struct JobRunner::Impl {
     return n;
   }
 
+  // The pidfd of `pid`, a process that is not this process's child and was found to have started
+  // at `start_ticks`. The pid is checked again after the open: had the process ended and its pid
+  // been reused in between, the pidfd would name the other process (nullptr then).
+  static std::shared_ptr<PidFd> OpenCheckedPidFd(pid_t pid, int64_t start_ticks) {
+    auto pidfd = OpenPidFd(pid);
+    if (!pidfd) return nullptr;
+    auto stat = ReadProcStat(pid);
+    if (!stat || stat->start_ticks != start_ticks) return nullptr;
+    return pidfd;
+  }
+
+  // Opens the pidfd of an adopted attempt `p` that PollLocked found running, so that the reaper
+  // learns of its end at once.
+  void WatchAdoptedLocked(Proc& p) {
+    if (p.exited || p.pidfd) return;
+    p.pidfd = OpenCheckedPidFd(p.record.pid, p.record.start_ticks);
+  }
+
   // Sends SIGTERM to the group led by `pgid` and schedules its SIGKILL.
-  void TerminateGroupLocked(pid_t pgid, int64_t start_ticks, bool leader_done, milliseconds grace) {
+  void TerminateGroupLocked(pid_t pgid, int64_t start_ticks, bool leader_done, milliseconds grace,
+                            std::shared_ptr<PidFd> pidfd = nullptr) {
     // kill(-1) would signal every process this user may signal, and a living leader of another
     // group is not an attempt (every attempt leads its own): a recorded pid is never trusted so
     // far.
@@ -345,7 +404,9 @@ struct JobRunner::Impl {
     d.start_ticks = start_ticks;
     d.leader_done = leader_done;
     d.kill_at = std::chrono::steady_clock::now() + grace;
+    if (!leader_done) d.pidfd = std::move(pidfd);
     dying.push_back(d);
+    WakeReaper();
   }
 
   // Kills the attempt tracked for `key`, if any, and forgets it.
@@ -355,7 +416,9 @@ struct JobRunner::Impl {
     Proc p = std::move(it->second);
     procs.erase(it);
     PollLocked(p);
-    if (!p.vanished) TerminateGroupLocked(p.record.pid, p.record.start_ticks, p.exited, p.grace);
+    if (!p.vanished) {
+      TerminateGroupLocked(p.record.pid, p.record.start_ticks, p.exited, p.grace, p.pidfd);
+    }
     RemoveMarker(p.ref);
     std::error_code ec;
     fs::remove(p.record.exit_file, ec);
@@ -385,7 +448,8 @@ struct JobRunner::Impl {
     if (!stat || stat->start_ticks != ticks || (boot != BootId() && !BootId().empty())) return;
     log::Info("Job {}: killing process group {}, left from an attempt no Job records", KeyOf(ref),
               pid);
-    TerminateGroupLocked(static_cast<pid_t>(pid), ticks, stat->state == 'Z', options.kill_grace);
+    TerminateGroupLocked(static_cast<pid_t>(pid), ticks, stat->state == 'Z', options.kill_grace,
+                         OpenCheckedPidFd(static_cast<pid_t>(pid), ticks));
   }
 
   // The marker file's line: "<pid> <start ticks> <boot id> <job uid> <attempt> <exit file>", pid 0
@@ -451,7 +515,7 @@ struct JobRunner::Impl {
   void ReapDyingLocked(bool now_all = false) {
     const SteadyTime now = std::chrono::steady_clock::now();
     for (Dying& d : dying) {
-      if (!d.leader_done) {
+      if (!d.leader_done && !(d.pidfd && !d.pidfd->Ended())) {
         auto stat = ReadProcStat(d.pgid);
         if (!stat || stat->start_ticks != d.start_ticks) {
           d.leader_done = true;
@@ -462,6 +526,7 @@ struct JobRunner::Impl {
             d.leader_done = true;
           }
         }
+        if (d.leader_done) d.pidfd.reset();
       }
       if (!d.killed && (now_all || now >= d.kill_at)) {
         // Once the leader is gone its pgid is held only by members that are left, if any.
@@ -710,9 +775,12 @@ struct JobRunner::Impl {
     p.uid = job.uid();
     p.record = {attempt, *pid, stat->start_ticks, BootId(), exit_file};
     p.grace = GraceOf(job);
+    p.child = true;
+    p.pidfd = OpenPidFd(*pid);
     WriteToFile(marker, MarkerLine(*pid, stat->start_ticks, job.uid(), attempt, exit_file),
                 /*append=*/false);
     procs.insert_or_assign(key, p);
+    WakeReaper();
 
     auto written = UpdateStatusLocked(job, [&](Resource& j) {
       if (JobFinished(j) || RecordedAttempt(j)) return false;
@@ -752,7 +820,40 @@ struct JobRunner::Impl {
     return std::optional<milliseconds>();
   }
 
+  // One Sync. A Job that may start yet finds no free slot is queued (by a runner whose reaper
+  // thread starts queued Jobs); one that may start and is not queued leaves the queue.
   SyncResult SyncLocked(const store::ObjectRef& in_ref, bool may_start) {
+    bool queued = false;
+    SyncResult result = SyncStepsLocked(in_ref, may_start, &queued);
+    if (may_start && !queued) waiting_keys.erase(KeyOf(Normalised(in_ref)));
+    return result;
+  }
+
+  // Queues `ref` to start when a slot frees, unless it is queued already (it keeps its place).
+  void QueueLocked(const store::ObjectRef& ref) {
+    if (waiting_keys.insert(KeyOf(ref)).second) waiting.push_back(ref);
+  }
+
+  // Starts queued Jobs, oldest first, while slots are free. A Job whose Sync fails (the store's
+  // error) goes back to the end of the queue, and the reaper tries again after poll_interval.
+  void PumpLocked() {
+    if (!reaping) return;
+    while (!waiting.empty() && RunningLocked() < options.max_running) {
+      store::ObjectRef ref = std::move(waiting.front());
+      waiting.pop_front();
+      if (waiting_keys.erase(KeyOf(ref)) == 0) continue;  // started or gone meanwhile
+      auto synced = SyncLocked(ref, /*may_start=*/true);
+      if (!synced.ok()) {
+        log::Warn("Job {}: cannot start it: {}", KeyOf(ref), synced.status().ToString());
+        QueueLocked(ref);
+        pump_failed = true;
+        return;
+      }
+    }
+    pump_failed = false;
+  }
+
+  SyncResult SyncStepsLocked(const store::ObjectRef& in_ref, bool may_start, bool* queued) {
     const store::ObjectRef ref = Normalised(in_ref);
     const std::string key = KeyOf(ref);
     ReapDyingLocked();
@@ -796,7 +897,9 @@ struct JobRunner::Impl {
         }
         log::Info("Job {}: adopted running attempt {} (process group {})", key, record->attempt,
                   record->pid);
+        WatchAdoptedLocked(p);
         it = procs.insert_or_assign(key, std::move(p)).first;
+        WakeReaper();
       }
       if (it != procs.end() && (!record || record->pid != it->second.record.pid)) {
         // The status lost the running attempt (someone overwrote it): record it again.
@@ -876,7 +979,13 @@ struct JobRunner::Impl {
         SystemTime ready = *last + RetryDelay(failed, options.retry_delay, options.max_retry_delay);
         if (now < ready) return wait(Until(ready, now));
       }
-      if (RunningLocked() >= options.max_running) return wait(kSlotWait);
+      if (RunningLocked() >= options.max_running) {
+        if (!reaping) return wait(kSlotWait);  // no one starts queued Jobs: Sync is asked again
+        QueueLocked(ref);
+        *queued = true;
+        if (deadline) return wait(Until(*deadline, now));
+        return std::optional<milliseconds>();
+      }
       bool not_started = false;
       SyncResult started = StartAttemptLocked(ref, job, *spec, &not_started);
       if (!not_started) return started;
@@ -891,6 +1000,20 @@ struct JobRunner::Impl {
     store::ListOptions list;
     list.kind = kJobKind;
     HOP_ASSIGN_OR_RETURN(auto jobs, store.List(list));
+    // The Jobs that have not started yet are queued, oldest first: they start as slots allow,
+    // whether or not something Syncs them again (a Job that waited when the last runner stopped
+    // has had no change to be told of).
+    std::vector<const Resource*> unstarted;
+    for (const Resource& job : jobs.items) {
+      if (!RecordedAttempt(job) && !JobFinished(job) && !job.deletion_timestamp()) {
+        unstarted.push_back(&job);
+      }
+    }
+    std::stable_sort(unstarted.begin(), unstarted.end(), [](const Resource* a, const Resource* b) {
+      return a->json()["metadata"].value("creationTimestamp", "") <
+             b->json()["metadata"].value("creationTimestamp", "");
+    });
+    for (const Resource* job : unstarted) QueueLocked(Normalised(store::RefOf(*job)));
     for (const Resource& job : jobs.items) {
       if (!RecordedAttempt(job) || JobFinished(job)) continue;
       auto synced = SyncLocked(store::RefOf(job), /*may_start=*/false);
@@ -934,17 +1057,68 @@ struct JobRunner::Impl {
     return Status::OK();
   }
 
+  // Waits in poll(2) for what can happen next: an attempt's process ending (its pidfd), a
+  // killed group's leader ending, a deadline, a SIGKILL due after a grace, or a wake-up (a new
+  // process to watch, Stop). It looks every poll_interval only when something cannot be waited
+  // for (no pidfd, an exit not yet recorded, queued Jobs the store would not start, an injected
+  // clock).
   void ReaperLoop() {
     std::unique_lock lock(mu);
+    std::vector<pollfd> fds;
     while (!stopping) {
-      cv.wait_for(lock, options.poll_interval, [&] { return stopping; });
-      if (stopping) break;
-      ReapDyingLocked();
+      fds.clear();
+      fds.push_back({wake_fd, POLLIN, 0});
+      bool must_poll = pump_failed && RunningLocked() < options.max_running;
+      std::optional<SteadyTime> until;
+      auto no_later_than = [&](SteadyTime t) {
+        if (!until || t < *until) until = t;
+      };
+      const SteadyTime steady_now = std::chrono::steady_clock::now();
       const SystemTime now = Now();
+      for (auto& [key, p] : procs) {
+        if (p.exited || !p.pidfd) {
+          must_poll = true;
+        } else {
+          fds.push_back({p.pidfd->fd, POLLIN, 0});
+        }
+        if (p.deadline) {
+          if (options.clock != &SystemClock()) must_poll = true;
+          no_later_than(steady_now + Until(*p.deadline, now));
+        }
+      }
+      for (const Dying& d : dying) {
+        if (!d.killed) no_later_than(d.kill_at);
+        if (d.leader_done) continue;
+        if (d.pidfd) {
+          fds.push_back({d.pidfd->fd, POLLIN, 0});
+        } else {
+          must_poll = true;
+        }
+      }
+      if (must_poll) no_later_than(steady_now + options.poll_interval);
+      int timeout = -1;
+      if (until) {
+        timeout = static_cast<int>(std::clamp<int64_t>(
+            std::chrono::ceil<milliseconds>(*until - steady_now).count(), 0, 24 * 3600 * 1000));
+      }
+      lock.unlock();
+      int ready = poll(fds.data(), fds.size(), timeout);
+      lock.lock();
+      if (stopping) break;
+      if (ready < 0 && errno != EINTR) {
+        log::Warn("the Job runner cannot wait for its processes: {}", std::strerror(errno));
+        cv.wait_for(lock, options.poll_interval, [&] { return stopping; });
+        continue;
+      }
+      uint64_t drained = 0;
+      while (wake_fd >= 0 && read(wake_fd, &drained, sizeof(drained)) > 0) {
+      }
+      ReapDyingLocked();
+      const SystemTime after = Now();
       std::vector<store::ObjectRef> due;
       for (auto& [key, p] : procs) {
         PollLocked(p);
-        if (p.exited || (p.deadline && now >= *p.deadline)) due.push_back(p.ref);
+        if (p.exited || (p.deadline && after >= *p.deadline)) due.push_back(p.ref);
       }
       for (const store::ObjectRef& ref : due) {
         auto synced = SyncLocked(ref, /*may_start=*/false);
@@ -953,6 +1127,7 @@ struct JobRunner::Impl {
                     synced.status().ToString());
         }
       }
+      PumpLocked();
     }
   }
 
@@ -967,6 +1142,13 @@ struct JobRunner::Impl {
   std::vector<double> fire_to_start;  // guarded by mu
   int64_t started_runs = 0;           // guarded by mu
   bool stopping = false;              // guarded by mu
+  bool reaping = false;               // guarded by mu; the reaper thread runs
+  // Jobs waiting for a free slot, oldest first; a Job is queued while its key is in
+  // waiting_keys (an entry whose key is not is left over, and skipped). Guarded by mu.
+  std::deque<store::ObjectRef> waiting;
+  std::set<std::string> waiting_keys;
+  bool pump_failed = false;  // guarded by mu; the latest PumpLocked met a store error
+  int wake_fd = -1;          // the reaper's eventfd
   std::condition_variable cv;
   std::thread reaper;  // started and joined only under start_mu
   std::mutex start_mu;
@@ -976,6 +1158,14 @@ struct JobRunner::Impl {
   // Reads the running processes under `mu` at each Render; declared last so it goes first.
   metrics::CallbackHandle running_gauge;
 };
+
+int DefaultMaxRunning() {
+  int cpus = 0;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) cpus = CPU_COUNT(&set);
+  if (cpus <= 0) cpus = static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(4, 2 * cpus);
+}
 
 JobRunner::JobRunner(store::Store& store, JobRunnerOptions options)
     : impl_(std::make_unique<Impl>(store, std::move(options))) {}
@@ -992,7 +1182,9 @@ Result<std::optional<std::chrono::milliseconds>> JobRunner::Sync(const store::Ob
     return Status::InvalidArgument("the local Job runner needs a state directory");
   }
   std::lock_guard lock(impl_->mu);
-  return impl_->SyncLocked(ref, /*may_start=*/true);
+  auto synced = impl_->SyncLocked(ref, /*may_start=*/true);
+  impl_->PumpLocked();  // the Sync may have freed a slot (an exit recorded, a process killed)
+  return synced;
 }
 
 Status JobRunner::Start() {
@@ -1004,8 +1196,16 @@ Status JobRunner::Start() {
   if (impl_->reaper.joinable()) return Status::OK();
   {
     std::lock_guard lock(impl_->mu);
-    HOP_RETURN_IF_ERROR(impl_->AdoptLocked());
+    impl_->reaping = true;
+    Status adopted = impl_->AdoptLocked();
+    if (!adopted.ok()) {
+      impl_->reaping = false;
+      impl_->waiting.clear();
+      impl_->waiting_keys.clear();
+      return adopted;
+    }
     impl_->stopping = false;
+    impl_->PumpLocked();
   }
   impl_->reaper = std::thread([this] { impl_->ReaperLoop(); });
   return Status::OK();
@@ -1017,6 +1217,11 @@ void JobRunner::Stop() {
     {
       std::lock_guard lock(impl_->mu);
       impl_->stopping = true;
+      impl_->reaping = false;
+      // The next Start queues again what has not started.
+      impl_->waiting.clear();
+      impl_->waiting_keys.clear();
+      impl_->WakeReaper();
     }
     impl_->cv.notify_all();
     impl_->reaper.join();

@@ -31,7 +31,8 @@ namespace hop::runtime {
 struct JobRunnerOptions {
   // Logs go to <state_dir>/logs/<namespace>/<job>.log; a Job runs in <state_dir>/jobs/<ns>/<job>.
   std::string state_dir;
-  int max_running = 4;                  // processes at once; more Jobs wait their turn
+  // Processes at once; more Jobs wait their turn. 0: DefaultMaxRunning().
+  int max_running = 0;
   bool enabled = true;                  // false: Jobs are left alone (--no-local-jobs)
   const Clock* clock = &SystemClock();  // timestamps in status and activeDeadlineSeconds
   // From SIGTERM to SIGKILL when a Job's process group is killed, unless the pod template sets
@@ -41,13 +42,20 @@ struct JobRunnerOptions {
   // most max_retry_delay (Kubernetes waits 10 s, doubling, at most 6 min; a laptop wants less).
   std::chrono::milliseconds retry_delay{1000};
   std::chrono::milliseconds max_retry_delay{10000};
-  // How often the reaper thread looks for exited processes.
+  // The reaper thread waits on the pidfds of the processes it watches and so learns of an exit
+  // at once. It looks every poll_interval only while something has no pidfd (a kernel before
+  // 5.3), while an exit could not be recorded (the store failed), or for the deadlines of a
+  // runner on an injected clock (which can jump).
   std::chrono::milliseconds poll_interval{25};
   // Where the runner registers its metrics (docs/metrics.md): Jobs finished by outcome, the
   // fire-to-start latency, processes running. nullptr: Registry::Default(). Not owned; must
   // outlive the runner.
   metrics::Registry* registry = nullptr;
 };
+
+// The default of JobRunnerOptions::max_running: twice the CPUs this process may run on
+// (sched_getaffinity), at least 4.
+int DefaultMaxRunning();
 
 class JobRunner {
  public:
@@ -58,9 +66,11 @@ class JobRunner {
 
   // Brings the Job `ref` towards its state: starts its process when it has none and should run,
   // records exits, retries, deadlines and deletion (a deleted Job's process group is killed).
-  // Returns when to look again: a running Job's deadline, the wait before a retry, or a short
-  // wait when max_running processes already run; nullopt when only a change of the Job (or an
-  // exit, which the reaper records in the Job's status) needs another look. Does nothing when the
+  // Returns when to look again: a running Job's deadline, the wait before a retry; nullopt when
+  // only a change of the Job (or an exit, which the reaper records in the Job's status) needs
+  // another look. A Job that waits because max_running processes already run is queued, and the
+  // reaper thread starts it when a process ends (nullopt, or its deadline); without a reaper
+  // thread (no Start()) Sync returns a short wait instead. Does nothing when the
   // runner is disabled. Errors: the store's (retry), Unavailable when the work directory, the
   // log or /proc cannot be used, InvalidArgument for a ref that is not a batch/v1 Job. A Job that
   // cannot run (no command, ...) is not an error: it is marked Failed; nor is a process the
@@ -71,9 +81,11 @@ class JobRunner {
   Result<std::optional<std::chrono::milliseconds>> Sync(const store::ObjectRef& ref);
 
   // Starts the thread that notices processes exiting and records them in their Jobs' status
-  // (which the operator then sees as Job events). Adopts, after a restart, the processes of
-  // Jobs that were running: one that vanished counts as a failed attempt; a process whose Job was
-  // deleted meanwhile is killed. OK and nothing done when disabled or already started.
+  // (which the operator then sees as Job events), and starts queued Jobs as processes end.
+  // Adopts, after a restart, the processes of Jobs that were running: one that vanished counts
+  // as a failed attempt; a process whose Job was deleted meanwhile is killed. Queues the Jobs that
+  // have not started yet, oldest first, and starts as many as max_running allows, so that none
+  // depends on another Sync to run. OK and nothing done when disabled or already started.
   Status Start();
   // Stops noticing exits; running processes are left running, to be adopted on the next start.
   // Process groups already being killed get SIGKILL now rather than after their grace.

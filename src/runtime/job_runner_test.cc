@@ -1,8 +1,9 @@
 // Tests of the local Job runner against a real SqliteStore and real processes: completion, env,
-// retries, deadlines, deletion, max_running, adoption after a restart, vanished attempts, the
-// disabled runner and concurrent Syncs; and table-driven tests of the pure parts (job_model.h,
-// process.h). No operator exists here, so the tests call Sync in a loop until a condition holds,
-// always with a timeout, and kill every process group they leave in teardown.
+// retries, deadlines, deletion, max_running and the queue of Jobs waiting for a slot, adoption
+// after a restart, vanished attempts, the disabled runner and concurrent Syncs; and table-driven
+// tests of the pure parts (job_model.h, process.h). No operator exists here, so the tests call Sync
+// in a loop until a condition holds, always with a timeout, and kill every process group they
+// leave in teardown.
 #include "runtime/job_runner.h"
 
 #include <gtest/gtest.h>
@@ -537,6 +538,79 @@ TEST_F(JobRunnerTest, MaxRunningRunsJobsOneAfterAnother) {
   auto second_start = ParseRfc3339(later->status()->at("hop").value("attemptStartTime", ""));
   ASSERT_TRUE(first_end && second_start);
   EXPECT_LE(*first_end, *second_start);
+}
+
+// With a reaper thread, a Job that finds every slot taken is queued, not re-polled: Sync asks for
+// no second look, and the runner starts it when a process ends. The poll interval is an hour, so
+// every exit here is learnt from the processes' pidfds and every start from the queue.
+TEST_F(JobRunnerTest, QueuedJobsStartAsSlotsFreeWithoutAnotherSync) {
+  JobRunnerOptions options = Options();
+  options.max_running = 2;
+  options.poll_interval = std::chrono::hours(1);
+  JobRunner& runner = NewRunner(options);
+  ASSERT_TRUE(runner.Start().ok());
+  constexpr int kJobs = 24;
+  std::vector<ObjectRef> refs;
+  for (int i = 0; i < kJobs; ++i) {
+    refs.push_back(Create(JobResource("short-" + std::to_string(i), {"sh", "-c", "exit 0"})));
+  }
+  for (const ObjectRef& ref : refs) {
+    auto synced = runner.Sync(ref);
+    ASSERT_TRUE(synced.ok()) << synced.status().ToString();
+    EXPECT_FALSE(synced->has_value()) << ref.name;  // nothing to look at again
+  }
+  int most_running = 0;
+  ASSERT_TRUE(WaitFor([&] {
+    most_running = std::max(most_running, runner.Running());
+    for (const ObjectRef& ref : refs) {
+      if (!IsComplete(Get(ref))) return false;
+    }
+    return true;
+  }));
+  EXPECT_LE(most_running, 2);
+  for (const ObjectRef& ref : refs) EXPECT_EQ(AttemptsOf(Get(ref)), 1) << ref.name;
+  EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
+  // Queued in the order they were synced: the first Job started before the last.
+  auto first = ParseRfc3339(Get(refs.front()).status()->at("hop").value("attemptStartTime", ""));
+  auto last = ParseRfc3339(Get(refs.back()).status()->at("hop").value("attemptStartTime", ""));
+  ASSERT_TRUE(first && last);
+  EXPECT_LE(*first, *last);
+}
+
+// The queue is not state that a stopped runner loses: the next one queues, from the store, every
+// Job that has not started, and runs them as slots free, with no Sync at all.
+TEST_F(JobRunnerTest, JobsQueuedWhenTheRunnerStoppedRunAfterARestart) {
+  JobRunnerOptions options = Options();
+  options.max_running = 1;
+  options.poll_interval = std::chrono::hours(1);
+  ObjectRef running = Create(JobResource("running", kUntilReleased));
+  std::vector<ObjectRef> queued;
+  {
+    JobRunner& first = NewRunner(options);
+    ASSERT_TRUE(first.Start().ok());
+    ASSERT_TRUE(SyncUntil(first, running, IsActive));
+    for (int i = 0; i < 3; ++i) {
+      queued.push_back(Create(JobResource("queued-" + std::to_string(i), {"sh", "-c", "exit 0"})));
+      auto synced = first.Sync(queued.back());
+      ASSERT_TRUE(synced.ok());
+      EXPECT_FALSE(synced->has_value());
+    }
+    EXPECT_EQ(Get(queued.front()).status(), nullptr);
+    runners_.clear();  // stopped with the first Job running and three queued
+  }
+  JobRunner& second = NewRunner(options);
+  ASSERT_TRUE(second.Start().ok());
+  EXPECT_EQ(second.Running(), 1);  // the adopted attempt; the queued Jobs wait for its slot
+  for (const ObjectRef& ref : queued) EXPECT_EQ(Get(ref).status(), nullptr) << ref.name;
+  Release(second, running);
+  ASSERT_TRUE(WaitFor([&] {
+    for (const ObjectRef& ref : queued) {
+      if (!IsComplete(Get(ref))) return false;
+    }
+    return IsComplete(Get(running));
+  }));
+  for (const ObjectRef& ref : queued) EXPECT_EQ(AttemptsOf(Get(ref)), 1) << ref.name;
+  EXPECT_EQ(AttemptsOf(Get(running)), 1);
 }
 
 TEST_F(JobRunnerTest, AdoptsARunningAttemptAfterARestart) {

@@ -1,11 +1,14 @@
-// Process helpers of the local Job runner: posix_spawn into a new session, and /proc readers.
+// Process helpers of the local Job runner: posix_spawn into a new session, pidfds, and /proc
+// readers.
 #include "runtime/process.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -100,6 +103,9 @@ const std::string& BootId() {
 }
 
 bool GroupHasLiveMembers(pid_t pgrp) {
+  if (pgrp <= 0) return false;
+  // Zombies count for kill(2); no process at all is the usual answer, and it needs no scan.
+  if (kill(-pgrp, 0) != 0 && errno == ESRCH) return false;
   DIR* dir = opendir("/proc");
   if (dir == nullptr) return false;
   bool alive = false;
@@ -114,6 +120,26 @@ bool GroupHasLiveMembers(pid_t pgrp) {
   }
   closedir(dir);
   return alive;
+}
+
+PidFd::~PidFd() { close(fd); }
+
+bool PidFd::Ended() const {
+  pollfd p = {fd, POLLIN, 0};
+  return poll(&p, 1, 0) > 0;
+}
+
+std::shared_ptr<PidFd> OpenPidFd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  if (pid <= 0) return nullptr;
+  const long fd = syscall(SYS_pidfd_open, pid, 0);
+  if (fd < 0) return nullptr;
+  // (close-on-exec, as pidfd_open makes every pidfd)
+  return std::make_shared<PidFd>(static_cast<int>(fd));
+#else
+  (void)pid;
+  return nullptr;
+#endif
 }
 
 Result<pid_t> SpawnSession(const SpawnRequest& request) {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,8 +33,23 @@ std::optional<ProcStat> ParseProcStat(std::string_view text);
 // tells a recorded process from a later one that reuses its pid, also across reboots.
 const std::string& BootId();
 
-// Whether any process of group `pgrp` is alive (not a zombie), by scanning /proc.
+// Whether any process of group `pgrp` is alive (not a zombie). A group with no process at all
+// costs one kill(2); one with members is told from one of zombies by scanning /proc.
 bool GroupHasLiveMembers(pid_t pgrp);
+
+// A process's pidfd (pidfd_open(2), Linux 5.3 and later): readable once the process has ended,
+// whether or not it is this process's child. Closed with the last copy of the pointer; nullptr
+// when the kernel has no pidfds (or no descriptor is left).
+struct PidFd {
+  explicit PidFd(int fd) : fd(fd) {}
+  ~PidFd();
+  PidFd(const PidFd&) = delete;
+  PidFd& operator=(const PidFd&) = delete;
+  // Whether the process has ended, without waiting.
+  bool Ended() const;
+  const int fd;
+};
+std::shared_ptr<PidFd> OpenPidFd(pid_t pid);
 
 struct SpawnRequest {
   std::vector<std::string> argv;  // argv[0] is run as given (an absolute path, or found on PATH)

@@ -22,7 +22,7 @@ struct ControlPlaneOptions {
   std::string state_dir;
   bool local_jobs = true;  // run batch/v1 Jobs on this machine (--no-local-jobs: false)
   int workers = 2;
-  int max_running_jobs = 4;
+  int max_running_jobs = 0;  // 0: runtime::DefaultMaxRunning()
   const Clock* clock = &SystemClock();
   const catalog::Provisioners* provisioners = nullptr;  // not owned
   // `hop` with its state directory, as a refresh's Job runs it (op::RefreshJobs::command):

@@ -14,15 +14,27 @@
 // PRAGMA user_version holds the format version. All access goes through one connection guarded
 // by a mutex; writes take the database's write lock up front (BEGIN IMMEDIATE), so concurrent
 // processes queue rather than deadlock.
+//
+// Wake-ups across processes (docs/store.md, "Watches across processes"): after each commit that
+// wrote something, the writer touches `hop.db-wake` in the state directory (futimens: one system
+// call, after the commit is visible to readers). A store with open watches runs one thread that
+// waits on an inotify descriptor watching the state directory and wakes the watches when that
+// file is touched; polling stays as a safety net for writers that do not touch it.
 #include "store/sqlite_store.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <cstring>
@@ -155,14 +167,116 @@ struct StoredObject {
   Resource object;
 };
 
+// The file a writer touches after each commit, in the state directory, for watchers in other
+// processes.
+constexpr const char* kWakeFile = "hop.db-wake";
+
+struct Shared;
+
+// Waits for writers of other processes to touch the wake file, and wakes the watches of one
+// store when they do: one thread and two descriptors (inotify, and an eventfd that stops it),
+// which exist only while the store has open watches.
+class WakeListener {
+ public:
+  // nullptr when inotify cannot be used (no more inotify instances, an unwatchable directory):
+  // the watches then poll.
+  static std::unique_ptr<WakeListener> Start(const std::string& dir, Shared* shared);
+  ~WakeListener();
+  WakeListener(const WakeListener&) = delete;
+  WakeListener& operator=(const WakeListener&) = delete;
+  // False once the directory can no longer be watched (it was removed).
+  bool alive() const { return alive_.load(); }
+
+ private:
+  WakeListener(int inotify_fd, int stop_fd, Shared* shared)
+      : inotify_fd_(inotify_fd), stop_fd_(stop_fd), shared_(shared) {}
+  void Run();
+
+  int inotify_fd_;
+  int stop_fd_;
+  Shared* shared_;
+  std::atomic<bool> alive_{true};
+  std::thread thread_;
+};
+
 // State shared between the store and its watches, which may outlive it.
 struct Shared {
   std::mutex mu;
   std::condition_variable cv;
-  int64_t notified = 0;  // the latest revision written by this process
+  // Bumped by every write of this process and by every wake-up from another process.
+  uint64_t wakes = 0;
   bool closed = false;
   SqliteStore::Impl* impl = nullptr;  // null once the store is gone
+  std::string dir;                    // the state directory
+  int watches = 0;                    // watches not yet destroyed
+  // While watches > 0, unless inotify could not be used. Declared last: it goes first, and its
+  // thread, which locks `mu`, is joined before `mu` goes.
+  std::unique_ptr<WakeListener> listener;
 };
+
+std::unique_ptr<WakeListener> WakeListener::Start(const std::string& dir, Shared* shared) {
+  const int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (in < 0) return nullptr;
+  // Not IN_MODIFY: that would be every write to the WAL. The wake file is touched (IN_ATTRIB),
+  // and may be created or replaced.
+  if (inotify_add_watch(in, dir.c_str(), IN_ATTRIB | IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
+    close(in);
+    return nullptr;
+  }
+  const int stop = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (stop < 0) {
+    close(in);
+    return nullptr;
+  }
+  std::unique_ptr<WakeListener> listener(new WakeListener(in, stop, shared));
+  listener->thread_ = std::thread([l = listener.get()] { l->Run(); });
+  return listener;
+}
+
+WakeListener::~WakeListener() {
+  const uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = write(stop_fd_, &one, sizeof(one));
+  thread_.join();
+  close(inotify_fd_);
+  close(stop_fd_);
+}
+
+void WakeListener::Run() {
+  alignas(inotify_event) char buffer[4096];
+  while (true) {
+    pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (fds[1].revents != 0) return;
+    bool wake = false;
+    bool gone = false;
+    while (true) {
+      const ssize_t n = read(inotify_fd_, buffer, sizeof(buffer));
+      if (n <= 0) break;
+      for (ssize_t at = 0; at < n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buffer + at);
+        at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+        if (e->mask & IN_Q_OVERFLOW) wake = true;  // events were lost: look
+        if (e->mask & IN_IGNORED) gone = true;
+        if (e->len > 0 && std::strcmp(e->name, kWakeFile) == 0) wake = true;
+      }
+    }
+    if (wake || gone) {
+      std::lock_guard<std::mutex> lock(shared_->mu);
+      ++shared_->wakes;
+      if (gone) alive_ = false;
+      shared_->cv.notify_all();
+    }
+    if (gone) break;
+  }
+  alive_ = false;
+  // Nothing to wait for but the stop.
+  pollfd stop = {stop_fd_, POLLIN, 0};
+  while (poll(&stop, 1, -1) < 0 && errno == EINTR) {
+  }
+}
 
 }  // namespace
 
@@ -189,13 +303,18 @@ class SqliteStore::Impl {
   Impl(std::string path, SqliteStoreOptions options)
       : path_(std::move(path)), options_(options), shared_(std::make_shared<Shared>()) {
     shared_->impl = this;
+    shared_->dir = std::filesystem::path(path_).parent_path().string();
+    if (shared_->dir.empty()) shared_->dir = ".";
   }
 
   ~Impl() {
-    std::lock_guard<std::mutex> lock(shared_->mu);
-    shared_->closed = true;
-    shared_->impl = nullptr;
-    shared_->cv.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(shared_->mu);
+      shared_->closed = true;
+      shared_->impl = nullptr;
+      shared_->cv.notify_all();
+    }
+    if (wake_fd_ >= 0) close(wake_fd_);
   }
 
   // Opens the store file, creating a new store when the state directory has none. A file that
@@ -607,13 +726,26 @@ class SqliteStore::Impl {
     }();
     if (!s.ok()) return Rollback(s);
     HOP_RETURN_IF_ERROR(db_.Exec("COMMIT"));
+    if (txn.revision != txn.first_revision) WakeOtherProcessesLocked();
     lock.unlock();
     if (txn.revision != txn.first_revision) {
       std::lock_guard<std::mutex> guard(shared_->mu);
-      shared_->notified = std::max(shared_->notified, txn.revision);
+      ++shared_->wakes;
       shared_->cv.notify_all();
     }
     return results;
+  }
+
+  // Touches the wake file, which wakes the watches of other processes on this state directory.
+  // Opened at the first commit that writes; a file that cannot be opened is not retried, and the
+  // watches of other processes then see this process's writes by polling.
+  void WakeOtherProcessesLocked() {
+    if (!wake_opened_) {
+      wake_opened_ = true;
+      wake_fd_ =
+          OpenPrivateFile((std::filesystem::path(shared_->dir) / kWakeFile).string(), O_WRONLY);
+    }
+    if (wake_fd_ >= 0) futimens(wake_fd_, nullptr);
   }
 
   Status Compact(const Txn& txn) {
@@ -960,8 +1092,10 @@ class SqliteStore::Impl {
     return CachedStatement(&it->second);
   }
 
-  std::mutex mu_;  // guards db_ and statements_
+  std::mutex mu_;  // guards db_, statements_ and the wake file
   sqlite::Database db_;
+  int wake_fd_ = -1;
+  bool wake_opened_ = false;
   std::map<std::string, sqlite::Statement> statements_;
   std::shared_ptr<Shared> shared_;
 };
@@ -970,11 +1104,27 @@ namespace {
 
 class SqliteWatch : public Watch {
  public:
-  SqliteWatch(std::shared_ptr<Shared> shared, WatchOptions options, std::chrono::milliseconds poll)
+  SqliteWatch(std::shared_ptr<Shared> shared, WatchOptions options, std::chrono::milliseconds poll,
+              std::chrono::milliseconds safety_poll)
       : shared_(std::move(shared)),
         options_(std::move(options)),
         poll_(poll),
-        cursor_(options_.from_revision) {}
+        safety_poll_(safety_poll),
+        cursor_(options_.from_revision) {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->watches++ == 0) {
+      shared_->listener = WakeListener::Start(shared_->dir, shared_.get());
+    }
+  }
+
+  ~SqliteWatch() override {
+    std::unique_ptr<WakeListener> last;
+    {
+      std::lock_guard<std::mutex> lock(shared_->mu);
+      if (--shared_->watches == 0) last = std::move(shared_->listener);
+    }
+    // Joined without the lock, which its thread takes.
+  }
 
   Outcome Next(std::chrono::milliseconds timeout, Event* event) override {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -988,7 +1138,7 @@ class SqliteWatch : public Watch {
         return Outcome::kEvent;
       }
       // Reading under shared_->mu keeps the store alive for the duration of the read.
-      const int64_t seen = shared_->notified;
+      const uint64_t seen = shared_->wakes;
       std::vector<Event> events;
       Status s = shared_->impl->ReadEvents(options_, &cursor_, &events, &too_old_);
       if (!s.ok()) return Outcome::kClosed;
@@ -999,11 +1149,13 @@ class SqliteWatch : public Watch {
       if (too_old_) continue;
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return Outcome::kTimeout;
-      const auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, poll_);
-      // Woken by a write in this process, by Close(), or after the poll interval to look for
-      // writes of other processes.
+      // Woken by a write in this process, by another process's (through the listener), by
+      // Close(), or after the poll interval: the safety net's when other processes' writes wake
+      // this one, the short one when they cannot.
+      const auto interval = shared_->listener && shared_->listener->alive() ? safety_poll_ : poll_;
+      const auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, interval);
       shared_->cv.wait_for(lock, wait,
-                           [&] { return closed_ || shared_->closed || shared_->notified != seen; });
+                           [&] { return closed_ || shared_->closed || shared_->wakes != seen; });
     }
   }
 
@@ -1021,6 +1173,7 @@ class SqliteWatch : public Watch {
   std::shared_ptr<Shared> shared_;
   WatchOptions options_;
   std::chrono::milliseconds poll_;
+  std::chrono::milliseconds safety_poll_;
   int64_t cursor_;
   std::vector<Event> buffer_;
   bool too_old_ = false;
@@ -1030,7 +1183,8 @@ class SqliteWatch : public Watch {
 }  // namespace
 
 std::unique_ptr<Watch> SqliteStore::Impl::StartWatch(const WatchOptions& options) {
-  return std::make_unique<SqliteWatch>(shared_, options, options_.poll_interval);
+  return std::make_unique<SqliteWatch>(shared_, options, options_.poll_interval,
+                                       options_.safety_poll_interval);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // SqliteStore: the embedded Store, one SQLite file (WAL mode) in the state directory. Every write
 // is one transaction that bumps a global revision kept in the file and appends to an event log;
-// watches read the log, woken at once by writes in this process and by polling for writes made
-// by other processes on the same state directory.
+// watches read the log, woken at once by writes in this process and, through a file the writer
+// touches and inotify, by writes of other processes on the same state directory (polling stays
+// as a safety net; docs/store.md).
 #pragma once
 
 #include <chrono>
@@ -15,8 +16,13 @@ namespace hop::store {
 struct SqliteStoreOptions {
   // Events kept for watches; a watch starting before the retained history gets kTooOld.
   int64_t retained_events = 100000;
-  // How often an idle watch looks for writes made by other processes.
+  // How often an idle watch looks for writes made by other processes when they cannot wake it
+  // (inotify unavailable: no instance left, or the state directory cannot be watched).
   std::chrono::milliseconds poll_interval{25};
+  // How often it looks when they can: a safety net for writes that wake no one (another program
+  // writing hop.db, a writer that cannot touch the wake file). A second keeps such a write
+  // visible within a second, at the cost of one small read transaction a second per idle watch.
+  std::chrono::milliseconds safety_poll_interval{1000};
   // fsync every commit (SQLite synchronous=FULL); off only for tests and benchmarks that say so.
   bool durable = true;
 };

@@ -4,6 +4,11 @@
 //   store_test_child DIR create PREFIX N     create N ConfigMaps PREFIX-0 .. PREFIX-(N-1)
 //   store_test_child DIR batches PREFIX      forever: commit a batch of 50 ConfigMaps
 //                                            PREFIX-<batch>-<i>, then print the batch number
+//   store_test_child DIR timed PREFIX N MS   create N ConfigMaps MS milliseconds apart, printing
+//                                            after each commit CLOCK_MONOTONIC in nanoseconds
+#include <time.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -42,6 +47,23 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
         return 1;
       }
+    }
+    return 0;
+  }
+  if (command == "timed" && argc == 6) {
+    const int n = std::atoi(argv[4]);
+    const int gap_ms = std::atoi(argv[5]);
+    for (int i = 0; i < n; ++i) {
+      if (i > 0) usleep(static_cast<useconds_t>(gap_ms) * 1000);
+      auto r = (*store)->Create(ConfigMap(prefix + "-" + std::to_string(i)));
+      timespec now{};
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if (!r.ok()) {
+        std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
+        return 1;
+      }
+      std::printf("%lld\n", static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec);
+      std::fflush(stdout);
     }
     return 0;
   }
