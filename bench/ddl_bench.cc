@@ -12,9 +12,9 @@
 #include <sstream>
 #include <string>
 
-#include "session/session.h"
 #include "resource/resource.h"
 #include "resource/yaml.h"
+#include "session/session.h"
 #include "sql/parser.h"
 #include "store/sqlite_store.h"
 

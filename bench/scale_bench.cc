@@ -39,8 +39,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -98,9 +98,9 @@ std::string Tail(const std::string& path) {
 // ---- processes ----
 
 struct Outcome {
-  int status = 0;    // exit status; 128 + signal when killed
-  double wall = 0;   // seconds, spawn to reaped
-  double cpu = 0;    // user + system seconds of the process and the children it waited for
+  int status = 0;   // exit status; 128 + signal when killed
+  double wall = 0;  // seconds, spawn to reaped
+  double cpu = 0;   // user + system seconds of the process and the children it waited for
 };
 
 double CpuSeconds(const rusage& r) {
@@ -188,7 +188,8 @@ class Statement {
   }
   std::string Text(int col) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
-    return p == nullptr ? "" : std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+    return p == nullptr ? ""
+                        : std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
   }
   int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
 
@@ -353,13 +354,14 @@ void AddRow(const std::string& measure, const std::string& hop, const std::strin
 }
 
 // A time measured `runs` times each way: medians, and the median of the pairwise ratios.
-void AddTimes(const std::string& measure, const std::vector<double>& hop,
-              const std::vector<double>& base) {
+void AddTimes(const std::string& measure, const std::string& baseline,
+              const std::vector<double>& hop, const std::vector<double>& base) {
   std::vector<double> ratios;
   for (size_t i = 0; i < std::min(hop.size(), base.size()); ++i) {
     if (base[i] > 0) ratios.push_back(hop[i] / base[i]);
   }
-  AddRow(measure, Time(Median(hop)), Time(Median(base)), Format("%.1fx", Median(ratios)));
+  AddRow(measure, Time(Median(hop)), Time(Median(base)) + " " + baseline,
+         Format("%.1fx", Median(ratios)));
 }
 
 // ---- options and shared state ----
@@ -380,8 +382,8 @@ struct Options {
 
 struct Context {
   Options options;
-  std::string dir;  // everything this run writes
-  std::string log;  // what the untimed commands print
+  std::string dir;   // everything this run writes
+  std::string log;   // what the untimed commands print
   std::string base;  // a state directory holding the demo environment
 
   std::vector<std::string> Hop(const std::string& state, std::vector<std::string> args) const {
@@ -434,8 +436,8 @@ void Start(Context& c) {
   h(), t(), s();
   counting = true;
   for (int i = 0; i < c.options.runs * 4; ++i) h(), t(), s();
-  AddTimes("cold `hop --version` vs `/bin/true`", hop, truth);
-  AddTimes("cold `hop --version` vs `sqlite3 :memory: 'select 1'`", hop, sqlite);
+  AddTimes("cold `hop --version`", "`/bin/true`", hop, truth);
+  AddTimes("cold `hop --version`", "`sqlite3 :memory: 'select 1'`", hop, sqlite);
 }
 
 // ---- ddl ----
@@ -498,12 +500,13 @@ void Ddl(Context& c) {
   }
   size_t objects = 0;
   for (const auto& [i, list] : statements) objects += list.size();
-  AddRow(std::to_string(n) + " CREATE MATERIALIZED VIEW in one `hop -f`, operator on, durable (" +
-             Format("%.0f", static_cast<double>(objects) / n) +
-             " objects each); baseline: raw SQLite writing the same rows; statements/s, ratio "
-             "hop/raw rate",
-         Format("%.0f/s", Median(hop_rate)), Format("%.0f/s", Median(raw_rate)),
-         Format("%.2fx", Median(ratios)));
+  AddRow(std::to_string(n) +
+             " CREATE MATERIALIZED VIEW in one `hop -f`, operator on, durable, "
+             "statements/s",
+         Format("%.0f/s", Median(hop_rate)),
+         Format("%.0f/s", Median(raw_rate)) + " raw SQLite, the same " + std::to_string(objects) +
+             " objects, a commit per statement",
+         Format("%.2fx (rate)", Median(ratios)));
 }
 
 // ---- cold commands against stores of many views ----
@@ -525,8 +528,8 @@ Template MakeTemplate(Context& c) {
     t.base_max_id = db.Count("SELECT max(id) FROM objects");
   }
   t.state = c.CopyState(c.base, "template");
-  MustRun(c.Hop(t.state, {"-e", std::string("CREATE MATERIALIZED VIEW ads.") + kTemplateName +
-                                    kDemoView}),
+  MustRun(c.Hop(t.state,
+                {"-e", std::string("CREATE MATERIALIZED VIEW ads.") + kTemplateName + kDemoView}),
           c.log);
   MustRun(c.Hop(t.state, {"wait", "--timeout", "120"}), c.log);
   Database db(c.Store(t.state));
@@ -632,22 +635,22 @@ std::string CommitScript(const Template& t, long i) {
   for (const auto& o : t.objects) {
     const StoredObject copy = CopyOf(o, 1000000 + i, 1, 0, uids);
     const std::string name = SqlQuote(copy.name);
-    sql += "SELECT id FROM objects WHERE grp = " + SqlQuote(copy.grp) + " AND kind = " +
-           SqlQuote(copy.kind) + " AND namespace = " + SqlQuote(copy.ns) + " AND name = " + name +
-           ";\n";
+    sql += "SELECT id FROM objects WHERE grp = " + SqlQuote(copy.grp) +
+           " AND kind = " + SqlQuote(copy.kind) + " AND namespace = " + SqlQuote(copy.ns) +
+           " AND name = " + name + ";\n";
     sql += "INSERT INTO objects (grp, kind, namespace, name, uid, revision, body) VALUES (" +
            SqlQuote(copy.grp) + ", " + SqlQuote(copy.kind) + ", " + SqlQuote(copy.ns) + ", " +
            name + ", " + SqlQuote(copy.uid) +
-           ", (SELECT value + 1 FROM meta WHERE key = 'revision'), " + SqlQuote(copy.body) +
-           ");\n";
+           ", (SELECT value + 1 FROM meta WHERE key = 'revision'), " + SqlQuote(copy.body) + ");\n";
     for (const auto& [k, v] : copy.labels) {
-      sql += "INSERT INTO labels VALUES (last_insert_rowid(), " + SqlQuote(k) + ", " +
-             SqlQuote(v) + ");\n";
+      sql += "INSERT INTO labels VALUES (last_insert_rowid(), " + SqlQuote(k) + ", " + SqlQuote(v) +
+             ");\n";
     }
-    sql += "INSERT INTO events (revision, type, grp, kind, namespace, name, body) VALUES ("
-           "(SELECT value + 1 FROM meta WHERE key = 'revision'), 0, " +
-           SqlQuote(copy.grp) + ", " + SqlQuote(copy.kind) + ", " + SqlQuote(copy.ns) + ", " +
-           name + ", " + SqlQuote(copy.body) + ");\n";
+    sql +=
+        "INSERT INTO events (revision, type, grp, kind, namespace, name, body) VALUES ("
+        "(SELECT value + 1 FROM meta WHERE key = 'revision'), 0, " +
+        SqlQuote(copy.grp) + ", " + SqlQuote(copy.kind) + ", " + SqlQuote(copy.ns) + ", " + name +
+        ", " + SqlQuote(copy.body) + ");\n";
     sql += "UPDATE meta SET value = value + 1 WHERE key = 'revision';\n";
   }
   return sql + "COMMIT;\n";
@@ -682,7 +685,7 @@ void Cold(Context& c) {
       Database d(db);
       objects = std::to_string(d.Count("SELECT count(*) FROM objects"));
     }
-    const std::string at = ", " + views + " (" + objects + " objects)";
+    const std::string at = ", " + views + " (" + objects + " objects in the store)";
     const int runs = c.options.runs;
     bool counting = false;
     std::vector<double> hop, base, hop_cpu, base_cpu;
@@ -705,57 +708,71 @@ void Cold(Context& c) {
 
     // !pipeline reads the databases and templates of the tables it names.
     reset();
-    pair([&] { timed(c.Hop(state, {"-e", std::string("!pipeline CREATE MATERIALIZED VIEW ads.p") +
-                                             kDemoView}),
-                     hop, nullptr, "/dev/null"); },
-         [&] { timed({"sqlite3", "-readonly", db,
-                      "SELECT body FROM objects WHERE kind IN ('Database', 'TableTemplate', "
-                      "'JobTemplate')"},
-                     base, nullptr, "/dev/null"); });
-    AddTimes("cold `hop -e '!pipeline CREATE MATERIALIZED VIEW ...'`" + at +
-                 "; baseline: `sqlite3` reading the Database and template rows",
-             hop, base);
+    pair(
+        [&] {
+          timed(c.Hop(state,
+                      {"-e", std::string("!pipeline CREATE MATERIALIZED VIEW ads.p") + kDemoView}),
+                hop, nullptr, "/dev/null");
+        },
+        [&] {
+          timed({"sqlite3", "-readonly", db,
+                 "SELECT body FROM objects WHERE kind IN ('Database', 'TableTemplate', "
+                 "'JobTemplate')"},
+                base, nullptr, "/dev/null");
+        });
+    AddTimes("cold `hop -e '!pipeline CREATE MATERIALIZED VIEW ...'`" + at,
+             "`sqlite3` reading the Database and template rows", hop, base);
 
     // get -l: the 1,000 views of one group.
     if (n >= 1000) {
       reset();
-      pair([&] { timed(c.Hop(state, {"get", "views", "-l", selector}), hop, nullptr,
-                       "/dev/null"); },
-           [&] { timed({"sqlite3", "-readonly", db,
-                        "SELECT o.body FROM objects o JOIN labels l ON l.object_id = o.id "
-                        "WHERE o.grp = 'hoptimator.linkedin.com' AND o.kind = 'View' AND "
-                        "o.namespace = 'default' AND l.key = '" + std::string(kGroupLabel) +
-                            "' AND l.value = 'g0'"},
-                       base, nullptr, "/dev/null"); });
-      AddTimes("cold `hop get views -l` returning 1,000" + at +
-                   "; baseline: `sqlite3` running the store's label query",
-               hop, base);
+      pair(
+          [&] {
+            timed(c.Hop(state, {"get", "views", "-l", selector}), hop, nullptr, "/dev/null");
+          },
+          [&] {
+            timed({"sqlite3", "-readonly", db,
+                   "SELECT o.body FROM objects o JOIN labels l ON l.object_id = o.id "
+                   "WHERE o.grp = 'hoptimator.linkedin.com' AND o.kind = 'View' AND "
+                   "o.namespace = 'default' AND l.key = '" +
+                       std::string(kGroupLabel) + "' AND l.value = 'g0'"},
+                  base, nullptr, "/dev/null");
+          });
+      AddTimes("cold `hop get views -l` returning 1,000" + at,
+               "`sqlite3` running the store's label query", hop, base);
     }
 
     // !wait on the converged store: the kinds it looks at.
     reset();
-    pair([&] { timed(c.Hop(state, {"-e", "!wait 1800"}), hop, &hop_cpu, c.log); },
-         [&] { timed({"sqlite3", "-readonly", db,
-                      "SELECT body FROM objects WHERE kind IN ('TableTrigger', 'View', 'Table', "
-                      "'TableProvisionJob', 'Job')"},
-                     base, &base_cpu, "/dev/null"); });
-    AddTimes("cold `hop -e '!wait'`, converged, wall" + at +
-                 "; baseline: `sqlite3` reading the rows of the kinds it looks at",
-             hop, base);
-    AddTimes("cold `hop -e '!wait'`, converged, CPU (getrusage)" + at, hop_cpu, base_cpu);
+    pair(
+        [&] {
+          timed(c.Hop(state, {"-e", "!wait 1800"}), hop, &hop_cpu, c.log);
+        },
+        [&] {
+          timed({"sqlite3", "-readonly", db,
+                 "SELECT body FROM objects WHERE kind IN ('TableTrigger', 'View', 'Table', "
+                 "'TableProvisionJob', 'Job')"},
+                base, &base_cpu, "/dev/null");
+        });
+    const std::string kinds = "`sqlite3` reading the rows of the kinds it looks at";
+    AddTimes("cold `hop -e '!wait'`, converged, wall" + at, kinds, hop, base);
+    AddTimes("cold `hop -e '!wait'`, converged, CPU" + at, kinds, hop_cpu, base_cpu);
 
     // CREATE: one new view; baseline: one process committing one view's rows, durably.
     reset();
     const std::string raw = c.CopyState(state, "store-raw");
     int k = 0, j = 0;
-    pair([&] { timed(c.Hop(state, {"-e", "CREATE MATERIALIZED VIEW ads.cold" +
-                                             std::to_string(k++) + kDemoView}),
-                     hop, nullptr, c.log); },
-         [&] { timed({"sqlite3", c.Store(raw), CommitScript(t, j++)}, base, nullptr,
-                     "/dev/null"); });
-    AddTimes("cold `hop -e 'CREATE MATERIALIZED VIEW ...'`" + at +
-                 "; baseline: `sqlite3` committing one view's rows durably",
-             hop, base);
+    pair(
+        [&] {
+          timed(c.Hop(state, {"-e", "CREATE MATERIALIZED VIEW ads.cold" + std::to_string(k++) +
+                                        kDemoView}),
+                hop, nullptr, c.log);
+        },
+        [&] {
+          timed({"sqlite3", c.Store(raw), CommitScript(t, j++)}, base, nullptr, "/dev/null");
+        });
+    AddTimes("cold `hop -e 'CREATE MATERIALIZED VIEW ...'`" + at,
+             "`sqlite3` committing one view's rows durably", hop, base);
     fs::remove_all(raw);
     if (!c.options.keep) fs::remove_all(state);
   }
@@ -796,7 +813,8 @@ class Marks {
     const auto deadline = Clock::now() + limit;
     alignas(inotify_event) char buf[64 * 1024];
     while (names.size() < n) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0) break;
       pollfd p{fd_, POLLIN, 0};
       if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -878,8 +896,9 @@ class CommitSpawn {
   CommitSpawn(const std::string& db, const std::string& marks)
       : db_(db),
         marks_(marks),
-        read_(db_.handle(), "SELECT id, grp, kind, namespace, name, body FROM objects "
-                            "WHERE kind = 'View' LIMIT 1"),
+        read_(db_.handle(),
+              "SELECT id, grp, kind, namespace, name, body FROM objects "
+              "WHERE kind = 'View' LIMIT 1"),
         update_(db_.handle(), "UPDATE objects SET revision = ?, body = ? WHERE id = ?"),
         event_(db_.handle(),
                "INSERT INTO events (revision, type, grp, kind, namespace, name, body) "
@@ -941,13 +960,15 @@ void Fire(Context& c) {
       base.push_back(b);
     }
   }
-  const std::string what = "FIRE VIEW (a `hop -e` process) -> Job process started, 1 trigger, "
-                           "`hop serve`, " + std::to_string(c.options.fires) + " fires; baseline: "
-                           "durable SQLite commit + posix_spawn";
+  const std::string what =
+      "FIRE VIEW (a `hop -e` process) -> Job process started, 1 trigger, "
+      "`hop serve`, " +
+      std::to_string(c.options.fires) + " fires";
+  const std::string raw_name = " durable SQLite commit + posix_spawn";
   auto ratio = [](double a, double b) { return b > 0 ? Format("%.1fx", a / b) : "-"; };
-  AddRow(what + ", median", Time(Median(hop)), Time(Median(base)),
+  AddRow(what + ", median", Time(Median(hop)), Time(Median(base)) + raw_name,
          ratio(Median(hop), Median(base)));
-  AddRow(what + ", p99", Time(Percentile(hop, 0.99)), Time(Percentile(base, 0.99)),
+  AddRow(what + ", p99", Time(Percentile(hop, 0.99)), Time(Percentile(base, 0.99)) + raw_name,
          ratio(Percentile(hop, 0.99), Percentile(base, 0.99)));
   AddRow("of which the `hop -e 'FIRE VIEW'` process itself, median", Time(Median(fire_process)),
          "-", "-");
@@ -998,11 +1019,13 @@ void Fanout(Context& c) {
   int64_t last = 0;
   for (const auto& name : names) last = std::max(last, raw.Time(name));
   const double base = static_cast<double>(last - t0) / 1e9;
-  AddRow(std::to_string(n) + " triggers on one view, FIRE VIEW -> every Job process started, "
-             "`hop serve --max-jobs " + std::to_string(c.options.max_jobs) +
-             "`; baseline: posix_spawn of the same command, " +
-             std::to_string(c.options.max_jobs) + " at a time",
-         Time(hop), Time(base), Format("%.1fx", base > 0 ? hop / base : 0));
+  const std::string m = std::to_string(c.options.max_jobs);
+  AddRow(std::to_string(n) +
+             " triggers on one view, FIRE VIEW -> every Job process started, "
+             "`hop serve --max-jobs " +
+             m + "`",
+         Time(hop), Time(base) + " posix_spawn of the same command, " + m + " at a time",
+         Format("%.1fx", base > 0 ? hop / base : 0));
 }
 
 std::vector<std::string> Split(const std::string& s) {
@@ -1062,7 +1085,9 @@ Options Parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   Context c;
   c.options = Parse(argc, argv);
-  auto want = [&](const char* name) { return c.options.only.empty() || c.options.only.count(name); };
+  auto want = [&](const char* name) {
+    return c.options.only.empty() || c.options.only.count(name);
+  };
   if (c.options.dir.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     std::string tmpl = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/hop-scale-XXXXXX";
@@ -1076,8 +1101,8 @@ int main(int argc, char** argv) {
   Progress("working in " + c.dir + " (commands print into " + c.log + ")");
   c.base = c.dir + "/base";
   fs::remove_all(c.base);
-  MustRun(c.Hop(c.base, {"apply", "-f", std::string(HOP_SOURCE_DIR) +
-                                             "/examples/demo-environment.yaml"}),
+  MustRun(c.Hop(c.base,
+                {"apply", "-f", std::string(HOP_SOURCE_DIR) + "/examples/demo-environment.yaml"}),
           c.log);
 
   const auto start = Clock::now();
@@ -1087,10 +1112,11 @@ int main(int argc, char** argv) {
   if (want("fire")) Fire(c);
   if (want("fanout")) Fanout(c);
 
-  std::printf("\nhop %s, %u cores, wall-clock medians of %d runs each way (ddl: %d; fire: %d), "
-              "in %.0f s\n\n",
-              c.options.hop.c_str(), std::thread::hardware_concurrency(), c.options.runs,
-              c.options.ddl_runs, c.options.fires, Seconds(Clock::now() - start));
+  std::printf(
+      "\nhop %s, %u cores, wall-clock medians of %d runs each way (ddl: %d; fire: %d), "
+      "in %.0f s\n\n",
+      c.options.hop.c_str(), std::thread::hardware_concurrency(), c.options.runs,
+      c.options.ddl_runs, c.options.fires, Seconds(Clock::now() - start));
   std::printf("| measure | hop | baseline | ratio |\n|---|---|---|---|\n");
   for (const auto& r : rows) {
     std::printf("| %s | %s | %s | %s |\n", r.measure.c_str(), r.hop.c_str(), r.baseline.c_str(),
