@@ -416,17 +416,6 @@ struct Context {
   }
 };
 
-// Runs `hop` and `base` in turn, one warm-up of each, then `runs` of each.
-template <typename A, typename B>
-void Alternate(int runs, A hop, B base) {
-  hop();
-  base();
-  for (int i = 0; i < runs; ++i) {
-    hop();
-    base();
-  }
-}
-
 const char* kDemoView =
     " AS SELECT first_name, last_name FROM ads.page_views NATURAL JOIN profile.members";
 
@@ -437,7 +426,7 @@ void Start(Context& c) {
   std::vector<double> hop, truth, sqlite;
   bool counting = false;
   auto h = [&] {
-    Outcome o = Run({c.options.hop, "--version"});
+    Outcome o = MustRun({c.options.hop, "--version"}, "/dev/null");
     if (counting) hop.push_back(o.wall);
   };
   auto t = [&] {
@@ -445,7 +434,7 @@ void Start(Context& c) {
     if (counting) truth.push_back(o.wall);
   };
   auto s = [&] {
-    Outcome o = Run({"sqlite3", ":memory:", "select 1"});
+    Outcome o = MustRun({"sqlite3", ":memory:", "select 1"}, "/dev/null");
     if (counting) sqlite.push_back(o.wall);
   };
   h(), t(), s();
