@@ -1,0 +1,1141 @@
+// What users see of hop at scale (issue 18): whole `hop` processes on real state directories,
+// timed by the wall clock with durable commits, each measure paired in the same run with a raw
+// baseline on the same machine and disk, taken in turn (hop, baseline, hop, ...), with one
+// warm-up run of each first. Prints a Markdown table: measure | hop | baseline | ratio.
+//
+//   start    cold `hop --version` against /bin/true and `sqlite3 :memory: 'select 1'`
+//   ddl      STATEMENTS CREATE MATERIALIZED VIEW in one `hop -f` (the in-process operator on, as
+//            by default), statements/s; baseline: the same rows (every object the statements
+//            wrote, with its labels, owners and event) written into a copy of the same store
+//            with the sqlite3 C API, one BEGIN IMMEDIATE ... COMMIT per statement, WAL and
+//            synchronous=FULL as the store sets them
+//   cold     for each store size (materialized views present), one process each of
+//            `hop -e '!pipeline ...'`, `hop get views -l ...` returning 1,000 of them,
+//            `hop -e '!wait'` (wall and CPU) and `hop -e 'CREATE MATERIALIZED VIEW ...'`; the
+//            baselines are the `sqlite3` CLI reading the rows the command needs from the same
+//            file, or writing one durable commit of one view's rows into a copy of it
+//   fire     FIRE VIEW -> Job process started, one trigger, under a `hop serve` process with
+//            local Jobs on, the FIRE issued by a `hop -e` process; the Job writes `date +%s%N`;
+//            baseline: one durable SQLite commit then posix_spawn of the same command
+//   fanout   one FIRE VIEW of a view with TRIGGERS triggers under `hop serve --max-jobs M`, until
+//            every Job process has started; baseline: TRIGGERS posix_spawns of the same command,
+//            M at a time
+//
+// Stores of many views are made from one view hop wrote (a template store), its objects copied
+// under new names and uids into the store's own tables; `hop get` and `hop wait` are run on the
+// result before anything is timed, so hop reads them as its objects.
+//
+//   scale_bench [--only start,ddl,cold,fire,fanout] [--sizes 0,1000,10000] [--runs 5]
+//               [--ddl-runs 3] [--statements 1000] [--fires 50] [--triggers 2000]
+//               [--max-jobs 4] [--hop PATH] [--dir DIR] [--keep]
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "resource/names.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
+
+[[noreturn]] void Fail(const std::string& what) {
+  std::fprintf(stderr, "scale_bench: %s\n", what.c_str());
+  std::exit(1);
+}
+
+void Progress(const std::string& what) {
+  std::fprintf(stderr, "scale_bench: %s\n", what.c_str());
+  std::fflush(stderr);
+}
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Tail(const std::string& path) {
+  const std::string s = ReadText(path);
+  return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
+}
+
+// ---- processes ----
+
+struct Outcome {
+  int status = 0;   // exit status; 128 + signal when killed
+  double wall = 0;  // seconds, spawn to reaped
+  double cpu = 0;   // user + system seconds of the process and the children it waited for
+};
+
+double CpuSeconds(const rusage& r) {
+  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+}
+
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) Fail("cannot start " + argv[0] + ": " + std::strerror(rc));
+  return pid;
+}
+
+// Runs `argv` to its end, output appended to `log`.
+Outcome Run(const std::vector<std::string>& argv, const std::string& log = "/dev/null") {
+  const auto start = Clock::now();
+  const pid_t pid = Spawn(argv, log);
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  Outcome o;
+  o.wall = Seconds(Clock::now() - start);
+  o.cpu = CpuSeconds(usage);
+  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return o;
+}
+
+// As Run, but a failure ends the benchmark with what the command printed.
+Outcome MustRun(const std::vector<std::string>& argv, const std::string& log) {
+  Outcome o = Run(argv, log);
+  if (o.status != 0) {
+    std::string line;
+    for (const auto& a : argv) line += a + " ";
+    Fail("failed (exit " + std::to_string(o.status) + "): " + line + "\n" + Tail(log));
+  }
+  return o;
+}
+
+// ---- SQLite ----
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
+      Fail("sqlite: " + std::string(sqlite3_errmsg(db)) + " in " + sql);
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& Bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& Bind(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  // The next row: true, or false at the end.
+  bool Step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    Fail("sqlite: " + std::string(sqlite3_errmsg(db_)));
+  }
+  void Run() {
+    Step();
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string Text(int col) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p == nullptr ? ""
+                        : std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+  }
+  int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// A connection set up as the store sets its own (store/sqlite_store.cc: WAL, kept by the file;
+// synchronous=FULL; foreign keys on).
+class Database {
+ public:
+  explicit Database(const std::string& path) {
+    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) Fail("cannot open " + path);
+    sqlite3_busy_timeout(db_, 10000);
+    Exec("PRAGMA journal_mode=WAL");
+    Exec("PRAGMA synchronous=FULL");
+    Exec("PRAGMA foreign_keys=ON");
+  }
+  ~Database() { sqlite3_close(db_); }
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  void Exec(const std::string& sql) {
+    char* error = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+      const std::string message = error == nullptr ? "?" : error;
+      sqlite3_free(error);
+      Fail("sqlite: " + message + " in " + sql.substr(0, 200));
+    }
+  }
+  int64_t Count(const std::string& sql) {
+    Statement st(db_, sql);
+    return st.Step() ? st.Int(0) : 0;
+  }
+  sqlite3* handle() { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// One object row of the store, with its index rows.
+struct StoredObject {
+  std::string grp, kind, ns, name, uid, body;
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<std::string> owners;
+};
+
+// The objects of `db` whose id is above `after`, in the order they were made.
+std::vector<StoredObject> ObjectsAfter(Database& db, int64_t after) {
+  std::vector<StoredObject> out;
+  Statement st(db.handle(),
+               "SELECT id, grp, kind, namespace, name, uid, body FROM objects WHERE id > ? "
+               "ORDER BY id");
+  Statement labels(db.handle(), "SELECT key, value FROM labels WHERE object_id = ?");
+  Statement owners(db.handle(), "SELECT owner_uid FROM owners WHERE object_id = ?");
+  st.Bind(1, after);
+  while (st.Step()) {
+    StoredObject o{st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6), {}, {}};
+    labels.Bind(1, st.Int(0));
+    while (labels.Step()) o.labels.emplace_back(labels.Text(0), labels.Text(1));
+    labels.Reset();
+    owners.Bind(1, st.Int(0));
+    while (owners.Step()) o.owners.push_back(owners.Text(0));
+    owners.Reset();
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// Writes `objects` as the store writes a batch of creates (SqliteStore::Commit): in one
+// BEGIN IMMEDIATE transaction, the revision read, each object looked up by name, inserted with
+// its labels, owners and event, the revision written back.
+class RawWriter {
+ public:
+  explicit RawWriter(Database& db)
+      : db_(db),
+        revision_(db.handle(), "SELECT value FROM meta WHERE key = 'revision'"),
+        lookup_(db.handle(),
+                "SELECT id FROM objects WHERE grp = ? AND kind = ? AND namespace = ? AND name = ?"),
+        object_(db.handle(),
+                "INSERT INTO objects (grp, kind, namespace, name, uid, revision, body) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        label_(db.handle(), "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)"),
+        owner_(db.handle(), "INSERT OR IGNORE INTO owners (owner_uid, object_id) VALUES (?, ?)"),
+        event_(db.handle(),
+               "INSERT INTO events (revision, type, grp, kind, namespace, name, body) "
+               "VALUES (?, 0, ?, ?, ?, ?, ?)"),
+        write_revision_(db.handle(), "UPDATE meta SET value = ? WHERE key = 'revision'") {}
+
+  void Commit(const std::vector<const StoredObject*>& objects) {
+    db_.Exec("BEGIN IMMEDIATE");
+    revision_.Step();
+    int64_t revision = revision_.Int(0);
+    revision_.Reset();
+    for (const StoredObject* o : objects) {
+      lookup_.Bind(1, o->grp).Bind(2, o->kind).Bind(3, o->ns).Bind(4, o->name);
+      if (lookup_.Step()) Fail("raw baseline: " + o->name + " exists");
+      lookup_.Reset();
+      ++revision;
+      object_.Bind(1, o->grp).Bind(2, o->kind).Bind(3, o->ns).Bind(4, o->name).Bind(5, o->uid);
+      object_.Bind(6, revision).Bind(7, o->body);
+      object_.Run();
+      const int64_t id = sqlite3_last_insert_rowid(db_.handle());
+      for (const auto& [k, v] : o->labels) label_.Bind(1, id).Bind(2, k).Bind(3, v).Run();
+      for (const auto& uid : o->owners) owner_.Bind(1, uid).Bind(2, id).Run();
+      event_.Bind(1, revision).Bind(2, o->grp).Bind(3, o->kind).Bind(4, o->ns).Bind(5, o->name);
+      event_.Bind(6, o->body).Run();
+    }
+    write_revision_.Bind(1, revision).Run();
+    db_.Exec("COMMIT");
+  }
+
+ private:
+  Database& db_;
+  Statement revision_, lookup_, object_, label_, owner_, event_, write_revision_;
+};
+
+// `text` with every `from` replaced by `to`.
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+std::string SqlQuote(const std::string& s) { return "'" + ReplaceAll(s, "'", "''") + "'"; }
+
+// ---- statistics ----
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(q * static_cast<double>(v.size()));
+  if (i > 0 && static_cast<double>(i) == q * static_cast<double>(v.size())) --i;
+  return v[std::min(i, v.size() - 1)];
+}
+double Median(const std::vector<double>& v) { return Percentile(v, 0.5); }
+
+// ---- the table ----
+
+std::string Format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string Time(double seconds) {
+  if (seconds >= 1) return Format("%.2f s", seconds);
+  return Format("%.1f ms", seconds * 1000);
+}
+
+// The rows printed at the end, each also reported on standard error as it is measured.
+class Table {
+ public:
+  void Add(const std::string& measure, const std::string& hop, const std::string& baseline,
+           const std::string& ratio) {
+    rows_.push_back({measure, hop, baseline, ratio});
+    Progress(measure + ": " + hop + " | " + baseline + " | " + ratio);
+  }
+
+  // A time measured in turn with its baseline: the medians, and the median of the pairwise
+  // ratios.
+  void AddTimes(const std::string& measure, const std::string& baseline,
+                const std::vector<double>& hop, const std::vector<double>& base) {
+    std::vector<double> ratios;
+    for (size_t i = 0; i < std::min(hop.size(), base.size()); ++i) {
+      if (base[i] > 0) ratios.push_back(hop[i] / base[i]);
+    }
+    Add(measure, Time(Median(hop)), Time(Median(base)) + " " + baseline,
+        Format("%.1fx", Median(ratios)));
+  }
+
+  void Print() const {
+    std::printf("| measure | hop | baseline | ratio |\n|---|---|---|---|\n");
+    for (const auto& r : rows_) {
+      std::printf("| %s | %s | %s | %s |\n", r.measure.c_str(), r.hop.c_str(), r.baseline.c_str(),
+                  r.ratio.c_str());
+    }
+  }
+
+ private:
+  struct Row {
+    std::string measure, hop, baseline, ratio;
+  };
+  std::vector<Row> rows_;
+};
+
+// ---- options and shared state ----
+
+struct Options {
+  std::set<std::string> only;
+  std::vector<long> sizes = {0, 1000, 10000};
+  int runs = 5;
+  int ddl_runs = 3;
+  int statements = 1000;
+  int fires = 50;
+  int triggers = 2000;
+  int max_jobs = 4;
+  std::string hop = HOP_BINARY;
+  std::string dir;
+  bool keep = false;
+};
+
+struct Context {
+  Options options;
+  std::string dir;   // everything this run writes
+  std::string log;   // what the untimed commands print
+  std::string base;  // a state directory holding the demo environment
+  Table table;
+
+  std::vector<std::string> Hop(const std::string& state, std::vector<std::string> args) const {
+    args.insert(args.begin(), {options.hop, "--state", state});
+    return args;
+  }
+  std::string Store(const std::string& state) const { return state + "/hop.db"; }
+
+  // A new state directory, a copy of `from` (whose processes have all exited).
+  std::string CopyState(const std::string& from, const std::string& name) const {
+    const std::string to = dir + "/" + name;
+    fs::remove_all(to);
+    fs::copy(from, to, fs::copy_options::recursive);
+    return to;
+  }
+};
+
+const char* kDemoView =
+    " AS SELECT first_name, last_name FROM ads.page_views NATURAL JOIN profile.members";
+
+// ---- start ----
+
+void Start(Context& c) {
+  Progress("start: hop --version");
+  std::vector<double> hop, truth, sqlite;
+  bool counting = false;
+  auto h = [&] {
+    Outcome o = MustRun({c.options.hop, "--version"}, "/dev/null");
+    if (counting) hop.push_back(o.wall);
+  };
+  auto t = [&] {
+    Outcome o = Run({"/bin/true"});
+    if (counting) truth.push_back(o.wall);
+  };
+  auto s = [&] {
+    Outcome o = MustRun({"sqlite3", ":memory:", "select 1"}, "/dev/null");
+    if (counting) sqlite.push_back(o.wall);
+  };
+  h(), t(), s();
+  counting = true;
+  for (int i = 0; i < c.options.runs * 4; ++i) h(), t(), s();
+  c.table.AddTimes("cold `hop --version`", "`/bin/true`", hop, truth);
+  c.table.AddTimes("cold `hop --version`", "`sqlite3 :memory: 'select 1'`", hop, sqlite);
+}
+
+// ---- ddl ----
+
+// The view number in a name such as ads-audience17, of ADS.AUDIENCE_17 (-1 when there is none).
+long ViewNumber(const std::string& name) {
+  const size_t at = name.find("audience");
+  if (at == std::string::npos || !std::isdigit(static_cast<unsigned char>(name[at + 8]))) return -1;
+  return std::strtol(name.c_str() + at + 8, nullptr, 10);
+}
+
+void Ddl(Context& c) {
+  const int n = c.options.statements;
+  const std::string script = c.dir + "/ddl.sql";
+  {
+    std::ofstream out(script);
+    for (int i = 0; i < n; ++i) {
+      out << "CREATE MATERIALIZED VIEW ads.audience_" << i << kDemoView
+          << " WHERE page_urn LIKE 'urn:li:page:" << i << "%';\n";
+    }
+  }
+  int64_t base_max_id = 0;
+  {
+    Database db(c.Store(c.base));
+    base_max_id = db.Count("SELECT max(id) FROM objects");
+  }
+  std::vector<double> hop_rate, raw_rate, ratios;
+  std::vector<StoredObject> written;
+  std::map<long, std::vector<const StoredObject*>> statements;
+  for (int r = 0; r < c.options.ddl_runs + 1; ++r) {
+    Progress("ddl: run " + std::to_string(r) + " of " + std::to_string(c.options.ddl_runs) +
+             " (run 0 is the warm-up)");
+    const std::string state = c.CopyState(c.base, "ddl-hop");
+    const Outcome o = MustRun(c.Hop(state, {"-f", script}), c.log);
+    if (written.empty()) {
+      Database db(c.Store(state));
+      const int64_t views = db.Count(
+          "SELECT count(*) FROM objects WHERE kind = 'View' AND name LIKE 'ads-audience%'");
+      if (views != n) Fail("ddl: hop -f made " + std::to_string(views) + " views");
+      written = ObjectsAfter(db, base_max_id);
+      for (const auto& obj : written) {
+        const long i = ViewNumber(obj.name);
+        if (i >= 0) statements[i].push_back(&obj);
+      }
+      if (statements.size() != static_cast<size_t>(n)) Fail("ddl: objects not told apart");
+    }
+    const std::string raw = c.CopyState(c.base, "ddl-raw");
+    double raw_wall = 0;
+    {
+      Database db(c.Store(raw));
+      RawWriter writer(db);
+      const auto start = Clock::now();
+      for (const auto& [i, objects] : statements) writer.Commit(objects);
+      raw_wall = Seconds(Clock::now() - start);
+    }
+    if (r == 0) continue;
+    hop_rate.push_back(n / o.wall);
+    raw_rate.push_back(n / raw_wall);
+    ratios.push_back(raw_wall / o.wall);
+  }
+  size_t objects = 0;
+  for (const auto& [i, list] : statements) objects += list.size();
+  c.table.Add(std::to_string(n) +
+                  " CREATE MATERIALIZED VIEW in one `hop -f`, operator on, durable, "
+                  "statements/s",
+              Format("%.0f/s", Median(hop_rate)),
+              Format("%.0f/s", Median(raw_rate)) + " raw SQLite, the same " +
+                  std::to_string(objects) + " objects, a commit per statement",
+              Format("%.2fx (rate)", Median(ratios)));
+}
+
+// ---- cold commands against stores of many views ----
+
+// The template: the demo environment and one materialized view, converged.
+struct Template {
+  std::string state;
+  int64_t base_max_id = 0;
+  std::vector<StoredObject> objects;  // the view's, in the order hop made them
+};
+
+const char* kTemplateName = "benchtmpl";
+const char* kGroupLabel = "bench.hop.dev/group";
+
+Template MakeTemplate(Context& c) {
+  Template t;
+  {
+    Database db(c.Store(c.base));
+    t.base_max_id = db.Count("SELECT max(id) FROM objects");
+  }
+  t.state = c.CopyState(c.base, "template");
+  MustRun(c.Hop(t.state,
+                {"-e", std::string("CREATE MATERIALIZED VIEW ads.") + kTemplateName + kDemoView}),
+          c.log);
+  MustRun(c.Hop(t.state, {"wait", "--timeout", "120"}), c.log);
+  Database db(c.Store(t.state));
+  for (auto& o : ObjectsAfter(db, t.base_max_id)) {
+    if (o.name.find(kTemplateName) == std::string::npos) {
+      Fail("template: " + o.kind + "/" + o.name + " is not the view's own; cannot copy it");
+    }
+    t.objects.push_back(std::move(o));
+  }
+  if (t.objects.empty()) Fail("template: the view wrote nothing");
+  return t;
+}
+
+// Copy `i` of a template object: its names renamed, its uid and owners' uids renumbered, a
+// group label added to the View.
+StoredObject CopyOf(const StoredObject& o, long i, long groups, int64_t revision,
+                    const std::map<std::string, std::string>& uids) {
+  const std::string to = "bench" + std::to_string(i);
+  std::string upper = to;
+  std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+  auto rename = [&](std::string s) {
+    s = ReplaceAll(std::move(s), kTemplateName, to);
+    s = ReplaceAll(std::move(s), "BENCHTMPL", upper);
+    for (const auto& [from, uid] : uids) s = ReplaceAll(std::move(s), from, uid);
+    return s;
+  };
+  StoredObject copy{o.grp, o.kind, o.ns, rename(o.name), rename(o.uid), "", {}, {}};
+  std::string text = rename(o.body);
+  // A dependency label's key is a hash of the identifier it holds (resource/names.h).
+  for (const auto& [key, value] : o.labels) {
+    if (value == rename(value)) {
+      copy.labels.emplace_back(key, value);
+      continue;
+    }
+    if (hop::resource::DependencyLabelKey(value) != key) {
+      Fail("template: label " + key + " is not the dependency key of " + value);
+    }
+    const std::string renamed = rename(value);
+    const std::string renamed_key = hop::resource::DependencyLabelKey(renamed);
+    text = ReplaceAll(std::move(text), "\"" + key + "\"", "\"" + renamed_key + "\"");
+    copy.labels.emplace_back(renamed_key, renamed);
+  }
+  Json body = Json::parse(text);
+  body["metadata"]["resourceVersion"] = std::to_string(revision);
+  if (o.kind == "View") {
+    const std::string group = "g" + std::to_string(i % groups);
+    body["metadata"]["labels"][kGroupLabel] = group;
+    copy.labels.emplace_back(kGroupLabel, group);
+  }
+  copy.body = body.dump();
+  for (const auto& uid : o.owners) copy.owners.push_back(rename(uid));
+  return copy;
+}
+
+// A state directory holding `n` materialized views, copies of the template's.
+std::string MakeStore(Context& c, const Template& t, long n) {
+  if (n == 0) return c.CopyState(c.base, "store-0");
+  const std::string state = c.CopyState(t.state, "store-" + std::to_string(n));
+  Database db(c.Store(state));
+  db.Exec("BEGIN IMMEDIATE");
+  db.Exec("DELETE FROM objects WHERE id > " + std::to_string(t.base_max_id));
+  int64_t revision = db.Count("SELECT value FROM meta WHERE key = 'revision'");
+  const long groups = std::max<long>(1, n / 1000);
+  Statement object(db.handle(),
+                   "INSERT INTO objects (grp, kind, namespace, name, uid, revision, body) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?)");
+  Statement label(db.handle(), "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)");
+  Statement owner(db.handle(), "INSERT OR IGNORE INTO owners (owner_uid, object_id) VALUES (?, ?)");
+  for (long i = 0; i < n; ++i) {
+    std::map<std::string, std::string> uids;
+    for (const auto& o : t.objects) {
+      char tail[32];
+      std::snprintf(tail, sizeof tail, "%012lx", i);
+      uids[o.uid] = o.uid.substr(0, o.uid.size() - 12) + tail;
+    }
+    for (const auto& o : t.objects) {
+      const StoredObject copy = CopyOf(o, i, groups, ++revision, uids);
+      object.Bind(1, copy.grp).Bind(2, copy.kind).Bind(3, copy.ns).Bind(4, copy.name);
+      object.Bind(5, copy.uid).Bind(6, revision).Bind(7, copy.body).Run();
+      const int64_t id = sqlite3_last_insert_rowid(db.handle());
+      for (const auto& [k, v] : copy.labels) label.Bind(1, id).Bind(2, k).Bind(3, v).Run();
+      for (const auto& uid : copy.owners) owner.Bind(1, uid).Bind(2, id).Run();
+    }
+  }
+  // The copies have no events: the log starts after them, as after a compaction.
+  db.Exec("UPDATE meta SET value = " + std::to_string(revision) +
+          " WHERE key IN ('revision', 'compacted')");
+  db.Exec("COMMIT");
+  return state;
+}
+
+// The SQL of one durable commit of a view's rows, as the sqlite3 CLI runs it.
+std::string CommitScript(const Template& t, long i) {
+  std::map<std::string, std::string> uids;
+  for (const auto& o : t.objects) {
+    char tail[32];
+    std::snprintf(tail, sizeof tail, "%012lx", 0xf00000000L + i);
+    uids[o.uid] = o.uid.substr(0, o.uid.size() - 12) + tail;
+  }
+  std::string sql =
+      "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; BEGIN IMMEDIATE; "
+      "SELECT value FROM meta WHERE key = 'revision';\n";
+  for (const auto& o : t.objects) {
+    const StoredObject copy = CopyOf(o, 1000000 + i, 1, 0, uids);
+    const std::string name = SqlQuote(copy.name);
+    sql += "SELECT id FROM objects WHERE grp = " + SqlQuote(copy.grp) +
+           " AND kind = " + SqlQuote(copy.kind) + " AND namespace = " + SqlQuote(copy.ns) +
+           " AND name = " + name + ";\n";
+    sql += "INSERT INTO objects (grp, kind, namespace, name, uid, revision, body) VALUES (" +
+           SqlQuote(copy.grp) + ", " + SqlQuote(copy.kind) + ", " + SqlQuote(copy.ns) + ", " +
+           name + ", " + SqlQuote(copy.uid) +
+           ", (SELECT value + 1 FROM meta WHERE key = 'revision'), " + SqlQuote(copy.body) + ");\n";
+    for (const auto& [k, v] : copy.labels) {
+      sql += "INSERT INTO labels VALUES (last_insert_rowid(), " + SqlQuote(k) + ", " + SqlQuote(v) +
+             ");\n";
+    }
+    sql +=
+        "INSERT INTO events (revision, type, grp, kind, namespace, name, body) VALUES ("
+        "(SELECT value + 1 FROM meta WHERE key = 'revision'), 0, " +
+        SqlQuote(copy.grp) + ", " + SqlQuote(copy.kind) + ", " + SqlQuote(copy.ns) + ", " + name +
+        ", " + SqlQuote(copy.body) + ");\n";
+    sql += "UPDATE meta SET value = value + 1 WHERE key = 'revision';\n";
+  }
+  return sql + "COMMIT;\n";
+}
+
+size_t CountLines(const std::string& path) {
+  const std::string s = ReadText(path);
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+void Cold(Context& c) {
+  Progress("cold: the template store");
+  const Template t = MakeTemplate(c);
+  for (const long n : c.options.sizes) {
+    const std::string views = Format("%.0f", static_cast<double>(n)) + " views";
+    Progress("cold: a store of " + views);
+    const std::string state = MakeStore(c, t, n);
+    const std::string db = c.Store(state);
+    const std::string selector = std::string(kGroupLabel) + "=g0";
+    {
+      const std::string listed = c.dir + "/listed.txt";
+      fs::remove(listed);
+      MustRun(c.Hop(state, {"get", "views"}), listed);
+      const size_t lines = CountLines(listed);
+      if (lines < static_cast<size_t>(n)) {
+        Fail("cold: hop get views lists " + std::to_string(lines) + " lines for " + views);
+      }
+      MustRun(c.Hop(state, {"wait", "--timeout", "1800"}), c.log);
+    }
+    std::string objects;
+    {
+      Database d(db);
+      objects = std::to_string(d.Count("SELECT count(*) FROM objects"));
+    }
+    const std::string at = ", " + views + " (" + objects + " objects in the store)";
+    const int runs = c.options.runs;
+    bool counting = false;
+    std::vector<double> hop, base, hop_cpu, base_cpu;
+    auto reset = [&] {
+      counting = false;
+      hop.clear(), base.clear(), hop_cpu.clear(), base_cpu.clear();
+    };
+    auto timed = [&](std::vector<std::string> argv, std::vector<double>& wall,
+                     std::vector<double>* cpu, const std::string& log) {
+      const Outcome o = MustRun(argv, log);
+      if (!counting) return;
+      wall.push_back(o.wall);
+      if (cpu != nullptr) cpu->push_back(o.cpu);
+    };
+    auto pair = [&](auto a, auto b) {
+      a(), b();
+      counting = true;
+      for (int i = 0; i < runs; ++i) a(), b();
+    };
+
+    // !pipeline reads the databases and templates of the tables it names.
+    reset();
+    pair(
+        [&] {
+          timed(c.Hop(state,
+                      {"-e", std::string("!pipeline CREATE MATERIALIZED VIEW ads.p") + kDemoView}),
+                hop, nullptr, "/dev/null");
+        },
+        [&] {
+          timed({"sqlite3", "-readonly", db,
+                 "SELECT body FROM objects WHERE grp = 'hoptimator.linkedin.com' AND kind IN "
+                 "('Database', 'TableTemplate', 'JobTemplate')"},
+                base, nullptr, "/dev/null");
+        });
+    c.table.AddTimes("cold `hop -e '!pipeline CREATE MATERIALIZED VIEW ...'`" + at,
+                     "`sqlite3` reading the Database and template rows", hop, base);
+
+    // get -l: the 1,000 views of one group.
+    if (n >= 1000) {
+      reset();
+      pair(
+          [&] {
+            timed(c.Hop(state, {"get", "views", "-l", selector}), hop, nullptr, "/dev/null");
+          },
+          [&] {
+            timed({"sqlite3", "-readonly", db,
+                   // SqliteStore::List's query for one equality requirement.
+                   "SELECT o.body FROM labels l CROSS JOIN objects o ON o.id = l.object_id "
+                   "WHERE l.key = '" +
+                       std::string(kGroupLabel) +
+                       "' AND l.value IN ('g0') AND "
+                       "o.grp = 'hoptimator.linkedin.com' AND o.kind = 'View' AND "
+                       "o.namespace = 'default' ORDER BY o.grp, o.kind, o.namespace, o.name"},
+                  base, nullptr, "/dev/null");
+          });
+      c.table.AddTimes("cold `hop get views -l` returning 1,000" + at,
+                       "`sqlite3` running the store's label query", hop, base);
+    }
+
+    // !wait on the converged store: the kinds it looks at.
+    reset();
+    pair(
+        [&] {
+          timed(c.Hop(state, {"-e", "!wait 1800"}), hop, &hop_cpu, c.log);
+        },
+        [&] {
+          timed({"sqlite3", "-readonly", db,
+                 "SELECT body FROM objects WHERE (grp = 'hoptimator.linkedin.com' AND kind IN "
+                 "('TableTrigger', 'View', 'Table', 'TableProvisionJob')) OR "
+                 "(grp = 'batch' AND kind = 'Job')"},
+                base, &base_cpu, "/dev/null");
+        });
+    const std::string kinds = "`sqlite3` reading the rows of the kinds it looks at";
+    c.table.AddTimes("cold `hop -e '!wait'`, converged, wall" + at, kinds, hop, base);
+    c.table.AddTimes("cold `hop -e '!wait'`, converged, CPU" + at, kinds, hop_cpu, base_cpu);
+
+    // CREATE: one new view; baseline: one process committing one view's rows, durably.
+    reset();
+    const std::string raw = c.CopyState(state, "store-raw");
+    int k = 0, j = 0;
+    pair(
+        [&] {
+          timed(c.Hop(state, {"-e", "CREATE MATERIALIZED VIEW ads.cold" + std::to_string(k++) +
+                                        kDemoView}),
+                hop, nullptr, c.log);
+        },
+        [&] {
+          timed({"sqlite3", c.Store(raw), CommitScript(t, j++)}, base, nullptr, "/dev/null");
+        });
+    c.table.AddTimes("cold `hop -e 'CREATE MATERIALIZED VIEW ...'`" + at,
+                     "`sqlite3` committing one view's rows durably", hop, base);
+    {
+      // Every baseline commit wrote its rows, as every hop -e wrote its view.
+      Database d(c.Store(raw));
+      const int64_t made = d.Count(
+          "SELECT count(*) FROM objects WHERE kind = 'View' AND "
+          "name GLOB 'ads-bench1[0-9][0-9][0-9][0-9][0-9][0-9]'");
+      if (made < j)
+        Fail("cold: the baseline committed " + std::to_string(made) + " of " + std::to_string(j) +
+             " views");
+    }
+    fs::remove_all(raw);
+    if (!c.options.keep) fs::remove_all(state);
+  }
+}
+
+// ---- fires under hop serve ----
+
+// The JobTemplate of the triggers: its Job writes the time its process started into `marks`.
+std::string MarkTemplate(const std::string& marks) {
+  return "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: JobTemplate\n"
+         "metadata:\n  name: bench-mark\nspec:\n  yaml: |\n"
+         "    apiVersion: batch/v1\n    kind: Job\n    metadata:\n      name: {{trigger}}-mark\n"
+         "    spec:\n      template:\n        spec:\n          containers:\n"
+         "          - name: mark\n            image: none\n"
+         "            command: [\"sh\", \"-c\", \"date +%s%N > " +
+         marks + "/{{trigger}}-{{timestamp}}\"]\n          restartPolicy: Never\n";
+}
+
+// Files closed after writing in a directory, as inotify reports them.
+class Marks {
+ public:
+  explicit Marks(const std::string& dir) : dir_(dir) {
+    fs::create_directories(dir);
+    fd_ = inotify_init1(IN_CLOEXEC);
+    if (fd_ < 0 || inotify_add_watch(fd_, dir.c_str(), IN_CLOSE_WRITE) < 0) {
+      Fail("inotify on " + dir + ": " + std::strerror(errno));
+    }
+  }
+  ~Marks() { close(fd_); }
+  Marks(const Marks&) = delete;
+  Marks& operator=(const Marks&) = delete;
+
+  const std::string& dir() const { return dir_; }
+
+  // Waits until `n` more files were written (or `limit` passed); their names.
+  std::vector<std::string> Wait(size_t n, std::chrono::seconds limit) {
+    std::vector<std::string> names;
+    const auto deadline = Clock::now() + limit;
+    alignas(inotify_event) char buf[64 * 1024];
+    while (names.size() < n) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) break;
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      const ssize_t len = read(fd_, buf, sizeof buf);
+      for (ssize_t at = 0; at < len;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
+        if (e->len > 0) names.emplace_back(e->name);
+        at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      }
+    }
+    return names;
+  }
+
+  // The start time a mark holds, in nanoseconds since the epoch.
+  int64_t Time(const std::string& name) const {
+    std::ifstream in(dir_ + "/" + name);
+    int64_t t = 0;
+    if (!(in >> t)) Fail("mark " + name + " holds no time");
+    return t;
+  }
+
+ private:
+  std::string dir_;
+  int fd_ = -1;
+};
+
+// A `hop serve` process, stopped with SIGTERM as a user stops it.
+class Serve {
+ public:
+  Serve(Context& c, const std::string& state) : log_(state + "/serve.log") {
+    pid_ = Spawn(c.Hop(state, {"serve", "--max-jobs", std::to_string(c.options.max_jobs)}), log_);
+    const auto deadline = Clock::now() + std::chrono::seconds(120);
+    while (ReadText(log_).find("hop serve: reconciling") == std::string::npos) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = 0;
+        Fail("hop serve exited:\n" + Tail(log_));
+      }
+      if (Clock::now() > deadline) Fail("hop serve did not lead within 120 s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~Serve() {
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+
+ private:
+  std::string log_;
+  pid_t pid_ = 0;
+};
+
+// A state directory with the mark template, view `view` and `triggers` triggers on it.
+std::string MakeFireState(Context& c, const std::string& name, const std::string& view,
+                          int triggers) {
+  const std::string state = c.CopyState(c.base, name);
+  fs::create_directories(state + "/marks");
+  const std::string yaml = state + "/../" + name + "-template.yaml";
+  std::ofstream(yaml) << MarkTemplate(state + "/marks");
+  MustRun(c.Hop(state, {"apply", "-f", yaml}), c.log);
+  const std::string script = c.dir + "/" + name + ".sql";
+  {
+    std::ofstream out(script);
+    out << "CREATE VIEW ads." << view << " AS SELECT first_name FROM profile.members;\n";
+    for (int i = 0; i < triggers; ++i) {
+      out << "CREATE TRIGGER " << view << "_t" << i << " ON ads." << view << " AS 'bench-mark';\n";
+    }
+  }
+  MustRun(c.Hop(state, {"-f", script}), c.log);
+  MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
+  return state;
+}
+
+// One durable commit (an object's body rewritten with its event, as a status update is), then
+// the mark command spawned; the time from before the commit to the command's start.
+class CommitSpawn {
+ public:
+  CommitSpawn(const std::string& db, const std::string& marks)
+      : db_(db),
+        marks_(marks),
+        read_(db_.handle(),
+              "SELECT id, grp, kind, namespace, name, body FROM objects "
+              "WHERE kind = 'View' LIMIT 1"),
+        update_(db_.handle(), "UPDATE objects SET revision = ?, body = ? WHERE id = ?"),
+        event_(db_.handle(),
+               "INSERT INTO events (revision, type, grp, kind, namespace, name, body) "
+               "VALUES (?, 1, ?, ?, ?, ?, ?)"),
+        revision_(db_.handle(), "SELECT value FROM meta WHERE key = 'revision'"),
+        write_revision_(db_.handle(), "UPDATE meta SET value = ? WHERE key = 'revision'") {}
+
+  double Once(int i) {
+    const std::string mark = marks_.dir() + "/base-" + std::to_string(i);
+    const int64_t t0 = NowNanos();
+    db_.Exec("BEGIN IMMEDIATE");
+    revision_.Step();
+    const int64_t revision = revision_.Int(0) + 1;
+    revision_.Reset();
+    read_.Step();
+    const int64_t id = read_.Int(0);
+    const std::string grp = read_.Text(1), kind = read_.Text(2), ns = read_.Text(3),
+                      name = read_.Text(4), body = read_.Text(5);
+    read_.Reset();
+    update_.Bind(1, revision).Bind(2, body).Bind(3, id).Run();
+    event_.Bind(1, revision).Bind(2, grp).Bind(3, kind).Bind(4, ns).Bind(5, name).Bind(6, body);
+    event_.Run();
+    write_revision_.Bind(1, revision).Run();
+    db_.Exec("COMMIT");
+    const pid_t pid = Spawn({"sh", "-c", "date +%s%N > " + mark}, "/dev/null");
+    int status = 0;
+    waitpid(pid, &status, 0);
+    marks_.Wait(1, std::chrono::seconds(10));
+    return static_cast<double>(marks_.Time("base-" + std::to_string(i)) - t0) / 1e9;
+  }
+
+ private:
+  Database db_;
+  Marks marks_;
+  Statement read_, update_, event_, revision_, write_revision_;
+};
+
+void Fire(Context& c) {
+  Progress("fire: one trigger under hop serve");
+  const std::string state = MakeFireState(c, "fire", "firev", 1);
+  const std::string raw = c.CopyState(state, "fire-raw");
+  Marks marks(state + "/marks");
+  CommitSpawn baseline(c.Store(raw), c.dir + "/fire-raw-marks");
+  std::vector<double> hop, fire_process, base;
+  {
+    Serve serve(c, state);
+    MustRun(c.Hop(state, {"wait", "--timeout", "120"}), c.log);
+    for (int i = 0; i <= c.options.fires; ++i) {
+      const int64_t t0 = NowNanos();
+      const Outcome fired = MustRun(c.Hop(state, {"-e", "FIRE VIEW ads.firev"}), c.log);
+      const auto names = marks.Wait(1, std::chrono::seconds(60));
+      if (names.empty()) Fail("fire: no Job process started within 60 s of FIRE VIEW");
+      const double latency = static_cast<double>(marks.Time(names[0]) - t0) / 1e9;
+      MustRun(c.Hop(state, {"wait", "--timeout", "120"}), c.log);
+      const double b = baseline.Once(i);
+      if (i == 0) continue;  // the warm-up
+      hop.push_back(latency);
+      fire_process.push_back(fired.wall);
+      base.push_back(b);
+    }
+  }
+  const std::string what =
+      "FIRE VIEW (a `hop -e` process) -> Job process started, 1 trigger, "
+      "`hop serve`, " +
+      std::to_string(c.options.fires) + " fires";
+  const std::string raw_name = " durable SQLite commit + posix_spawn";
+  auto ratio = [](double a, double b) { return b > 0 ? Format("%.1fx", a / b) : "-"; };
+  c.table.Add(what + ", median", Time(Median(hop)), Time(Median(base)) + raw_name,
+              ratio(Median(hop), Median(base)));
+  c.table.Add(what + ", p99", Time(Percentile(hop, 0.99)), Time(Percentile(base, 0.99)) + raw_name,
+              ratio(Percentile(hop, 0.99), Percentile(base, 0.99)));
+  c.table.Add("of which the `hop -e 'FIRE VIEW'` process itself, median",
+              Time(Median(fire_process)), "-", "-");
+  if (!c.options.keep) fs::remove_all(raw);
+}
+
+void Fanout(Context& c) {
+  const int n = c.options.triggers;
+  Progress("fanout: " + std::to_string(n) + " triggers on one view");
+  const std::string state = MakeFireState(c, "fanout", "fanv", n);
+  Marks marks(state + "/marks");
+  double hop = 0;
+  {
+    Serve serve(c, state);
+    MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
+    const int64_t t0 = NowNanos();
+    MustRun(c.Hop(state, {"-e", "FIRE VIEW ads.fanv"}), c.log);
+    const auto names = marks.Wait(static_cast<size_t>(n), std::chrono::seconds(1800));
+    if (names.size() < static_cast<size_t>(n)) {
+      Fail("fanout: " + std::to_string(names.size()) + " of " + std::to_string(n) +
+           " Job processes started within 1800 s");
+    }
+    int64_t last = 0;
+    for (const auto& name : names) last = std::max(last, marks.Time(name));
+    hop = static_cast<double>(last - t0) / 1e9;
+    MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
+  }
+  // The raw baseline: the same command, n processes, max_jobs at a time.
+  const std::string raw_dir = c.dir + "/fanout-raw-marks";
+  Marks raw(raw_dir);
+  const int64_t t0 = NowNanos();
+  int running = 0;
+  for (int i = 0; i < n; ++i) {
+    if (running == c.options.max_jobs) {
+      int status = 0;
+      wait(&status);
+      --running;
+    }
+    Spawn({"sh", "-c", "date +%s%N > " + raw_dir + "/" + std::to_string(i)}, "/dev/null");
+    ++running;
+  }
+  while (running > 0) {
+    int status = 0;
+    wait(&status);
+    --running;
+  }
+  const auto names = raw.Wait(static_cast<size_t>(n), std::chrono::seconds(60));
+  int64_t last = 0;
+  for (const auto& name : names) last = std::max(last, raw.Time(name));
+  const double base = static_cast<double>(last - t0) / 1e9;
+  const std::string m = std::to_string(c.options.max_jobs);
+  c.table.Add(std::to_string(n) +
+                  " triggers on one view, FIRE VIEW -> every Job process started, "
+                  "`hop serve --max-jobs " +
+                  m + "`",
+              Time(hop), Time(base) + " posix_spawn of the same command, " + m + " at a time",
+              Format("%.1fx", base > 0 ? hop / base : 0));
+}
+
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+Options Parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Fail(a + " needs a value");
+      return argv[++i];
+    };
+    auto number = [&]() {
+      const long v = std::strtol(value().c_str(), nullptr, 10);
+      if (v < 0) Fail(a + " takes a number");
+      return static_cast<int>(v);
+    };
+    if (a == "--only") {
+      for (const auto& s : Split(value())) o.only.insert(s);
+    } else if (a == "--sizes") {
+      o.sizes.clear();
+      for (const auto& s : Split(value())) o.sizes.push_back(std::strtol(s.c_str(), nullptr, 10));
+    } else if (a == "--runs") {
+      o.runs = std::max(1, number());
+    } else if (a == "--ddl-runs") {
+      o.ddl_runs = std::max(1, number());
+    } else if (a == "--statements") {
+      o.statements = std::max(1, number());
+    } else if (a == "--fires") {
+      o.fires = std::max(1, number());
+    } else if (a == "--triggers") {
+      o.triggers = std::max(1, number());
+    } else if (a == "--max-jobs") {
+      o.max_jobs = std::max(1, number());
+    } else if (a == "--hop") {
+      o.hop = fs::absolute(value()).string();
+    } else if (a == "--dir") {
+      o.dir = value();
+    } else if (a == "--keep") {
+      o.keep = true;
+    } else {
+      Fail("unknown argument " + a + " (see the head of bench/scale_bench.cc)");
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Context c;
+  c.options = Parse(argc, argv);
+  auto want = [&](const char* name) {
+    return c.options.only.empty() || c.options.only.count(name);
+  };
+  if (c.options.dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/hop-scale-XXXXXX";
+    if (mkdtemp(tmpl.data()) == nullptr) Fail("cannot make a temporary directory");
+    c.dir = tmpl;
+  } else {
+    c.dir = fs::absolute(c.options.dir).string();
+    fs::create_directories(c.dir);
+  }
+  c.log = c.dir + "/commands.log";
+  Progress("working in " + c.dir + " (commands print into " + c.log + ")");
+  c.base = c.dir + "/base";
+  fs::remove_all(c.base);
+  MustRun(c.Hop(c.base,
+                {"apply", "-f", std::string(HOP_SOURCE_DIR) + "/examples/demo-environment.yaml"}),
+          c.log);
+
+  const auto start = Clock::now();
+  if (want("start")) Start(c);
+  if (want("ddl")) Ddl(c);
+  if (want("cold")) Cold(c);
+  if (want("fire")) Fire(c);
+  if (want("fanout")) Fanout(c);
+
+  std::printf(
+      "\nhop %s, %u cores, wall-clock medians of %d runs each way (ddl: %d; fire: %d), "
+      "in %.0f s\n\n",
+      c.options.hop.c_str(), std::thread::hardware_concurrency(), c.options.runs,
+      c.options.ddl_runs, c.options.fires, Seconds(Clock::now() - start));
+  c.table.Print();
+  if (!c.options.keep) fs::remove_all(c.dir);
+  return 0;
+}
