@@ -236,6 +236,7 @@ struct StoredObject {
   std::string grp, kind, ns, name, uid, body;
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<std::string> owners;
+  std::vector<std::string> keys;  // its index keys (object_keys)
 };
 
 // The objects of `db` whose id is above `after`, in the order they were made.
@@ -246,15 +247,20 @@ std::vector<StoredObject> ObjectsAfter(Database& db, int64_t after) {
                "ORDER BY id");
   Statement labels(db.handle(), "SELECT key, value FROM labels WHERE object_id = ?");
   Statement owners(db.handle(), "SELECT owner_uid FROM owners WHERE object_id = ?");
+  Statement keys(db.handle(), "SELECT key FROM object_keys WHERE object_id = ?");
   st.Bind(1, after);
   while (st.Step()) {
-    StoredObject o{st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6), {}, {}};
+    StoredObject o{st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6),
+                   {},         {},         {}};
     labels.Bind(1, st.Int(0));
     while (labels.Step()) o.labels.emplace_back(labels.Text(0), labels.Text(1));
     labels.Reset();
     owners.Bind(1, st.Int(0));
     while (owners.Step()) o.owners.push_back(owners.Text(0));
     owners.Reset();
+    keys.Bind(1, st.Int(0));
+    while (keys.Step()) o.keys.push_back(keys.Text(0));
+    keys.Reset();
     out.push_back(std::move(o));
   }
   return out;
@@ -275,6 +281,7 @@ class RawWriter {
                 "VALUES (?, ?, ?, ?, ?, ?, ?)"),
         label_(db.handle(), "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)"),
         owner_(db.handle(), "INSERT OR IGNORE INTO owners (owner_uid, object_id) VALUES (?, ?)"),
+        key_(db.handle(), "INSERT OR IGNORE INTO object_keys (key, object_id) VALUES (?, ?)"),
         event_(db.handle(),
                "INSERT INTO events (revision, type, grp, kind, namespace, name, body) "
                "VALUES (?, 0, ?, ?, ?, ?, ?)"),
@@ -296,6 +303,7 @@ class RawWriter {
       const int64_t id = sqlite3_last_insert_rowid(db_.handle());
       for (const auto& [k, v] : o->labels) label_.Bind(1, id).Bind(2, k).Bind(3, v).Run();
       for (const auto& uid : o->owners) owner_.Bind(1, uid).Bind(2, id).Run();
+      for (const auto& key : o->keys) key_.Bind(1, key).Bind(2, id).Run();
       event_.Bind(1, revision).Bind(2, o->grp).Bind(3, o->kind).Bind(4, o->ns).Bind(5, o->name);
       event_.Bind(6, o->body).Run();
     }
@@ -305,7 +313,7 @@ class RawWriter {
 
  private:
   Database& db_;
-  Statement revision_, lookup_, object_, label_, owner_, event_, write_revision_;
+  Statement revision_, lookup_, object_, label_, owner_, key_, event_, write_revision_;
 };
 
 // `text` with every `from` replaced by `to`.
@@ -560,7 +568,8 @@ StoredObject CopyOf(const StoredObject& o, long i, long groups, int64_t revision
     for (const auto& [from, uid] : uids) s = ReplaceAll(std::move(s), from, uid);
     return s;
   };
-  StoredObject copy{o.grp, o.kind, o.ns, rename(o.name), rename(o.uid), "", {}, {}};
+  StoredObject copy{o.grp, o.kind, o.ns, rename(o.name), rename(o.uid), "", {}, {}, {}};
+  for (const auto& key : o.keys) copy.keys.push_back(rename(key));
   std::string text = rename(o.body);
   // A dependency label's key is a hash of the identifier it holds (resource/names.h).
   for (const auto& [key, value] : o.labels) {
@@ -618,6 +627,8 @@ std::string MakeStore(Context& c, const Template& t, long n) {
       for (const auto& uid : copy.owners) owner.Bind(1, uid).Bind(2, id).Run();
     }
   }
+  // Their index keys are computed by the next hop that opens the store, as after a migration.
+  db.Exec("UPDATE meta SET value = 0 WHERE key = 'keys'");
   // The copies have no events: the log starts after them, as after a compaction.
   db.Exec("UPDATE meta SET value = " + std::to_string(revision) +
           " WHERE key IN ('revision', 'compacted')");
@@ -649,6 +660,12 @@ std::string CommitScript(const Template& t, long i) {
     for (const auto& [k, v] : copy.labels) {
       sql += "INSERT INTO labels VALUES (last_insert_rowid(), " + SqlQuote(k) + ", " + SqlQuote(v) +
              ");\n";
+    }
+    for (const auto& key : copy.keys) {
+      sql += "INSERT INTO object_keys (key, object_id) SELECT " + SqlQuote(key) +
+             ", id FROM objects WHERE grp = " + SqlQuote(copy.grp) + " AND kind = " +
+             SqlQuote(copy.kind) + " AND namespace = " + SqlQuote(copy.ns) + " AND name = " +
+             name + ";\n";
     }
     sql +=
         "INSERT INTO events (revision, type, grp, kind, namespace, name, body) VALUES ("

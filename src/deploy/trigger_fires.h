@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "common/time.h"
 #include "resource/json.h"
+#include "resource/kinds.h"
 #include "resource/resource.h"
 #include "store/store.h"
 
@@ -88,7 +89,7 @@ class TriggerFires {
 // is labelled kWatermarkPolicyLabel=all|any and lists its inputs (`table/NAME,view/NAME`, Table
 // and View resources of its namespace) in the annotation kWatermarkInputsAnnotation
 // (docs/operator.md, "Derived watermarks").
-inline constexpr std::string_view kWatermarkPolicyLabel = "hop.dev/watermark";
+inline constexpr std::string_view kWatermarkPolicyLabel = resource::kWatermarkPolicyLabel;
 inline constexpr std::string_view kWatermarkInputsAnnotation = "hop.dev/watermark-inputs";
 // What a trigger's Job materialises (`table/NAME,view/NAME`): its watermark advances to the end
 // of the run's window when the Job succeeds. On the Job, from the trigger's spec.outputs or the

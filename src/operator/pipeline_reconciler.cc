@@ -119,13 +119,17 @@ PipelineState SummarizePipeline(const std::vector<std::pair<std::string, Element
     }
     if (e.ready && !e.failed) continue;
     ++not_ready;
+    if (e.uncontrolled_kind.empty()) p.recheck = true;
     if (waiting == nullptr) waiting = &element;
     if (!e.uncontrolled_kind.empty() && std::find(uncontrolled.begin(), uncontrolled.end(),
                                                   e.uncontrolled_kind) == uncontrolled.end()) {
       uncontrolled.push_back(e.uncontrolled_kind);
     }
   }
-  if (p.failed) return p;
+  if (p.failed) {
+    p.recheck = false;  // a failed element changes, or nothing will
+    return p;
+  }
   if (not_ready == 0) {
     p.ready = true;
     p.message = "Ready.";
@@ -210,7 +214,9 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
     log::Info("[{}] Pipeline {}/{}: {}", context.id, pipeline->namespace_name(), pipeline->name(),
               state.message);
   }
-  if (state.ready) return ReconcileResult::Done();
+  // Elements' changes are events of the kinds the pipeline watches; the recheck is for those
+  // something here is working on, in case one is missed.
+  if (!state.recheck) return ReconcileResult::Done();
   return ReconcileResult::RequeueAfter(kPipelineRecheck);
 }
 

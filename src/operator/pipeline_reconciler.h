@@ -69,6 +69,9 @@ struct PipelineState {
   // "Pending: no controller for FlinkSessionJob in this control plane",
   // "Deployed: waiting for tableprovisionjob/x: ...".
   std::string message;
+  // Whether an element not ready yet is one this control plane acts on: the pipeline is looked
+  // at again in a while. Otherwise only an element's change (an event) can move it.
+  bool recheck = false;
 };
 PipelineState SummarizePipeline(const std::vector<std::pair<std::string, ElementState>>& elements);
 

@@ -258,11 +258,25 @@ std::string ViewKind::SchemaKey(std::string_view catalog, std::string_view schem
 
 namespace {
 
+// Whether `r` may have work pending (kMayBeBusyKey): it has a status, or carries `marker` (a
+// label or an annotation).
+bool MayBeBusy(const Resource& r, std::string_view marker, bool annotation) {
+  if (const Json* status = r.status(); status != nullptr && status->is_object() &&
+                                       !status->empty()) {
+    return true;
+  }
+  const auto marks = annotation ? r.annotations() : r.labels();
+  return marks.count(std::string(marker)) != 0;
+}
+
 std::vector<std::string> ViewIndexKeys(const Resource& r) {
   const std::string catalog = ViewKind::kCatalog.Get(r).value_or("");
   const std::string schema = ViewKind::kSchema.Get(r).value_or("DEFAULT");
-  return {ViewKind::NameKey(catalog, schema, ViewKind::kView.Get(r).value_or(r.name())),
-          ViewKind::SchemaKey(catalog, schema)};
+  std::vector<std::string> keys = {
+      ViewKind::NameKey(catalog, schema, ViewKind::kView.Get(r).value_or(r.name())),
+      ViewKind::SchemaKey(catalog, schema)};
+  if (MayBeBusy(r, kWatermarkPolicyLabel, /*annotation=*/false)) keys.emplace_back(kMayBeBusyKey);
+  return keys;
 }
 
 }  // namespace
@@ -596,6 +610,7 @@ std::vector<std::string> TableIndexKeys(const Resource& r) {
     keys.push_back(TableKind::NameKey(database, *schema, table));
     keys.push_back(TableKind::SchemaKey(database, *schema));
   }
+  if (MayBeBusy(r, kFillAnnotation, /*annotation=*/true)) keys.emplace_back(kMayBeBusyKey);
   return keys;
 }
 

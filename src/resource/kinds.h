@@ -231,6 +231,13 @@ struct SqlJobKind {
 
 // On a Table made by CREATE TABLE ... AS query: the query (hop's SQL) that fills it once.
 inline constexpr std::string_view kFillAnnotation = "hop.dev/fill";
+// The label of a view whose watermark is derived from its inputs', naming the policy
+// (deploy/trigger_fires.h).
+inline constexpr std::string_view kWatermarkPolicyLabel = "hop.dev/watermark";
+// The index key of the Views and Tables that may have work pending: those with a status, a
+// watermark policy (kWatermarkPolicyLabel) or a fill query (kFillAnnotation). The others are
+// plain declarations with nothing to wait for, which a look for pending work can skip.
+inline constexpr std::string_view kMayBeBusyKey = R"(["may-be-busy"])";
 
 // A table declared with CREATE TABLE in a database hop cannot read a schema from (Kafka, Venice,
 // an Iceberg catalog, ...): its columns, so that planning works offline.

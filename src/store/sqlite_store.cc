@@ -470,6 +470,15 @@ class SqliteStore::Impl {
     return st->Run();
   }
 
+  Status RewriteKeys(int64_t id, const Resource& r) {
+    const KindInfo* info = FindKind(r.group_kind());
+    if (info == nullptr || info->index_keys == nullptr) return Status::OK();
+    HOP_ASSIGN_OR_RETURN(auto st, Prepared("DELETE FROM object_keys WHERE object_id = ?"));
+    st->Bind(1, id);
+    HOP_RETURN_IF_ERROR(st->Run());
+    return WriteKeys(id, r);
+  }
+
   Status WriteKeys(int64_t id, const Resource& r) {
     const KindInfo* info = FindKind(r.group_kind());
     if (info == nullptr || info->index_keys == nullptr) return Status::OK();
@@ -892,7 +901,11 @@ class SqliteStore::Impl {
                          Prepared("UPDATE objects SET revision = ?, body = ? WHERE id = ?"));
     st->Bind(1, revision).Bind(2, body).Bind(3, old.id);
     HOP_RETURN_IF_ERROR(st->Run());
-    if (!status_only) HOP_RETURN_IF_ERROR(WriteIndexes(old.id, next, /*fresh=*/false));
+    if (!status_only) {
+      HOP_RETURN_IF_ERROR(WriteIndexes(old.id, next, /*fresh=*/false));
+    } else {
+      HOP_RETURN_IF_ERROR(RewriteKeys(old.id, next));  // a kind's keys may read its status
+    }
     HOP_RETURN_IF_ERROR(AppendEvent(EventType::kModified, revision, next, body));
     return next;
   }

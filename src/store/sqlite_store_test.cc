@@ -491,6 +491,18 @@ TEST_F(SqliteStoreTest, ListsByIndexKey) {
             std::vector<std::string>{"ads-other"});
   ASSERT_TRUE(store_->Delete({kView, "default", "ads-audience"}).ok());
   EXPECT_TRUE(NamesWithKey(*store_, ViewKind::NameKey("", "ADS", "AUDIENCE")).empty());
+  // A key may read the status: a View with one may be busy, a plain one not.
+  const std::string busy(resource::kMayBeBusyKey);
+  EXPECT_TRUE(NamesWithKey(*store_, busy).empty());
+  auto with_status = store_->Get({kView, "default", "plain"});
+  ASSERT_TRUE(with_status.ok());
+  with_status->set_status(Json{{"pendingFires", Json::array({"2026-01-01T00:00:00Z"})}});
+  ASSERT_TRUE(store_->UpdateStatus(*with_status).ok());
+  EXPECT_EQ(NamesWithKey(*store_, busy), std::vector<std::string>{"plain"});
+  with_status = store_->Get({kView, "default", "plain"});
+  with_status->set_status(Json::object());
+  ASSERT_TRUE(store_->UpdateStatus(*with_status).ok());
+  EXPECT_TRUE(NamesWithKey(*store_, busy).empty());
   // A kind without keys has none to list by.
   ListOptions maps(kConfigMap, "");
   maps.index_key = ViewKind::SchemaKey("", "ADS");
