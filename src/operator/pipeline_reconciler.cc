@@ -152,29 +152,54 @@ std::vector<Request> PipelineReconciler::ViewEvent(const store::Event& event) {
                    event.object.name()}}};
 }
 
+hop::Result<std::vector<PipelineReconciler::ElementRef>> PipelineReconciler::Elements(
+    const Resource& pipeline, const std::string& yaml) {
+  const std::string key = pipeline.namespace_name() + "/" + pipeline.name();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = parsed_.find(key);
+    if (it != parsed_.end() && it->second.uid == pipeline.uid() &&
+        it->second.generation == pipeline.generation()) {
+      return it->second.elements;
+    }
+  }
+  std::vector<ElementRef> out;
+  HOP_ASSIGN_OR_RETURN(std::vector<Json> docs,
+                       ParseYamlDocuments(yaml, "pipeline " + pipeline.name()));
+  for (Json& doc : docs) {
+    if (doc.is_null()) continue;
+    HOP_ASSIGN_OR_RETURN(Resource element,
+                         Resource::FromJson(std::move(doc), "pipeline " + pipeline.name()));
+    const std::string ns =
+        element.namespace_name().empty() ? pipeline.namespace_name() : element.namespace_name();
+    out.push_back({{element.group_kind(), ns, element.name()}, element.kind()});
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  parsed_[key] = {pipeline.uid(), pipeline.generation(), out};
+  return out;
+}
+
 hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& request,
                                                            const ReconcileContext& context) {
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> pipeline, GetOrNotFound(store_, request));
-  if (!pipeline) return ReconcileResult::Done();
+  if (!pipeline) {
+    std::lock_guard<std::mutex> lock(mu_);
+    parsed_.erase(request.ref.namespace_name + "/" + request.ref.name);
+    return ReconcileResult::Done();
+  }
   const std::string yaml = resource::PipelineKind::kYaml.Get(*pipeline).value_or("");
   std::vector<std::pair<std::string, ElementState>> elements;
   Json element_states = Json::array();  // status.elements, read by "k8s".PIPELINE_ELEMENTS
-  auto docs = ParseYamlDocuments(yaml, "pipeline " + pipeline->name());
-  if (!docs.ok()) return ReconcileResult::Terminal(docs.status());
-  for (Json& doc : *docs) {
-    if (doc.is_null()) continue;
-    auto element = Resource::FromJson(std::move(doc), "pipeline " + pipeline->name());
-    if (!element.ok()) return ReconcileResult::Terminal(element.status());
-    const std::string ns =
-        element->namespace_name().empty() ? pipeline->namespace_name() : element->namespace_name();
-    HOP_ASSIGN_OR_RETURN(std::optional<Resource> live,
-                         store_.Find({element->group_kind(), ns, element->name()}));
+  auto parsed = Elements(*pipeline, yaml);
+  if (!parsed.ok()) return ReconcileResult::Terminal(parsed.status());
+  for (const ElementRef& element : *parsed) {
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> live, store_.Find(element.ref));
     const ElementState& estimate =
         elements
-            .emplace_back(AsciiToLower(element->kind()) + "/" + element->name(),
+            .emplace_back(AsciiToLower(element.kind) + "/" + element.ref.name,
                           EstimateElement(live, rules_))
             .second;
-    element_states.push_back({{"name", element->kind() + "/" + element->name()},
+    element_states.push_back({{"name", element.kind + "/" + element.ref.name},
                               {"ready", estimate.ready},
                               {"failed", estimate.failed},
                               {"message", estimate.message}});

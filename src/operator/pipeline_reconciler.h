@@ -6,6 +6,8 @@
 // SummarizePipeline.
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -91,8 +93,27 @@ class PipelineReconciler : public Reconciler {
   static std::vector<Request> ViewEvent(const store::Event& event);
 
  private:
+  // An element of a pipeline's spec.yaml, as the reconciler looks it up.
+  struct ElementRef {
+    store::ObjectRef ref;
+    std::string kind;  // as written, e.g. FlinkSessionJob
+  };
+  // The elements `yaml` (the pipeline's spec.yaml) lists, parsed once per generation of the
+  // pipeline: the spec changes only with its statement, and each reconcile would parse it
+  // again. Errors: the YAML's, or an element that is not an object (terminal).
+  hop::Result<std::vector<ElementRef>> Elements(const resource::Resource& pipeline,
+                                                const std::string& yaml);
+
   store::Store& store_;
   const PipelineRules& rules_;
+  std::mutex mu_;  // guards parsed_
+  // By namespace/name: the uid and generation last parsed, and the elements.
+  struct Parsed {
+    std::string uid;
+    int64_t generation = 0;
+    std::vector<ElementRef> elements;
+  };
+  std::map<std::string, Parsed> parsed_;
 };
 
 }  // namespace hop::op

@@ -214,6 +214,13 @@ TEST_F(ReconcilerStoreTest, APipelineIsReadyOnlyWhenSomethingConfirmedEveryEleme
   EXPECT_TRUE(result->requeue_after.has_value());
   EXPECT_EQ(store_->Get(store::RefOf(waiting))->status()->at("message"),
             "Deployed: waiting for job/run: not reconciled yet");
+  // Its elements are read from the spec as it is now (a replaced statement's new ones).
+  Resource changed = *store_->Get(store::RefOf(waiting));
+  changed.mutable_json()["spec"]["yaml"] = flink;
+  ASSERT_TRUE(store_->Update(changed).ok());
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(waiting)}, Context()).ok());
+  EXPECT_EQ(store_->Get(store::RefOf(waiting))->status()->at("elements")[0].at("name"),
+            "FlinkSessionJob/job");
 
   // Hoptimator's rule, for the Kubernetes mode: an element without status is ready.
   job = *store_->Get(store::RefOf(job));
