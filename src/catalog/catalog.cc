@@ -695,8 +695,9 @@ void Catalog::AddFetched(const Result<store::ListResult>& listed, bool tables) c
     return;
   }
   for (const Resource& r : listed->items) {
-    const std::string kind = tables ? "Table" : "View";
-    RemoveResource(kind, r.name());
+    // One held already stays as it is: tables and views handed out must stay valid, and the
+    // catalog follows changes through Apply.
+    if (index_.count({tables ? "Table" : "View", r.name()})) continue;
     if (tables) {
       AddTableResource(r);
     } else {

@@ -302,7 +302,8 @@ spec: {view: MINE, schema: ELSEWHERE, sql: 'SELECT 2'}
   EXPECT_EQ(c.Resolve({"NOWHERE", "X"}).status().message(), "Schema for NOWHERE.X not found.");
   recording.TakeTableLists();
 
-  // A listing reads everything, once.
+  // A listing reads everything, once, and what was handed out before stays valid.
+  const Table* before = *v7;
   size_t ads = 0;
   for (const Schema* s : c.Schemas()) {
     if (s->name == "ADS" && s->catalog.empty()) ads = s->tables.size();
@@ -311,6 +312,8 @@ spec: {view: MINE, schema: ELSEWHERE, sql: 'SELECT 2'}
   EXPECT_EQ(recording.TakeTableLists(),
             (std::vector<std::string>{"Table (all)", "View (all)"}));
   ASSERT_TRUE(c.Resolve({"ADS", "V30"}).ok());
+  EXPECT_EQ(*c.Resolve({"ADS", "V7"}), before);
+  EXPECT_EQ(before->sql, "SELECT 7");
   c.Schemas();
   EXPECT_EQ(recording.TakeTableLists(), std::vector<std::string>{});
 }
