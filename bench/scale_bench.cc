@@ -6,9 +6,9 @@
 //   start    cold `hop --version` against /bin/true and `sqlite3 :memory: 'select 1'`
 //   ddl      STATEMENTS CREATE MATERIALIZED VIEW in one `hop -f` (the in-process operator on, as
 //            by default), statements/s; baseline: the same rows (every object the statements
-//            wrote, with its labels, owners and event) written into a copy of the same store
-//            with the sqlite3 C API, one BEGIN IMMEDIATE ... COMMIT per statement, WAL and
-//            synchronous=FULL as the store sets them
+//            wrote, with its labels, owners, index keys and event) written into a copy of the
+//            same store with the sqlite3 C API, one BEGIN IMMEDIATE ... COMMIT per statement,
+//            WAL and synchronous=FULL as the store sets them
 //   cold     for each store size (materialized views present), one process each of
 //            `hop -e '!pipeline ...'`, `hop get views -l ...` returning 1,000 of them,
 //            `hop -e '!wait'` (wall and CPU) and `hop -e 'CREATE MATERIALIZED VIEW ...'`; the
@@ -250,8 +250,8 @@ std::vector<StoredObject> ObjectsAfter(Database& db, int64_t after) {
   Statement keys(db.handle(), "SELECT key FROM object_keys WHERE object_id = ?");
   st.Bind(1, after);
   while (st.Step()) {
-    StoredObject o{st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6),
-                   {},         {},         {}};
+    StoredObject o{st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5),
+                   st.Text(6), {},         {},         {}};
     labels.Bind(1, st.Int(0));
     while (labels.Step()) o.labels.emplace_back(labels.Text(0), labels.Text(1));
     labels.Reset();
@@ -663,9 +663,9 @@ std::string CommitScript(const Template& t, long i) {
     }
     for (const auto& key : copy.keys) {
       sql += "INSERT INTO object_keys (key, object_id) SELECT " + SqlQuote(key) +
-             ", id FROM objects WHERE grp = " + SqlQuote(copy.grp) + " AND kind = " +
-             SqlQuote(copy.kind) + " AND namespace = " + SqlQuote(copy.ns) + " AND name = " +
-             name + ";\n";
+             ", id FROM objects WHERE grp = " + SqlQuote(copy.grp) +
+             " AND kind = " + SqlQuote(copy.kind) + " AND namespace = " + SqlQuote(copy.ns) +
+             " AND name = " + name + ";\n";
     }
     sql +=
         "INSERT INTO events (revision, type, grp, kind, namespace, name, body) VALUES ("

@@ -233,8 +233,7 @@ Result<BoundStatementPtr> BindCreateTrigger(const catalog::Catalog& cat,
   bound->target = target;
   bound->path = bound->schema->Path();
   bound->path.push_back(target->name);
-  bound->database =
-      target->kind == catalog::ObjectKind::kTable ? target->database : "";
+  bound->database = target->kind == catalog::ObjectKind::kTable ? target->database : "";
   if (ct.schedule) {
     auto cron = CronSchedule::Parse(*ct.schedule);
     if (!cron.ok()) {

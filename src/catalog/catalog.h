@@ -68,7 +68,7 @@ struct Table {
   // How the local engine reads the rows, when an adapter serves them (demo and system tables);
   // null for tables it reads natively (local) or cannot read (declared tables of other systems).
   std::shared_ptr<const TableSource> source;
-  std::string sql;                               // views: the query, in hop's SQL
+  std::string sql;       // views: the query, in hop's SQL
   std::string resource;  // the Table or View resource it comes from, "" if none
   // The primary key the table's system keeps, when its adapter reads it (PostgreSQL tables): the
   // columns (hop's names, in key order) and the key's name there; empty otherwise.
@@ -263,7 +263,7 @@ class Catalog {
   mutable std::set<std::string> fetched_schemas_;
   std::set<std::string> hidden_;            // schema keys Retain refused
   std::set<std::string> hidden_databases_;  // and the Databases of those schemas
-  mutable Status fetch_status_;   // the first failed read of a lookup; Resolve reports it
+  mutable Status fetch_status_;             // the first failed read of a lookup; Resolve reports it
   // Catalogs whose schemas are found on demand, and the schemas found so far (by the key of
   // schemas_; node-stable, so pointers stay valid). Guarded by discovered_mu_.
   struct LazyCatalog {
@@ -278,8 +278,7 @@ class Catalog {
   std::string default_schema_ = kDefaultSchema;
   std::string namespace_name_;
   // Where each Table and View resource is: (kind, name) -> (schema key, table name).
-  mutable std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>>
-      index_;
+  mutable std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> index_;
   int64_t revision_ = 0;
   std::unique_ptr<std::atomic<bool>> consulted_ = std::make_unique<std::atomic<bool>>(false);
   void Consulted() const { consulted_->store(true, std::memory_order_relaxed); }

@@ -4,26 +4,23 @@
 // and its only catch-all.
 #include "operator/controller.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <condition_variable>
+#include <cstdio>
 #include <exception>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 #include <tuple>
-
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "common/files.h"
 #include "common/log.h"
@@ -485,8 +482,8 @@ struct Manager::Impl {
   std::condition_variable timer_cv;  // wakes the resync timer and paused watch threads
   bool started = false;
   bool stopping = false;
-  bool checkpointed = false;  // Stop wrote the checkpoint (under stop_mu)
-  bool resumed = false;       // Start resumed from a checkpoint
+  bool checkpointed = false;         // Stop wrote the checkpoint (under stop_mu)
+  bool resumed = false;              // Start resumed from a checkpoint
   std::vector<std::thread> threads;  // written by Start, joined by Stop (under stop_mu)
 };
 
@@ -529,8 +526,8 @@ Status Manager::Start() {
     for (auto& w : m.watched) w->revision = c->revision;
     const SystemTime now = m.options.clock->Now();
     for (const auto& [request, when] : c->requests) {
-      m.queue.AddAfter(request, std::chrono::duration_cast<Duration>(std::max(
-                                    SystemTime::duration(0), when - now)));
+      m.queue.AddAfter(request, std::chrono::duration_cast<Duration>(
+                                    std::max(SystemTime::duration(0), when - now)));
     }
     m.resumed = true;
     log::Debug("controller: resumed from revision {} with {} requests", c->revision,

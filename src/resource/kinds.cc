@@ -261,8 +261,8 @@ namespace {
 // Whether `r` may have work pending (kMayBeBusyKey): it has a status, or carries `marker` (a
 // label or an annotation).
 bool MayBeBusy(const Resource& r, std::string_view marker, bool annotation) {
-  if (const Json* status = r.status(); status != nullptr && status->is_object() &&
-                                       !status->empty()) {
+  if (const Json* status = r.status();
+      status != nullptr && status->is_object() && !status->empty()) {
     return true;
   }
   const auto marks = annotation ? r.annotations() : r.labels();
@@ -283,25 +283,24 @@ std::vector<std::string> ViewIndexKeys(const Resource& r) {
 
 const KindInfo& ViewKind::Info() {
   static const KindInfo info = [] {
-    KindInfo i =
-      KindBuilder("View", "views", {}, "A SQL view, plain or materialised.")
-          .Add(kView)
-          .Add(kSql)
-          .Add(kSchema)
-          .Add(kCatalog)
-          .Add(kMaterialized)
-          .Add(kSchedule)
-          .Add(kOptions)
-          .Add(kPaused)
-          .Add(kWatermark)
-          .Add(kTimestamp)
-          .Add(kPendingFires)
-          .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
-          .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
-          .Column("VIEW", "string", ".spec.view", "View name.")
-          .Column("WATERMARK", "string", ".status.watermark", "Completeness watermark.",
-                  "date-time")
-          .Build();
+    KindInfo i = KindBuilder("View", "views", {}, "A SQL view, plain or materialised.")
+                     .Add(kView)
+                     .Add(kSql)
+                     .Add(kSchema)
+                     .Add(kCatalog)
+                     .Add(kMaterialized)
+                     .Add(kSchedule)
+                     .Add(kOptions)
+                     .Add(kPaused)
+                     .Add(kWatermark)
+                     .Add(kTimestamp)
+                     .Add(kPendingFires)
+                     .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
+                     .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
+                     .Column("VIEW", "string", ".spec.view", "View name.")
+                     .Column("WATERMARK", "string", ".status.watermark", "Completeness watermark.",
+                             "date-time")
+                     .Build();
     i.index_keys = &ViewIndexKeys;
     return i;
   }();
@@ -618,24 +617,23 @@ std::vector<std::string> TableIndexKeys(const Resource& r) {
 
 const KindInfo& TableKind::Info() {
   static const KindInfo info = [] {
-    KindInfo i =
-      KindBuilder("Table", "tables", {}, "A SQL table with connector configuration.")
-          .Add(kCatalog)
-          .Add(kSchema)
-          .Add(kTable)
-          .Add(kDatabase)
-          .Add(kColumns)
-          .Add(kOptions)
-          .Add(kReady)
-          .Add(kMessage)
-          .Add(kWatermark)
-          .Add(kPendingFires)
-          .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
-          .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
-          .Column("TABLE", "string", ".spec.table", "Table name.")
-          .Column("DATABASE", "string", ".spec.database", "Database name.")
-          .Column("READY", "boolean", ".status.ready", "Whether the table is ready.")
-          .Build();
+    KindInfo i = KindBuilder("Table", "tables", {}, "A SQL table with connector configuration.")
+                     .Add(kCatalog)
+                     .Add(kSchema)
+                     .Add(kTable)
+                     .Add(kDatabase)
+                     .Add(kColumns)
+                     .Add(kOptions)
+                     .Add(kReady)
+                     .Add(kMessage)
+                     .Add(kWatermark)
+                     .Add(kPendingFires)
+                     .Column("CATALOG", "string", ".spec.catalog", "Catalog name.")
+                     .Column("SCHEMA", "string", ".spec.schema", "Schema name.")
+                     .Column("TABLE", "string", ".spec.table", "Table name.")
+                     .Column("DATABASE", "string", ".spec.database", "Database name.")
+                     .Column("READY", "boolean", ".status.ready", "Whether the table is ready.")
+                     .Build();
     i.index_keys = &TableIndexKeys;
     return i;
   }();
@@ -790,8 +788,8 @@ const Json* PrinterColumnValue(const Json& doc, std::string_view path) {
   size_t pos = 1;
   while (pos <= path.size()) {
     const size_t dot = path.find('.', pos);
-    const std::string key(path.substr(pos, dot == std::string_view::npos ? std::string_view::npos
-                                                                          : dot - pos));
+    const std::string key(
+        path.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos));
     if (!cur->is_object()) return nullptr;
     auto it = cur->find(key);
     if (it == cur->end()) return nullptr;

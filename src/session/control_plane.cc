@@ -243,9 +243,10 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
   }
   // Only views and tables with a status, a watermark policy or a fill can have work pending
   // (their index key says which: resource::kMayBeBusyKey); plain declarations are not read.
-  HOP_ASSIGN_OR_RETURN(store::ListResult views,
-                       store.List({resource::ViewKind::Info().group_kind(), "", {},
-                                   std::string(resource::kMayBeBusyKey)}));
+  HOP_ASSIGN_OR_RETURN(
+      store::ListResult views,
+      store.List(
+          {resource::ViewKind::Info().group_kind(), "", {}, std::string(resource::kMayBeBusyKey)}));
   for (const resource::Resource& view : views.items) {
     const std::string key = view.namespace_name() + "/" + view.name();
     if (auto refresh = op::PendingRefresh(view)) busy.push_back("View " + key + ": " + *refresh);
@@ -279,7 +280,9 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
     }
   }
   HOP_ASSIGN_OR_RETURN(store::ListResult tables,
-                       store.List({resource::TableKind::Info().group_kind(), "", {},
+                       store.List({resource::TableKind::Info().group_kind(),
+                                   "",
+                                   {},
                                    std::string(resource::kMayBeBusyKey)}));
   for (const resource::Resource& table : tables.items) {
     if (auto fill = op::PendingFill(table)) {
