@@ -721,9 +721,33 @@ KindInfo External(std::string group, std::string version, std::string kind, std:
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string> JobIndexKeys(const Resource& r) {
+  const Json* status = r.status();
+  if (status != nullptr && status->is_object()) {
+    auto conditions = status->find("conditions");
+    if (conditions != status->end() && conditions->is_array()) {
+      for (const Json& c : *conditions) {
+        if (!c.is_object()) continue;
+        const std::string type = c.value("type", "");
+        if ((type == "Complete" || type == "Failed") && c.value("status", "") == "True") return {};
+      }
+    }
+  }
+  return {std::string(kUnfinishedJobKey)};
+}
+
+KindInfo WithKeys(KindInfo info, std::vector<std::string> (*keys)(const Resource&)) {
+  info.index_keys = keys;
+  return info;
+}
+
+}  // namespace
+
 const std::vector<const KindInfo*>& ExternalKinds() {
   static const std::vector<KindInfo> storage = {
-      External("batch", "v1", "Job", "jobs", {}, true),
+      WithKeys(External("batch", "v1", "Job", "jobs", {}, true), &JobIndexKeys),
       External("", "v1", "ConfigMap", "configmaps", {"cm"}, false),
       External("", "v1", "Secret", "secrets", {}, false),
       External("", "v1", "Namespace", "namespaces", {"ns"}, true, /*namespaced=*/false),

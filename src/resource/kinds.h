@@ -238,6 +238,10 @@ inline constexpr std::string_view kWatermarkPolicyLabel = "hop.dev/watermark";
 // watermark policy (kWatermarkPolicyLabel) or a fill query (kFillAnnotation). The others are
 // plain declarations with nothing to wait for, which a look for pending work can skip.
 inline constexpr std::string_view kMayBeBusyKey = R"(["may-be-busy"])";
+// The index key of a batch/v1 Job that has not finished (no Complete or Failed condition with
+// status True, as runtime::JobFinished reads it): the runner and a look for pending work read
+// those, not every finished Job the store keeps.
+inline constexpr std::string_view kUnfinishedJobKey = R"(["unfinished-job"])";
 
 // A table declared with CREATE TABLE in a database hop cannot read a schema from (Kafka, Venice,
 // an Iceberg catalog, ...): its columns, so that planning works offline.

@@ -37,6 +37,7 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/redact.h"
+#include "resource/kinds.h"
 #include "common/strings.h"
 #include "runtime/job_model.h"
 #include "runtime/process.h"
@@ -997,8 +998,10 @@ struct JobRunner::Impl {
   // Adopts or records the attempts the store says are running, and kills processes left by Jobs
   // that are gone. Called by Start().
   Status AdoptLocked() {
+    // Finished Jobs have nothing to adopt or start: only the others are read.
     store::ListOptions list;
     list.kind = kJobKind;
+    list.index_key = std::string(resource::kUnfinishedJobKey);
     HOP_ASSIGN_OR_RETURN(auto jobs, store.List(list));
     // The Jobs that have not started yet are queued, oldest first: they start as slots allow,
     // whether or not something Syncs them again (a Job that waited when the last runner stopped

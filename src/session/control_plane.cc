@@ -306,7 +306,8 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
                      " is retried: " + TableProvisionJobKind::kMessage.Get(job).value_or(""));
     }
   }
-  HOP_ASSIGN_OR_RETURN(store::ListResult jobs, store.List({kJob, "", {}}));
+  HOP_ASSIGN_OR_RETURN(store::ListResult jobs,
+                       store.List({kJob, "", {}, std::string(resource::kUnfinishedJobKey)}));
   for (const resource::Resource& job : jobs.items) {
     if (runtime::JobFinished(job)) continue;
     const Json* spec = job.spec();

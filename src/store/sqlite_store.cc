@@ -453,7 +453,9 @@ class SqliteStore::Impl {
     HOP_ASSIGN_OR_RETURN(int64_t version, ReadMeta("keys"));
     if (version == kIndexKeysVersion) return Status::OK();
     HOP_RETURN_IF_ERROR(db_.Exec("DELETE FROM object_keys"));
-    for (const KindInfo* info : resource::HopKinds()) {
+    std::vector<const KindInfo*> kinds = resource::HopKinds();
+    kinds.insert(kinds.end(), resource::ExternalKinds().begin(), resource::ExternalKinds().end());
+    for (const KindInfo* info : kinds) {
       if (info->index_keys == nullptr) continue;
       HOP_ASSIGN_OR_RETURN(auto query,
                            db_.Prepare("SELECT id, body FROM objects WHERE grp = ? AND kind = ?"));

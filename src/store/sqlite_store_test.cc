@@ -503,6 +503,22 @@ TEST_F(SqliteStoreTest, ListsByIndexKey) {
   with_status->set_status(Json::object());
   ASSERT_TRUE(store_->UpdateStatus(*with_status).ok());
   EXPECT_TRUE(NamesWithKey(*store_, busy).empty());
+  // A Job is listed as unfinished until a Complete or Failed condition holds.
+  Resource job(Json::parse(R"({"apiVersion": "batch/v1", "kind": "Job",
+                               "metadata": {"name": "run", "namespace": "default"}, "spec": {}})"));
+  MustCreate(job);
+  ListOptions unfinished(GroupKind{"batch", "Job"}, "default");
+  unfinished.index_key = std::string(resource::kUnfinishedJobKey);
+  ASSERT_EQ(store_->List(unfinished)->items.size(), 1u);
+  auto running = store_->Get({{"batch", "Job"}, "default", "run"});
+  ASSERT_TRUE(running.ok());
+  running->set_status(Json::parse(R"({"conditions": [{"type": "Complete", "status": "False"}]})"));
+  ASSERT_TRUE(store_->UpdateStatus(*running).ok());
+  EXPECT_EQ(store_->List(unfinished)->items.size(), 1u);
+  running = store_->Get({{"batch", "Job"}, "default", "run"});
+  running->set_status(Json::parse(R"({"conditions": [{"type": "Complete", "status": "True"}]})"));
+  ASSERT_TRUE(store_->UpdateStatus(*running).ok());
+  EXPECT_TRUE(store_->List(unfinished)->items.empty());
   // A kind without keys has none to list by.
   ListOptions maps(kConfigMap, "");
   maps.index_key = ViewKind::SchemaKey("", "ADS");
