@@ -93,7 +93,8 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.subscriptions = std::make_unique<op::SubscriptionReconciler>(store);
 
   // A pipeline looks at its elements again when one of the kinds pipelines are usually made of
-  // changes (each watched kind is a watch: the list is kept short), and every minute until ready.
+  // changes (each watched kind is a watch: the list is kept short), and every minute while an
+  // element this control plane acts on is not ready.
   std::vector<std::pair<store::GroupKind, op::EventMapper>> elements;
   for (const store::GroupKind& kind :
        {kJob, store::GroupKind{"flink.apache.org", "FlinkSessionJob"},
