@@ -722,8 +722,7 @@ void Catalog::Fetch(const Schema& schema, const std::string& name) const {
 
 void Catalog::FetchSchema(const std::string& catalog, const std::string& name) const {
   // The schemas Table resources make in a catalog of schemas, and those views name.
-  if (auto lazy = catalog_discovery_.find(catalog);
-      lazy != catalog_discovery_.end() && !catalog.empty()) {
+  if (auto lazy = catalog_discovery_.find(catalog); lazy != catalog_discovery_.end()) {
     store::ListOptions list{TableKind::Info().group_kind(), namespace_name_, {}};
     list.index_key = TableKind::SchemaKey(lazy->second.base.database, name);
     AddFetched(store_->List(list), /*tables=*/true);

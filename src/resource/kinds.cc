@@ -2,6 +2,7 @@
 // handles that read and write them.
 #include "resource/kinds.h"
 
+#include <algorithm>
 #include <cassert>
 #include <nlohmann/json.hpp>
 
@@ -724,17 +725,7 @@ KindInfo External(std::string group, std::string version, std::string kind, std:
 namespace {
 
 std::vector<std::string> JobIndexKeys(const Resource& r) {
-  const Json* status = r.status();
-  if (status != nullptr && status->is_object()) {
-    auto conditions = status->find("conditions");
-    if (conditions != status->end() && conditions->is_array()) {
-      for (const Json& c : *conditions) {
-        if (!c.is_object()) continue;
-        const std::string type = c.value("type", "");
-        if ((type == "Complete" || type == "Failed") && c.value("status", "") == "True") return {};
-      }
-    }
-  }
+  if (BatchJobFinished(r)) return {};
   return {std::string(kUnfinishedJobKey)};
 }
 
@@ -744,6 +735,24 @@ KindInfo WithKeys(KindInfo info, std::vector<std::string> (*keys)(const Resource
 }
 
 }  // namespace
+
+bool BatchJobConditionTrue(const Resource& job, std::string_view type) {
+  const Json* status = job.status();
+  if (status == nullptr || !status->is_object()) return false;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return false;
+  auto is = [](const Json& c, const char* key, std::string_view want) {
+    auto it = c.find(key);
+    return it != c.end() && it->is_string() && it->get<std::string>() == want;
+  };
+  return std::any_of(conditions->begin(), conditions->end(), [&](const Json& c) {
+    return c.is_object() && is(c, "type", type) && is(c, "status", "True");
+  });
+}
+
+bool BatchJobFinished(const Resource& job) {
+  return BatchJobConditionTrue(job, "Complete") || BatchJobConditionTrue(job, "Failed");
+}
 
 const std::vector<const KindInfo*>& ExternalKinds() {
   static const std::vector<KindInfo> storage = {

@@ -238,10 +238,13 @@ inline constexpr std::string_view kWatermarkPolicyLabel = "hop.dev/watermark";
 // watermark policy (kWatermarkPolicyLabel) or a fill query (kFillAnnotation). The others are
 // plain declarations with nothing to wait for, which a look for pending work can skip.
 inline constexpr std::string_view kMayBeBusyKey = R"(["may-be-busy"])";
-// The index key of a batch/v1 Job that has not finished (no Complete or Failed condition with
-// status True, as runtime::JobFinished reads it): the runner and a look for pending work read
-// those, not every finished Job the store keeps.
+// The index key of a batch/v1 Job that has not finished (BatchJobFinished is false): the
+// runner and a look for pending work read those, not every finished Job the store keeps.
 inline constexpr std::string_view kUnfinishedJobKey = R"(["unfinished-job"])";
+// Whether a batch/v1 Job's status has the condition `type` with status True.
+bool BatchJobConditionTrue(const Resource& job, std::string_view type);
+// Whether a batch/v1 Job has finished: its Complete or Failed condition is True.
+bool BatchJobFinished(const Resource& job);
 
 // A table declared with CREATE TABLE in a database hop cannot read a schema from (Kafka, Venice,
 // an Iceberg catalog, ...): its columns, so that planning works offline.

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "resource/kinds.h"
+
 namespace hop::runtime {
 namespace {
 
@@ -196,17 +198,12 @@ std::optional<SystemTime> DeadlineOf(const resource::Resource& job) {
   return *start + std::chrono::seconds(seconds->get<int64_t>());
 }
 
+// One reading of a Job's conditions, which the store's index key (kUnfinishedJobKey) shares.
 bool ConditionTrue(const resource::Resource& job, std::string_view type) {
-  const Json* conditions = Member(job.status(), "conditions");
-  if (conditions == nullptr || !conditions->is_array()) return false;
-  return std::any_of(conditions->begin(), conditions->end(), [&](const Json& c) {
-    return StringOr(&c, "type") == type && StringOr(&c, "status") == "True";
-  });
+  return resource::BatchJobConditionTrue(job, type);
 }
 
-bool JobFinished(const resource::Resource& job) {
-  return ConditionTrue(job, kComplete) || ConditionTrue(job, kFailed);
-}
+bool JobFinished(const resource::Resource& job) { return resource::BatchJobFinished(job); }
 
 void SetCondition(Json& status, std::string_view type, std::string_view reason,
                   std::string_view message, SystemTime now) {
