@@ -51,6 +51,7 @@
 #include "common/issues.h"
 #include "common/limits.h"
 #include "common/time.h"
+#include "resource/json_parse.h"
 #include "resource/kinds.h"
 #include "resource/validation.h"
 #include "store/sqlite.h"
@@ -545,7 +546,7 @@ class SqliteStore::Impl {
   }
 
   Result<Resource> Decode(std::string_view body) {
-    Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+    Json j = resource::ParseJsonOrDiscarded(body);
     if (j.is_discarded()) {
       return Status::Internal(fmt::format("{}: a stored object is not valid JSON", path_));
     }
