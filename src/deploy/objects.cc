@@ -102,4 +102,12 @@ Result<std::vector<std::string>> Dependents(store::Store& store, const std::stri
 
 std::string ViewLabelValue(std::string_view name) { return resource::DependencyLabelValue(name); }
 
+void SetTriggerCreationVariables(tmpl::Environment& env, const std::string& trigger,
+                                 const std::string& job_template, const catalog::Schema& schema,
+                                 const std::vector<std::string>& path) {
+  env.Set("name", trigger).Set("trigger", trigger).Set("job", job_template);
+  env.Set("path", Join(path, ".")).Set("table", path.back()).Set("schema", schema.name);
+  if (!schema.catalog.empty()) env.Set("catalog", schema.catalog);
+}
+
 }  // namespace hop::deploy

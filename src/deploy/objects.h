@@ -13,6 +13,7 @@
 #include "sql/ast/identifier.h"
 #include "sql/ast/statement.h"
 #include "store/store.h"
+#include "template/template.h"
 
 namespace hop::deploy {
 
@@ -33,6 +34,14 @@ std::string ViewLabelValue(std::string_view name);
 // unless `sinks` is null.
 void SetDependencies(resource::Resource& object, const std::vector<std::string>& sources,
                      const std::vector<std::string>* sinks);
+
+// Sets, over what `env` holds (a CREATE TRIGGER's options), what a trigger's JobTemplate is
+// rendered with when the trigger is created: the trigger's and template's names and its target
+// table's path, schema and catalog. What only a fire knows (timestamp, watermark, job
+// properties) is left for the fire (trigger_fires.h).
+void SetTriggerCreationVariables(tmpl::Environment& env, const std::string& trigger,
+                                 const std::string& job_template, const catalog::Schema& schema,
+                                 const std::vector<std::string>& path);
 
 // The Pipelines and TableTriggers of `ns` that depend on the table `identifier` (compatibility.md
 // §5.8), named `pipeline/x (owned by View/x)`, leaving out those owned by `self_kind/self_name`.

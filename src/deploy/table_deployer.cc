@@ -242,9 +242,7 @@ Status DeclareOfflineTrigger(const std::string& leaf, const Tier& offline, const
   // The job, rendered as CREATE TRIGGER renders it: what fires fill in is left for then.
   const std::string yaml = resource::JobTemplateKind::kYaml.Get(*job_template).value_or("");
   tmpl::Environment env;
-  env.Set("name", name).Set("trigger", name).Set("job", job_template->name());
-  env.Set("path", Join(offline.path, ".")).Set("table", leaf).Set("schema", offline.schema->name);
-  if (!offline.schema->catalog.empty()) env.Set("catalog", offline.schema->catalog);
+  SetTriggerCreationVariables(env, name, job_template->name(), *offline.schema, offline.path);
   std::vector<tmpl::Deferred> deferred;
   tmpl::SkipReason why;
   auto rendered = tmpl::RenderPartial(yaml, env, &deferred, &why);

@@ -87,10 +87,8 @@ Status TriggerDeployer::Specify(const binder::BoundStatement& statement, Batch& 
   if (yaml.empty()) return Status::InvalidArgument(where + ": the template has no yaml");
   tmpl::Environment env;
   for (const sql::Option& o : ct.options.items) env.Set(o.key, o.value);
-  env.Set("name", name).Set("trigger", name).Set("job", template_name);
+  SetTriggerCreationVariables(env, name, template_name, *schema, path);
   if (ct.schedule) env.Set("schedule", *ct.schedule);
-  env.Set("path", Join(path, ".")).Set("table", path.back()).Set("schema", schema->name);
-  if (!schema->catalog.empty()) env.Set("catalog", schema->catalog);
   std::vector<tmpl::Deferred> deferred;
   tmpl::SkipReason why;
   auto rendered = tmpl::RenderPartial(yaml, env, &deferred, &why);
