@@ -2,7 +2,9 @@
 // Error (never a crash, a hang or another error), every parsed document emits to YAML that
 // parses back to the same document, and the documents' compact JSON stays within the bound that
 // yaml.h documents: kMaxJsonBytesPerTextByte per byte of text plus what aliases may copy
-// (HOP_MAX_EXPANDED_BYTES, set small here so that the alias bound is reached).
+// (HOP_MAX_EXPANDED_BYTES, set small here so that the alias bound is reached). The fast JSON
+// parser of stored objects (resource/json_parse.h) gives Json::parse's document whenever it gives
+// one, and refuses nothing Json::parse accepts but what it leaves to it.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +12,7 @@
 #include <string_view>
 
 #include "common/limits.h"
+#include "resource/json_parse.h"
 #include "resource/yaml.h"
 
 namespace {
@@ -57,5 +60,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto json = hop::ParseJson(text, "fuzz");
   if (json.ok()) (void)hop::EmitJson(*json, 2);
+  if (auto fast = hop::resource::FastParseJson(text)) {
+    const auto theirs = nlohmann::ordered_json::parse(text, nullptr, false);
+    // Dumps compare number spellings too (1 and 1.0 dump differently).
+    if (theirs.is_discarded() || fast->dump() != theirs.dump()) {
+      std::fprintf(stderr, "the fast JSON parser differs from Json::parse\n");
+      std::abort();
+    }
+  }
   return 0;
 }

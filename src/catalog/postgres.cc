@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <libpq-fe.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <mutex>
 #include <optional>
 
+#include "catalog/libpq.h"
 #include "common/redact.h"
 #include "common/strings.h"
 #include "sql/ast/statements.h"
@@ -119,11 +119,11 @@ Status SetPassword(PostgresConfig& c, std::string value) {
 // ---- libpq handles ----
 
 struct ResultCloser {
-  void operator()(PGresult* r) const { PQclear(r); }
+  void operator()(PGresult* r) const { Pq().PQclear(r); }
 };
 using PgResult = std::unique_ptr<PGresult, ResultCloser>;
 struct ConnCloser {
-  void operator()(PGconn* c) const { PQfinish(c); }
+  void operator()(PGconn* c) const { Pq().PQfinish(c); }
 };
 using PgConn = std::unique_ptr<PGconn, ConnCloser>;
 
@@ -146,10 +146,10 @@ std::string OneLine(const char* text) {
 
 // The server's message of a failed result: its primary message, and its detail when it has one.
 std::string ServerMessage(const PGresult* r, PGconn* conn) {
-  const char* primary = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
-  if (primary == nullptr) return OneLine(conn ? PQerrorMessage(conn) : "no answer");
+  const char* primary = r ? Pq().PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+  if (primary == nullptr) return OneLine(conn ? Pq().PQerrorMessage(conn) : "no answer");
   std::string out = primary;
-  if (const char* detail = PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL)) {
+  if (const char* detail = Pq().PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL)) {
     out += fmt::format(" ({})", detail);
   }
   return out;
@@ -194,8 +194,8 @@ class Pool {
         it->second.pop_back();
         // What the server sent while the connection sat idle (it ends a connection it
         // terminates with a message, then closes it): such a connection is not handed out.
-        if (PQconsumeInput(c.get()) == 1 && PQstatus(c.get()) == CONNECTION_OK &&
-            !PQisBusy(c.get())) {
+        if (Pq().PQconsumeInput(c.get()) == 1 && Pq().PQstatus(c.get()) == CONNECTION_OK &&
+            !Pq().PQisBusy(c.get())) {
           reused = true;
           return c;
         }
@@ -231,10 +231,11 @@ class Pool {
       std::lock_guard<std::mutex> lock(mu_);
       ++attempts_;
     }
-    PgConn c(PQconnectdbParams(keys.data(), values.data(), 0));
+    HOP_RETURN_IF_ERROR(LoadLibPq().status());
+    PgConn c(Pq().PQconnectdbParams(keys.data(), values.data(), 0));
     if (c == nullptr) return Status::Unavailable(fmt::format("{}: out of memory", e.Name()));
-    if (PQstatus(c.get()) != CONNECTION_OK) {
-      std::string message = RedactSecrets(OneLine(PQerrorMessage(c.get())));
+    if (Pq().PQstatus(c.get()) != CONNECTION_OK) {
+      std::string message = RedactSecrets(OneLine(Pq().PQerrorMessage(c.get())));
       // The server's message never holds the password; make sure of it.
       if (!password.empty()) {
         for (size_t at = message.find(password); at != std::string::npos;
@@ -246,7 +247,7 @@ class Pool {
           fmt::format("{} ({}): cannot connect to PostgreSQL: {}", e.Name(), e.url, message));
     }
     // The server's notices (`table ... does not exist, skipping`) are not hop's output.
-    PQsetNoticeProcessor(
+    Pq().PQsetNoticeProcessor(
         c.get(), [](void*, const char*) {}, nullptr);
     std::lock_guard<std::mutex> lock(mu_);
     ++open_;
@@ -257,7 +258,7 @@ class Pool {
   void Release(const std::string& key, PgConn c) {
     if (!c) return;
     std::lock_guard<std::mutex> lock(mu_);
-    if (PQstatus(c.get()) != CONNECTION_OK || PQtransactionStatus(c.get()) != PQTRANS_IDLE ||
+    if (Pq().PQstatus(c.get()) != CONNECTION_OK || Pq().PQtransactionStatus(c.get()) != PQTRANS_IDLE ||
         idle_[key].size() >= kIdlePerKey) {
       --open_;
       c.reset();
@@ -318,9 +319,9 @@ class Lease {
 // Whether a statement failed because the server had ended the connection (a restart, a
 // terminated backend): libpq may not have seen the close yet, but the server said why.
 bool Dropped(PGconn* conn, const PGresult* r) {
-  if (PQstatus(conn) == CONNECTION_BAD) return true;
-  if (r == nullptr || PQresultStatus(r) != PGRES_FATAL_ERROR) return false;
-  const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  if (Pq().PQstatus(conn) == CONNECTION_BAD) return true;
+  if (r == nullptr || Pq().PQresultStatus(r) != PGRES_FATAL_ERROR) return false;
+  const char* state = Pq().PQresultErrorField(r, PG_DIAG_SQLSTATE);
   if (state == nullptr) return false;
   const std::string_view code = state;
   return code.rfind("57P", 0) == 0 || code.rfind("08", 0) == 0;  // shutdown, connection
@@ -332,12 +333,12 @@ bool Dropped(PGconn* conn, const PGresult* r) {
 PgResult ExecParams(PGconn* conn, const std::string& sql, const std::vector<std::string>& params) {
   std::vector<const char*> values;
   for (const auto& p : params) values.push_back(p.c_str());
-  return PgResult(PQexecParams(conn, sql.c_str(), static_cast<int>(values.size()), nullptr,
+  return PgResult(Pq().PQexecParams(conn, sql.c_str(), static_cast<int>(values.size()), nullptr,
                                values.data(), nullptr, nullptr, 0));
 }
 
 bool Succeeded(const PgResult& r) {
-  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  const ExecStatusType st = r ? Pq().PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
   return st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK || st == PGRES_COPY_IN;
 }
 
@@ -359,8 +360,8 @@ Result<PgResult> Run(const Endpoint& e, const std::string& sql,
 }
 
 std::optional<std::string> Cell(const PGresult* r, int row, int col) {
-  if (PQgetisnull(r, row, col)) return std::nullopt;
-  return std::string(PQgetvalue(r, row, col), static_cast<size_t>(PQgetlength(r, row, col)));
+  if (Pq().PQgetisnull(r, row, col)) return std::nullopt;
+  return std::string(Pq().PQgetvalue(r, row, col), static_cast<size_t>(Pq().PQgetlength(r, row, col)));
 }
 
 // ---- SQL as statement ASTs, printed in the PostgreSQL dialect ----
@@ -576,21 +577,21 @@ class PgRowCursor : public RowCursor {
     // Stopped early (LIMIT, an error above): cancel the query and read what is left, so that
     // the connection can serve another; if that fails it is not reused.
     PGconn* conn = lease_.get();
-    if (PGcancel* cancel = PQgetCancel(conn)) {
+    if (PGcancel* cancel = Pq().PQgetCancel(conn)) {
       char buf[256];
-      PQcancel(cancel, buf, sizeof buf);
-      PQfreeCancel(cancel);
+      Pq().PQcancel(cancel, buf, sizeof buf);
+      Pq().PQfreeCancel(cancel);
     }
-    while (PGresult* r = PQgetResult(conn)) PQclear(r);
-    if (PQstatus(conn) != CONNECTION_OK || PQtransactionStatus(conn) != PQTRANS_IDLE) {
+    while (PGresult* r = Pq().PQgetResult(conn)) Pq().PQclear(r);
+    if (Pq().PQstatus(conn) != CONNECTION_OK || Pq().PQtransactionStatus(conn) != PQTRANS_IDLE) {
       lease_.Discard();
     }
   }
 
   Result<bool> Next(Row& row) override {
     if (done_) return false;
-    PgResult r = first_ ? std::move(first_) : PgResult(PQgetResult(lease_.get()));
-    const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+    PgResult r = first_ ? std::move(first_) : PgResult(Pq().PQgetResult(lease_.get()));
+    const ExecStatusType st = r ? Pq().PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (st == PGRES_SINGLE_TUPLE) {
       row.assign(width_, std::nullopt);
       for (size_t i = 0; i < slots_.size(); ++i) {
@@ -602,7 +603,7 @@ class PgRowCursor : public RowCursor {
     }
     done_ = true;
     std::string message = st == PGRES_TUPLES_OK ? "" : ServerMessage(r.get(), lease_.get());
-    while (PGresult* rest = PQgetResult(lease_.get())) PQclear(rest);
+    while (PGresult* rest = Pq().PQgetResult(lease_.get())) Pq().PQclear(rest);
     if (st == PGRES_TUPLES_OK) return false;
     return Status::ExecutionError(fmt::format("{}: PostgreSQL: {}", endpoint_->Name(), message));
   }
@@ -666,15 +667,15 @@ class PgSource : public TableSource {
       bool reused = false;
       HOP_ASSIGN_OR_RETURN(PgConn conn, Pool::Get().Acquire(*endpoint_, reused));
       Lease lease(endpoint_->key, std::move(conn));
-      if (PQsendQueryParams(lease.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
+      if (Pq().PQsendQueryParams(lease.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
                             values.data(), nullptr, nullptr, 0) == 1) {
         // Rows stream one at a time, never all held at once.
-        PQsetSingleRowMode(lease.get());
-        PgResult first(PQgetResult(lease.get()));
+        Pq().PQsetSingleRowMode(lease.get());
+        PgResult first(Pq().PQgetResult(lease.get()));
         if (reused && attempt == 0 && Dropped(lease.get(), first.get())) {
           // The server had ended the connection (a restart) while it sat in the pool.
           first.reset();
-          while (PGresult* rest = PQgetResult(lease.get())) PQclear(rest);
+          while (PGresult* rest = Pq().PQgetResult(lease.get())) Pq().PQclear(rest);
           lease.Discard();
           continue;
         }
@@ -682,9 +683,9 @@ class PgSource : public TableSource {
             std::make_unique<PgRowCursor>(endpoint_, std::move(lease), std::move(first),
                                           std::move(slots), std::move(booleans), columns_.size()));
       }
-      if (PQstatus(lease.get()) == CONNECTION_BAD && reused && attempt == 0) continue;
+      if (Pq().PQstatus(lease.get()) == CONNECTION_BAD && reused && attempt == 0) continue;
       return Status::ExecutionError(fmt::format("{}: PostgreSQL: {}", endpoint_->Name(),
-                                                OneLine(PQerrorMessage(lease.get()))));
+                                                OneLine(Pq().PQerrorMessage(lease.get()))));
     }
   }
 
@@ -809,21 +810,21 @@ Result<std::vector<FoundTable>> ReadTables(const Endpoint& e, const std::string&
   if (!names.empty()) params.push_back(ArrayValue(names));
   HOP_ASSIGN_OR_RETURN(PgResult r, Run(e, sql, params));
   std::vector<FoundTable> out;
-  for (int i = 0; i < PQntuples(r.get()); ++i) {
-    const std::string table = PQgetvalue(r.get(), i, 0);
+  for (int i = 0; i < Pq().PQntuples(r.get()); ++i) {
+    const std::string table = Pq().PQgetvalue(r.get(), i, 0);
     if (out.empty() || out.back().name != table) {
-      out.push_back({table, std::atof(PQgetvalue(r.get(), i, 7)), {}});
+      out.push_back({table, std::atof(Pq().PQgetvalue(r.get(), i, 7)), {}});
     }
     FoundColumn c;
-    c.name = PQgetvalue(r.get(), i, 1);
-    c.type.oid = static_cast<uint32_t>(std::strtoul(PQgetvalue(r.get(), i, 2), nullptr, 10));
-    c.type.typmod = static_cast<int32_t>(std::strtol(PQgetvalue(r.get(), i, 3), nullptr, 10));
+    c.name = Pq().PQgetvalue(r.get(), i, 1);
+    c.type.oid = static_cast<uint32_t>(std::strtoul(Pq().PQgetvalue(r.get(), i, 2), nullptr, 10));
+    c.type.typmod = static_cast<int32_t>(std::strtol(Pq().PQgetvalue(r.get(), i, 3), nullptr, 10));
     c.type.element_oid =
-        static_cast<uint32_t>(std::strtoul(PQgetvalue(r.get(), i, 4), nullptr, 10));
-    c.type.spelled = PQgetvalue(r.get(), i, 5);
-    c.not_null = std::string_view(PQgetvalue(r.get(), i, 6)) == "t";
-    if (!PQgetisnull(r.get(), i, 8)) c.key_position = std::atoi(PQgetvalue(r.get(), i, 8));
-    if (!PQgetisnull(r.get(), i, 9)) out.back().key_name = PQgetvalue(r.get(), i, 9);
+        static_cast<uint32_t>(std::strtoul(Pq().PQgetvalue(r.get(), i, 4), nullptr, 10));
+    c.type.spelled = Pq().PQgetvalue(r.get(), i, 5);
+    c.not_null = std::string_view(Pq().PQgetvalue(r.get(), i, 6)) == "t";
+    if (!Pq().PQgetisnull(r.get(), i, 8)) c.key_position = std::atoi(Pq().PQgetvalue(r.get(), i, 8));
+    if (!Pq().PQgetisnull(r.get(), i, 9)) out.back().key_name = Pq().PQgetvalue(r.get(), i, 9);
     out.back().columns.push_back(std::move(c));
   }
   return out;
@@ -962,7 +963,7 @@ class PgSchemas : public SchemaDiscovery {
                              "'pg\\_%' AND nspname <> 'information_schema' ORDER BY nspname",
                              {}));
     std::vector<std::string> names;
-    for (int i = 0; i < PQntuples(r.get()); ++i) names.push_back(PQgetvalue(r.get(), i, 0));
+    for (int i = 0; i < Pq().PQntuples(r.get()); ++i) names.push_back(Pq().PQgetvalue(r.get(), i, 0));
     remote_ = names;
     return names;
   }
@@ -1541,7 +1542,7 @@ struct PostgresTableWriter::State {
     merge.query->body = std::move(body);
     HOP_ASSIGN_OR_RETURN(std::string text, Print(merge));
     HOP_ASSIGN_OR_RETURN(PgResult r, Exec(text));
-    const int64_t merged = std::strtoll(PQcmdTuples(r.get()), nullptr, 10);
+    const int64_t merged = std::strtoll(Pq().PQcmdTuples(r.get()), nullptr, 10);
     sql::DropStatement drop;
     drop.object = sql::ObjectKind::kTable;
     drop.name = Target();
@@ -1557,10 +1558,10 @@ PostgresTableWriter::~PostgresTableWriter() {
   if (!state_ || state_->committed || state_->conn() == nullptr) return;
   PGconn* conn = state_->conn();
   if (state_->copying) {
-    PQputCopyEnd(conn, "the refresh stopped");
-    while (PGresult* r = PQgetResult(conn)) PQclear(r);
+    Pq().PQputCopyEnd(conn, "the refresh stopped");
+    while (PGresult* r = Pq().PQgetResult(conn)) Pq().PQclear(r);
   }
-  PQclear(PQexec(conn, "ROLLBACK"));  // the pool keeps the connection only if this worked
+  Pq().PQclear(Pq().PQexec(conn, "ROLLBACK"));  // the pool keeps the connection only if this worked
 }
 
 Result<std::unique_ptr<PostgresTableWriter>> PostgresTableWriter::Begin(const Schema& schema,
@@ -1575,8 +1576,8 @@ Result<std::unique_ptr<PostgresTableWriter>> PostgresTableWriter::Begin(const Sc
     bool reused = false;
     HOP_ASSIGN_OR_RETURN(PgConn conn, Pool::Get().Acquire(*state->endpoint, reused));
     state->lease = Lease(state->endpoint->key, std::move(conn));
-    PgResult r(PQexec(state->conn(), "BEGIN"));
-    if (r && PQresultStatus(r.get()) == PGRES_COMMAND_OK) break;
+    PgResult r(Pq().PQexec(state->conn(), "BEGIN"));
+    if (r && Pq().PQresultStatus(r.get()) == PGRES_COMMAND_OK) break;
     if (reused && attempt == 0 && Dropped(state->conn(), r.get())) {
       state->lease.Discard();
       continue;  // a connection the server ended while it was idle
@@ -1590,19 +1591,19 @@ Result<std::unique_ptr<PostgresTableWriter>> PostgresTableWriter::Begin(const Sc
                   "n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND "
                   "c.relkind IN ('r', 'p')",
                   {state->remote_schema, state->table}));
-  if (PQntuples(found.get()) == 0) {
+  if (Pq().PQntuples(found.get()) == 0) {
     return Status::NotFound(fmt::format("{}: PostgreSQL has no table {}.{} to write rows into",
                                         state->endpoint->Name(), state->remote_schema,
                                         state->table));
   }
-  const std::string oid = PQgetvalue(found.get(), 0, 0);
+  const std::string oid = Pq().PQgetvalue(found.get(), 0, 0);
   HOP_ASSIGN_OR_RETURN(
       PgResult key,
       state->Exec("SELECT a.attname FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a ON "
                   "a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = "
                   "$1::oid AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)",
                   {oid}));
-  for (int i = 0; i < PQntuples(key.get()); ++i) state->key.push_back(PQgetvalue(key.get(), i, 0));
+  for (int i = 0; i < Pq().PQntuples(key.get()); ++i) state->key.push_back(Pq().PQgetvalue(key.get(), i, 0));
   for (const std::string& k : state->key) {
     const auto names = state->ColumnNames();
     if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.name == k; })) {
@@ -1652,8 +1653,8 @@ Status PostgresTableWriter::StartCopy() {
 
 Status PostgresTableWriter::Write(std::string_view rows) {
   if (!state_->copying) return Status::Internal("PostgresTableWriter::Write before StartCopy");
-  if (PQputCopyData(state_->conn(), rows.data(), static_cast<int>(rows.size())) != 1) {
-    return state_->Error(OneLine(PQerrorMessage(state_->conn())));
+  if (Pq().PQputCopyData(state_->conn(), rows.data(), static_cast<int>(rows.size())) != 1) {
+    return state_->Error(OneLine(Pq().PQerrorMessage(state_->conn())));
   }
   return Status::OK();
 }
@@ -1679,7 +1680,7 @@ Status PostgresTableWriter::InsertQuery(std::unique_ptr<sql::Query> query) {
     HOP_RETURN_IF_ERROR(s.Exec("ROLLBACK TO SAVEPOINT hop_insert").status());
     return st;
   }
-  s.rows = std::strtoll(PQcmdTuples(done.get()), nullptr, 10);
+  s.rows = std::strtoll(Pq().PQcmdTuples(done.get()), nullptr, 10);
   return s.Exec("RELEASE SAVEPOINT hop_insert").status();
 }
 
@@ -1687,13 +1688,13 @@ Result<int64_t> PostgresTableWriter::Commit() {
   State& s = *state_;
   if (s.copying) {
     s.copying = false;
-    if (PQputCopyEnd(s.conn(), nullptr) != 1) return s.Error(OneLine(PQerrorMessage(s.conn())));
-    PgResult r(PQgetResult(s.conn()));
-    while (PGresult* more = PQgetResult(s.conn())) PQclear(more);
-    if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+    if (Pq().PQputCopyEnd(s.conn(), nullptr) != 1) return s.Error(OneLine(Pq().PQerrorMessage(s.conn())));
+    PgResult r(Pq().PQgetResult(s.conn()));
+    while (PGresult* more = Pq().PQgetResult(s.conn())) Pq().PQclear(more);
+    if (!r || Pq().PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
       return s.Error(ServerMessage(r.get(), s.conn()));
     }
-    s.rows = std::strtoll(PQcmdTuples(r.get()), nullptr, 10);
+    s.rows = std::strtoll(Pq().PQcmdTuples(r.get()), nullptr, 10);
     if (!s.key.empty()) {
       HOP_ASSIGN_OR_RETURN(s.rows, s.Merge());
     }

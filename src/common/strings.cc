@@ -2,6 +2,7 @@
 #include "common/strings.h"
 
 #include <locale.h>
+#include <cstdint>
 #include <wctype.h>
 
 namespace hop {
@@ -212,6 +213,67 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
   for (size_t i = 0; i < parts.size(); ++i) {
     if (i > 0) out.append(separator);
     out += parts[i];
+  }
+  return out;
+}
+
+namespace {
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int Base64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+}  // namespace
+
+std::string Base64Encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const uint32_t v = (uint32_t{static_cast<uint8_t>(bytes[i])} << 16) |
+                       (uint32_t{static_cast<uint8_t>(bytes[i + 1])} << 8) |
+                       static_cast<uint8_t>(bytes[i + 2]);
+    out += kBase64Alphabet[v >> 18];
+    out += kBase64Alphabet[(v >> 12) & 63];
+    out += kBase64Alphabet[(v >> 6) & 63];
+    out += kBase64Alphabet[v & 63];
+  }
+  const size_t rest = bytes.size() - i;
+  if (rest > 0) {
+    uint32_t v = uint32_t{static_cast<uint8_t>(bytes[i])} << 16;
+    if (rest == 2) v |= uint32_t{static_cast<uint8_t>(bytes[i + 1])} << 8;
+    out += kBase64Alphabet[v >> 18];
+    out += kBase64Alphabet[(v >> 12) & 63];
+    out += rest == 2 ? kBase64Alphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> Base64Decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
+    if (pad == 1 && text[i + 2] == '=') return std::nullopt;  // "x=y=" is not padding
+    uint32_t v = 0;
+    for (int j = 0; j < 4 - pad; ++j) {
+      const int d = Base64Value(text[i + j]);
+      if (d < 0) return std::nullopt;
+      v = (v << 6) | static_cast<uint32_t>(d);
+    }
+    v <<= 6 * pad;
+    out += static_cast<char>(v >> 16);
+    if (pad < 2) out += static_cast<char>((v >> 8) & 0xff);
+    if (pad < 1) out += static_cast<char>(v & 0xff);
   }
   return out;
 }

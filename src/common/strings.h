@@ -2,6 +2,7 @@
 // SQL folding is ASCII-only on purpose: non-ASCII letters in unquoted names keep their case.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,5 +45,11 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
 
 // `s` without leading and trailing ASCII whitespace.
 std::string_view TrimWhitespace(std::string_view s);
+
+// Base64 with the standard alphabet and `=` padding (RFC 4648, section 4).
+std::string Base64Encode(std::string_view bytes);
+// The bytes of padded base64 text; nullopt for anything else (a length not a multiple of 4, a
+// character outside the alphabet, padding anywhere but at the end). No whitespace is skipped.
+std::optional<std::string> Base64Decode(std::string_view text);
 
 }  // namespace hop

@@ -78,5 +78,28 @@ TEST(StringsTest, EscapeForTerminal) {
   }
 }
 
+TEST(StringsTest, Base64RoundTripsTheRfcVectors) {
+  const std::pair<std::string_view, std::string_view> vectors[] = {
+      {"", ""},         {"f", "Zg=="},        {"fo", "Zm8="},       {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+  for (const auto& [bytes, text] : vectors) {
+    EXPECT_EQ(Base64Encode(bytes), text);
+    EXPECT_EQ(Base64Decode(text), std::string(bytes)) << text;
+  }
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  for (size_t n = 0; n <= all.size(); n += 7) {
+    const std::string bytes = all.substr(all.size() - n);
+    EXPECT_EQ(Base64Decode(Base64Encode(bytes)), bytes) << n;
+  }
+}
+
+TEST(StringsTest, Base64DecodeRefusesWhatIsNotPaddedBase64) {
+  for (std::string_view bad : {"Zg", "Zg=", "Z===", "Zg=a", "Zm9v=Zg=", "Zm9v\n", "Zm 9", "Zm9*",
+                               "====", "Zg==Zg=="}) {
+    EXPECT_EQ(Base64Decode(bad), std::nullopt) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace hop

@@ -3,17 +3,19 @@
 #include "engine/functions.h"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "catalog/pg_types.h"
 #include "common/json_text.h"
+#include "common/digest.h"
 #include "common/strings.h"
 #include "engine/functions_impl.h"
 #include "engine/pg_regex.h"
@@ -1060,33 +1062,25 @@ void PgSeriesFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 void DigestFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
   const std::string_view name = ArgText(argv[0]);
-  const EVP_MD* md = name == "md5" ? EVP_md5() : name == "sha1" ? EVP_sha1() : EVP_sha256();
-  const void* data = sqlite3_value_type(argv[1]) == SQLITE_BLOB ? sqlite3_value_blob(argv[1])
-                                                                : sqlite3_value_text(argv[1]);
-  const size_t size = static_cast<size_t>(sqlite3_value_bytes(argv[1]));
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (EVP_Digest(data, size, out, &n, md, nullptr) != 1) return SetError(ctx, "digest failed");
-  std::string hex;
-  static constexpr char kDigits[] = "0123456789abcdef";
-  for (unsigned i = 0; i < n; ++i) {
-    hex += kDigits[out[i] >> 4];
-    hex += kDigits[out[i] & 15];
-  }
-  SetText(ctx, hex);
+  const char* data = static_cast<const char*>(sqlite3_value_type(argv[1]) == SQLITE_BLOB
+                                                  ? sqlite3_value_blob(argv[1])
+                                                  : static_cast<const void*>(
+                                                        sqlite3_value_text(argv[1])));
+  const std::string_view bytes(data, static_cast<size_t>(sqlite3_value_bytes(argv[1])));
+  const std::string raw = name == "md5"    ? digest::Of<digest::Md5>(bytes)
+                          : name == "sha1" ? digest::Of<digest::Sha1>(bytes)
+                                           : digest::Of<digest::Sha256>(bytes);
+  SetText(ctx, digest::Hex(raw));
 }
 
 void ToBase64Fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
-  const auto* data = static_cast<const unsigned char*>(
-      sqlite3_value_type(argv[0]) == SQLITE_BLOB
-          ? sqlite3_value_blob(argv[0])
-          : static_cast<const void*>(sqlite3_value_text(argv[0])));
-  const int size = sqlite3_value_bytes(argv[0]);
-  std::string out(static_cast<size_t>(4 * ((size + 2) / 3)) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, size);
-  out.resize(static_cast<size_t>(n));
-  SetText(ctx, out);
+  const char* data = static_cast<const char*>(sqlite3_value_type(argv[0]) == SQLITE_BLOB
+                                                  ? sqlite3_value_blob(argv[0])
+                                                  : static_cast<const void*>(
+                                                        sqlite3_value_text(argv[0])));
+  SetText(ctx, Base64Encode(std::string_view(
+                   data, static_cast<size_t>(sqlite3_value_bytes(argv[0])))));
 }
 
 void FromBase64Fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
@@ -1094,18 +1088,9 @@ void FromBase64Fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   std::string in(ArgText(argv[0]));
   in.erase(std::remove_if(in.begin(), in.end(), [](char c) { return c == '\n' || c == '\r'; }),
            in.end());
-  if (in.size() % 4 != 0) return sqlite3_result_null(ctx);
-  std::string out(in.size() / 4 * 3 + 1, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()),
-                                static_cast<int>(in.size()));
-  if (n < 0) return sqlite3_result_null(ctx);
-  size_t size = static_cast<size_t>(n);
-  // EVP_DecodeBlock counts padding as zero bytes.
-  if (!in.empty() && in.back() == '=') --size;
-  if (in.size() > 1 && in[in.size() - 2] == '=') --size;
-  out.resize(size);
-  SetText(ctx, out);
+  std::optional<std::string> out = Base64Decode(in);
+  if (!out) return sqlite3_result_null(ctx);
+  SetText(ctx, *out);
 }
 
 void HexFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {

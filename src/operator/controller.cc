@@ -610,6 +610,8 @@ bool Manager::WaitIdle(Duration timeout) const { return impl_->queue.WaitIdle(ti
 
 bool Manager::resumed() const { return impl_->resumed; }
 
+bool Manager::Stopping() const { return impl_->queue.HandingOutStopped(); }
+
 Metrics Manager::metrics() const {
   Metrics out;
   out.reconciles = impl_->reconciles.load();

@@ -154,6 +154,8 @@ class Manager {
   Metrics metrics() const;
   // Whether the last Start resumed from the checkpoint (false: it listed).
   bool resumed() const;
+  // Whether a Stop has begun: no request is handed to a worker any more. Thread-safe.
+  bool Stopping() const;
 
  private:
   struct Impl;

@@ -480,7 +480,8 @@ TEST_F(ManagerTest, StopLetsTheReconcileInFlightFinishAndJoins) {
   std::thread stopper([&] { m.Stop(); });
   // Stop hands out nothing more while it waits for the reconcile in flight (what is queued is
   // kept until then, for a checkpoint).
-  ASSERT_TRUE(Eventually([&] { return m.metrics().in_flight == 1; }));
+  ASSERT_TRUE(Eventually([&] { return m.Stopping(); }));
+  EXPECT_EQ(m.metrics().in_flight, 1);
   rec.Open();
   stopper.join();
   // The reconcile in flight finished; nothing else was reconciled, and the requests still

@@ -158,6 +158,11 @@ void WorkQueue::ShutDown() {
   NotifyIfIdleLocked();
 }
 
+bool WorkQueue::HandingOutStopped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !handing_out_;
+}
+
 void WorkQueue::StopHandingOut() {
   std::lock_guard<std::mutex> lock(mu_);
   handing_out_ = false;

@@ -81,6 +81,8 @@ class WorkQueue {
   // are still taken, so that reconciles in flight can requeue. For a manager that stops and
   // keeps what was left to do (Pending) before it ShutDowns.
   void StopHandingOut();
+  // Whether StopHandingOut was called.
+  bool HandingOutStopped() const;
   // Every request still to be processed and when it is due: ready ones and ones re-added while
   // processing at the clock's Now(), waiting ones at their time. Ordered by request.
   std::vector<std::pair<Request, SystemTime>> Pending() const;

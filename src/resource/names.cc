@@ -3,12 +3,10 @@
 // character broke which part of the rule and where.
 #include "resource/names.h"
 
-#include <openssl/evp.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
+#include "common/digest.h"
 #include "common/strings.h"
 
 namespace hop::resource {
@@ -169,25 +167,9 @@ std::string DependencyIdentifier(std::string_view database, const std::vector<st
 }
 
 std::string DependencyLabelKey(std::string_view identifier) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_len = 0;
-  if (EVP_Digest(identifier.data(), identifier.size(), digest, &digest_len, EVP_sha256(),
-                 nullptr) != 1 ||
-      digest_len < 8) {
-    // Hashing bytes in memory with OpenSSL's built-in SHA-256 fails only when OpenSSL itself is
-    // broken (no default provider, out of memory). A made-up key would silently break dependency
-    // tracking, and there is nothing a caller could do, so stop here.
-    std::fputs("hop: OpenSSL could not compute SHA-256; is the OpenSSL installation broken?\n",
-               stderr);
-    std::abort();
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(kDependsOnPrefix);
-  for (int i = 0; i < 8; ++i) {  // 8 bytes = the first 16 hex digits
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xf];
-  }
-  return out;
+  // The first 8 bytes of the SHA-256 (16 hex digits).
+  return std::string(kDependsOnPrefix) +
+         digest::Hex(digest::Of<digest::Sha256>(identifier).substr(0, 8));
 }
 
 std::string DependencyLabelValue(std::string_view identifier) {

@@ -3,13 +3,13 @@
 // and responses are spelled, which is all that differs between the two for these documents.
 #include "server/kube_openapi.h"
 
-#include <openssl/evp.h>
 
 #include <cassert>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
+#include "common/digest.h"
 #include "common/strings.h"
 
 namespace hop::server {
@@ -636,18 +636,7 @@ Json OpenApiV3Index(const std::vector<const KindInfo*>& kinds) {
 }
 
 std::string OpenApiV3Hash(const Json& doc) {
-  const std::string text = doc.dump();
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(text.data(), text.size(), digest, &n, EVP_sha512(), nullptr);
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(2 * n);
-  for (unsigned int i = 0; i < n; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xf];
-  }
-  return out;
+  return digest::Hex(digest::Of<digest::Sha512>(doc.dump()), /*upper=*/true);
 }
 
 }  // namespace hop::server

@@ -3,16 +3,16 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "common/digest.h"
 #include "common/files.h"
 #include "common/strings.h"
 
@@ -20,41 +20,17 @@ namespace hop::server {
 
 namespace {
 
-std::string Sha256(std::string_view data) {
-  unsigned char out[32];
-  unsigned int n = 0;
-  EVP_Digest(data.data(), data.size(), out, &n, EVP_sha256(), nullptr);
-  return std::string(reinterpret_cast<char*>(out), n);
-}
+std::string Sha256(std::string_view data) { return digest::Of<digest::Sha256>(data); }
 
 std::string Hmac(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &n);
-  return std::string(reinterpret_cast<char*>(out), n);
+  return digest::HmacSha256(key, data);
 }
 
 std::string SaltedPassword(std::string_view password, std::string_view salt, int iterations) {
-  unsigned char out[32];
-  PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()),
-                    reinterpret_cast<const unsigned char*>(salt.data()),
-                    static_cast<int>(salt.size()), iterations, EVP_sha256(), sizeof out, out);
-  return std::string(reinterpret_cast<char*>(out), sizeof out);
+  return digest::Pbkdf2HmacSha256(password, salt, iterations);
 }
 
-std::string Md5Hex(std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(data.data(), data.size(), out, &n, EVP_md5(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < n; ++i) {
-    hex += kHex[out[i] >> 4];
-    hex += kHex[out[i] & 15];
-  }
-  return hex;
-}
+std::string Md5Hex(std::string_view data) { return digest::Hex(digest::Of<digest::Md5>(data)); }
 
 std::string Xor(std::string_view a, std::string_view b) {
   std::string out(a);
@@ -107,47 +83,24 @@ std::string_view AuthMethodName(AuthMethod method) {
   return "trust";
 }
 
-std::string Base64Encode(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
 Result<std::string> Base64Decode(std::string_view text) {
-  if (text.size() % 4 != 0 || text.size() > 4096) {
-    return Status::InvalidArgument("not base64: its length is not a multiple of 4");
-  }
-  std::string out(text.size() / 4 * 3 + 1, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()),
-                                static_cast<int>(text.size()));
-  if (n < 0) return Status::InvalidArgument("not base64");
-  size_t len = static_cast<size_t>(n);
-  // EVP_DecodeBlock counts the padding as zero bytes.
-  if (!text.empty() && text.back() == '=') --len;
-  if (text.size() >= 2 && text[text.size() - 2] == '=') --len;
-  out.resize(len);
-  return out;
+  if (text.size() > 4096) return Status::InvalidArgument("not base64: longer than 4096 bytes");
+  std::optional<std::string> bytes = hop::Base64Decode(text);
+  if (!bytes) return Status::InvalidArgument("not base64");
+  return std::move(*bytes);
 }
 
 std::string RandomBytes(size_t n) {
   std::string out(n, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1) {
-    // OpenSSL's generator failing is not something to carry on without: a nonce or salt that
-    // is not random would let an attacker replay an exchange.
-    std::abort();
+  for (size_t at = 0; at < n;) {
+    const ssize_t got = getrandom(out.data() + at, n - at, 0);
+    if (got < 0 && errno == EINTR) continue;
+    // The kernel's generator failing is not something to carry on without: a nonce or salt
+    // that is not random would let an attacker replay an exchange.
+    if (got <= 0) std::abort();
+    at += static_cast<size_t>(got);
   }
   return out;
-}
-
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
 }
 
 Result<ScramVerifier> ScramVerifier::Parse(std::string_view text) {
@@ -202,8 +155,8 @@ Result<ScramVerifier> ScramVerifier::Make(std::string_view password, int iterati
 
 bool ScramVerifier::Matches(std::string_view password) const {
   const std::string salted = SaltedPassword(password, salt, iterations);
-  return ConstantTimeEquals(Sha256(Hmac(salted, "Client Key")), stored_key) &&
-         ConstantTimeEquals(Hmac(salted, "Server Key"), server_key);
+  return digest::ConstantTimeEqual(Sha256(Hmac(salted, "Client Key")), stored_key) &&
+         digest::ConstantTimeEqual(Hmac(salted, "Server Key"), server_key);
 }
 
 std::string Md5Hash(std::string_view password, std::string_view user) {
@@ -363,7 +316,7 @@ Result<std::string> ScramExchange::Final(std::string_view client_final) {
   const std::string client_signature = Hmac(verifier_.stored_key, auth_message);
   const std::string client_key = Xor(proof, client_signature);
   if (!known_ || proof.size() != 32 ||
-      !ConstantTimeEquals(Sha256(client_key), verifier_.stored_key)) {
+      !digest::ConstantTimeEqual(Sha256(client_key), verifier_.stored_key)) {
     return Status::InvalidArgument("password authentication failed");
   }
   return "v=" + Base64Encode(Hmac(verifier_.server_key, auth_message));

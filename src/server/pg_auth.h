@@ -64,10 +64,8 @@ std::string Md5Hash(std::string_view password, std::string_view user);
 // What the client must send for a stored md5 hash and a 4-byte salt: "md5" + hex md5(hash
 // without its "md5" + salt).
 std::string Md5Response(std::string_view stored, std::string_view salt);
-// `n` random bytes from OpenSSL.
+// `n` random bytes from the kernel (getrandom).
 std::string RandomBytes(size_t n);
-// Whether two strings are equal, in time that does not depend on where they differ.
-bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 // The server's side of one SCRAM-SHA-256 exchange, without channel binding.
 class ScramExchange {
@@ -91,7 +89,7 @@ class ScramExchange {
   std::string gs2_header_;
 };
 
-std::string Base64Encode(std::string_view bytes);
+// hop::Base64Decode (common/strings.h) for text a client sent: at most 4096 bytes.
 Result<std::string> Base64Decode(std::string_view text);
 
 }  // namespace hop::server

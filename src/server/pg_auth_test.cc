@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "common/strings.h"
 #include "test/lib/fixtures.h"
 
 namespace hop::server {

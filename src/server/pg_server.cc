@@ -7,8 +7,6 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,7 +23,9 @@
 #include "binder/pg_catalog.h"
 #include "catalog/pg_types.h"
 #include "engine/postgres_text.h"
+#include "common/digest.h"
 #include "common/log.h"
+#include "common/tls.h"
 #include "common/redact.h"
 #include "common/strings.h"
 #include "server/pg_protocol.h"
@@ -70,7 +70,6 @@ class PgServer::Impl {
       : store_(store), options_(std::move(options)) {}
   ~Impl() {
     Stop();
-    if (tls_ != nullptr) SSL_CTX_free(tls_);
   }
   Status LoadTls();
 
@@ -85,7 +84,7 @@ class PgServer::Impl {
   store::Store& store_;
   PgServerOptions options_;
   std::optional<PgUsers> users_;
-  SSL_CTX* tls_ = nullptr;  // owned; null without --pg-cert
+  std::shared_ptr<const tls::ServerContext> tls_;  // null without --pg-cert
   int listen_fd_ = -1;
   int port_ = 0;
   // Readable once the server stops: every thread polls it beside its socket.
@@ -217,7 +216,6 @@ class Connection {
     std::memcpy(&secret_, key.data(), 4);
   }
   ~Connection() {
-    if (ssl_ != nullptr) SSL_free(ssl_);
     close(fd_);
   }
 
@@ -311,7 +309,7 @@ class Connection {
 
   PgServer::Impl& server_;
   int fd_;
-  SSL* ssl_ = nullptr;  // once TLS is on
+  std::unique_ptr<tls::Session> ssl_;  // once TLS is on
   int32_t pid_;
   int32_t secret_ = 0;
   std::string out_;
@@ -356,7 +354,7 @@ Stop Connection::Receive(const std::chrono::steady_clock::time_point* deadline) 
     // One blocking receive per round trip, no poll: the socket's receive timeout keeps the
     // deadline, and a stopping server shuts the socket's reading side (WakeToStop).
     if (server_.stopping_.load()) return Stop::kShutdown;
-    if (ssl_ == nullptr || SSL_pending(ssl_) == 0) {
+    if (ssl_ == nullptr || ssl_->Pending() == 0) {
       std::chrono::milliseconds wait{0};
       if (deadline != nullptr) {
         wait = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -367,14 +365,13 @@ Stop Connection::Receive(const std::chrono::steady_clock::time_point* deadline) 
     }
     ssize_t k;
     if (ssl_ != nullptr) {
-      const int r = SSL_read(ssl_, chunk, sizeof chunk);
-      if (r <= 0) {
-        const int e = SSL_get_error(ssl_, r);
-        // A record not whole yet when the receive timeout came: the deadline is looked at again.
-        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
+      const tls::IoResult r = ssl_->Read(chunk, sizeof chunk);
+      // A record not whole yet when the receive timeout came: the deadline is looked at again.
+      if (r.io == tls::Io::kRetry) continue;
+      if (r.io == tls::Io::kClosed) {
         return server_.stopping_.load() ? Stop::kShutdown : Stop::kClosed;
       }
-      k = r;
+      k = static_cast<ssize_t>(r.bytes);
     } else {
       k = recv(fd_, chunk, sizeof chunk, 0);
       if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
@@ -403,18 +400,16 @@ void Connection::SetReceiveTimeout(std::chrono::milliseconds wait) {
 Stop Connection::Flush() {
   size_t sent = 0;
   while (ssl_ != nullptr && sent < out_.size()) {
-    const int k = SSL_write(ssl_, out_.data() + sent,
-                            static_cast<int>(std::min<size_t>(out_.size() - sent, 1 << 30)));
-    if (k <= 0) {
-      const int e = SSL_get_error(ssl_, k);
-      if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
-        if (server_.stopping_.load()) break;
-        continue;
-      }
+    const tls::IoResult r = ssl_->Write(out_.data() + sent, out_.size() - sent);
+    if (r.io == tls::Io::kRetry) {
+      if (server_.stopping_.load()) break;
+      continue;
+    }
+    if (r.io == tls::Io::kClosed) {
       out_.clear();
       return Stop::kClosed;
     }
-    sent += static_cast<size_t>(k);
+    sent += r.bytes;
   }
   while (ssl_ == nullptr && sent < out_.size()) {
     const ssize_t k = send(fd_, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL);
@@ -543,16 +538,15 @@ bool Connection::StartTls() {
   setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   receive_timeout_ = std::chrono::seconds(1);
-  ssl_ = SSL_new(server_.tls_);
-  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return false;
+  auto session = tls::Session::Over(server_.tls_, fd_);
+  if (!session.ok()) return false;
+  ssl_ = std::move(*session);
   const auto deadline = std::chrono::steady_clock::now() + server_.options_.message_timeout;
   for (;;) {
-    const int r = SSL_accept(ssl_);
-    if (r == 1) return true;
-    const int e = SSL_get_error(ssl_, r);
-    if ((e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) ||
-        std::chrono::steady_clock::now() > deadline || server_.stopping_.load()) {
-      ERR_clear_error();
+    const tls::Io r = ssl_->Accept();
+    if (r == tls::Io::kOk) return true;
+    if (r == tls::Io::kClosed || std::chrono::steady_clock::now() > deadline ||
+        server_.stopping_.load()) {
       return false;  // nothing can be said to a client whose handshake failed
     }
   }
@@ -601,7 +595,7 @@ bool Connection::Authenticate(const std::string& user) {
     bool ok = false;
     if (known != nullptr && known->scram) ok = known->scram->Matches(*password);
     if (!ok && known != nullptr && !known->md5.empty()) {
-      ok = ConstantTimeEquals(Md5Hash(*password, user), known->md5);
+      ok = digest::ConstantTimeEqual(Md5Hash(*password, user), known->md5);
     }
     if (!ok) return fail(Status::InvalidArgument(failed));
   } else if (method == AuthMethod::kMd5) {
@@ -613,7 +607,7 @@ bool Connection::Authenticate(const std::string& user) {
     auto response = DecodePassword(*body);
     if (!response.ok()) return fail(response.status());
     if (known == nullptr || known->md5.empty() ||
-        !ConstantTimeEquals(Md5Response(known->md5, salt), *response)) {
+        !digest::ConstantTimeEqual(Md5Response(known->md5, salt), *response)) {
       return fail(Status::InvalidArgument(failed));
     }
   } else {
@@ -1309,20 +1303,7 @@ Status PgServer::Impl::LoadTls() {
   if (options_.tls_cert.empty() || options_.tls_key.empty()) {
     return Status::InvalidArgument("TLS needs both --pg-cert and --pg-key");
   }
-  tls_ = SSL_CTX_new(TLS_server_method());
-  if (tls_ == nullptr) return Status::Internal("OpenSSL cannot make a TLS context");
-  SSL_CTX_set_min_proto_version(tls_, TLS1_2_VERSION);
-  if (SSL_CTX_use_certificate_chain_file(tls_, options_.tls_cert.c_str()) != 1) {
-    ERR_clear_error();
-    return Status::InvalidArgument(
-        fmt::format("cannot load the certificate {} (PEM)", options_.tls_cert));
-  }
-  if (SSL_CTX_use_PrivateKey_file(tls_, options_.tls_key.c_str(), SSL_FILETYPE_PEM) != 1 ||
-      SSL_CTX_check_private_key(tls_) != 1) {
-    ERR_clear_error();
-    return Status::InvalidArgument(fmt::format(
-        "cannot load the private key {}, or it is not the certificate's", options_.tls_key));
-  }
+  HOP_ASSIGN_OR_RETURN(tls_, tls::ServerContext::Load(options_.tls_cert, options_.tls_key));
   return Status::OK();
 }
 
@@ -1399,7 +1380,7 @@ void PgServer::Impl::Cancel(int32_t pid, int32_t key) {
   auto it = connections_.find(pid);
   if (it == connections_.end()) return;
   const int32_t secret = it->second->secret();
-  if (ConstantTimeEquals(std::string_view(reinterpret_cast<const char*>(&secret), 4),
+  if (digest::ConstantTimeEqual(std::string_view(reinterpret_cast<const char*>(&secret), 4),
                          std::string_view(reinterpret_cast<const char*>(&key), 4))) {
     it->second->Cancel();
   }

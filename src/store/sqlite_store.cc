@@ -51,6 +51,7 @@
 #include "common/issues.h"
 #include "common/limits.h"
 #include "common/time.h"
+#include "resource/json_parse.h"
 #include "resource/kinds.h"
 #include "resource/validation.h"
 #include "store/sqlite.h"
@@ -545,7 +546,7 @@ class SqliteStore::Impl {
   }
 
   Result<Resource> Decode(std::string_view body) {
-    Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+    Json j = resource::ParseJsonOrDiscarded(body);
     if (j.is_discarded()) {
       return Status::Internal(fmt::format("{}: a stored object is not valid JSON", path_));
     }
@@ -1056,27 +1057,35 @@ class SqliteStore::Impl {
       }
       HOP_ASSIGN_OR_RETURN(int64_t latest, ReadMeta("revision"));
       if (latest <= *cursor) return Status::OK();
-      std::string sql = "SELECT revision, type, body FROM events WHERE revision > ?";
-      if (options.kind) sql += " AND grp = ? AND kind = ?";
-      if (!options.namespace_name.empty()) sql += " AND namespace = ?";
-      sql += " ORDER BY revision LIMIT 512";
-      HOP_ASSIGN_OR_RETURN(auto query, db_.Prepare(sql));
+      // Every watch of the store reads after every commit: the four forms are prepared once.
+      static constexpr const char* kForms[2][2] = {
+          {"SELECT revision, type, body FROM events WHERE revision > ? "
+           "ORDER BY revision LIMIT 512",
+           "SELECT revision, type, body FROM events WHERE revision > ? AND namespace = ? "
+           "ORDER BY revision LIMIT 512"},
+          {"SELECT revision, type, body FROM events WHERE revision > ? AND grp = ? AND kind = ? "
+           "ORDER BY revision LIMIT 512",
+           "SELECT revision, type, body FROM events WHERE revision > ? AND grp = ? AND kind = ? "
+           "AND namespace = ? ORDER BY revision LIMIT 512"}};
+      HOP_ASSIGN_OR_RETURN(
+          auto query,
+          Prepared(kForms[options.kind ? 1 : 0][options.namespace_name.empty() ? 0 : 1]));
       int i = 1;
-      query.Bind(i++, *cursor);
+      query->Bind(i++, *cursor);
       if (options.kind) {
-        query.Bind(i++, options.kind->group);
-        query.Bind(i++, options.kind->kind);
+        query->Bind(i++, options.kind->group);
+        query->Bind(i++, options.kind->kind);
       }
-      if (!options.namespace_name.empty()) query.Bind(i++, options.namespace_name);
+      if (!options.namespace_name.empty()) query->Bind(i++, options.namespace_name);
       int64_t last = latest;
       size_t n = 0;
       while (true) {
-        HOP_ASSIGN_OR_RETURN(bool row, query.Step());
+        HOP_ASSIGN_OR_RETURN(bool row, query->Step());
         if (!row) break;
         Event e;
-        e.revision = query.ColumnInt(0);
-        e.type = static_cast<EventType>(query.ColumnInt(1));
-        HOP_ASSIGN_OR_RETURN(e.object, Decode(query.ColumnText(2)));
+        e.revision = query->ColumnInt(0);
+        e.type = static_cast<EventType>(query->ColumnInt(1));
+        HOP_ASSIGN_OR_RETURN(e.object, Decode(query->ColumnText(2)));
         out->push_back(std::move(e));
         if (++n == 512) last = out->back().revision;  // more may follow: resume from here
       }
@@ -1111,7 +1120,7 @@ class SqliteStore::Impl {
   sqlite::Database db_;
   int wake_fd_ = -1;
   bool wake_opened_ = false;
-  std::map<std::string, sqlite::Statement> statements_;
+  std::map<std::string, sqlite::Statement, std::less<>> statements_;
   std::shared_ptr<Shared> shared_;
 };
 
