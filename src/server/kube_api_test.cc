@@ -975,7 +975,7 @@ TEST_F(KubeApiTest, MalformedRequestsGetTheirStatusCode) {
 }
 
 // Bodies in chunks, and bodies the client holds back until the server says 100 Continue (as curl
-// does for bodies over 1 KiB), are read whole.
+// does for large ones), are read whole.
 TEST_F(KubeApiTest, ChunkedAndContinuedBodiesAreRead) {
   Start();
   const std::string body = ConfigMap("chunky", std::string(3000, 'c')).dump();
