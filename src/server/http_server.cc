@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <condition_variable>
@@ -282,8 +283,9 @@ Io Connection::Receive(Clock::time_point deadline) {
     if (now >= deadline) return Io::kTimeout;
     if (tls_ == nullptr || tls_->Pending() == 0) {
       pollfd fds[2] = {{fd_, POLLIN, 0}, {server_.stop_fd(), POLLIN, 0}};
+      // At most a second at a time: the loop looks at the deadline again.
       const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-      const int r = poll(fds, 2, static_cast<int>(std::max<int64_t>(1, wait.count())));
+      const int r = poll(fds, 2, static_cast<int>(std::clamp<int64_t>(wait.count(), 1, 1000)));
       if (r < 0 && errno != EINTR) return Io::kClosed;
       if (fds[1].revents != 0) return Io::kStopping;
       if (r <= 0) continue;

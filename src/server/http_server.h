@@ -51,9 +51,10 @@ Status CheckHttpServerOptions(const HttpServerOptions& options);
 class HttpServer {
  public:
   // Listens on options.listen:port. Errors (InvalidArgument): a non-loopback address without
-  // TLS and a token, a certificate without its key, a token file that is missing or empty;
-  // (Unavailable) an address that cannot be bound. `role` (not owned, may be null) is what
-  // /readyz reports.
+  // TLS and a token, a certificate without its key, a certificate or key that does not load, a
+  // token file that is missing or empty, a listen address that is not an IP address or
+  // localhost; (Unavailable) an address that cannot be bound, or libssl that cannot be loaded
+  // for TLS. `role` (not owned, may be null) is what /readyz reports.
   static Result<std::unique_ptr<HttpServer>> Start(store::Store& store, HttpServerOptions options,
                                                    const std::atomic<ServeRole>* role);
   ~HttpServer();  // Stop()
