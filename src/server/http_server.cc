@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <condition_variable>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <fstream>
