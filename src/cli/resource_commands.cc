@@ -455,6 +455,11 @@ class GetPrinter {
     PrintRows(rows);
   }
 
+  // A table row of an object listed (not watched).
+  std::vector<std::string> ListedRow(const Resource& r) const {
+    return Row(store::EventType::kAdded, r);
+  }
+
   // One event of the watch: a row in the columns of the first batch, or a document.
   void PrintEvent(store::EventType type, const Resource& r) {
     if (documents_) {
@@ -511,6 +516,7 @@ class GetPrinter {
 
   // The first rows printed set the widths of the columns, with the header above them; later
   // rows keep those widths (a longer cell only pushes the rest of its row), as kubectl's watch.
+ public:
   void PrintRows(const std::vector<std::vector<std::string>>& rows) {
     const bool first = widths_.empty();
     if (first) {
@@ -525,6 +531,7 @@ class GetPrinter {
     for (const auto& row : rows) PrintRow(row);
   }
 
+ private:
   void PrintRow(const std::vector<std::string>& row) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
@@ -635,26 +642,47 @@ int FollowSelection(const Selection& selection, int64_t revision,
   return 0;
 }
 
+void NoResources(const Selection& selection, std::ostream& err) {
+  if (selection.ns.empty()) {
+    err << "No resources found\n";
+  } else {
+    err << "No resources found in " << selection.ns << " namespace.\n";
+  }
+}
+
 }  // namespace
 
 int RunGet(const GetOptions& options, store::Store& store, std::ostream& out, std::ostream& err,
            const StopFunction& stop) {
   Selection selection;
   if (int rc = Select(options, store, err, &selection); rc != 0) return rc;
+  GetPrinter printer(options, selection, out);
+  if (!options.watch && !options.watch_only && !printer.documents() && selection.name.empty()) {
+    // A table and nothing after it: each object is turned into its row as it is read, so a long
+    // list holds rows, not objects.
+    std::vector<std::vector<std::string>> rows;
+    auto listed = store.ListEach({selection.kind, selection.ns, selection.selector},
+                                 [&](Resource r) { rows.push_back(printer.ListedRow(r)); });
+    if (!listed.ok()) {
+      err << EscapeForTerminal(listed.status().ToString()) << "\n";
+      return 1;
+    }
+    if (rows.empty()) {
+      NoResources(selection, err);
+    } else {
+      printer.PrintRows(rows);
+    }
+    return 0;
+  }
   std::vector<Resource> items;
   int64_t revision = 0;
   if (Status listed = ListSelection(selection, store, &items, &revision); !listed.ok()) {
     err << EscapeForTerminal(listed.ToString()) << "\n";
     return 1;
   }
-  GetPrinter printer(options, selection, out);
   if (!options.watch_only) {
     if (items.empty() && !printer.documents()) {
-      if (selection.ns.empty()) {
-        err << "No resources found\n";
-      } else {
-        err << "No resources found in " << selection.ns << " namespace.\n";
-      }
+      NoResources(selection, err);
     } else {
       printer.PrintList(items);
     }

@@ -759,15 +759,21 @@ Result<std::vector<Session::SpecifiedDocument>> Session::SpecifyDocuments(
     const sql::Statement& stmt, std::string* warnings) {
   std::vector<SpecifiedDocument> docs;
   if (deploy::Executor::Executes(stmt)) {
+    const bool hoptimator_specifies = stmt.kind == sql::StatementKind::kCreateMaterializedView ||
+                                      stmt.kind == sql::StatementKind::kCreateTable ||
+                                      stmt.kind == sql::StatementKind::kCreateDatabase;
+    if (!properties_.specify_all && !hoptimator_specifies) {
+      // Hoptimator specifies only these (compatibility.md §8); hop can show the rest.
+      return Status::InvalidArgument(
+          fmt::format("Unsupported DDL statement: {} (SET specify = all shows what hop writes)",
+                      stmt.source));
+    }
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
     std::vector<bool> elements;
     HOP_ASSIGN_OR_RETURN(std::vector<resource::Resource> objects,
                          executor.Specify(stmt, warnings, &elements));
-    const bool hoptimator =
-        !properties_.specify_all && (stmt.kind == sql::StatementKind::kCreateMaterializedView ||
-                                     stmt.kind == sql::StatementKind::kCreateTable ||
-                                     stmt.kind == sql::StatementKind::kCreateDatabase);
+    const bool hoptimator = !properties_.specify_all;
     std::vector<std::string> hidden;
     for (size_t i = 0; i < objects.size(); ++i) {
       resource::Resource& r = objects[i];

@@ -561,6 +561,15 @@ class SqliteStore::Impl {
   }
 
   Result<ListResult> List(const ListOptions& options) {
+    ListResult result;
+    HOP_ASSIGN_OR_RETURN(result.revision,
+                         ListEach(options, [&](Resource r) { result.items.push_back(std::move(r)); }));
+    return result;
+  }
+
+  // Calls `visit` under mu_, inside the read transaction (so it must not call the store).
+  Result<int64_t> ListEach(const ListOptions& options,
+                           const std::function<void(Resource)>& visit) {
     std::lock_guard<std::mutex> lock(mu_);
     // Requirements that name a key and values become index lookups; the first one drives the
     // query from the labels index. Every requirement is checked again on the decoded objects.
@@ -614,7 +623,7 @@ class SqliteStore::Impl {
     std::string sql = "SELECT o.body FROM " + from + where;
     sql += " ORDER BY o.grp, o.kind, o.namespace, o.name";
     HOP_RETURN_IF_ERROR(db_.Exec("BEGIN"));
-    ListResult result;
+    int64_t revision = 0;
     Status s = [&]() -> Status {
       HOP_ASSIGN_OR_RETURN(auto query, db_.Prepare(sql));
       for (size_t i = 0; i < binds.size(); ++i) query.Bind(static_cast<int>(i + 1), binds[i]);
@@ -623,14 +632,14 @@ class SqliteStore::Impl {
         if (!row) break;
         HOP_ASSIGN_OR_RETURN(Resource r, Decode(query.ColumnText(0)));
         if (!options.selector.empty() && !options.selector.Matches(r.labels())) continue;
-        result.items.push_back(std::move(r));
+        visit(std::move(r));
       }
-      HOP_ASSIGN_OR_RETURN(result.revision, ReadMeta("revision"));
+      HOP_ASSIGN_OR_RETURN(revision, ReadMeta("revision"));
       return Status::OK();
     }();
     if (!s.ok()) return Rollback(s);
     HOP_RETURN_IF_ERROR(db_.Exec("COMMIT"));
-    return result;
+    return revision;
   }
 
   Result<int64_t> ReadMeta(std::string_view key) {
@@ -1226,6 +1235,10 @@ SqliteStore::~SqliteStore() = default;
 
 Result<Resource> SqliteStore::Get(const ObjectRef& ref) { return impl_->Get(ref); }
 Result<ListResult> SqliteStore::List(const ListOptions& options) { return impl_->List(options); }
+Result<int64_t> SqliteStore::ListEach(const ListOptions& options,
+                                      const std::function<void(Resource)>& visit) {
+  return impl_->ListEach(options, visit);
+}
 Result<std::vector<Resource>> SqliteStore::Commit(std::vector<Write> writes) {
   if (writes.empty()) return std::vector<Resource>{};
   return impl_->Commit(std::move(writes));

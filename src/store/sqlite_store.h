@@ -40,6 +40,8 @@ class SqliteStore : public Store {
 
   Result<Resource> Get(const ObjectRef& ref) override;
   Result<ListResult> List(const ListOptions& options) override;
+  Result<int64_t> ListEach(const ListOptions& options,
+                           const std::function<void(Resource)>& visit) override;
   Result<std::vector<Resource>> Commit(std::vector<Write> writes) override;
   std::unique_ptr<Watch> StartWatch(const WatchOptions& options) override;
   Result<int64_t> Revision() override;

@@ -458,6 +458,31 @@ std::vector<std::string> NamesWithKey(Store& store, const std::string& key) {
 
 // A list by index key finds exactly the objects whose kind gives them that key, as they are now:
 // keys follow updates and go with deletions.
+TEST_F(SqliteStoreTest, ListEachVisitsWhatListReturnsInItsOrder) {
+  MustCreate(View("zeta", "ADS", "ZETA"));
+  MustCreate(View("alpha", "ADS", "ALPHA"));
+  Resource labelled = View("mid", "ADS", "MID");
+  labelled.set_label("app", "web");
+  MustCreate(labelled);
+  for (const ListOptions& opts :
+       {ListOptions(kView, "default", {}, {}),
+        ListOptions(kView, "default", *resource::LabelSelector::Parse("app=web"), {})}) {
+    auto listed = store_->List(opts);
+    ASSERT_TRUE(listed.ok());
+    std::vector<std::string> expected, visited;
+    for (const Resource& r : listed->items) expected.push_back(r.name());
+    auto revision = store_->ListEach(opts, [&](Resource r) { visited.push_back(r.name()); });
+    ASSERT_TRUE(revision.ok());
+    EXPECT_EQ(visited, expected);
+    EXPECT_EQ(*revision, listed->revision);
+  }
+  std::vector<std::string> all;
+  ASSERT_TRUE(store_->ListEach({kView, "default", {}, {}}, [&](Resource r) {
+                      all.push_back(r.name());
+                    }).ok());
+  EXPECT_EQ(all, (std::vector<std::string>{"alpha", "mid", "zeta"}));
+}
+
 TEST_F(SqliteStoreTest, ListsByIndexKey) {
   using resource::ViewKind;
   MustCreate(View("ads-audience", "ADS", "AUDIENCE"));

@@ -101,6 +101,13 @@ Result<bool> ChangedSince(Store& store, const std::vector<GroupKind>& kinds,
   return false;
 }
 
+Result<int64_t> Store::ListEach(const ListOptions& options,
+                                const std::function<void(Resource)>& visit) {
+  HOP_ASSIGN_OR_RETURN(ListResult list, List(options));
+  for (Resource& r : list.items) visit(std::move(r));
+  return list.revision;
+}
+
 Result<Store::Stats> Store::ReadStats() {
   HOP_ASSIGN_OR_RETURN(ListResult all, List({}));
   Stats stats;

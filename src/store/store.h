@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -139,6 +140,11 @@ class Store {
 
   virtual Result<Resource> Get(const ObjectRef& ref) = 0;
   virtual Result<ListResult> List(const ListOptions& options) = 0;
+  // The objects List would return, in its order, handed to `visit` one at a time, so that a
+  // caller that keeps only what it needs of each never holds them all; returns the list's
+  // revision. `visit` must not call the store. The default calls List.
+  virtual Result<int64_t> ListEach(const ListOptions& options,
+                                   const std::function<void(Resource)>& visit);
 
   // Returns the stored objects in the order of `writes` (for kDelete: the object as deleted or
   // as marked for deletion).
