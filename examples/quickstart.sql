@@ -74,8 +74,12 @@ SELECT * FROM local.busiest ORDER BY member_urn;
 SELECT kind, name, watermark FROM "k8s".watermarks WHERE "SCHEMA" = 'LOCAL';
 
 -- !specify shows exactly what a statement would write, without writing it: here a trigger on
--- the materialized view, whose job keeps its fire-time window for when it runs.
+-- the materialized view, whose job keeps its fire-time window for when it runs. Hoptimator's
+-- !specify shows only what pipelines and tables render; SET specify = all shows hop's own
+-- objects too, for any statement.
+SET specify = all;
 !specify CREATE TRIGGER audience_report ON ads.audience AS 'audience-report'
+RESET specify;
 
 -- The trigger runs its job whenever the view advances. FIRE MATERIALIZED VIEW says the view is
 -- complete up to now (a job that materializes it does the same): the operator, running in this

@@ -293,6 +293,7 @@ void AddKafkaTopic(const Resource& topic, Schema& schema) {
   t.path = schema.Path();
   t.path.push_back(name);
   t.database = schema.database;
+  t.topic_resource = topic.name();
   t.row_type.columns = {{"KEY", sql::DataType(sql::TypeName::kVarchar)},
                         {"VALUE", sql::DataType(sql::TypeName::kBinary)}};
   schema.tables.emplace(std::move(name), std::move(t));

@@ -70,6 +70,9 @@ struct Table {
   std::shared_ptr<const TableSource> source;
   std::string sql;       // views: the query, in hop's SQL
   std::string resource;  // the Table or View resource it comes from, "" if none
+  // A Kafka Database's table listed from a KafkaTopic resource (and no Table resource): that
+  // KafkaTopic's name, which DROP TABLE deletes.
+  std::string topic_resource;
   // The primary key the table's system keeps, when its adapter reads it (PostgreSQL tables): the
   // columns (hop's names, in key order) and the key's name there; empty otherwise.
   std::vector<std::string> primary_key;

@@ -28,51 +28,6 @@ void StoreBe64(uint8_t* p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (56 - 8 * i));
 }
 
-// The buffering all four hashes share: whole blocks go to `compress` straight from `data`, the
-// rest waits in `buffer` for the next Update or for Final.
-template <size_t kBlock, typename Compress>
-void Feed(uint8_t (&buffer)[kBlock], size_t& buffered, uint64_t& length, std::string_view data,
-          Compress compress) {
-  const auto* p = reinterpret_cast<const uint8_t*>(data.data());
-  size_t n = data.size();
-  length += n;
-  if (buffered > 0) {
-    const size_t take = std::min(n, kBlock - buffered);
-    std::memcpy(buffer + buffered, p, take);
-    buffered += take;
-    p += take;
-    n -= take;
-    if (buffered < kBlock) return;
-    compress(buffer);
-    buffered = 0;
-  }
-  for (; n >= kBlock; p += kBlock, n -= kBlock) compress(p);
-  if (n > 0) std::memcpy(buffer, p, n);
-  buffered = n;
-}
-
-// Merkle-Damgard padding: 0x80, zeros, then the message length in bits in the last
-// `kLengthBytes` bytes of a block (big-endian, or little-endian for MD5).
-template <size_t kBlock, size_t kLengthBytes, bool kBigEndian, typename Compress>
-void Pad(uint8_t (&buffer)[kBlock], size_t buffered, uint64_t length, Compress compress) {
-  buffer[buffered++] = 0x80;
-  if (buffered > kBlock - kLengthBytes) {
-    std::memset(buffer + buffered, 0, kBlock - buffered);
-    compress(buffer);
-    buffered = 0;
-  }
-  std::memset(buffer + buffered, 0, kBlock - buffered);
-  const uint64_t bits = length * 8;
-  if (kBigEndian) {
-    StoreBe64(buffer + kBlock - 8, bits);
-    if (kLengthBytes == 16) StoreBe64(buffer + kBlock - 16, length >> 61);
-  } else {
-    StoreLe32(buffer + kBlock - 8, static_cast<uint32_t>(bits));
-    StoreLe32(buffer + kBlock - 4, static_cast<uint32_t>(bits >> 32));
-  }
-  compress(buffer);
-}
-
 constexpr uint32_t kMd5K[64] = {
     0xd76aa478u, 0xe8c7b756u, 0x242070dbu, 0xc1bdceeeu, 0xf57c0fafu, 0x4787c62au, 0xa8304613u,
     0xfd469501u, 0x698098d8u, 0x8b44f7afu, 0xffff5bb1u, 0x895cd7beu, 0x6b901122u, 0xfd987193u,
@@ -135,6 +90,59 @@ constexpr uint64_t kSha512Initial[8] = {
 
 }  // namespace
 
+// ---- The frame all four share -------------------------------------------------------------------
+
+template <typename D, size_t kB, size_t kS, size_t kL, bool kBE>
+void BlockHash<D, kB, kS, kL, kBE>::Update(std::string_view data) {
+  D& self = static_cast<D&>(*this);
+  const auto* p = reinterpret_cast<const uint8_t*>(data.data());
+  size_t n = data.size();
+  length_ += n;
+  if (buffered_ > 0) {
+    const size_t take = std::min(n, kBlock - buffered_);
+    std::memcpy(buffer_ + buffered_, p, take);
+    buffered_ += take;
+    p += take;
+    n -= take;
+    if (buffered_ < kBlock) return;
+    self.Compress(buffer_);
+    buffered_ = 0;
+  }
+  // Whole blocks go to Compress straight from the input.
+  for (; n >= kBlock; p += kBlock, n -= kBlock) self.Compress(p);
+  if (n > 0) std::memcpy(buffer_, p, n);
+  buffered_ = n;
+}
+
+template <typename D, size_t kB, size_t kS, size_t kL, bool kBE>
+auto BlockHash<D, kB, kS, kL, kBE>::Final() -> std::array<uint8_t, kSize> {
+  D& self = static_cast<D&>(*this);
+  buffer_[buffered_++] = 0x80;
+  if (buffered_ > kBlock - kL) {
+    std::memset(buffer_ + buffered_, 0, kBlock - buffered_);
+    self.Compress(buffer_);
+    buffered_ = 0;
+  }
+  std::memset(buffer_ + buffered_, 0, kBlock - buffered_);
+  const uint64_t bits = length_ * 8;
+  if (kBE) {
+    StoreBe64(buffer_ + kBlock - 8, bits);
+    if (kL == 16) StoreBe64(buffer_ + kBlock - 16, length_ >> 61);
+  } else {
+    StoreLe32(buffer_ + kBlock - 8, static_cast<uint32_t>(bits));
+    StoreLe32(buffer_ + kBlock - 4, static_cast<uint32_t>(bits >> 32));
+  }
+  self.Compress(buffer_);
+  std::array<uint8_t, kSize> out;
+  self.Output(out.data());
+  return out;
+}
+
+template class BlockHash<Md5, 64, 16, 8, false>;
+template class BlockHash<Sha1, 64, 20, 8, true>;
+template class BlockHash<Sha256, 64, 32, 8, true>;
+template class BlockHash<Sha512, 128, 64, 16, true>;
+
 // ---- MD5 (RFC 1321) ----------------------------------------------------------------------------
 
 Md5::Md5() : state_{0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u} {}
@@ -176,15 +184,8 @@ void Md5::Compress(const uint8_t* block) {
   state_[3] += d;
 }
 
-void Md5::Update(std::string_view data) {
-  Feed(buffer_, buffered_, length_, data, [this](const uint8_t* b) { Compress(b); });
-}
-
-std::array<uint8_t, Md5::kSize> Md5::Final() {
-  Pad<kBlock, 8, false>(buffer_, buffered_, length_, [this](const uint8_t* b) { Compress(b); });
-  std::array<uint8_t, kSize> out;
-  for (int i = 0; i < 4; ++i) StoreLe32(out.data() + 4 * i, state_[i]);
-  return out;
+void Md5::Output(uint8_t* out) const {
+  for (int i = 0; i < 4; ++i) StoreLe32(out + 4 * i, state_[i]);
 }
 
 // ---- SHA-1 (FIPS 180-4) ------------------------------------------------------------------------
@@ -225,15 +226,8 @@ void Sha1::Compress(const uint8_t* block) {
   state_[4] += e;
 }
 
-void Sha1::Update(std::string_view data) {
-  Feed(buffer_, buffered_, length_, data, [this](const uint8_t* b) { Compress(b); });
-}
-
-std::array<uint8_t, Sha1::kSize> Sha1::Final() {
-  Pad<kBlock, 8, true>(buffer_, buffered_, length_, [this](const uint8_t* b) { Compress(b); });
-  std::array<uint8_t, kSize> out;
-  for (int i = 0; i < 5; ++i) StoreBe32(out.data() + 4 * i, state_[i]);
-  return out;
+void Sha1::Output(uint8_t* out) const {
+  for (int i = 0; i < 5; ++i) StoreBe32(out + 4 * i, state_[i]);
 }
 
 // ---- SHA-256 (FIPS 180-4) ----------------------------------------------------------------------
@@ -276,15 +270,8 @@ void Sha256::Compress(const uint8_t* block) {
   state_[7] += h;
 }
 
-void Sha256::Update(std::string_view data) {
-  Feed(buffer_, buffered_, length_, data, [this](const uint8_t* b) { Compress(b); });
-}
-
-std::array<uint8_t, Sha256::kSize> Sha256::Final() {
-  Pad<kBlock, 8, true>(buffer_, buffered_, length_, [this](const uint8_t* b) { Compress(b); });
-  std::array<uint8_t, kSize> out;
-  for (int i = 0; i < 8; ++i) StoreBe32(out.data() + 4 * i, state_[i]);
-  return out;
+void Sha256::Output(uint8_t* out) const {
+  for (int i = 0; i < 8; ++i) StoreBe32(out + 4 * i, state_[i]);
 }
 
 // ---- SHA-512 (FIPS 180-4) ----------------------------------------------------------------------
@@ -327,15 +314,8 @@ void Sha512::Compress(const uint8_t* block) {
   state_[7] += h;
 }
 
-void Sha512::Update(std::string_view data) {
-  Feed(buffer_, buffered_, length_, data, [this](const uint8_t* b) { Compress(b); });
-}
-
-std::array<uint8_t, Sha512::kSize> Sha512::Final() {
-  Pad<kBlock, 16, true>(buffer_, buffered_, length_, [this](const uint8_t* b) { Compress(b); });
-  std::array<uint8_t, kSize> out;
-  for (int i = 0; i < 8; ++i) StoreBe64(out.data() + 8 * i, state_[i]);
-  return out;
+void Sha512::Output(uint8_t* out) const {
+  for (int i = 0; i < 8; ++i) StoreBe64(out + 8 * i, state_[i]);
 }
 
 // ---- HMAC and PBKDF2 ---------------------------------------------------------------------------

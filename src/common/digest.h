@@ -12,69 +12,67 @@
 
 namespace hop::digest {
 
-// Incremental hashers: Update any number of times, then Final once.
-class Md5 {
+// Incremental hashers: Update any number of times, then Final once. The four share the
+// Merkle-Damgard frame: input is buffered into blocks for `Derived::Compress`, and Final pads the
+// last block with the message's length in bits (`kLengthBytes` of it, big-endian or, for MD5,
+// little-endian) before `Derived::Output` writes the state out.
+template <typename Derived, size_t kBlockBytes, size_t kDigestBytes, size_t kLengthBytes,
+          bool kBigEndian>
+class BlockHash {
  public:
-  static constexpr size_t kSize = 16;
-  static constexpr size_t kBlock = 64;
-  Md5();
+  static constexpr size_t kSize = kDigestBytes;
+  static constexpr size_t kBlock = kBlockBytes;
   void Update(std::string_view data);
   std::array<uint8_t, kSize> Final();
 
  private:
-  void Compress(const uint8_t* block);
-  uint32_t state_[4];
-  uint8_t buffer_[kBlock];
-  size_t buffered_ = 0;
-  uint64_t length_ = 0;
-};
-
-class Sha1 {
- public:
-  static constexpr size_t kSize = 20;
-  static constexpr size_t kBlock = 64;
-  Sha1();
-  void Update(std::string_view data);
-  std::array<uint8_t, kSize> Final();
-
- private:
-  void Compress(const uint8_t* block);
-  uint32_t state_[5];
-  uint8_t buffer_[kBlock];
-  size_t buffered_ = 0;
-  uint64_t length_ = 0;
-};
-
-class Sha256 {
- public:
-  static constexpr size_t kSize = 32;
-  static constexpr size_t kBlock = 64;
-  Sha256();
-  void Update(std::string_view data);
-  std::array<uint8_t, kSize> Final();
-
- private:
-  void Compress(const uint8_t* block);
-  uint32_t state_[8];
-  uint8_t buffer_[kBlock];
-  size_t buffered_ = 0;
-  uint64_t length_ = 0;
-};
-
-class Sha512 {
- public:
-  static constexpr size_t kSize = 64;
-  static constexpr size_t kBlock = 128;
-  Sha512();
-  void Update(std::string_view data);
-  std::array<uint8_t, kSize> Final();
-
- private:
-  void Compress(const uint8_t* block);
-  uint64_t state_[8];
   uint8_t buffer_[kBlock];
   size_t buffered_ = 0;
   uint64_t length_ = 0;  // bytes; messages of 2^61 bytes or more are not hashed here
+};
+
+class Md5 : public BlockHash<Md5, 64, 16, 8, false> {
+ public:
+  Md5();
+
+ private:
+  friend BlockHash;
+  void Compress(const uint8_t* block);
+  void Output(uint8_t* out) const;
+  uint32_t state_[4];
+};
+
+class Sha1 : public BlockHash<Sha1, 64, 20, 8, true> {
+ public:
+  Sha1();
+
+ private:
+  friend BlockHash;
+  void Compress(const uint8_t* block);
+  void Output(uint8_t* out) const;
+  uint32_t state_[5];
+};
+
+class Sha256 : public BlockHash<Sha256, 64, 32, 8, true> {
+ public:
+  Sha256();
+
+ private:
+  friend BlockHash;
+  void Compress(const uint8_t* block);
+  void Output(uint8_t* out) const;
+  uint32_t state_[8];
+};
+
+class Sha512 : public BlockHash<Sha512, 128, 64, 16, true> {
+ public:
+  Sha512();
+
+ private:
+  friend BlockHash;
+  void Compress(const uint8_t* block);
+  void Output(uint8_t* out) const;
+  uint64_t state_[8];
 };
 
 // One-shot forms, as raw bytes.

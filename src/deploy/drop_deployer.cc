@@ -20,6 +20,17 @@ using store::Write;
 
 Status DropDeployer::DropTable(const catalog::Table& table, bool force, Batch& batch) {
   const std::string& ns = batch.namespace_name();
+  if (table.resource.empty() && !table.topic_resource.empty()) {
+    // A topic listed from its KafkaTopic: deleting the resource deletes the topic (Strimzi's
+    // operator does that in a cluster), once nothing depends on the table.
+    const ObjectRef topic{{"kafka.strimzi.io", "KafkaTopic"}, ns, table.topic_resource};
+    Subject pending(ValidationPoint::kPendingDelete);
+    pending.deleted = topic;
+    pending.identifier = resource::DependencyIdentifier(table.database, table.path);
+    if (!force) HOP_RETURN_IF_ERROR(batch.Check(std::move(pending)));
+    batch.Add({Write::Delete(topic), ""});
+    return Status::OK();
+  }
   if (table.resource.empty()) {
     return Status::InvalidArgument(
         fmt::format("Table {} comes from database {}; hop cannot drop it", table.QualifiedName(),
