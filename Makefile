@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 FUZZ_SECONDS ?= 60
 
-.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire bench-pgwire bench-kube bench-scale format clean
+.PHONY: all hop test demo debug bench fuzz fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire fuzz-http bench-pgwire bench-kube bench-scale format clean
 
 all: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS)
@@ -78,7 +78,7 @@ build-fuzz/build.ninja:
 
 # Each fuzzer runs for FUZZ_SECONDS (default 60), one after the other: the SQL fuzzer from the
 # seed corpus built out of the golden files; new inputs are kept in build-fuzz/corpus.
-fuzz: fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire
+fuzz: fuzz-sql fuzz-yaml fuzz-bind fuzz-template fuzz-pgwire fuzz-http
 
 fuzz-sql: build-fuzz/build.ninja
 	$(CMAKE) --build build-fuzz -j $(JOBS) --target sql_fuzz
@@ -122,6 +122,14 @@ fuzz-pgwire: build-fuzz/build.ninja
 	mkdir -p build-fuzz/pgwire-corpus
 	./build-fuzz/fuzz/pgwire_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/pgwire-corpus fuzz/regressions/pgwire
+
+# Runs the HTTP/1.1 fuzzer: request heads and their bodies as a connection carries them, seeded
+# with the requests in fuzz/regressions/http.
+fuzz-http: build-fuzz/build.ninja
+	$(CMAKE) --build build-fuzz -j $(JOBS) --target http_fuzz
+	mkdir -p build-fuzz/http-corpus
+	./build-fuzz/fuzz/http_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/http-corpus fuzz/regressions/http
 
 format:
 	find src test bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

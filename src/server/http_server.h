@@ -1,10 +1,12 @@
 // The HTTP server of `hop serve --http-port` (docs/kubernetes-api.md): the Kubernetes API over
 // the store (kube_api.h), `/metrics` in Prometheus' text format, and `/healthz`, `/livez` and
-// `/readyz`. Each connection has its own thread, so a slow client or a long watch holds only its
-// own. On a loopback address it needs nothing more; on any other, TLS and a bearer token.
+// `/readyz`, over hop's own HTTP/1.1 (http_wire.h) and, with a certificate, TLS (common/tls.h).
+// Each connection has its own thread, so a slow client or a long watch holds only its own. On a
+// loopback address it needs nothing more; on any other, TLS and a bearer token.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -28,6 +30,16 @@ struct HttpServerOptions {
   std::string token_file;
   size_t max_body_bytes = 3 * 1024 * 1024;  // larger requests get 413
   int max_connections = 2048;               // beyond it a client waits for a free one
+  int max_requests_per_connection = 1000;   // the last one's answer says Connection: close
+  // A connection with no request under way (a new one, or kept alive after an answer) is
+  // closed after this.
+  std::chrono::milliseconds idle_timeout{2000};
+  // A request's head must arrive whole, a TLS handshake finish, and each read of a body bring
+  // something, within this; else 408 (a head or body cut short) and the connection closes.
+  std::chrono::milliseconds read_timeout{30000};
+  // A write (an answer, a watch's chunk) the client does not take within this ends the
+  // connection: a watcher that stops reading is dropped.
+  std::chrono::milliseconds write_timeout{10000};
   KubeApiOptions api;
 };
 
@@ -39,9 +51,10 @@ Status CheckHttpServerOptions(const HttpServerOptions& options);
 class HttpServer {
  public:
   // Listens on options.listen:port. Errors (InvalidArgument): a non-loopback address without
-  // TLS and a token, a certificate without its key, a token file that is missing or empty;
-  // (Unavailable) an address that cannot be bound. `role` (not owned, may be null) is what
-  // /readyz reports.
+  // TLS and a token, a certificate without its key, a certificate or key that does not load, a
+  // token file that is missing or empty, a listen address that is not an IP address or
+  // localhost; (Unavailable) an address that cannot be bound, or libssl that cannot be loaded
+  // for TLS. `role` (not owned, may be null) is what /readyz reports.
   static Result<std::unique_ptr<HttpServer>> Start(store::Store& store, HttpServerOptions options,
                                                    const std::atomic<ServeRole>* role);
   ~HttpServer();  // Stop()

@@ -596,8 +596,7 @@ class CacheWatchStream : public KubeWatchStream {
     }
   }
 
-  // Not plain application/json: the HTTP library would gzip that when the client accepts it,
-  // and a compressor holds events back until it has a block.
+  // The media type kube-apiserver gives a JSON watch, which clients read as a stream of events.
   std::string content_type() const override { return "application/json;stream=watch"; }
 
   void Run(const std::function<bool(std::string_view)>& write,

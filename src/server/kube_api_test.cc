@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/strings.h"
 #include "resource/json.h"
 #include "resource/resource.h"
 #include "server/http_server.h"
@@ -124,6 +125,84 @@ std::string ReadUntil(int fd, std::string_view want, std::chrono::milliseconds t
     got.append(buf, static_cast<size_t>(n));
   }
   return got;
+}
+
+// What a raw connection received: the bytes, and whether the server closed it.
+struct Received {
+  std::string bytes;
+  bool closed = false;
+};
+
+// Reads what arrives on `fd` until the server closes it or `timeout` passes.
+Received ReadToClose(int fd, std::chrono::milliseconds timeout = 5s) {
+  Received r;
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      r.closed = true;
+      break;
+    }
+    r.bytes.append(buf, static_cast<size_t>(n));
+  }
+  return r;
+}
+
+// One response read off a raw connection.
+struct RawResponse {
+  int status = 0;
+  std::string head;  // status line and fields
+  std::string body;  // chunks joined
+  bool chunked = false;
+};
+
+// The responses in `bytes`, in order (by Content-Length, chunks, or to the end); an interim 100
+// Continue counts as one.
+std::vector<RawResponse> Responses(std::string_view bytes, bool head_only = false) {
+  std::vector<RawResponse> out;
+  while (bytes.starts_with("HTTP/1.1 ")) {
+    const size_t end = bytes.find("\r\n\r\n");
+    if (end == std::string_view::npos) break;
+    RawResponse r;
+    r.head = std::string(bytes.substr(0, end + 2));
+    r.status = std::atoi(r.head.c_str() + 9);
+    bytes.remove_prefix(end + 4);
+    const std::string lower = AsciiToLower(r.head);
+    r.chunked = lower.find("transfer-encoding: chunked") != std::string::npos;
+    const size_t cl = lower.find("content-length: ");
+    if (r.status == 100 || head_only) {
+      // no body
+    } else if (r.chunked) {
+      for (;;) {
+        const size_t line = bytes.find("\r\n");
+        if (line == std::string_view::npos) return out;
+        const size_t n = std::stoul(std::string(bytes.substr(0, line)), nullptr, 16);
+        if (bytes.size() < line + 2 + n + 2) return out;
+        r.body += bytes.substr(line + 2, n);
+        bytes.remove_prefix(line + 2 + n + 2);
+        if (n == 0) break;
+      }
+    } else if (cl != std::string::npos) {
+      const size_t n = std::stoul(lower.substr(cl + 16));
+      r.body = std::string(bytes.substr(0, n));
+      bytes.remove_prefix(std::min(n, bytes.size()));
+    } else {
+      r.body = std::string(bytes);
+      bytes = {};
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// The statuses of `responses`, in order.
+std::vector<int> Statuses(const std::vector<RawResponse>& responses) {
+  std::vector<int> out;
+  for (const RawResponse& r : responses) out.push_back(r.status);
+  return out;
 }
 
 class KubeApiTest : public ::testing::Test {
@@ -764,6 +843,422 @@ TEST_F(KubeApiTest, FinalizersHoldADeleteAndOrphanKeepsDependents) {
   EXPECT_FALSE(Body(kept)["metadata"].contains("ownerReferences")) << kept->body;
   ExpectStatus(c.Delete(std::string(kConfigMaps) + "/kept?propagationPolicy=Sideways"), 400,
                "BadRequest");
+}
+
+
+// --- the HTTP/1.1 server itself ---
+
+// Requests sent back to back on one connection (pipelined) are answered in order; the last asks
+// for the connection to close, and it does.
+TEST_F(KubeApiTest, PipelinedRequestsAreAnsweredInOrderOnOneConnection) {
+  Start();
+  const std::string body = ConfigMap("piped").dump();
+  const int fd = RawConnect(server_->port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(
+      SendAll(fd, fmt::format("GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n"
+                              "POST {0} HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+                              "Content-Length: {1}\r\n\r\n{2}"
+                              "GET {0}/piped HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+                              kConfigMaps, body.size(), body)));
+  const Received got = ReadToClose(fd);
+  close(fd);
+  EXPECT_TRUE(got.closed);
+  const auto responses = Responses(got.bytes);
+  ASSERT_EQ(Statuses(responses), (std::vector<int>{200, 201, 200})) << got.bytes;
+  EXPECT_EQ(responses[0].body, "ok");
+  EXPECT_EQ(Json::parse(responses[2].body)["metadata"]["name"], "piped");
+  EXPECT_NE(responses[2].head.find("Connection: close"), std::string::npos);
+}
+
+// Each way of making two readers disagree on where a body ends is refused with one answer, and
+// the connection closes: the request hidden in the body is never served.
+TEST_F(KubeApiTest, SmugglingAttemptsAreRefusedAndNothingHidesBehindThem) {
+  Start();
+  WriteConfigMaps("victim", 1);
+  const std::string hidden =
+      fmt::format("DELETE {}/victim-000 HTTP/1.1\r\nHost: h\r\n\r\n", kConfigMaps);
+  const std::string chunked_hidden = fmt::format("0\r\n\r\n{}", hidden);
+  struct Case {
+    const char* name;
+    std::string fields;
+    std::string body;
+    int status;
+  };
+  const Case kCases[] = {
+      {"Content-Length and chunked",
+       fmt::format("Content-Length: {}\r\nTransfer-Encoding: chunked\r\n", chunked_hidden.size()),
+       chunked_hidden, 400},
+      {"chunked and Content-Length", "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
+       chunked_hidden, 400},
+      {"two Content-Lengths", "Content-Length: 0\r\nContent-Length: 60\r\n", hidden, 400},
+      {"a coding before chunked", "Transfer-Encoding: gzip, chunked\r\n", chunked_hidden, 501},
+      {"a chunk size past 64 bits", "Transfer-Encoding: chunked\r\n",
+       "1" + std::string(20, '0') + "\r\n" + hidden, 413},
+      {"obs-fold", "X-A: 1\r\n Transfer-Encoding: chunked\r\n", chunked_hidden, 400},
+      {"a blank before the colon", "Transfer-Encoding : chunked\r\n", chunked_hidden, 400},
+  };
+  for (const Case& c : kCases) {
+    const int fd = RawConnect(server_->port());
+    ASSERT_GE(fd, 0);
+    SendAll(fd,
+            fmt::format("POST {} HTTP/1.1\r\nHost: h\r\n{}\r\n{}", kConfigMaps, c.fields, c.body));
+    const Received got = ReadToClose(fd);
+    close(fd);
+    EXPECT_TRUE(got.closed) << c.name;
+    const auto responses = Responses(got.bytes);
+    ASSERT_EQ(Statuses(responses), std::vector<int>{c.status}) << c.name << "\n" << got.bytes;
+    const Json status = Json::parse(responses[0].body, nullptr, false);
+    EXPECT_EQ(status.value("kind", ""), "Status") << c.name;
+    EXPECT_EQ(status.value("code", 0), c.status) << c.name;
+  }
+  httplib::Client client = Client();
+  auto victim = client.Get(fmt::format("{}/victim-000", kConfigMaps).c_str());
+  ASSERT_TRUE(victim);
+  EXPECT_EQ(victim->status, 200);
+}
+
+// What the parser refuses reaches the client as a metav1.Status with the code, and the server
+// goes on serving.
+TEST_F(KubeApiTest, MalformedRequestsGetTheirStatusCode) {
+  HttpServerOptions options;
+  options.max_body_bytes = 1000;
+  Start(options);
+  struct Case {
+    const char* name;
+    std::string request;
+    int status;
+    std::string reason;
+  };
+  const Case kCases[] = {
+      {"garbage", "garbage\r\n\r\n", 400, "BadRequest"},
+      {"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, "BadRequest"},
+      {"a NUL in a field",
+       "GET /healthz HTTP/1.1\r\nHost: h\r\nX: a" + std::string(1, '\0') + "b\r\n\r\n", 400,
+       "BadRequest"},
+      {"a head of 70 KiB",
+       "GET /healthz HTTP/1.1\r\nHost: h\r\nX: " + std::string(70 * 1024, 'x') + "\r\n\r\n", 431,
+       "BadRequest"},
+      {"HTTP/2.0", "GET /healthz HTTP/2.0\r\nHost: h\r\n\r\n", 505, "BadRequest"},
+      {"an expectation", "GET /healthz HTTP/1.1\r\nHost: h\r\nExpect: magic\r\n\r\n", 417,
+       "BadRequest"},
+      {"a chunked body past the limit",
+       fmt::format("POST {} HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   "3e8\r\n{}\r\n1\r\nx\r\n0\r\n\r\n",
+                   kConfigMaps, std::string(1000, 'x')),
+       413, "RequestEntityTooLarge"},
+      {"a method hop does not know", "BREW /pot HTTP/1.1\r\nHost: h\r\n\r\n", 405,
+       "MethodNotAllowed"},
+      {"OPTIONS", "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n", 405, "MethodNotAllowed"},
+  };
+  for (const Case& c : kCases) {
+    const int fd = RawConnect(server_->port());
+    ASSERT_GE(fd, 0);
+    SendAll(fd, c.request);
+    const Received got = ReadToClose(fd);
+    close(fd);
+    EXPECT_TRUE(got.closed) << c.name;
+    const auto responses = Responses(got.bytes);
+    ASSERT_EQ(Statuses(responses), std::vector<int>{c.status}) << c.name << "\n" << got.bytes;
+    const Json status = Json::parse(responses[0].body, nullptr, false);
+    EXPECT_EQ(status.value("reason", ""), c.reason) << c.name;
+    if (c.status == 405) {
+      EXPECT_NE(responses[0].head.find("Allow: GET, HEAD, POST, PUT, PATCH, DELETE"),
+                std::string::npos)
+          << responses[0].head;
+    }
+  }
+  httplib::Client client = Client();
+  auto r = client.Get("/healthz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+// Bodies in chunks, and bodies the client holds back until the server says 100 Continue (as curl
+// does for large ones), are read whole.
+TEST_F(KubeApiTest, ChunkedAndContinuedBodiesAreRead) {
+  Start();
+  const std::string body = ConfigMap("chunky", std::string(3000, 'c')).dump();
+  {
+    const int fd = RawConnect(server_->port());
+    ASSERT_GE(fd, 0);
+    std::string request = fmt::format(
+        "POST {} HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        kConfigMaps);
+    for (size_t at = 0; at < body.size(); at += 1000) {
+      const std::string piece = body.substr(at, 1000);
+      request += fmt::format("{:x};n={}\r\n{}\r\n", piece.size(), at, piece);
+    }
+    request += "0\r\nX-Trailer: yes\r\n\r\n";
+    ASSERT_TRUE(SendAll(fd, request));
+    const Received got = ReadToClose(fd);
+    close(fd);
+    const auto responses = Responses(got.bytes);
+    ASSERT_EQ(Statuses(responses), std::vector<int>{201}) << got.bytes;
+  }
+  {
+    const std::string second = ConfigMap("continued", std::string(3000, 'd')).dump();
+    const int fd = RawConnect(server_->port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, fmt::format("POST {} HTTP/1.1\r\nHost: h\r\n"
+                                        "Content-Type: application/json\r\n"
+                                        "Content-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+                                        kConfigMaps, second.size())));
+    // The server asks for the body before the client sends it.
+    EXPECT_EQ(ReadUntil(fd, "\r\n\r\n", 5s), "HTTP/1.1 100 Continue\r\n\r\n");
+    ASSERT_TRUE(SendAll(fd, second));
+    const auto responses = Responses(ReadUntil(fd, "\"continued\"", 5s));
+    ASSERT_EQ(Statuses(responses), std::vector<int>{201});
+    close(fd);
+  }
+  httplib::Client client = Client();
+  for (const char* name : {"chunky", "continued"}) {
+    auto r = client.Get(fmt::format("{}/{}", kConfigMaps, name).c_str());
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << name;
+    EXPECT_EQ(Body(r)["data"]["k"].get<std::string>().size(), 3000u) << name;
+  }
+}
+
+// HTTP/1.0 closes after each answer unless it asks to keep the connection; HTTP/1.1 keeps it
+// up to max_requests_per_connection, the last answer saying Connection: close. HEAD answers
+// GET's head without its body.
+TEST_F(KubeApiTest, KeepAliveFollowsTheVersionTheLimitAndHead) {
+  HttpServerOptions options;
+  options.max_requests_per_connection = 3;
+  Start(options);
+  {
+    const int fd = RawConnect(server_->port());
+    ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.0\r\n\r\nGET /healthz HTTP/1.0\r\n\r\n"));
+    const Received got = ReadToClose(fd);
+    close(fd);
+    EXPECT_TRUE(got.closed);
+    EXPECT_EQ(Statuses(Responses(got.bytes)), std::vector<int>{200});
+  }
+  {
+    const int fd = RawConnect(server_->port());
+    const std::string ask = "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n";
+    ASSERT_TRUE(SendAll(fd, ask));
+    const std::string first = ReadUntil(fd, "ok", 5s);
+    EXPECT_NE(first.find("Connection: keep-alive"), std::string::npos) << first;
+    ASSERT_TRUE(SendAll(fd, ask));
+    EXPECT_EQ(Statuses(Responses(ReadUntil(fd, "ok", 5s))), std::vector<int>{200});
+    close(fd);
+  }
+  {
+    const int fd = RawConnect(server_->port());
+    std::string four;
+    for (int i = 0; i < 4; ++i) four += "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n";
+    ASSERT_TRUE(SendAll(fd, four));
+    const Received got = ReadToClose(fd);
+    close(fd);
+    EXPECT_TRUE(got.closed);
+    const auto responses = Responses(got.bytes);
+    ASSERT_EQ(Statuses(responses), (std::vector<int>{200, 200, 200})) << got.bytes;
+    EXPECT_EQ(responses[1].head.find("Connection: close"), std::string::npos);
+    EXPECT_NE(responses[2].head.find("Connection: close"), std::string::npos);
+  }
+  {
+    WriteConfigMaps("headed", 2);
+    const int fd = RawConnect(server_->port());
+    ASSERT_TRUE(
+        SendAll(fd, fmt::format("HEAD {0} HTTP/1.1\r\nHost: h\r\n\r\n"
+                                "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+                                kConfigMaps)));
+    const Received got = ReadToClose(fd);
+    close(fd);
+    const auto responses = Responses(got.bytes, /*head_only=*/true);
+    ASSERT_EQ(Statuses(responses), (std::vector<int>{200, 200})) << got.bytes;
+    EXPECT_NE(responses[0].head.find("Content-Length: "), std::string::npos);
+    EXPECT_EQ(responses[0].head.find("Content-Length: 0\r\n"), std::string::npos);
+    // Nothing but the second head and its body follow the first head.
+    EXPECT_TRUE(got.bytes.ends_with("\r\n\r\nok")) << got.bytes;
+  }
+}
+
+// A connection that sends half a head and stalls gets 408 after the read timeout; one that sends
+// nothing, or nothing more after an answer, is closed after the idle timeout; one that connects
+// and closes at once costs nothing. With room for one connection, each of them frees it.
+TEST_F(KubeApiTest, StalledIdleAndVanishingClientsFreeTheirConnection) {
+  HttpServerOptions options;
+  options.max_connections = 1;
+  options.read_timeout = 300ms;
+  options.idle_timeout = 200ms;
+  Start(options);
+  {
+    const int fd = RawConnect(server_->port());
+    ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\nHo"));
+    const Received got = ReadToClose(fd);
+    close(fd);
+    EXPECT_TRUE(got.closed);
+    EXPECT_EQ(Statuses(Responses(got.bytes)), std::vector<int>{408}) << got.bytes;
+  }
+  {
+    const int fd = RawConnect(server_->port());
+    const Received got = ReadToClose(fd);
+    close(fd);
+    EXPECT_TRUE(got.closed);
+    EXPECT_EQ(got.bytes, "");
+  }
+  {
+    const int fd = RawConnect(server_->port());
+    ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n"));
+    const Received got = ReadToClose(fd);
+    close(fd);
+    EXPECT_TRUE(got.closed);  // after the idle timeout
+    EXPECT_EQ(Statuses(Responses(got.bytes)), std::vector<int>{200});
+  }
+  for (int i = 0; i < 5; ++i) close(RawConnect(server_->port()));
+  httplib::Client c = Client();
+  auto r = c.Get("/healthz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+// Past max_connections a new client waits, its connection queued, until one ends.
+TEST_F(KubeApiTest, PastTheConnectionLimitAClientWaitsForAFreeOne) {
+  HttpServerOptions options;
+  options.max_connections = 1;
+  options.idle_timeout = 30s;
+  Start(options);
+  const int first = RawConnect(server_->port());
+  ASSERT_TRUE(SendAll(first, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n"));
+  EXPECT_NE(ReadUntil(first, "ok", 5s).find("200 OK"), std::string::npos);
+  const int second = RawConnect(server_->port());
+  ASSERT_GE(second, 0);
+  ASSERT_TRUE(SendAll(second, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"));
+  EXPECT_EQ(ReadUntil(second, "ok", 300ms), "");  // the first holds the only connection
+  close(first);
+  const Received got = ReadToClose(second);
+  close(second);
+  EXPECT_EQ(Statuses(Responses(got.bytes)), std::vector<int>{200}) << got.bytes;
+}
+
+// A watcher that stops reading is dropped once a write has waited the write timeout, and its
+// connection closes.
+TEST_F(KubeApiTest, AWatcherThatStopsReadingIsDropped) {
+  HttpServerOptions options;
+  options.write_timeout = 300ms;
+  Start(options);
+  const int64_t from = Revision();
+  const int stalled = RawConnect(server_->port(), 4096);
+  ASSERT_TRUE(SendAll(stalled, fmt::format("GET {}?watch=true&resourceVersion={} HTTP/1.1\r\n"
+                                           "Host: h\r\n\r\n",
+                                           kConfigMaps, from)));
+  std::this_thread::sleep_for(50ms);
+  for (int i = 0; i < 20; ++i)
+    WriteConfigMaps(fmt::format("big{:02}", i), 10, std::string(16384, 'x'));
+  std::this_thread::sleep_for(1s);  // the write times out meanwhile
+  const Received got = ReadToClose(stalled, 10s);
+  close(stalled);
+  EXPECT_TRUE(got.closed);
+  // It had received its head and part of the events, not all of them.
+  EXPECT_EQ(got.bytes.rfind("HTTP/1.1 200 OK", 0), 0u);
+  EXPECT_LT(got.bytes.size(), 200u * 16384u);
+}
+
+// Stop ends every watch (each gets the end of its chunked body), closes idle and half-read
+// connections, and returns once every connection's thread has ended.
+TEST_F(KubeApiTest, StopEndsWatchesAndConnectionsPromptly) {
+  HttpServerOptions options;
+  options.idle_timeout = 60s;
+  options.read_timeout = 60s;
+  Start(options);
+  std::vector<int> watchers;
+  for (int i = 0; i < 3; ++i) {
+    const int fd = RawConnect(server_->port());
+    ASSERT_TRUE(
+        SendAll(fd, fmt::format("GET {}?watch=true HTTP/1.1\r\nHost: h\r\n\r\n", kConfigMaps)));
+    EXPECT_NE(ReadUntil(fd, "\r\n\r\n", 5s).find("200 OK"), std::string::npos);
+    watchers.push_back(fd);
+  }
+  const int idle = RawConnect(server_->port());
+  const int half = RawConnect(server_->port());
+  ASSERT_TRUE(SendAll(half, "GET /healthz HTTP/1.1\r\n"));
+  std::this_thread::sleep_for(100ms);
+  const auto started = std::chrono::steady_clock::now();
+  server_->Stop();
+  // Well inside the 60 s the idle and half-read connections would otherwise be kept.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  for (int fd : watchers) {
+    const Received got = ReadToClose(fd, 2s);
+    close(fd);
+    EXPECT_TRUE(got.closed);
+    EXPECT_TRUE(got.bytes.ends_with("0\r\n\r\n")) << got.bytes;
+  }
+  for (int fd : {idle, half}) {
+    const Received got = ReadToClose(fd, 2s);
+    close(fd);
+    EXPECT_TRUE(got.closed);
+  }
+}
+
+TEST_F(KubeApiTest, ListensOnIpv6Loopback) {
+  auto store = store::SqliteStore::Open(dir_.path());
+  ASSERT_TRUE(store.ok());
+  store_ = std::move(store).value();
+  HttpServerOptions options;
+  options.listen = "::1";
+  auto server = HttpServer::Start(*store_, options, &role_);
+  if (!server.ok() && server.status().code() == StatusCode::kUnavailable) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << server.status().ToString();
+  }
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  server_ = std::move(server).value();
+  EXPECT_EQ(server_->url(), fmt::format("http://[::1]:{}", server_->port()));
+  httplib::Client c("::1", server_->port());
+  c.set_connection_timeout(5, 0);
+  auto r = c.Get("/healthz");
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+}
+
+// With a certificate and key the server speaks only TLS: an HTTPS client that trusts the
+// certificate is served (a watch too), a plain HTTP request is not. Both the watcher and the
+// plain client hang up while the server still writes to them: a write to a vanished TLS client
+// must fail, not raise SIGPIPE (which would end this process, and `hop serve`).
+TEST_F(KubeApiTest, ServesTlsWithItsCertificate) {
+  const std::string cert = dir_.path() + "/cert.pem";
+  const std::string key = dir_.path() + "/key.pem";
+  const auto [made, status] = hop::testing::Shell(
+      fmt::format("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+                  "-addext subjectAltName=IP:127.0.0.1 -keyout {} -out {}",
+                  key, cert));
+  if (status != 0) GTEST_SKIP() << "openssl cannot make a certificate here: " << made;
+  HttpServerOptions options;
+  options.tls_cert = cert;
+  options.tls_key = key;
+  Start(options);
+  EXPECT_EQ(server_->url(), fmt::format("https://127.0.0.1:{}", server_->port()));
+  EXPECT_NE(server_->Kubeconfig().find("certificate-authority-data: "), std::string::npos);
+
+  httplib::SSLClient c("127.0.0.1", server_->port());
+  c.set_ca_cert_path(cert.c_str());
+  c.enable_server_certificate_verification(true);
+  c.set_read_timeout(10, 0);
+  auto health = c.Get("/healthz");
+  ASSERT_TRUE(health) << httplib::to_string(health.error());
+  EXPECT_EQ(health->status, 200);
+  const std::string body = ConfigMap("secure", std::string(20000, 's')).dump();
+  auto created = c.Post(kConfigMaps, body, "application/json");
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 201) << created->body;
+  LineReader lines;
+  std::vector<Event> seen;
+  c.Get(fmt::format("{}?watch=true&timeoutSeconds=5", kConfigMaps).c_str(),
+        [&](const char* data, size_t len) {
+          for (Event& e : lines.Feed(data, len)) seen.push_back(std::move(e));
+          return seen.empty();
+        });
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].name(), "secure");
+
+  const int fd = RawConnect(server_->port());
+  SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n");
+  const Received plain = ReadToClose(fd, 3s);
+  close(fd);
+  EXPECT_EQ(plain.bytes.find("200 OK"), std::string::npos);
 }
 
 }  // namespace
