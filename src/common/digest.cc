@@ -397,8 +397,9 @@ std::string Hex(std::string_view bytes, bool upper) {
 
 bool ConstantTimeEqual(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
+  // Through a volatile so that the compiler cannot stop at the first difference.
   volatile uint8_t diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<uint8_t>(a[i] ^ b[i]);
+  for (size_t i = 0; i < a.size(); ++i) diff = diff | static_cast<uint8_t>(a[i] ^ b[i]);
   return diff == 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <csignal>
 
 #include "common/shared_library.h"
 
@@ -72,6 +73,39 @@ const Result<Ssl>& LoadSsl() {
 const Ssl& Api() { return *LoadSsl(); }
 
 SSL_CTX* Ctx(void* p) { return static_cast<SSL_CTX*>(p); }
+
+// libssl writes to its socket with write(2), so a write to a peer that has gone raises SIGPIPE,
+// which would end the process. Around each call that may write, SIGPIPE is blocked in this
+// thread, and one the call raised is taken off the pending set before it is unblocked.
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    was_pending_ = Pending();
+    pthread_sigmask(SIG_BLOCK, &pipe_, &previous_);
+  }
+  ~SigpipeBlocked() {
+    if (!was_pending_ && Pending()) {
+      const timespec none{0, 0};
+      sigtimedwait(&pipe_, nullptr, &none);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+
+ private:
+  static bool Pending() {
+    sigset_t pending;
+    sigemptyset(&pending);
+    sigpending(&pending);
+    return sigismember(&pending, SIGPIPE) == 1;
+  }
+  sigset_t pipe_;
+  sigset_t previous_;
+  bool was_pending_ = false;
+};
 SSL* Conn(void* p) { return static_cast<SSL*>(p); }
 
 }  // namespace
@@ -131,12 +165,14 @@ Io Failure(const Ssl& ssl, SSL* conn, int r) {
 
 Io Session::Accept() {
   const Ssl& ssl = Api();
+  SigpipeBlocked blocked;
   const int r = ssl.SSL_accept(Conn(ssl_));
   return r == 1 ? Io::kOk : Failure(ssl, Conn(ssl_), r);
 }
 
 IoResult Session::Read(void* buf, size_t n) {
   const Ssl& ssl = Api();
+  SigpipeBlocked blocked;  // a read may write (an alert, a key update)
   const int r = ssl.SSL_read(Conn(ssl_), buf, static_cast<int>(std::min<size_t>(n, INT_MAX)));
   if (r > 0) return {Io::kOk, static_cast<size_t>(r)};
   return {Failure(ssl, Conn(ssl_), r), 0};
@@ -144,6 +180,7 @@ IoResult Session::Read(void* buf, size_t n) {
 
 IoResult Session::Write(const void* buf, size_t n) {
   const Ssl& ssl = Api();
+  SigpipeBlocked blocked;
   const int r = ssl.SSL_write(Conn(ssl_), buf, static_cast<int>(std::min<size_t>(n, 1 << 30)));
   if (r > 0) return {Io::kOk, static_cast<size_t>(r)};
   return {Failure(ssl, Conn(ssl_), r), 0};
@@ -153,6 +190,7 @@ size_t Session::Pending() const { return static_cast<size_t>(Api().SSL_pending(C
 
 void Session::Shutdown() {
   const Ssl& ssl = Api();
+  SigpipeBlocked blocked;
   if (ssl.SSL_shutdown(Conn(ssl_)) < 0) ssl.ERR_clear_error();
 }
 

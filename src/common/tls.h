@@ -2,7 +2,8 @@
 // use: a command that serves no TLS never maps libssl or libcrypto (docs/architecture.md,
 // "Start-up"). Sockets stay blocking; a read or write that ends for a socket timeout (SO_RCVTIMEO,
 // SO_SNDTIMEO) before a record is whole reports kRetry, so the caller can look at its deadline
-// and its server's stop and call again.
+// and its server's stop and call again. A write to a peer that has gone is kClosed, never a
+// SIGPIPE.
 #pragma once
 
 #include <cstddef>

@@ -623,6 +623,19 @@ TEST_F(PgServerTest, TlsWhenACertificateIsGivenAndNotOtherwise) {
   EXPECT_STREQ(PQgetvalue(r, 0, 0), "over TLS");
   PQclear(r);
   PQfinish(c);
+  // A TLS client that goes away while rows are written to it ends its connection, not the
+  // server (a write to it must not raise SIGPIPE, which would end this process).
+  for (int i = 0; i < 3; ++i) {
+    PGconn* gone = Connect("sslmode=require");
+    ASSERT_EQ(PQsendQuery(gone, "SELECT repeat('x', 100000) FROM generate_series(1, 200)"), 1);
+    shutdown(PQsocket(gone), SHUT_RDWR);
+    PQfinish(gone);
+  }
+  PGconn* after = Connect("sslmode=require");
+  r = PQexec(after, "SELECT 'still here' AS t");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "still here");
+  PQclear(r);
+  PQfinish(after);
   // A client may still go on in the clear.
   PGconn* clear = Connect("sslmode=disable");
   EXPECT_EQ(PQsslInUse(clear), 0);
