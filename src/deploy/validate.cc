@@ -45,6 +45,22 @@ std::string KeyNames(const std::map<std::string, std::string>& keys) {
   return out + "]";
 }
 
+// A column type as MySQL names it, for the messages about MySQL tables: INT for INTEGER, TEXT for
+// a VARCHAR without a length; others as hop prints them.
+std::string MySqlTypeName(const sql::DataType& type) {
+  if (type.name == sql::TypeName::kInteger) return "INT";
+  sql::DataType t = type;
+  t.nullability = sql::Nullability::kUnspecified;
+  auto text = sql::PrintType(t, {sql::Dialect::kAnsi});
+  if (!text.ok()) return "?";
+  return *text == "VARCHAR" ? "TEXT" : *text;
+}
+
+// `type` without its parameters: VARCHAR(20) and VARCHAR(30) are one type here.
+std::string WithoutParameters(const std::string& type) {
+  return type.substr(0, type.find('('));
+}
+
 // Constraints the statement asks for that hop does not enforce.
 class StatementChecks : public Validator {
  public:
@@ -86,12 +102,18 @@ class MySqlKeys : public Validator {
           name, KeyNames(old_keys), KeyNames(keys)));
       return;
     }
-    for (const auto& [key, type] : keys) {
-      if (old_keys[key] != type) {
+    for (const catalog::Column& c : s.table->row_type.columns) {
+      if (!keys.count(c.name)) continue;
+      const int before = s.existing->row_type.Find(c.name);
+      if (before < 0) continue;
+      const std::string was =
+          MySqlTypeName(s.existing->row_type.columns[static_cast<size_t>(before)].type);
+      const std::string now = MySqlTypeName(c.type);
+      if (WithoutParameters(was) != WithoutParameters(now)) {
         issues.Error(fmt::format(
-            "Cannot modify KEY field type for table {}: {} is {}, not {}. KEY field changes are "
-            "not supported.",
-            name, key, old_keys[key], type));
+            "Cannot modify KEY field type for table {}. KEY field '{}' has existing type {} but "
+            "attempted to change to {}. KEY field type changes are not supported.",
+            name, c.name.substr(4), was, now));
       }
     }
   }
