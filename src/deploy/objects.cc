@@ -105,7 +105,9 @@ std::string ViewLabelValue(std::string_view name) { return resource::DependencyL
 void SetTriggerCreationVariables(tmpl::Environment& env, const std::string& trigger,
                                  const std::string& job_template, const catalog::Schema& schema,
                                  const std::vector<std::string>& path) {
-  env.Set("name", trigger).Set("trigger", trigger).Set("job", job_template);
+  // `name` is the Job's: the trigger's and the template's names (compatibility.md §2).
+  env.Set("name", resource::Canonicalize(std::vector<std::string>{trigger, job_template}));
+  env.Set("trigger", trigger).Set("job", job_template);
   env.Set("path", Join(path, ".")).Set("table", path.back()).Set("schema", schema.name);
   if (!schema.catalog.empty()) env.Set("catalog", schema.catalog);
 }

@@ -36,8 +36,9 @@ void SetDependencies(resource::Resource& object, const std::vector<std::string>&
                      const std::vector<std::string>* sinks);
 
 // Sets, over what `env` holds (a CREATE TRIGGER's options), what a trigger's JobTemplate is
-// rendered with when the trigger is created: the trigger's and template's names and its target
-// table's path, schema and catalog. What only a fire knows (timestamp, watermark, job
+// rendered with when the trigger is created: the trigger's and template's names, `name` for the
+// Job (the two joined, as Hoptimator names it: `testsimple-my-app`), and its target table's
+// path, schema and catalog. What only a fire knows (timestamp, watermark, job
 // properties) is left for the fire (trigger_fires.h).
 void SetTriggerCreationVariables(tmpl::Environment& env, const std::string& trigger,
                                  const std::string& job_template, const catalog::Schema& schema,
