@@ -156,9 +156,16 @@ class Engine::Impl {
                          catalog::LocalFileDisplay(schema->local_file) + " (state directory)"});
       return out;
     }
-    if (table.source) {
+    // A table declared in a demo database (CREATE TABLE there) has no rows in the demo system,
+    // as Hoptimator's demo driver answers for it: an empty table.
+    std::shared_ptr<const catalog::TableSource> source = table.source;
+    if (!source && schema && schema->adapter == catalog::Adapter::kDemo) {
+      source = catalog::RowsSource(std::make_shared<const std::vector<catalog::Row>>(),
+                                   table.QualifiedName() + " (declared in a demo database)");
+    }
+    if (source) {
       VirtualTable vt;
-      vt.source = table.source;
+      vt.source = source;
       vt.columns = out.columns;
       for (const auto& c : scan.row_type.columns) vt.reps.push_back(RepOf(c.type));
       vt.name = table.QualifiedName();
