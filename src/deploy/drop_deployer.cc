@@ -92,16 +92,28 @@ Status DropDeployer::DropView(const catalog::Table& view, bool force, Batch& bat
 }
 
 Status DropDeployer::DropDatabase(const ObjectRef& ref, bool force, Batch& batch) {
-  // Nothing may be left in it: the tables declared in it and the views of its schema.
+  // Nothing may be left in it: the Tables declared in it and the Views of its schema (of its
+  // catalog, for a catalog of schemas), read by their index keys (docs/store.md), not by
+  // listing the namespace. The database's own tables (demo tables, topics) go with it.
   std::vector<std::string> dependents;
-  // Every schema of the database (a catalog of schemas has several), with what the store holds.
-  for (const catalog::Schema* schema : batch.catalog().Schemas()) {
-    if (schema->database != ref.name) continue;
-    for (const auto& [name, t] : schema->tables) {
-      if (t.resource.empty()) continue;  // the database's own tables go with it
-      dependents.push_back((t.kind == catalog::ObjectKind::kTable ? "table/" : "view/") +
-                           t.resource);
-    }
+  const std::string& ns = batch.namespace_name();
+  auto add = [&](const store::GroupKind& kind, std::string key, const char* prefix) -> Status {
+    store::ListOptions list(kind, ns, {}, std::move(key));
+    HOP_ASSIGN_OR_RETURN(store::ListResult found, batch.store().List(list));
+    for (const Resource& r : found.items) dependents.push_back(prefix + r.name());
+    return Status::OK();
+  };
+  HOP_RETURN_IF_ERROR(add(resource::TableKind::Info().group_kind(),
+                          resource::TableKind::DatabaseKey(ref.name), "table/"));
+  HOP_ASSIGN_OR_RETURN(Resource db, batch.store().Get(ref));
+  const std::string catalog = Utf8ToUpper(DatabaseKind::kCatalog.Get(db).value_or(""));
+  const std::string schema = DatabaseKind::kSchema.Get(db).value_or("");
+  if (!catalog.empty() && schema.empty()) {
+    HOP_RETURN_IF_ERROR(
+        add(ViewKind::Info().group_kind(), ViewKind::CatalogKey(catalog), "view/"));
+  } else if (const catalog::Schema* s = batch.catalog().SchemaOfDatabase(ref.name)) {
+    HOP_RETURN_IF_ERROR(
+        add(ViewKind::Info().group_kind(), ViewKind::SchemaKey(s->catalog, s->name), "view/"));
   }
   if (!dependents.empty() && !force) {
     return Status::ValidationError(

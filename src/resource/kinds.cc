@@ -257,6 +257,10 @@ std::string ViewKind::SchemaKey(std::string_view catalog, std::string_view schem
   return Json::array({"view-schema", catalog, schema}).dump();
 }
 
+std::string ViewKind::CatalogKey(std::string_view catalog) {
+  return Json::array({"view-catalog", catalog}).dump();
+}
+
 namespace {
 
 // Whether `r` may have work pending (kMayBeBusyKey): it has a status, or carries `marker` (a
@@ -275,7 +279,7 @@ std::vector<std::string> ViewIndexKeys(const Resource& r) {
   const std::string schema = ViewKind::kSchema.Get(r).value_or("DEFAULT");
   std::vector<std::string> keys = {
       ViewKind::NameKey(catalog, schema, ViewKind::kView.Get(r).value_or(r.name())),
-      ViewKind::SchemaKey(catalog, schema)};
+      ViewKind::SchemaKey(catalog, schema), ViewKind::CatalogKey(catalog)};
   if (MayBeBusy(r, kWatermarkPolicyLabel, /*annotation=*/false)) keys.emplace_back(kMayBeBusyKey);
   return keys;
 }
@@ -600,12 +604,17 @@ std::string TableKind::SchemaKey(std::string_view database, std::string_view sch
   return Json::array({"table-schema", database, schema}).dump();
 }
 
+std::string TableKind::DatabaseKey(std::string_view database) {
+  return Json::array({"table-database", database}).dump();
+}
+
 namespace {
 
 std::vector<std::string> TableIndexKeys(const Resource& r) {
   const std::string database = TableKind::kDatabase.Get(r).value_or("");
   const std::string table = TableKind::kTable.Get(r).value_or(r.name());
-  std::vector<std::string> keys = {TableKind::NameKey(database, "", table)};
+  std::vector<std::string> keys = {TableKind::NameKey(database, "", table),
+                                   TableKind::DatabaseKey(database)};
   if (auto schema = TableKind::kSchema.Get(r); schema && !schema->empty()) {
     keys.push_back(TableKind::NameKey(database, *schema, table));
     keys.push_back(TableKind::SchemaKey(database, *schema));

@@ -130,10 +130,11 @@ struct ViewKind {
   static const KindInfo& Info();
   // The index keys of a View (KindInfo::index_keys): NameKey of its catalog, schema and name as
   // the catalog reads them (spec.view, else the resource's name; spec.schema, else DEFAULT), and
-  // SchemaKey of its catalog and schema.
+  // SchemaKey of its catalog and schema, and CatalogKey of its catalog.
   static std::string NameKey(std::string_view catalog, std::string_view schema,
                              std::string_view view);
   static std::string SchemaKey(std::string_view catalog, std::string_view schema);
+  static std::string CatalogKey(std::string_view catalog);
   HOP_FIELD(std::string, kView);
   HOP_FIELD(std::string, kSql);
   HOP_FIELD(std::string, kSchema);
@@ -252,10 +253,11 @@ struct TableKind {
   static const KindInfo& Info();
   // The index keys of a Table (KindInfo::index_keys): NameKey(database, "", table) and, when
   // spec.schema is set, NameKey(database, schema, table) and SchemaKey(database, schema), the
-  // table's name being spec.table, else the resource's name.
+  // table's name being spec.table, else the resource's name; and DatabaseKey(database).
   static std::string NameKey(std::string_view database, std::string_view schema,
                              std::string_view table);
   static std::string SchemaKey(std::string_view database, std::string_view schema);
+  static std::string DatabaseKey(std::string_view database);
   HOP_FIELD(std::string, kCatalog);
   HOP_FIELD(std::string, kSchema);
   HOP_FIELD(std::string, kTable);

@@ -102,7 +102,7 @@ constexpr const char* kMigrations[] = {
 
 // The version of the kinds' index-key functions. Bump it when one changes: opening a store
 // whose keys were computed with another version computes them again.
-constexpr int64_t kIndexKeysVersion = 1;
+constexpr int64_t kIndexKeysVersion = 2;
 static_assert(std::size(kMigrations) == SqliteStore::kFormatVersion + 1);
 
 std::string NewUid() {
