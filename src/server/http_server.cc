@@ -34,6 +34,7 @@
 #include "common/strings.h"
 #include "common/tls.h"
 #include "server/http_wire.h"
+#include "server/listen.h"
 #include "server/pg_server.h"
 
 namespace hop::server {
@@ -541,56 +542,13 @@ Status HttpServer::Impl::Start() {
 }
 
 Status HttpServer::Impl::Listen() {
-  const std::string address = options_.listen == "localhost" ? "127.0.0.1" : options_.listen;
-  if (options_.port < 0 || options_.port > 65535) {
-    return Status::InvalidArgument(fmt::format("--http-port {} is not a port", options_.port));
-  }
-  sockaddr_storage storage{};
-  socklen_t len = 0;
-  int family = AF_INET;
-  in_addr v4{};
-  in6_addr v6{};
-  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
-    auto* sa = reinterpret_cast<sockaddr_in*>(&storage);
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons(static_cast<uint16_t>(options_.port));
-    sa->sin_addr = v4;
-    len = sizeof(sockaddr_in);
-  } else if (inet_pton(AF_INET6, address.c_str(), &v6) == 1) {
-    family = AF_INET6;
-    auto* sa = reinterpret_cast<sockaddr_in6*>(&storage);
-    sa->sin6_family = AF_INET6;
-    sa->sin6_port = htons(static_cast<uint16_t>(options_.port));
-    sa->sin6_addr = v6;
-    len = sizeof(sockaddr_in6);
-  } else {
-    return Status::InvalidArgument(
-        fmt::format("--http-listen takes an IP address or localhost, not '{}'", options_.listen));
-  }
-  listen_fd_ = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) return Status::Unavailable("cannot create a socket for the Kubernetes API");
-  int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (family == AF_INET6) {
-    // `::` serves IPv4 clients too (as mapped addresses), whatever the system's default.
-    int zero = 0;
-    setsockopt(listen_fd_, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-  }
   // The widest backlog: a burst of clients (many watchers connecting at once) must not wait for
-  // SYN retransmits.
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&storage), len) != 0 ||
-      listen(listen_fd_, SOMAXCONN) != 0) {
-    const int err = errno;
-    close(listen_fd_);
-    listen_fd_ = -1;
-    return Status::Unavailable(fmt::format("cannot listen on {}:{} for the Kubernetes API: {}",
-                                           options_.listen, options_.port, strerror(err)));
-  }
-  sockaddr_storage bound{};
-  socklen_t blen = sizeof bound;
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &blen);
-  port_ = ntohs(family == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound)->sin_port
-                                  : reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+  // SYN retransmits. `::` serves IPv4 clients too, whatever the system's default.
+  HOP_ASSIGN_OR_RETURN(Listening listening,
+                       ListenTcp({options_.listen, options_.port, "--http-listen", "--http-port",
+                                  " for the Kubernetes API", SOMAXCONN, /*dual_stack=*/true}));
+  listen_fd_ = listening.fd;
+  port_ = listening.port;
   if (pipe2(stop_pipe_, O_CLOEXEC) != 0) {
     close(listen_fd_);
     listen_fd_ = -1;
