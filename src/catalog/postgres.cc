@@ -37,16 +37,10 @@ Result<std::string> PercentDecode(std::string_view s, std::string_view what) {
       out += s[i];
       continue;
     }
-    auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
     if (i + 2 >= s.size()) {
       return Status::InvalidArgument(fmt::format("{}: an incomplete %-escape", what));
     }
-    const int a = hex(s[i + 1]), b = hex(s[i + 2]);
+    const int a = HexDigitValue(s[i + 1]), b = HexDigitValue(s[i + 2]);
     if (a < 0 || b < 0) return Status::InvalidArgument(fmt::format("{}: a bad %-escape", what));
     const char c = static_cast<char>(a * 16 + b);
     if (c == '\0') return Status::InvalidArgument(fmt::format("{}: holds a NUL byte", what));

@@ -57,13 +57,6 @@ std::vector<std::string_view> NaturalLines(std::string_view text) {
   return lines;
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 constexpr char32_t kReplacement = 0xFFFD;
 
 // Resolves the escapes of line.text[begin, end). \u escapes are UTF-16 code units: a high
@@ -101,7 +94,7 @@ Result<std::string> Unescape(const LogicalLine& line, size_t begin, size_t end) 
     }
     char32_t unit = 0;
     for (int k = 0; k < 4; ++k) {
-      const int digit = i < end ? HexDigit(s[i]) : -1;
+      const int digit = i < end ? HexDigitValue(s[i]) : -1;
       if (digit < 0) {
         const size_t shown = std::min(end, escape + 6);
         return Status::InvalidArgument(

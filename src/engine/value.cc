@@ -115,13 +115,6 @@ Status NotA(std::string_view text, const Rep& rep) {
   return Status::InvalidArgument(fmt::format("'{}' is not a valid {}", text, RepTypeName(rep)));
 }
 
-int FromHex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 void AppendHex(std::string_view bytes, std::string& out) {
   static constexpr char kDigits[] = "0123456789abcdef";
   for (unsigned char c : bytes) {
@@ -565,7 +558,7 @@ Result<Value> ParseValue(std::string_view text, const Rep& rep) {
       std::string bytes;
       if (text.size() % 2 != 0) return NotA(text, rep);
       for (size_t i = 0; i < text.size(); i += 2) {
-        int hi = FromHex(text[i]), lo = FromHex(text[i + 1]);
+        int hi = HexDigitValue(text[i]), lo = HexDigitValue(text[i + 1]);
         if (hi < 0 || lo < 0) return NotA(text, rep);
         bytes += static_cast<char>(hi * 16 + lo);
       }

@@ -126,18 +126,11 @@ class Parser {
     }
   }
 
-  static int HexDigit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-
   bool Hex4(uint32_t& out) {
     if (end_ - p_ < 4) return false;
     out = 0;
     for (int i = 0; i < 4; ++i) {
-      const int d = HexDigit(p_[i]);
+      const int d = HexDigitValue(p_[i]);
       if (d < 0) return false;
       out = out << 4 | static_cast<uint32_t>(d);
     }

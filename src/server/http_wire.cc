@@ -48,13 +48,6 @@ std::string_view TrimBlanks(std::string_view s) {
   return s;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Calls `each` with every element of a comma-separated field value, trimmed; empty elements
 // (`a, , b`) are skipped, as lists in fields allow.
 template <typename F>
@@ -163,8 +156,8 @@ std::string PercentDecode(std::string_view s, bool plus_is_space) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '%' && i + 2 < s.size()) {
-      const int hi = HexValue(s[i + 1]);
-      const int lo = HexValue(s[i + 2]);
+      const int hi = HexDigitValue(s[i + 1]);
+      const int lo = HexDigitValue(s[i + 2]);
       if (hi >= 0 && lo >= 0) {
         out += static_cast<char>(hi * 16 + lo);
         i += 2;
@@ -223,8 +216,8 @@ HeadParse ParseRequestHead(std::string_view in, const Limits& limits, RequestHea
     return Refused(400, "the request's target is not a path, an absolute URL or *");
   }
   if (version.size() != 8 || !version.starts_with("HTTP/") || version[6] != '.' ||
-      HexValue(version[5]) < 0 || HexValue(version[5]) > 9 || HexValue(version[7]) < 0 ||
-      HexValue(version[7]) > 9) {
+      HexDigitValue(version[5]) < 0 || HexDigitValue(version[5]) > 9 || HexDigitValue(version[7]) < 0 ||
+      HexDigitValue(version[7]) > 9) {
     return Refused(400, "the request line does not end in HTTP/1.1 or HTTP/1.0");
   }
   if (version[5] != '1') {
@@ -360,7 +353,7 @@ ChunkedDecoder::Step ChunkedDecoder::Feed(std::string_view in, std::string* body
     const char c = in[i];
     switch (state_) {
       case State::kSize: {
-        const int v = HexValue(c);
+        const int v = HexDigitValue(c);
         if (v >= 0) {
           if (++line_bytes_ > kMaxChunkLine) return Refuse(400, "a chunk's size line is too long");
           // Bounded by the body's limit before it is multiplied, so it never overflows.

@@ -39,21 +39,14 @@ namespace hop::session {
 
 namespace {
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 Result<std::string> UrlDecode(std::string_view s, std::string_view entry) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '+') {
       out += ' ';
     } else if (s[i] == '%') {
-      int hi = i + 2 < s.size() ? HexDigit(s[i + 1]) : -1;
-      int lo = i + 2 < s.size() ? HexDigit(s[i + 2]) : -1;
+      int hi = i + 2 < s.size() ? HexDigitValue(s[i + 1]) : -1;
+      int lo = i + 2 < s.size() ? HexDigitValue(s[i + 2]) : -1;
       if (hi < 0 || lo < 0) {
         return Status::InvalidArgument(
             fmt::format("malformed hint '{}': '%' must start a two-digit hex escape", entry));

@@ -32,13 +32,6 @@ constexpr bool IsHexDigit(unsigned char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-int HexValue(unsigned char c) {
-  if (IsDigit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // The text of an E'...' string's body: '' is a quote; \b \f \n \r \t, \ooo (octal), \xhh,
 // \uXXXX and \UXXXXXXXX escapes; a backslash before any other character is that character
 // (PostgreSQL's rules). False, with the offset of the bad escape and why, when the result would
@@ -67,8 +60,8 @@ bool DecodeEscapes(std::string_view body, std::string* out, size_t* bad, std::st
       case 't': out->push_back('\t'); break;
       case 'x': {
         int v = 0, digits = 0;
-        while (digits < 2 && i + 1 < body.size() && HexValue(body[i + 1]) >= 0) {
-          v = v * 16 + HexValue(body[++i]);
+        while (digits < 2 && i + 1 < body.size() && HexDigitValue(body[i + 1]) >= 0) {
+          v = v * 16 + HexDigitValue(body[++i]);
           ++digits;
         }
         if (digits == 0) {
@@ -83,12 +76,12 @@ bool DecodeEscapes(std::string_view body, std::string* out, size_t* bad, std::st
         const int want = e == 'u' ? 4 : 8;
         uint32_t cp = 0;
         for (int k = 0; k < want; ++k) {
-          if (i + 1 >= body.size() || HexValue(body[i + 1]) < 0) {
+          if (i + 1 >= body.size() || HexDigitValue(body[i + 1]) < 0) {
             *bad = at;
             *why = fmt::format("invalid Unicode escape: \\{} needs {} hexadecimal digits", e, want);
             return false;
           }
-          cp = cp * 16 + static_cast<uint32_t>(HexValue(body[++i]));
+          cp = cp * 16 + static_cast<uint32_t>(HexDigitValue(body[++i]));
         }
         if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
           *bad = at;
