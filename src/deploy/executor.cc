@@ -130,9 +130,9 @@ Status Executor::Plan(const sql::Statement& statement, Batch& batch) {
 
 Result<Outcome> Executor::Retrying(const std::function<Result<Outcome>()>& once) {
   // A batch that lost a race with another writer (an object it read changed, or one it found
-  // absent was created, before it wrote) is planned again on what the store holds then, from a
-  // catalog read anew: the session's may be older than the winner's write. CREATE OR REPLACE is
-  // then an update; a plain CREATE finds the object and says it exists.
+  // absent was created, or one it found was deleted, before it wrote) is planned again on what the
+  // store holds then, from a catalog read anew: the session's may be older than the winner's write.
+  // CREATE OR REPLACE is then an update; a plain CREATE finds the object and says it exists.
   constexpr int kAttempts = 50;
   static thread_local std::minstd_rand random(std::random_device{}());
   for (int attempt = 1;; ++attempt) {
@@ -184,8 +184,11 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
   for (const auto& c : changes) writes.push_back(c.write);
   auto committed = store_.Commit(std::move(writes));
   if (!committed.ok()) {
+    // NotFound: an object the batch read (to update or delete it) was deleted by another writer
+    // meanwhile, e.g. two DROPs of one table; planned again, the statement says it is not there.
     lost_race_ = committed.status().code() == StatusCode::kConflict ||
-                 committed.status().code() == StatusCode::kAlreadyExists;
+                 committed.status().code() == StatusCode::kAlreadyExists ||
+                 committed.status().code() == StatusCode::kNotFound;
     // A dropped table stays dropped: say so, so that running the DROP again finishes it.
     std::string dropped;
     for (const std::string& e : outcome.effects) {

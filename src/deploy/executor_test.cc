@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -58,6 +59,7 @@ class FlakyStore : public store::Store {
   Result<store::ListResult> List(const store::ListOptions& o) override { return real_.List(o); }
   Result<std::vector<resource::Resource>> Commit(std::vector<store::Write> writes) override {
     if (fail_commits) return Status::Unavailable("disk I/O error");
+    if (before_next_commit) std::exchange(before_next_commit, nullptr)();
     return real_.Commit(std::move(writes));
   }
   std::unique_ptr<store::Watch> StartWatch(const store::WatchOptions& o) override {
@@ -66,6 +68,9 @@ class FlakyStore : public store::Store {
   Result<int64_t> Revision() override { return real_.Revision(); }
 
   bool fail_commits = false;
+  // Runs once, just before the next commit: another writer's change landing between the
+  // statement's planning and its commit.
+  std::function<void()> before_next_commit;
 
  private:
   store::Store& real_;
@@ -231,6 +236,17 @@ TEST_F(ExecutorTest, AFailedDropChangesNothing) {
             "table is locked");
   EXPECT_EQ(Revision(), before);
   EXPECT_TRUE(iceberg_.tables.count("ICEBERG.WAREHOUSE.CLICKS"));
+}
+
+TEST_F(ExecutorTest, ADropThatLosesTheRaceToAnotherDropSaysTheObjectIsGone) {
+  ASSERT_EQ(Run("CREATE VIEW ads.visitors AS SELECT * FROM ads.page_views"),
+            "CREATE VIEW ADS.VISITORS: view/ads-visitors created");
+  store_->before_next_commit = [&] {
+    ASSERT_TRUE(
+        real_->Delete({resource::ViewKind::Info().group_kind(), "default", "ads-visitors"}).ok());
+  };
+  EXPECT_EQ(Run("DROP VIEW ads.visitors"), "error: Not Found: Element VISITORS not found.");
+  EXPECT_FALSE(store_->before_next_commit);
 }
 
 TEST_F(ExecutorTest, ApplyModeConverges) {
