@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "resource/yaml.h"
 
 namespace hop::resource {
 namespace {
@@ -111,6 +116,68 @@ TEST(OpenApiValidationTest, Cases) {
     EXPECT_EQ(errors, c.errors) << c.name;
     EXPECT_EQ(doc["spec"], Json::parse(c.after ? c.after : c.spec)) << c.name;
     EXPECT_EQ(doc["metadata"]["name"], "j") << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace hop::resource
+
+namespace hop::resource {
+namespace {
+
+// The served version's schema of a CRD fixture under test/crds/.
+Json FixtureSchema(const std::string& file) {
+  const char* root = std::getenv("HOP_SOURCE_DIR");
+  std::ifstream in(std::string(root ? root : ".") + "/test/crds/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto docs = ParseYamlDocuments(text.str(), file);
+  EXPECT_TRUE(docs.ok()) << file;
+  if (!docs.ok() || docs->size() != 1) return Json();
+  return (*docs)[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+}
+
+struct FixtureCase {
+  const char* name;
+  const char* file;
+  const char* object;  // JSON
+  std::vector<std::string> errors;
+};
+
+const FixtureCase kFixtureCases[] = {
+    {"session job", "flinksessionjob.yaml",
+     R"({"spec": {"deploymentName": "basic-session-deployment", "job": {"entryClass": "x.Y",
+         "args": ["a"], "jarURI": "file:///opt/a.jar", "parallelism": 1, "upgradeMode": "stateless",
+         "state": "running"}}})",
+     {}},
+    {"session job bad parallelism", "flinksessionjob.yaml",
+     R"({"spec": {"job": {"parallelism": "x"}}})",
+     {R"(spec.job.parallelism: Invalid value: "x": spec.job.parallelism in body must be of type integer: "string")"}},
+    {"session job bad state", "flinksessionjob.yaml", R"({"spec": {"job": {"state": "paused"}}})",
+     {R"(spec.job.state: Unsupported value: "paused": supported values: "running", "suspended")"}},
+    {"topic", "kafkatopic.yaml",
+     R"({"spec": {"topicName": "t", "partitions": 3, "replicas": 1, "config": {"retention.ms": -1}}})",
+     {}},
+    {"topic no partitions", "kafkatopic.yaml", R"({"spec": {"partitions": 0}})",
+     {"spec.partitions: Invalid value: 0: spec.partitions in body should be greater than or equal to 1"}},
+    {"deployment", "flinkdeployment.yaml",
+     R"({"spec": {"image": "flink:1.18", "flinkVersion": "v1_18", "jobManager": {"replicas": 1,
+         "resource": {"cpu": 0.5, "memory": "1g"}}, "podTemplate": {"spec": {"containers": []}}}})",
+     {}},
+};
+
+TEST(OpenApiValidationTest, Fixtures) {
+  for (const FixtureCase& c : kFixtureCases) {
+    const Json schema = FixtureSchema(c.file);
+    ASSERT_TRUE(schema.is_object()) << c.name;
+    Json doc = Json::parse(c.object);
+    const Json before = doc;
+    std::vector<std::string> errors;
+    ValidateOpenApi(schema, doc, "", &errors);
+    EXPECT_EQ(errors, c.errors) << c.name;
+    if (c.errors.empty()) {
+      EXPECT_EQ(doc, before) << c.name << ": nothing should be pruned";
+    }
   }
 }
 
