@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -51,9 +52,10 @@ bool TypeMatches(const std::string& want, const Json& v) {
   if (want == "array") return v.is_array();
   if (want == "string") return v.is_string();
   if (want == "integer") {
-    return v.is_number_integer() || v.is_number_unsigned() ||
-           (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(
-                                                          v.get<double>())));
+    // A float with no fraction (1.0) is an integer; the check must not cast a huge double to an
+    // integer type (undefined behaviour for 1e300).
+    return v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                                     std::trunc(v.get<double>()) == v.get<double>());
   }
   if (want == "number") return v.is_number();
   if (want == "boolean") return v.is_boolean();
@@ -74,10 +76,11 @@ void ValidateOpenApi(const Json& schema, Json& value, const std::string& path,
   if (value.is_null()) {
     // A null is accepted only where the schema says nullable (the API server drops other nulls
     // only under defaulting, which hop does not model).
-    if (!Flag(schema, "nullable") && schema.contains("type")) {
-      Invalid(errors, where, value,
-              fmt::format("{} in body must be of type {}: \"null\"", where,
-                          schema["type"].get<std::string>()));
+    const Json* type = Member(schema, "type");
+    if (!Flag(schema, "nullable") && type && type->is_string()) {
+      Invalid(
+          errors, where, value,
+          fmt::format("{} in body must be of type {}: \"null\"", where, type->get<std::string>()));
     }
     return;
   }
