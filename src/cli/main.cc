@@ -17,6 +17,7 @@
 #include "cli/follow.h"
 #include "cli/graph_command.h"
 #include "cli/logs_command.h"
+#include "cli/manifests_command.h"
 #include "cli/resource_commands.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
@@ -188,6 +189,18 @@ int Main(int argc, char** argv) {
   // hop crds
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
 
+  // hop manifests: hop on a Kubernetes cluster (docs/kubernetes.md).
+  auto* manifests = app.add_subcommand(
+      "manifests", "Print what a Kubernetes cluster needs to run hop's operator (CRDs, RBAC, ...)");
+  hop::cli::ManifestsOptions manifests_opts;
+  manifests_opts.version = kVersion;
+  manifests->add_option("--namespace", manifests_opts.namespace_name, "the operator's namespace")
+      ->capture_default_str();
+  manifests->add_option("--watch-namespace", manifests_opts.watch_namespace,
+                        "act in this namespace only (a Role instead of a ClusterRole)");
+  manifests->add_option("--image", manifests_opts.image,
+                        "the operator's image (default hop:VERSION)");
+
   // hop logs
   auto* logs = app.add_subcommand(
       "logs", "Print the output of a Job the local runtime ran, or of a trigger's runs");
@@ -305,6 +318,7 @@ int Main(int argc, char** argv) {
   }
 
   if (crds->parsed()) return hop::cli::RunCrds(std::cout);
+  if (manifests->parsed()) return hop::cli::RunManifests(manifests_opts, std::cout, std::cerr);
   // What makes tables exist in their systems, the same for every command that needs it: local
   // tables in the state directory, PostgreSQL tables in their servers; inside the statement, or
   // by the operator's TableProvisionJob reconciler (`hop serve` too); dropped by DROP TABLE and
