@@ -224,6 +224,80 @@ TEST(CliTest, TheQuickstartRuns) {
   std::filesystem::remove_all(state);
 }
 
+// `hop export` and `hop import` move a state directory's resources (docs/kubernetes.md): the
+// quickstart's views, pipelines and their elements, its triggers with the runs they recorded,
+// tables, a Secret. Exporting the copy gives the same text, and importing again changes nothing.
+TEST(CliTest, ExportAndImportMoveAStateDirectory) {
+  char from_tmpl[] = "/tmp/hop-e2e-XXXXXX";
+  const std::string from = mkdtemp(from_tmpl);
+  char to_tmpl[] = "/tmp/hop-e2e-XXXXXX";
+  const std::string to = mkdtemp(to_tmpl);
+  ASSERT_EQ(Hop("--state " + from + " apply -f " +
+                hop::testing::SourcePath("examples/demo-environment.yaml"))
+                .status,
+            0);
+  HopRun quickstart =
+      Hop("--state " + from + " -f " + hop::testing::SourcePath("examples/quickstart.sql"));
+  ASSERT_EQ(quickstart.status, 0) << quickstart.out;
+  ASSERT_EQ(Hop("--state " + from + " apply -f -",
+                "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\n"
+                "stringData: {password: s3cret-value}\n")
+                .status,
+            0);
+
+  const std::string file = from + "/export.yaml";
+  HopRun exported = Hop("--state " + from + " export -o " + file);
+  ASSERT_EQ(exported.status, 0) << exported.out;
+  EXPECT_NE(exported.out.find(" objects written to " + file), std::string::npos) << exported.out;
+  // The refresh Jobs the quickstart ran stay behind.
+  EXPECT_NE(exported.out.find("batch/v1 Jobs left out"), std::string::npos) << exported.out;
+  EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* part : {"kind: FlinkSessionJob", "name: audiencereport-report-",
+                           "outcome: Succeeded", "password: s3cret-value", "kind: Table\n"}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part;
+  }
+  EXPECT_EQ(text.find("uid:"), std::string::npos);
+
+  HopRun imported = Hop("--state " + to + " import -f " + file);
+  ASSERT_EQ(imported.status, 0) << imported.out;
+  EXPECT_NE(
+      imported.out.find("TableTrigger.hoptimator.linkedin.com/default/audiencereport created"),
+      std::string::npos)
+      << imported.out;
+  EXPECT_NE(imported.out.find(" updated, 0 unchanged, 0 failed\n"), std::string::npos);
+  EXPECT_EQ(Hop("--state " + to + " export").out, text);
+  HopRun again = Hop("--state " + to + " import -f -", text);
+  EXPECT_EQ(again.status, 0) << again.out;
+  EXPECT_NE(again.out.find(": 0 created, 0 updated, "), std::string::npos) << again.out;
+  EXPECT_EQ(again.out.find(" created\n"), std::string::npos) << again.out;
+  // The copy answers SQL with what the original recorded.
+  HopRun runs = Hop("--state " + to +
+                    " -e 'SELECT \"TRIGGER\", outcome FROM \"k8s\".trigger_runs ORDER BY 1'");
+  EXPECT_NE(runs.out.find("audiencereport | Succeeded"), std::string::npos) << runs.out;
+
+  HopRun unknown = Hop("--state " + from + " export --kind gadgets");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.out.find("hop knows no kind \"gadgets\""), std::string::npos);
+  EXPECT_NE(Hop("--state " + to + " import").status, 0);  // -f is required
+
+  HopRun manifests = Hop("manifests");
+  EXPECT_EQ(manifests.status, 0);
+  for (const char* part : {"name: views.hoptimator.linkedin.com", "kind: ClusterRole\n",
+                           "kind: Deployment", "image: hop:", "path: /readyz"}) {
+    EXPECT_NE(manifests.out.find(part), std::string::npos) << part;
+  }
+  EXPECT_EQ(Hop("manifests --namespace Hop_System").status, 2);
+  HopRun help = Hop("--help");
+  for (const char* cmd : {"export", "import", "manifests"}) {
+    EXPECT_NE(help.out.find(cmd), std::string::npos) << cmd;
+  }
+  std::filesystem::remove_all(from);
+  std::filesystem::remove_all(to);
+}
+
 }  // namespace
 
 namespace {

@@ -14,6 +14,7 @@
 #include "catalog/local.h"
 #include "catalog/postgres.h"
 #include "cli/check_command.h"
+#include "cli/export_command.h"
 #include "cli/follow.h"
 #include "cli/graph_command.h"
 #include "cli/logs_command.h"
@@ -189,7 +190,7 @@ int Main(int argc, char** argv) {
   // hop crds
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
 
-  // hop manifests: hop on a Kubernetes cluster (docs/kubernetes.md).
+  // hop manifests, hop export, hop import: hop on a Kubernetes cluster (docs/kubernetes.md).
   auto* manifests = app.add_subcommand(
       "manifests", "Print what a Kubernetes cluster needs to run hop's operator (CRDs, RBAC, ...)");
   hop::cli::ManifestsOptions manifests_opts;
@@ -200,6 +201,20 @@ int Main(int argc, char** argv) {
                         "act in this namespace only (a Role instead of a ClusterRole)");
   manifests->add_option("--image", manifests_opts.image,
                         "the operator's image (default hop:VERSION)");
+  auto* export_cmd = app.add_subcommand("export", "Write the store's objects as YAML documents");
+  hop::cli::ExportOptions export_opts;
+  export_cmd->add_option("-n,--namespace", export_opts.namespace_name,
+                         "only this namespace (default: every namespace)");
+  export_cmd->add_option("--kind", export_opts.kinds, "only this kind (repeatable)");
+  export_cmd->add_option("-o,--output", export_opts.output, "write to this file (mode 0600)");
+  auto* import_cmd =
+      app.add_subcommand("import", "Write the objects of hop export's YAML into the store");
+  hop::cli::ImportOptions import_opts;
+  import_cmd
+      ->add_option("-f,--filename", import_opts.file, "file to import, or - for standard input")
+      ->required();
+  import_cmd->add_flag("--overwrite", import_opts.overwrite,
+                       "replace an existing object that differs (default: report it)");
 
   // hop logs
   auto* logs = app.add_subcommand(
@@ -332,6 +347,12 @@ int Main(int argc, char** argv) {
     auto store = OpenStore(state_dir);
     if (!store) return 1;
     return hop::cli::RunWatermarkSet(watermark_opts, *store, std::cout, std::cerr);
+  }
+  if (export_cmd->parsed() || import_cmd->parsed()) {
+    auto store = OpenStore(state_dir);
+    if (!store) return 1;
+    if (export_cmd->parsed()) return hop::cli::RunExport(export_opts, *store, std::cout, std::cerr);
+    return hop::cli::RunImport(import_opts, *store, std::cout, std::cerr);
   }
   if (apply->parsed() || get->parsed() || del->parsed()) {
     auto store = OpenStore(state_dir);
