@@ -659,6 +659,8 @@ Result<const Catalog*> CatalogCache::Get() {
 }
 
 bool CatalogCache::CatchUp() {
+  // Without the changes at hand, the catalog is loaded again (it reads only the Databases).
+  if (!store_.ReplaysHistoryAtOnce()) return false;
   // One watch per kind, so that only the changes of these kinds are read.
   const int64_t from = catalog_->revision();
   std::vector<store::GroupKind> kinds = {DatabaseKind::Info().group_kind(),

@@ -39,6 +39,7 @@ Result<Connection> OpenFile(const std::string& state_dir, const Schema& schema, 
     return Status::InvalidArgument(
         fmt::format("Database {} is not a local database", schema.database));
   }
+  HOP_RETURN_IF_ERROR(CheckLocalStateDir(state_dir, schema.database));
   const std::string path = LocalFilePath(state_dir, schema.local_file);
   if (create) {
     std::error_code ec;
@@ -130,6 +131,15 @@ Result<std::string> LocalFileName(std::string_view url) {
   }
   if (name[0] == '_' || name[0] == '-') return bad("must start with a letter or digit");
   return std::string(name);
+}
+
+Status CheckLocalStateDir(std::string_view state_dir, std::string_view database) {
+  if (!state_dir.empty()) return Status::OK();
+  return Status::InvalidArgument(fmt::format(
+      "Database {} is local (jdbc:local:): its tables are files in one machine's state "
+      "directory, and a session on a Kubernetes cluster has none (keep such tables in "
+      "PostgreSQL)",
+      database));
 }
 
 std::string LocalFilePath(std::string_view state_dir, std::string_view name) {

@@ -26,6 +26,11 @@ Result<std::string> LocalFileName(std::string_view url);
 
 // `<state_dir>/local/<name>.db`.
 std::string LocalFilePath(std::string_view state_dir, std::string_view name);
+
+// OK when a local database's tables can be reached: `state_dir` is not empty. A session on a
+// Kubernetes cluster has no state directory (docs/kubernetes.md): InvalidArgument naming the
+// database.
+Status CheckLocalStateDir(std::string_view state_dir, std::string_view database);
 // `local/<name>.db`: the file as messages name it, within the state directory.
 std::string LocalFileDisplay(std::string_view name);
 

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +21,7 @@
 #include "cli/graph_command.h"
 #include "cli/logs_command.h"
 #include "cli/manifests_command.h"
+#include "cli/operator_command.h"
 #include "cli/resource_commands.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
@@ -32,15 +35,46 @@
 #include "runtime/refresh.h"
 #include "session/control_plane.h"
 #include "sql/dialect.h"
+#include "store/kubeconfig.h"
+#include "store/kubernetes_store.h"
 #include "store/sqlite_store.h"
 
 namespace {
 
 constexpr const char* kVersion = HOP_VERSION;
 
-std::unique_ptr<hop::store::SqliteStore> OpenStore(const std::string& state_dir,
-                                                   hop::store::SqliteStoreOptions options = {}) {
-  auto store = hop::store::SqliteStore::Open(state_dir, options);
+// Where a command keeps its resources: the state directory's SQLite store, or a Kubernetes API
+// server (--kubeconfig, --in-cluster; docs/kubernetes.md).
+struct StoreChoice {
+  std::string state_dir;
+  std::string kubeconfig;  // a path, or several joined by ':'
+  std::string context;
+  bool in_cluster = false;
+  bool cluster() const { return in_cluster || !kubeconfig.empty(); }
+};
+
+// The kubeconfig a cluster command uses, or an error.
+hop::Result<hop::store::KubeConfig> ClusterConfig(const StoreChoice& choice) {
+  if (choice.in_cluster) return hop::store::InClusterConfig();
+  return hop::store::LoadKubeconfig(choice.kubeconfig, choice.context);
+}
+
+std::unique_ptr<hop::store::Store> OpenStore(const StoreChoice& choice,
+                                             hop::store::SqliteStoreOptions options = {}) {
+  if (choice.cluster()) {
+    auto config = ClusterConfig(choice);
+    if (!config.ok()) {
+      std::cerr << "hop: " << hop::EscapeForTerminal(config.status().ToString()) << "\n";
+      return nullptr;
+    }
+    auto store = hop::store::KubernetesStore::Open(std::move(config).value());
+    if (!store.ok()) {
+      std::cerr << "hop: " << hop::EscapeForTerminal(store.status().ToString()) << "\n";
+      return nullptr;
+    }
+    return std::move(store).value();
+  }
+  auto store = hop::store::SqliteStore::Open(choice.state_dir, options);
   if (!store.ok()) {
     std::cerr << "hop: " << hop::EscapeForTerminal(store.status().ToString()) << "\n";
     return nullptr;
@@ -91,6 +125,13 @@ int Main(int argc, char** argv) {
                  "state directory (default: $HOP_STATE_DIR, $XDG_STATE_HOME/hop or "
                  "~/.local/state/hop)")
       ->capture_default_str();
+  StoreChoice where;
+  app.add_option("--kubeconfig", where.kubeconfig,
+                 "keep resources in the Kubernetes cluster this kubeconfig names, not in --state "
+                 "(several files joined by ':', as $KUBECONFIG)");
+  app.add_option("--context", where.context, "the kubeconfig's context (default: its current one)");
+  app.add_flag("--in-cluster", where.in_cluster,
+               "keep resources in the cluster this pod runs in, as its service account");
   app.require_subcommand(0, 1);
   app.footer(
       "Without a subcommand, -e or -f, hop opens an interactive SQL shell on the state directory "
@@ -235,6 +276,14 @@ int Main(int argc, char** argv) {
       app.add_subcommand("serve", "Run the operator and the local Job runner until stopped");
   hop::cli::ServeOptions serve_opts;
   serve->add_option("--workers", serve_opts.workers, "reconcile workers")->capture_default_str();
+  bool no_operator = false;
+  serve->add_flag("--no-operator", no_operator,
+                  "serve and run Jobs, but do not reconcile: a stand-in for a Kubernetes cluster "
+                  "that `hop operator` reconciles");
+  int64_t store_history = 0;
+  serve->add_option("--store-history", store_history,
+                    "events the store keeps for watches (default 100000); an older watch gets "
+                    "410 Gone and lists again");
   serve
       ->add_option("--max-jobs", serve_opts.max_running_jobs,
                    "Job processes at once (0: twice the CPUs, at least 4)")
@@ -279,6 +328,50 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   serve->add_option("--kubeconfig-out", serve_opts.kubeconfig_out,
                     "write a kubeconfig pointing kubectl at the server to this file");
+
+  // hop operator: the reconcilers against a cluster, with leader election (docs/kubernetes.md).
+  auto* oper = app.add_subcommand(
+      "operator", "Reconcile a Kubernetes cluster (--kubeconfig or --in-cluster) until stopped");
+  hop::cli::OperatorOptions operator_opts;
+  std::string lease_namespace;
+  double lease_seconds = 15, renew_seconds = 10, retry_seconds = 2;
+  oper->add_option("--lease-namespace", lease_namespace,
+                   "namespace of the leader election's Lease (default: $POD_NAMESPACE, the "
+                   "service account's or the kubeconfig context's namespace, else default)");
+  oper->add_option("--lease-name", operator_opts.election.name, "the Lease's name")
+      ->capture_default_str();
+  oper->add_option("--identity", operator_opts.election.identity,
+                   "this replica's name in the election (default: $POD_NAME or the host, and the "
+                   "process id)");
+  oper->add_option("--lease-duration", lease_seconds,
+                   "seconds a leader that stopped renewing keeps the lease")
+      ->capture_default_str();
+  oper->add_option("--renew-deadline", renew_seconds,
+                   "seconds a leader that cannot renew keeps reconciling")
+      ->capture_default_str();
+  oper->add_option("--retry-period", retry_seconds, "seconds between renewals and tries")
+      ->capture_default_str();
+  oper->add_option("--watch-namespace", operator_opts.watch_namespace,
+                   "reconcile only this namespace (default: every namespace)");
+  oper->add_option("--workers", operator_opts.workers, "reconcile workers")->capture_default_str();
+  operator_opts.job_image = std::string("hop:") + kVersion;
+  oper->add_option("--job-image", operator_opts.job_image,
+                   "the image of refresh Jobs' containers (hop's)")
+      ->capture_default_str();
+  operator_opts.job_service_account = "hop";
+  oper->add_option("--job-service-account", operator_opts.job_service_account,
+                   "the service account refresh Jobs run as")
+      ->capture_default_str();
+  std::string job_kubeconfig;
+  oper->add_option("--job-kubeconfig", job_kubeconfig,
+                   "refresh Jobs run this machine's hop with this kubeconfig instead of the "
+                   "image's as the service account (for a cluster whose Jobs run on this machine, "
+                   "as hop serve --no-operator's do)");
+  int operator_http_port = -1;
+  hop::server::HttpServerOptions operator_http;
+  oper->add_option("--http-port", operator_http_port, "serve /metrics and health checks here");
+  oper->add_option("--http-listen", operator_http.listen, "the address to listen on")
+      ->capture_default_str();
 
   // hop pg-user add NAME: a users file entry, the password read from standard input.
   auto* pg_user = app.add_subcommand("pg-user", "Manage the users of hop serve --pg-users");
@@ -334,28 +427,36 @@ int Main(int argc, char** argv) {
 
   if (crds->parsed()) return hop::cli::RunCrds(std::cout);
   if (manifests->parsed()) return hop::cli::RunManifests(manifests_opts, std::cout, std::cerr);
+  where.state_dir = state_dir;
+  if (!where.kubeconfig.empty() && where.in_cluster) {
+    std::cerr << "hop: --kubeconfig and --in-cluster name two ways to one cluster: give one\n";
+    return 2;
+  }
+  // On a cluster nothing of a session is kept on this machine: local tables (which live in a state
+  // directory) are refused, and the shell's history is all --state is used for.
+  const std::string local_dir = where.cluster() ? std::string() : state_dir;
   // What makes tables exist in their systems, the same for every command that needs it: local
   // tables in the state directory, PostgreSQL tables in their servers; inside the statement, or
   // by the operator's TableProvisionJob reconciler (`hop serve` too); dropped by DROP TABLE and
   // `hop delete table/...`.
-  hop::catalog::LocalProvisioner local_tables(state_dir);
+  hop::catalog::LocalProvisioner local_tables(local_dir);
   hop::catalog::PostgresProvisioner postgres_tables;
   hop::catalog::Provisioners provisioners;
   provisioners.Register("local", &local_tables);
   provisioners.Register("postgresql", &postgres_tables);
   if (watermark_set->parsed()) {
-    auto store = OpenStore(state_dir);
+    auto store = OpenStore(where);
     if (!store) return 1;
     return hop::cli::RunWatermarkSet(watermark_opts, *store, std::cout, std::cerr);
   }
   if (export_cmd->parsed() || import_cmd->parsed()) {
-    auto store = OpenStore(state_dir);
+    auto store = OpenStore(where);
     if (!store) return 1;
     if (export_cmd->parsed()) return hop::cli::RunExport(export_opts, *store, std::cout, std::cerr);
     return hop::cli::RunImport(import_opts, *store, std::cout, std::cerr);
   }
   if (apply->parsed() || get->parsed() || del->parsed()) {
-    auto store = OpenStore(state_dir);
+    auto store = OpenStore(where);
     if (!store) return 1;
     if (apply->parsed()) return hop::cli::RunApply(apply_opts, *store, std::cout, std::cerr);
     if (get->parsed()) {
@@ -375,10 +476,10 @@ int Main(int argc, char** argv) {
       return 2;
     }
     // Binding goes through a session on the state directory, as executing would.
-    std::unique_ptr<hop::store::SqliteStore> store;
+    std::unique_ptr<hop::store::Store> store;
     std::optional<hop::session::Session> session;
     if (check_bind) {
-      store = OpenStore(state_dir);
+      store = OpenStore(where);
       if (!store) return 1;
       hop::session::Properties properties;
       properties.namespace_name = check_namespace;
@@ -404,23 +505,28 @@ int Main(int argc, char** argv) {
   }
 
   if (graph->parsed()) {
-    auto store = OpenStore(state_dir);
+    auto store = OpenStore(where);
     if (!store) return 1;
     if (graph_depth_opt->count() > 0) graph_opts.depth = graph_depth;
     if (graph_format_opt->count() > 0) graph_opts.format = graph_format;
     return hop::cli::RunGraph(graph_opts, *store, std::cout, std::cerr);
   }
   if (logs->parsed()) {
-    auto store = OpenStore(state_dir);
+    if (where.cluster()) {
+      std::cerr << "hop logs: reads what the local runtime kept; on a cluster the Jobs' pods keep "
+                   "their output: kubectl logs job/NAME\n";
+      return 2;
+    }
+    auto store = OpenStore(where);
     if (!store) return 1;
     if (logs_follow) hop::cli::StopOnSignals();
     return hop::cli::RunLogs({logs_job, logs_namespace, logs_follow}, state_dir, *store, std::cout,
                              std::cerr, hop::cli::StopRequested);
   }
   if (refresh->parsed()) {
-    auto store = OpenStore(state_dir);
+    auto store = OpenStore(where);
     if (!store) return 1;
-    refresh_opts.state_dir = state_dir;
+    refresh_opts.state_dir = local_dir;
     if (refresh_opts.view.rfind("view/", 0) == 0) refresh_opts.view.erase(0, 5);
     auto outcome = hop::runtime::RefreshView(*store, refresh_opts);
     if (!outcome.ok()) {
@@ -431,6 +537,69 @@ int Main(int argc, char** argv) {
                              outcome->rows, outcome->how,
                              hop::FormatRfc3339(outcome->snapshot, 3));
     return 0;
+  }
+  if (oper->parsed()) {
+    if (!where.cluster()) {
+      std::cerr << "hop operator: reconciles a Kubernetes cluster: give --kubeconfig FILE or "
+                   "--in-cluster (hop serve reconciles a state directory)\n";
+      return 2;
+    }
+    for (double s : {lease_seconds, renew_seconds, retry_seconds}) {
+      if (!(s > 0 && s <= 3600)) {
+        std::cerr << "hop operator: lease durations are seconds between 0 and 3600\n";
+        return 2;
+      }
+    }
+    if (!(retry_seconds < renew_seconds && renew_seconds < lease_seconds)) {
+      std::cerr << "hop operator: --retry-period < --renew-deadline < --lease-duration, so that a "
+                   "leader stops before another may start\n";
+      return 2;
+    }
+    auto ms = [](double seconds) {
+      return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+    };
+    operator_opts.election.lease_duration = ms(lease_seconds);
+    operator_opts.election.renew_deadline = ms(renew_seconds);
+    operator_opts.election.retry_period = ms(retry_seconds);
+    if (operator_opts.election.identity.empty()) {
+      operator_opts.election.identity = hop::op::DefaultIdentity();
+    }
+    if (operator_http_port >= 0) {
+      operator_http.port = operator_http_port;
+      operator_http.kube_api = false;
+      operator_opts.http = operator_http;
+    }
+    hop::cli::BlockStopSignals();
+    auto store = OpenStore(where);
+    if (!store) return 1;
+    const auto* kube = dynamic_cast<hop::store::KubernetesStore*>(store.get());
+    if (lease_namespace.empty()) {
+      const char* pod_ns = std::getenv("POD_NAMESPACE");
+      if (pod_ns != nullptr && *pod_ns != '\0') {
+        lease_namespace = pod_ns;
+      } else if (kube != nullptr && !kube->default_namespace().empty()) {
+        lease_namespace = kube->default_namespace();
+      } else {
+        lease_namespace = "default";
+      }
+    }
+    operator_opts.election.namespace_name = lease_namespace;
+    if (!job_kubeconfig.empty()) {
+      std::vector<std::string> command = RefreshCommand(state_dir);
+      if (command.empty()) {
+        std::cerr << "hop operator: cannot tell where this hop binary is for --job-kubeconfig\n";
+        return 1;
+      }
+      std::error_code ec;
+      operator_opts.refresh_command = {command[0], "--kubeconfig",
+                                       std::filesystem::absolute(job_kubeconfig, ec).string()};
+      operator_opts.job_image.clear();
+      operator_opts.job_service_account.clear();
+    } else {
+      operator_opts.refresh_command = {"hop", "--in-cluster"};
+    }
+    operator_opts.provisioners = &provisioners;
+    return hop::cli::RunOperator(operator_opts, *store, std::cout, std::cerr);
   }
   if (pg_user_add->parsed()) {
     std::string password;
@@ -473,24 +642,53 @@ int Main(int argc, char** argv) {
       return 2;
     }
     hop::cli::BlockStopSignals();
-    auto store = OpenStore(state_dir, hop::session::ControlPlane::StoreOptions());
+    hop::store::SqliteStoreOptions store_options = hop::session::ControlPlane::StoreOptions();
+    if (store_history < 0) {
+      std::cerr << "hop serve: --store-history must not be negative\n";
+      return 2;
+    }
+    if (store_history > 0) {
+      store_options.retained_events = store_history;
+      // The API's window of recent events is history too.
+      if (serve_opts.http) {
+        serve_opts.http->api.watch_cache_events = std::min<size_t>(
+            serve_opts.http->api.watch_cache_events, static_cast<size_t>(store_history));
+      }
+    }
+    if (where.cluster() && serve_opts.http) {
+      // On a cluster, hop serve is a front end (the PostgreSQL protocol): the Kubernetes API is
+      // the cluster's own, and /metrics and the health checks are all --http-port serves.
+      serve_opts.http->kube_api = false;
+    }
+    auto store = OpenStore(where, store_options);
     if (!store) return 1;
-    serve_opts.state_dir = state_dir;
+    serve_opts.cluster = where.cluster();
+    serve_opts.state_dir = local_dir;
     serve_opts.local_jobs = !no_local_jobs;
+    serve_opts.reconcile = !no_operator;
     serve_opts.refresh_command = RefreshCommand(state_dir);
     serve_opts.provisioners = &provisioners;
     return hop::cli::RunServe(serve_opts, *store, std::cout, std::cerr);
   }
 
-  auto store = OpenStore(state_dir);
+  auto store = OpenStore(where);
   if (!store) return 1;
-  run_opts.state_dir = state_dir;
+  run_opts.state_dir = local_dir;
   run_opts.provisioners = &provisioners;
+  if (where.cluster() && app.get_option("--namespace")->count() == 0) {
+    // The kubeconfig context's namespace, as kubectl takes it.
+    const auto* kube = dynamic_cast<hop::store::KubernetesStore*>(store.get());
+    if (kube != nullptr && !kube->default_namespace().empty()) {
+      run_opts.namespace_name = kube->default_namespace();
+    }
+  }
   // Statements run here also reconcile here, unless another process holds the state directory.
   // The control plane starts when a session first needs it (the shell at once; -e and -f at
   // their first DDL statement, or !wait), so that a command that only reads starts nothing.
   std::unique_ptr<hop::session::ControlPlane> control_plane;
   run_opts.start_control_plane = [&]() -> hop::session::ControlPlane* {
+    // On a cluster, `hop operator` reconciles: a session runs none of its own.
+    if (where.cluster()) return nullptr;
     if (!control_plane) {
       hop::session::ControlPlaneOptions cpo;
       cpo.state_dir = state_dir;

@@ -67,6 +67,7 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   session::ControlPlaneOptions cpo;
   cpo.state_dir = options.state_dir;
   cpo.local_jobs = options.local_jobs;
+  cpo.reconcile = options.reconcile;
   cpo.workers = options.workers;
   cpo.max_running_jobs = options.max_running_jobs;
   cpo.refresh_command = options.refresh_command;
@@ -108,8 +109,20 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
           << std::endl;
     }
   }
-  // A second `hop serve` on one state directory stands by until the first stops.
   sigset_t set = StopSignals();
+  if (options.cluster) {
+    role = server::ServeRole::kLeading;
+    out << "hop serve: serving the cluster's resources (hop operator reconciles them); stop with "
+           "SIGTERM or Ctrl-C"
+        << std::endl;
+    int signal = 0;
+    sigwait(&set, &signal);
+    role = server::ServeRole::kStopping;
+    if (http) http->Stop();
+    if (pg) pg->Stop();
+    return 0;
+  }
+  // A second `hop serve` on one state directory stands by until the first stops.
   bool said = false;
   std::unique_ptr<session::ControlPlane> cp;
   for (;;) {
@@ -137,8 +150,9 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
     }
   }
   role = server::ServeRole::kLeading;
-  out << "hop serve: reconciling " << options.state_dir
-      << (options.local_jobs ? "" : " (local Jobs off)") << "; stop with SIGTERM or Ctrl-C"
+  out << "hop serve: " << (options.reconcile ? "reconciling " : "running the Jobs of ")
+      << options.state_dir << (options.local_jobs ? "" : " (local Jobs off)")
+      << (options.reconcile ? "" : " (operator off)") << "; stop with SIGTERM or Ctrl-C"
       << std::endl;
   // The signals are blocked in every thread; this one takes them when they come.
   int signal = 0;

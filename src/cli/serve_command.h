@@ -19,6 +19,10 @@ namespace hop::cli {
 struct ServeOptions {
   std::string state_dir;
   bool local_jobs = true;
+  bool reconcile = true;  // session::ControlPlaneOptions::reconcile (--no-operator: false)
+  // The store is a Kubernetes cluster's (--kubeconfig): only the front ends run (the PostgreSQL
+  // protocol, health and metrics); `hop operator` reconciles the cluster.
+  bool cluster = false;
   int workers = 2;
   int max_running_jobs = 0;                  // 0: runtime::DefaultMaxRunning()
   std::vector<std::string> refresh_command;  // session::ControlPlaneOptions::refresh_command

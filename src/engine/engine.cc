@@ -247,6 +247,7 @@ class Engine::Impl {
   Result<std::string> Attach(const catalog::Schema& schema) {
     const std::string alias = "local_" + schema.local_file;
     if (attached_.count(alias)) return alias;
+    HOP_RETURN_IF_ERROR(catalog::CheckLocalStateDir(options_.state_dir, schema.database));
     const std::string path = catalog::LocalFilePath(options_.state_dir, schema.local_file);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {

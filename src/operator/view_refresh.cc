@@ -50,6 +50,9 @@ hop::Result<Resource> RefreshJob(const Resource& view, SystemTime at, const Refr
          {{"spec",
            {{"restartPolicy", "Never"},
             {"containers", Json::array({{{"name", "refresh"}, {"command", command}}})}}}}}}}};
+  Json& pod = doc["spec"]["template"]["spec"];
+  if (!jobs.image.empty()) pod["containers"][0]["image"] = jobs.image;
+  if (!jobs.service_account.empty()) pod["serviceAccountName"] = jobs.service_account;
   HOP_ASSIGN_OR_RETURN(Resource job, Resource::FromJson(std::move(doc), "a refresh Job"));
   job.set_label(std::string(kRefreshLabel), resource::DependencyLabelValue(view.name()));
   job.set_owner_references({resource::OwnerReferenceTo(view)});

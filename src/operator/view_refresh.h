@@ -50,6 +50,11 @@ struct RefreshJobs {
   // starts no refresh (status.refresh.message says so).
   std::vector<std::string> command;
   int64_t backoff_limit = 2;  // the Job's attempts beyond the first
+  // On a cluster (docs/kubernetes.md): the image of the Job's container (hop's), and the service
+  // account its pod runs as, whose token reaches the API. Empty: none is set (the local runtime
+  // runs the command on this machine).
+  std::string image;
+  std::string service_account;
 };
 
 // A view's inputs and their watermarks now, by the input's SQL name ("LOCAL.SRC"); an input

@@ -502,7 +502,9 @@ Status CheckHttpServerOptions(const HttpServerOptions& options) {
   if (options.tls_cert.empty() != options.tls_key.empty()) {
     return Status::InvalidArgument("--http-tls-cert and --http-tls-key go together");
   }
-  if (!IsLoopbackAddress(options.listen) &&
+  // Without the Kubernetes API (hop operator) the port serves only health checks and metrics,
+  // which a cluster's probes and Prometheus read over the pod's network.
+  if (options.kube_api && !IsLoopbackAddress(options.listen) &&
       (options.tls_cert.empty() || options.token_file.empty())) {
     return Status::InvalidArgument(fmt::format(
         "the Kubernetes API listens on {}, which is not a loopback address: that needs TLS "
@@ -531,7 +533,7 @@ Status HttpServer::Impl::Start() {
     HOP_ASSIGN_OR_RETURN(tls_context_,
                          tls::ServerContext::Load(options_.tls_cert, options_.tls_key));
   }
-  HOP_RETURN_IF_ERROR(api_.Start());
+  if (options_.kube_api) HOP_RETURN_IF_ERROR(api_.Start());
   Status listening = Listen();
   if (!listening.ok()) {
     api_.Stop();
@@ -701,7 +703,7 @@ Reply HttpServer::Impl::Metrics() {
   // The store's figures are read when scraped: one short transaction.
   if (auto stats = store_.ReadStats(); stats.ok()) {
     store_revision_.Set(static_cast<double>(stats->revision));
-    store_objects_.Set(static_cast<double>(stats->objects));
+    if (stats->objects >= 0) store_objects_.Set(static_cast<double>(stats->objects));
     store_bytes_.Set(static_cast<double>(stats->bytes));
   }
   Reply r;
@@ -736,6 +738,12 @@ Reply HttpServer::Impl::Route(const http::RequestHead& head, std::string body) {
     Reply r = Metrics();
     Count("metrics", r.status, Clock::now() - start);
     return r;
+  }
+  if (!options_.kube_api) {
+    const KubeResponse k = KubeStatusResponse(
+        404, "NotFound", "this server serves only /metrics and the health checks");
+    Count("other", k.status, Clock::now() - start);
+    return answer(k);
   }
   KubeRequest kr;
   kr.method = method;

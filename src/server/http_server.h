@@ -41,6 +41,9 @@ struct HttpServerOptions {
   // connection: a watcher that stops reading is dropped.
   std::chrono::milliseconds write_timeout{10000};
   KubeApiOptions api;
+  // Serve the Kubernetes API over the store. False (`hop operator`): only /metrics and the
+  // health checks; every other path is 404.
+  bool kube_api = true;
 };
 
 // The checks of Start that need no file and no socket: TLS options in pairs, and TLS and a

@@ -22,6 +22,9 @@ std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_
   auto e = std::make_shared<CachedEvent>();
   e->type = type;
   e->revision = revision;
+  // A deleted object's resourceVersion is its deletion's, as Kubernetes sends it: a watcher
+  // resumes from the last version it saw, and the object's last write is older than the delete.
+  if (type == store::EventType::kDeleted) object.set_resource_version(std::to_string(revision));
   resource::RedactSecretsIn(object.mutable_json());
   e->line = WatchEventLine(store::EventTypeName(type), object.json());
   e->object = std::move(object);

@@ -2,14 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/log.h"
 #include "deploy/trigger_fires.h"
 #include "operator/controller.h"
+#include "operator/leader_election.h"
 #include "operator/lease.h"
 #include "operator/pipeline_reconciler.h"
 #include "operator/provision_reconciler.h"
@@ -36,6 +40,18 @@ const store::GroupKind kJob{"batch", "Job"};
 
 struct ControlPlane::Impl {
   std::unique_ptr<op::Lease> lease;
+  // The Kubernetes mode's: the elector and the thread that renews its Lease while leading.
+  op::LeaderElector* elector = nullptr;
+  std::function<void()> on_lost;
+  std::thread renewer;
+  std::mutex renew_mu;
+  std::condition_variable renew_cv;
+  bool stopping = false;                // guarded by renew_mu
+  std::atomic<bool> elected{false};     // holds the Lease and has not lost it
+
+  // Renews the Lease every retry period; when no renewal succeeded within the renew deadline,
+  // stops reconciling and says so.
+  void Renew();
   std::string state_dir;
   std::string leader;
   std::unique_ptr<runtime::JobRunner> runner;
@@ -54,16 +70,60 @@ struct ControlPlane::Impl {
 ControlPlane::ControlPlane() : impl_(std::make_unique<Impl>()) {}
 ControlPlane::~ControlPlane() { Stop(); }
 
+void ControlPlane::Impl::Renew() {
+  const op::LeaderElectionOptions& o = elector->options();
+  auto last_renewed = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> lock(renew_mu);
+  for (;;) {
+    if (renew_cv.wait_for(lock, o.retry_period, [this] { return stopping; })) return;
+    lock.unlock();
+    auto renewed = elector->TryAcquireOrRenew();
+    const auto now = std::chrono::steady_clock::now();
+    if (renewed.ok() && *renewed) {
+      last_renewed = now;
+    } else if (!renewed.ok()) {
+      log::Warn("leader election: cannot renew the lease: {}", renewed.status().ToString());
+    }
+    // Another holder, or no renewal for the deadline: this process stops leading now, before
+    // any stand-by may take over (the lease's duration is longer than the deadline).
+    const bool taken = renewed.ok() && !*renewed;
+    if (taken || now - last_renewed >= o.renew_deadline) {
+      elected = false;
+      log::Warn("leader election: lost the lease ({}); reconciling stops",
+                taken ? "held by " + elector->Holder() : "not renewed in time");
+      if (manager) manager->Stop();
+      if (runner) runner->Stop();
+      if (on_lost) on_lost();
+      return;
+    }
+    lock.lock();
+  }
+}
+
 Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
                                                           ControlPlaneOptions options) {
   std::unique_ptr<ControlPlane> cp(new ControlPlane());
   Impl& impl = *cp->impl_;
   impl.store = &store;
   impl.state_dir = options.state_dir;
-  HOP_ASSIGN_OR_RETURN(impl.lease, op::Lease::TryAcquire(options.state_dir));
-  if (!impl.lease) {
-    impl.leader = op::Lease::Holder(options.state_dir).value_or("another process");
-    return cp;
+  const bool cluster = options.elector != nullptr;
+  if (cluster) {
+    impl.elector = options.elector;
+    HOP_ASSIGN_OR_RETURN(const bool held, impl.elector->TryAcquireOrRenew());
+    if (!held) {
+      impl.leader = impl.elector->Holder();
+      return cp;
+    }
+    impl.elected = true;
+    impl.on_lost = std::move(options.on_lost);
+    // The cluster runs Jobs; nothing is kept on this machine.
+    options.local_jobs = false;
+  } else {
+    HOP_ASSIGN_OR_RETURN(impl.lease, op::Lease::TryAcquire(options.state_dir));
+    if (!impl.lease) {
+      impl.leader = op::Lease::Holder(options.state_dir).value_or("another process");
+      return cp;
+    }
   }
 
   runtime::JobRunnerOptions runner_options;
@@ -75,34 +135,54 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
 
   op::ManagerOptions manager_options;
   manager_options.workers = options.workers;
+  manager_options.namespace_name = options.namespace_name;
   manager_options.clock = options.clock;
   // A converged state directory costs the next leader nothing (docs/operator.md, "Resuming").
-  manager_options.checkpoint_path =
-      (std::filesystem::path(options.state_dir) / "operator.checkpoint").string();
+  if (!options.state_dir.empty()) {
+    manager_options.checkpoint_path =
+        (std::filesystem::path(options.state_dir) / "operator.checkpoint").string();
+  }
   impl.manager = std::make_unique<op::Manager>(store, manager_options);
+  impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
+  if (!options.reconcile) {
+    if (options.local_jobs) impl.manager->Register(kJob, impl.jobs.get(), {});
+    HOP_RETURN_IF_ERROR(impl.runner->Start());
+    HOP_RETURN_IF_ERROR(impl.manager->Start());
+    log::Info("local runtime started on {} without the operator ({})", options.state_dir,
+              cp->leader());
+    return cp;
+  }
   impl.triggers = std::make_unique<op::TriggerReconciler>(store);
   op::RefreshJobs refresh_jobs;
   refresh_jobs.command = options.refresh_command;
-  impl.views = std::make_unique<op::ViewReconciler>(store, std::move(refresh_jobs));
-  op::RefreshJobs fill_jobs;
-  fill_jobs.command = options.refresh_command;
-  impl.tables = std::make_unique<op::TableReconciler>(store, std::move(fill_jobs));
+  refresh_jobs.image = options.job_image;
+  refresh_jobs.service_account = options.job_service_account;
+  impl.views = std::make_unique<op::ViewReconciler>(store, refresh_jobs);
+  impl.tables = std::make_unique<op::TableReconciler>(store, refresh_jobs);
   impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
   impl.provisions = std::make_unique<op::ProvisionReconciler>(store, options.provisioners);
-  impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
   impl.subscriptions = std::make_unique<op::SubscriptionReconciler>(store);
 
   // A pipeline looks at its elements again when one of the kinds pipelines are usually made of
   // changes (each watched kind is a watch: the list is kept short), and every minute while an
   // element this control plane acts on is not ready.
+  const store::GroupKind kFlinkSessionJob{"flink.apache.org", "FlinkSessionJob"};
+  const store::GroupKind kFlinkDeployment{"flink.apache.org", "FlinkDeployment"};
+  const store::GroupKind kKafkaTopic{"kafka.strimzi.io", "KafkaTopic"};
   std::vector<std::pair<store::GroupKind, op::EventMapper>> elements;
   for (const store::GroupKind& kind :
-       {kJob, store::GroupKind{"flink.apache.org", "FlinkSessionJob"},
-        store::GroupKind{"flink.apache.org", "FlinkDeployment"},
-        store::GroupKind{"kafka.strimzi.io", "KafkaTopic"},
+       {kJob, kFlinkSessionJob, kFlinkDeployment, kKafkaTopic,
         resource::SqlJobKind::Info().group_kind(), resource::TableTriggerKind::Info().group_kind(),
         resource::TableProvisionJobKind::Info().group_kind()}) {
     elements.emplace_back(kind, &op::PipelineReconciler::ElementEvent);
+  }
+  // On a cluster, these kinds have controllers of their own that write their status (Kubernetes'
+  // Job controller, the Flink Kubernetes operator, Strimzi's topic operator): the Pipeline rules
+  // count them as reported on (docs/kubernetes.md, "Readiness").
+  if (cluster) {
+    for (const store::GroupKind& kind : {kJob, kFlinkSessionJob, kFlinkDeployment, kKafkaTopic}) {
+      impl.pipeline_rules.controlled.push_back({kind, op::ControlledKind::Reports::kStatus});
+    }
   }
   elements.emplace_back(resource::ViewKind::Info().group_kind(),
                         &op::PipelineReconciler::ViewEvent);
@@ -157,15 +237,22 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
 
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
-  log::Info("control plane started on {} ({})", options.state_dir, impl.lease->holder());
+  if (cluster) {
+    impl.renewer = std::thread([&impl] { impl.Renew(); });
+    log::Info("control plane started, leading as {}", impl.elector->options().identity);
+  } else {
+    log::Info("control plane started on {} ({})", options.state_dir, impl.lease->holder());
+  }
   return cp;
 }
 
-bool ControlPlane::leading() const { return impl_->lease != nullptr; }
+bool ControlPlane::leading() const { return impl_->lease != nullptr || impl_->elected; }
 const std::string& ControlPlane::state_dir() const { return impl_->state_dir; }
 
 std::string ControlPlane::leader() const {
-  return impl_->lease ? impl_->lease->holder() : impl_->leader;
+  if (impl_->lease) return impl_->lease->holder();
+  if (impl_->elected) return impl_->elector->options().identity;
+  return impl_->leader;
 }
 
 bool ControlPlane::LocalIdle() const {
@@ -213,11 +300,25 @@ std::vector<std::pair<std::string, std::string>> ControlPlane::Metrics() const {
 }
 
 void ControlPlane::Stop() {
+  if (impl_->renewer.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(impl_->renew_mu);
+      impl_->stopping = true;
+    }
+    impl_->renew_cv.notify_all();
+    impl_->renewer.join();
+  }
   if (impl_->manager) impl_->manager->Stop();
   if (impl_->runner) impl_->runner->Stop();
   impl_->manager.reset();
   impl_->runner.reset();
   impl_->lease.reset();
+  if (impl_->elected.exchange(false)) {
+    // A stand-by takes over at once rather than after the lease's duration.
+    if (Status released = impl_->elector->Release(); !released.ok()) {
+      log::Warn("leader election: cannot release the lease: {}", released.ToString());
+    }
+  }
 }
 
 store::SqliteStoreOptions ControlPlane::StoreOptions() {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,11 +17,19 @@
 #include "store/sqlite_store.h"
 #include "store/store.h"
 
+namespace hop::op {
+class LeaderElector;
+}  // namespace hop::op
+
 namespace hop::session {
 
 struct ControlPlaneOptions {
   std::string state_dir;
   bool local_jobs = true;  // run batch/v1 Jobs on this machine (--no-local-jobs: false)
+  // Run the operator's reconcilers. False (`hop serve --no-operator`): only the local runtime
+  // runs, so the process stands in for a Kubernetes cluster's Job controller and kubelet while
+  // `hop operator` reconciles through the Kubernetes API (docs/kubernetes.md).
+  bool reconcile = true;
   int workers = 2;
   int max_running_jobs = 0;  // 0: runtime::DefaultMaxRunning()
   const Clock* clock = &SystemClock();
@@ -28,6 +37,21 @@ struct ControlPlaneOptions {
   // `hop` with its state directory, as a refresh's Job runs it (op::RefreshJobs::command):
   // {"/usr/bin/hop", "--state", "/abs/dir"}. Empty: no materialized view is refreshed here.
   std::vector<std::string> refresh_command;
+  // On a cluster: the refresh Jobs' container image and service account (op::RefreshJobs).
+  std::string job_image;
+  std::string job_service_account;
+  // The namespace the reconcilers watch; "" for every namespace.
+  std::string namespace_name;
+  // The Kubernetes mode (`hop operator`, docs/kubernetes.md): the process leads when this elector
+  // holds its coordination.k8s.io Lease in the store, instead of by the state directory's lock
+  // file; the state directory may be empty (nothing is kept on this machine: no checkpoint), no
+  // Job runs here (the cluster runs them), and the elements of pipelines are reported on by the
+  // cluster's controllers (Job, FlinkDeployment, FlinkSessionJob, KafkaTopic). Not owned.
+  op::LeaderElector* elector = nullptr;
+  // With an elector: called once, from the thread that renews the lease, when this process stops
+  // leading because the lease could not be renewed within its deadline (it has stopped
+  // reconciling already: the caller goes back to standing by).
+  std::function<void()> on_lost;
 };
 
 class ControlPlane {
@@ -39,7 +63,8 @@ class ControlPlane {
                                                      ControlPlaneOptions options);
   ~ControlPlane();  // Stop()
 
-  // Whether this process reconciles the state directory.
+  // Whether this process reconciles the state directory (with an elector: holds the Lease and
+  // has not lost it since).
   bool leading() const;
   // The state directory it was started on.
   const std::string& state_dir() const;

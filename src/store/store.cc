@@ -91,6 +91,7 @@ Result<Resource> Store::Delete(const ObjectRef& ref, std::string resource_versio
 
 Result<bool> ChangedSince(Store& store, const std::vector<GroupKind>& kinds,
                           const std::string& namespace_name, int64_t revision) {
+  if (!store.ReplaysHistoryAtOnce()) return true;
   for (const GroupKind& kind : kinds) {
     auto watch = store.StartWatch({kind, namespace_name, revision});
     Event event;

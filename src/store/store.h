@@ -161,10 +161,16 @@ class Store {
   virtual std::unique_ptr<Watch> StartWatch(const WatchOptions& options) = 0;
   // The latest revision.
   virtual Result<int64_t> Revision() = 0;
+  // Whether a watch started from a revision the store still holds has every event up to the
+  // store's revision at that moment ready at once, so that Next with a zero timeout drains them
+  // (SqliteStore: they are in its file). False for a store whose events arrive over a network
+  // (KubernetesStore): a caller that needs "every change up to now" without waiting reads the
+  // objects again instead.
+  virtual bool ReplaysHistoryAtOnce() const { return true; }
 
   struct Stats {
     int64_t revision = 0;
-    int64_t objects = 0;  // objects stored
+    int64_t objects = 0;  // objects stored, -1 when the store cannot tell cheaply
     int64_t bytes = -1;   // storage used, -1 when the store cannot tell
   };
   // For metrics. The default counts a full List.
@@ -172,7 +178,8 @@ class Store {
 };
 
 // Whether an object of one of `kinds` in `namespace_name` changed after `revision` (true also
-// when the store no longer has the history to tell).
+// when the store no longer has the history to tell, or cannot tell at once: see
+// Store::ReplaysHistoryAtOnce).
 Result<bool> ChangedSince(Store& store, const std::vector<GroupKind>& kinds,
                           const std::string& namespace_name, int64_t revision);
 

@@ -1,0 +1,97 @@
+#include "test/lib/hop_serve.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace hop::testing {
+
+namespace {
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+HopServe::HopServe(std::string binary, std::string state_dir, std::vector<std::string> args,
+                   std::vector<std::string> global_args)
+    : binary_(std::move(binary)),
+      state_dir_(std::move(state_dir)),
+      args_(std::move(args)),
+      global_args_(std::move(global_args)) {
+  log_path_ = state_dir_ + ".serve.log";
+}
+
+HopServe::~HopServe() { Stop(); }
+
+std::string HopServe::log() const { return ReadAll(log_path_); }
+
+bool HopServe::Start() {
+  if (pid_ > 0) return true;
+  // Each start appends to the log; the URL is looked for after what is there already.
+  const size_t from = ReadAll(log_path_).size();
+  std::vector<std::string> argv = {binary_, "--state", state_dir_};
+  argv.insert(argv.end(), global_args_.begin(), global_args_.end());
+  for (std::string a : {std::string("serve"), std::string("--http-port"), std::to_string(port_)}) {
+    argv.push_back(std::move(a));
+  }
+  argv.insert(argv.end(), args_.begin(), args_.end());
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return false;
+  pid_ = pid;
+  constexpr std::string_view kMark = "Kubernetes API on http://127.0.0.1:";
+  const bool up = Eventually(
+      [&] {
+        const std::string text = ReadAll(log_path_);
+        const size_t at = text.find(kMark, from);
+        if (at == std::string::npos) return false;
+        port_ = std::atoi(text.c_str() + at + kMark.size());
+        url_ = "http://127.0.0.1:" + std::to_string(port_);
+        return port_ > 0;
+      },
+      std::chrono::seconds(20));
+  if (!up) Kill();
+  return up;
+}
+
+bool HopServe::Stop() {
+  if (pid_ <= 0) return true;
+  kill(pid_, SIGTERM);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void HopServe::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+}  // namespace hop::testing

@@ -1,0 +1,66 @@
+// A `hop serve` process of a test's own, standing in for a Kubernetes API server (and, with
+// --no-operator, for its Job controller): started with the arguments a test gives, on a state
+// directory the test owns, and stopped by its pid. Kill and Restart let a test take the server
+// away under its clients and bring it back on the same port and state.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace hop::testing {
+
+class HopServe {
+ public:
+  // `binary` is the hop to run; `state_dir` its --state; `args` come after `serve` (the port is
+  // added: --http-port 0 at first, the same port on a restart), `global_args` before it.
+  HopServe(std::string binary, std::string state_dir, std::vector<std::string> args,
+           std::vector<std::string> global_args = {});
+  ~HopServe();  // Stop()
+  HopServe(const HopServe&) = delete;
+  HopServe& operator=(const HopServe&) = delete;
+
+  // Starts the process and waits until it serves the Kubernetes API (up to 20 s). False, with
+  // log() telling why, when it does not.
+  bool Start();
+  // SIGTERM and wait: true when it exited with 0.
+  bool Stop();
+  // SIGKILL and wait.
+  void Kill();
+  // Starts it again on the port it had.
+  bool Restart() { return Start(); }
+
+  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // What the process printed (both streams), across its starts.
+  std::string log() const;
+
+ private:
+  std::string binary_;
+  std::string state_dir_;
+  std::vector<std::string> args_;
+  std::vector<std::string> global_args_;
+  std::string log_path_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string url_;
+};
+
+// Waits until `condition` holds, checking every 20 ms, for up to `timeout`; whether it held.
+template <typename Condition>
+bool Eventually(Condition condition, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (condition()) return true;
+    if (std::chrono::steady_clock::now() >= end) return false;
+    struct timespec ts {
+      0, 20 * 1000 * 1000
+    };
+    nanosleep(&ts, nullptr);
+  }
+}
+
+}  // namespace hop::testing
