@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "binder/prune_empty.h"
 #include "binder/to_sql.h"
 #include "binder/types.h"
 #include "catalog/demodb.h"
@@ -149,6 +150,14 @@ std::string RunCase(TestCatalog& cat, const hop::testing::DataDrivenCase& c) {
   }
   if (c.directive == "bind") {
     return Explain(*rel) + "--\n" + RowTypeText(rel->row_type);
+  }
+  if (c.directive == "prune") {
+    // The plan with what provably yields no rows reduced (prune_empty.h); its row type must
+    // not change.
+    RelPtr pruned = PruneEmpty(*rel);
+    if (!pruned) return "unchanged\n";
+    if (!(pruned->row_type == rel->row_type)) return "the row type changed\n";
+    return Explain(*pruned);
   }
   if (c.directive == "sql") {
     sql::Dialect dialect = sql::Dialect::kFlink;

@@ -215,8 +215,8 @@ Status DeclareOfflineTrigger(const std::string& leaf, const Tier& offline, const
   const Resource* job_template = nullptr;
   for (const Resource& t : render.job_templates) {
     const auto databases = resource::JobTemplateKind::kDatabases.Get(t);
-    if (databases && std::find(databases->begin(), databases->end(),
-                               offline.schema->database) != databases->end()) {
+    if (databases && std::find(databases->begin(), databases->end(), offline.schema->database) !=
+                         databases->end()) {
       job_template = &t;
       break;
     }
@@ -231,9 +231,10 @@ Status DeclareOfflineTrigger(const std::string& leaf, const Tier& offline, const
   if (online != nullptr) {
     sinks.push_back(resource::DependencyIdentifier(online->schema->database, online->path));
   }
-  SetDependencies(trigger,
-                  {resource::DependencyIdentifier(offline.schema->database, offline.path)},
-                  &sinks);
+  // Without an online tier the trigger has no sink, and no sinks annotation (compatibility.md
+  // §5.8: only what a trigger reads or writes is listed).
+  SetDependencies(trigger, {resource::DependencyIdentifier(offline.schema->database, offline.path)},
+                  online != nullptr ? &sinks : nullptr);
   if (!offline.schema->catalog.empty()) {
     TableTriggerKind::kCatalog.Set(trigger, offline.schema->catalog);
   }
@@ -294,9 +295,9 @@ Status DeclareLogicalTable(const binder::BoundCreateTable& t, Batch& batch) {
     const catalog::Table* existing = batch.catalog().Lookup(*tier.schema, leaf);
     if (existing != nullptr && existing->resource.empty()) continue;
     if (existing != nullptr && existing->kind != catalog::ObjectKind::kTable) {
-      return Status::InvalidArgument(fmt::format(
-          "the {} tier of {} is {}, a view: drop it before creating the logical table", tier.name,
-          Join(t.path, "."), existing->QualifiedName()));
+      return Status::InvalidArgument(
+          fmt::format("the {} tier of {} is {}, a view: drop it before creating the logical table",
+                      tier.name, Join(t.path, "."), existing->QualifiedName()));
     }
     Declaration td;
     td.schema = tier.schema;

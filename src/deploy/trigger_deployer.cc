@@ -99,10 +99,21 @@ Status TriggerDeployer::Specify(const binder::BoundStatement& statement, Batch& 
         job_properties.count(d.key)) {
       continue;
     }
+    // An unquoted `job.properties.x` folds to upper case and is then no job property
+    // (compatibility.md §1.1, §5.5): say so when that is why the variable is missing.
+    std::string hint;
+    for (const sql::Option& o : ct.options.items) {
+      if (!JobProperty(o.key) && EqualsIgnoreCase(o.key, "job.properties." + d.key)) {
+        hint = fmt::format(
+            "; the option {} is not one: an unquoted key is upper-cased, so write it quoted, "
+            "'job.properties.{}'",
+            o.key, d.key);
+      }
+    }
     return Status::InvalidArgument(fmt::format(
         "{}: variable '{}' is missing at line {}, column {} (when the trigger fires, its job "
-        "also gets timestamp, watermark and the job.properties.* options)",
-        where, d.key, d.line, d.column));
+        "also gets timestamp, watermark and the job.properties.* options{})",
+        where, d.key, d.line, d.column, hint));
   }
   // What firing would create: the rest rendered with sample fire-time values must be objects.
   const std::string now = batch.StampAfter({});

@@ -28,7 +28,7 @@ constexpr std::string_view kJobPropertiesPrefix = "job.properties.";
 
 std::optional<std::string> JobProperty(std::string_view key) {
   if (key.size() <= kJobPropertiesPrefix.size() ||
-      !EqualsIgnoreCase(key.substr(0, kJobPropertiesPrefix.size()), kJobPropertiesPrefix)) {
+      key.substr(0, kJobPropertiesPrefix.size()) != kJobPropertiesPrefix) {
     return std::nullopt;
   }
   return std::string(key.substr(kJobPropertiesPrefix.size()));

@@ -25,15 +25,16 @@ namespace hop::deploy {
 // `watermark` to `timestamp`). No option or job property can set one of them, in any letter
 // case: they say what the run is, and templates rely on their form (docs/ddl.md).
 inline constexpr std::string_view kTriggerVariables[] = {
-    "name", "trigger", "job", "schedule", "path", "catalog",
-    "schema", "table", "timestamp", "watermark"};
+    "name",    "trigger", "job",   "schedule",  "path",
+    "catalog", "schema",  "table", "timestamp", "watermark"};
 
 // OK, or why `key` (a WITH option of CREATE or FIRE TRIGGER, or a job property) cannot be used:
 // it names, or sets the job property of, one of kTriggerVariables.
 Status CheckTriggerOption(std::string_view key);
 
-// The job property an option sets, if it is one: `job.properties.x` (the prefix in any case, so
-// that an unquoted key also counts) sets `x`.
+// The job property an option sets, if it is one: `job.properties.x` sets `x`. The prefix is
+// matched as written, as Hoptimator matches it (compatibility.md §5.5): an unquoted key folds to
+// `JOB.PROPERTIES.X`, which is no job property but an option of that name.
 std::optional<std::string> JobProperty(std::string_view key);
 
 class TriggerFires {

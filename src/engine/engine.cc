@@ -11,13 +11,14 @@
 #include <set>
 #include <unordered_map>
 
+#include "binder/prune_empty.h"
 #include "catalog/local.h"
 #include "catalog/source.h"
-#include "engine/postgres_text.h"
 #include "engine/functions.h"
 #include "engine/functions_impl.h"
 #include "engine/hashed_scan.h"
 #include "engine/lower.h"
+#include "engine/postgres_text.h"
 #include "engine/vtab.h"
 #include "sql/ast/delete_statement.h"
 #include "sql/unparser.h"
@@ -350,8 +351,7 @@ class Engine::Impl {
 
 Cursor::Cursor(Engine* engine, sqlite3_stmt* stmt, std::vector<std::string> names,
                std::vector<Rep> reps, bool kept)
-    : engine_(engine), stmt_(stmt), names_(std::move(names)), reps_(std::move(reps)),
-      kept_(kept) {}
+    : engine_(engine), stmt_(stmt), names_(std::move(names)), reps_(std::move(reps)), kept_(kept) {}
 
 Cursor::~Cursor() {
   if (kept_) {
@@ -485,8 +485,8 @@ Result<int64_t> Engine::Insert(const catalog::Catalog& catalog, const binder::Bo
   return Write(catalog, insert, budget, /*replace=*/false);
 }
 
-Result<int64_t> Engine::Replace(const catalog::Catalog& catalog,
-                                const binder::BoundInsert& insert, const Budget& budget) {
+Result<int64_t> Engine::Replace(const catalog::Catalog& catalog, const binder::BoundInsert& insert,
+                                const Budget& budget) {
   return Write(catalog, insert, budget, /*replace=*/true);
 }
 
@@ -533,8 +533,9 @@ Result<int64_t> Engine::Write(const catalog::Catalog& catalog, const binder::Bou
   if (replace) {
     const char* end = error.ok() ? "COMMIT" : "ROLLBACK";
     if (sqlite3_exec(impl_->db_, end, nullptr, nullptr, nullptr) != SQLITE_OK && error.ok()) {
-      error = Status::ExecutionError(fmt::format("cannot commit the new rows of {}: {}",
-                                                 target.QualifiedName(), sqlite3_errmsg(impl_->db_)));
+      error =
+          Status::ExecutionError(fmt::format("cannot commit the new rows of {}: {}",
+                                             target.QualifiedName(), sqlite3_errmsg(impl_->db_)));
       sqlite3_exec(impl_->db_, "ROLLBACK", nullptr, nullptr, nullptr);
     }
   }
@@ -550,7 +551,9 @@ Result<std::string> Engine::Explain(const catalog::Catalog& catalog, const binde
   eqp.explain_query_plan = true;
   HOP_ASSIGN_OR_RETURN(std::string explain, sql::PrintQuery(*lowered.query, eqp));
   HOP_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, impl_->Prepare(explain));
-  std::string out = "Plan:\n" + Indent(binder::Explain(plan), "  ");
+  // The plan as it runs: what provably yields no rows reduced (Lower does the same).
+  const binder::RelPtr pruned = binder::PruneEmpty(plan);
+  std::string out = "Plan:\n" + Indent(binder::Explain(pruned ? *pruned : plan), "  ");
   out += "SQLite query:\n" + Indent(text, "  ");
   out += "SQLite plan:\n";
   // Rows of (id, parent, -, detail): a tree, indented by depth.

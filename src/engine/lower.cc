@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "binder/prune_empty.h"
 #include "binder/types.h"
 #include "engine/functions.h"
 #include "engine/lower_impl.h"
@@ -249,6 +250,22 @@ Result<Frame> Lowerer::Scan(const Rel& rel,
 Result<Frame> Lowerer::Values(const Rel& rel) {
   const size_t width = rel.row_type.columns.size();
   Frame f;
+  if (rel.rows.empty()) {
+    // No rows (what a plan that yields nothing is reduced to, binder/prune_empty.h): SQL has no
+    // empty VALUES, so `SELECT NULL AS c0, ... WHERE 0`.
+    auto select = std::make_unique<sql::SelectBody>();
+    for (size_t c = 0; c < std::max<size_t>(width, 1); ++c) {
+      select->items.push_back({NullLit(), Id(OutName(c))});
+      f.body_names.push_back(OutName(c));
+    }
+    f.body_names.resize(width);
+    select->where = IntLit(0);
+    f.body = std::move(select);
+    for (size_t c = 0; c < width; ++c) {
+      f.cols->push_back({nullptr, RepOf(rel.row_type.columns[c].type)});
+    }
+    return f;
+  }
   if (width == 0) {
     // SELECT without FROM: one row of no columns.
     if (rel.rows.size() != 1) {
@@ -678,7 +695,9 @@ Result<Frame> Lowerer::SetOp(const Rel& rel) {
 
 Result<LoweredQuery> Lower(const Rel& plan, const LowerOptions& options) {
   internal::Lowerer lowerer(options);
-  HOP_ASSIGN_OR_RETURN(internal::Frame f, lowerer.Visit(plan));
+  // What provably yields no rows reads no table (binder/prune_empty.h).
+  const binder::RelPtr pruned = binder::PruneEmpty(plan);
+  HOP_ASSIGN_OR_RETURN(internal::Frame f, lowerer.Visit(pruned ? *pruned : plan));
   LoweredQuery out;
   for (const auto& c : *f.cols) out.columns.push_back(c.rep);
   HOP_ASSIGN_OR_RETURN(out.query, lowerer.Finish(std::move(f)));
@@ -689,7 +708,8 @@ Result<std::unique_ptr<sql::Statement>> LowerInsert(const binder::BoundInsert& i
                                                     const ScanName& target,
                                                     const LowerOptions& options) {
   internal::Lowerer lowerer(options);
-  HOP_ASSIGN_OR_RETURN(internal::Frame f, lowerer.Visit(*insert.query));
+  const binder::RelPtr pruned = binder::PruneEmpty(*insert.query);
+  HOP_ASSIGN_OR_RETURN(internal::Frame f, lowerer.Visit(pruned ? *pruned : *insert.query));
   // Each value in its column's encoding.
   if (f.body || !f.order_by.empty() || f.limit) {
     HOP_ASSIGN_OR_RETURN(f, lowerer.Wrap(std::move(f)));
