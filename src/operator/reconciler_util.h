@@ -84,6 +84,7 @@ class Batch {
   void Add(store::Write write) { writes_.push_back(std::move(write)); }
 
   bool empty() const { return writes_.empty(); }
+  store::Store& store() const { return store_; }
   size_t size() const { return writes_.size(); }
 
   // Commits every write in one atomic batch, and empties the batch; nothing when it is empty.

@@ -1,5 +1,7 @@
 #include "operator/trigger_reconciler.h"
 
+#include <nlohmann/json.hpp>
+
 #include "common/log.h"
 #include "operator/reconciler_util.h"
 #include "operator/trigger_runs.h"
@@ -13,6 +15,18 @@ hop::Result<ReconcileResult> TriggerReconciler::Reconcile(const Request& request
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> trigger, GetOrNotFound(store_, request));
   if (!trigger) return ReconcileResult::Done();
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> job, CurrentRunJobOf(store_, *trigger));
+  const Json before = trigger->status() ? *trigger->status() : Json();
+  const Json* read_status = trigger->status() ? &before : nullptr;
+  if (!CurrentRunJob(*trigger)) {
+    // A run whose Job was made but not recorded (trigger_runs.h) is this trigger's current run.
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> unrecorded, UnrecordedRunJob(store_, *trigger));
+    if (unrecorded) {
+      log::Info("[{}] TableTrigger {}/{}: adopting run {}, whose Job was made but not recorded",
+                context.id, trigger->namespace_name(), trigger->name(), unrecorded->name());
+      trigger = AdoptRun(std::move(*trigger), *unrecorded, context.clock->Now());
+      job = std::move(unrecorded);
+    }
+  }
   auto plan = PlanTrigger(*trigger, job, context.clock->Now());
   if (!plan.ok()) return ReconcileResult::Terminal(plan.status());
   if (!plan->event.empty()) {
@@ -22,7 +36,7 @@ hop::Result<ReconcileResult> TriggerReconciler::Reconcile(const Request& request
   // The batch fails if the trigger changed since it was read (a new fire), and the reconcile is
   // then retried on the new state.
   Batch batch(store_);
-  HOP_RETURN_IF_ERROR(WriteRunPlan(batch, *plan, trigger->status(), &store_));
+  HOP_RETURN_IF_ERROR(WriteRunPlan(batch, *plan, read_status, &store_));
   HOP_RETURN_IF_ERROR(batch.Commit());
   return ReconcileResult{plan->requeue_after, std::nullopt};
 }

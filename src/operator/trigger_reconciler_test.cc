@@ -60,8 +60,9 @@ TEST_F(TriggerReconcilerTest, AFireStartsARunRecordedWithItsJob) {
   trigger = *store_->Get(store::RefOf(trigger));
   EXPECT_EQ(trigger.status()->at("jobs").at(0).at("name"), kJob.name);
   EXPECT_EQ(trigger.status()->at("lastRun"), "Running");
-  // Both in one commit: the Job is written right after the status, nothing between.
-  EXPECT_EQ(std::stoll(job->resource_version()), std::stoll(trigger.resource_version()) + 1);
+  // Both in one commit, the Job first (so that no status records a run whose Job a store
+  // without atomic batches did not write), the status right after, nothing between.
+  EXPECT_EQ(std::stoll(trigger.resource_version()), std::stoll(job->resource_version()) + 1);
   // Again: nothing changes.
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
   EXPECT_EQ(store_->Get(store::RefOf(trigger))->resource_version(), trigger.resource_version());
@@ -86,6 +87,52 @@ TEST_F(TriggerReconcilerTest, ARunsJobIsNeverCreatedTwice) {
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
   EXPECT_EQ(store_->Get(kJob)->uid(), made.uid());
   EXPECT_EQ(store_->Get(store::RefOf(trigger))->status()->at("jobs").at(0).at("name"), kJob.name);
+}
+
+// The same when another fire came in between (a coalescing trigger would plan a wider window,
+// and a second Job): the Job made is adopted as the current run, over its own window, and the
+// later fire gets the next run, from where that one ends.
+TEST_F(TriggerReconcilerTest, AJobMadeButNotRecordedIsAdoptedBeforeAnyOtherRunStarts) {
+  Resource trigger = Fired();
+  auto plan = PlanTrigger(trigger, std::nullopt, SystemClock().Now());
+  ASSERT_TRUE(plan.ok() && plan->create);
+  Resource made = *store_->Create(*plan->create);
+  trigger.mutable_status()["timestamp"] = "2026-03-01T03:00:00.000Z";
+  trigger = *store_->UpdateStatus(trigger);
+  TriggerReconciler reconciler(*store_);
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
+  auto jobs = store_->List({kJob.kind, "default", {}});
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->items.size(), 1u) << "a second run started beside the one not recorded";
+  trigger = *store_->Get(store::RefOf(trigger));
+  const Json& run = trigger.status()->at("jobs").at(0);
+  EXPECT_EQ(run.at("name"), kJob.name);
+  EXPECT_EQ(run.at("to"), "2026-03-01T02:00:00.000Z");
+  EXPECT_FALSE(run.contains("finished"));
+  // It succeeds: the next run covers (02:00, 03:00].
+  made = *store_->Get(kJob);
+  made.mutable_status()["conditions"] = Json::array({{{"type", "Complete"}, {"status", "True"}}});
+  ASSERT_TRUE(store_->UpdateStatus(made).ok());
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
+  trigger = *store_->Get(store::RefOf(trigger));
+  const Json& runs = trigger.status()->at("jobs");
+  ASSERT_EQ(runs.size(), 2u) << trigger.ToYaml();
+  EXPECT_EQ(runs.at(0).at("outcome"), "Succeeded");
+  EXPECT_EQ(runs.at(1).at("from"), "2026-03-01T02:00:00.000Z");
+  EXPECT_EQ(runs.at(1).at("to"), "2026-03-01T03:00:00.000Z");
+}
+
+// A leftover Job of a window the trigger has covered already is no run to adopt.
+TEST_F(TriggerReconcilerTest, ALeftoverJobOfACoveredWindowIsNotAdopted) {
+  Resource trigger = Fired();
+  auto plan = PlanTrigger(trigger, std::nullopt, SystemClock().Now());
+  ASSERT_TRUE(plan.ok() && plan->create);
+  ASSERT_TRUE(store_->Create(*plan->create).ok());
+  trigger.mutable_status()["watermark"] = "2026-03-01T02:00:00.000Z";
+  trigger = *store_->UpdateStatus(trigger);
+  auto unrecorded = UnrecordedRunJob(*store_, trigger);
+  ASSERT_TRUE(unrecorded.ok());
+  EXPECT_FALSE(unrecorded->has_value());
 }
 
 TEST_F(TriggerReconcilerTest, AScheduleThatIsNotCronFailsForGood) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/cron.h"
 #include "common/log.h"
@@ -291,8 +292,8 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
   if (const std::string watermark = Text(st, "watermark"); !watermark.empty()) {
     auto parsed = ParseRfc3339(watermark);
     if (!parsed) {
-      st["message"] = fmt::format("Cannot start a run: status.watermark '{}' is not a timestamp",
-                                  watermark);
+      st["message"] =
+          fmt::format("Cannot start a run: status.watermark '{}' is not a timestamp", watermark);
       plan.event = st["message"].get<std::string>();
       return done();
     }
@@ -328,8 +329,68 @@ hop::Result<std::optional<Resource>> CurrentRunJobOf(store::Store& store, const 
   return store.Find(*ref);
 }
 
+hop::Result<std::optional<Resource>> UnrecordedRunJob(store::Store& store,
+                                                      const Resource& trigger) {
+  auto selector = resource::LabelSelector::Parse(
+      fmt::format("{}={}", kTriggerLabel, resource::DependencyLabelValue(trigger.name())));
+  if (!selector.ok()) return std::optional<Resource>();
+  HOP_ASSIGN_OR_RETURN(store::ListResult jobs, store.List({store::GroupKind{"batch", "Job"},
+                                                           trigger.namespace_name(), *selector}));
+  const Json status = StatusOf(trigger);
+  std::set<std::string> recorded;
+  if (auto runs = status.find("jobs"); runs != status.end() && runs->is_array()) {
+    for (const Json& run : *runs) {
+      if (run.is_object()) recorded.insert(Text(run, "namespace") + "/" + Text(run, "name"));
+    }
+  }
+  const std::optional<SystemTime> watermark = TimeAt(status, "watermark");
+  std::optional<Resource> earliest;
+  std::optional<SystemTime> earliest_to;
+  for (Resource& job : jobs.items) {
+    if (job.deletion_timestamp()) continue;
+    if (recorded.count(job.namespace_name() + "/" + job.name())) continue;
+    const auto of = TriggerOfJob(job);
+    if (!of || of->name != trigger.name() || of->namespace_name != trigger.namespace_name()) {
+      continue;
+    }
+    const auto annotations = job.annotations();
+    auto to_text = annotations.find(std::string(kTimestampAnnotation));
+    const auto to = to_text == annotations.end() ? std::nullopt : ParseRfc3339(to_text->second);
+    if (!to || (watermark && *to <= *watermark)) continue;
+    if (!earliest_to || *to < *earliest_to) {
+      earliest_to = to;
+      earliest = std::move(job);
+    }
+  }
+  return earliest;
+}
+
+Resource AdoptRun(Resource trigger, const Resource& job, SystemTime now) {
+  Json status = StatusOf(trigger);
+  const auto annotations = job.annotations();
+  auto text = [&](std::string_view key) {
+    auto it = annotations.find(std::string(key));
+    return it == annotations.end() ? std::string() : it->second;
+  };
+  const std::string from = text(kFromAnnotation);
+  const std::string started = job.creation_timestamp();
+  Json run = {{"name", job.name()},
+              {"namespace", job.namespace_name()},
+              {"from", from.empty() ? std::string(kEpoch) : from},
+              {"to", text(kTimestampAnnotation)},
+              {"started", started.empty() ? Stamp(now) : started}};
+  Json& runs = status["jobs"];
+  if (!runs.is_array()) runs = Json::array();
+  runs.push_back(std::move(run));
+  while (runs.size() > kRunsKept) runs.erase(runs.begin());
+  status["lastRun"] = "Running";
+  trigger.set_status(std::move(status));
+  return trigger;
+}
+
 Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
                     store::Store* store) {
+  if (plan.create) HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(*plan.create).status());
   batch.UpdateStatusIfChanged(plan.trigger, before);
   const std::vector<store::ObjectRef> none;
   for (const store::ObjectRef& ref : store != nullptr ? plan.outputs : none) {
@@ -356,7 +417,6 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
     if (*moved) batch.UpdateStatusIfChanged(*output, std::move(status));
   }
   if (plan.remove) HOP_RETURN_IF_ERROR(batch.DeleteIfPresent(*plan.remove).status());
-  if (plan.create) HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(*plan.create).status());
   return Status::OK();
 }
 
@@ -368,7 +428,12 @@ hop::Result<bool> FireAndStart(Batch& batch, Resource trigger, const std::vector
   for (SystemTime at : fires) recorded.Record(at);
   if (status == before) return false;
   trigger.set_status(std::move(status));
-  if (!CurrentRunJob(trigger)) {
+  // A run started but not recorded is the trigger's current one: its reconciler adopts it (the
+  // Job's event brings it there), and no other run starts before.
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> unrecorded,
+                       CurrentRunJob(trigger) ? std::optional<Resource>()
+                                              : UnrecordedRunJob(batch.store(), trigger));
+  if (!CurrentRunJob(trigger) && !unrecorded) {
     // The run the first new fire starts: what the TableTrigger reconciler would decide next.
     // A trigger whose run cannot be planned here gets only its fires; its own reconciler says
     // why.

@@ -85,13 +85,28 @@ std::optional<store::ObjectRef> CurrentRunJob(const resource::Resource& trigger)
 hop::Result<std::optional<resource::Resource>> CurrentRunJobOf(store::Store& store,
                                                                const resource::Resource& trigger);
 
-// Adds to `batch` what `plan` says, in this order: the trigger's new status (if it changed from
-// `before`, the status it was planned from), the advance of the watermarks of the outputs of a
-// run that succeeded (each read from `store`; one that is gone, derives its watermark, or is
-// already past the window's end is left alone and the log says so), the delete of the finished
-// Job (if it is still there), the Job of the run it starts (unless it exists: made by an earlier
-// reconcile that could not record it). A run is recorded in the same batch as its Job is created,
-// and the batch fails if the trigger or an output changed since it was read.
+// A Job of `trigger` that its status does not record, made for a window the trigger has not
+// covered (its end after the watermark), the earliest if several: what a run started but not
+// recorded leaves. On a store whose batches are not atomic (KubernetesStore) the Job of a run
+// is written before the trigger's status that records it, and a writer can stop, or lose a race,
+// between the two. nullopt when there is none. Errors: the store's.
+hop::Result<std::optional<resource::Resource>> UnrecordedRunJob(store::Store& store,
+                                                                const resource::Resource& trigger);
+
+// `trigger` with `job` (an UnrecordedRunJob of it) recorded as its current run, over the window
+// the Job's annotations give, started when the Job was created.
+resource::Resource AdoptRun(resource::Resource trigger, const resource::Resource& job,
+                            SystemTime now);
+
+// Adds to `batch` what `plan` says, in this order: the Job of the run it starts (unless it
+// exists: made by an earlier reconcile that could not record it), the trigger's new status (if
+// it changed from `before`, the status it was planned from), the advance of the watermarks of
+// the outputs of a run that succeeded (each read from `store`; one that is gone, derives its
+// watermark, or is already past the window's end is left alone and the log says so), the delete
+// of the finished Job (if it is still there). A run is recorded in the same batch as its Job is
+// created, and the batch fails if the trigger or an output changed since it was read; the Job
+// comes first so that, where a batch is not atomic, no status ever records a run whose Job was
+// not made (a Job made but not recorded is adopted: UnrecordedRunJob).
 Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
                     store::Store* store = nullptr);
 

@@ -580,6 +580,12 @@ class KubernetesStore::Impl {
     Status undone;
     switch (a.op) {
       case Write::Op::kCreate: {
+        if (a.api.group == "batch" && a.api.kind == "Job") {
+          // A Job may have started already: deleting it would not undo its run. It is left for
+          // whoever made it, which finds it (op::UnrecordedRunJob).
+          log::Info("kubernetes: the batch failed after creating {}, which is left", what);
+          return;
+        }
         Json options = {
             {"apiVersion", "v1"},
             {"kind", "DeleteOptions"},

@@ -5,7 +5,9 @@
 //  - A batch is applied one write at a time, in order. When a write fails, the writes before it
 //    are undone where that can be done exactly (a created object is deleted, an update or status
 //    update is put back) unless another writer changed the object since; a delete cannot be
-//    undone. Every batch is checked first (hop's schemas, owners) so that it fails before it
+//    undone, and neither can a created batch/v1 Job, which may have started (a trigger's
+//    reconciler adopts a Job its status does not record: operator/trigger_runs.h). Every batch
+//    is checked first (hop's schemas, owners) so that it fails before it
 //    writes whenever it can.
 //  - Deleting an object leaves its dependents to the API server's garbage collector, which deletes
 //    them soon after rather than in the same transaction.

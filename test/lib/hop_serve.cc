@@ -26,6 +26,30 @@ std::string ReadAll(const std::string& path) {
 
 }  // namespace
 
+std::string ReadFileText(const std::string& path) { return ReadAll(path); }
+
+pid_t SpawnLogged(const std::vector<std::string>& argv, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+bool StopProcess(pid_t pid, int signal) {
+  if (pid <= 0) return false;
+  kill(pid, signal);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 HopServe::HopServe(std::string binary, std::string state_dir, std::vector<std::string> args,
                    std::vector<std::string> global_args)
     : binary_(std::move(binary)),
@@ -49,18 +73,8 @@ bool HopServe::Start() {
     argv.push_back(std::move(a));
   }
   argv.insert(argv.end(), args_.begin(), args_.end());
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                   0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> args;
-  for (std::string& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return false;
+  const pid_t pid = SpawnLogged(argv, log_path_);
+  if (pid < 0) return false;
   pid_ = pid;
   constexpr std::string_view kMark = "Kubernetes API on http://127.0.0.1:";
   const bool up = Eventually(
@@ -79,18 +93,14 @@ bool HopServe::Start() {
 
 bool HopServe::Stop() {
   if (pid_ <= 0) return true;
-  kill(pid_, SIGTERM);
-  int status = 0;
-  waitpid(pid_, &status, 0);
+  const bool clean = StopProcess(pid_, SIGTERM);
   pid_ = -1;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return clean;
 }
 
 void HopServe::Kill() {
   if (pid_ <= 0) return;
-  kill(pid_, SIGKILL);
-  int status = 0;
-  waitpid(pid_, &status, 0);
+  StopProcess(pid_, SIGKILL);
   pid_ = -1;
 }
 

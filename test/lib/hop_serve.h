@@ -49,6 +49,14 @@ class HopServe {
   std::string url_;
 };
 
+// Starts `argv` (argv[0] a path) with standard output and error appended to `log`; the pid, or
+// -1 when it cannot be started.
+pid_t SpawnLogged(const std::vector<std::string>& argv, const std::string& log);
+// SIGKILL or SIGTERM `pid` and wait for it; true when it exited with 0.
+bool StopProcess(pid_t pid, int signal);
+// The content of `path` ("" when it cannot be read).
+std::string ReadFileText(const std::string& path);
+
 // Waits until `condition` holds, checking every 20 ms, for up to `timeout`; whether it held.
 template <typename Condition>
 bool Eventually(Condition condition, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
