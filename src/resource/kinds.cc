@@ -105,6 +105,11 @@ template class Field<StringList>;
 template class Field<StringMap>;
 template class Field<Json>;
 
+Schema KindInfo::ObjectFields() const {
+  if (!top_level.properties.empty()) return top_level;
+  return Schema::Object().Property("spec", spec).Property("status", status);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kind definitions
 
@@ -139,6 +144,7 @@ class KindBuilder {
     info_.description = std::move(description);
     info_.spec = Schema::Object(info_.kind + " spec.");
     info_.status = Schema::Object(info_.kind + " status.");
+    info_.categories = {"all", "hoptimator"};
   }
   template <typename T>
   KindBuilder& Add(const Field<T>& f) {
@@ -743,6 +749,65 @@ KindInfo WithKeys(KindInfo info, std::vector<std::string> (*keys)(const Resource
   return info;
 }
 
+// An int32 field, as Kubernetes' own types declare their counts and durations.
+Schema Int32(std::string description) {
+  Schema s = Schema::Integer(std::move(description));
+  s.format = "int32";
+  return s;
+}
+
+// A map of base64 strings (a ConfigMap's binaryData, a Secret's data).
+Schema BytesMap(std::string description) {
+  Schema bytes = Schema::String();
+  bytes.format = "byte";
+  return Schema::MapOf(std::move(bytes), std::move(description));
+}
+
+KindInfo ConfigMap() {
+  KindInfo info = External("", "v1", "ConfigMap", "configmaps", {"cm"}, false);
+  info.description = "Configuration values, as strings and bytes.";
+  info.top_level = Schema::Object()
+                       .Property("binaryData", BytesMap("Binary values, base64-encoded."))
+                       .Property("data", StrMap("The configuration values."))
+                       .Property("immutable", Bool("If true, the data cannot change."));
+  return info;
+}
+
+KindInfo Secret() {
+  KindInfo info = External("", "v1", "Secret", "secrets", {}, false);
+  info.description = "Secret values.";
+  info.top_level =
+      Schema::Object()
+          .Property("data", BytesMap("The secret values, base64-encoded."))
+          .Property("immutable", Bool("If true, the data cannot change."))
+          .Property("stringData", StrMap("Secret values as plain text, merged into data on write."))
+          .Property("type", Str("The kind of secret, e.g. Opaque."));
+  return info;
+}
+
+// coordination.k8s.io/v1 Lease: a lock with a holder and a duration, what leader election
+// takes (ARCHITECTURE.md §4.5). Its one field is spec; it has no status.
+KindInfo Lease() {
+  KindInfo info = External("coordination.k8s.io", "v1", "Lease", "leases", {}, false);
+  info.description = "A lease: who holds a lock, since when and for how long.";
+  info.top_level = Schema::Object().Property(
+      "spec",
+      Schema::Object("Who holds the lease, and its timing.")
+          .Property("acquireTime",
+                    Schema::DateTime("When the current holder acquired the lease (MicroTime)."))
+          .Property("holderIdentity", Str("The identity of the holder."))
+          .Property("leaseDurationSeconds",
+                    Int32("How long candidates wait after the last renewal before they may "
+                          "take the lease."))
+          .Property("leaseTransitions", Int32("How many times the lease changed holders."))
+          .Property("preferredHolder",
+                    Str("The identity of the holder a coordinated election prefers."))
+          .Property("renewTime",
+                    Schema::DateTime("When the holder last renewed the lease (MicroTime)."))
+          .Property("strategy", Str("The strategy of a coordinated leader election.")));
+  return info;
+}
+
 }  // namespace
 
 bool BatchJobConditionTrue(const Resource& job, std::string_view type) {
@@ -766,14 +831,15 @@ bool BatchJobFinished(const Resource& job) {
 const std::vector<const KindInfo*>& ExternalKinds() {
   static const std::vector<KindInfo> storage = {
       WithKeys(External("batch", "v1", "Job", "jobs", {}, true), &JobIndexKeys),
-      External("", "v1", "ConfigMap", "configmaps", {"cm"}, false),
-      External("", "v1", "Secret", "secrets", {}, false),
+      ConfigMap(),
+      Secret(),
       External("", "v1", "Namespace", "namespaces", {"ns"}, true, /*namespaced=*/false),
       External("apps", "v1", "Deployment", "deployments", {"deploy"}, true),
       External("flink.apache.org", "v1beta1", "FlinkDeployment", "flinkdeployments", {"flinkdep"},
                true),
       External("flink.apache.org", "v1beta1", "FlinkSessionJob", "flinksessionjobs", {}, true),
       External("kafka.strimzi.io", "v1beta2", "KafkaTopic", "kafkatopics", {"kt"}, true),
+      Lease(),
   };
   static const std::vector<const KindInfo*> kinds = [] {
     std::vector<const KindInfo*> out;

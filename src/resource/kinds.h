@@ -75,6 +75,13 @@ struct KindInfo {
   bool status_subresource = true;
   Schema spec;
   Schema status;
+  // The fields of a kind whose content sits at the top level of its objects instead of in spec
+  // and status (a ConfigMap's data, a Role's rules, a RoleBinding's subjects and roleRef, a
+  // Lease's spec without a status), as the properties of an object schema. Without properties,
+  // the kind's fields are spec and status. Either way ObjectFields() gives them.
+  Schema top_level;
+  // The categories the kind belongs to (`kubectl get all` lists the kinds in "all").
+  std::vector<std::string> categories;
   std::vector<PrinterColumn> columns;
   // The index keys of an object of this kind: strings the store indexes, so that a list can ask
   // for the objects that have one (store::ListOptions::index_key) without reading the others.
@@ -83,13 +90,19 @@ struct KindInfo {
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   GroupKind group_kind() const { return {group, kind}; }
+  // The fields of the kind's objects besides apiVersion, kind and metadata, as an object
+  // schema: top_level when it has properties, else spec and status.
+  Schema ObjectFields() const;
 };
 
 // The kinds hop defines CRDs for, in a fixed order.
 const std::vector<const KindInfo*>& HopKinds();
 
-// Well-known kinds of other systems that hop stores unstructured but can name on the command line
-// (batch/v1 Job, ConfigMap, FlinkSessionJob, ...). They carry no schema.
+// Well-known kinds of other systems that hop stores and serves but does not define: Kubernetes'
+// own (batch/v1 Job, ConfigMap, Secret, coordination.k8s.io/v1 Lease, ...) and those of the
+// systems hop's templates render (FlinkDeployment, FlinkSessionJob, KafkaTopic). Kinds whose
+// fields are simple (a ConfigMap's data, a Lease's spec) declare them; the others' spec and
+// status are free-form.
 const std::vector<const KindInfo*>& ExternalKinds();
 
 // The kind named by `name` as a user types it: plural, singular, short name or Kind (any case),
@@ -140,11 +153,11 @@ struct ViewKind {
   HOP_FIELD(std::string, kSchema);
   HOP_FIELD(std::string, kCatalog);
   HOP_FIELD(bool, kMaterialized);
-  HOP_FIELD(std::string, kSchedule);   // REFRESHED 'cron'
-  HOP_FIELD(StringMap, kOptions);      // WITH (...)
-  HOP_FIELD(bool, kPaused);            // PAUSE / RESUME MATERIALIZED VIEW
-  HOP_FIELD(std::string, kWatermark);  // status
-  HOP_FIELD(std::string, kTimestamp);  // status: REFRESH MATERIALIZED VIEW
+  HOP_FIELD(std::string, kSchedule);     // REFRESHED 'cron'
+  HOP_FIELD(StringMap, kOptions);        // WITH (...)
+  HOP_FIELD(bool, kPaused);              // PAUSE / RESUME MATERIALIZED VIEW
+  HOP_FIELD(std::string, kWatermark);    // status
+  HOP_FIELD(std::string, kTimestamp);    // status: REFRESH MATERIALIZED VIEW
   HOP_FIELD(StringList, kPendingFires);  // status (hop): watermarks its triggers have not had
 };
 

@@ -35,18 +35,39 @@ void ValidateStringMap(const Json& md, const char* key, bool labels, Issues* iss
   }
 }
 
-// The fields of a Kubernetes object and of its metadata.
-constexpr std::string_view kTopLevelFields[] = {"apiVersion", "kind", "metadata", "spec",
-                                                "status"};
-constexpr std::string_view kMetadataFields[] = {
-    "name",       "generateName",      "namespace",       "uid",
-    "labels",     "annotations",       "resourceVersion", "generation",
-    "finalizers", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-    "ownerReferences", "managedFields", "selfLink"};
+// The fields of every Kubernetes object besides its kind's own, and those of its metadata.
+constexpr std::string_view kObjectFields[] = {"apiVersion", "kind", "metadata"};
+constexpr std::string_view kMetadataFields[] = {"name",
+                                                "generateName",
+                                                "namespace",
+                                                "uid",
+                                                "labels",
+                                                "annotations",
+                                                "resourceVersion",
+                                                "generation",
+                                                "finalizers",
+                                                "creationTimestamp",
+                                                "deletionTimestamp",
+                                                "deletionGracePeriodSeconds",
+                                                "ownerReferences",
+                                                "managedFields",
+                                                "selfLink"};
 
-template <size_t N>
-void CheckUnknown(const Json& object, const std::string_view (&known)[N], const std::string& path,
-                  UnknownFields unknown, Issues* issues) {
+// One top-level field of a kind (KindInfo::ObjectFields, without copying the schemas).
+struct KindField {
+  std::string_view name;
+  const Schema* schema;
+};
+
+std::vector<KindField> FieldsOf(const KindInfo& kind) {
+  std::vector<KindField> out;
+  if (kind.top_level.properties.empty()) return {{"spec", &kind.spec}, {"status", &kind.status}};
+  for (const SchemaProperty& p : kind.top_level.properties) out.push_back({p.name, &p.schema});
+  return out;
+}
+
+void CheckUnknown(const Json& object, const std::vector<std::string_view>& known,
+                  const std::string& path, UnknownFields unknown, Issues* issues) {
   for (const auto& [key, value] : object.items()) {
     bool found = false;
     for (std::string_view k : known) found |= k == key;
@@ -97,10 +118,21 @@ void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions
   const Json& md = *md_it;
   const KindInfo* kind = FindKind(r.group_kind());
   const bool hop_kind = kind != nullptr && r.group() == kHopGroup;
+  // The fields of the kind: spec and status, or its own top-level fields (a ConfigMap's data).
+  // (Only when something reads them: the store validates every write with neither option.)
+  const bool checks_fields =
+      options.unknown_fields != UnknownFields::kAllow || options.external_fields;
+  const std::vector<KindField> fields =
+      kind != nullptr && checks_fields ? FieldsOf(*kind) : std::vector<KindField>();
   if (options.unknown_fields != UnknownFields::kAllow) {
-    // Other kinds (a ConfigMap's `data`, a Job's fields) have top-level fields of their own.
-    if (hop_kind) CheckUnknown(doc, kTopLevelFields, "", options.unknown_fields, issues);
-    CheckUnknown(md, kMetadataFields, "metadata.", options.unknown_fields, issues);
+    if (kind != nullptr) {
+      std::vector<std::string_view> known(std::begin(kObjectFields), std::end(kObjectFields));
+      for (const KindField& f : fields) known.push_back(f.name);
+      CheckUnknown(doc, known, "", options.unknown_fields, issues);
+    }
+    CheckUnknown(
+        md, std::vector<std::string_view>(std::begin(kMetadataFields), std::end(kMetadataFields)),
+        "metadata.", options.unknown_fields, issues);
   }
   Check(ValidateObjectName(r.name()), "metadata.name", issues);
   auto ns = md.find("namespace");
@@ -114,10 +146,24 @@ void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions
   ValidateStringMap(md, "labels", true, issues);
   ValidateStringMap(md, "annotations", false, issues);
 
+  if (kind != nullptr && !hop_kind && options.external_fields) {
+    // The declared fields of a kind hop does not define; free-form ones take anything.
+    for (const std::string& name : kind->top_level.required) {
+      auto it = doc.find(name);
+      if (it == doc.end() || it->is_null()) {
+        issues->Error(fmt::format("{}: required field is missing", name));
+      }
+    }
+    for (const KindField& f : fields) {
+      auto it = doc.find(f.name);
+      if (it == doc.end() || it->is_null()) continue;
+      ValidateAgainst(*it, *f.schema, std::string(f.name), issues, options.unknown_fields);
+    }
+  }
   if (!hop_kind) return;  // unstructured: stored as it is
   if (r.api_version() != kind->api_version()) {
-    issues->Error(fmt::format("apiVersion: {} is not served; use {}", r.api_version(),
-                              kind->api_version()));
+    issues->Error(
+        fmt::format("apiVersion: {} is not served; use {}", r.api_version(), kind->api_version()));
   }
   const Json* spec = r.spec();
   if (spec == nullptr) {

@@ -190,7 +190,7 @@ Json ApiResource(const KindInfo& k, const std::string& name, bool subresource) {
   } else {
     r["verbs"] = Json::array({"create", "delete", "get", "list", "patch", "update", "watch"});
     if (!k.short_names.empty()) r["shortNames"] = k.short_names;
-    if (k.group == resource::kHopGroup) r["categories"] = Json::array({"all", "hoptimator"});
+    if (!k.categories.empty()) r["categories"] = k.categories;
   }
   return r;
 }
@@ -246,7 +246,7 @@ Json DiscoveryResource(const KindInfo& k) {
   r["singularResource"] = k.singular;
   r["verbs"] = Json::array({"create", "delete", "get", "list", "patch", "update", "watch"});
   if (!k.short_names.empty()) r["shortNames"] = k.short_names;
-  if (k.group == resource::kHopGroup) r["categories"] = Json::array({"all", "hoptimator"});
+  if (!k.categories.empty()) r["categories"] = k.categories;
   if (k.status_subresource) {
     Json sub = Json::object();
     sub["subresource"] = "status";
@@ -1076,7 +1076,7 @@ Status KubeApi::Impl::Validate(const KubeRequest& req, const resource::Resource&
         fmt::format("fieldValidation must be Strict, Warn or Ignore, not \"{}\"", mode));
   }
   Issues issues;
-  resource::ValidateResource(r, &issues, {unknown});
+  resource::ValidateResource(r, &issues, {.unknown_fields = unknown, .external_fields = true});
   resource::RefuseRedacted(r.json(), "", issues);
   HOP_RETURN_IF_ERROR(issues.ToStatus(StatusCode::kValidation, "the object is invalid:"));
   if (issues.HasWarnings()) {

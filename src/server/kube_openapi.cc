@@ -3,7 +3,6 @@
 // and responses are spelled, which is all that differs between the two for these documents.
 #include "server/kube_openapi.h"
 
-
 #include <cassert>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -201,43 +200,30 @@ void AddMetaDefinitions(Flavor f, Json& defs) {
                                      "Foreground.")}});
 }
 
-// Core kinds whose objects have no spec or status but fields of their own at the top level,
-// which kubectl's client-side validation would otherwise reject as unknown.
-Json TopLevelFields(const KindInfo& kind) {
-  if (!kind.group.empty() || kind.version != "v1") return nullptr;
-  if (kind.kind == "ConfigMap") {
-    return Json{{"binaryData", StringMap("Binary values, base64-encoded.", "byte")},
-                {"data", StringMap("The configuration values.")},
-                {"immutable", Bool("If true, the data cannot change.")}};
-  }
-  if (kind.kind == "Secret") {
-    return Json{{"data", StringMap("The secret values, base64-encoded.", "byte")},
-                {"immutable", Bool("If true, the data cannot change.")},
-                {"stringData", StringMap("Secret values as plain text, merged into data on "
-                                         "write.")},
-                {"type", Str("The kind of secret, e.g. Opaque.")}};
-  }
-  return nullptr;
-}
-
 Json KindDefinition(Flavor f, const KindInfo& kind) {
   Json props = Json::object();
   props["apiVersion"] = Str("The versioned schema of this object: " + kind.api_version() + ".");
   props["kind"] = Str("The kind of this object: " + kind.kind + ".");
   props["metadata"] = RefProperty(f, Meta("ObjectMeta"), "Standard object metadata.");
-  Json extra = TopLevelFields(kind);
-  if (extra.is_object()) {
-    for (auto& [name, schema] : extra.items()) props[name] = schema;
+  Json required = Json::array();
+  // Kinds whose fields sit at the top level (a ConfigMap's data) declare them instead of spec
+  // and status, which kubectl's client-side validation would otherwise reject as unknown.
+  if (!kind.top_level.properties.empty()) {
+    for (const auto& [name, schema] : kind.top_level.properties) {
+      props[name] = resource::ToOpenApi(schema);
+    }
+    for (const std::string& name : kind.top_level.required) required.push_back(name);
   } else {
     props["spec"] = resource::ToOpenApi(kind.spec);
     props["status"] = resource::ToOpenApi(kind.status);
+    // As the CRD says (resource/crd.cc): spec is required when it has required fields.
+    if (!kind.spec.required.empty()) required.push_back("spec");
   }
   Json def = Json::object();
   if (!kind.description.empty()) def["description"] = kind.description;
   def["type"] = "object";
   def["properties"] = std::move(props);
-  // As the CRD says (resource/crd.cc): spec is required when it has required fields.
-  if (!extra.is_object() && !kind.spec.required.empty()) def["required"] = Json::array({"spec"});
+  if (!required.empty()) def["required"] = std::move(required);
   def["x-kubernetes-group-version-kind"] = Json::array({Gvk(kind.group, kind.version, kind.kind)});
   return def;
 }

@@ -278,7 +278,8 @@ TEST(KubeOpenApiTest, EveryRefResolves) {
   const Json v2 = OpenApiV2(AllKinds());
   ExpectRefsResolve(v2, "#/definitions/", v2.at("definitions"), "v2");
   const Json index = OpenApiV3Index(AllKinds());
-  EXPECT_EQ(index.at("paths").size(), 6u);  // hop, core, batch, apps, flink, strimzi
+  // hop, core, batch, apps, flink, strimzi, coordination
+  EXPECT_EQ(index.at("paths").size(), 7u);
   for (const auto& [key, entry] : index.at("paths").items()) {
     const std::string group = key.starts_with("api/") ? "" : key.substr(5, key.rfind('/') - 5);
     const std::string version = key.substr(key.rfind('/') + 1);
@@ -362,6 +363,23 @@ TEST(KubeOpenApiTest, SchemasComeFromTheKinds) {
   EXPECT_TRUE(cm.contains("binaryData"));
   EXPECT_FALSE(cm.contains("spec"));
   EXPECT_TRUE(defs.at("io.k8s.api.core.v1.Secret").at("properties").contains("stringData"));
+  EXPECT_EQ(cm.at("binaryData").at("additionalProperties").at("format"), "byte");
+  // A Lease has a typed spec and no status.
+  const Json& lease = defs.at("io.k8s.api.coordination.v1.Lease");
+  EXPECT_EQ(lease.at("x-kubernetes-group-version-kind"),
+            Json::parse(R"([{"group":"coordination.k8s.io","kind":"Lease","version":"v1"}])"));
+  EXPECT_FALSE(lease.at("properties").contains("status"));
+  const Json& lease_spec = lease.at("properties").at("spec").at("properties");
+  EXPECT_EQ(lease_spec.at("holderIdentity").at("type"), "string");
+  EXPECT_EQ(lease_spec.at("leaseDurationSeconds").at("format"), "int32");
+  EXPECT_EQ(lease_spec.at("leaseTransitions").at("type"), "integer");
+  EXPECT_EQ(lease_spec.at("acquireTime").at("format"), "date-time");
+  EXPECT_EQ(lease_spec.at("renewTime").at("format"), "date-time");
+  EXPECT_FALSE(lease.at("properties").at("spec").contains("x-kubernetes-preserve-unknown-fields"));
+  EXPECT_TRUE(
+      v2.at("paths").contains("/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"));
+  EXPECT_FALSE(v2.at("paths").contains(
+      "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}/status"));
 
   const Json& meta = defs.at("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta").at("properties");
   for (const char* f : {"name", "namespace", "labels", "annotations", "uid", "resourceVersion",
