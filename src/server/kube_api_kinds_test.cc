@@ -4,13 +4,16 @@
 // validating objects; and hop's store client (X-Hop-Store-Client), answered as Kubernetes would.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <variant>
 
 #include "resource/crd.h"
 #include "resource/json.h"
@@ -425,6 +428,61 @@ TEST_F(KubeApiKindsTest, AClusterScopedCustomKindHasNoNamespace) {
                      "metadata":{"name":"h","namespace":"default"},"spec":{"size":1}})")
                 .status,
             400);
+}
+
+// A watch of a kind only a CRD defines: the objects as they are, then each change; a
+// cluster-scoped one without the namespace the store keeps it in.
+TEST_F(KubeApiKindsTest, AWatchOfACustomKindSeesItsObjectsAndChanges) {
+  CallJson("POST", kCrds, WidgetCrd("Cluster", "Gadget"), 201);
+  const std::string gadgets = "/apis/example.com/v1/gadgets";
+  auto gadget = [](const std::string& name) {
+    return R"({"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":")" + name +
+           R"("},"spec":{"size":1}})";
+  };
+  CallJson("POST", gadgets, gadget("a"), 201);
+  KubeRequest req;
+  req.method = "GET";
+  req.path = gadgets;
+  req.query = {{"watch", "true"}, {"timeoutSeconds", "10"}};
+  auto opened = api_->OpenWatch(req);
+  ASSERT_TRUE(std::holds_alternative<std::unique_ptr<KubeWatchStream>>(opened));
+  auto stream = std::move(std::get<std::unique_ptr<KubeWatchStream>>(opened));
+  std::atomic<bool> stopping{false};
+  std::mutex mu;
+  std::string seen;
+  std::thread runner([&] {
+    stream->Run(
+        [&](std::string_view chunk) {
+          std::lock_guard<std::mutex> lock(mu);
+          seen += chunk;
+          return true;
+        },
+        stopping);
+  });
+  CallJson("POST", gadgets, gadget("b"), 201);
+  auto lines = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<Json> out;
+    size_t i = 0;
+    for (size_t nl; (nl = seen.find('\n', i)) != std::string::npos; i = nl + 1) {
+      out.push_back(Json::parse(seen.substr(i, nl - i)));
+    }
+    return out;
+  };
+  for (int i = 0; i < 500 && lines().size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stopping = true;
+  runner.join();
+  const std::vector<Json> events = lines();
+  ASSERT_EQ(events.size(), 2u) << seen;
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["name"], "a");
+  EXPECT_EQ(events[1]["type"], "ADDED");
+  EXPECT_EQ(events[1]["object"]["metadata"]["name"], "b");
+  for (const Json& e : events) {
+    EXPECT_FALSE(e["object"]["metadata"].contains("namespace")) << e.dump();
+  }
 }
 
 TEST_F(KubeApiKindsTest, InvalidCustomResourceDefinitionsAreRefused) {
