@@ -299,7 +299,7 @@ std::vector<std::string> CheckCustomResourceDefinition(const Json& crd) {
     if (!version.empty() && !seen.insert(version).second) {
       errors.push_back(fmt::format("spec.versions[{}].name: Duplicate value: \"{}\"", i, version));
     }
-    if (versions[i].value("storage", false) == true) ++storage;
+    if (versions[i].value("storage", Json()) == true) ++storage;
   }
   if (storage != 1) {
     errors.push_back(fmt::format(
@@ -403,8 +403,9 @@ Json CustomResourceDefinitionStatus(const InstalledCrd& crd, const std::string& 
     if (previous.is_object() && previous.contains("conditions") &&
         previous["conditions"].is_array()) {
       for (const Json& old : previous["conditions"]) {
-        if (old.is_object() && old.value("type", "") == type &&
-            old.value("status", "") == c["status"] && old.contains("lastTransitionTime")) {
+        // The stored status is anyone's to write: nothing is assumed of its types.
+        if (old.is_object() && old.value("type", Json()) == type &&
+            old.value("status", Json()) == c["status"] && old.contains("lastTransitionTime")) {
           c["lastTransitionTime"] = old["lastTransitionTime"];
         }
       }
