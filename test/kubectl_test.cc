@@ -1,9 +1,10 @@
 // The real kubectl against `hop serve --http-port 0 --kubeconfig-out`, as its own process, over a
 // state directory holding the demo environment (applied with kubectl) and the views and triggers
-// of examples/quickstart.sql. Each test works on objects of its own where it changes anything, so
-// that the tests do not depend on their order. kubectl must be on PATH (scripts/setup installs
-// it); a missing kubectl fails every test. The flags used are those of kubectl 1.20 as well as
-// 1.32, except where a test checks the version.
+// of examples/quickstart.sql; and a deployment bundle of hop's operator (CRDs, RBAC, Deployment,
+// Service) and a CRD of its own, applied in a server-side dry run and for real. Each test works on
+// objects of its own where it changes anything, so that the tests do not depend on their order.
+// kubectl must be on PATH (scripts/setup installs it); a missing kubectl fails every test. The
+// flags used are those of kubectl 1.20 as well as 1.32, except where a test checks the version.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -95,10 +96,10 @@ class KubectlTest : public ::testing::Test {
       minor_ = std::atoi(version.c_str() + q + 1);
     }
     // The demo environment through kubectl, then the quickstart's views and triggers.
-    std::tie(applied_, applied_rc_) = Kubectl("apply -f " + Source("examples/demo-environment.yaml"));
-    std::tie(quickstart_, quickstart_rc_) =
-        Shell(std::string(HOP_BINARY) + " --state " + State() + " -f " +
-              Source("examples/quickstart.sql"));
+    std::tie(applied_, applied_rc_) =
+        Kubectl("apply -f " + Source("examples/demo-environment.yaml"));
+    std::tie(quickstart_, quickstart_rc_) = Shell(std::string(HOP_BINARY) + " --state " + State() +
+                                                  " -f " + Source("examples/quickstart.sql"));
   }
   static void TearDownTestSuite() {
     if (pid_ > 0) {
@@ -165,8 +166,8 @@ int KubectlTest::quickstart_rc_ = -1;
 std::string Database(const std::string& name, const std::string& url = "jdbc:demodb://names=ads") {
   std::string schema = "T_" + name;
   for (char& c : schema) c = c == '-' ? '_' : static_cast<char>(toupper(c));
-  return "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\nmetadata:\n  name: " + name +
-         "\nspec:\n  schema: " + schema + "\n  url: \"" + url + "\"\n  dialect: Calcite\n";
+  return "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\nmetadata:\n  name: " +
+         name + "\nspec:\n  schema: " + schema + "\n  url: \"" + url + "\"\n  dialect: Calcite\n";
 }
 
 std::string ConfigMap(const std::string& name, const std::string& extra_metadata = "") {
@@ -218,8 +219,7 @@ TEST_F(KubectlTest, DiscoveryListsHopsKindsAndExplainReadsTheSchema) {
     EXPECT_TRUE(Contains(resources, std::string("\n") + row + " ")) << row << "\n" << resources;
   }
   EXPECT_TRUE(Contains(resources, "hoptimator.linkedin.com/v1alpha1")) << resources;
-  EXPECT_EQ(Ok("api-resources --api-group hoptimator.linkedin.com -o name").find("databases."),
-            0u);
+  EXPECT_EQ(Ok("api-resources --api-group hoptimator.linkedin.com -o name").find("databases."), 0u);
   const std::string explained = Ok("explain view.spec");
   EXPECT_TRUE(Contains(explained, "View")) << explained;
   EXPECT_TRUE(Contains(explained, "sql")) << explained;
@@ -233,7 +233,8 @@ TEST_F(KubectlTest, ApplySaysCreatedUnchangedAndConfigured) {
   EXPECT_TRUE(Contains(applied_, "configmap/hoptimator-configmap created\n")) << applied_;
   const std::string demo = Source("examples/demo-environment.yaml");
   const std::string again = Ok("apply -f " + demo);
-  EXPECT_TRUE(Contains(again, "tabletemplate.hoptimator.linkedin.com/demodb-read-template unchanged\n"))
+  EXPECT_TRUE(
+      Contains(again, "tabletemplate.hoptimator.linkedin.com/demodb-read-template unchanged\n"))
       << again;
   EXPECT_FALSE(Contains(again, " created\n")) << again;
   // One value changed in one object of the file: that object is configured.
@@ -250,7 +251,8 @@ TEST_F(KubectlTest, ApplySaysCreatedUnchangedAndConfigured) {
   one.replace(one.find("number-of-rows = 10"), 19, "number-of-rows = 11");
   EXPECT_EQ(Apply("demo-changed.yaml", one),
             "tabletemplate.hoptimator.linkedin.com/demodb-read-template configured\n");
-  EXPECT_TRUE(Contains(Ok("get tabletemplate demodb-read-template -o yaml"), "number-of-rows = 11"));
+  EXPECT_TRUE(
+      Contains(Ok("get tabletemplate demodb-read-template -o yaml"), "number-of-rows = 11"));
   EXPECT_EQ(Apply("demo-restored.yaml", original),
             "tabletemplate.hoptimator.linkedin.com/demodb-read-template configured\n");
   EXPECT_EQ(Apply("demo-restored.yaml", original),
@@ -261,8 +263,10 @@ TEST_F(KubectlTest, ApplySaysCreatedUnchangedAndConfigured) {
 TEST_F(KubectlTest, AppliesHoptimatorsOwnYaml) {
   const std::string jobs = Source("test/sql/env/jobs.yaml");
   const std::string first = Ok("apply -f " + jobs);
-  EXPECT_TRUE(Contains(first, "jobtemplate.hoptimator.linkedin.com/echo-report created\n")) << first;
-  EXPECT_TRUE(Contains(first, "jobtemplate.hoptimator.linkedin.com/slow-report created\n")) << first;
+  EXPECT_TRUE(Contains(first, "jobtemplate.hoptimator.linkedin.com/echo-report created\n"))
+      << first;
+  EXPECT_TRUE(Contains(first, "jobtemplate.hoptimator.linkedin.com/slow-report created\n"))
+      << first;
   const std::string second = Ok("apply -f " + jobs);
   EXPECT_TRUE(Contains(second, "jobtemplate.hoptimator.linkedin.com/echo-report unchanged\n"))
       << second;
@@ -279,13 +283,15 @@ TEST_F(KubectlTest, EditPatchLabelAnnotate) {
   EXPECT_TRUE(Contains(edited, "database.hoptimator.linkedin.com/edit-me edited")) << edited;
   EXPECT_EQ(Ok("get database edit-me -o jsonpath={.spec.url}"), "jdbc:demodb://names=profile");
 
-  EXPECT_TRUE(Contains(Ok("patch database edit-me --type merge -p '{\"spec\":{\"dialect\":\"MySQL\"}}'"),
-                       "patched"));
+  EXPECT_TRUE(
+      Contains(Ok("patch database edit-me --type merge -p '{\"spec\":{\"dialect\":\"MySQL\"}}'"),
+               "patched"));
   EXPECT_EQ(Ok("get database edit-me -o jsonpath={.spec.dialect}"), "MySQL");
   Ok("patch database edit-me --type json -p "
      "'[{\"op\":\"replace\",\"path\":\"/spec/dialect\",\"value\":\"Calcite\"},"
      "{\"op\":\"add\",\"path\":\"/spec/catalog\",\"value\":\"EDITED\"}]'");
-  EXPECT_EQ(Ok("get database edit-me -o jsonpath={.spec.dialect}/{.spec.catalog}"), "Calcite/EDITED");
+  EXPECT_EQ(Ok("get database edit-me -o jsonpath={.spec.dialect}/{.spec.catalog}"),
+            "Calcite/EDITED");
   // A failing JSON patch test leaves the object as it was.
   auto [failed, frc] = Kubectl(
       "patch database edit-me --type json -p '[{\"op\":\"test\",\"path\":\"/spec/dialect\","
@@ -319,8 +325,9 @@ TEST_F(KubectlTest, ReplaceWithAStaleResourceVersionIsAConflict) {
   auto [out, rc] = Kubectl("replace -f " + Path("stale-copy.yaml"));
   EXPECT_NE(rc, 0) << out;
   EXPECT_TRUE(Contains(out, "Error from server (Conflict)")) << out;
-  EXPECT_TRUE(Contains(out, "the object has been modified; please apply your changes to the latest "
-                            "version and try again"))
+  EXPECT_TRUE(Contains(out,
+                       "the object has been modified; please apply your changes to the latest "
+                       "version and try again"))
       << out;
   // The current version replaces.
   WriteFile(Path("fresh-copy.yaml"), Ok("get database stale-one -o yaml"));
@@ -335,11 +342,14 @@ TEST_F(KubectlTest, DeleteCascadesToDependentsUnlessOrphaned) {
     const std::string uid = Ok("get configmap " + owner + " -o jsonpath={.metadata.uid}");
     ASSERT_FALSE(uid.empty());
     Apply(dependent + ".yaml",
-          ConfigMap(dependent, "  ownerReferences:\n  - apiVersion: v1\n    kind: ConfigMap\n"
-                               "    name: " + owner + "\n    uid: " + uid + "\n"));
+          ConfigMap(dependent,
+                    "  ownerReferences:\n  - apiVersion: v1\n    kind: ConfigMap\n"
+                    "    name: " +
+                        owner + "\n    uid: " + uid + "\n"));
     const std::string cascade = policy == "orphan" ? " --cascade=orphan" : "";
     EXPECT_TRUE(Contains(Ok("delete configmap " + owner + cascade), "deleted"));
-    auto [got, rc] = Kubectl("get configmap " + dependent + " -o jsonpath={.metadata.ownerReferences}");
+    auto [got, rc] =
+        Kubectl("get configmap " + dependent + " -o jsonpath={.metadata.ownerReferences}");
     if (policy == "orphan") {
       EXPECT_EQ(rc, 0) << got;
       EXPECT_EQ(got, "");  // kept, without the reference to its deleted owner
@@ -357,7 +367,8 @@ TEST_F(KubectlTest, DeletingADatabaseThatViewsUseNamesTheDependents) {
   EXPECT_TRUE(Contains(out, "Error from server (Conflict)")) << out;
   EXPECT_TRUE(Contains(out, "view/ads-audience")) << out;
   EXPECT_TRUE(Contains(out, "view/ads-visitors")) << out;
-  EXPECT_EQ(Ok("get database ads-database -o name"), "database.hoptimator.linkedin.com/ads-database\n");
+  EXPECT_EQ(Ok("get database ads-database -o name"),
+            "database.hoptimator.linkedin.com/ads-database\n");
   // A server-side dry run asks the same guard, and a dry run that passes deletes nothing.
   auto [dry, dry_rc] = Kubectl("delete database ads-database --dry-run=server");
   EXPECT_NE(dry_rc, 0) << dry;
@@ -372,7 +383,8 @@ TEST_F(KubectlTest, TheStatusSubresourceAndTheSpecKeepEachOther) {
   Apply("status.yaml",
         "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: View\nmetadata:\n  name: status-view\n"
         "spec:\n  schema: ADS\n  view: STATUS_VIEW\n  sql: SELECT 1\n");
-  const std::string url = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/views/status-view";
+  const std::string url =
+      "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/views/status-view";
   // A raw PUT of the status: the spec in the body is ignored.
   std::string doc = Ok("get --raw " + url);
   const size_t spec = doc.find("\"view\":\"STATUS_VIEW\"");
@@ -404,10 +416,9 @@ TEST_F(KubectlTest, WatchSeesATriggerFire) {
   const std::string before = Ok("get tabletrigger audiencereport -o jsonpath={.status.timestamp}");
   ASSERT_FALSE(before.empty());
   const std::string log = Path("watch.log");
-  const pid_t watcher =
-      Spawn({"kubectl", "--kubeconfig", kubeconfig_, "--cache-dir", dir_->path() + "/kube-cache",
-             "get", "tabletriggers", "-w"},
-            log);
+  const pid_t watcher = Spawn({"kubectl", "--kubeconfig", kubeconfig_, "--cache-dir",
+                               dir_->path() + "/kube-cache", "get", "tabletriggers", "-w"},
+                              log);
   ASSERT_GT(watcher, 0);
   // The list comes first.
   EXPECT_TRUE(WaitForText(log, "busiestreport", 10s)) << ReadFile(log);
@@ -435,7 +446,8 @@ TEST_F(KubectlTest, ServerDryRunWritesNothingAndSecretsAreRedacted) {
   WriteFile(Path("dry.yaml"), ConfigMap("dry-one") + "---\n" + Database("dry-db"));
   const std::string dry = Ok("create --dry-run=server -f " + Path("dry.yaml"));
   EXPECT_TRUE(Contains(dry, "configmap/dry-one created (server dry run)")) << dry;
-  EXPECT_TRUE(Contains(dry, "database.hoptimator.linkedin.com/dry-db created (server dry run)")) << dry;
+  EXPECT_TRUE(Contains(dry, "database.hoptimator.linkedin.com/dry-db created (server dry run)"))
+      << dry;
   auto [got, rc] = Kubectl("get configmap dry-one");
   EXPECT_NE(rc, 0);
   EXPECT_TRUE(Contains(got, "NotFound")) << got;
@@ -454,6 +466,296 @@ TEST_F(KubectlTest, ServerDryRunWritesNothingAndSecretsAreRedacted) {
     EXPECT_TRUE(Contains(shown, redacted)) << shown;
     EXPECT_FALSE(Contains(shown, "swordfish")) << shown;
   }
+}
+
+// What a cluster running hop's operator needs (issue #19's `hop manifests`), written out: hop's
+// CRDs as `hop crds` prints them, a Namespace, a ServiceAccount, RBAC for the operator and for
+// its Lease, a Deployment with probes and a Service for its metrics.
+std::string DeploymentBundle(const std::string& crds) {
+  return crds + R"(---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: hop-system
+  labels:
+    app.kubernetes.io/name: hop
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: hop
+  namespace: hop-system
+  labels:
+    app.kubernetes.io/name: hop
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: hop-operator
+  labels:
+    app.kubernetes.io/name: hop
+rules:
+- apiGroups: ["hoptimator.linkedin.com"]
+  resources: ["*"]
+  verbs: ["get", "list", "watch", "create", "update", "delete"]
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["get", "list", "watch", "create", "delete"]
+- apiGroups: [""]
+  resources: ["configmaps", "secrets"]
+  verbs: ["get", "list", "watch"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: hop-operator
+  labels:
+    app.kubernetes.io/name: hop
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: hop-operator
+subjects:
+- kind: ServiceAccount
+  name: hop
+  namespace: hop-system
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: hop-leader-election
+  namespace: hop-system
+  labels:
+    app.kubernetes.io/name: hop
+rules:
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["get", "create", "update"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: hop-leader-election
+  namespace: hop-system
+  labels:
+    app.kubernetes.io/name: hop
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: hop-leader-election
+subjects:
+- kind: ServiceAccount
+  name: hop
+  namespace: hop-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: hop
+  namespace: hop-system
+  labels:
+    app.kubernetes.io/name: hop
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: hop
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: hop
+    spec:
+      serviceAccountName: hop
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 10001
+      containers:
+      - name: hop
+        image: hop:test
+        args: ["--in-cluster", "operator", "--http-port", "8080"]
+        env:
+        - name: POD_NAMESPACE
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.namespace
+        ports:
+        - name: metrics
+          containerPort: 8080
+        livenessProbe:
+          httpGet:
+            path: /livez
+            port: 8080
+        readinessProbe:
+          httpGet:
+            path: /readyz
+            port: 8080
+        resources:
+          requests:
+            cpu: 100m
+            memory: 128Mi
+        securityContext:
+          readOnlyRootFilesystem: true
+          allowPrivilegeEscalation: false
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: hop-metrics
+  namespace: hop-system
+  labels:
+    app.kubernetes.io/name: hop
+spec:
+  selector:
+    app.kubernetes.io/name: hop
+  ports:
+  - name: metrics
+    port: 8080
+    targetPort: metrics
+)";
+}
+
+// The bundle applies in a server-side dry run (writing nothing), then for real, then again
+// unchanged; hop's CRDs are established, and deleting the bundle keeps hop's objects.
+TEST_F(KubectlTest, ADeploymentBundleAppliesInADryRunAndForReal) {
+  auto [crds, crds_rc] = Shell(std::string(HOP_BINARY) + " crds");
+  ASSERT_EQ(crds_rc, 0) << crds;
+  WriteFile(Path("bundle.yaml"), DeploymentBundle(crds));
+  const std::vector<std::string> objects = {
+      "customresourcedefinition.apiextensions.k8s.io/databases.hoptimator.linkedin.com",
+      "customresourcedefinition.apiextensions.k8s.io/tabletriggers.hoptimator.linkedin.com",
+      "namespace/hop-system",
+      "serviceaccount/hop",
+      "clusterrole.rbac.authorization.k8s.io/hop-operator",
+      "clusterrolebinding.rbac.authorization.k8s.io/hop-operator",
+      "role.rbac.authorization.k8s.io/hop-leader-election",
+      "rolebinding.rbac.authorization.k8s.io/hop-leader-election",
+      "deployment.apps/hop",
+      "service/hop-metrics"};
+
+  const std::string dry = Ok("apply --dry-run=server -f " + Path("bundle.yaml"));
+  for (const std::string& o : objects) {
+    EXPECT_TRUE(Contains(dry, o + " created (server dry run)\n")) << o << "\n" << dry;
+  }
+  EXPECT_EQ(Ok("get crd -o name"), "");
+  EXPECT_NE(Kubectl("get deployment hop -n hop-system").second, 0);
+
+  const std::string applied = Ok("apply -f " + Path("bundle.yaml"));
+  for (const std::string& o : objects) {
+    EXPECT_TRUE(Contains(applied, o + " created\n")) << o << "\n" << applied;
+  }
+  Ok("wait --for condition=established --timeout=20s crd/databases.hoptimator.linkedin.com "
+     "crd/views.hoptimator.linkedin.com");
+  EXPECT_EQ(Ok("get crd databases.hoptimator.linkedin.com -o "
+               "jsonpath={.status.acceptedNames.kind}/{.status.storedVersions[0]}"),
+            "Database/v1alpha1");
+  EXPECT_EQ(Ok("get deployment hop -n hop-system -o "
+               "jsonpath={.spec.template.spec.containers[0].livenessProbe.httpGet.path}"),
+            "/livez");
+  EXPECT_EQ(Ok("get clusterrolebinding hop-operator -o jsonpath={.subjects[0].namespace}"),
+            "hop-system");
+  EXPECT_EQ(Ok("get role hop-leader-election -n hop-system -o jsonpath={.rules[0].verbs}"),
+            R"(["get","create","update"])");
+  const std::string listed = Ok("get sa,svc,deploy -n hop-system -o name");
+  for (const char* o : {"serviceaccount/hop", "service/hop-metrics", "deployment.apps/hop"}) {
+    EXPECT_TRUE(Contains(listed, o)) << listed;
+  }
+  // hop's kinds are checked by their CRDs now as well, and still work.
+  Apply("crd-checked.yaml", Database("crd-checked"));
+  EXPECT_EQ(Ok("get database crd-checked -o jsonpath={.spec.schema}"), "T_CRD_CHECKED");
+
+  const std::string again = Ok("apply -f " + Path("bundle.yaml"));
+  for (const std::string& o : objects) {
+    EXPECT_TRUE(Contains(again, o + " unchanged\n")) << o << "\n" << again;
+  }
+  EXPECT_TRUE(Contains(Ok("apply --dry-run=server -f " + Path("bundle.yaml")),
+                       "deployment.apps/hop unchanged (server dry run)"));
+
+  // Deleting the bundle deletes its objects; hop's kinds stay served, with their objects.
+  const std::string deleted = Ok("delete -f " + Path("bundle.yaml"));
+  EXPECT_TRUE(Contains(deleted, "deployment.apps \"hop\" deleted")) << deleted;
+  EXPECT_EQ(Ok("get crd -o name"), "");
+  EXPECT_EQ(Ok("get database crd-checked -o name"),
+            "database.hoptimator.linkedin.com/crd-checked\n");
+}
+
+// A CRD of a kind hop does not know: kubectl applies objects of it, lists them with the CRD's
+// columns, explains them, and shows the 422 when its schema refuses one.
+TEST_F(KubectlTest, ACustomResourceDefinitionServesItsKindAndItsSchemaRefusesObjects) {
+  Apply("widget-crd.yaml", R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    kind: Widget
+    plural: widgets
+    shortNames: [wd]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    additionalPrinterColumns:
+    - name: Size
+      type: integer
+      jsonPath: .spec.size
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size:
+                type: integer
+                minimum: 1
+                description: How big the widget is.
+              color:
+                type: string
+                enum: [red, blue]
+                default: red
+)");
+  Ok("wait --for condition=established --timeout=20s crd/widgets.example.com");
+  EXPECT_TRUE(Contains(Apply("widget.yaml",
+                             "apiVersion: example.com/v1\nkind: Widget\n"
+                             "metadata:\n  name: one\nspec:\n  size: 3\n"),
+                       "widget.example.com/one created"));
+  const std::string listed = Ok("get wd");
+  EXPECT_EQ(listed.rfind("NAME ", 0), 0u) << listed;
+  EXPECT_TRUE(Contains(listed.substr(0, listed.find('\n')), "SIZE")) << listed;
+  EXPECT_TRUE(Contains(listed, "\none ")) << listed;
+  EXPECT_EQ(Ok("get widget one -o jsonpath={.spec.color}"), "red");  // the schema's default
+  EXPECT_TRUE(Contains(Ok("explain widget.spec"), "How big the widget is."));
+
+  WriteFile(Path("bad-widget.yaml"),
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: bad\n"
+            "spec:\n  size: 0\n  color: green\n");
+  auto [bad, rc] = Kubectl("apply -f " + Path("bad-widget.yaml"));
+  EXPECT_NE(rc, 0) << bad;
+  // kubectl words a 422 from the Status's details: the kind, the name and each cause.
+  EXPECT_TRUE(Contains(bad, R"(The Widget "bad" is invalid: )")) << bad;
+  EXPECT_TRUE(Contains(bad,
+                       "* spec.size: Invalid value: 0: spec.size in body should be greater "
+                       "than or equal to 1\n"))
+      << bad;
+  EXPECT_TRUE(
+      Contains(bad, R"(* spec.color: Unsupported value: "green": supported values: "red", "blue")"))
+      << bad;
+  WriteFile(Path("odd-widget.yaml"),
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: odd\n"
+            "spec:\n  size: 1\n  shape: round\n");
+  auto [odd, odd_rc] = Kubectl("apply -f " + Path("odd-widget.yaml"));
+  EXPECT_NE(odd_rc, 0) << odd;
+  EXPECT_TRUE(Contains(odd, R"(unknown field "spec.shape")")) << odd;
+  EXPECT_NE(Kubectl("get widget bad").second, 0);
+
+  Ok("delete crd widgets.example.com");
+  auto [gone, gone_rc] = Kubectl("get widgets");
+  EXPECT_NE(gone_rc, 0) << gone;
 }
 
 }  // namespace

@@ -749,6 +749,12 @@ KindInfo WithKeys(KindInfo info, std::vector<std::string> (*keys)(const Resource
   return info;
 }
 
+// A kind `kubectl get all` lists, as Kubernetes puts its workloads and services in "all".
+KindInfo InAll(KindInfo info) {
+  info.categories = {"all"};
+  return info;
+}
+
 // An int32 field, as Kubernetes' own types declare their counts and durations.
 Schema Int32(std::string description) {
   Schema s = Schema::Integer(std::move(description));
@@ -782,6 +788,92 @@ KindInfo Secret() {
           .Property("immutable", Bool("If true, the data cannot change."))
           .Property("stringData", StrMap("Secret values as plain text, merged into data on write."))
           .Property("type", Str("The kind of secret, e.g. Opaque."));
+  return info;
+}
+
+// A v1 ServiceAccount: the identity a pod runs as; its fields are top-level.
+KindInfo ServiceAccount() {
+  KindInfo info = External("", "v1", "ServiceAccount", "serviceaccounts", {"sa"}, false);
+  info.description = "An identity for processes that run in a pod.";
+  Schema reference =
+      Schema::Object("A reference to an object.")
+          .Property("apiVersion", Str("API version of the referent."))
+          .Property("fieldPath", Str("A piece of the object, when the reference is to one."))
+          .Property("kind", Str("Kind of the referent."))
+          .Property("name", Str("Name of the referent."))
+          .Property("namespace", Str("Namespace of the referent."))
+          .Property("resourceVersion", Str("The referent's resourceVersion."))
+          .Property("uid", Str("UID of the referent."));
+  info.top_level =
+      Schema::Object()
+          .Property("automountServiceAccountToken",
+                    Bool("Whether pods running as this account get its token mounted."))
+          .Property("imagePullSecrets",
+                    Schema::ArrayOf(Schema::Object("A Secret in the same namespace.")
+                                        .Property("name", Str("Name of the Secret.")),
+                                    "Secrets used to pull the images of the account's pods."))
+          .Property("secrets",
+                    Schema::ArrayOf(std::move(reference), "Secrets the account's pods may use."));
+  return info;
+}
+
+// A LabelSelector of metav1, as RBAC's aggregation rules hold it.
+Schema LabelSelectorSchema(std::string description) {
+  return Schema::Object(std::move(description))
+      .Property(
+          "matchExpressions",
+          Schema::ArrayOf(Schema::Object("A requirement on one label.")
+                              .Property("key", Str("The label key."), true)
+                              .Property("operator", Str("In, NotIn, Exists or DoesNotExist."), true)
+                              .Property("values", Strings("The values the operator uses.")),
+                          "Requirements on labels, all of which must hold."))
+      .Property("matchLabels", StrMap("Labels the objects must have, with these values."));
+}
+
+// rbac.authorization.k8s.io/v1 Role and ClusterRole: the rules are top-level.
+KindInfo RbacRole(std::string kind, std::string plural, bool namespaced) {
+  KindInfo info =
+      External("rbac.authorization.k8s.io", "v1", kind, std::move(plural), {}, false, namespaced);
+  info.description =
+      namespaced ? "Permissions within a namespace." : "Permissions across the cluster.";
+  Schema rule =
+      Schema::Object("What may be done to which resources.")
+          .Property("apiGroups", Strings("The API groups of the resources; \"\" is the core one."))
+          .Property("nonResourceURLs", Strings("URLs that are not resources (ClusterRoles only)."))
+          .Property("resourceNames", Strings("The names of the objects; all when empty."))
+          .Property("resources", Strings("The resources (plural names, with /subresource)."))
+          .Property("verbs", Strings("The verbs allowed (get, list, watch, create, ...)."), true);
+  info.top_level = Schema::Object().Property(
+      "rules", Schema::ArrayOf(std::move(rule), "The rules of the role."));
+  if (!namespaced) {
+    info.top_level.Property(
+        "aggregationRule",
+        Schema::Object("The ClusterRoles whose rules this one aggregates.")
+            .Property("clusterRoleSelectors",
+                      Schema::ArrayOf(LabelSelectorSchema("Selects ClusterRoles by label."),
+                                      "Selectors of the ClusterRoles to aggregate.")));
+  }
+  return info;
+}
+
+// rbac.authorization.k8s.io/v1 RoleBinding and ClusterRoleBinding: subjects and roleRef are
+// top-level.
+KindInfo RbacBinding(std::string kind, std::string plural, bool namespaced) {
+  KindInfo info =
+      External("rbac.authorization.k8s.io", "v1", kind, std::move(plural), {}, false, namespaced);
+  info.description = "Grants a role's permissions to subjects.";
+  Schema subject = Schema::Object("Who is granted the role.")
+                       .Property("apiGroup", Str("The API group of the subject's kind."))
+                       .Property("kind", Str("User, Group or ServiceAccount."), true)
+                       .Property("name", Str("The subject's name."), true)
+                       .Property("namespace", Str("The namespace of a ServiceAccount."));
+  Schema role_ref = Schema::Object("The role granted.")
+                        .Property("apiGroup", Str("The API group of the role."), true)
+                        .Property("kind", Str("Role or ClusterRole."), true)
+                        .Property("name", Str("The role's name."), true);
+  info.top_level = Schema::Object()
+                       .Property("roleRef", std::move(role_ref), true)
+                       .Property("subjects", Schema::ArrayOf(std::move(subject), "The subjects."));
   return info;
 }
 
@@ -830,16 +922,25 @@ bool BatchJobFinished(const Resource& job) {
 
 const std::vector<const KindInfo*>& ExternalKinds() {
   static const std::vector<KindInfo> storage = {
-      WithKeys(External("batch", "v1", "Job", "jobs", {}, true), &JobIndexKeys),
+      WithKeys(InAll(External("batch", "v1", "Job", "jobs", {}, true)), &JobIndexKeys),
       ConfigMap(),
       Secret(),
       External("", "v1", "Namespace", "namespaces", {"ns"}, true, /*namespaced=*/false),
-      External("apps", "v1", "Deployment", "deployments", {"deploy"}, true),
+      InAll(External("apps", "v1", "Deployment", "deployments", {"deploy"}, true)),
       External("flink.apache.org", "v1beta1", "FlinkDeployment", "flinkdeployments", {"flinkdep"},
                true),
       External("flink.apache.org", "v1beta1", "FlinkSessionJob", "flinksessionjobs", {}, true),
       External("kafka.strimzi.io", "v1beta2", "KafkaTopic", "kafkatopics", {"kt"}, true),
       Lease(),
+      ServiceAccount(),
+      InAll(External("", "v1", "Service", "services", {"svc"}, true)),
+      RbacRole("Role", "roles", /*namespaced=*/true),
+      RbacRole("ClusterRole", "clusterroles", /*namespaced=*/false),
+      RbacBinding("RoleBinding", "rolebindings", /*namespaced=*/true),
+      RbacBinding("ClusterRoleBinding", "clusterrolebindings", /*namespaced=*/false),
+      // The API reads installed CRDs itself (resource/crd.h); their spec is checked there.
+      External(std::string(kApiextensionsGroup), "v1", "CustomResourceDefinition",
+               "customresourcedefinitions", {"crd", "crds"}, true, /*namespaced=*/false),
   };
   static const std::vector<const KindInfo*> kinds = [] {
     std::vector<const KindInfo*> out;

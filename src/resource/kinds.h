@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@ namespace hop::resource {
 inline constexpr std::string_view kHopGroup = "hoptimator.linkedin.com";
 inline constexpr std::string_view kHopVersion = "v1alpha1";
 inline constexpr std::string_view kHopApiVersion = "hoptimator.linkedin.com/v1alpha1";
+// The group and kind of CustomResourceDefinitions (resource/crd.h).
+inline constexpr std::string_view kApiextensionsGroup = "apiextensions.k8s.io";
+inline constexpr std::string_view kCustomResourceDefinitionKind = "CustomResourceDefinition";
 
 enum class Section : uint8_t { kSpec, kStatus };
 
@@ -82,6 +86,10 @@ struct KindInfo {
   Schema top_level;
   // The categories the kind belongs to (`kubectl get all` lists the kinds in "all").
   std::vector<std::string> categories;
+  // The openAPIV3Schema of an installed CustomResourceDefinition that describes the kind
+  // (resource/crd.h), which the OpenAPI documents then publish; null for the kinds as hop
+  // defines them.
+  std::shared_ptr<const Json> open_api_schema;
   std::vector<PrinterColumn> columns;
   // The index keys of an object of this kind: strings the store indexes, so that a list can ask
   // for the objects that have one (store::ListOptions::index_key) without reading the others.
@@ -99,10 +107,10 @@ struct KindInfo {
 const std::vector<const KindInfo*>& HopKinds();
 
 // Well-known kinds of other systems that hop stores and serves but does not define: Kubernetes'
-// own (batch/v1 Job, ConfigMap, Secret, coordination.k8s.io/v1 Lease, ...) and those of the
-// systems hop's templates render (FlinkDeployment, FlinkSessionJob, KafkaTopic). Kinds whose
-// fields are simple (a ConfigMap's data, a Lease's spec) declare them; the others' spec and
-// status are free-form.
+// own (batch/v1 Job, ConfigMap, Secret, Service, ServiceAccount, coordination.k8s.io/v1 Lease,
+// the RBAC kinds, CustomResourceDefinition, ...) and those of the systems hop's templates render
+// (FlinkDeployment, FlinkSessionJob, KafkaTopic). Kinds whose fields are simple (a Lease's spec,
+// a Role's rules) declare them; the others' spec and status are free-form.
 const std::vector<const KindInfo*>& ExternalKinds();
 
 // The kind named by `name` as a user types it: plural, singular, short name or Kind (any case),

@@ -751,6 +751,7 @@ Reply HttpServer::Impl::Route(const http::RequestHead& head, std::string body) {
   kr.query = head.query;
   kr.content_type = std::string(head.Field("Content-Type"));
   kr.accept = std::string(head.Field("Accept"));
+  kr.store_client = EqualsIgnoreCase(TrimWhitespace(head.Field("X-Hop-Store-Client")), "true");
   kr.body = std::move(body);
   if (KubeApi::IsWatch(kr)) {
     if (head.method == "HEAD") {

@@ -3,18 +3,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
 
 #include "common/issues.h"
+#include "common/log.h"
 #include "common/redact.h"
 #include "common/strings.h"
 #include "common/time.h"
 #include "deploy/executor.h"
+#include "resource/crd.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
+#include "resource/openapi_validation.h"
 #include "resource/secrets.h"
 #include "resource/validation.h"
 #include "resource/yaml.h"
@@ -68,8 +74,7 @@ KubeResponse FromStatus(const Status& s, const KindInfo* kind, std::string_view 
       kind ? fmt::format("{} \"{}\"", Qualified(*kind), name) : fmt::format("\"{}\"", name);
   const std::string message = RedactSecrets(s.ToString());
   switch (s.code()) {
-    case StatusCode::kNotFound:
-      return KubeStatusResponse(404, "NotFound", what + " not found");
+    case StatusCode::kNotFound: return KubeStatusResponse(404, "NotFound", what + " not found");
     case StatusCode::kAlreadyExists:
       return KubeStatusResponse(409, "AlreadyExists", what + " already exists");
     case StatusCode::kConflict:
@@ -81,12 +86,9 @@ KubeResponse FromStatus(const Status& s, const KindInfo* kind, std::string_view 
     case StatusCode::kValidation:
       return KubeStatusResponse(422, "Invalid", fmt::format("{} is invalid: {}", what, message));
     case StatusCode::kInvalidArgument:
-    case StatusCode::kParse:
-      return KubeStatusResponse(400, "BadRequest", message);
-    case StatusCode::kUnavailable:
-      return KubeStatusResponse(503, "ServiceUnavailable", message);
-    default:
-      return KubeStatusResponse(500, "InternalError", message);
+    case StatusCode::kParse: return KubeStatusResponse(400, "BadRequest", message);
+    case StatusCode::kUnavailable: return KubeStatusResponse(503, "ServiceUnavailable", message);
+    default: return KubeStatusResponse(500, "InternalError", message);
   }
 }
 
@@ -113,22 +115,158 @@ std::vector<std::string> SplitPath(std::string_view path) {
   return out;
 }
 
-// Every kind the API serves: hop's and the well-known kinds its templates render.
-const std::vector<const KindInfo*>& ServedKinds() {
-  static const std::vector<const KindInfo*> kinds = [] {
-    std::vector<const KindInfo*> out = resource::HopKinds();
-    for (const KindInfo* k : resource::ExternalKinds()) out.push_back(k);
+// --- the kinds served ---
+
+// The OpenAPI documents of a set of kinds, built on first use.
+struct OpenApiDocuments {
+  std::string v2_json;
+  std::string v2_protobuf;
+  std::string v3_index;
+  std::map<std::string, std::string> v3;  // "apis/GROUP/VERSION" or "api/v1"
+};
+
+// The kinds the API serves at one moment (docs/kubernetes-api.md "Custom resources"): hop's, the
+// external ones (with an installed CRD's schema in place of their free-form one), and those that
+// only an installed CRD defines; and the installed CRDs, which validate objects of their kinds.
+// Immutable once built: a change of the CRDs builds another, and a request or a watch keeps the
+// one it started with.
+struct ServedKinds {
+  std::vector<const KindInfo*> kinds;
+  std::deque<KindInfo> owned;  // the kinds built from CRDs, which `kinds` points into
+  // The installed CRD of each group and kind it defines (whether hop knows the kind or not).
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const resource::InstalledCrd>> crds;
+  // Why a stored CRD is not served (its names conflict), by the CRD's name.
+  std::map<std::string, std::string> conflicts;
+
+  // The kind served at GROUP/VERSION/PLURAL, or null.
+  const KindInfo* ByPlural(std::string_view group, std::string_view version,
+                           std::string_view plural) const {
+    for (const KindInfo* k : kinds) {
+      if (k->group == group && k->version == version && k->plural == plural) return k;
+    }
+    return nullptr;
+  }
+
+  // The installed CRD of `gk`, or null.
+  const resource::InstalledCrd* Crd(const resource::GroupKind& gk) const {
+    auto it = crds.find({gk.group, gk.kind});
+    return it == crds.end() ? nullptr : it->second.get();
+  }
+
+  // Whether hop knows `kind` only through a CRD: the store then knows neither its scope nor its
+  // status subresource, and the API keeps them itself.
+  static bool DefinedByCrd(const KindInfo& kind) {
+    return resource::FindKind(kind.group_kind()) == nullptr;
+  }
+
+  // The groups other than the core one, in the order of the kinds, each with its versions.
+  std::vector<std::pair<std::string, std::vector<std::string>>> Groups() const {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    for (const KindInfo* k : kinds) {
+      if (k->group.empty()) continue;
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& g) { return g.first == k->group; });
+      if (it == out.end()) {
+        out.push_back({k->group, {k->version}});
+      } else if (std::find(it->second.begin(), it->second.end(), k->version) == it->second.end()) {
+        it->second.push_back(k->version);
+      }
+    }
     return out;
-  }();
-  return kinds;
+  }
+
+  const OpenApiDocuments& Documents() const {
+    std::call_once(docs_once, [this] {
+      const Json v2 = OpenApiV2(kinds);
+      docs.v2_json = Dump(v2);
+      docs.v2_protobuf = OpenApiV2Protobuf(v2);
+      docs.v3_index = Dump(OpenApiV3Index(kinds));
+      std::vector<std::pair<std::string, std::string>> gvs = {{"", "v1"}};
+      for (const auto& [group, versions] : Groups()) {
+        for (const std::string& version : versions) gvs.emplace_back(group, version);
+      }
+      for (const auto& [group, version] : gvs) {
+        auto doc = OpenApiV3(group, version, kinds);
+        if (!doc.ok()) continue;
+        docs.v3[group.empty() ? "api/" + version : "apis/" + group + "/" + version] = Dump(*doc);
+      }
+    });
+    return docs;
+  }
+
+ private:
+  mutable std::once_flag docs_once;
+  mutable OpenApiDocuments docs;
+};
+
+// Whether the names of `crd` clash with a served kind of its group: its kind, plural, singular or
+// a short name taken by another kind. The message says which, or is empty.
+std::string NameConflict(const std::vector<const KindInfo*>& served,
+                         const resource::InstalledCrd& crd) {
+  for (const KindInfo* k : served) {
+    if (k->group != crd.group) continue;
+    if (k->kind == crd.kind) {
+      return fmt::format("kind \"{}\" is already in use by {}", crd.kind, Qualified(*k));
+    }
+    std::vector<std::string> taken = k->short_names;
+    taken.push_back(k->plural);
+    taken.push_back(k->singular);
+    for (const std::string& name : taken) {
+      if (name == crd.plural || name == crd.singular ||
+          std::find(crd.short_names.begin(), crd.short_names.end(), name) !=
+              crd.short_names.end()) {
+        return fmt::format("\"{}\" is already in use by {}", name, Qualified(*k));
+      }
+    }
+  }
+  return "";
 }
 
-const KindInfo* KindByPlural(std::string_view group, std::string_view version,
-                             std::string_view plural) {
-  for (const KindInfo* k : ServedKinds()) {
-    if (k->group == group && k->version == version && k->plural == plural) return k;
+// The kinds served with the CRDs stored (`crds`, in the store's order): a CRD that is invalid
+// (written around the API) is left out; one whose names clash with a served kind is recorded in
+// ServedKinds::conflicts and not served.
+std::shared_ptr<const ServedKinds> BuildServedKinds(const std::vector<resource::Resource>& crds) {
+  auto out = std::make_shared<ServedKinds>();
+  out->kinds = resource::HopKinds();
+  for (const KindInfo* k : resource::ExternalKinds()) out->kinds.push_back(k);
+  for (const resource::Resource& object : crds) {
+    auto read = resource::ReadCustomResourceDefinition(object.json());
+    if (!read.ok()) {
+      log::Warn("kubernetes api: the CustomResourceDefinition {} is invalid and not served: {}",
+                object.name(), read.status().message());
+      continue;
+    }
+    auto crd = std::make_shared<const resource::InstalledCrd>(std::move(read).value());
+    const resource::GroupKind gk{crd->group, crd->kind};
+    if (const KindInfo* known = resource::FindKind(gk)) {
+      // hop serves the kind as it knows it; the CRD validates its objects and, for kinds of
+      // other systems, gives the OpenAPI documents its schema and Tables its columns.
+      out->crds[{gk.group, gk.kind}] = crd;
+      const resource::CustomResourceVersion* version = crd->ServedVersion(known->version);
+      if (known->group == resource::kHopGroup || version == nullptr) continue;
+      KindInfo& described = out->owned.emplace_back(*known);
+      described.open_api_schema = version->schema_json;
+      if (described.columns.empty()) described.columns = version->columns;
+      for (const std::string& s : crd->short_names) {
+        if (std::find(described.short_names.begin(), described.short_names.end(), s) ==
+            described.short_names.end()) {
+          described.short_names.push_back(s);
+        }
+      }
+      std::replace(out->kinds.begin(), out->kinds.end(), known,
+                   static_cast<const KindInfo*>(&described));
+      continue;
+    }
+    if (std::string conflict = NameConflict(out->kinds, *crd); !conflict.empty()) {
+      out->conflicts[crd->name] = std::move(conflict);
+      continue;
+    }
+    out->crds[{gk.group, gk.kind}] = crd;
+    if (const resource::CustomResourceVersion* version = crd->ServedStorageVersion()) {
+      out->kinds.push_back(&out->owned.emplace_back(crd->ServedKind(*version)));
+    }
   }
-  return nullptr;
+  return out;
 }
 
 // What a resource URL names.
@@ -140,8 +278,8 @@ struct Target {
 };
 
 // Parses the segments after `/api/v1` or `/apis/GROUP/VERSION`.
-Result<Target> ParseTarget(std::string_view group, std::string_view version,
-                           const std::vector<std::string>& seg) {
+Result<Target> ParseTarget(const ServedKinds& kinds, std::string_view group,
+                           std::string_view version, const std::vector<std::string>& seg) {
   Target t;
   size_t i = 0;
   // `namespaces/NS/PLURAL...`, except the Namespace kind's own `namespaces/NAME[/status]`.
@@ -153,8 +291,9 @@ Result<Target> ParseTarget(std::string_view group, std::string_view version,
   if (i >= seg.size() || seg.size() - i > 3) {
     return Status::NotFound("the server could not find the requested resource");
   }
-  t.kind = KindByPlural(group, version, seg[i]);
-  if (t.kind == nullptr) return Status::NotFound("the server could not find the requested resource");
+  t.kind = kinds.ByPlural(group, version, seg[i]);
+  if (t.kind == nullptr)
+    return Status::NotFound("the server could not find the requested resource");
   if (seg.size() - i >= 2) t.name = seg[i + 1];
   if (seg.size() - i == 3) t.subresource = seg[i + 2];
   if (!t.subresource.empty() && (t.subresource != "status" || !t.kind->status_subresource)) {
@@ -167,12 +306,12 @@ Result<Target> ParseTarget(std::string_view group, std::string_view version,
 }
 
 // The target of a URL's segments: `/api/v1/...` or `/apis/GROUP/VERSION/...`.
-Result<Target> TargetOf(const std::vector<std::string>& seg) {
+Result<Target> TargetOf(const ServedKinds& kinds, const std::vector<std::string>& seg) {
   if (seg.size() >= 3 && seg[0] == "api" && seg[1] == "v1") {
-    return ParseTarget("", "v1", {seg.begin() + 2, seg.end()});
+    return ParseTarget(kinds, "", "v1", {seg.begin() + 2, seg.end()});
   }
   if (seg.size() >= 4 && seg[0] == "apis") {
-    return ParseTarget(seg[1], seg[2], {seg.begin() + 3, seg.end()});
+    return ParseTarget(kinds, seg[1], seg[2], {seg.begin() + 3, seg.end()});
   }
   return Status::NotFound("the server could not find the requested resource");
 }
@@ -195,13 +334,14 @@ Json ApiResource(const KindInfo& k, const std::string& name, bool subresource) {
   return r;
 }
 
-Json ResourceList(std::string_view group, std::string_view version) {
+Json ResourceList(const ServedKinds& kinds, std::string_view group, std::string_view version) {
   Json list = Json::object();
   list["kind"] = "APIResourceList";
   list["apiVersion"] = "v1";
-  list["groupVersion"] = group.empty() ? std::string(version) : fmt::format("{}/{}", group, version);
+  list["groupVersion"] =
+      group.empty() ? std::string(version) : fmt::format("{}/{}", group, version);
   list["resources"] = Json::array();
-  for (const KindInfo* k : ServedKinds()) {
+  for (const KindInfo* k : kinds.kinds) {
     if (k->group != group || k->version != version) continue;
     list["resources"].push_back(ApiResource(*k, k->plural, false));
     if (k->status_subresource) {
@@ -211,25 +351,19 @@ Json ResourceList(std::string_view group, std::string_view version) {
   return list;
 }
 
-// The groups other than the core one, each with its one version.
-std::vector<std::pair<std::string, std::string>> Groups() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const KindInfo* k : ServedKinds()) {
-    if (k->group.empty()) continue;
-    std::pair<std::string, std::string> gv{k->group, k->version};
-    if (std::find(out.begin(), out.end(), gv) == out.end()) out.push_back(gv);
-  }
-  return out;
-}
-
-Json ApiGroup(const std::string& group, const std::string& version) {
+Json GroupVersion(const std::string& group, const std::string& version) {
   Json gv = Json::object();
   gv["groupVersion"] = group + "/" + version;
   gv["version"] = version;
+  return gv;
+}
+
+Json ApiGroup(const std::string& group, const std::vector<std::string>& versions) {
   Json g = Json::object();
   g["name"] = group;
-  g["versions"] = Json::array({gv});
-  g["preferredVersion"] = gv;
+  g["versions"] = Json::array();
+  for (const std::string& v : versions) g["versions"].push_back(GroupVersion(group, v));
+  g["preferredVersion"] = GroupVersion(group, versions.front());
   return g;
 }
 
@@ -257,30 +391,35 @@ Json DiscoveryResource(const KindInfo& k) {
   return r;
 }
 
-Json AggregatedDiscovery(bool core) {
+Json AggregatedDiscovery(const ServedKinds& kinds, bool core) {
   Json list = Json::object();
   list["kind"] = "APIGroupDiscoveryList";
   list["apiVersion"] = "apidiscovery.k8s.io/v2";
   list["metadata"] = Json::object();
   list["items"] = Json::array();
-  std::vector<std::pair<std::string, std::string>> groups;
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
   if (core) {
-    groups.emplace_back("", "v1");
+    groups.push_back({"", {"v1"}});
   } else {
-    groups = Groups();
+    groups = kinds.Groups();
   }
-  for (const auto& [group, version] : groups) {
-    Json v = Json::object();
-    v["version"] = version;
-    v["resources"] = Json::array();
-    for (const KindInfo* k : ServedKinds()) {
-      if (k->group == group && k->version == version) v["resources"].push_back(DiscoveryResource(*k));
-    }
-    v["freshness"] = "Current";
+  for (const auto& [group, versions] : groups) {
     Json item = Json::object();
     item["metadata"] = Json::object();
     item["metadata"]["name"] = group;
-    item["versions"] = Json::array({v});
+    item["versions"] = Json::array();
+    for (const std::string& version : versions) {
+      Json v = Json::object();
+      v["version"] = version;
+      v["resources"] = Json::array();
+      for (const KindInfo* k : kinds.kinds) {
+        if (k->group == group && k->version == version) {
+          v["resources"].push_back(DiscoveryResource(*k));
+        }
+      }
+      v["freshness"] = "Current";
+      item["versions"].push_back(std::move(v));
+    }
     list["items"].push_back(std::move(item));
   }
   return list;
@@ -294,36 +433,11 @@ bool WantsAggregated(const KubeRequest& r) {
 constexpr std::string_view kAggregatedType =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
-// --- OpenAPI: built once, on first use (the kinds are fixed) ---
+// --- OpenAPI: built once for each set of kinds, on first use ---
 
-struct OpenApiDocuments {
-  std::string v2_json;
-  std::string v2_protobuf;
-  std::string v3_index;
-  std::map<std::string, std::string> v3;  // "apis/GROUP/VERSION" or "api/v1"
-};
-
-const OpenApiDocuments& Documents() {
-  static const OpenApiDocuments docs = [] {
-    OpenApiDocuments d;
-    const Json v2 = OpenApiV2(ServedKinds());
-    d.v2_json = Dump(v2);
-    d.v2_protobuf = OpenApiV2Protobuf(v2);
-    d.v3_index = Dump(OpenApiV3Index(ServedKinds()));
-    std::vector<std::pair<std::string, std::string>> gvs = Groups();
-    gvs.emplace_back("", "v1");
-    for (const auto& [group, version] : gvs) {
-      auto doc = OpenApiV3(group, version, ServedKinds());
-      if (!doc.ok()) continue;
-      d.v3[group.empty() ? "api/" + version : "apis/" + group + "/" + version] = Dump(*doc);
-    }
-    return d;
-  }();
-  return docs;
-}
-
-KubeResponse OpenApi(const KubeRequest& req, const std::vector<std::string>& seg) {
-  const OpenApiDocuments& docs = Documents();
+KubeResponse OpenApi(const ServedKinds& kinds, const KubeRequest& req,
+                     const std::vector<std::string>& seg) {
+  const OpenApiDocuments& docs = kinds.Documents();
   KubeResponse r;
   if (seg.size() == 2 && seg[1] == "v2") {
     // kubectl asks for gnostic's protobuf first (1.20 only for it), and reads it as
@@ -425,9 +539,22 @@ Json Table(const KindInfo& kind, const std::vector<Json>& objects, const std::st
   return t;
 }
 
-Json Shown(const Resource& r) {
+// How a response shows objects: with their secrets redacted, for every client but hop's store
+// client; and without the namespace the store gives them, for the cluster-scoped kinds only a
+// CRD defines (the store takes every kind it does not know as namespaced).
+struct Presentation {
+  bool redact = true;
+  bool drop_namespace = false;
+};
+
+Presentation PresentationOf(const KubeRequest& req, const KindInfo& kind) {
+  return {!req.store_client, !kind.namespaced && ServedKinds::DefinedByCrd(kind)};
+}
+
+Json Shown(const Resource& r, const Presentation& p) {
   Json doc = r.Ordered();
-  resource::RedactSecretsIn(doc);
+  if (p.redact) resource::RedactSecretsIn(doc);
+  if (p.drop_namespace && doc["metadata"].is_object()) doc["metadata"].erase("namespace");
   return doc;
 }
 
@@ -498,8 +625,8 @@ struct ContinueFrom {
 };
 
 Result<ContinueFrom> ParseContinue(std::string_view token) {
-  auto text = token.size() > 4096 ? Result<std::string>(Status::InvalidArgument(""))
-                                   : Base64Decode(token);
+  auto text =
+      token.size() > 4096 ? Result<std::string>(Status::InvalidArgument("")) : Base64Decode(token);
   if (!text.ok()) return Status::InvalidArgument("continue key is not valid");
   Json t = Json::parse(*text, nullptr, false);
   if (!t.is_object() || !t.contains("rv") || !t["rv"].is_number_integer() ||
@@ -527,9 +654,12 @@ KubeResponse KubeStatusResponse(int code, std::string_view reason, std::string_v
 class KubeApi::Impl {
  public:
   Impl(store::Store& store, KubeApiOptions options)
-      : store_(store), options_(std::move(options)), cache_(store, options_.watch_cache_events) {}
+      : store_(store),
+        options_(std::move(options)),
+        cache_(store, options_.watch_cache_events),
+        kinds_(BuildServedKinds({})) {}
 
-  Status Start() { return cache_.Start(); }
+  Status Start();
   void Stop() { cache_.Stop(); }
 
   KubeResponse Handle(const KubeRequest& req);
@@ -539,27 +669,50 @@ class KubeApi::Impl {
   KubeWatchCache& cache() { return cache_; }
   const KubeApiOptions& options() const { return options_; }
 
+  // The kinds served now.
+  std::shared_ptr<const ServedKinds> Kinds() const {
+    std::lock_guard<std::mutex> lock(kinds_mu_);
+    return kinds_;
+  }
+
  private:
-  KubeResponse Discovery(const KubeRequest& req, const std::vector<std::string>& seg, bool* done);
-  KubeResponse Resource(const KubeRequest& req, const Target& t);
+  KubeResponse Discovery(const ServedKinds& kinds, const KubeRequest& req,
+                         const std::vector<std::string>& seg, bool* done);
+  KubeResponse Resource(const ServedKinds& kinds, const KubeRequest& req, const Target& t);
   KubeResponse Get(const KubeRequest& req, const Target& t);
   KubeResponse List(const KubeRequest& req, const Target& t);
-  KubeResponse Create(const KubeRequest& req, const Target& t);
-  KubeResponse Update(const KubeRequest& req, const Target& t);
-  KubeResponse Patch(const KubeRequest& req, const Target& t);
-  KubeResponse Delete(const KubeRequest& req, const Target& t);
+  KubeResponse Create(const ServedKinds& kinds, const KubeRequest& req, const Target& t);
+  KubeResponse Update(const ServedKinds& kinds, const KubeRequest& req, const Target& t);
+  KubeResponse Patch(const ServedKinds& kinds, const KubeRequest& req, const Target& t);
+  KubeResponse Delete(const ServedKinds& kinds, const KubeRequest& req, const Target& t);
 
   // Parses a request body (JSON or YAML) into an object of the target's kind, checked as
   // Kubernetes checks it: apiVersion and kind, the namespace and name of the URL.
   Result<resource::Resource> BodyObject(const KubeRequest& req, const Target& t);
-  // Validates `r` as the request's fieldValidation asks; warnings go to `*warnings`.
-  Status Validate(const KubeRequest& req, const resource::Resource& r,
-                  std::vector<std::string>* warnings);
-  KubeResponse Written(int code, const resource::Resource& r, std::vector<std::string> warnings);
+  // Validates `r` as the request's fieldValidation asks and, when a CRD describes its kind, as
+  // that CRD's schema says, pruning and defaulting `r` as the CRD's does; warnings go to
+  // `*warnings`. The failure to answer with, if any.
+  std::optional<KubeResponse> Validate(const ServedKinds& kinds, const KubeRequest& req,
+                                       const KindInfo& kind, resource::Resource& r,
+                                       std::vector<std::string>* warnings);
+  KubeResponse Written(int code, const KubeRequest& req, const KindInfo& kind,
+                       const resource::Resource& r, std::vector<std::string> warnings);
+  // Deletes the objects of the kind a CRD defines along with the CRD, when hop does not know
+  // that kind otherwise, as the API server does: the writes to commit.
+  Result<std::vector<Write>> CrdDeletion(const ServedKinds& kinds, const resource::Resource& crd);
+
+  // Reads the stored CRDs again: the kinds served from now on, and the status of each CRD
+  // (NamesAccepted, Established) where it changed. Called at Start, after each write of a CRD
+  // through the API, and for each change of a CRD the watch cache sees (a CRD written around
+  // the API, by `hop apply`).
+  void SyncCustomResourceDefinitions();
 
   store::Store& store_;
   KubeApiOptions options_;
   KubeWatchCache cache_;
+  mutable std::mutex kinds_mu_;
+  std::shared_ptr<const ServedKinds> kinds_;  // guarded by kinds_mu_
+  std::mutex sync_mu_;                        // one SyncCustomResourceDefinitions at a time
 };
 
 // --- watch streams ---
@@ -572,14 +725,16 @@ constexpr std::chrono::milliseconds kCoalesce{2};
 // behind the cache's window), filtered by namespace, labels and fields.
 class CacheWatchStream : public KubeWatchStream {
  public:
-  CacheWatchStream(KubeApi::Impl& api, const KindInfo& kind, std::string ns,
+  CacheWatchStream(KubeApi::Impl& api, std::shared_ptr<const ServedKinds> kinds,
+                   const KindInfo& kind, Presentation presentation, std::string ns,
                    resource::LabelSelector labels, std::vector<FieldRequirement> fields,
                    int64_t from, std::vector<std::string> selected,
-                   std::vector<std::shared_ptr<const CachedEvent>> initial,
-                   bool table, std::string include, bool bookmarks,
-                   std::chrono::milliseconds duration)
+                   std::vector<std::shared_ptr<const CachedEvent>> initial, bool table,
+                   std::string include, bool bookmarks, std::chrono::milliseconds duration)
       : api_(api),
+        kinds_(std::move(kinds)),
         kind_(kind),
+        presentation_(presentation),
         ns_(std::move(ns)),
         labels_(std::move(labels)),
         fields_(std::move(fields)),
@@ -623,8 +778,8 @@ class CacheWatchStream : public KubeWatchStream {
     while (!stopping.load(std::memory_order_relaxed)) {
       const auto now = std::chrono::steady_clock::now();
       if (now >= end) return;
-      const auto wait = std::min<std::chrono::steady_clock::duration>(
-          end - now, std::chrono::milliseconds(500));
+      const auto wait =
+          std::min<std::chrono::steady_clock::duration>(end - now, std::chrono::milliseconds(500));
       int64_t progress = pos;
       if (history) {
         store::Event e;
@@ -715,11 +870,13 @@ class CacheWatchStream : public KubeWatchStream {
 
   bool Write(const CachedEvent& e, store::EventType type,
              const std::function<bool(std::string_view)>& write) {
-    if (!table_) {
-      return write(type == e.type ? e.line
-                                  : WatchEventLine(store::EventTypeName(type), e.object.Ordered()));
+    if (!table_ && type == e.type && !presentation_.drop_namespace) {
+      return write(e.Line(presentation_.redact));
     }
-    Json t = Table(kind_, {e.object.Ordered()}, include_, e.revision, "");
+    // The cached object is redacted already when it has to be.
+    Json doc = Shown(e.Object(presentation_.redact), {false, presentation_.drop_namespace});
+    if (!table_) return write(WatchEventLine(store::EventTypeName(type), doc));
+    Json t = Table(kind_, {std::move(doc)}, include_, e.revision, "");
     return write(WatchEventLine(store::EventTypeName(type), t));
   }
 
@@ -744,7 +901,9 @@ class CacheWatchStream : public KubeWatchStream {
   }
 
   KubeApi::Impl& api_;
+  std::shared_ptr<const ServedKinds> kinds_;  // keeps kind_ alive
   const KindInfo& kind_;
+  const Presentation presentation_;
   std::string ns_;
   resource::LabelSelector labels_;
   std::vector<FieldRequirement> fields_;
@@ -754,7 +913,7 @@ class CacheWatchStream : public KubeWatchStream {
   std::string include_;
   bool bookmarks_;
   std::chrono::milliseconds duration_;
-  const bool filtered_;  // by labels or fields
+  const bool filtered_;          // by labels or fields
   std::set<std::string> shown_;  // with a filter: NAMESPACE/NAME of the objects selected
   std::string batch_;            // the lines of one read of the cache
   int64_t bookmarked_ = 0;
@@ -765,7 +924,8 @@ class CacheWatchStream : public KubeWatchStream {
 std::variant<KubeResponse, std::unique_ptr<KubeWatchStream>> KubeApi::Impl::OpenWatch(
     const KubeRequest& req) {
   const auto seg = SplitPath(req.path);
-  Result<Target> t = TargetOf(seg);
+  std::shared_ptr<const ServedKinds> kinds = Kinds();
+  Result<Target> t = TargetOf(*kinds, seg);
   if (!t.ok()) return KubeStatusResponse(404, "NotFound", t.status().message());
   if (!t->subresource.empty()) {
     return KubeStatusResponse(405, "MethodNotAllowed", "a subresource cannot be watched");
@@ -831,26 +991,29 @@ std::variant<KubeResponse, std::unique_ptr<KubeWatchStream>> KubeApi::Impl::Open
     }
   }
   std::string include = QueryValue(req, "includeObject");
+  const Presentation presentation = PresentationOf(req, *t->kind);
   return std::unique_ptr<KubeWatchStream>(new CacheWatchStream(
-      *this, *t->kind, t->namespace_name, std::move(*labels), std::move(*fields), from,
-      std::move(selected), std::move(initial), WantsTable(req), include, Truthy(req.query, "allowWatchBookmarks"),
-      duration));
+      *this, kinds, *t->kind, presentation, t->namespace_name, std::move(*labels),
+      std::move(*fields), from, std::move(selected), std::move(initial), WantsTable(req), include,
+      Truthy(req.query, "allowWatchBookmarks"), duration));
 }
 
 // --- requests ---
 
 KubeResponse KubeApi::Impl::Handle(const KubeRequest& req) {
   const auto seg = SplitPath(req.path);
+  // The kinds as they are when the request comes: a CRD written meanwhile changes the next one.
+  const std::shared_ptr<const ServedKinds> kinds = Kinds();
   bool done = false;
-  KubeResponse discovery = Discovery(req, seg, &done);
+  KubeResponse discovery = Discovery(*kinds, req, seg, &done);
   if (done) return discovery;
-  Result<Target> t = TargetOf(seg);
+  Result<Target> t = TargetOf(*kinds, seg);
   if (!t.ok()) return KubeStatusResponse(404, "NotFound", t.status().message());
-  return Resource(req, *t);
+  return Resource(*kinds, req, *t);
 }
 
-KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<std::string>& seg,
-                                      bool* done) {
+KubeResponse KubeApi::Impl::Discovery(const ServedKinds& kinds, const KubeRequest& req,
+                                      const std::vector<std::string>& seg, bool* done) {
   *done = true;
   if (req.method != "GET") {
     *done = false;  // only resources take other methods
@@ -870,7 +1033,7 @@ KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<
     return JsonResponse(200, v);
   }
   if (seg.size() == 1 && (seg[0] == "api" || seg[0] == "apis") && WantsAggregated(req)) {
-    KubeResponse r = JsonResponse(200, AggregatedDiscovery(seg[0] == "api"));
+    KubeResponse r = JsonResponse(200, AggregatedDiscovery(kinds, seg[0] == "api"));
     r.content_type = kAggregatedType;
     return r;
   }
@@ -886,14 +1049,18 @@ KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<
     list["kind"] = "APIGroupList";
     list["apiVersion"] = "v1";
     list["groups"] = Json::array();
-    for (const auto& [group, version] : Groups()) list["groups"].push_back(ApiGroup(group, version));
+    for (const auto& [group, versions] : kinds.Groups()) {
+      list["groups"].push_back(ApiGroup(group, versions));
+    }
     return JsonResponse(200, list);
   }
-  if (seg.size() == 2 && seg[0] == "api" && seg[1] == "v1") return JsonResponse(200, ResourceList("", "v1"));
+  if (seg.size() == 2 && seg[0] == "api" && seg[1] == "v1") {
+    return JsonResponse(200, ResourceList(kinds, "", "v1"));
+  }
   if (seg.size() == 2 && seg[0] == "apis") {
-    for (const auto& [group, version] : Groups()) {
+    for (const auto& [group, versions] : kinds.Groups()) {
       if (group == seg[1]) {
-        Json g = ApiGroup(group, version);
+        Json g = ApiGroup(group, versions);
         g["kind"] = "APIGroup";
         g["apiVersion"] = "v1";
         return JsonResponse(200, g);
@@ -902,17 +1069,21 @@ KubeResponse KubeApi::Impl::Discovery(const KubeRequest& req, const std::vector<
     return KubeStatusResponse(404, "NotFound", "the server could not find the requested resource");
   }
   if (seg.size() == 3 && seg[0] == "apis") {
-    for (const auto& [group, version] : Groups()) {
-      if (group == seg[1] && version == seg[2]) return JsonResponse(200, ResourceList(group, version));
+    for (const auto& [group, versions] : kinds.Groups()) {
+      if (group == seg[1] &&
+          std::find(versions.begin(), versions.end(), seg[2]) != versions.end()) {
+        return JsonResponse(200, ResourceList(kinds, group, seg[2]));
+      }
     }
     return KubeStatusResponse(404, "NotFound", "the server could not find the requested resource");
   }
-  if (!seg.empty() && seg[0] == "openapi") return OpenApi(req, seg);
+  if (!seg.empty() && seg[0] == "openapi") return OpenApi(kinds, req, seg);
   *done = false;
   return {};
 }
 
-KubeResponse KubeApi::Impl::Resource(const KubeRequest& req, const Target& t) {
+KubeResponse KubeApi::Impl::Resource(const ServedKinds& kinds, const KubeRequest& req,
+                                     const Target& t) {
   // kubectl sends built-in kinds as protobuf from its imperative commands (`create configmap`);
   // hop reads JSON and YAML only.
   if (!req.body.empty() && req.content_type.find("protobuf") != std::string::npos) {
@@ -938,10 +1109,10 @@ KubeResponse KubeApi::Impl::Resource(const KubeRequest& req, const Target& t) {
                               fmt::format("unsupported dry run value \"{}\" (only All)", dry));
   }
   if (req.method == "GET") return t.name.empty() ? List(req, t) : Get(req, t);
-  if (req.method == "POST" && t.name.empty()) return Create(req, t);
-  if (req.method == "PUT" && !t.name.empty()) return Update(req, t);
-  if (req.method == "PATCH" && !t.name.empty()) return Patch(req, t);
-  if (req.method == "DELETE" && !t.name.empty()) return Delete(req, t);
+  if (req.method == "POST" && t.name.empty()) return Create(kinds, req, t);
+  if (req.method == "PUT" && !t.name.empty()) return Update(kinds, req, t);
+  if (req.method == "PATCH" && !t.name.empty()) return Patch(kinds, req, t);
+  if (req.method == "DELETE" && !t.name.empty()) return Delete(kinds, req, t);
   return KubeStatusResponse(405, "MethodNotAllowed",
                             fmt::format("{} is not supported on this URL", req.method));
 }
@@ -949,7 +1120,7 @@ KubeResponse KubeApi::Impl::Resource(const KubeRequest& req, const Target& t) {
 KubeResponse KubeApi::Impl::Get(const KubeRequest& req, const Target& t) {
   auto r = store_.Get({t.kind->group_kind(), t.namespace_name, t.name});
   if (!r.ok()) return FromStatus(r.status(), t.kind, t.name);
-  Json doc = Shown(*r);
+  Json doc = Shown(*r, PresentationOf(req, *t.kind));
   if (WantsTable(req)) {
     return JsonResponse(200, Table(*t.kind, {doc}, QueryValue(req, "includeObject"),
                                    std::stoll("0" + r->resource_version()), ""));
@@ -985,9 +1156,11 @@ KubeResponse KubeApi::Impl::List(const KubeRequest& req, const Target& t) {
   std::vector<Json> shown;
   std::string continue_token;
   size_t taken = 0;
+  const Presentation presentation = PresentationOf(req, *t.kind);
   const resource::Resource* last = nullptr;
   for (const auto& r : list->items) {
-    if (from && std::pair(r.namespace_name(), r.name()) <= std::pair(from->namespace_name, from->name)) {
+    if (from &&
+        std::pair(r.namespace_name(), r.name()) <= std::pair(from->namespace_name, from->name)) {
       continue;
     }
     if (!FieldsMatch(*fields, r)) continue;
@@ -995,13 +1168,13 @@ KubeResponse KubeApi::Impl::List(const KubeRequest& req, const Target& t) {
       continue_token = ContinueToken(revision, *last);
       break;
     }
-    shown.push_back(Shown(r));
+    shown.push_back(Shown(r, presentation));
     last = &r;
     ++taken;
   }
   if (WantsTable(req)) {
-    return JsonResponse(200, Table(*t.kind, shown, QueryValue(req, "includeObject"), revision,
-                                   continue_token));
+    return JsonResponse(
+        200, Table(*t.kind, shown, QueryValue(req, "includeObject"), revision, continue_token));
   }
   Json doc = Json::object();
   doc["apiVersion"] = t.kind->api_version();
@@ -1039,9 +1212,9 @@ Result<resource::Resource> KubeApi::Impl::BodyObject(const KubeRequest& req, con
   }
   HOP_ASSIGN_OR_RETURN(auto r, resource::Resource::FromJson(std::move(doc), "the request body"));
   if (r.api_version() != t.kind->api_version() || r.kind() != t.kind->kind) {
-    return Status::InvalidArgument(fmt::format(
-        "the object is a {} of {}, but the URL is for {} of {}", r.kind(), r.api_version(),
-        t.kind->kind, t.kind->api_version()));
+    return Status::InvalidArgument(
+        fmt::format("the object is a {} of {}, but the URL is for {} of {}", r.kind(),
+                    r.api_version(), t.kind->kind, t.kind->api_version()));
   }
   if (t.kind->namespaced) {
     if (r.namespace_name().empty()) {
@@ -1051,9 +1224,8 @@ Result<resource::Resource> KubeApi::Impl::BodyObject(const KubeRequest& req, con
           "the namespace of the provided object does not match the namespace sent on the request");
     }
   } else if (!r.namespace_name().empty()) {
-    return Status::InvalidArgument(
-        fmt::format("{} are cluster-scoped: the object must not name a namespace",
-                    Qualified(*t.kind)));
+    return Status::InvalidArgument(fmt::format(
+        "{} are cluster-scoped: the object must not name a namespace", Qualified(*t.kind)));
   }
   if (!t.name.empty() && r.name() != t.name) {
     return Status::InvalidArgument(fmt::format(
@@ -1062,8 +1234,83 @@ Result<resource::Resource> KubeApi::Impl::BodyObject(const KubeRequest& req, con
   return r;
 }
 
-Status KubeApi::Impl::Validate(const KubeRequest& req, const resource::Resource& r,
-                               std::vector<std::string>* warnings) {
+namespace {
+
+// A field error (`spec.a: Required value`) as a metav1.StatusCause.
+Json Cause(const std::string& error) {
+  static constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
+      {"Invalid value", "FieldValueInvalid"},
+      {"Required value", "FieldValueRequired"},
+      {"Unsupported value", "FieldValueNotSupported"},
+      {"Forbidden", "FieldValueForbidden"},
+      {"Too long", "FieldValueTooLong"},
+      {"Too many", "FieldValueTooMany"},
+      {"Duplicate value", "FieldValueDuplicate"}};
+  const size_t colon = error.find(": ");
+  const std::string message = colon == std::string::npos ? error : error.substr(colon + 2);
+  std::string_view reason = "FieldValueInvalid";
+  for (const auto& [prefix, name] : kReasons) {
+    if (message.starts_with(prefix)) reason = name;
+  }
+  Json c = Json::object();
+  c["reason"] = reason;
+  c["message"] = message;
+  c["field"] = colon == std::string::npos ? "" : error.substr(0, colon);
+  return c;
+}
+
+// 422 Invalid worded as the API server words it, `KIND.GROUP "NAME" is invalid: ERRORS` (the
+// errors joined as resource::JoinFieldErrors joins them), with a cause for each.
+KubeResponse InvalidResponse(const KindInfo& kind, const std::string& name,
+                             const std::vector<std::string>& errors) {
+  const std::string qualified = kind.group.empty() ? kind.kind : kind.kind + "." + kind.group;
+  Json body = StatusBody(
+      422, "Invalid",
+      fmt::format("{} \"{}\" is invalid: {}", qualified, name, resource::JoinFieldErrors(errors)));
+  Json details = Json::object();
+  details["name"] = name;
+  details["group"] = kind.group;
+  details["kind"] = kind.kind;
+  details["causes"] = Json::array();
+  for (const std::string& e : errors) details["causes"].push_back(Cause(e));
+  body["details"] = std::move(details);
+  return JsonResponse(422, body);
+}
+
+bool IsCrd(const resource::Resource& r) {
+  return r.group() == resource::kApiextensionsGroup &&
+         r.kind() == resource::kCustomResourceDefinitionKind;
+}
+
+// The status the API server keeps on a write of an object (not of its status) whose kind has the
+// status subresource: the stored one, or none for a new object.
+void KeepStoredStatus(resource::Resource& r, const resource::Resource* stored) {
+  if (stored != nullptr && stored->status() != nullptr) {
+    r.set_status(*stored->status());
+  } else {
+    r.clear_status();
+  }
+}
+
+// A write of the status subresource: the object as stored, with the status of `r`; the
+// resourceVersion `r` names, if any, is the precondition.
+resource::Resource WithStatusOf(const resource::Resource& stored, const resource::Resource& r) {
+  resource::Resource out = stored;
+  if (r.status() != nullptr) {
+    out.set_status(*r.status());
+  } else {
+    out.clear_status();
+  }
+  if (!r.resource_version().empty()) out.set_resource_version(r.resource_version());
+  return out;
+}
+
+}  // namespace
+
+std::optional<KubeResponse> KubeApi::Impl::Validate(const ServedKinds& kinds,
+                                                    const KubeRequest& req, const KindInfo& kind,
+                                                    resource::Resource& r,
+                                                    std::vector<std::string>* warnings) {
   // Kubernetes' default is Warn; kubectl asks for Strict.
   const std::string mode = QueryValue(req, "fieldValidation");
   resource::UnknownFields unknown = resource::UnknownFields::kWarn;
@@ -1072,13 +1319,17 @@ Status KubeApi::Impl::Validate(const KubeRequest& req, const resource::Resource&
   } else if (mode == "Ignore") {
     unknown = resource::UnknownFields::kAllow;
   } else if (!mode.empty() && mode != "Warn") {
-    return Status::InvalidArgument(
+    return KubeStatusResponse(
+        400, "BadRequest",
         fmt::format("fieldValidation must be Strict, Warn or Ignore, not \"{}\"", mode));
   }
   Issues issues;
   resource::ValidateResource(r, &issues, {.unknown_fields = unknown, .external_fields = true});
-  resource::RefuseRedacted(r.json(), "", issues);
-  HOP_RETURN_IF_ERROR(issues.ToStatus(StatusCode::kValidation, "the object is invalid:"));
+  // hop's store client reads secrets whole, so what it writes back holds no redacted value.
+  if (!req.store_client) resource::RefuseRedacted(r.json(), "", issues);
+  if (Status s = issues.ToStatus(StatusCode::kValidation, "the object is invalid:"); !s.ok()) {
+    return FromStatus(s, &kind, r.name());
+  }
   if (issues.HasWarnings()) {
     std::string rendered = issues.Render();
     size_t i = 0;
@@ -1090,57 +1341,109 @@ Status KubeApi::Impl::Validate(const KubeRequest& req, const resource::Resource&
       i = j + 1;
     }
   }
-  return Status::OK();
+  // An installed CRD checks its kind's objects as the API server does: pruned, defaulted,
+  // validated against the schema of the object's version (docs/kubernetes-api.md "Custom
+  // resources").
+  if (const resource::InstalledCrd* crd = kinds.Crd(r.group_kind())) {
+    if (const resource::CustomResourceVersion* version = crd->ServedVersion(kind.version)) {
+      std::vector<std::string> errors;
+      std::vector<std::string> pruned;
+      version->schema->Validate(r.mutable_json(), "", &errors, &pruned);
+      // hop's own validation named the unknown fields of hop's kinds already.
+      if (kind.group != resource::kHopGroup && !pruned.empty() &&
+          unknown != resource::UnknownFields::kAllow) {
+        std::vector<std::string> named;
+        for (const std::string& p : pruned) named.push_back(fmt::format("unknown field \"{}\"", p));
+        if (unknown == resource::UnknownFields::kReject) {
+          return KubeStatusResponse(
+              400, "BadRequest",
+              fmt::format(
+                  "{} in version \"{}\" cannot be handled as a {}: strict decoding error: {}",
+                  kind.kind, kind.version, kind.kind, Join(named, ", ")));
+        }
+        warnings->insert(warnings->end(), named.begin(), named.end());
+      }
+      if (!errors.empty()) return InvalidResponse(kind, r.name(), errors);
+    }
+  }
+  if (IsCrd(r)) {
+    const std::vector<std::string> errors = resource::CheckCustomResourceDefinition(r.json());
+    if (!errors.empty()) return InvalidResponse(kind, r.name(), errors);
+    if (auto read = resource::ReadCustomResourceDefinition(r.json());
+        read.ok() && read->has_cel_rules) {
+      warnings->push_back(
+          "hop does not evaluate x-kubernetes-validations (CEL) rules: objects of this kind are "
+          "not checked against them");
+    }
+  }
+  return std::nullopt;
 }
 
-KubeResponse KubeApi::Impl::Written(int code, const resource::Resource& r,
+KubeResponse KubeApi::Impl::Written(int code, const KubeRequest& req, const KindInfo& kind,
+                                    const resource::Resource& r,
                                     std::vector<std::string> warnings) {
-  KubeResponse resp = JsonResponse(code, Shown(r));
+  KubeResponse resp = JsonResponse(code, Shown(r, PresentationOf(req, kind)));
   resp.warnings = std::move(warnings);
   return resp;
 }
 
-KubeResponse KubeApi::Impl::Create(const KubeRequest& req, const Target& t) {
+KubeResponse KubeApi::Impl::Create(const ServedKinds& kinds, const KubeRequest& req,
+                                   const Target& t) {
   auto r = BodyObject(req, t);
   if (!r.ok()) return FromStatus(r.status(), t.kind, "");
   if (!r->resource_version().empty()) {
     return KubeStatusResponse(400, "BadRequest",
                               "resourceVersion should not be set on objects to be created");
   }
+  // A new object of a kind with the status subresource starts without a status, whatever the
+  // request says, as on Kubernetes.
+  if (t.kind->status_subresource) KeepStoredStatus(*r, nullptr);
   std::vector<std::string> warnings;
-  if (Status s = Validate(req, *r, &warnings); !s.ok()) return FromStatus(s, t.kind, r->name());
+  if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
   if (QueryValue(req, "dryRun") == "All") {
     auto existing = store_.Find(store::RefOf(*r));
     if (!existing.ok()) return FromStatus(existing.status(), t.kind, r->name());
     if (existing->has_value()) {
       return FromStatus(Status::AlreadyExists(""), t.kind, r->name());
     }
-    return Written(201, *r, std::move(warnings));
+    return Written(201, req, *t.kind, *r, std::move(warnings));
   }
   const std::string name = r->name();
+  const bool crd = IsCrd(*r);
   auto created = store_.Create(std::move(*r));
   if (!created.ok()) return FromStatus(created.status(), t.kind, name);
-  return Written(201, *created, std::move(warnings));
+  if (crd) SyncCustomResourceDefinitions();
+  return Written(201, req, *t.kind, *created, std::move(warnings));
 }
 
-KubeResponse KubeApi::Impl::Update(const KubeRequest& req, const Target& t) {
+KubeResponse KubeApi::Impl::Update(const ServedKinds& kinds, const KubeRequest& req,
+                                   const Target& t) {
   auto r = BodyObject(req, t);
   if (!r.ok()) return FromStatus(r.status(), t.kind, t.name);
-  std::vector<std::string> warnings;
-  if (Status s = Validate(req, *r, &warnings); !s.ok()) return FromStatus(s, t.kind, t.name);
   auto existing = store_.Get(store::RefOf(*r));
   if (!existing.ok()) return FromStatus(existing.status(), t.kind, t.name);
   if (!r->resource_version().empty() && r->resource_version() != existing->resource_version()) {
-    return FromStatus(Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",
-                                                   existing->resource_version(),
-                                                   r->resource_version())),
-                      t.kind, t.name);
+    return FromStatus(
+        Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",
+                                     existing->resource_version(), r->resource_version())),
+        t.kind, t.name);
   }
-  if (QueryValue(req, "dryRun") == "All") return Written(200, *r, std::move(warnings));
-  Result<resource::Resource> written = t.subresource == "status" ? store_.UpdateStatus(std::move(*r))
-                                                                : store_.Update(std::move(*r));
+  const bool status_only = t.subresource == "status";
+  if (status_only) {
+    *r = WithStatusOf(*existing, *r);
+  } else if (t.kind->status_subresource) {
+    KeepStoredStatus(*r, &*existing);
+  }
+  std::vector<std::string> warnings;
+  if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
+  if (QueryValue(req, "dryRun") == "All")
+    return Written(200, req, *t.kind, *r, std::move(warnings));
+  const bool crd = IsCrd(*r);
+  Result<resource::Resource> written =
+      status_only ? store_.UpdateStatus(std::move(*r)) : store_.Update(std::move(*r));
   if (!written.ok()) return FromStatus(written.status(), t.kind, t.name);
-  return Written(200, *written, std::move(warnings));
+  if (crd) SyncCustomResourceDefinitions();
+  return Written(200, req, *t.kind, *written, std::move(warnings));
 }
 
 namespace {
@@ -1163,7 +1466,8 @@ void DropDirectives(Json& patch) {
 
 }  // namespace
 
-KubeResponse KubeApi::Impl::Patch(const KubeRequest& req, const Target& t) {
+KubeResponse KubeApi::Impl::Patch(const ServedKinds& kinds, const KubeRequest& req,
+                                  const Target& t) {
   const std::string& type = req.content_type;
   enum class Kind { kJson, kMerge, kStrategic, kApply } kind;
   if (type.starts_with("application/json-patch+json")) {
@@ -1184,7 +1488,8 @@ KubeResponse KubeApi::Impl::Patch(const KubeRequest& req, const Target& t) {
   }
   // Custom resources take no strategic merge patch, as on Kubernetes (kubectl then sends a JSON
   // merge patch); the built-in kinds do.
-  if (kind == Kind::kStrategic && t.kind->group == resource::kHopGroup) {
+  if (kind == Kind::kStrategic &&
+      (t.kind->group == resource::kHopGroup || kinds.Crd(t.kind->group_kind()) != nullptr)) {
     return KubeStatusResponse(
         415, "UnsupportedMediaType",
         fmt::format("the body of the request was in an unknown format - accepted media types "
@@ -1216,6 +1521,7 @@ KubeResponse KubeApi::Impl::Patch(const KubeRequest& req, const Target& t) {
     if (kind == Kind::kStrategic) DropDirectives(patch);
   }
   const ObjectRef ref{t.kind->group_kind(), t.namespace_name, t.name};
+  const bool status_only = t.subresource == "status";
   // A patch applies to the object as stored (its secrets whole); a write that lost a race with
   // another writer is patched again, unless the patch itself named the version it expects.
   for (int attempt = 1;; ++attempt) {
@@ -1229,15 +1535,20 @@ KubeResponse KubeApi::Impl::Patch(const KubeRequest& req, const Target& t) {
       create.content_type = "application/json";
       auto r = BodyObject(create, t);
       if (!r.ok()) return FromStatus(r.status(), t.kind, t.name);
+      if (t.kind->status_subresource) KeepStoredStatus(*r, nullptr);
       std::vector<std::string> warnings;
-      if (Status s = Validate(req, *r, &warnings); !s.ok()) return FromStatus(s, t.kind, t.name);
-      if (QueryValue(req, "dryRun") == "All") return Written(201, *r, std::move(warnings));
+      if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
+      if (QueryValue(req, "dryRun") == "All") {
+        return Written(201, req, *t.kind, *r, std::move(warnings));
+      }
+      const bool crd = IsCrd(*r);
       auto created = store_.Create(std::move(*r));
       if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists && attempt < 5) {
         continue;
       }
       if (!created.ok()) return FromStatus(created.status(), t.kind, t.name);
-      return Written(201, *created, std::move(warnings));
+      if (crd) SyncCustomResourceDefinitions();
+      return Written(201, req, *t.kind, *created, std::move(warnings));
     }
     Json doc = (*existing)->json();
     try {
@@ -1257,32 +1568,61 @@ KubeResponse KubeApi::Impl::Patch(const KubeRequest& req, const Target& t) {
     }
     auto r = resource::Resource::FromJson(std::move(doc), "the patched object");
     if (!r.ok()) return KubeStatusResponse(422, "Invalid", r.status().message());
+    // A cluster-scoped kind only a CRD defines is stored in the store's default namespace.
+    if (ServedKinds::DefinedByCrd(*t.kind) && !t.kind->namespaced) {
+      r->set_namespace((*existing)->namespace_name());
+    }
     if (r->group_kind() != t.kind->group_kind() || r->name() != t.name ||
-        r->namespace_name() != t.namespace_name) {
+        r->namespace_name() != (*existing)->namespace_name()) {
       return KubeStatusResponse(422, "Invalid",
                                 "a patch cannot change an object's kind, name or namespace");
     }
     const bool pinned = r->resource_version() != (*existing)->resource_version();
     if (r->resource_version().empty()) r->set_resource_version((*existing)->resource_version());
-    std::vector<std::string> warnings;
-    if (Status s = Validate(req, *r, &warnings); !s.ok()) return FromStatus(s, t.kind, t.name);
-    if (pinned) {
-      return FromStatus(Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",
-                                                     (*existing)->resource_version(),
-                                                     r->resource_version())),
-                        t.kind, t.name);
+    if (status_only) {
+      *r = WithStatusOf(**existing, *r);
+    } else if (t.kind->status_subresource) {
+      KeepStoredStatus(*r, &**existing);
     }
-    if (QueryValue(req, "dryRun") == "All") return Written(200, *r, std::move(warnings));
-    Result<resource::Resource> written = t.subresource == "status"
-                                             ? store_.UpdateStatus(std::move(*r))
-                                             : store_.Update(std::move(*r));
+    std::vector<std::string> warnings;
+    if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
+    if (pinned) {
+      return FromStatus(
+          Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",
+                                       (*existing)->resource_version(), r->resource_version())),
+          t.kind, t.name);
+    }
+    if (QueryValue(req, "dryRun") == "All") {
+      return Written(200, req, *t.kind, *r, std::move(warnings));
+    }
+    const bool crd = IsCrd(*r);
+    Result<resource::Resource> written =
+        status_only ? store_.UpdateStatus(std::move(*r)) : store_.Update(std::move(*r));
     if (!written.ok() && written.status().code() == StatusCode::kConflict && attempt < 5) continue;
     if (!written.ok()) return FromStatus(written.status(), t.kind, t.name);
-    return Written(200, *written, std::move(warnings));
+    if (crd) SyncCustomResourceDefinitions();
+    return Written(200, req, *t.kind, *written, std::move(warnings));
   }
 }
 
-KubeResponse KubeApi::Impl::Delete(const KubeRequest& req, const Target& t) {
+Result<std::vector<Write>> KubeApi::Impl::CrdDeletion(const ServedKinds& kinds,
+                                                      const resource::Resource& crd) {
+  std::vector<Write> writes;
+  auto read = resource::ReadCustomResourceDefinition(crd.json());
+  if (!read.ok()) return writes;  // never served (written around the API)
+  const resource::GroupKind gk{read->group, read->kind};
+  // A kind hop knows stays served, with its objects; one only this CRD defined goes with them.
+  if (resource::FindKind(gk) != nullptr) return writes;
+  const resource::InstalledCrd* served = kinds.Crd(gk);
+  if (served == nullptr || served->name != read->name) return writes;
+  HOP_ASSIGN_OR_RETURN(auto objects, store_.List({gk}));
+  for (const resource::Resource& o : objects.items)
+    writes.push_back(Write::Delete(store::RefOf(o)));
+  return writes;
+}
+
+KubeResponse KubeApi::Impl::Delete(const ServedKinds& kinds, const KubeRequest& req,
+                                   const Target& t) {
   if (!t.subresource.empty()) {
     return KubeStatusResponse(405, "MethodNotAllowed", "a subresource cannot be deleted");
   }
@@ -1292,7 +1632,8 @@ KubeResponse KubeApi::Impl::Delete(const KubeRequest& req, const Target& t) {
   if (!TrimWhitespace(req.body).empty()) {
     auto body = ParseJson(req.body, "the delete options");
     if (!body.ok()) return FromStatus(body.status(), t.kind, t.name);
-    if (!body->is_object()) return KubeStatusResponse(400, "BadRequest", "DeleteOptions must be an object");
+    if (!body->is_object())
+      return KubeStatusResponse(400, "BadRequest", "DeleteOptions must be an object");
     if (auto it = body->find("propagationPolicy"); it != body->end() && it->is_string()) {
       policy = it->get<std::string>();
     }
@@ -1300,17 +1641,19 @@ KubeResponse KubeApi::Impl::Delete(const KubeRequest& req, const Target& t) {
       precondition = it->value("resourceVersion", "");
     }
     if (auto it = body->find("dryRun"); it != body->end() && it->is_array() && !it->empty()) {
-      if (*it != Json::array({"All"})) return KubeStatusResponse(400, "BadRequest", "dryRun must be [\"All\"]");
+      if (*it != Json::array({"All"}))
+        return KubeStatusResponse(400, "BadRequest", "dryRun must be [\"All\"]");
       KubeRequest dry = req;
       dry.query["dryRun"] = "All";
       dry.body.clear();
-      return Delete(dry, t);
+      return Delete(kinds, dry, t);
     }
   }
   if (!policy.empty() && policy != "Background" && policy != "Foreground" && policy != "Orphan") {
     return KubeStatusResponse(
         400, "BadRequest",
-        fmt::format("propagationPolicy must be Background, Foreground or Orphan, not \"{}\"", policy));
+        fmt::format("propagationPolicy must be Background, Foreground or Orphan, not \"{}\"",
+                    policy));
   }
   const ObjectRef ref{t.kind->group_kind(), t.namespace_name, t.name};
   auto existing = store_.Get(ref);
@@ -1320,20 +1663,27 @@ KubeResponse KubeApi::Impl::Delete(const KubeRequest& req, const Target& t) {
                                                    existing->resource_version(), precondition)),
                       t.kind, t.name);
   }
+  const Presentation presentation = PresentationOf(req, *t.kind);
+  // hop's store client deletes as the store does: its control plane asked the DDL guard
+  // already, and a Table's table is its deployers' to drop (docs/kubernetes-api.md "hop's store
+  // client"). A CRD goes with the objects of the kind only it defined.
+  const bool plain = req.store_client || IsCrd(*existing);
   deploy::ExecuteOptions execute;
-  execute.namespace_name = t.namespace_name.empty() ? std::string(resource::kDefaultNamespace)
-                                                    : t.namespace_name;
+  execute.namespace_name =
+      t.namespace_name.empty() ? std::string(resource::kDefaultNamespace) : t.namespace_name;
   execute.provisioners = options_.provisioners;
   deploy::Executor executor(store_, std::move(execute));
   if (QueryValue(req, "dryRun") == "All") {
-    // The dependency guard is asked too; nothing is written or dropped.
-    if (Status guard = executor.CheckDelete(ref); !guard.ok()) {
-      if (guard.code() == StatusCode::kValidation) {
-        return KubeStatusResponse(409, "Conflict", RedactSecrets(guard.message()));
+    if (!plain) {
+      // The dependency guard is asked too; nothing is written or dropped.
+      if (Status guard = executor.CheckDelete(ref); !guard.ok()) {
+        if (guard.code() == StatusCode::kValidation) {
+          return KubeStatusResponse(409, "Conflict", RedactSecrets(guard.message()));
+        }
+        return FromStatus(guard, t.kind, t.name);
       }
-      return FromStatus(guard, t.kind, t.name);
     }
-    return JsonResponse(200, Shown(*existing));
+    return JsonResponse(200, Shown(*existing, presentation));
   }
   // Orphan: the dependents lose their owner reference first, so the delete takes only the
   // object itself.
@@ -1354,20 +1704,39 @@ KubeResponse KubeApi::Impl::Delete(const KubeRequest& req, const Target& t) {
       if (!committed.ok()) return FromStatus(committed.status(), t.kind, t.name);
     }
   }
-  // Objects go as the DROP of their kind does: not while something depends on them
-  // (deploy::Executor::Delete, the same guard as `hop delete`).
-  auto deleted = executor.Delete(ref, /*force=*/false);
-  if (!deleted.ok()) {
-    if (deleted.status().code() == StatusCode::kValidation) {
-      return KubeStatusResponse(409, "Conflict", RedactSecrets(deleted.status().message()));
+  std::vector<resource::Resource> gone;
+  if (plain) {
+    std::vector<Write> writes;
+    if (IsCrd(*existing)) {
+      auto objects = CrdDeletion(kinds, *existing);
+      if (!objects.ok()) return FromStatus(objects.status(), t.kind, t.name);
+      writes = std::move(*objects);
     }
-    return FromStatus(deleted.status(), t.kind, t.name);
+    writes.push_back(Write::Delete(ref, existing->resource_version()));
+    auto committed = store_.Commit(std::move(writes));
+    if (!committed.ok()) return FromStatus(committed.status(), t.kind, t.name);
+    if (IsCrd(*existing)) SyncCustomResourceDefinitions();
+    gone.push_back(std::move(committed->back()));
+  } else {
+    // Objects go as the DROP of their kind does: not while something depends on them
+    // (deploy::Executor::Delete, the same guard as `hop delete`).
+    auto deleted = executor.Delete(ref, /*force=*/false);
+    if (!deleted.ok()) {
+      if (deleted.status().code() == StatusCode::kValidation) {
+        return KubeStatusResponse(409, "Conflict", RedactSecrets(deleted.status().message()));
+      }
+      return FromStatus(deleted.status(), t.kind, t.name);
+    }
+    gone = std::move(deleted->objects);
   }
-  for (const resource::Resource& r : deleted->objects) {
-    if (store::RefOf(r).ToString() == ref.ToString()) {
+  for (const resource::Resource& r : gone) {
+    if (store::RefOf(r).ToString() == store::RefOf(*existing).ToString()) {
       // Still there while finalizers hold it: the object, as Kubernetes answers (202).
-      if (r.deletion_timestamp() && !r.finalizers().empty()) return JsonResponse(202, Shown(r));
-      return JsonResponse(200, Shown(r));
+      if (r.deletion_timestamp() && !r.finalizers().empty()) {
+        return JsonResponse(202, Shown(r, presentation));
+      }
+      // Gone: the store client gets the Status the API server gives, others the object.
+      if (!req.store_client) return JsonResponse(200, Shown(r, presentation));
     }
   }
   Json ok = StatusBody(200, "", "");
@@ -1377,6 +1746,56 @@ KubeResponse KubeApi::Impl::Delete(const KubeRequest& req, const Target& t) {
   ok["details"]["kind"] = t.kind->plural;
   ok["details"]["uid"] = existing->uid();
   return JsonResponse(200, ok);
+}
+
+Status KubeApi::Impl::Start() {
+  // A CRD written around the API (by `hop apply`, another process) takes effect when the
+  // watch cache sees it.
+  cache_.SetObserver([this](const store::Event& e) {
+    if (IsCrd(e.object)) SyncCustomResourceDefinitions();
+  });
+  HOP_RETURN_IF_ERROR(cache_.Start());
+  SyncCustomResourceDefinitions();
+  return Status::OK();
+}
+
+void KubeApi::Impl::SyncCustomResourceDefinitions() {
+  std::lock_guard<std::mutex> lock(sync_mu_);
+  auto list =
+      store_.List({resource::GroupKind{std::string(resource::kApiextensionsGroup),
+                                       std::string(resource::kCustomResourceDefinitionKind)}});
+  if (!list.ok()) {
+    log::Warn("kubernetes api: the CustomResourceDefinitions cannot be read: {}",
+              list.status().ToString());
+    return;
+  }
+  std::shared_ptr<const ServedKinds> kinds = BuildServedKinds(list->items);
+  {
+    std::lock_guard<std::mutex> kinds_lock(kinds_mu_);
+    kinds_ = kinds;
+  }
+  // Each CRD's status says whether its kind is served, as the API server's controllers say it.
+  const std::string now = FormatRfc3339(SystemClock().Now());
+  for (resource::Resource& crd : list->items) {
+    if (crd.deletion_timestamp()) continue;
+    auto read = resource::ReadCustomResourceDefinition(crd.json());
+    if (!read.ok()) continue;
+    auto conflict = kinds->conflicts.find(crd.name());
+    const Json previous = crd.status() != nullptr ? *crd.status() : Json();
+    Json status = resource::CustomResourceDefinitionStatus(
+        *read, conflict == kinds->conflicts.end() ? "" : conflict->second, previous, now);
+    if (resource::SameJson(status, previous)) continue;
+    const std::string name = crd.name();
+    crd.set_status(std::move(status));
+    auto written = store_.UpdateStatus(std::move(crd));
+    // A conflict means the CRD changed again: that change brings another sync.
+    if (!written.ok() && written.status().code() != StatusCode::kConflict &&
+        written.status().code() != StatusCode::kNotFound) {
+      log::Warn(
+          "kubernetes api: the status of the CustomResourceDefinition {} cannot be written: {}",
+          name, written.status().ToString());
+    }
+  }
 }
 
 KubeApi::KubeApi(store::Store& store, KubeApiOptions options)
@@ -1403,9 +1822,22 @@ std::string_view KubeApi::Verb(const KubeRequest& request) {
   if (IsWatch(request)) return "watch";
   const auto seg = SplitPath(request.path);
   if (!seg.empty() && seg[0] == "openapi") return "openapi";
-  Result<Target> t = TargetOf(seg);
-  if (!t.ok()) return "discovery";
-  return t->name.empty() ? "list" : "get";
+  // The segments after /api/v1 or /apis/GROUP/VERSION, whatever kinds are served.
+  size_t rest = 0;
+  if (seg.size() >= 3 && seg[0] == "api" && seg[1] == "v1") {
+    rest = 2;
+  } else if (seg.size() >= 4 && seg[0] == "apis") {
+    rest = 3;
+  } else {
+    return "discovery";
+  }
+  size_t n = seg.size() - rest;
+  // `namespaces/NS/PLURAL...`, except the Namespace kind's own `namespaces/NAME[/status]`.
+  if (n >= 3 && seg[rest] == "namespaces" &&
+      !(rest == 2 && n == 3 && (seg.back() == "status" || seg.back() == "finalize"))) {
+    n -= 2;
+  }
+  return n == 1 ? "list" : "get";
 }
 
 }  // namespace hop::server

@@ -1,8 +1,9 @@
 // The Kubernetes API over hop's store (docs/kubernetes-api.md): discovery, OpenAPI, and get,
-// list, watch, create, update, patch and delete of every kind hop knows, with the semantics the
-// store already keeps (store/store.h: resourceVersions, the status subresource, finalizers,
-// owner-reference garbage collection). Requests come in already parsed, so the HTTP front
-// (http_server.h) stays thin and tests can call Handle directly.
+// list, watch, create, update, patch and delete of every kind hop knows and every kind an
+// installed CustomResourceDefinition defines (whose objects it validates against the CRD's
+// schema), with the semantics the store already keeps (store/store.h: resourceVersions, the
+// status subresource, finalizers, owner-reference garbage collection). Requests come in already
+// parsed, so the HTTP front (http_server.h) stays thin and tests can call Handle directly.
 #pragma once
 
 #include <atomic>
@@ -21,12 +22,16 @@
 namespace hop::server {
 
 struct KubeRequest {
-  std::string method;  // GET, POST, PUT, PATCH, DELETE
-  std::string path;    // without the query string
+  std::string method;                        // GET, POST, PUT, PATCH, DELETE
+  std::string path;                          // without the query string
   std::map<std::string, std::string> query;  // decoded; a repeated key keeps its last value
   std::string content_type;
   std::string accept;
   std::string body;
+  // The request carries `X-Hop-Store-Client: true`: it comes from hop's own KubernetesStore,
+  // whose control plane did hop's extra work already, so the API answers it exactly as a
+  // Kubernetes API server would (docs/kubernetes-api.md "hop's store client").
+  bool store_client = false;
 };
 
 struct KubeResponse {
@@ -64,7 +69,9 @@ class KubeApi {
   KubeApi(const KubeApi&) = delete;
   KubeApi& operator=(const KubeApi&) = delete;
 
-  // Starts the watch cache.
+  // Starts the watch cache and reads the installed CustomResourceDefinitions; from then on a CRD
+  // written through the API takes effect before the write is answered, and one written around
+  // it (hop apply) as soon as the watch cache sees it.
   Status Start();
   void Stop();
 

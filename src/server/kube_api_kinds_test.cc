@@ -1,12 +1,23 @@
 // The Kubernetes API's kinds beyond hop's own, called through KubeApi::Handle over a SqliteStore
 // in a temporary directory: Kubernetes' own kinds with their declared fields (Lease, RBAC,
-// ServiceAccount, Service, CustomResourceDefinition), discovery and field validation of them.
+// ServiceAccount, Service, CustomResourceDefinition); installed CRDs serving their kinds and
+// validating objects; and hop's store client (X-Hop-Store-Client), answered as Kubernetes would.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <variant>
 
+#include "resource/crd.h"
 #include "resource/json.h"
+#include "resource/yaml.h"
 #include "server/kube_api.h"
 #include "store/sqlite_store.h"
 #include "test/lib/fixtures.h"
@@ -21,6 +32,7 @@ class KubeApiKindsTest : public ::testing::Test {
   void SetUp() override {
     store::SqliteStoreOptions options;
     options.durable = false;
+    options.poll_interval = std::chrono::milliseconds(5);
     auto store = store::SqliteStore::Open(dir_.path(), options);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
@@ -52,6 +64,7 @@ class KubeApiKindsTest : public ::testing::Test {
     }
     req.body = body;
     req.content_type = content_type;
+    req.store_client = store_client_;
     return api_->Handle(req);
   }
   Json CallJson(const std::string& method, const std::string& target, const std::string& body = "",
@@ -64,6 +77,7 @@ class KubeApiKindsTest : public ::testing::Test {
   hop::testing::TempDir dir_{"hop-kube-kinds"};
   std::unique_ptr<store::SqliteStore> store_;
   std::unique_ptr<KubeApi> api_;
+  bool store_client_ = false;
 };
 
 // The resource of `plural` in an APIResourceList, or null.
@@ -132,6 +146,542 @@ TEST_F(KubeApiKindsTest, LeasesAreServedWithTheirSpecChecked) {
   EXPECT_EQ(warned.status, 201) << warned.body;
   ASSERT_EQ(warned.warnings.size(), 1u);
   EXPECT_NE(warned.warnings[0].find("spec.holder"), std::string::npos);
+}
+
+// --- Kubernetes' own kinds ---
+
+TEST_F(KubeApiKindsTest, KubernetesOwnKindsHaveTheirScopeNamesAndFields) {
+  struct Want {
+    const char* group_version;
+    const char* plural;
+    const char* kind;
+    bool namespaced;
+    std::vector<std::string> short_names;
+    bool status;
+  };
+  const Want kWant[] = {
+      {"v1", "serviceaccounts", "ServiceAccount", true, {"sa"}, false},
+      {"v1", "services", "Service", true, {"svc"}, true},
+      {"rbac.authorization.k8s.io/v1", "roles", "Role", true, {}, false},
+      {"rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", false, {}, false},
+      {"rbac.authorization.k8s.io/v1", "rolebindings", "RoleBinding", true, {}, false},
+      {"rbac.authorization.k8s.io/v1",
+       "clusterrolebindings",
+       "ClusterRoleBinding",
+       false,
+       {},
+       false},
+      {"apiextensions.k8s.io/v1",
+       "customresourcedefinitions",
+       "CustomResourceDefinition",
+       false,
+       {"crd", "crds"},
+       true},
+      {"coordination.k8s.io/v1", "leases", "Lease", true, {}, false},
+  };
+  for (const Want& w : kWant) {
+    const std::string gv = w.group_version;
+    const Json list = CallJson("GET", gv == "v1" ? "/api/v1" : "/apis/" + gv, "", 200);
+    const Json r = Resource(list, w.plural);
+    ASSERT_TRUE(r.is_object()) << w.plural;
+    EXPECT_EQ(r["kind"], w.kind) << w.plural;
+    EXPECT_EQ(r["namespaced"], w.namespaced) << w.plural;
+    EXPECT_EQ(r.value("shortNames", Json::array()), Json(w.short_names)) << w.plural;
+    EXPECT_EQ(Resource(list, std::string(w.plural) + "/status").is_object(), w.status) << w.plural;
+  }
+  // `kubectl get all` takes services, deployments and jobs.
+  EXPECT_EQ(Resource(CallJson("GET", "/api/v1"), "services")["categories"], Json::array({"all"}));
+}
+
+TEST_F(KubeApiKindsTest, RbacServiceAccountsAndServicesAreWrittenStrictly) {
+  const std::string strict = "?fieldValidation=Strict";
+  CallJson("POST", "/api/v1/namespaces/hop-system/serviceaccounts" + strict,
+           R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"hop"},
+               "automountServiceAccountToken":true,"imagePullSecrets":[{"name":"pull"}]})",
+           201);
+  CallJson("POST", "/api/v1/namespaces/hop-system/services" + strict,
+           R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"hop-metrics"},
+               "spec":{"selector":{"app":"hop"},"ports":[{"name":"metrics","port":8080}]}})",
+           201);
+  const std::string rules =
+      R"("rules":[{"apiGroups":["hoptimator.linkedin.com"],"resources":["views","views/status"],
+                   "verbs":["get","list","watch"]}])";
+  CallJson("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles" + strict,
+           R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
+               "metadata":{"name":"hop-operator"},)" +
+               rules + "}",
+           201);
+  const Json role =
+      CallJson("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/hop-system/roles" + strict,
+               R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
+          "metadata":{"name":"hop-leader"},"rules":[{"apiGroups":["coordination.k8s.io"],
+          "resources":["leases"],"verbs":["get","create","update"]}]})",
+               201);
+  EXPECT_EQ(role["metadata"]["namespace"], "hop-system");
+  const std::string binding =
+      R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"hop-operator"},
+         "subjects":[{"kind":"ServiceAccount","name":"hop","namespace":"hop-system"}])";
+  const Json cluster_binding =
+      CallJson("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings" + strict,
+               R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",
+          "metadata":{"name":"hop-operator"},)" +
+                   binding + "}",
+               201);
+  EXPECT_FALSE(cluster_binding["metadata"].contains("namespace")) << cluster_binding.dump();
+  CallJson("GET", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/hop-operator", "", 200);
+  // A cluster-scoped kind has no namespaced URL.
+  EXPECT_EQ(Call("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/x/clusterroles").status,
+            404);
+
+  // What their schemas refuse: a rule without verbs, a binding without roleRef, an unknown field.
+  const std::string roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/hop-system/roles";
+  KubeResponse r = Call("POST", roles + strict,
+                        R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
+                            "metadata":{"name":"bad"},"rules":[{"resources":["views"]}]})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("rules[0].verbs: required field is missing"), std::string::npos) << r.body;
+  r = Call("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/hop-system/rolebindings" + strict,
+           R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",
+               "metadata":{"name":"bad"},"subjects":[]})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("roleRef: required field is missing"), std::string::npos) << r.body;
+  r = Call("POST", roles + strict,
+           R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"bad"},
+               "rules":[{"verbs":["get"],"verb":["list"]}]})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("rules[0].verb: unknown field"), std::string::npos) << r.body;
+  r = Call("POST", "/api/v1/namespaces/hop-system/serviceaccounts" + strict,
+           R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"bad"},"spec":{}})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("spec: unknown field"), std::string::npos) << r.body;
+}
+
+// --- custom resources ---
+
+// A CRD of group example.com: Widget (namespaced, with a status subresource, a printer column and
+// defaults) or Gadget (cluster-scoped).
+std::string WidgetCrd(const std::string& scope = "Namespaced", const std::string& kind = "Widget") {
+  std::string lower = kind;
+  for (char& c : lower) c = static_cast<char>(std::tolower(c));
+  return R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+    "metadata":{"name":")" +
+         lower + R"(s.example.com"},
+    "spec":{"group":"example.com","scope":")" +
+         scope + R"(",
+      "names":{"kind":")" +
+         kind + R"(","plural":")" + lower + R"(s","shortNames":["w)" + lower.substr(0, 2) + R"("]},
+      "versions":[{"name":"v1","served":true,"storage":true,
+        "subresources":{"status":{}},
+        "additionalPrinterColumns":[{"name":"Size","type":"integer","jsonPath":".spec.size"}],
+        "schema":{"openAPIV3Schema":{"type":"object","properties":{
+          "spec":{"type":"object","required":["size"],"properties":{
+            "size":{"type":"integer","minimum":1},
+            "color":{"type":"string","enum":["red","blue"],"default":"red"},
+            "name":{"type":"string","pattern":"^[a-z]+$"}}},
+          "status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}}}]}})";
+}
+
+constexpr const char* kCrds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+constexpr const char* kWidgets = "/apis/example.com/v1/namespaces/default/widgets";
+
+std::string Widget(const std::string& name, const std::string& spec) {
+  return R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":")" + name +
+         R"("},"spec":)" + spec + "}";
+}
+
+TEST_F(KubeApiKindsTest, ACustomResourceDefinitionServesItsKind) {
+  EXPECT_EQ(Call("GET", kWidgets).status, 404);
+  const Json crd =
+      CallJson("POST", std::string(kCrds) + "?fieldValidation=Strict", WidgetCrd(), 201);
+  EXPECT_EQ(crd["metadata"]["name"], "widgets.example.com");
+  // The API establishes it, as the API server's controllers do.
+  const Json stored = CallJson("GET", std::string(kCrds) + "/widgets.example.com", "", 200);
+  ASSERT_TRUE(stored["status"]["conditions"].is_array()) << stored.dump();
+  for (const Json& c : stored["status"]["conditions"]) {
+    EXPECT_EQ(c["status"], "True") << c.dump();
+  }
+  EXPECT_EQ(stored["status"]["acceptedNames"]["plural"], "widgets");
+  EXPECT_EQ(stored["status"]["storedVersions"], Json::array({"v1"}));
+
+  // Discovery, plain and aggregated.
+  const Json group = CallJson("GET", "/apis/example.com/v1", "", 200);
+  const Json widgets = Resource(group, "widgets");
+  EXPECT_EQ(widgets["kind"], "Widget");
+  EXPECT_EQ(widgets["singularName"], "widget");
+  EXPECT_EQ(widgets["shortNames"], Json::array({"wwi"}));
+  EXPECT_TRUE(Resource(group, "widgets/status").is_object());
+  EXPECT_EQ(CallJson("GET", "/apis/example.com", "", 200)["preferredVersion"]["version"], "v1");
+  KubeRequest aggregated;
+  aggregated.method = "GET";
+  aggregated.path = "/apis";
+  aggregated.accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+  const std::string all = api_->Handle(aggregated).body;
+  EXPECT_NE(all.find(R"("resource":"widgets")"), std::string::npos) << all;
+  // OpenAPI: the CRD's schema under the kind's name.
+  const Json v3 = CallJson("GET", "/openapi/v3/apis/example.com/v1", "", 200);
+  const Json& def = v3["components"]["schemas"]["com.example.v1.Widget"];
+  EXPECT_EQ(def["properties"]["spec"]["properties"]["size"]["minimum"], 1) << def.dump();
+  EXPECT_EQ(def["x-kubernetes-group-version-kind"][0]["kind"], "Widget");
+  EXPECT_NE(CallJson("GET", "/openapi/v3", "", 200)["paths"].dump().find("apis/example.com/v1"),
+            std::string::npos);
+
+  // Objects: created with their defaults; refused with every error joined; unknown fields
+  // pruned, or refused under Strict.
+  Json made = CallJson("POST", kWidgets, Widget("one", R"({"size": 3})"), 201);
+  EXPECT_EQ(made["spec"]["color"], "red");
+  KubeResponse invalid =
+      Call("POST", kWidgets, Widget("bad", R"({"size": 0, "color": "green", "name": "X1"})"));
+  EXPECT_EQ(invalid.status, 422) << invalid.body;
+  const Json status = Json::parse(invalid.body);
+  EXPECT_EQ(status["reason"], "Invalid");
+  EXPECT_EQ(
+      status["message"],
+      R"(Widget.example.com "bad" is invalid: [spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1, spec.color: Unsupported value: "green": supported values: "red", "blue", spec.name: Invalid value: "X1": spec.name in body should match '^[a-z]+$'])");
+  EXPECT_EQ(status["details"]["causes"].size(), 3u);
+  EXPECT_EQ(status["details"]["causes"][1]["field"], "spec.color");
+  EXPECT_EQ(status["details"]["causes"][1]["reason"], "FieldValueNotSupported");
+  invalid = Call("POST", kWidgets, Widget("bad", R"({"color": "blue"})"));
+  EXPECT_EQ(invalid.status, 422);
+  EXPECT_EQ(Json::parse(invalid.body)["message"],
+            R"(Widget.example.com "bad" is invalid: spec.size: Required value)");
+
+  KubeResponse strict = Call("POST", std::string(kWidgets) + "?fieldValidation=Strict",
+                             Widget("two", R"({"size": 1, "shape": "round"})"));
+  EXPECT_EQ(strict.status, 400) << strict.body;
+  EXPECT_NE(strict.body.find(R"(strict decoding error: unknown field \"spec.shape\")"),
+            std::string::npos)
+      << strict.body;
+  KubeResponse warned = Call("POST", kWidgets, Widget("two", R"({"size": 1, "shape": "round"})"));
+  EXPECT_EQ(warned.status, 201) << warned.body;
+  EXPECT_EQ(warned.warnings, std::vector<std::string>{R"(unknown field "spec.shape")"});
+  EXPECT_FALSE(Json::parse(warned.body)["spec"].contains("shape"));
+  // Patches and updates are validated too.
+  EXPECT_EQ(Call("PATCH", std::string(kWidgets) + "/one", R"({"spec":{"size":-1}})",
+                 "application/merge-patch+json")
+                .status,
+            422);
+  EXPECT_EQ(Call("PATCH", std::string(kWidgets) + "/one", R"({"spec":{"size":-1}})",
+                 "application/strategic-merge-patch+json")
+                .status,
+            415);
+  made["spec"]["size"] = "big";
+  EXPECT_EQ(Call("PUT", std::string(kWidgets) + "/one", made.dump()).status, 422);
+  EXPECT_EQ(Call("POST", std::string(kWidgets) + "?dryRun=All", Widget("dry", R"({})")).status,
+            422);
+
+  // The status subresource: a create or an update of the object keeps the stored status, a
+  // write of the status keeps the rest.
+  Json with_status = Json::parse(Widget("three", R"({"size": 2})"));
+  with_status["status"] = Json{{"ready", true}};
+  EXPECT_FALSE(CallJson("POST", kWidgets, with_status.dump(), 201).contains("status"));
+  Json current = CallJson("GET", std::string(kWidgets) + "/three", "", 200);
+  current["status"] = Json{{"ready", true}, {"extra", 1}};
+  current["spec"]["size"] = 9;
+  Json after = CallJson("PUT", std::string(kWidgets) + "/three/status", current.dump(), 200);
+  EXPECT_EQ(after["status"], Json({{"ready", true}}));  // pruned by the schema
+  EXPECT_EQ(after["spec"]["size"], 2);
+  after["spec"]["size"] = 4;
+  after["status"]["ready"] = false;
+  after = CallJson("PUT", std::string(kWidgets) + "/three", after.dump(), 200);
+  EXPECT_EQ(after["spec"]["size"], 4);
+  EXPECT_EQ(after["status"]["ready"], true);
+  EXPECT_EQ(after["metadata"]["generation"], 2);
+
+  // A Table has the CRD's printer columns.
+  KubeRequest table;
+  table.method = "GET";
+  table.path = kWidgets;
+  table.accept = "application/json;as=Table;g=meta.k8s.io;v=v1";
+  const Json t = Json::parse(api_->Handle(table).body);
+  EXPECT_EQ(t["columnDefinitions"][1]["name"], "Size") << t.dump();
+  EXPECT_EQ(t["rows"][0]["cells"][1], 3) << t.dump();
+  EXPECT_EQ(CallJson("GET", kWidgets, "", 200)["items"].size(), 3u);
+
+  // Deleting the CRD stops serving the kind and deletes its objects, as on Kubernetes.
+  CallJson("DELETE", std::string(kCrds) + "/widgets.example.com", "", 200);
+  EXPECT_EQ(Call("GET", kWidgets).status, 404);
+  EXPECT_EQ(Call("GET", "/apis/example.com/v1").status, 404);
+  auto left = store_->List({resource::GroupKind{"example.com", "Widget"}});
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->items.empty());
+}
+
+TEST_F(KubeApiKindsTest, AClusterScopedCustomKindHasNoNamespace) {
+  CallJson("POST", kCrds, WidgetCrd("Cluster", "Gadget"), 201);
+  const std::string gadgets = "/apis/example.com/v1/gadgets";
+  const Json made = CallJson(
+      "POST", gadgets,
+      R"({"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"size":1}})",
+      201);
+  EXPECT_FALSE(made["metadata"].contains("namespace")) << made.dump();
+  EXPECT_FALSE(CallJson("GET", gadgets + "/g", "", 200)["metadata"].contains("namespace"));
+  const Json list = CallJson("GET", gadgets, "", 200);
+  ASSERT_EQ(list["items"].size(), 1u);
+  EXPECT_FALSE(list["items"][0]["metadata"].contains("namespace"));
+  EXPECT_EQ(Call("GET", "/apis/example.com/v1/namespaces/default/gadgets").status, 404);
+  Json patched = CallJson("PATCH", gadgets + "/g", R"({"spec":{"size":5}})", 200,
+                          "application/merge-patch+json");
+  EXPECT_EQ(patched["spec"]["size"], 5);
+  EXPECT_FALSE(patched["metadata"].contains("namespace"));
+  EXPECT_EQ(Call("POST", gadgets,
+                 R"({"apiVersion":"example.com/v1","kind":"Gadget",
+                     "metadata":{"name":"h","namespace":"default"},"spec":{"size":1}})")
+                .status,
+            400);
+}
+
+// A watch of a kind only a CRD defines: the objects as they are, then each change; a
+// cluster-scoped one without the namespace the store keeps it in.
+TEST_F(KubeApiKindsTest, AWatchOfACustomKindSeesItsObjectsAndChanges) {
+  CallJson("POST", kCrds, WidgetCrd("Cluster", "Gadget"), 201);
+  const std::string gadgets = "/apis/example.com/v1/gadgets";
+  auto gadget = [](const std::string& name) {
+    return R"({"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":")" + name +
+           R"("},"spec":{"size":1}})";
+  };
+  CallJson("POST", gadgets, gadget("a"), 201);
+  KubeRequest req;
+  req.method = "GET";
+  req.path = gadgets;
+  req.query = {{"watch", "true"}, {"timeoutSeconds", "10"}};
+  auto opened = api_->OpenWatch(req);
+  ASSERT_TRUE(std::holds_alternative<std::unique_ptr<KubeWatchStream>>(opened));
+  auto stream = std::move(std::get<std::unique_ptr<KubeWatchStream>>(opened));
+  std::atomic<bool> stopping{false};
+  std::mutex mu;
+  std::string seen;
+  std::thread runner([&] {
+    stream->Run(
+        [&](std::string_view chunk) {
+          std::lock_guard<std::mutex> lock(mu);
+          seen += chunk;
+          return true;
+        },
+        stopping);
+  });
+  CallJson("POST", gadgets, gadget("b"), 201);
+  auto lines = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<Json> out;
+    size_t i = 0;
+    for (size_t nl; (nl = seen.find('\n', i)) != std::string::npos; i = nl + 1) {
+      out.push_back(Json::parse(seen.substr(i, nl - i)));
+    }
+    return out;
+  };
+  for (int i = 0; i < 500 && lines().size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stopping = true;
+  runner.join();
+  const std::vector<Json> events = lines();
+  ASSERT_EQ(events.size(), 2u) << seen;
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["name"], "a");
+  EXPECT_EQ(events[1]["type"], "ADDED");
+  EXPECT_EQ(events[1]["object"]["metadata"]["name"], "b");
+  for (const Json& e : events) {
+    EXPECT_FALSE(e["object"]["metadata"].contains("namespace")) << e.dump();
+  }
+}
+
+TEST_F(KubeApiKindsTest, InvalidCustomResourceDefinitionsAreRefused) {
+  struct Bad {
+    const char* name;
+    std::string from;
+    std::string to;
+    std::string error;
+  };
+  const Bad kBad[] = {
+      {"not structural", R"("size":{"type":"integer","minimum":1})", R"("size":{"minimum":1})",
+       "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: Required "
+       "value: must not be empty for specified object fields"},
+      {"type not a string", R"("size":{"type":"integer","minimum":1})", R"("size":{"type":7})",
+       R"(spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: Unsupported value: 7)"},
+      {"bad pattern", R"("pattern":"^[a-z]+$")", R"("pattern":"([a-z]")",
+       R"(spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].pattern: Invalid value: \"([a-z]\": must be a valid regular expression, but isn't: missing ))"},
+      {"name", R"("name":"widgets.example.com")", R"("name":"things.example.com")",
+       R"(metadata.name: Invalid value: \"things.example.com\": must be spec.names.plural+\".\"+spec.group)"},
+      {"scope", R"("scope":"Namespaced")", R"("scope":"Global")",
+       R"(spec.scope: Unsupported value: \"Global\")"},
+      {"no storage version", R"("storage":true)", R"("storage":false)",
+       "must have exactly one version marked as storage version"},
+  };
+  for (const Bad& b : kBad) {
+    std::string crd = WidgetCrd();
+    const size_t at = crd.find(b.from);
+    ASSERT_NE(at, std::string::npos) << b.name;
+    crd.replace(at, b.from.size(), b.to);
+    KubeResponse r = Call("POST", kCrds, crd);
+    EXPECT_EQ(r.status, 422) << b.name << "\n" << r.body;
+    EXPECT_NE(r.body.find(b.error), std::string::npos) << b.name << "\n" << r.body;
+    EXPECT_NE(r.body.find(R"(CustomResourceDefinition.apiextensions.k8s.io \")"), std::string::npos)
+        << b.name << "\n"
+        << r.body;
+  }
+  EXPECT_EQ(CallJson("GET", kCrds, "", 200)["items"].size(), 0u);
+}
+
+// A CRD whose names clash with a kind served already is stored, not established, not served.
+TEST_F(KubeApiKindsTest, ACustomResourceDefinitionWhoseNamesClashIsNotEstablished) {
+  std::string crd = WidgetCrd();
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{"example.com", "hoptimator.linkedin.com"},
+        {R"("plural":"widgets")", R"("plural":"views")"}}) {
+    size_t at;
+    while ((at = crd.find(from)) != std::string::npos) crd.replace(at, from.size(), to);
+  }
+  crd.replace(crd.find("widgets.hoptimator"), 7, "views");
+  CallJson("POST", kCrds, crd, 201);
+  const Json stored =
+      CallJson("GET", std::string(kCrds) + "/views.hoptimator.linkedin.com", "", 200);
+  EXPECT_EQ(stored["status"]["conditions"][0]["type"], "NamesAccepted");
+  EXPECT_EQ(stored["status"]["conditions"][0]["status"], "False") << stored.dump();
+  EXPECT_EQ(stored["status"]["conditions"][1]["status"], "False") << stored.dump();
+  // views are still hop's Views.
+  EXPECT_EQ(Resource(CallJson("GET", "/apis/hoptimator.linkedin.com/v1alpha1"), "views")["kind"],
+            "View");
+}
+
+// The test/crds fixture of a kind hop knows free-form: its objects are validated by it, and the
+// kind is served as hop knows it, with the CRD's schema in the OpenAPI documents.
+std::string Fixture(const std::string& file) {
+  const char* root = std::getenv("HOP_SOURCE_DIR");
+  std::ifstream in(std::string(root ? root : ".") + "/test/crds/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto docs = ParseYamlDocuments(text.str(), file);
+  EXPECT_TRUE(docs.ok() && docs->size() == 1) << file;
+  return docs.ok() && !docs->empty() ? (*docs)[0].dump() : "";
+}
+
+TEST_F(KubeApiKindsTest, AnInstalledCrdValidatesAKindHopKnows) {
+  const std::string jobs = "/apis/flink.apache.org/v1beta1/namespaces/default/flinksessionjobs";
+  const std::string bad = R"({"apiVersion":"flink.apache.org/v1beta1","kind":"FlinkSessionJob",
+      "metadata":{"name":"j"},"spec":{"deploymentName":"d","job":{"parallelism":"x","state":"paused"}}})";
+  // Free-form until its CRD is installed.
+  CallJson("POST", jobs + "?dryRun=All", bad, 201);
+  CallJson("POST", kCrds, Fixture("flinksessionjob.yaml"), 201);
+  KubeResponse refused = Call("POST", jobs, bad);
+  EXPECT_EQ(refused.status, 422) << refused.body;
+  EXPECT_EQ(
+      Json::parse(refused.body)["message"],
+      R"(FlinkSessionJob.flink.apache.org "j" is invalid: [spec.job.parallelism: Invalid value: "x": spec.job.parallelism in body must be of type integer: "string", spec.job.state: Unsupported value: "paused": supported values: "running", "suspended"])");
+  CallJson("POST", jobs,
+           R"({"apiVersion":"flink.apache.org/v1beta1","kind":"FlinkSessionJob",
+               "metadata":{"name":"j"},"spec":{"deploymentName":"d","job":{"parallelism":2}}})",
+           201);
+  // Served as hop knows it, with the CRD's short name, schema and columns.
+  const Json group = CallJson("GET", "/apis/flink.apache.org/v1beta1", "", 200);
+  EXPECT_EQ(Resource(group, "flinksessionjobs")["shortNames"], Json::array({"sessionjob"}));
+  const Json v2 = CallJson("GET", "/openapi/v2", "", 200);
+  EXPECT_EQ(v2["definitions"]["org.apache.flink.v1beta1.FlinkSessionJob"]["properties"]["spec"]
+              ["properties"]["job"]["properties"]["state"]["enum"],
+            Json::array({"running", "suspended"}));
+  // Deleting its CRD keeps the kind, and its objects, served free-form.
+  CallJson("DELETE", std::string(kCrds) + "/flinksessionjobs.flink.apache.org", "", 200);
+  CallJson("GET", jobs + "/j", "", 200);
+  Json other = Json::parse(bad);
+  other["metadata"]["name"] = "k";
+  CallJson("POST", jobs + "?dryRun=All", other.dump(), 201);
+}
+
+// The CRDs `hop crds` prints install, and then check hop's kinds as the API server would, on top
+// of hop's own validation.
+TEST_F(KubeApiKindsTest, HopsOwnCrdsInstallAndValidateHopsKinds) {
+  for (const Json& crd : resource::AllCustomResourceDefinitions()) {
+    CallJson("POST", std::string(kCrds) + "?fieldValidation=Strict", crd.dump(), 201);
+  }
+  const std::string sqljobs = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/sqljobs";
+  const Json job = CallJson(
+      "POST", sqljobs,
+      R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"SqlJob","metadata":{"name":"s"},
+          "spec":{"sql":["SELECT 1"]}})",
+      201);
+  // The CRD's defaults, as the API server sets them.
+  EXPECT_EQ(job["spec"]["dialect"], "Flink");
+  EXPECT_EQ(job["spec"]["executionMode"], "Streaming");
+  // A status field the CRD does not declare is pruned from a status write.
+  const std::string views = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/views";
+  Json view = CallJson("POST", views,
+                       R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"View",
+                           "metadata":{"name":"v"},"spec":{"view":"V","sql":"SELECT 1"}})",
+                       201);
+  view["status"] = Json{{"watermark", "2026-01-01T00:00:00Z"}, {"undeclared", true}};
+  const Json written = CallJson("PUT", views + "/v/status", view.dump(), 200);
+  EXPECT_EQ(written["status"], Json({{"watermark", "2026-01-01T00:00:00Z"}}));
+  // hop's validation still answers first.
+  KubeResponse r = Call("POST", views,
+                        R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"View",
+                            "metadata":{"name":"w"},"spec":{"view":"W"}})");
+  EXPECT_EQ(r.status, 422);
+  EXPECT_NE(r.body.find("spec.sql: required field is missing"), std::string::npos) << r.body;
+}
+
+// A CRD written around the API (hop apply writes the store) takes effect when the watch cache
+// sees it.
+TEST_F(KubeApiKindsTest, ACrdWrittenToTheStoreIsServedSoon) {
+  auto crd = resource::Resource::FromJson(Json::parse(WidgetCrd()), "test");
+  ASSERT_TRUE(crd.ok());
+  ASSERT_TRUE(store_->Create(std::move(*crd)).ok());
+  int status = 0;
+  for (int i = 0; i < 400 && status != 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    status = Call("GET", kWidgets).status;
+  }
+  EXPECT_EQ(status, 200);
+  Json stored;
+  for (int i = 0; i < 400 && !stored.contains("status"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stored = CallJson("GET", std::string(kCrds) + "/widgets.example.com");
+  }
+  EXPECT_EQ(stored["status"]["conditions"][1]["type"], "Established") << stored.dump();
+}
+
+// --- hop's store client ---
+
+TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {
+  const std::string hop = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/";
+  const std::string secret = hop + "secrets/databases/db";
+  CallJson("POST", hop + "secrets/databases",
+           R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"Database",
+               "metadata":{"name":"db"},"spec":{"schema":"ADS","dialect":"Calcite",
+               "url":"jdbc:mysql://localhost:3306;user=app;password=swordfish"}})",
+           201);
+  EXPECT_EQ(Call("GET", secret).body.find("swordfish"), std::string::npos);
+  store_client_ = true;
+  Json whole = CallJson("GET", secret, "", 200);
+  EXPECT_EQ(whole["spec"]["url"], "jdbc:mysql://localhost:3306;user=app;password=swordfish");
+  EXPECT_NE(Call("GET", hop + "secrets/databases").body.find("swordfish"), std::string::npos);
+  // What it writes back is whole too, and taken as it is.
+  whole["metadata"]["labels"] = Json{{"a", "b"}};
+  CallJson("PUT", secret, whole.dump(), 200);
+
+  // A view that reads a database: hop's DDL guard refuses others the delete; the store client
+  // deletes as the store does, and gets the Status the API server gives.
+  store_client_ = false;
+  const std::string db = hop + "default/databases/ads";
+  CallJson("POST", hop + "default/databases",
+           R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"Database",
+               "metadata":{"name":"ads"},"spec":{"schema":"ADS","dialect":"Calcite",
+               "url":"jdbc:demodb://names=ads"}})",
+           201);
+  CallJson(
+      "POST", hop + "default/views",
+      R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"View","metadata":{"name":"v"},
+               "spec":{"view":"V","schema":"ADS","sql":"SELECT * FROM ADS.PAGE_VIEWS"}})",
+      201);
+  KubeResponse guarded = Call("DELETE", db);
+  EXPECT_EQ(guarded.status, 409) << guarded.body;
+  EXPECT_NE(guarded.body.find("view/v"), std::string::npos) << guarded.body;
+  store_client_ = true;
+  KubeResponse stale = Call("DELETE", db, R"({"preconditions":{"resourceVersion":"1"}})");
+  EXPECT_EQ(stale.status, 409) << stale.body;
+  EXPECT_EQ(Call("DELETE", db + "?dryRun=All").status, 200);
+  const Json deleted = CallJson("DELETE", db, "", 200);
+  EXPECT_EQ(deleted["kind"], "Status") << deleted.dump();
+  EXPECT_EQ(deleted["status"], "Success");
+  EXPECT_EQ(Call("GET", db).status, 404);
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -17,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
@@ -35,7 +35,8 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
-constexpr const char* kDatabases = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/databases";
+constexpr const char* kDatabases =
+    "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/databases";
 
 Json ConfigMap(const std::string& name, const std::string& value = "v") {
   Json doc = Json::object();
@@ -50,7 +51,8 @@ Json ConfigMap(const std::string& name, const std::string& value = "v") {
 
 Json Database(const std::string& name) {
   return Json::parse(R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"Database",
-    "metadata":{"name":")" + name + R"("},
+    "metadata":{"name":")" +
+                     name + R"("},
     "spec":{"schema":"ADS","url":"jdbc:demodb://names=ads","dialect":"Calcite"}})");
 }
 
@@ -261,9 +263,9 @@ class KubeApiTest : public ::testing::Test {
     LineReader lines;
     const auto end = std::chrono::steady_clock::now() + timeout;
     // The server ends the watch too, should `stop` never say so.
-    const std::string bounded = fmt::format(
-        "{}&timeoutSeconds={}", path,
-        std::chrono::duration_cast<std::chrono::seconds>(timeout).count() + 1);
+    const std::string bounded =
+        fmt::format("{}&timeoutSeconds={}", path,
+                    std::chrono::duration_cast<std::chrono::seconds>(timeout).count() + 1);
     c.Get(bounded.c_str(), [&](const char* data, size_t len) {
       for (Event& e : lines.Feed(data, len)) seen.push_back(std::move(e));
       return !stop(seen) && std::chrono::steady_clock::now() < end;
@@ -315,7 +317,8 @@ TEST_F(KubeApiTest, WatchResumesAfterADroppedConnectionWithoutLosingOrRepeating)
   int64_t last = from;
   int connections = 0;
   const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (all.size() < static_cast<size_t>(kObjects) && std::chrono::steady_clock::now() < deadline) {
+  while (all.size() < static_cast<size_t>(kObjects) &&
+         std::chrono::steady_clock::now() < deadline) {
     ++connections;
     // Each connection takes up to 37 events, then hangs up mid-stream.
     auto events = Watch(
@@ -427,8 +430,9 @@ TEST_F(KubeApiTest, WatchFromForgottenHistoryGets410Expired) {
   // The store trims its log when the revision crosses a multiple of 256.
   for (int i = 0; i < 3; ++i) WriteConfigMaps(fmt::format("old{}", i), 100);
   StartServer();
-  auto events = Watch(fmt::format("{}?watch=true&resourceVersion=1", kConfigMaps),
-                      [](const std::vector<Event>& seen) { return !seen.empty(); }, 5s);
+  auto events = Watch(
+      fmt::format("{}?watch=true&resourceVersion=1", kConfigMaps),
+      [](const std::vector<Event>& seen) { return !seen.empty(); }, 5s);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].type, "ERROR");
   EXPECT_EQ(events[0].object.value("kind", ""), "Status") << events[0].object.dump();
@@ -437,8 +441,9 @@ TEST_F(KubeApiTest, WatchFromForgottenHistoryGets410Expired) {
   // A recent revision still resumes.
   const int64_t now = Revision();
   WriteConfigMaps("new", 2);
-  auto fresh = Watch(fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, now),
-                     [](const std::vector<Event>& seen) { return seen.size() >= 2; }, 5s);
+  auto fresh = Watch(
+      fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, now),
+      [](const std::vector<Event>& seen) { return seen.size() >= 2; }, 5s);
   ASSERT_EQ(fresh.size(), 2u);
   EXPECT_EQ(fresh[0].type, "ADDED");
 }
@@ -455,8 +460,9 @@ TEST_F(KubeApiTest, SmallWatchCacheFallsBackToTheStoresHistory) {
     std::this_thread::sleep_for(20ms);
     for (int i = 0; i < 4; ++i) WriteConfigMaps(fmt::format("b{}", i), 5);
   });
-  auto events = Watch(fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, from),
-                      [](const std::vector<Event>& seen) { return seen.size() >= 70; }, 10s);
+  auto events = Watch(
+      fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, from),
+      [](const std::vector<Event>& seen) { return seen.size() >= 70; }, 10s);
   writer.join();
   ASSERT_EQ(events.size(), 70u);
   std::set<std::string> names;
@@ -518,7 +524,8 @@ TEST_F(KubeApiTest, TableOfTableTriggersHasThePrinterColumns) {
   const std::string trigger = R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1",
     "kind":"TableTrigger","metadata":{"name":"t1"},
     "spec":{"schema":"ADS","table":"AUDIENCE","schedule":"0 * * * *","paused":true}})";
-  const std::string path = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/tabletriggers";
+  const std::string path =
+      "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/tabletriggers";
   auto made = c.Post(path.c_str(), trigger, "application/json");
   ASSERT_TRUE(made);
   ASSERT_EQ(made->status, 201) << made->body;
@@ -532,8 +539,8 @@ TEST_F(KubeApiTest, TableOfTableTriggersHasThePrinterColumns) {
     EXPECT_EQ(t.value("apiVersion", ""), "meta.k8s.io/v1");
     std::vector<std::string> columns;
     for (const Json& col : t["columnDefinitions"]) columns.push_back(col["name"]);
-    const std::vector<std::string> want = {"Name",     "PAUSED",    "CATALOG",   "SCHEMA",
-                                           "TABLE",    "SCHEDULE",  "TIMESTAMP", "WATERMARK",
+    const std::vector<std::string> want = {"Name",     "PAUSED",   "CATALOG",   "SCHEMA",
+                                           "TABLE",    "SCHEDULE", "TIMESTAMP", "WATERMARK",
                                            "LAST RUN", "Age"};
     EXPECT_EQ(columns, want) << r->body;
     ASSERT_EQ(t["rows"].size(), 1u);
@@ -568,11 +575,13 @@ TEST_F(KubeApiTest, FailuresAreStatusesWithTheirCodeAndReason) {
   Json stale = Body(made);
   Json changed = stale;
   changed["spec"]["schema"] = "ADS2";
-  auto updated = c.Put(fmt::format("{}/ads", kDatabases).c_str(), changed.dump(), "application/json");
+  auto updated =
+      c.Put(fmt::format("{}/ads", kDatabases).c_str(), changed.dump(), "application/json");
   ASSERT_TRUE(updated);
   ASSERT_EQ(updated->status, 200) << updated->body;
   stale["spec"]["schema"] = "ADS3";
-  auto conflict = c.Put(fmt::format("{}/ads", kDatabases).c_str(), stale.dump(), "application/json");
+  auto conflict =
+      c.Put(fmt::format("{}/ads", kDatabases).c_str(), stale.dump(), "application/json");
   ExpectStatus(conflict, 409, "Conflict");
   EXPECT_NE(conflict->body.find("the object has been modified"), std::string::npos);
 
@@ -608,14 +617,61 @@ TEST_F(KubeApiTest, FailuresAreStatusesWithTheirCodeAndReason) {
   EXPECT_EQ(Body(after)["spec"]["schema"], "X");
 }
 
+// hop's KubernetesStore marks its requests with X-Hop-Store-Client: true, and reads secrets whole,
+// in objects and in watch events alike; other clients read them redacted.
+TEST_F(KubeApiTest, TheStoreClientHeaderReadsSecretsWhole) {
+  Start();
+  Json db = Database("secret");
+  db["spec"]["url"] = "jdbc:mysql://db:3306;user=app;password=swordfish";
+  httplib::Client c = Client();
+  auto made = c.Post(kDatabases, db.dump(), "application/json");
+  ASSERT_TRUE(made);
+  ASSERT_EQ(made->status, 201) << made->body;
+  EXPECT_EQ(made->body.find("swordfish"), std::string::npos);
+  const httplib::Headers store_client = {{"X-Hop-Store-Client", "true"}};
+  auto whole = c.Get(fmt::format("{}/secret", kDatabases).c_str(), store_client);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(Body(whole)["spec"]["url"], "jdbc:mysql://db:3306;user=app;password=swordfish");
+  auto other = c.Get(fmt::format("{}/secret", kDatabases).c_str(), {{"X-Hop-Store-Client", "no"}});
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->body.find("swordfish"), std::string::npos);
+
+  // A watch: the initial event and a change, whole for the store client only.
+  for (const bool whole_watch : {true, false}) {
+    httplib::Client w = Client();
+    std::vector<Event> seen;
+    LineReader lines;
+    const std::string path = fmt::format("{}?watch=true&timeoutSeconds=5", kDatabases);
+    std::thread change([&] {
+      std::this_thread::sleep_for(200ms);
+      Client().Patch(fmt::format("{}/secret", kDatabases).c_str(),
+                     R"({"metadata":{"labels":{"n":")" + std::to_string(whole_watch) + R"("}}})",
+                     "application/merge-patch+json");
+    });
+    w.Get(path.c_str(), whole_watch ? store_client : httplib::Headers{},
+          [&](const char* data, size_t len) {
+            for (Event& e : lines.Feed(data, len)) seen.push_back(std::move(e));
+            return seen.size() < 2;
+          });
+    change.join();
+    ASSERT_EQ(seen.size(), 2u) << whole_watch;
+    for (const Event& e : seen) {
+      EXPECT_EQ(e.object["spec"]["url"].get<std::string>().find("swordfish") != std::string::npos,
+                whole_watch)
+          << e.object.dump();
+    }
+  }
+}
+
 // --- robustness ---
 
 TEST_F(KubeApiTest, FiveHundredWatchesDoNotSlowOtherRequests) {
   Start();
   const int64_t from = Revision();
   std::vector<int> watchers;
-  const std::string request = fmt::format(
-      "GET {}?watch=true&resourceVersion={} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", kConfigMaps, from);
+  const std::string request =
+      fmt::format("GET {}?watch=true&resourceVersion={} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+                  kConfigMaps, from);
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 500; ++i) {
     const int fd = RawConnect(server_->port());
@@ -657,10 +713,12 @@ TEST_F(KubeApiTest, AWatcherThatStopsReadingBlocksNoOne) {
   std::this_thread::sleep_for(50ms);  // the stalled watch is open before the writes
   // 200 objects of 16 KiB: far more than the socket buffers of the stalled client hold.
   std::thread writer([&] {
-    for (int i = 0; i < 20; ++i) WriteConfigMaps(fmt::format("big{:02}", i), 10, std::string(16384, 'x'));
+    for (int i = 0; i < 20; ++i)
+      WriteConfigMaps(fmt::format("big{:02}", i), 10, std::string(16384, 'x'));
   });
-  auto events = Watch(fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, from),
-                      [](const std::vector<Event>& seen) { return seen.size() >= 200; }, 10s);
+  auto events = Watch(
+      fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, from),
+      [](const std::vector<Event>& seen) { return seen.size() >= 200; }, 10s);
   writer.join();
   EXPECT_EQ(events.size(), 200u);
   httplib::Client c = Client();
@@ -679,7 +737,8 @@ TEST_F(KubeApiTest, GarbageOnTheSocketGetsAnErrorOrACloseAndTheServerKeepsServin
       "GET\r\n\r\n",
       "GET / HTTP/9.9\r\nHost\r\n\r\n",
       "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
-      "PATCH /api/v1/namespaces/default/configmaps/x HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
+      "PATCH /api/v1/namespaces/default/configmaps/x HTTP/1.1\r\nContent-Length: "
+      "99999999999999999999\r\n\r\n",
       std::string(100000, 'A') + "\r\n\r\n",
   };
   for (const std::string& g : garbage) {
@@ -810,8 +869,8 @@ TEST_F(KubeApiTest, FinalizersHoldADeleteAndOrphanKeepsDependents) {
   EXPECT_EQ(marked->status, 202) << marked->body;
   EXPECT_TRUE(Body(marked)["metadata"].contains("deletionTimestamp")) << marked->body;
   EXPECT_EQ(c.Get(std::string(kConfigMaps) + "/held")->status, 200);
-  auto released = c.Patch(std::string(kConfigMaps) + "/held",
-                          R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
+  auto released = c.Patch(std::string(kConfigMaps) + "/held", R"({"metadata":{"finalizers":null}})",
+                          "application/merge-patch+json");
   ASSERT_TRUE(released);
   EXPECT_EQ(c.Get(std::string(kConfigMaps) + "/held")->status, 404);
 
@@ -819,9 +878,11 @@ TEST_F(KubeApiTest, FinalizersHoldADeleteAndOrphanKeepsDependents) {
   ASSERT_EQ(owner->status, 201);
   for (const char* name : {"kept", "taken"}) {
     Json child = ConfigMap(name);
-    child["metadata"]["ownerReferences"] = Json::array(
-        {Json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner"},
-              {"uid", Body(owner)["metadata"]["uid"]}}});
+    child["metadata"]["ownerReferences"] =
+        Json::array({Json{{"apiVersion", "v1"},
+                          {"kind", "ConfigMap"},
+                          {"name", "owner"},
+                          {"uid", Body(owner)["metadata"]["uid"]}}});
     ASSERT_EQ(c.Post(kConfigMaps, child.dump(), "application/json")->status, 201);
   }
   // Background (the default) takes the dependents with the owner...
@@ -844,7 +905,6 @@ TEST_F(KubeApiTest, FinalizersHoldADeleteAndOrphanKeepsDependents) {
   ExpectStatus(c.Delete(std::string(kConfigMaps) + "/kept?propagationPolicy=Sideways"), 400,
                "BadRequest");
 }
-
 
 // --- the HTTP/1.1 server itself ---
 

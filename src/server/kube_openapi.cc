@@ -200,7 +200,24 @@ void AddMetaDefinitions(Flavor f, Json& defs) {
                                      "Foreground.")}});
 }
 
+// The definition of a kind an installed CRD describes: its openAPIV3Schema, as kube-apiserver
+// publishes a custom resource's, with apiVersion, kind and the typed metadata filled in.
+Json CustomKindDefinition(Flavor f, const KindInfo& kind) {
+  Json def = *kind.open_api_schema;
+  if (!def.contains("properties") || !def["properties"].is_object()) {
+    def["properties"] = Json::object();
+  }
+  Json& props = def["properties"];
+  props["apiVersion"] = Str("The versioned schema of this object: " + kind.api_version() + ".");
+  props["kind"] = Str("The kind of this object: " + kind.kind + ".");
+  props["metadata"] = RefProperty(f, Meta("ObjectMeta"), "Standard object metadata.");
+  def["type"] = "object";
+  def["x-kubernetes-group-version-kind"] = Json::array({Gvk(kind.group, kind.version, kind.kind)});
+  return def;
+}
+
 Json KindDefinition(Flavor f, const KindInfo& kind) {
+  if (kind.open_api_schema != nullptr) return CustomKindDefinition(f, kind);
   Json props = Json::object();
   props["apiVersion"] = Str("The versioned schema of this object: " + kind.api_version() + ".");
   props["kind"] = Str("The kind of this object: " + kind.kind + ".");
@@ -552,7 +569,10 @@ std::string GroupVersionPath(const std::string& group, const std::string& versio
 
 std::string OpenApiDefinitionName(const KindInfo& kind) {
   std::string prefix;
-  if (kind.group.empty()) {
+  if (kind.group == resource::kApiextensionsGroup) {
+    // CustomResourceDefinition lives in its own server's packages.
+    prefix = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions";
+  } else if (kind.group.empty()) {
     prefix = "io.k8s.api.core";
   } else if (kind.group.find('.') == std::string::npos) {
     prefix = "io.k8s.api." + kind.group;  // batch, apps, ...

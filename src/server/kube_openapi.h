@@ -17,7 +17,8 @@ namespace hop::server {
 
 // The definition (v2) or component (v3) name of a kind, as kube-apiserver names it: the group
 // reversed, then version and kind (`com.linkedin.hoptimator.v1alpha1.View`); Kubernetes' own groups
-// are `io.k8s.api.GROUP.VERSION.KIND` (`io.k8s.api.core.v1.ConfigMap`, `io.k8s.api.batch.v1.Job`).
+// are `io.k8s.api.GROUP.VERSION.KIND` (`io.k8s.api.core.v1.ConfigMap`, `io.k8s.api.batch.v1.Job`),
+// and CustomResourceDefinition is `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1...`.
 std::string OpenApiDefinitionName(const resource::KindInfo& kind);
 
 // The Swagger 2.0 document of /openapi/v2 for `kinds`: a definition per kind and per list kind,
@@ -25,7 +26,9 @@ std::string OpenApiDefinitionName(const resource::KindInfo& kind);
 // collection, item and (for kinds with status_subresource) status paths with their operations.
 // Patches are declared as JSON patch, JSON merge patch and apply patch only, never strategic
 // merge patch, as kube-apiserver declares custom resources. Kinds whose spec and status are
-// free-form (x-kubernetes-preserve-unknown-fields) get exactly that; duplicates are skipped.
+// free-form (x-kubernetes-preserve-unknown-fields) get exactly that; kinds with top-level fields
+// (KindInfo::top_level) get those instead of spec and status; a kind with an installed CRD's
+// schema (KindInfo::open_api_schema) gets that schema; duplicates are skipped.
 Json OpenApiV2(const std::vector<const resource::KindInfo*>& kinds);
 
 // The document of /openapi/v3: every group-version of `kinds` (`api/v1` for the core group,

@@ -278,8 +278,8 @@ TEST(KubeOpenApiTest, EveryRefResolves) {
   const Json v2 = OpenApiV2(AllKinds());
   ExpectRefsResolve(v2, "#/definitions/", v2.at("definitions"), "v2");
   const Json index = OpenApiV3Index(AllKinds());
-  // hop, core, batch, apps, flink, strimzi, coordination
-  EXPECT_EQ(index.at("paths").size(), 7u);
+  // hop, core, batch, apps, flink, strimzi, coordination, rbac, apiextensions
+  EXPECT_EQ(index.at("paths").size(), 9u);
   for (const auto& [key, entry] : index.at("paths").items()) {
     const std::string group = key.starts_with("api/") ? "" : key.substr(5, key.rfind('/') - 5);
     const std::string version = key.substr(key.rfind('/') + 1);
@@ -376,8 +376,8 @@ TEST(KubeOpenApiTest, SchemasComeFromTheKinds) {
   EXPECT_EQ(lease_spec.at("acquireTime").at("format"), "date-time");
   EXPECT_EQ(lease_spec.at("renewTime").at("format"), "date-time");
   EXPECT_FALSE(lease.at("properties").at("spec").contains("x-kubernetes-preserve-unknown-fields"));
-  EXPECT_TRUE(
-      v2.at("paths").contains("/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"));
+  EXPECT_TRUE(v2.at("paths").contains(
+      "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"));
   EXPECT_FALSE(v2.at("paths").contains(
       "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}/status"));
 

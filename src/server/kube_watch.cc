@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
+#include "common/redact.h"
 #include "resource/secrets.h"
 
 namespace hop::server {
@@ -17,6 +18,24 @@ std::string WatchEventLine(std::string_view type, const Json& object) {
   return line;
 }
 
+namespace {
+
+// Whether redaction would change a string of `doc` (resource::RedactSecretsIn).
+bool HoldsSecrets(const Json& doc) {
+  if (doc.is_string()) {
+    const std::string& text = doc.get_ref<const std::string&>();
+    return RedactSecrets(text) != text;
+  }
+  if (doc.is_object() || doc.is_array()) {
+    for (const Json& v : doc) {
+      if (HoldsSecrets(v)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_t revision,
                                                    resource::Resource object) {
   auto e = std::make_shared<CachedEvent>();
@@ -25,10 +44,19 @@ std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_
   // A deleted object's resourceVersion is its deletion's, as Kubernetes sends it: a watcher
   // resumes from the last version it saw, and the object's last write is older than the delete.
   if (type == store::EventType::kDeleted) object.set_resource_version(std::to_string(revision));
-  resource::RedactSecretsIn(object.mutable_json());
+  // Most objects hold no secret: they are serialised once, for every watcher.
+  if (HoldsSecrets(object.json())) {
+    e->whole_line = WatchEventLine(store::EventTypeName(type), object.json());
+    e->whole = std::make_shared<const resource::Resource>(object);
+    resource::RedactSecretsIn(object.mutable_json());
+  }
   e->line = WatchEventLine(store::EventTypeName(type), object.json());
   e->object = std::move(object);
   return e;
+}
+
+void KubeWatchCache::SetObserver(std::function<void(const store::Event&)> observer) {
+  observer_ = std::move(observer);
 }
 
 KubeWatchCache::KubeWatchCache(store::Store& store, size_t capacity, size_t max_bytes)
@@ -80,6 +108,7 @@ void KubeWatchCache::Feed() {
     }
     std::shared_ptr<const CachedEvent> cached;
     if (outcome == store::Watch::Outcome::kEvent) {
+      if (observer_) observer_(event);
       cached = MakeCachedEvent(event.type, event.revision, std::move(event.object));
     }
     const int64_t progress = watch_->Progress();

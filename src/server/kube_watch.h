@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,11 +30,23 @@ struct CachedEvent {
   resource::Resource object;  // secrets redacted
   // `{"type":"ADDED","object":{...}}` and a newline: the line a JSON watcher is sent.
   std::string line;
+  // When redaction changed the object: the object whole, and its line, for hop's store client
+  // (docs/kubernetes-api.md "hop's store client"); otherwise null and empty, `object` and `line`
+  // being whole already.
+  std::shared_ptr<const resource::Resource> whole;
+  std::string whole_line;
+
+  const resource::Resource& Object(bool redacted) const {
+    return redacted || whole == nullptr ? object : *whole;
+  }
+  const std::string& Line(bool redacted) const {
+    return redacted || whole == nullptr ? line : whole_line;
+  }
 };
 
-// The line of a watch event for `object` (secrets redacted).
+// The line of a watch event for `object`, as it is.
 std::string WatchEventLine(std::string_view type, const Json& object);
-// `object` as an event of a watch: secrets redacted, the line serialised.
+// `object` as an event of a watch: secrets redacted, the lines serialised.
 std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_t revision,
                                                    resource::Resource object);
 
@@ -45,6 +58,10 @@ class KubeWatchCache {
   ~KubeWatchCache();  // Stop()
   KubeWatchCache(const KubeWatchCache&) = delete;
   KubeWatchCache& operator=(const KubeWatchCache&) = delete;
+
+  // Called in the cache's thread with every event, before watchers can read it, until Stop:
+  // set before Start. It may read and write the store.
+  void SetObserver(std::function<void(const store::Event&)> observer);
 
   // Starts following the store from its current revision.
   Status Start();
@@ -73,6 +90,7 @@ class KubeWatchCache {
   const size_t max_bytes_;
   std::unique_ptr<store::Watch> watch_;
   std::thread thread_;
+  std::function<void(const store::Event&)> observer_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
