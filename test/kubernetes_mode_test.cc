@@ -186,7 +186,7 @@ spec:
         return std::count(text.begin(), text.end(), '\n') >= kFires;
       },
       90s))
-      << ReadFileText(runs) << OperatorLog("b");
+      << ReadFileText(runs) << OperatorLog("b") << Ok("get tabletriggers appender -o yaml");
   Ok("-e '!wait 60'");
   // Every fire once: as many distinct times as fires, none twice, and every run recorded as
   // succeeded.

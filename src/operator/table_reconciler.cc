@@ -23,8 +23,7 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
     if (auto ref = RunningJob(*table, "fill")) {
       HOP_ASSIGN_OR_RETURN(job, store_.Find(*ref));
     }
-    HOP_ASSIGN_OR_RETURN(RefreshPlan plan,
-                         PlanFill(*table, job, context.clock->Now(), fill_jobs_));
+    HOP_ASSIGN_OR_RETURN(RefreshPlan plan, PlanFill(*table, job, context.clock->Now(), fill_jobs_));
     HOP_RETURN_IF_ERROR(CommitRefreshPlan(store_, *table, std::move(plan), context));
     // What the fill wrote is the table's state now.
     HOP_ASSIGN_OR_RETURN(table, GetOrNotFound(store_, request));
@@ -45,14 +44,8 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
       store_.List({resource::TableTriggerKind::Info().group_kind(), table->namespace_name(), {}}));
   // As the View reconciler: every trigger's fires and the runs they start, and the emptied queue,
   // in one batch that fails (and the reconcile runs again) if any of them changed since read.
+  // The receivers first, the emptied queue last (view_reconciler.cc says why).
   Batch batch(store_);
-  // The queued advances also go to the views derived from the table, in the same commit.
-  HOP_RETURN_IF_ERROR(
-      QueueOnDerivedViews(store_, batch, store::RefOf(*table), table_fires.Queued()));
-  if (table_fires.HasPending()) {
-    table_fires.Delivered();
-    batch.UpdateStatusIfChanged(*table, std::move(table_status));
-  }
   const SystemTime now = context.clock->Now();
   const std::string watermark = deploy::TriggerFires::Stamp(fires.back());
   for (Resource& trigger : triggers.items) {
@@ -63,6 +56,13 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
       log::Info("[{}] Table {}/{} advanced to {}: firing trigger {}", context.id,
                 table->namespace_name(), table->name(), watermark, name);
     }
+  }
+  // The queued advances also go to the views derived from the table, in the same commit.
+  HOP_RETURN_IF_ERROR(
+      QueueOnDerivedViews(store_, batch, store::RefOf(*table), table_fires.Queued()));
+  if (table_fires.HasPending()) {
+    table_fires.Delivered();
+    batch.UpdateStatusIfChanged(*table, std::move(table_status));
   }
   HOP_RETURN_IF_ERROR(batch.Commit());
   return ReconcileResult::Done();

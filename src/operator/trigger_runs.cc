@@ -391,7 +391,6 @@ Resource AdoptRun(Resource trigger, const Resource& job, SystemTime now) {
 Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
                     store::Store* store) {
   if (plan.create) HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(*plan.create).status());
-  batch.UpdateStatusIfChanged(plan.trigger, before);
   const std::vector<store::ObjectRef> none;
   for (const store::ObjectRef& ref : store != nullptr ? plan.outputs : none) {
     const std::string what = deploy::WatermarkTargetText(ref);
@@ -416,6 +415,7 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
     }
     if (*moved) batch.UpdateStatusIfChanged(*output, std::move(status));
   }
+  batch.UpdateStatusIfChanged(plan.trigger, before);
   if (plan.remove) HOP_RETURN_IF_ERROR(batch.DeleteIfPresent(*plan.remove).status());
   return Status::OK();
 }

@@ -99,14 +99,16 @@ resource::Resource AdoptRun(resource::Resource trigger, const resource::Resource
                             SystemTime now);
 
 // Adds to `batch` what `plan` says, in this order: the Job of the run it starts (unless it
-// exists: made by an earlier reconcile that could not record it), the trigger's new status (if
-// it changed from `before`, the status it was planned from), the advance of the watermarks of
-// the outputs of a run that succeeded (each read from `store`; one that is gone, derives its
-// watermark, or is already past the window's end is left alone and the log says so), the delete
+// exists: made by an earlier reconcile that could not record it), the advance of the watermarks
+// of the outputs of a run that succeeded (each read from `store`; one that is gone, derives its
+// watermark, or is already past the window's end is left alone and the log says so), the
+// trigger's new status (if it changed from `before`, the status it was planned from), the delete
 // of the finished Job (if it is still there). A run is recorded in the same batch as its Job is
-// created, and the batch fails if the trigger or an output changed since it was read; the Job
-// comes first so that, where a batch is not atomic, no status ever records a run whose Job was
-// not made (a Job made but not recorded is adopted: UnrecordedRunJob).
+// created, and the batch fails if the trigger or an output changed since it was read. The order
+// is for stores whose batches are not atomic: a writer that stops part-way leaves nothing the
+// next reconcile does not finish (a Job made but not recorded is adopted, UnrecordedRunJob; an
+// output already advanced is not advanced twice; a finished Job still there is recorded again),
+// and never a status that records a run whose Job was not made or whose outputs did not move.
 Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
                     store::Store* store = nullptr);
 

@@ -34,8 +34,7 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
   deploy::ViewFires view_fires(view_status);
   // A view WITH ('watermark' ...) derives its watermark from its inputs' (watermarks.h): each
   // step of theirs that moves it past its own is an advance, queued as FIRE VIEW queues one.
-  HOP_ASSIGN_OR_RETURN(std::vector<SystemTime> derived,
-                       DeriveAdvances(store_, *view, view_status));
+  HOP_ASSIGN_OR_RETURN(std::vector<SystemTime> derived, DeriveAdvances(store_, *view, view_status));
   for (SystemTime at : derived) {
     HOP_RETURN_IF_ERROR(view_fires.Advance(at, view->name()));
     log::Info("[{}] View {}/{} derives watermark {} from its inputs ({})", context.id,
@@ -59,11 +58,11 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
   // batch, which fails if the view or one of the triggers changed since they were read (the
   // reconcile then runs again): every queued watermark is recorded on every trigger exactly
   // once, or stays queued.
+  // The receivers come first and the emptied queue last: where a batch is not atomic
+  // (KubernetesStore), a writer that stops part-way can only leave the queue to be delivered
+  // again, which a trigger records once (a fire is taken by its time), never an emptied queue
+  // whose watermarks no trigger got.
   Batch batch(store_);
-  // The queued advances also go to the views derived from this one, in the same commit.
-  HOP_RETURN_IF_ERROR(QueueOnDerivedViews(store_, batch, store::RefOf(*view), view_fires.Queued()));
-  view_fires.Delivered();
-  batch.UpdateStatusIfChanged(*view, std::move(view_status));
   const SystemTime now = context.clock->Now();
   for (Resource& trigger : triggers.items) {
     const std::string name = trigger.name();
@@ -73,6 +72,10 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
                 view->namespace_name(), view->name(), watermark, name);
     }
   }
+  // The queued advances also go to the views derived from this one, in the same commit.
+  HOP_RETURN_IF_ERROR(QueueOnDerivedViews(store_, batch, store::RefOf(*view), view_fires.Queued()));
+  view_fires.Delivered();
+  batch.UpdateStatusIfChanged(*view, std::move(view_status));
   HOP_RETURN_IF_ERROR(batch.Commit());
   return result;
 }
@@ -97,9 +100,10 @@ hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& 
   std::lock_guard<std::mutex> lock(mu_);
   auto cache = catalogs_.find(view.namespace_name());
   if (cache == catalogs_.end()) {
-    cache = catalogs_.emplace(view.namespace_name(),
-                              catalog::CatalogCache(store_, view.namespace_name()))
-                .first;
+    cache =
+        catalogs_
+            .emplace(view.namespace_name(), catalog::CatalogCache(store_, view.namespace_name()))
+            .first;
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, cache->second.Get());
   std::vector<std::string> path;
@@ -153,8 +157,8 @@ std::vector<Request> ViewReconciler::JobEvent(const store::Event& event) {
   if (it == labels.end()) return {};
   for (const resource::OwnerReference& owner : event.object.owner_references()) {
     if (owner.kind == "View") {
-      return {Request{{resource::ViewKind::Info().group_kind(), event.object.namespace_name(),
-                       owner.name}}};
+      return {Request{
+          {resource::ViewKind::Info().group_kind(), event.object.namespace_name(), owner.name}}};
     }
   }
   return {};
