@@ -24,8 +24,8 @@ std::string Text(const Json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// What an element's status says by compatibility.md §7's reading, when it says anything: nullopt for a
-// status with neither `ready`, conditions, nor a state.
+// What an element's status says by compatibility.md §7's reading, when it says anything: nullopt
+// for a status with neither `ready`, conditions, nor a state.
 std::optional<ElementState> ReportedState(const Json& status) {
   ElementState s;
   if (auto ready = status.find("ready"); ready != status.end() && ready->is_boolean()) {
@@ -39,12 +39,21 @@ std::optional<ElementState> ReportedState(const Json& status) {
   if (auto conditions = status.find("conditions");
       conditions != status.end() && conditions->is_array() && !conditions->empty()) {
     for (const Json& c : *conditions) {
-      if (!c.is_object() || Text(c, "status") != "True") continue;
-      if (Text(c, "type") == "Complete") s.ready = true;
-      if (Text(c, "type") == "Failed") {
-        s.failed = true;
-        s.message = Text(c, "message").empty() ? Text(c, "reason") : Text(c, "message");
+      if (!c.is_object()) continue;
+      const std::string type = Text(c, "type");
+      const std::string why = Text(c, "message").empty() ? Text(c, "reason") : Text(c, "message");
+      if (Text(c, "status") != "True") {
+        // Strimzi's KafkaTopic: Ready False says what keeps it from being ready.
+        if (type == "Ready" && s.message.empty()) s.message = why;
+        continue;
       }
+      // A batch/v1 Job's Complete, a Strimzi resource's Ready.
+      if (type == "Complete" || type == "Ready") s.ready = true;
+      if (type == "Failed") {
+        s.failed = true;
+        s.message = why;
+      }
+      if (type == "NotReady" && s.message.empty()) s.message = why;
     }
     return s;
   }
@@ -54,10 +63,12 @@ std::optional<ElementState> ReportedState(const Json& status) {
       state = Text(*job, "state");
     }
   }
+  // A FlinkDeployment in session mode runs no job of its own: its JobManager says.
+  if (state.empty()) state = Text(status, "jobManagerDeploymentStatus");
   if (state.empty()) return std::nullopt;
   const std::string upper = AsciiToUpper(state);
   s.ready = upper == "READY" || upper == "RUNNING" || upper == "FINISHED";
-  s.failed = upper == "CRASHLOOPBACKOFF" || upper == "FAILED";
+  s.failed = upper == "CRASHLOOPBACKOFF" || upper == "FAILED" || upper == "ERROR";
   s.message = "state " + state;
   return s;
 }
@@ -79,14 +90,6 @@ ElementState EstimateElement(const std::optional<Resource>& element, const Pipel
   }
   const Json* status = element->status();
   const bool has_status = status != nullptr && status->is_object() && !status->empty();
-  if (rules.unreported_is_ready) {
-    // Hoptimator's rule: an element nothing reports on is considered ready.
-    if (!has_status) {
-      s.ready = true;
-      return s;
-    }
-    return ReportedState(*status).value_or(ElementState{});
-  }
   const ControlledKind* controlled = FindControlled(rules, element->group_kind());
   if (controlled != nullptr && controlled->reports == ControlledKind::Reports::kStanding) {
     // In force once it exists; its controller's message is a problem it could not get past.
@@ -218,10 +221,10 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
     const std::string outcome = refresh->value("lastOutcome", "");
     s.ready = outcome == "Succeeded";
     s.failed = outcome == "Failed";
-    s.message = s.failed    ? refresh->value("message", "")
-                : s.ready   ? "refreshed by hop at " + refresh->value("finished", "")
+    s.message = s.failed                   ? refresh->value("message", "")
+                : s.ready                  ? "refreshed by hop at " + refresh->value("finished", "")
                 : refresh->contains("job") ? "refresh " + refresh->value("job", "") + " is running"
-                            : "refreshed by hop: not refreshed yet";
+                                           : "refreshed by hop: not refreshed yet";
     const std::string name = "refresh/" + owner.name;
     element_states.push_back(
         {{"name", name}, {"ready", s.ready}, {"failed", s.failed}, {"message", s.message}});

@@ -39,11 +39,10 @@ struct ControlledKind {
 struct PipelineRules {
   // The kinds the controllers of this control plane act on (session/control_plane.cc assembles
   // the list). An element of another kind is pending until something reports on it.
+  // On a cluster (docs/kubernetes.md, "Readiness") the list also holds the kinds whose own
+  // controllers report there: Job, FlinkDeployment, FlinkSessionJob, KafkaTopic. An element none
+  // of them has reported on is pending, where Hoptimator counts it ready (compatibility.md §7).
   std::vector<ControlledKind> controlled;
-  // Hoptimator's rule (compatibility.md §7), for a control plane where every element kind has its own
-  // controller (the Kubernetes mode, to come): an element without status counts as ready, and
-  // `controlled` is not consulted. Off in the embedded mode.
-  bool unreported_is_ready = false;
 };
 
 // How one element of a pipeline is (compatibility.md §7).
@@ -58,8 +57,8 @@ struct ElementState {
 // The element's state from its live object (nullopt: it does not exist): its status as reference
 // §7 reads it (`ready`/`failed`, a `Complete` or `Failed` condition, a state of READY, RUNNING or
 // FINISHED, or CRASHLOOPBACKOFF or FAILED). Without a status, and with a status that says none of
-// these, `rules` decide: ready only for a standing kind of this control plane (or for any kind
-// when `unreported_is_ready`), pending otherwise.
+// these, `rules` decide: ready only for a standing kind of this control plane, pending
+// otherwise.
 ElementState EstimateElement(const std::optional<resource::Resource>& element,
                              const PipelineRules& rules);
 

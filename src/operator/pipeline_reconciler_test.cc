@@ -39,30 +39,60 @@ PipelineRules EmbeddedRules() {
   return rules;
 }
 
-TEST(PipelineStateTest, ElementsAreEstimatedAsTheReferenceSaysInTheKubernetesMode) {
+// On a cluster (hop operator) the elements' own controllers report (docs/kubernetes.md,
+// "Readiness"): Kubernetes' Job controller, the Flink operator, Strimzi. An element none of them
+// has reported on yet is pending, not ready.
+TEST(PipelineStateTest, OnAClusterEachKindIsReadAsItsControllerReports) {
   struct Case {
-    const char* status;  // YAML of the element's status; "" for none; "-" for no element
+    const char* kind;
+    const char* status;
     bool ready, failed;
+    const char* message;
   };
   const Case kCases[] = {
-      {"-", false, false},
-      {"", true, false},
-      {"{ready: true}", true, false},
-      {"{ready: false, failed: true, message: broken}", false, true},
-      {"{state: RUNNING}", true, false},
-      {"{state: Finished}", true, false},
-      {"{jobStatus: {state: CRASHLOOPBACKOFF}}", false, true},
-      {"{state: DEPLOYING}", false, false},
-      {"{conditions: [{type: Complete, status: 'True'}]}", true, false},
-      {"{conditions: [{type: Failed, status: 'True', reason: DeadlineExceeded}]}", false, true},
+      {"kafka.strimzi.io/v1beta2/KafkaTopic", "", false, false, "not reconciled yet"},
+      {"kafka.strimzi.io/v1beta2/KafkaTopic",
+       "{conditions: [{type: Ready, status: 'True'}], observedGeneration: 1}", true, false, ""},
+      {"kafka.strimzi.io/v1beta2/KafkaTopic",
+       "{conditions: [{type: Ready, status: 'False', reason: KafkaError, message: 'no brokers'}]}",
+       false, false, "no brokers"},
+      {"kafka.strimzi.io/v1beta2/KafkaTopic",
+       "{conditions: [{type: NotReady, status: 'True', reason: InvalidConfig}]}", false, false,
+       "InvalidConfig"},
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "", false, false, "not reconciled yet"},
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "{jobStatus: {state: RUNNING}}", true, false,
+       "state RUNNING"},
+      {"flink.apache.org/v1beta1/FlinkDeployment", "{jobManagerDeploymentStatus: READY}", true,
+       false, "state READY"},
+      {"flink.apache.org/v1beta1/FlinkDeployment", "{jobManagerDeploymentStatus: ERROR}", false,
+       true, "state ERROR"},
+      {"batch/v1/Job", "{conditions: [{type: Complete, status: 'True'}]}", true, false, ""},
+      {"batch/v1/Job", "{active: 1}", false, false, "in progress"},
+      {"batch/v1/Job", "{conditions: [{type: Failed, status: 'True', reason: DeadlineExceeded}]}",
+       false, true, "DeadlineExceeded"},
+      // The reference's readings of a status, whatever the kind.
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "{ready: false, failed: true, message: broken}",
+       false, true, "broken"},
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "{state: Finished}", true, false,
+       "state Finished"},
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "{jobStatus: {state: CRASHLOOPBACKOFF}}", false,
+       true, "state CRASHLOOPBACKOFF"},
+      {"flink.apache.org/v1beta1/FlinkSessionJob", "{state: DEPLOYING}", false, false,
+       "state DEPLOYING"},
   };
-  PipelineRules kubernetes;
-  kubernetes.unreported_is_ready = true;
+  PipelineRules rules = EmbeddedRules();
+  using Reports = ControlledKind::Reports;
+  for (const char* k : {"FlinkSessionJob", "FlinkDeployment"}) {
+    rules.controlled.push_back({{"flink.apache.org", k}, Reports::kStatus});
+  }
+  rules.controlled.push_back({{"kafka.strimzi.io", "KafkaTopic"}, Reports::kStatus});
   for (const Case& c : kCases) {
-    ElementState s = EstimateElement(Element("v1/ConfigMap", c.status), kubernetes);
-    EXPECT_EQ(s.ready, c.ready) << c.status;
-    EXPECT_EQ(s.failed, c.failed) << c.status;
-    EXPECT_EQ(s.uncontrolled_kind, "") << c.status;
+    const std::string what = std::string(c.kind) + " " + c.status;
+    ElementState s = EstimateElement(Element(c.kind, c.status), rules);
+    EXPECT_EQ(s.ready, c.ready) << what;
+    EXPECT_EQ(s.failed, c.failed) << what;
+    EXPECT_EQ(s.message, c.message) << what;
+    EXPECT_EQ(s.uncontrolled_kind, "") << what;
   }
 }
 
@@ -221,16 +251,6 @@ TEST_F(ReconcilerStoreTest, APipelineIsReadyOnlyWhenSomethingConfirmedEveryEleme
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(waiting)}, Context()).ok());
   EXPECT_EQ(store_->Get(store::RefOf(waiting))->status()->at("elements")[0].at("name"),
             "FlinkSessionJob/job");
-
-  // Hoptimator's rule, for the Kubernetes mode: an element without status is ready.
-  job = *store_->Get(store::RefOf(job));
-  job.set_status(Json::object());
-  ASSERT_TRUE(store_->UpdateStatus(job).ok());
-  PipelineRules kubernetes;
-  kubernetes.unreported_is_ready = true;
-  PipelineReconciler trusting(*store_, kubernetes);
-  ASSERT_TRUE(trusting.Reconcile({store::RefOf(pipeline)}, Context()).ok());
-  EXPECT_EQ(store_->Get(store::RefOf(pipeline))->status()->at("message"), "Ready.");
 }
 
 }  // namespace
