@@ -17,8 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include "cli/manifests_command.h"
 #include "test/lib/fixtures.h"
 #include "test/lib/hop_serve.h"
+#include "test/lib/postgres_server.h"
 
 namespace {
 
@@ -68,12 +70,20 @@ class KubernetesModeTest : public ::testing::Test {
   std::string OperatorLog(const std::string& name) {
     return ReadFileText(dir_->path() + "/" + name + ".log");
   }
-  // Starts `hop operator` as replica `name`, with a short lease so that the tests do not wait.
-  void StartOperator(const std::string& name) {
-    const pid_t pid =
-        SpawnLogged({HOP_BINARY, "--kubeconfig", kubeconfig_, "operator", "--identity", name,
-                     "--lease-duration", "3", "--renew-deadline", "2", "--retry-period", "0.5"},
-                    dir_->path() + "/" + name + ".log");
+  // Starts `hop operator` as replica `name`, with a short lease so that the tests do not wait;
+  // `extra` goes after `operator`, `global` before it.
+  void StartOperator(const std::string& name, std::vector<std::string> extra = {},
+                     std::vector<std::string> global = {}) {
+    std::vector<std::string> argv = {HOP_BINARY, "--kubeconfig", kubeconfig_};
+    argv.insert(argv.end(), global.begin(), global.end());
+    for (const char* a : {"operator", "--identity"}) argv.push_back(a);
+    argv.push_back(name);
+    for (const char* a :
+         {"--lease-duration", "3", "--renew-deadline", "2", "--retry-period", "0.5"}) {
+      argv.push_back(a);
+    }
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const pid_t pid = SpawnLogged(argv, dir_->path() + "/" + name + ".log");
     ASSERT_GT(pid, 0);
     operators_[name] = pid;
   }
@@ -201,6 +211,177 @@ spec:
          "GROUP BY outcome'");
   EXPECT_TRUE(Contains(recorded, "Succeeded | " + std::to_string(kFires))) << recorded;
   EXPECT_FALSE(Contains(recorded, "Failed")) << recorded;
+}
+
+// A materialized view in PostgreSQL is refreshed by a Job that runs `hop refresh` against the
+// cluster, a table of a Database provisioned asynchronously is made by the operator's
+// TableProvisionJob reconciler, and the RBAC of `hop manifests` allows exactly the requests the
+// operator and a refresh make (their --request-report).
+TEST_F(KubernetesModeTest, RefreshesAndProvisioningRunThroughTheClusterWithTheRbacTheyNeed) {
+  hop::testing::PostgresServer pg;
+  ASSERT_TRUE(pg.Start(/*tcp=*/true).ok());  // never a skip: ./scripts/setup installs it
+  ASSERT_TRUE(pg.Exec("CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL);"
+                      "INSERT INTO widgets VALUES (1, 'bolt'), (2, 'nut')")
+                  .ok());
+  const std::string url =
+      "jdbc:postgresql://127.0.0.1:" + std::to_string(pg.port()) + "/postgres?user=postgres";
+  std::ofstream(dir_->path() + "/pg.yaml") << R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pg}
+spec: {schema: PG, url: ')" + url + R"('}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: pgasync}
+spec: {schema: PGASYNC, url: ')" + url + R"(', provisioning: async}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: logical}
+spec: {schema: LOGICAL, url: 'jdbc:logical://nearline=kafka-database;offline=profile-database'}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: JobTemplate
+metadata: {name: beam-template}
+spec:
+  yaml: |
+    apiVersion: hoptimator.linkedin.com/v1alpha1
+    kind: SqlJob
+    metadata:
+      name: {{name}}
+    spec:
+      dialect: FlinkBeam
+      sql:
+        - PLACEHOLDER
+      configs:
+        {{flink.app.type==BEAM}}
+        fields: {{fieldMap}}
+)";
+  // Subscriptions whose pipelines render each kind of element the samples know: a
+  // FlinkSessionJob, a SqlJob (Beam) and a KafkaTopic.
+  // (The topic's partitions follow the column's name, so that a change of it changes the
+  // KafkaTopic too.)
+  auto subscriptions = [&](const std::string& column) {
+    std::ofstream(dir_->path() + "/subs.yaml") << R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Subscription
+metadata: {name: names}
+spec: {database: ads-database, sql: 'SELECT )" + column +
+                                                      R"( FROM profile.members'}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Subscription
+metadata: {name: beam}
+spec:
+  database: ads-database
+  sql: 'SELECT )" + column + R"( FROM profile.members'
+  hints: {flink.app.type: BEAM}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Subscription
+metadata: {name: topic}
+spec:
+  database: kafka-database
+  sql: 'SELECT * FROM ads.page_views'
+  hints: {kafka.partitions: ')" + std::to_string(column.size()) +
+                                                      R"('}
+)";
+    return Ok("apply -f " + dir_->path() + "/subs.yaml");
+  };
+  Ok("apply -f " + dir_->path() + "/pg.yaml");
+  subscriptions("first_name");
+  const std::string report = dir_->path() + "/operator-requests.txt";
+  StartOperator("a", {"--job-kubeconfig", kubeconfig_}, {"--request-report", report});
+  ASSERT_TRUE(Eventually([&] { return Leads("a"); })) << OperatorLog("a");
+
+  // The refresh: the operator starts its Job, the cluster runs it, the rows land in PostgreSQL
+  // and the view's watermark moves.
+  Ok("-e 'CREATE MATERIALIZED VIEW pg.names AS SELECT id * 10 AS id, name FROM pg.widgets' "
+     "-e 'REFRESH MATERIALIZED VIEW pg.names' -e '!wait 60'");
+  auto rows = pg.Exec("SELECT id, name FROM names ORDER BY id");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->rows.size(), 2u);
+  EXPECT_EQ(rows->rows[1][0].value_or(""), "20");
+  EXPECT_TRUE(Contains(Ok("get view pg-names -o yaml"), "watermark:"))
+      << Ok("get view pg-names -o yaml") << OperatorLog("a");
+
+  // Asynchronous provisioning: the operator makes the table.
+  Ok("-e 'CREATE TABLE pgasync.later (id INT, note VARCHAR)' -e '!wait 60'");
+  auto made = pg.Exec("SELECT count(*) FROM information_schema.tables WHERE table_name = 'later'");
+  ASSERT_TRUE(made.ok());
+  EXPECT_EQ(made->rows.at(0).at(0).value_or(""), "1") << Ok("get tableprovisionjobs -o yaml");
+
+  // Each Subscription became a materialized view, with its elements; a changed one changes them.
+  EXPECT_TRUE(Eventually([&] {
+    const std::string views = Ok("get views");
+    return Contains(views, "ads-names") && Contains(views, "ads-beam") &&
+           Contains(views, "kafka-topic");
+  })) << Ok("get views")
+      << Ok("get subscriptions -o yaml") << OperatorLog("a");
+  EXPECT_TRUE(Contains(Ok("get sqljobs"), "beam"));
+  subscriptions("last_name");
+  EXPECT_TRUE(Eventually([&] {
+    return Contains(Ok("get pipelines ads-names -o yaml"), "LAST_NAME");
+  })) << Ok("get pipelines ads-names -o yaml");
+
+  // A producer advances a table's watermark: the operator fires the table's trigger.
+  Ok("-e 'CREATE TABLE pg.events (id INT)' "
+     "-e \"CREATE TRIGGER on_events ON pg.events AS 'audience-report'\"");
+  Ok("watermark set table/pg-events");
+  Ok("-e '!wait 60'");
+  EXPECT_TRUE(Contains(Ok("-e 'SELECT \"TRIGGER\", outcome FROM \"k8s\".trigger_runs'"),
+                       "onevents | Succeeded"));
+
+  // A table made by CREATE TABLE ... AS is filled by a Job of the same kind.
+  Ok("-e 'CREATE TABLE pg.copied AS SELECT id FROM pg.widgets' -e '!wait 60'");
+  auto copied = pg.Exec("SELECT count(*) FROM copied");
+  ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+  EXPECT_EQ(copied->rows.at(0).at(0).value_or(""), "2");
+
+  // What a refresh Job's `hop refresh` asks of the API, run here the same way, for a view and
+  // for a table.
+  const std::string refresh_report = dir_->path() + "/refresh-requests.txt";
+  const std::string fill_report = dir_->path() + "/fill-requests.txt";
+  Ok("--request-report " + refresh_report + " refresh view/pg-names");
+  Ok("--request-report " + fill_report + " refresh table/pg-copied");
+
+  // A trigger's run, then everything dropped: the operator deletes finished Jobs.
+  Ok("-e \"CREATE TRIGGER names_report ON pg.names AS 'audience-report'\" "
+     "-e 'REFRESH MATERIALIZED VIEW pg.names' -e '!wait 60'");
+  Ok("-e 'DROP TRIGGER names_report' -e 'DROP MATERIALIZED VIEW pg.names' "
+     "-e 'DROP TABLE pgasync.later' -e 'DROP TRIGGER on_events' -e 'DROP TABLE pg.events' "
+     "-e 'DROP TABLE pg.copied'");
+  ASSERT_TRUE(StopProcess(operators_["a"], SIGTERM)) << OperatorLog("a");
+  operators_.erase("a");
+
+  // What the operator asked of the API is what its RBAC grants, no more and no less.
+  auto granted = [](const std::vector<hop::cli::RbacRule>& rules) {
+    std::set<std::string> out;
+    for (const hop::cli::RbacRule& rule : rules) {
+      for (const std::string& verb : rule.verbs) {
+        out.insert(verb + "\t" + rule.api_group + "\t" + rule.resource);
+      }
+    }
+    return out;
+  };
+  auto used = [&](const std::vector<std::string>& files) {
+    std::set<std::string> out;
+    for (const std::string& file : files) {
+      std::istringstream lines(ReadFileText(file));
+      for (std::string line; std::getline(lines, line);) out.insert(line);
+      EXPECT_FALSE(lines.str().empty()) << "no " << file;
+    }
+    return out;
+  };
+  auto expect_same = [](const std::set<std::string>& used, const std::set<std::string>& granted,
+                        const char* who) {
+    for (const std::string& u : used)
+      EXPECT_TRUE(granted.count(u)) << who << " used, not granted: " << u;
+    for (const std::string& g : granted)
+      EXPECT_TRUE(used.count(g)) << who << " granted, not used: " << g;
+  };
+  expect_same(used({report}), granted(hop::cli::OperatorRbacRules()), "the operator");
+  expect_same(used({refresh_report, fill_report}), granted(hop::cli::RefreshRbacRules()),
+              "a refresh");
 }
 
 }  // namespace

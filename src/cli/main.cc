@@ -10,7 +10,9 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <set>
 
 #include "catalog/catalog.h"
 #include "catalog/local.h"
@@ -43,9 +45,38 @@ namespace {
 
 constexpr const char* kVersion = HOP_VERSION;
 
+// --request-report FILE: each kind of request a command made of the Kubernetes API (verb, API
+// group, resource and subresource), one a line, tab-separated, sorted, written when the command
+// ends: what the RBAC of whoever runs it must allow (docs/kubernetes.md, "RBAC").
+class RequestReport {
+ public:
+  explicit RequestReport(std::string path) : path_(std::move(path)) {}
+  ~RequestReport() {
+    if (path_.empty()) return;
+    std::ofstream out(path_, std::ios::trunc);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string& line : lines_) out << line << "\n";
+    if (!out) std::cerr << "hop: cannot write " << hop::EscapeForTerminal(path_) << "\n";
+  }
+  bool on() const { return !path_.empty(); }
+  void Record(std::string_view verb, std::string_view group, std::string_view resource,
+              std::string_view subresource) {
+    std::string line = fmt::format("{}\t{}\t{}{}{}", verb, group, resource,
+                                   subresource.empty() ? "" : "/", subresource);
+    std::lock_guard<std::mutex> lock(mu_);
+    lines_.insert(std::move(line));
+  }
+
+ private:
+  std::string path_;
+  std::mutex mu_;
+  std::set<std::string> lines_;
+};
+
 // Where a command keeps its resources: the state directory's SQLite store, or a Kubernetes API
 // server (--kubeconfig, --in-cluster; docs/kubernetes.md).
 struct StoreChoice {
+  RequestReport* report = nullptr;  // --request-report
   std::string state_dir;
   std::string kubeconfig;  // a path, or several joined by ':'
   std::string context;
@@ -67,7 +98,15 @@ std::unique_ptr<hop::store::Store> OpenStore(const StoreChoice& choice,
       std::cerr << "hop: " << hop::EscapeForTerminal(config.status().ToString()) << "\n";
       return nullptr;
     }
-    auto store = hop::store::KubernetesStore::Open(std::move(config).value());
+    hop::store::KubernetesStoreOptions kube_options;
+    if (choice.report != nullptr && choice.report->on()) {
+      RequestReport* report = choice.report;
+      kube_options.on_request = [report](std::string_view verb, std::string_view group,
+                                         std::string_view resource, std::string_view sub) {
+        report->Record(verb, group, resource, sub);
+      };
+    }
+    auto store = hop::store::KubernetesStore::Open(std::move(config).value(), kube_options);
     if (!store.ok()) {
       std::cerr << "hop: " << hop::EscapeForTerminal(store.status().ToString()) << "\n";
       return nullptr;
@@ -132,6 +171,10 @@ int Main(int argc, char** argv) {
   app.add_option("--context", where.context, "the kubeconfig's context (default: its current one)");
   app.add_flag("--in-cluster", where.in_cluster,
                "keep resources in the cluster this pod runs in, as its service account");
+  std::string request_report;
+  app.add_option("--request-report", request_report,
+                 "on a cluster, write the kinds of request made of its API to this file at the "
+                 "end (what RBAC must allow)");
   app.require_subcommand(0, 1);
   app.footer(
       "Without a subcommand, -e or -f, hop opens an interactive SQL shell on the state directory "
@@ -428,6 +471,8 @@ int Main(int argc, char** argv) {
   if (crds->parsed()) return hop::cli::RunCrds(std::cout);
   if (manifests->parsed()) return hop::cli::RunManifests(manifests_opts, std::cout, std::cerr);
   where.state_dir = state_dir;
+  RequestReport report(request_report);
+  where.report = &report;
   if (!where.kubeconfig.empty() && where.in_cluster) {
     std::cerr << "hop: --kubeconfig and --in-cluster name two ways to one cluster: give one\n";
     return 2;

@@ -19,6 +19,10 @@ namespace {
 // The names of the objects the manifests make.
 constexpr const char* kOperator = "hop-operator";
 constexpr const char* kLeaderElection = "hop-operator-leader-election";
+// The role of refresh Jobs, and the service account they run as (hop operator's
+// --job-service-account default) in the namespaces of the views they refresh.
+constexpr const char* kRefresh = "hop-refresh";
+constexpr const char* kJobServiceAccount = "hop";
 constexpr const char* kComponentLabel = "app.kubernetes.io/component";
 constexpr const char* kComponent = "operator";
 // The port of the operator's HTTP server: metrics and health checks.
@@ -66,12 +70,14 @@ Json PolicyRules(const std::vector<RbacRule>& rules) {
 }
 
 Json Binding(const char* kind, const char* role_kind, const std::string& name,
-             const std::string& binding_namespace, const std::string& service_account_namespace) {
+             const std::string& binding_namespace, const std::string& service_account_namespace,
+             const char* service_account = kOperator) {
   Json doc = Object("rbac.authorization.k8s.io/v1", kind, Metadata(name, binding_namespace));
   doc["roleRef"] =
       Json{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", role_kind}, {"name", name}};
-  doc["subjects"] = Json::array({Json{
-      {"kind", "ServiceAccount"}, {"name", kOperator}, {"namespace", service_account_namespace}}});
+  doc["subjects"] = Json::array({Json{{"kind", "ServiceAccount"},
+                                      {"name", service_account},
+                                      {"namespace", service_account_namespace}}});
   return doc;
 }
 
@@ -81,6 +87,10 @@ Json Deployment(const ManifestsOptions& options, const std::string& image) {
   container["image"] = image;
   container["args"] =
       Json::array({"--in-cluster", "operator", "--http-port", std::to_string(kHttpPort)});
+  if (!options.watch_namespace.empty()) {
+    container["args"].push_back("--watch-namespace");
+    container["args"].push_back(options.watch_namespace);
+  }
   container["env"] = Json::array(
       {Json{{"name", "POD_NAMESPACE"},
             {"valueFrom", Json{{"fieldRef", Json{{"fieldPath", "metadata.namespace"}}}}}}});
@@ -132,29 +142,66 @@ Status CheckImage(const std::string& image) {
 }  // namespace
 
 std::vector<RbacRule> OperatorRbacRules() {
+  // What the operator's reconcilers call (session/control_plane.cc), checked against its
+  // requests by test/kubernetes_mode_test.cc (hop operator --request-report):
+  //  - the catalog lists Databases, the templates, and the Kafka topics and logical tables its
+  //    databases read from resources;
+  //  - each controller lists and watches its kind and its watched kinds, gets the object of a
+  //    request, and writes statuses;
+  //  - the Subscription reconciler creates and updates the View, the Pipeline and the elements
+  //    its templates render (FlinkSessionJob, SqlJob, KafkaTopic);
+  //  - the TableTrigger, View and Table reconcilers create the Jobs of runs and refreshes, and
+  //    delete the finished ones; the Pipeline reconciler reads every element;
+  //  - ConfigMaps are read for hoptimator-configmap's template variables;
+  //  - leader election gets, creates and renews its Lease in the operator's own namespace.
+  const std::string hop(resource::kHopGroup);
   const std::vector<std::string> kRead = {"get", "list", "watch"};
-  const std::vector<std::string> kManage = {"get", "list", "watch", "create", "update", "delete"};
-  std::vector<RbacRule> rules;
-  for (const resource::KindInfo* kind : resource::HopKinds()) {
-    rules.push_back({kind->group, kind->plural, kManage});
-  }
-  // The status subresource of the kinds whose CRDs have one (resource/crd.h).
-  for (const resource::KindInfo* kind : resource::HopKinds()) {
-    if (kind->status_subresource) {
-      rules.push_back({kind->group, kind->plural + "/status", {"get", "update"}});
-    }
-  }
-  rules.push_back({"batch", "jobs", {"get", "list", "watch", "create", "delete"}});
-  rules.push_back({"flink.apache.org", "flinkdeployments", kManage});
-  rules.push_back({"flink.apache.org", "flinksessionjobs", kManage});
-  rules.push_back({"kafka.strimzi.io", "kafkatopics", kManage});
-  rules.push_back({"", "configmaps", kRead});
-  rules.push_back({"", "secrets", kRead});
-  rules.push_back({"coordination.k8s.io",
-                   "leases",
-                   {"get", "create", "update"},
-                   /*operator_namespace_only=*/true});
-  return rules;
+  const std::vector<std::string> kWrite = {"get", "list", "watch", "create", "update"};
+  const std::vector<std::string> kStatus = {"update"};
+  return {
+      {hop, "databases", {"list"}},
+      {hop, "tabletemplates", {"list"}},
+      {hop, "jobtemplates", {"list"}},
+      {hop, "logicaltables", {"list"}},
+      {hop, "views", kWrite},
+      {hop, "views/status", kStatus},
+      {hop, "pipelines", kWrite},
+      {hop, "pipelines/status", kStatus},
+      {hop, "sqljobs", kWrite},
+      {hop, "tables", kRead},
+      {hop, "tables/status", kStatus},
+      {hop, "tabletriggers", kRead},
+      {hop, "tabletriggers/status", kStatus},
+      {hop, "tableprovisionjobs", kRead},
+      {hop, "tableprovisionjobs/status", kStatus},
+      {hop, "subscriptions", kRead},
+      {hop, "subscriptions/status", kStatus},
+      {"batch", "jobs", {"get", "list", "watch", "create", "delete"}},
+      {"flink.apache.org", "flinksessionjobs", kWrite},
+      {"flink.apache.org", "flinkdeployments", {"list", "watch"}},
+      {"kafka.strimzi.io", "kafkatopics", kWrite},
+      {"", "configmaps", {"get"}},
+      {"coordination.k8s.io",
+       "leases",
+       {"get", "create", "update"},
+       /*operator_namespace_only=*/true},
+  };
+}
+
+std::vector<RbacRule> RefreshRbacRules() {
+  // What `hop refresh` calls (runtime/refresh.h), checked against its requests by
+  // test/kubernetes_mode_test.cc: the catalog lists Databases, tables, views and what its
+  // databases read from resources; the view or table refreshed is read and its status written.
+  const std::string hop(resource::kHopGroup);
+  return {
+      {hop, "databases", {"list"}},
+      {hop, "logicaltables", {"list"}},
+      {hop, "views", {"get", "list"}},
+      {hop, "views/status", {"update"}},
+      {hop, "tables", {"get", "list"}},
+      {hop, "tables/status", {"update"}},
+      {"kafka.strimzi.io", "kafkatopics", {"list"}},
+  };
 }
 
 Result<std::vector<Json>> Manifests(const ManifestsOptions& options) {
@@ -196,6 +243,19 @@ Result<std::vector<Json>> Manifests(const ManifestsOptions& options) {
   docs.push_back(std::move(lease_role));
   docs.push_back(Binding("RoleBinding", "Role", kLeaderElection, options.namespace_name,
                          options.namespace_name));
+  // Refresh Jobs run as `hop` in the namespace of their view. Cluster-wide, the ClusterRole is
+  // bound in each namespace where views are refreshed (docs/kubernetes.md says how); in the one
+  // watched namespace, the account and its binding are made here.
+  Json refresh_role = Object("rbac.authorization.k8s.io/v1", cluster_wide ? "ClusterRole" : "Role",
+                             Metadata(kRefresh, options.watch_namespace));
+  refresh_role["rules"] = PolicyRules(RefreshRbacRules());
+  docs.push_back(std::move(refresh_role));
+  if (!cluster_wide) {
+    docs.push_back(
+        Object("v1", "ServiceAccount", Metadata(kJobServiceAccount, options.watch_namespace)));
+    docs.push_back(Binding("RoleBinding", "Role", kRefresh, options.watch_namespace,
+                           options.watch_namespace, kJobServiceAccount));
+  }
 
   docs.push_back(Deployment(options, image));
   Json service = Object("v1", "Service", Metadata(kOperator, options.namespace_name));

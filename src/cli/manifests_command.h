@@ -29,6 +29,10 @@ struct RbacRule {
 // Strimzi kinds it renders, ConfigMaps and Secrets it reads, and its Lease.
 std::vector<RbacRule> OperatorRbacRules();
 
+// What the Jobs that refresh materialized views and fill tables (`hop --in-cluster refresh`,
+// run as the operator's --job-service-account in the view's namespace) read and write.
+std::vector<RbacRule> RefreshRbacRules();
+
 // The label every object of the manifests carries, and its value.
 inline constexpr const char* kAppLabel = "app.kubernetes.io/name";
 inline constexpr const char* kAppName = "hop";
