@@ -231,6 +231,11 @@ struct Shared {
   // The watches not yet destroyed: one read of the log serves every watch at the same cursor
   // (SqliteWatch::Next).
   std::vector<WatchPosition*> positions;
+  // What the latest read of the log found: the store's revision then, and `wakes` then. Until
+  // the next wake, a watch whose cursor has reached that revision has nothing new to read (a
+  // watch still looks when its poll interval passes without a wake: the safety net).
+  int64_t known_revision = -1;
+  uint64_t known_at_wakes = 0;
   // While watches > 0, unless inotify could not be used. Declared last: it goes first, and its
   // thread, which locks `mu`, is joined before `mu` goes.
   std::unique_ptr<WakeListener> listener;
@@ -628,13 +633,20 @@ class SqliteStore::Impl {
 
   // Runs `body` in a read transaction on `c`: one snapshot for all it reads.
   static Status InReadTransaction(Connection& c, const std::function<Status()>& body) {
-    HOP_RETURN_IF_ERROR(c.db.Exec("BEGIN"));
+    HOP_RETURN_IF_ERROR(Run(c, "BEGIN"));
     Status s = body();
     if (!s.ok()) {
-      (void)c.db.Exec("ROLLBACK");
+      (void)Run(c, "ROLLBACK");
       return s;
     }
-    return c.db.Exec("COMMIT");
+    return Run(c, "COMMIT");
+  }
+
+  // Runs a statement of fixed text that returns no rows, prepared once on `c` (BEGIN, COMMIT,
+  // SAVEPOINT ...: run after every commit by every watch, they are worth not parsing each time).
+  static Status Run(Connection& c, const char* sql) {
+    HOP_ASSIGN_OR_RETURN(auto st, c.Prepared(sql));
+    return st->Run();
   }
 
   Result<Resource> Get(ObjectRef ref) {
@@ -872,7 +884,7 @@ class SqliteStore::Impl {
       const int64_t before = txn.revision;
       txn.deleting.clear();
       if (savepoints) {
-        if (Status s = db_.Exec("SAVEPOINT batch"); !s.ok()) {
+        if (Status s = Run(writer_, "SAVEPOINT batch"); !s.ok()) {
           fail(b, s);
           if (sqlite3_get_autocommit(db_.handle())) return fail_all(TransactionLost(s));
           continue;
@@ -882,10 +894,10 @@ class SqliteStore::Impl {
       b->writes.clear();
       if (applied.ok()) {
         if (savepoints) {
-          if (Status s = db_.Exec("RELEASE batch"); !s.ok()) {
+          if (Status s = Run(writer_, "RELEASE batch"); !s.ok()) {
             fail(b, s);
-            (void)db_.Exec("ROLLBACK TO batch");
-            (void)db_.Exec("RELEASE batch");
+            (void)Run(writer_, "ROLLBACK TO batch");
+            (void)Run(writer_, "RELEASE batch");
             txn.revision = before;
             if (sqlite3_get_autocommit(db_.handle())) return fail_all(TransactionLost(s));
             continue;
@@ -905,8 +917,8 @@ class SqliteStore::Impl {
         (void)Rollback(Status::OK());
         return;
       }
-      (void)db_.Exec("ROLLBACK TO batch");
-      (void)db_.Exec("RELEASE batch");
+      (void)Run(writer_, "ROLLBACK TO batch");
+      (void)Run(writer_, "RELEASE batch");
     }
     if (txn.revision != txn.first_revision) {
       Status s = WriteMeta("revision", txn.revision);
@@ -1008,15 +1020,18 @@ class SqliteStore::Impl {
     bool changed = false;
     for (auto& o : owners) {
       if (!o.uid.empty()) continue;
-      ObjectRef ref{{resource::GroupOf(o.api_version), o.kind}, r->namespace_name(), o.name};
-      auto owner = Load(ref);
-      if (!owner.ok()) {
-        if (owner.status().code() != StatusCode::kNotFound) return owner.status();
+      // Only the uid is needed: the owner's body is not read.
+      HOP_ASSIGN_OR_RETURN(auto st, Prepared("SELECT uid FROM objects WHERE grp = ? AND kind = ? "
+                                             "AND namespace = ? AND name = ?"));
+      st->Bind(1, resource::GroupOf(o.api_version)).Bind(2, o.kind);
+      st->Bind(3, r->namespace_name()).Bind(4, o.name);
+      HOP_ASSIGN_OR_RETURN(bool row, st->Step());
+      if (!row) {
         return Status::InvalidArgument(
             fmt::format("{}: its owner {}/{} does not exist in namespace {}", RefOf(*r).ToString(),
                         o.kind, o.name, r->namespace_name()));
       }
-      o.uid = owner->object.uid();
+      o.uid = std::string(st->ColumnText(0));
       changed = true;
     }
     if (changed) r->set_owner_references(owners);
@@ -1253,8 +1268,9 @@ class SqliteStore::Impl {
   // Reads up to kEventsPerRead events after `after`, of every kind, and gives each of
   // `positions` (all at cursor `after`) the ones it wants, decoding each wanted event once; then
   // moves their cursors past every event examined. Sets their too_old when the log no longer
-  // reaches back to `after`. Called under Shared::mu, which guards the positions.
-  Status ReadEvents(int64_t after, const std::vector<WatchPosition*>& positions) {
+  // reaches back to `after`. Sets `*latest` to the store's revision as the read found it.
+  // Called under Shared::mu, which guards the positions.
+  Status ReadEvents(int64_t after, const std::vector<WatchPosition*>& positions, int64_t* latest) {
     return WithReadConnection([&](Connection& c) {
       return InReadTransaction(c, [&]() -> Status {
         HOP_ASSIGN_OR_RETURN(int64_t compacted, ReadMeta(c, "compacted"));
@@ -1262,14 +1278,14 @@ class SqliteStore::Impl {
           for (WatchPosition* p : positions) p->too_old = true;
           return Status::OK();
         }
-        HOP_ASSIGN_OR_RETURN(int64_t latest, ReadMeta(c, "revision"));
-        if (latest <= after) return Status::OK();
+        HOP_ASSIGN_OR_RETURN(*latest, ReadMeta(c, "revision"));
+        if (*latest <= after) return Status::OK();
         HOP_ASSIGN_OR_RETURN(auto query,
                              c.Prepared("SELECT revision, type, grp, kind, namespace, body FROM "
                                         "events WHERE revision > ? ORDER BY revision LIMIT 512"));
         static_assert(kEventsPerRead == 512);
         query->Bind(1, after);
-        int64_t last = latest;
+        int64_t last = *latest;
         size_t n = 0;
         std::vector<WatchPosition*> wanting;
         while (true) {
@@ -1365,6 +1381,7 @@ class SqliteWatch : public Watch {
   Outcome Next(std::chrono::milliseconds timeout, Event* event) override {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::unique_lock<std::mutex> lock(shared_->mu);
+    bool poll_due = false;  // a wait ended with no wake: look whatever the last read found
     while (true) {
       if (closed_ || shared_->closed || shared_->impl == nullptr) return Outcome::kClosed;
       if (position_.too_old) return Outcome::kTooOld;
@@ -1378,17 +1395,27 @@ class SqliteWatch : public Watch {
       // and the others find their events read. Reading under shared_->mu keeps the store alive
       // for the duration of the read.
       const uint64_t seen = shared_->wakes;
-      std::vector<WatchPosition*> group;
-      for (WatchPosition* p : shared_->positions) {
-        if (p->cursor == position_.cursor && !p->too_old &&
-            (p == &position_ || p->buffer.size() < kMaxBuffered)) {
-          group.push_back(p);
+      const bool nothing_new = !poll_due && seen == shared_->known_at_wakes &&
+                               shared_->known_revision >= 0 &&
+                               position_.cursor >= shared_->known_revision;
+      if (!nothing_new) {
+        std::vector<WatchPosition*> group;
+        for (WatchPosition* p : shared_->positions) {
+          if (p->cursor == position_.cursor && !p->too_old &&
+              (p == &position_ || p->buffer.size() < kMaxBuffered)) {
+            group.push_back(p);
+          }
         }
+        int64_t latest = -1;
+        Status s = shared_->impl->ReadEvents(position_.cursor, group, &latest);
+        if (!s.ok()) return Outcome::kClosed;
+        if (latest >= 0) {
+          shared_->known_revision = latest;
+          shared_->known_at_wakes = seen;  // (no wake can come while shared_->mu is held)
+        }
+        if (group.size() > 1) shared_->cv.notify_all();  // the others may have events now
+        if (!position_.buffer.empty() || position_.too_old) continue;
       }
-      Status s = shared_->impl->ReadEvents(position_.cursor, group);
-      if (!s.ok()) return Outcome::kClosed;
-      if (group.size() > 1) shared_->cv.notify_all();  // the others may have events now
-      if (!position_.buffer.empty() || position_.too_old) continue;
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return Outcome::kTimeout;
       // Woken by a write in this process, by another process's (through the listener), by
@@ -1396,7 +1423,7 @@ class SqliteWatch : public Watch {
       // this one, the short one when they cannot.
       const auto interval = shared_->listener && shared_->listener->alive() ? safety_poll_ : poll_;
       const auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, interval);
-      shared_->cv.wait_for(lock, wait, [&] {
+      poll_due = !shared_->cv.wait_for(lock, wait, [&] {
         return closed_ || shared_->closed || shared_->wakes != seen || !position_.buffer.empty() ||
                position_.too_old;
       });

@@ -606,6 +606,34 @@ TEST_F(SqliteStoreTest, WatchesOfDifferentKindsEachGetTheirEventsFromSharedReads
   EXPECT_EQ(names(late.get(), every_db.size()), every_db);
 }
 
+// A write that wakes no watch (another program writing hop.db) is still seen, at the next safety
+// poll, however sure the last read was that nothing was new.
+TEST(SqliteStorePollTest, AWriteThatWakesNoOneIsSeenAtTheNextPoll) {
+  TempDir dir;
+  SqliteStoreOptions opts;
+  opts.durable = false;
+  opts.poll_interval = std::chrono::milliseconds(50);
+  opts.safety_poll_interval = std::chrono::milliseconds(50);
+  auto store = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->Create(ConfigMap("a")).ok());
+  auto w = (*store)->StartWatch({kConfigMap, "", 1});
+  Event e;
+  ASSERT_EQ(w->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kTimeout);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() + "/hop.db").c_str(), &db), SQLITE_OK);
+  const char* sql =
+      "BEGIN IMMEDIATE; UPDATE meta SET value = 2 WHERE key = 'revision'; "
+      "INSERT INTO events VALUES (2, 0, '', 'ConfigMap', 'default', 'quiet', "
+      "'{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"quiet\","
+      "\"namespace\":\"default\",\"resourceVersion\":\"2\"}}'); COMMIT;";
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  ASSERT_EQ(w->Next(std::chrono::seconds(10), &e), Watch::Outcome::kEvent);
+  EXPECT_EQ(e.object.name(), "quiet");
+  EXPECT_EQ(e.revision, 2);
+}
+
 TEST(SqliteStoreWalTest, ADurableCommitMarksTheWalWhoseDirectoryEntryItSynced) {
   TempDir dir;
   const std::string marker = dir.path() + "/hop.db-wal-durable";
