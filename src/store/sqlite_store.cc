@@ -469,6 +469,10 @@ class SqliteStore::Impl {
   }
 
   Status Migrate() {
+    // A store that is current needs nothing written: a read says so without taking the write
+    // lock, which would wait for another process's commit (hop serve's) to finish its fsync.
+    HOP_ASSIGN_OR_RETURN(bool current, Current());
+    if (current) return Status::OK();
     HOP_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
     auto version = UserVersion();
     if (!version.ok()) return Rollback(version.status());
@@ -497,6 +501,22 @@ class SqliteStore::Impl {
       return Rollback(s.WithContext(fmt::format("indexing {}: ", path_)));
     }
     return db_.Exec("COMMIT");
+  }
+
+  // Whether the file is a store of the current format whose index keys are current, read in one
+  // read transaction; false when anything is to be done or checked under the write lock.
+  Result<bool> Current() {
+    bool current = false;
+    HOP_RETURN_IF_ERROR(InReadTransaction(writer_, [&]() -> Status {
+      HOP_ASSIGN_OR_RETURN(int64_t version, UserVersion());
+      if (version != SqliteStore::kFormatVersion) return Status::OK();
+      HOP_ASSIGN_OR_RETURN(TableCount tables, CountTables());
+      if (tables.ours < kFormat1Tables) return Status::OK();
+      HOP_ASSIGN_OR_RETURN(int64_t keys, ReadMeta("keys"));
+      current = keys == kIndexKeysVersion;
+      return Status::OK();
+    }));
+    return current;
   }
 
   // Computes every object's index keys again when they were computed by other key functions

@@ -511,6 +511,23 @@ TEST_F(SqliteStoreTest, BatchesCommittedTogetherFailAloneAndSeeTheOnesBefore) {
                                    {T::kAdded, "e1@" + std::to_string(r0 + 4)}}));
 }
 
+// Opening a store that needs no migration reads; it does not wait for the write lock, which
+// another process may hold through its fsync (hop serve while a `hop -e` starts).
+TEST(SqliteStoreOpenTest, OpeningACurrentStoreDoesNotTakeTheWriteLock) {
+  TempDir dir;
+  SqliteStoreOptions opts;
+  opts.durable = false;
+  {
+    auto store = SqliteStore::Open(dir.path(), opts);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Create(ConfigMap("a")).ok());
+  }
+  WriteLockHolder lock(dir.path());
+  auto store = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_TRUE((*store)->Get({kConfigMap, "default", "a"}).ok());
+}
+
 TEST(SqliteStoreGroupCommitTest, ConcurrentCommitsShareDurableTransactions) {
   TempDir dir;
   auto opened = SqliteStore::Open(dir.path());  // durable: each transaction is an fsync
