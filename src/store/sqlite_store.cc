@@ -866,7 +866,19 @@ class SqliteStore::Impl {
       std::vector<PendingBatch*> group(queue_.begin(), queue_.end());
       queue_.clear();
       queued.unlock();
-      CommitGroup(group);
+      try {
+        CommitGroup(group);
+      } catch (const std::exception& e) {
+        // Whatever went wrong, the batches waiting on this leader must hear of it, and the next
+        // caller must be able to lead, with no transaction left open.
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          (void)db_.Exec("ROLLBACK");
+        }
+        for (PendingBatch* b : group) {
+          b->result = Status::Internal(fmt::format("{}: a commit failed: {}", path_, e.what()));
+        }
+      }
       queued.lock();
       committing_ = false;
       batches_ += static_cast<int64_t>(group.size());
