@@ -37,8 +37,8 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/redact.h"
-#include "resource/kinds.h"
 #include "common/strings.h"
+#include "resource/kinds.h"
 #include "runtime/job_model.h"
 #include "runtime/process.h"
 
@@ -599,8 +599,16 @@ struct JobRunner::Impl {
       return true;
     });
     HOP_RETURN_IF_ERROR(written);
-    if (written->has_value()) {
-      CountIfFinished(**written);
+    EndRecordedLocked(p, end, written->has_value() ? &**written : nullptr);
+    return Status::OK();
+  }
+
+  // What follows the write of attempt `p`'s end (`written`: the Job as written, nullptr when the
+  // end was recorded already): the count, the log line, and the attempt forgotten, with what it
+  // left running in its group killed.
+  void EndRecordedLocked(const Proc& p, const AttemptEnd& end, const Resource* written) {
+    if (written != nullptr) {
+      CountIfFinished(*written);
       WriteToFile(LogPath(p.ref),
                   fmt::format("--- hop: attempt {} {}\n", p.record.attempt, end.description));
       log::Info("Job {}: attempt {} {}", KeyOf(p.ref), p.record.attempt, end.description);
@@ -615,7 +623,6 @@ struct JobRunner::Impl {
     RemoveMarker(p.ref);
     std::error_code ec;
     fs::remove(p.record.exit_file, ec);
-    return Status::OK();
   }
 
   // The attempt `p` never ran its command (the runner that started it stopped before letting
@@ -661,10 +668,71 @@ struct JobRunner::Impl {
 
   // --- attempts ---
 
+  // The start gate's writing end: closed without "go" when it goes out of scope unopened, which
+  // makes the wrapper leave without running the command.
+  class GateWriter {
+   public:
+    explicit GateWriter(int fd = -1) : fd_(fd) {}
+    ~GateWriter() {
+      if (fd_ >= 0) close(fd_);
+    }
+    GateWriter(GateWriter&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    GateWriter& operator=(GateWriter&& other) noexcept {
+      if (this != &other) {
+        if (fd_ >= 0) close(fd_);
+        fd_ = std::exchange(other.fd_, -1);
+      }
+      return *this;
+    }
+    void Open() {
+      if (fd_ < 0) return;
+      [[maybe_unused]] ssize_t sent = send(fd_, "go\n", 3, MSG_NOSIGNAL);
+      close(fd_);
+      fd_ = -1;
+    }
+
+   private:
+    int fd_;
+  };
+
+  // An attempt whose process was started and waits at its gate for its record in the Job's
+  // status.
+  struct SpawnedAttempt {
+    store::ObjectRef ref;
+    Resource job;  // as read before the start
+    std::vector<std::string> written_argv;
+    AttemptRecord record;
+    GateWriter gate;
+  };
+
   // Starts the Job's next attempt. When the system refuses to start its process, the attempt is
   // recorded as failed, `*not_started` is set, and the caller looks at the Job again.
   SyncResult StartAttemptLocked(const store::ObjectRef& ref, const Resource& job,
                                 const JobSpec& spec, bool* not_started) {
+    HOP_ASSIGN_OR_RETURN(std::optional<SpawnedAttempt> spawned,
+                         SpawnAttemptLocked(ref, job, spec, not_started));
+    if (!spawned) return std::optional<milliseconds>();
+    const AttemptRecord record = spawned->record;
+    auto written = UpdateStatusLocked(job, [&](Resource& j) {
+      if (JobFinished(j) || RecordedAttempt(j)) return false;
+      MarkStarted(j.mutable_status(), record, Now());
+      return true;
+    });
+    if (!written.ok() || !written->has_value()) {
+      // A process no status records must not outlive this call: no later runner could find it.
+      KillTrackedLocked(KeyOf(ref), "its start could not be recorded in the Job's status");
+      if (!written.ok()) return written.status();
+      return std::optional<milliseconds>(milliseconds(100));
+    }
+    return AttemptRecordedLocked(*spawned, **written);
+  }
+
+  // The first half of an attempt's start: its process started, waiting at its gate, and
+  // tracked. nullopt, with `*not_started` set and the failed attempt recorded, when the system
+  // refuses to start it.
+  Result<std::optional<SpawnedAttempt>> SpawnAttemptLocked(const store::ObjectRef& ref,
+                                                           const Resource& job, const JobSpec& spec,
+                                                           bool* not_started) {
     const std::string key = KeyOf(ref);
     const std::string work = WorkDir(ref);
     const std::string log_path = LogPath(ref);
@@ -709,17 +777,7 @@ struct JobRunner::Impl {
       RemoveMarker(ref);
       return Status::Unavailable(std::string("cannot make a start gate: ") + std::strerror(errno));
     }
-    struct Gate {
-      int fd;
-      ~Gate() {
-        if (fd >= 0) close(fd);
-      }
-      void Open() {
-        [[maybe_unused]] ssize_t sent = send(fd, "go\n", 3, MSG_NOSIGNAL);
-        close(fd);
-        fd = -1;
-      }
-    } gate_writer{gate[1]};
+    GateWriter gate_writer(gate[1]);
     // The wrapper shell writes the command's exit code where any later runner can read it, even
     // one that is not the process's parent.
     SpawnRequest request;
@@ -760,7 +818,7 @@ struct JobRunner::Impl {
         log::Warn("Job {}: attempt {} {}", key, attempt, end.description);
       }
       *not_started = true;
-      return std::optional<milliseconds>();
+      return std::optional<SpawnedAttempt>();
     }
     close(log_fd);
     auto stat = ReadProcStat(*pid);
@@ -782,22 +840,20 @@ struct JobRunner::Impl {
                 /*append=*/false);
     procs.insert_or_assign(key, p);
     WakeReaper();
+    return std::optional<SpawnedAttempt>(
+        SpawnedAttempt{ref, job, spec.written_argv, p.record, std::move(gate_writer)});
+  }
 
-    auto written = UpdateStatusLocked(job, [&](Resource& j) {
-      if (JobFinished(j) || RecordedAttempt(j)) return false;
-      MarkStarted(j.mutable_status(), p.record, Now());
-      return true;
-    });
-    if (!written.ok() || !written->has_value()) {
-      // A process no status records must not outlive this call: no later runner could find it.
-      KillTrackedLocked(key, "its start could not be recorded in the Job's status");
-      if (!written.ok()) return written.status();
-      return std::optional<milliseconds>(milliseconds(100));
-    }
-    gate_writer.Open();
+  // The second half of an attempt's start, once `written`, the Job as written, records it: the
+  // gate opened, the counts, the deadline.
+  SyncResult AttemptRecordedLocked(SpawnedAttempt& spawned, const Resource& written) {
+    const std::string key = KeyOf(spawned.ref);
+    const int64_t attempt = spawned.record.attempt;
+    const Resource& job = spawned.job;
+    spawned.gate.Open();
     metric.attempts->Inc();
-    log::Info("Job {}: started attempt {} as process group {}: {}", key, attempt, *pid,
-              CommandText(spec.written_argv));
+    log::Info("Job {}: started attempt {} as process group {}: {}", key, attempt,
+              spawned.record.pid, CommandText(spawned.written_argv));
     // How long the fire that made this Job waited for its process (first attempts only).
     if (attempt == 1) {
       const auto annotations = job.annotations();
@@ -815,7 +871,7 @@ struct JobRunner::Impl {
         }
       }
     }
-    auto deadline = DeadlineOf(**written);
+    auto deadline = DeadlineOf(written);
     procs[key].deadline = deadline;
     if (deadline) return std::optional<milliseconds>(Until(*deadline, Now()));
     return std::optional<milliseconds>();
@@ -835,23 +891,150 @@ struct JobRunner::Impl {
     if (waiting_keys.insert(KeyOf(ref)).second) waiting.push_back(ref);
   }
 
-  // Starts queued Jobs, oldest first, while slots are free. A Job whose Sync fails (the store's
-  // error) goes back to the end of the queue, and the reaper tries again after poll_interval.
-  void PumpLocked() {
-    if (!reaping) return;
-    while (!waiting.empty() && RunningLocked() < options.max_running) {
+  // Starts queued Jobs, oldest first, while slots are free (SettleLocked).
+  void PumpLocked() { SettleLocked({}); }
+
+  // The spec of `job` when it is simply due to start now: nothing tracked, recorded or left over
+  // for it, not finished or being deleted, no deadline passed, a spec it can run within its
+  // backoff limit, not suspended, no retry delay left, and a free slot. nullopt for anything
+  // else, which SyncLocked then takes step by step.
+  std::optional<JobSpec> DueToStartLocked(const store::ObjectRef& ref, const Resource& job) {
+    if (procs.count(KeyOf(ref)) != 0 || job.deletion_timestamp() || JobFinished(job) ||
+        RecordedAttempt(job) || RunningLocked() >= options.max_running) {
+      return std::nullopt;
+    }
+    if (!SafePathPart(ref.namespace_name) || !SafePathPart(ref.name)) return std::nullopt;
+    if (OrphanAttempt(ref, job)) return std::nullopt;
+    const SystemTime now = Now();
+    if (auto deadline = DeadlineOf(job); deadline && now >= *deadline) return std::nullopt;
+    auto spec = ParseJobSpec(job);
+    if (!spec.ok() || spec->suspend) return std::nullopt;
+    const int64_t failed = FailedOf(job);
+    if (failed > spec->backoff_limit) return std::nullopt;
+    if (auto last = LastExitTime(job);
+        last && failed > 0 &&
+        now < *last + RetryDelay(failed, options.retry_delay, options.max_retry_delay)) {
+      return std::nullopt;
+    }
+    return std::move(*spec);
+  }
+
+  // Records the ends of the attempts of `exited` (Jobs whose tracked process has ended) and
+  // starts queued Jobs, oldest first, while slots are free, with every status write in one
+  // store commit: one durable commit for all the exits the reaper woke for and the starts they
+  // make room for, rather than one each (and the store's group commit may share it with the
+  // operator's). Whatever is not that simple (a Job changed, deleted or finished meanwhile, an
+  // attempt that never ran, a Job that must wait or fail) is taken step by step by SyncLocked,
+  // and so is everything when the one commit fails. A queued Job whose start fails with the
+  // store's error goes back to the end of the queue, and the reaper tries again after
+  // poll_interval.
+  void SettleLocked(const std::vector<store::ObjectRef>& exited) {
+    struct Ending {
+      Proc p;
+      AttemptEnd end;
+    };
+    std::vector<Ending> ends;
+    std::vector<SpawnedAttempt> starts;
+    std::vector<store::Write> writes;
+    for (const store::ObjectRef& ref : exited) {
+      auto it = procs.find(KeyOf(ref));
+      if (it == procs.end()) continue;
+      Proc& p = it->second;
+      PollLocked(p);
+      auto got = p.exited ? store.Get(ref) : Result<Resource>(Status::NotFound(""));
+      std::optional<AttemptRecord> record;
+      if (got.ok()) record = RecordedAttempt(*got);
+      if (!got.ok() || got->uid() != p.uid || got->deletion_timestamp() || JobFinished(*got) ||
+          !record || record->pid != p.record.pid || record->attempt != p.record.attempt ||
+          NeverRan(p.record.exit_file)) {
+        auto synced = SyncLocked(ref, /*may_start=*/false);
+        if (!synced.ok()) {
+          log::Warn("Job {}: cannot record its attempt's end: {}", KeyOf(ref),
+                    synced.status().ToString());
+        }
+        continue;
+      }
+      Ending ending{p, EndOf(p)};
+      Resource next = std::move(*got);
+      MarkEnded(next.mutable_status(), ending.end, BackoffLimitOf(next), Now());
+      writes.push_back(store::Write::UpdateStatus(std::move(next)));
+      ends.push_back(std::move(ending));
+    }
+
+    bool start_failed = false;
+    while (reaping && !waiting.empty() && RunningLocked() < options.max_running) {
       store::ObjectRef ref = std::move(waiting.front());
       waiting.pop_front();
       if (waiting_keys.erase(KeyOf(ref)) == 0) continue;  // started or gone meanwhile
-      auto synced = SyncLocked(ref, /*may_start=*/true);
-      if (!synced.ok()) {
-        log::Warn("Job {}: cannot start it: {}", KeyOf(ref), synced.status().ToString());
+      auto got = store.Get(ref);
+      std::optional<JobSpec> spec;
+      if (got.ok()) spec = DueToStartLocked(ref, *got);
+      Status failed;
+      if (!spec) {
+        failed = SyncLocked(ref, /*may_start=*/true).status();
+      } else {
+        bool not_started = false;  // then recorded as a failed attempt, and Synced again
+        auto spawned = SpawnAttemptLocked(ref, *got, *spec, &not_started);
+        if (spawned.ok() && spawned->has_value()) {
+          Resource next = std::move(*got);
+          MarkStarted(next.mutable_status(), (*spawned)->record, Now());
+          writes.push_back(store::Write::UpdateStatus(std::move(next)));
+          starts.push_back(std::move(**spawned));
+        }
+        failed = spawned.status();
+      }
+      if (!failed.ok()) {
+        log::Warn("Job {}: cannot start it: {}", KeyOf(ref), failed.ToString());
         QueueLocked(ref);
-        pump_failed = true;
-        return;
+        start_failed = true;
+        break;
       }
     }
-    pump_failed = false;
+
+    if (!writes.empty()) {
+      auto committed = store.Commit(std::move(writes));
+      if (committed.ok()) {
+        for (size_t i = 0; i < ends.size(); ++i) {
+          EndRecordedLocked(ends[i].p, ends[i].end, &(*committed)[i]);
+        }
+        for (size_t i = 0; i < starts.size(); ++i) {
+          (void)AttemptRecordedLocked(starts[i], (*committed)[ends.size() + i]);
+        }
+      } else {
+        log::Debug(
+            "the Job runner's batch of {} status writes failed ({}); writing them one by one",
+            ends.size() + starts.size(), committed.status().ToString());
+        for (const Ending& ending : ends) {
+          auto synced = SyncLocked(ending.p.ref, /*may_start=*/false);
+          if (!synced.ok()) {
+            log::Warn("Job {}: cannot record its attempt's end: {}", KeyOf(ending.p.ref),
+                      synced.status().ToString());
+          }
+        }
+        for (SpawnedAttempt& start : starts) {
+          const AttemptRecord record = start.record;
+          auto written = UpdateStatusLocked(start.job, [&](Resource& j) {
+            if (JobFinished(j) || RecordedAttempt(j)) return false;
+            MarkStarted(j.mutable_status(), record, Now());
+            return true;
+          });
+          if (written.ok() && written->has_value()) {
+            (void)AttemptRecordedLocked(start, **written);
+            continue;
+          }
+          // A process no status records must not outlive this call: no later runner could find
+          // it.
+          KillTrackedLocked(KeyOf(start.ref),
+                            "its start could not be recorded in the Job's status");
+          if (!written.ok()) {
+            log::Warn("Job {}: cannot start it: {}", KeyOf(start.ref), written.status().ToString());
+            QueueLocked(start.ref);
+            start_failed = true;
+          }
+        }
+      }
+    }
+    pump_failed = start_failed;
   }
 
   SyncResult SyncStepsLocked(const store::ObjectRef& in_ref, bool may_start, bool* queued) {
@@ -1118,19 +1301,24 @@ struct JobRunner::Impl {
       }
       ReapDyingLocked();
       const SystemTime after = Now();
-      std::vector<store::ObjectRef> due;
+      std::vector<store::ObjectRef> exited, overdue;
       for (auto& [key, p] : procs) {
         PollLocked(p);
-        if (p.exited || (p.deadline && after >= *p.deadline)) due.push_back(p.ref);
+        if (p.exited) {
+          exited.push_back(p.ref);
+        } else if (p.deadline && after >= *p.deadline) {
+          overdue.push_back(p.ref);
+        }
       }
-      for (const store::ObjectRef& ref : due) {
+      for (const store::ObjectRef& ref : overdue) {
         auto synced = SyncLocked(ref, /*may_start=*/false);
         if (!synced.ok()) {
-          log::Warn("Job {}: cannot record its attempt's end: {}", KeyOf(ref),
+          log::Warn("Job {}: cannot stop it at its deadline: {}", KeyOf(ref),
                     synced.status().ToString());
         }
       }
-      PumpLocked();
+      // The exits' ends, and the starts of queued Jobs they make room for, in one commit.
+      SettleLocked(exited);
     }
   }
 

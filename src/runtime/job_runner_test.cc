@@ -302,8 +302,8 @@ TEST_F(JobRunnerTest, GivesEveryProcessHopsVariables) {
             std::string::npos)
       << log;
 
-  ObjectRef plain = Create(JobResource(
-      "plain", {"sh", "-c", "echo \"job=$HOP_JOB outputs=${HOP_OUTPUTS-unset}\""}));
+  ObjectRef plain = Create(
+      JobResource("plain", {"sh", "-c", "echo \"job=$HOP_JOB outputs=${HOP_OUTPUTS-unset}\""}));
   ASSERT_TRUE(SyncUntil(runner, plain, IsComplete));
   log = ReadFile(runner.LogPath(plain));
   EXPECT_NE(log.find("job=plain outputs=unset\n"), std::string::npos) << log;
@@ -577,6 +577,35 @@ TEST_F(JobRunnerTest, QueuedJobsStartAsSlotsFreeWithoutAnotherSync) {
   EXPECT_LE(*first, *last);
 }
 
+// When a process ends, the end is recorded in the same store commit as the start of the queued
+// Job its slot frees (docs/runtime.md, "One commit for what an exit settles").
+TEST_F(JobRunnerTest, AnExitAndTheStartItMakesRoomForShareOneCommit) {
+  JobRunnerOptions options = Options();
+  options.max_running = 1;
+  options.poll_interval = std::chrono::hours(1);
+  JobRunner& runner = NewRunner(options);
+  ASSERT_TRUE(runner.Start().ok());
+  std::vector<ObjectRef> refs;
+  refs.push_back(Create(JobResource("held", kUntilReleased)));
+  for (int i = 0; i < 4; ++i) {
+    refs.push_back(Create(JobResource("next-" + std::to_string(i), {"sh", "-c", "exit 0"})));
+  }
+  const int64_t before = store_->commit_stats().batches;
+  for (const ObjectRef& ref : refs) ASSERT_TRUE(runner.Sync(ref).ok());  // one starts, 4 queue
+  ASSERT_TRUE(WaitFor([&] { return IsActive(Get(refs[0])); }));
+  Release(runner, refs[0]);
+  ASSERT_TRUE(WaitFor([&] {
+    for (const ObjectRef& ref : refs) {
+      if (!IsComplete(Get(ref))) return false;
+    }
+    return true;
+  }));
+  for (const ObjectRef& ref : refs) EXPECT_EQ(AttemptsOf(Get(ref)), 1) << ref.name;
+  // The first start alone; each of the four next starts with the end before it; the last end
+  // alone: 6 commits for 10 status writes.
+  EXPECT_EQ(store_->commit_stats().batches - before, 6);
+}
+
 // The queue is not state that a stopped runner loses: the next one queues, from the store, every
 // Job that has not started, and runs them as slots free, with no Sync at all.
 TEST_F(JobRunnerTest, JobsQueuedWhenTheRunnerStoppedRunAfterARestart) {
@@ -790,8 +819,8 @@ TEST_F(JobRunnerTest, AnAttemptThatNeverRanIsTakenBackAndRunsAgain) {
   pclose(out);
 
   JobRunner& runner = NewRunner();
-  ObjectRef ref = Create(JobResource("never-ran", {"sh", "-c", "echo ran >> runs"},
-                                     {{"backoffLimit", 0}}));
+  ObjectRef ref =
+      Create(JobResource("never-ran", {"sh", "-c", "echo ran >> runs"}, {{"backoffLimit", 0}}));
   const fs::path work = runner.WorkDir(ref);
   fs::create_directories(work);
   const std::string exit_file = (work / ".hop-exit-1-test").string();
@@ -1024,7 +1053,8 @@ TEST_F(JobRunnerTest, ExportsRunsByOutcomeAndTheFireToStartLatency) {
       {R"(hop_fire_to_start_seconds_bucket{le="2.5"})", "1"},
       {R"(hop_fire_to_start_seconds_bucket{le="+Inf"})", "1"},
   };
-  for (const Case& c : kCases) EXPECT_EQ(Sample(text, c.series), c.want) << c.series << "\n" << text;
+  for (const Case& c : kCases)
+    EXPECT_EQ(Sample(text, c.series), c.want) << c.series << "\n" << text;
 
   // More Syncs of finished Jobs count nothing again.
   for (const ObjectRef& ref : {ok, bad, invalid, slow}) ASSERT_TRUE(runner.Sync(ref).ok());

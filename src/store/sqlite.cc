@@ -1,13 +1,19 @@
 // SQLite wrapper implementation.
 #include "store/sqlite.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "common/files.h"
 
 namespace hop::store::sqlite {
 
@@ -33,7 +39,111 @@ std::string DamagedFileAdvice(sqlite3* db, int code) {
       file != nullptr && *file != '\0' ? file : "the database file");
 }
 
+// ---- the VFS: SQLite's own, with the WAL's directory entry made durable once ----
+//
+// SQLite's unix VFS fsyncs a WAL's directory at the first sync of every connection that opened
+// the WAL with SQLITE_OPEN_CREATE, as every connection does, so that a WAL it may have just
+// created cannot lose its directory entry to a crash. For a WAL that already existed and whose
+// entry was made durable before, that is one needless fsync per process that writes (a `hop -e`
+// pays it on every statement). hop's VFS opens such a WAL without SQLITE_OPEN_CREATE, which
+// skips that fsync. A WAL's entry is known to be durable when the marker file beside it names
+// the WAL's identity (device, inode and birth time): the store writes the marker after a
+// durable commit through a connection that opened the WAL with SQLITE_OPEN_CREATE, that is,
+// after SQLite's own directory fsync (docs/store.md, "The WAL's directory entry").
+
+struct FileIdentity {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  int64_t born_sec = 0;
+  uint32_t born_nsec = 0;
+  std::string Text() const {
+    return fmt::format("{} {} {}.{:09}\n", dev, ino, born_sec, born_nsec);
+  }
+};
+
+// The file's identity, or nullopt when it does not exist or its birth time is unknown (a file
+// system that does not keep it: without it a new file could not be told from an old one of the
+// same inode number).
+std::optional<FileIdentity> IdentityOf(const char* path) {
+  struct statx sx {};
+  if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &sx) != 0) {
+    return std::nullopt;
+  }
+  if ((sx.stx_mask & STATX_BTIME) == 0 || (sx.stx_mask & STATX_INO) == 0) return std::nullopt;
+  FileIdentity id;
+  id.dev = (static_cast<uint64_t>(sx.stx_dev_major) << 32) | sx.stx_dev_minor;
+  id.ino = sx.stx_ino;
+  id.born_sec = sx.stx_btime.tv_sec;
+  id.born_nsec = sx.stx_btime.tv_nsec;
+  return id;
+}
+
+std::string MarkerPathOf(std::string_view wal_path) { return std::string(wal_path) + "-durable"; }
+
+// What the marker holds; "" when it cannot be read.
+std::string ReadMarker(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return "";
+  char buf[128];
+  const ssize_t n = ::read(fd, buf, sizeof(buf));
+  ::close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+sqlite3_vfs* g_base_vfs = nullptr;  // the default VFS, which hop's wraps
+sqlite3_vfs g_hop_vfs;
+constexpr const char* kHopVfsName = "hop";
+
+int HopOpen(sqlite3_vfs*, const char* name, sqlite3_file* file, int flags, int* out_flags) {
+  if (name != nullptr && (flags & SQLITE_OPEN_WAL) && (flags & SQLITE_OPEN_CREATE)) {
+    const std::optional<FileIdentity> before = IdentityOf(name);
+    if (before && ReadMarker(MarkerPathOf(name)) == before->Text()) {
+      const int rc =
+          g_base_vfs->xOpen(g_base_vfs, name, file, flags & ~SQLITE_OPEN_CREATE, out_flags);
+      if (rc == SQLITE_OK) {
+        // The file opened is the one checked unless the name was given to another file in
+        // between (its last user deleted it and someone made a new one): then it is opened
+        // again the usual way.
+        const std::optional<FileIdentity> after = IdentityOf(name);
+        if (after && after->Text() == before->Text()) return SQLITE_OK;
+        if (file->pMethods != nullptr) file->pMethods->xClose(file);
+        file->pMethods = nullptr;
+      }
+    }
+  }
+  return g_base_vfs->xOpen(g_base_vfs, name, file, flags, out_flags);
+}
+
+// hop's VFS, registered (not as the default) at the first open.
+const char* HopVfs() {
+  static std::once_flag once;
+  static const char* name = nullptr;
+  std::call_once(once, [] {
+    g_base_vfs = sqlite3_vfs_find(nullptr);
+    if (g_base_vfs == nullptr) return;
+    g_hop_vfs = *g_base_vfs;
+    g_hop_vfs.pNext = nullptr;
+    g_hop_vfs.zName = kHopVfsName;
+    g_hop_vfs.xOpen = HopOpen;
+    if (sqlite3_vfs_register(&g_hop_vfs, 0) == SQLITE_OK) name = kHopVfsName;
+  });
+  return name;
+}
+
 }  // namespace
+
+void MarkWalDurable(const std::string& wal_path) {
+  const std::optional<FileIdentity> id = IdentityOf(wal_path.c_str());
+  if (!id) return;
+  const std::string marker = MarkerPathOf(wal_path);
+  const std::string text = id->Text();
+  if (ReadMarker(marker) == text) return;
+  // A marker cut short by a crash names no file: the next connection then does the fsync.
+  const int fd = OpenPrivateFile(marker, O_WRONLY | O_TRUNC);
+  if (fd < 0) return;
+  [[maybe_unused]] ssize_t n = ::write(fd, text.data(), text.size());
+  ::close(fd);
+}
 
 Status ErrorStatus(sqlite3* db, std::string_view what) {
   const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
@@ -82,7 +192,7 @@ Database& Database::operator=(Database&& other) noexcept {
 Result<Database> Database::Open(const std::string& path) {
   sqlite3* db = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, flags, HopVfs()) != SQLITE_OK) {
     Status s = ErrorStatus(db, "cannot open " + path);
     sqlite3_close_v2(db);
     return Status::Unavailable(s.message());

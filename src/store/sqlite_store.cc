@@ -11,9 +11,13 @@
 //                                    one key; meta `keys` is the version of the key functions
 //                                    they were computed with
 //
-// PRAGMA user_version holds the format version. All access goes through one connection guarded
-// by a mutex; writes take the database's write lock up front (BEGIN IMMEDIATE), so concurrent
-// processes queue rather than deadlock.
+// PRAGMA user_version holds the format version. Writes go through one connection guarded by a
+// mutex and take the database's write lock up front (BEGIN IMMEDIATE), so concurrent processes
+// queue rather than deadlock. Concurrent Commit calls are grouped: one leader commits every
+// batch queued by then in one transaction (one fsync), each batch in its own SAVEPOINT (docs/
+// store.md, "Group commit"). Reads use the writer's connection when no commit holds it, else a
+// second, read-only connection, so that they do not wait for a commit's fsync. Watches at the
+// same place in the event log share one read of it.
 //
 // Wake-ups across processes (docs/store.md, "Watches across processes"): after each commit that
 // wrote something, the writer touches `hop.db-wake` in the state directory (futimens: one system
@@ -22,12 +26,11 @@
 // file is touched; polling stays as a safety net for writers that do not touch it.
 #include "store/sqlite_store.h"
 
-#include <fmt/format.h>
-#include <sqlite3.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -35,11 +38,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
-#include <cstring>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -200,6 +204,20 @@ class WakeListener {
   std::thread thread_;
 };
 
+// Where one watch is in the event log, and the events read for it that it has not returned.
+// Guarded by Shared::mu.
+struct WatchPosition {
+  WatchOptions options;
+  int64_t cursor = 0;        // every event up to here is in `buffer` or was returned
+  std::deque<Event> buffer;  // read, not returned yet, in revision order
+  bool too_old = false;      // the log no longer reached back to `cursor`
+
+  bool Wants(std::string_view group, std::string_view kind, std::string_view ns) const {
+    return (!options.kind || (options.kind->group == group && options.kind->kind == kind)) &&
+           (options.namespace_name.empty() || options.namespace_name == ns);
+  }
+};
+
 // State shared between the store and its watches, which may outlive it.
 struct Shared {
   std::mutex mu;
@@ -210,6 +228,14 @@ struct Shared {
   SqliteStore::Impl* impl = nullptr;  // null once the store is gone
   std::string dir;                    // the state directory
   int watches = 0;                    // watches not yet destroyed
+  // The watches not yet destroyed: one read of the log serves every watch at the same cursor
+  // (SqliteWatch::Next).
+  std::vector<WatchPosition*> positions;
+  // What the latest read of the log found: the store's revision then, and `wakes` then. Until
+  // the next wake, a watch whose cursor has reached that revision has nothing new to read (a
+  // watch still looks when its poll interval passes without a wake: the safety net).
+  int64_t known_revision = -1;
+  uint64_t known_at_wakes = 0;
   // While watches > 0, unless inotify could not be used. Declared last: it goes first, and its
   // thread, which locks `mu`, is joined before `mu` goes.
   std::unique_ptr<WakeListener> listener;
@@ -299,6 +325,30 @@ class CachedStatement {
   sqlite::Statement* st_;
 };
 
+// One connection to the store's file and the statements prepared on it; used only under the
+// mutex that guards it.
+struct Connection {
+  sqlite::Database db;
+  std::map<std::string, sqlite::Statement, std::less<>> statements;
+
+  // A prepared statement for fixed SQL text, prepared once per connection. Callers finish using
+  // one before asking for the same text again (nothing here recurses while a statement steps).
+  Result<CachedStatement> Prepared(const char* sql) {
+    auto it = statements.find(sql);
+    if (it == statements.end()) {
+      HOP_ASSIGN_OR_RETURN(sqlite::Statement st, db.Prepare(sql));
+      it = statements.emplace(sql, std::move(st)).first;
+    }
+    it->second.Reset();  // an earlier handle of the same text may not be gone yet
+    return CachedStatement(&it->second);
+  }
+
+  void Close() {
+    statements.clear();
+    db = sqlite::Database();
+  }
+};
+
 class SqliteStore::Impl {
  public:
   Impl(std::string path, SqliteStoreOptions options)
@@ -368,14 +418,15 @@ class SqliteStore::Impl {
     path_ = temp;
     Status built = Connect();
     if (built.ok()) built = Migrate();
-    statements_.clear();
-    db_ = sqlite::Database();  // closing checkpoints the log into the file
+    writer_.Close();  // closing checkpoints the log into the file
     path_ = final_path;
     if (built.ok() && ::link(temp.c_str(), final_path.c_str()) != 0 && errno != EEXIST) {
       built = Status::Unavailable(
           fmt::format("cannot create {}: {}", final_path, std::strerror(errno)));
     }
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((temp + suffix).c_str());
+    for (const char* suffix : {"", "-wal", "-shm", "-journal", "-wal-durable"}) {
+      ::unlink((temp + suffix).c_str());
+    }
     RemoveAbandonedStoreFiles(final_path);
     return built;
   }
@@ -418,6 +469,10 @@ class SqliteStore::Impl {
   }
 
   Status Migrate() {
+    // A store that is current needs nothing written: a read says so without taking the write
+    // lock, which would wait for another process's commit (hop serve's) to finish its fsync.
+    HOP_ASSIGN_OR_RETURN(bool current, Current());
+    if (current) return Status::OK();
     HOP_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
     auto version = UserVersion();
     if (!version.ok()) return Rollback(version.status());
@@ -446,6 +501,22 @@ class SqliteStore::Impl {
       return Rollback(s.WithContext(fmt::format("indexing {}: ", path_)));
     }
     return db_.Exec("COMMIT");
+  }
+
+  // Whether the file is a store of the current format whose index keys are current, read in one
+  // read transaction; false when anything is to be done or checked under the write lock.
+  Result<bool> Current() {
+    bool current = false;
+    HOP_RETURN_IF_ERROR(InReadTransaction(writer_, [&]() -> Status {
+      HOP_ASSIGN_OR_RETURN(int64_t version, UserVersion());
+      if (version != SqliteStore::kFormatVersion) return Status::OK();
+      HOP_ASSIGN_OR_RETURN(TableCount tables, CountTables());
+      if (tables.ours < kFormat1Tables) return Status::OK();
+      HOP_ASSIGN_OR_RETURN(int64_t keys, ReadMeta("keys"));
+      current = keys == kIndexKeysVersion;
+      return Status::OK();
+    }));
+    return current;
   }
 
   // Computes every object's index keys again when they were computed by other key functions
@@ -528,10 +599,12 @@ class SqliteStore::Impl {
 
   // ---- reads ----
 
-  Result<StoredObject> Load(const ObjectRef& ref) {
+  Result<StoredObject> Load(const ObjectRef& ref) { return Load(writer_, ref); }
+
+  Result<StoredObject> Load(Connection& c, const ObjectRef& ref) {
     HOP_ASSIGN_OR_RETURN(auto st,
-                         Prepared("SELECT id, revision, body FROM objects WHERE grp = ? AND "
-                                  "kind = ? AND namespace = ? AND name = ?"));
+                         c.Prepared("SELECT id, revision, body FROM objects WHERE grp = ? AND "
+                                    "kind = ? AND namespace = ? AND name = ?"));
     st->Bind(1, ref.kind.group)
         .Bind(2, ref.kind.kind)
         .Bind(3, ref.namespace_name)
@@ -553,24 +626,68 @@ class SqliteStore::Impl {
     return Resource(std::move(j));
   }
 
+  // Runs `read(connection)` on the writer's connection when no commit holds it, else on the
+  // reader's (opened the first time it is needed), under the connection's mutex. A process that
+  // never reads during a commit (a one-shot `hop -e`) opens one connection, not two.
+  template <typename F>
+  auto WithReadConnection(F&& read) -> decltype(read(std::declval<Connection&>())) {
+    {
+      std::unique_lock<std::mutex> writer(mu_, std::try_to_lock);
+      if (writer.owns_lock()) return read(writer_);
+    }
+    std::lock_guard<std::mutex> lock(read_mu_);
+    if (reader_.db.handle() == nullptr) {
+      Status opened = OpenReaderLocked();
+      if (!opened.ok()) return opened;
+    }
+    return read(reader_);
+  }
+
+  Status OpenReaderLocked() {
+    HOP_ASSIGN_OR_RETURN(reader_.db, sqlite::Database::Open(path_));
+    sqlite3_busy_timeout(reader_.db.handle(), 10000);
+    Status s = reader_.db.Exec("PRAGMA query_only=ON");
+    if (!s.ok()) reader_.Close();
+    return s;
+  }
+
+  // Runs `body` in a read transaction on `c`: one snapshot for all it reads.
+  static Status InReadTransaction(Connection& c, const std::function<Status()>& body) {
+    HOP_RETURN_IF_ERROR(Run(c, "BEGIN"));
+    Status s = body();
+    if (!s.ok()) {
+      (void)Run(c, "ROLLBACK");
+      return s;
+    }
+    return Run(c, "COMMIT");
+  }
+
+  // Runs a statement of fixed text that returns no rows, prepared once on `c` (BEGIN, COMMIT,
+  // SAVEPOINT ...: run after every commit by every watch, they are worth not parsing each time).
+  static Status Run(Connection& c, const char* sql) {
+    HOP_ASSIGN_OR_RETURN(auto st, c.Prepared(sql));
+    return st->Run();
+  }
+
   Result<Resource> Get(ObjectRef ref) {
-    std::lock_guard<std::mutex> lock(mu_);
     Normalize(&ref);
-    HOP_ASSIGN_OR_RETURN(StoredObject o, Load(ref));
-    return std::move(o.object);
+    return WithReadConnection([&](Connection& c) -> Result<Resource> {
+      HOP_ASSIGN_OR_RETURN(StoredObject o, Load(c, ref));
+      return std::move(o.object);
+    });
   }
 
   Result<ListResult> List(const ListOptions& options) {
     ListResult result;
-    HOP_ASSIGN_OR_RETURN(result.revision,
-                         ListEach(options, [&](Resource r) { result.items.push_back(std::move(r)); }));
+    HOP_ASSIGN_OR_RETURN(result.revision, ListEach(options, [&](Resource r) {
+                           result.items.push_back(std::move(r));
+                         }));
     return result;
   }
 
-  // Calls `visit` under mu_, inside the read transaction (so it must not call the store).
-  Result<int64_t> ListEach(const ListOptions& options,
-                           const std::function<void(Resource)>& visit) {
-    std::lock_guard<std::mutex> lock(mu_);
+  // Calls `visit` under a connection's mutex, inside the read transaction (so it must not call
+  // the store).
+  Result<int64_t> ListEach(const ListOptions& options, const std::function<void(Resource)>& visit) {
     // Requirements that name a key and values become index lookups; the first one drives the
     // query from the labels index. Every requirement is checked again on the decoded objects.
     using Op = resource::LabelSelector::Requirement::Op;
@@ -622,28 +739,29 @@ class SqliteStore::Impl {
     }
     std::string sql = "SELECT o.body FROM " + from + where;
     sql += " ORDER BY o.grp, o.kind, o.namespace, o.name";
-    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN"));
     int64_t revision = 0;
-    Status s = [&]() -> Status {
-      HOP_ASSIGN_OR_RETURN(auto query, db_.Prepare(sql));
-      for (size_t i = 0; i < binds.size(); ++i) query.Bind(static_cast<int>(i + 1), binds[i]);
-      while (true) {
-        HOP_ASSIGN_OR_RETURN(bool row, query.Step());
-        if (!row) break;
-        HOP_ASSIGN_OR_RETURN(Resource r, Decode(query.ColumnText(0)));
-        if (!options.selector.empty() && !options.selector.Matches(r.labels())) continue;
-        visit(std::move(r));
-      }
-      HOP_ASSIGN_OR_RETURN(revision, ReadMeta("revision"));
-      return Status::OK();
-    }();
-    if (!s.ok()) return Rollback(s);
-    HOP_RETURN_IF_ERROR(db_.Exec("COMMIT"));
+    HOP_RETURN_IF_ERROR(WithReadConnection([&](Connection& c) {
+      return InReadTransaction(c, [&]() -> Status {
+        HOP_ASSIGN_OR_RETURN(auto query, c.db.Prepare(sql));
+        for (size_t i = 0; i < binds.size(); ++i) query.Bind(static_cast<int>(i + 1), binds[i]);
+        while (true) {
+          HOP_ASSIGN_OR_RETURN(bool row, query.Step());
+          if (!row) break;
+          HOP_ASSIGN_OR_RETURN(Resource r, Decode(query.ColumnText(0)));
+          if (!options.selector.empty() && !options.selector.Matches(r.labels())) continue;
+          visit(std::move(r));
+        }
+        HOP_ASSIGN_OR_RETURN(revision, ReadMeta(c, "revision"));
+        return Status::OK();
+      });
+    }));
     return revision;
   }
 
-  Result<int64_t> ReadMeta(std::string_view key) {
-    HOP_ASSIGN_OR_RETURN(auto st, Prepared("SELECT value FROM meta WHERE key = ?"));
+  Result<int64_t> ReadMeta(std::string_view key) { return ReadMeta(writer_, key); }
+
+  static Result<int64_t> ReadMeta(Connection& c, std::string_view key) {
+    HOP_ASSIGN_OR_RETURN(auto st, c.Prepared("SELECT value FROM meta WHERE key = ?"));
     st->Bind(1, key);
     HOP_ASSIGN_OR_RETURN(bool row, st->Step());
     if (!row) return Status::Internal(fmt::format("meta key {} is missing", key));
@@ -657,29 +775,26 @@ class SqliteStore::Impl {
   }
 
   Result<int64_t> Revision() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return ReadMeta("revision");
+    return WithReadConnection([&](Connection& c) { return ReadMeta(c, "revision"); });
   }
 
   Result<Store::Stats> ReadStats() {
-    std::lock_guard<std::mutex> lock(mu_);
-    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN"));
-    Result<Store::Stats> stats = [&]() -> Result<Store::Stats> {
-      Store::Stats out;
-      HOP_ASSIGN_OR_RETURN(out.revision, ReadMeta("revision"));
-      HOP_ASSIGN_OR_RETURN(auto count, db_.Prepare("SELECT count(*) FROM objects"));
-      HOP_ASSIGN_OR_RETURN(bool row, count.Step());
-      if (row) out.objects = count.ColumnInt(0);
-      HOP_ASSIGN_OR_RETURN(
-          auto size, db_.Prepare("SELECT page_count * page_size FROM pragma_page_count(), "
-                                 "pragma_page_size()"));
-      HOP_ASSIGN_OR_RETURN(row, size.Step());
-      if (row) out.bytes = size.ColumnInt(0);
-      return out;
-    }();
-    if (!stats.ok()) return Rollback(stats.status());
-    HOP_RETURN_IF_ERROR(db_.Exec("COMMIT"));
-    return stats;
+    Store::Stats out;
+    HOP_RETURN_IF_ERROR(WithReadConnection([&](Connection& c) {
+      return InReadTransaction(c, [&]() -> Status {
+        HOP_ASSIGN_OR_RETURN(out.revision, ReadMeta(c, "revision"));
+        HOP_ASSIGN_OR_RETURN(auto count, c.db.Prepare("SELECT count(*) FROM objects"));
+        HOP_ASSIGN_OR_RETURN(bool row, count.Step());
+        if (row) out.objects = count.ColumnInt(0);
+        HOP_ASSIGN_OR_RETURN(auto size,
+                             c.db.Prepare("SELECT page_count * page_size FROM pragma_page_count(), "
+                                          "pragma_page_size()"));
+        HOP_ASSIGN_OR_RETURN(row, size.Step());
+        if (row) out.bytes = size.ColumnInt(0);
+        return Status::OK();
+      });
+    }));
+    return out;
   }
 
   // ---- writes ----
@@ -723,38 +838,165 @@ class SqliteStore::Impl {
     std::set<int64_t> deleting;  // object ids being deleted, against ownership cycles
   };
 
+  // One caller's batch waiting in the commit queue, and what became of it.
+  struct PendingBatch {
+    std::vector<Write> writes;
+    Result<std::vector<Resource>> result = Status::Internal("the batch was not committed");
+    bool own_error = false;  // `result` is the batch's own failure
+    bool done = false;       // guarded by queue_mu_
+  };
+
+  // Group commit (docs/store.md, "Group commit"): a caller queues its batch; whoever finds no
+  // commit under way becomes the leader and commits every batch queued by then in one write
+  // transaction with one fsync, each batch in a SAVEPOINT of its own, so that a batch that
+  // fails is rolled back alone and the others still commit. The others wait meanwhile and take
+  // their own result. Batches are applied in the order they were queued, each seeing the writes
+  // of those before it, as if each had been committed alone in that order.
   Result<std::vector<Resource>> Commit(std::vector<Write> writes) {
+    PendingBatch mine;
+    mine.writes = std::move(writes);
+    std::unique_lock<std::mutex> queued(queue_mu_);
+    queue_.push_back(&mine);
+    while (!mine.done) {
+      if (committing_) {
+        queue_cv_.wait(queued);
+        continue;
+      }
+      committing_ = true;
+      std::vector<PendingBatch*> group(queue_.begin(), queue_.end());
+      queue_.clear();
+      queued.unlock();
+      try {
+        CommitGroup(group);
+      } catch (const std::exception& e) {
+        // Whatever went wrong, the batches waiting on this leader must hear of it, and the next
+        // caller must be able to lead, with no transaction left open.
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          (void)db_.Exec("ROLLBACK");
+        }
+        for (PendingBatch* b : group) {
+          b->result = Status::Internal(fmt::format("{}: a commit failed: {}", path_, e.what()));
+        }
+      }
+      queued.lock();
+      committing_ = false;
+      batches_ += static_cast<int64_t>(group.size());
+      ++transactions_;
+      for (PendingBatch* b : group) b->done = true;
+      queue_cv_.notify_all();
+    }
+    return std::move(mine.result);
+  }
+
+  // Commits `group` in one transaction and sets each batch's result. Never throws: a batch
+  // whose writes throw fails alone, as Internal.
+  void CommitGroup(const std::vector<PendingBatch*>& group) {
     std::unique_lock<std::mutex> lock(mu_);
-    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
+    // Every batch fails with `s`, but those that failed by themselves keep their own error.
+    auto fail_all = [&](const Status& s) {
+      for (PendingBatch* b : group) {
+        if (!b->own_error) b->result = s;
+      }
+    };
+    auto fail = [](PendingBatch* b, Status s) {
+      b->result = std::move(s);
+      b->own_error = true;
+    };
+    if (Status begun = db_.Exec("BEGIN IMMEDIATE"); !begun.ok()) return fail_all(begun);
     Txn txn;
     txn.now = std::chrono::system_clock::now();
     txn.now_text = FormatRfc3339(txn.now);
+    auto revision = ReadMeta("revision");
+    if (!revision.ok()) return fail_all(Rollback(revision.status()));
+    txn.revision = txn.first_revision = *revision;
+    // Alone, a batch needs no savepoint: the transaction is its own.
+    const bool savepoints = group.size() > 1;
+    for (PendingBatch* b : group) {
+      const int64_t before = txn.revision;
+      txn.deleting.clear();
+      if (savepoints) {
+        if (Status s = Run(writer_, "SAVEPOINT batch"); !s.ok()) {
+          fail(b, s);
+          if (sqlite3_get_autocommit(db_.handle())) return fail_all(TransactionLost(s));
+          continue;
+        }
+      }
+      Result<std::vector<Resource>> applied = ApplyBatch(std::move(b->writes), &txn);
+      b->writes.clear();
+      if (applied.ok()) {
+        if (savepoints) {
+          if (Status s = Run(writer_, "RELEASE batch"); !s.ok()) {
+            fail(b, s);
+            (void)Run(writer_, "ROLLBACK TO batch");
+            (void)Run(writer_, "RELEASE batch");
+            txn.revision = before;
+            if (sqlite3_get_autocommit(db_.handle())) return fail_all(TransactionLost(s));
+            continue;
+          }
+        }
+        b->result = std::move(applied);
+        continue;
+      }
+      fail(b, applied.status());
+      txn.revision = before;
+      if (sqlite3_get_autocommit(db_.handle())) {
+        // The error ended the whole transaction (SQLite rolls back on a full disk, an I/O
+        // error, no memory): the batches before this one are gone with it.
+        return fail_all(TransactionLost(applied.status()));
+      }
+      if (!savepoints) {
+        (void)Rollback(Status::OK());
+        return;
+      }
+      (void)Run(writer_, "ROLLBACK TO batch");
+      (void)Run(writer_, "RELEASE batch");
+    }
+    if (txn.revision != txn.first_revision) {
+      Status s = WriteMeta("revision", txn.revision);
+      if (s.ok()) s = Compact(txn);
+      if (!s.ok()) return fail_all(Rollback(s));
+    }
+    if (Status s = db_.Exec("COMMIT"); !s.ok()) return fail_all(Rollback(s));
+    if (txn.revision == txn.first_revision) return;
+    if (options_.durable && !wal_marked_) {
+      // The commit synced the WAL, and with it (at this connection's first sync) its directory.
+      wal_marked_ = true;
+      sqlite::MarkWalDurable(path_ + "-wal");
+    }
+    WakeOtherProcessesLocked();
+    lock.unlock();
+    std::lock_guard<std::mutex> guard(shared_->mu);
+    ++shared_->wakes;
+    shared_->cv.notify_all();
+  }
+
+  // Applies one batch's writes in the open transaction.
+  Result<std::vector<Resource>> ApplyBatch(std::vector<Write> writes, Txn* txn) {
     std::vector<Resource> results;
-    Status s = [&]() -> Status {
-      HOP_ASSIGN_OR_RETURN(txn.revision, ReadMeta("revision"));
-      txn.first_revision = txn.revision;
+    results.reserve(writes.size());
+    try {
       for (size_t i = 0; i < writes.size(); ++i) {
-        Result<Resource> r = Apply(std::move(writes[i]), &txn);
+        Result<Resource> r = Apply(std::move(writes[i]), txn);
         if (!r.ok()) {
           if (writes.size() == 1) return r.status();
           return r.status().WithContext(fmt::format("write {} of {}: ", i + 1, writes.size()));
         }
         results.push_back(std::move(r).value());
       }
-      if (txn.revision == txn.first_revision) return Status::OK();
-      HOP_RETURN_IF_ERROR(WriteMeta("revision", txn.revision));
-      return Compact(txn);
-    }();
-    if (!s.ok()) return Rollback(s);
-    HOP_RETURN_IF_ERROR(db_.Exec("COMMIT"));
-    if (txn.revision != txn.first_revision) WakeOtherProcessesLocked();
-    lock.unlock();
-    if (txn.revision != txn.first_revision) {
-      std::lock_guard<std::mutex> guard(shared_->mu);
-      ++shared_->wakes;
-      shared_->cv.notify_all();
+    } catch (const std::exception& e) {
+      return Status::Internal(fmt::format("{}: a write failed: {}", path_, e.what()));
     }
     return results;
+  }
+
+  // For the batches of a group whose transaction an error ended.
+  static Status TransactionLost(const Status& cause) {
+    return Status(
+        cause.code() == StatusCode::kInternal ? StatusCode::kInternal : StatusCode::kUnavailable,
+        "the store's transaction was rolled back by an error in a batch committed "
+        "with this one: " +
+            cause.message());
   }
 
   // Touches the wake file, which wakes the watches of other processes on this state directory.
@@ -810,15 +1052,18 @@ class SqliteStore::Impl {
     bool changed = false;
     for (auto& o : owners) {
       if (!o.uid.empty()) continue;
-      ObjectRef ref{{resource::GroupOf(o.api_version), o.kind}, r->namespace_name(), o.name};
-      auto owner = Load(ref);
-      if (!owner.ok()) {
-        if (owner.status().code() != StatusCode::kNotFound) return owner.status();
+      // Only the uid is needed: the owner's body is not read.
+      HOP_ASSIGN_OR_RETURN(auto st, Prepared("SELECT uid FROM objects WHERE grp = ? AND kind = ? "
+                                             "AND namespace = ? AND name = ?"));
+      st->Bind(1, resource::GroupOf(o.api_version)).Bind(2, o.kind);
+      st->Bind(3, r->namespace_name()).Bind(4, o.name);
+      HOP_ASSIGN_OR_RETURN(bool row, st->Step());
+      if (!row) {
         return Status::InvalidArgument(
             fmt::format("{}: its owner {}/{} does not exist in namespace {}", RefOf(*r).ToString(),
                         o.kind, o.name, r->namespace_name()));
       }
-      o.uid = owner->object.uid();
+      o.uid = std::string(st->ColumnText(0));
       changed = true;
     }
     if (changed) r->set_owner_references(owners);
@@ -1052,60 +1297,61 @@ class SqliteStore::Impl {
 
   // ---- watches ----
 
-  // Reads up to `limit` events after `*cursor` matching `options`; advances `*cursor` past every
-  // event examined. Sets *too_old when the log no longer reaches back to *cursor.
-  Status ReadEvents(const WatchOptions& options, int64_t* cursor, std::vector<Event>* out,
-                    bool* too_old) {
-    std::lock_guard<std::mutex> lock(mu_);
-    HOP_RETURN_IF_ERROR(db_.Exec("BEGIN"));
-    Status s = [&]() -> Status {
-      HOP_ASSIGN_OR_RETURN(int64_t compacted, ReadMeta("compacted"));
-      if (*cursor < compacted) {
-        *too_old = true;
+  // Reads up to kEventsPerRead events after `after`, of every kind, and gives each of
+  // `positions` (all at cursor `after`) the ones it wants, decoding each wanted event once; then
+  // moves their cursors past every event examined. Sets their too_old when the log no longer
+  // reaches back to `after`. Sets `*latest` to the store's revision as the read found it.
+  // Called under Shared::mu, which guards the positions.
+  Status ReadEvents(int64_t after, const std::vector<WatchPosition*>& positions, int64_t* latest) {
+    return WithReadConnection([&](Connection& c) {
+      return InReadTransaction(c, [&]() -> Status {
+        HOP_ASSIGN_OR_RETURN(int64_t compacted, ReadMeta(c, "compacted"));
+        if (after < compacted) {
+          for (WatchPosition* p : positions) p->too_old = true;
+          return Status::OK();
+        }
+        HOP_ASSIGN_OR_RETURN(*latest, ReadMeta(c, "revision"));
+        if (*latest <= after) return Status::OK();
+        HOP_ASSIGN_OR_RETURN(auto query,
+                             c.Prepared("SELECT revision, type, grp, kind, namespace, body FROM "
+                                        "events WHERE revision > ? ORDER BY revision LIMIT 512"));
+        static_assert(kEventsPerRead == 512);
+        query->Bind(1, after);
+        int64_t last = *latest;
+        size_t n = 0;
+        std::vector<WatchPosition*> wanting;
+        while (true) {
+          HOP_ASSIGN_OR_RETURN(bool row, query->Step());
+          if (!row) break;
+          const int64_t revision = query->ColumnInt(0);
+          if (++n == kEventsPerRead) last = revision;  // more may follow: resume from here
+          wanting.clear();
+          for (WatchPosition* p : positions) {
+            if (p->Wants(query->ColumnText(2), query->ColumnText(3), query->ColumnText(4))) {
+              wanting.push_back(p);
+            }
+          }
+          if (wanting.empty()) continue;
+          Event e;
+          e.revision = revision;
+          e.type = static_cast<EventType>(query->ColumnInt(1));
+          HOP_ASSIGN_OR_RETURN(e.object, Decode(query->ColumnText(5)));
+          for (size_t i = 0; i + 1 < wanting.size(); ++i) wanting[i]->buffer.push_back(e);
+          wanting.back()->buffer.push_back(std::move(e));
+        }
+        for (WatchPosition* p : positions) p->cursor = last;
         return Status::OK();
-      }
-      HOP_ASSIGN_OR_RETURN(int64_t latest, ReadMeta("revision"));
-      if (latest <= *cursor) return Status::OK();
-      // Every watch of the store reads after every commit: the four forms are prepared once.
-      static constexpr const char* kForms[2][2] = {
-          {"SELECT revision, type, body FROM events WHERE revision > ? "
-           "ORDER BY revision LIMIT 512",
-           "SELECT revision, type, body FROM events WHERE revision > ? AND namespace = ? "
-           "ORDER BY revision LIMIT 512"},
-          {"SELECT revision, type, body FROM events WHERE revision > ? AND grp = ? AND kind = ? "
-           "ORDER BY revision LIMIT 512",
-           "SELECT revision, type, body FROM events WHERE revision > ? AND grp = ? AND kind = ? "
-           "AND namespace = ? ORDER BY revision LIMIT 512"}};
-      HOP_ASSIGN_OR_RETURN(
-          auto query,
-          Prepared(kForms[options.kind ? 1 : 0][options.namespace_name.empty() ? 0 : 1]));
-      int i = 1;
-      query->Bind(i++, *cursor);
-      if (options.kind) {
-        query->Bind(i++, options.kind->group);
-        query->Bind(i++, options.kind->kind);
-      }
-      if (!options.namespace_name.empty()) query->Bind(i++, options.namespace_name);
-      int64_t last = latest;
-      size_t n = 0;
-      while (true) {
-        HOP_ASSIGN_OR_RETURN(bool row, query->Step());
-        if (!row) break;
-        Event e;
-        e.revision = query->ColumnInt(0);
-        e.type = static_cast<EventType>(query->ColumnInt(1));
-        HOP_ASSIGN_OR_RETURN(e.object, Decode(query->ColumnText(2)));
-        out->push_back(std::move(e));
-        if (++n == 512) last = out->back().revision;  // more may follow: resume from here
-      }
-      *cursor = last;
-      return Status::OK();
-    }();
-    if (!s.ok()) return Rollback(s);
-    return db_.Exec("COMMIT");
+      });
+    });
   }
+  static constexpr size_t kEventsPerRead = 512;
 
   std::unique_ptr<Watch> StartWatch(const WatchOptions& options);
+
+  SqliteStore::CommitStats commit_stats() {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    return {batches_, transactions_, static_cast<int64_t>(queue_.size()), committing_};
+  }
 
   const std::string& path() const { return path_; }
   const SqliteStoreOptions& options() const { return options_; }
@@ -1113,23 +1359,28 @@ class SqliteStore::Impl {
  private:
   std::string path_;
   SqliteStoreOptions options_;
-  // A prepared statement for fixed SQL text, prepared once per connection. Callers finish using
-  // one before asking for the same text again (nothing here recurses while a statement steps).
-  Result<CachedStatement> Prepared(const char* sql) {
-    auto it = statements_.find(sql);
-    if (it == statements_.end()) {
-      HOP_ASSIGN_OR_RETURN(sqlite::Statement st, db_.Prepare(sql));
-      it = statements_.emplace(sql, std::move(st)).first;
-    }
-    it->second.Reset();  // an earlier handle of the same text may not be gone yet
-    return CachedStatement(&it->second);
-  }
+  // A statement prepared on the writer's connection.
+  Result<CachedStatement> Prepared(const char* sql) { return writer_.Prepared(sql); }
 
-  std::mutex mu_;  // guards db_, statements_ and the wake file
-  sqlite::Database db_;
+  std::mutex mu_;  // guards writer_ and the wake file
+  // The connection that writes (Commit), and the migrations at open.
+  Connection writer_;
+  sqlite::Database& db_ = writer_.db;
+  // The connection reads use (Get, List, watches, Revision, Stats), opened at the first read: in
+  // WAL mode a read does not wait for a commit's fsync on the writer (docs/store.md, "Group
+  // commit").
+  std::mutex read_mu_;
+  Connection reader_;  // guarded by read_mu_
+  // The commit queue (Commit): batches waiting for a leader, and whether one is at work.
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::vector<PendingBatch*> queue_;  // guarded by queue_mu_
+  bool committing_ = false;           // guarded by queue_mu_
+  int64_t batches_ = 0;               // guarded by queue_mu_
+  int64_t transactions_ = 0;          // guarded by queue_mu_
   int wake_fd_ = -1;
   bool wake_opened_ = false;
-  std::map<std::string, sqlite::Statement, std::less<>> statements_;
+  bool wal_marked_ = false;  // MarkWalDurable was called for the writer's connection
   std::shared_ptr<Shared> shared_;
 };
 
@@ -1139,12 +1390,11 @@ class SqliteWatch : public Watch {
  public:
   SqliteWatch(std::shared_ptr<Shared> shared, WatchOptions options, std::chrono::milliseconds poll,
               std::chrono::milliseconds safety_poll)
-      : shared_(std::move(shared)),
-        options_(std::move(options)),
-        poll_(poll),
-        safety_poll_(safety_poll),
-        cursor_(options_.from_revision) {
+      : shared_(std::move(shared)), poll_(poll), safety_poll_(safety_poll) {
+    position_.cursor = options.from_revision;
+    position_.options = std::move(options);
     std::lock_guard<std::mutex> lock(shared_->mu);
+    shared_->positions.push_back(&position_);
     if (shared_->watches++ == 0) {
       shared_->listener = WakeListener::Start(shared_->dir, shared_.get());
     }
@@ -1154,6 +1404,7 @@ class SqliteWatch : public Watch {
     std::unique_ptr<WakeListener> last;
     {
       std::lock_guard<std::mutex> lock(shared_->mu);
+      std::erase(shared_->positions, &position_);
       if (--shared_->watches == 0) last = std::move(shared_->listener);
     }
     // Joined without the lock, which its thread takes.
@@ -1162,24 +1413,41 @@ class SqliteWatch : public Watch {
   Outcome Next(std::chrono::milliseconds timeout, Event* event) override {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::unique_lock<std::mutex> lock(shared_->mu);
+    bool poll_due = false;  // a wait ended with no wake: look whatever the last read found
     while (true) {
       if (closed_ || shared_->closed || shared_->impl == nullptr) return Outcome::kClosed;
-      if (too_old_) return Outcome::kTooOld;
-      if (!buffer_.empty()) {
-        *event = std::move(buffer_.front());
-        buffer_.erase(buffer_.begin());
+      if (position_.too_old) return Outcome::kTooOld;
+      if (!position_.buffer.empty()) {
+        *event = std::move(position_.buffer.front());
+        position_.buffer.pop_front();
         return Outcome::kEvent;
       }
-      // Reading under shared_->mu keeps the store alive for the duration of the read.
+      // One read for every watch at this cursor whose buffer is not full (after a commit, every
+      // watch of a controller that has kept up is): the first of them to look reads for all,
+      // and the others find their events read. Reading under shared_->mu keeps the store alive
+      // for the duration of the read.
       const uint64_t seen = shared_->wakes;
-      std::vector<Event> events;
-      Status s = shared_->impl->ReadEvents(options_, &cursor_, &events, &too_old_);
-      if (!s.ok()) return Outcome::kClosed;
-      if (!events.empty()) {
-        buffer_ = std::move(events);
-        continue;
+      const bool nothing_new = !poll_due && seen == shared_->known_at_wakes &&
+                               shared_->known_revision >= 0 &&
+                               position_.cursor >= shared_->known_revision;
+      if (!nothing_new) {
+        std::vector<WatchPosition*> group;
+        for (WatchPosition* p : shared_->positions) {
+          if (p->cursor == position_.cursor && !p->too_old &&
+              (p == &position_ || p->buffer.size() < kMaxBuffered)) {
+            group.push_back(p);
+          }
+        }
+        int64_t latest = -1;
+        Status s = shared_->impl->ReadEvents(position_.cursor, group, &latest);
+        if (!s.ok()) return Outcome::kClosed;
+        if (latest >= 0) {
+          shared_->known_revision = latest;
+          shared_->known_at_wakes = seen;  // (no wake can come while shared_->mu is held)
+        }
+        if (group.size() > 1) shared_->cv.notify_all();  // the others may have events now
+        if (!position_.buffer.empty() || position_.too_old) continue;
       }
-      if (too_old_) continue;
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return Outcome::kTimeout;
       // Woken by a write in this process, by another process's (through the listener), by
@@ -1187,13 +1455,16 @@ class SqliteWatch : public Watch {
       // this one, the short one when they cannot.
       const auto interval = shared_->listener && shared_->listener->alive() ? safety_poll_ : poll_;
       const auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, interval);
-      shared_->cv.wait_for(lock, wait,
-                           [&] { return closed_ || shared_->closed || shared_->wakes != seen; });
+      poll_due = !shared_->cv.wait_for(lock, wait, [&] {
+        return closed_ || shared_->closed || shared_->wakes != seen || !position_.buffer.empty() ||
+               position_.too_old;
+      });
     }
   }
 
   int64_t Progress() const override {
-    return buffer_.empty() ? cursor_ : buffer_.front().revision - 1;
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    return position_.buffer.empty() ? position_.cursor : position_.buffer.front().revision - 1;
   }
 
   void Close() override {
@@ -1203,14 +1474,15 @@ class SqliteWatch : public Watch {
   }
 
  private:
+  // Events another watch's read may leave in this one's buffer; a watch that has more waiting
+  // (its reader is slow) falls out of step and reads for itself when it catches up.
+  static constexpr size_t kMaxBuffered = 4096;
+
   std::shared_ptr<Shared> shared_;
-  WatchOptions options_;
   std::chrono::milliseconds poll_;
   std::chrono::milliseconds safety_poll_;
-  int64_t cursor_;
-  std::vector<Event> buffer_;
-  bool too_old_ = false;
-  bool closed_ = false;
+  WatchPosition position_;  // guarded by shared_->mu
+  bool closed_ = false;     // guarded by shared_->mu
 };
 
 }  // namespace
@@ -1249,6 +1521,7 @@ std::unique_ptr<Watch> SqliteStore::StartWatch(const WatchOptions& options) {
 Result<int64_t> SqliteStore::Revision() { return impl_->Revision(); }
 Result<Store::Stats> SqliteStore::ReadStats() { return impl_->ReadStats(); }
 const std::string& SqliteStore::path() const { return impl_->path(); }
+SqliteStore::CommitStats SqliteStore::commit_stats() const { return impl_->commit_stats(); }
 
 std::string DefaultStateDir() {
   auto env = [](const char* name) -> std::string {

@@ -1,8 +1,9 @@
-// SqliteStore: the embedded Store, one SQLite file (WAL mode) in the state directory. Every write
-// is one transaction that bumps a global revision kept in the file and appends to an event log;
-// watches read the log, woken at once by writes in this process and, through a file the writer
-// touches and inotify, by writes of other processes on the same state directory (polling stays
-// as a safety net; docs/store.md).
+// SqliteStore: the embedded Store, one SQLite file (WAL mode) in the state directory. Every batch
+// bumps a global revision kept in the file and appends to an event log, in one transaction with
+// the batches committed at the same moment by other threads (group commit: one fsync for all of
+// them, each batch still all or nothing and failing alone); watches read the log, woken at once
+// by writes in this process and, through a file the writer touches and inotify, by writes of
+// other processes on the same state directory (polling stays as a safety net; docs/store.md).
 #pragma once
 
 #include <chrono>
@@ -49,6 +50,17 @@ class SqliteStore : public Store {
   Result<Stats> ReadStats() override;
 
   const std::string& path() const;
+
+  // How group commit has gone (docs/store.md, "Group commit"), for tests and metrics: batches
+  // committed or failed, the write transactions they took, and, now, the batches waiting for a
+  // commit and whether one is under way. Thread-safe.
+  struct CommitStats {
+    int64_t batches = 0;
+    int64_t transactions = 0;
+    int64_t waiting = 0;
+    bool committing = false;
+  };
+  CommitStats commit_stats() const;
 
   class Impl;
 

@@ -218,5 +218,66 @@ TEST(SqliteStoreProcessTest, KilledMidBatchLeavesAllOrNothing) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(SqliteStoreProcessTest, KilledMidGroupLosesNoBatchItReportedCommitted) {
+  const std::string dir = MakeTempDir();
+  std::mt19937 rng(7);
+  for (int round = 0; round < 3; ++round) {
+    int out = -1;
+    const std::string prefix = "g" + std::to_string(round);
+    // Eight threads committing durably at once: their batches share transactions.
+    pid_t pid = Spawn({HOP_STORE_TEST_CHILD, dir, "threads", prefix, "8"}, &out);
+    ASSERT_GT(pid, 0);
+    std::string printed;
+    char buf[4096];
+    auto lines = [&] { return std::count(printed.begin(), printed.end(), '\n'); };
+    while (lines() < 40) {
+      ssize_t n = read(out, buf, sizeof(buf));
+      ASSERT_GT(n, 0);
+      printed.append(buf, static_cast<size_t>(n));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 20000));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    // What it printed before it died: every batch it was told was committed.
+    for (ssize_t n; (n = read(out, buf, sizeof(buf))) > 0;)
+      printed.append(buf, static_cast<size_t>(n));
+    close(out);
+    ASSERT_TRUE(WIFSIGNALED(status));
+
+    auto store = SqliteStore::Open(dir);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto list = (*store)->List({kConfigMap, "", {}});
+    ASSERT_TRUE(list.ok());
+    std::map<std::string, int> per_batch;
+    for (const auto& item : list->items) {
+      const std::string& name = item.name();
+      if (name.rfind(prefix + "-", 0) != 0) continue;
+      per_batch[name.substr(prefix.size() + 1, name.rfind('-') - prefix.size() - 1)]++;
+    }
+    for (const auto& [batch, count] : per_batch) EXPECT_EQ(count, 5) << batch;  // all or none
+    size_t reported = 0;
+    for (size_t at = 0, end; (end = printed.find('\n', at)) != std::string::npos; at = end + 1) {
+      const std::string batch = printed.substr(at, end - at);
+      ++reported;
+      EXPECT_EQ(per_batch.count(batch), 1u) << "batch " << batch << " was reported committed";
+    }
+    EXPECT_GE(reported, 40u);
+    // Revisions have no gaps: the events run from 1 to the store's revision.
+    auto revision = (*store)->Revision();
+    ASSERT_TRUE(revision.ok());
+    auto watch = (*store)->StartWatch({std::nullopt, "", 0});
+    Event e;
+    int64_t expect = 1;
+    while (expect <= *revision &&
+           watch->Next(std::chrono::seconds(5), &e) == Watch::Outcome::kEvent) {
+      ASSERT_EQ(e.revision, expect);
+      ++expect;
+    }
+    EXPECT_EQ(expect, *revision + 1);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace hop::store

@@ -3,14 +3,17 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "common/limits.h"
@@ -384,6 +387,321 @@ TEST_F(SqliteStoreTest, BatchesAreAllOrNothing) {
   EXPECT_EQ((*done)[1].resource_version(), std::to_string(before + 2));
 }
 
+std::vector<std::pair<EventType, std::string>> Drain(Watch* w, size_t n) {
+  std::vector<std::pair<EventType, std::string>> out;
+  Event e;
+  while (out.size() < n && w->Next(std::chrono::seconds(5), &e) == Watch::Outcome::kEvent) {
+    out.emplace_back(e.type, e.object.name() + "@" + std::to_string(e.revision));
+  }
+  return out;
+}
+
+// Waits up to 10 s for `done`; false when it never held.
+bool WaitFor(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// Another connection to the store's file that holds its write lock until Release: a commit
+// started meanwhile waits for the lock, and the batches that arrive behind it queue up.
+class WriteLockHolder {
+ public:
+  explicit WriteLockHolder(const std::string& dir) {
+    EXPECT_EQ(sqlite3_open((dir + "/hop.db").c_str(), &db_), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  ~WriteLockHolder() {
+    Release();
+    sqlite3_close(db_);
+  }
+  void Release() {
+    if (held_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    held_ = false;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+  bool held_ = true;
+};
+
+TEST_F(SqliteStoreTest, BatchesCommittedTogetherFailAloneAndSeeTheOnesBefore) {
+  Resource shared = MustCreate(ConfigMap("shared"));
+  const int64_t r0 = *store_->Revision();
+  const SqliteStore::CommitStats before = store_->commit_stats();
+
+  WriteLockHolder lock(dir_.path());
+  // The first commit becomes the leader and waits for the lock; the next four queue behind it,
+  // in this order, and are then committed in one transaction.
+  std::vector<Result<std::vector<Resource>>> results(5, Status::Internal("not run"));
+  std::vector<std::thread> threads;
+  auto commit = [&](size_t i, std::vector<Write> writes) {
+    threads.emplace_back([&, i, writes = std::move(writes)]() mutable {
+      results[i] = store_->Commit(std::move(writes));
+    });
+  };
+  std::vector<Write> a;
+  a.push_back(Write::Create(ConfigMap("first")));
+  commit(0, std::move(a));
+  ASSERT_TRUE(WaitFor([&] { return store_->commit_stats().committing; }));
+
+  Resource changed = shared;  // at resourceVersion r0
+  changed.mutable_json()["data"]["k"] = "b";
+  std::vector<Write> b;  // succeeds
+  b.push_back(Write::Create(ConfigMap("x1")));
+  b.push_back(Write::Update(changed));
+  std::vector<Write> c;  // fails at its second write: its first must go too
+  c.push_back(Write::Create(ConfigMap("c1")));
+  c.push_back(Write::Create(ConfigMap("first")));
+  Resource stale = shared;  // at r0 still, which B's update has moved on
+  stale.mutable_json()["data"]["k"] = "d";
+  std::vector<Write> d;  // a conflict with B, committed just before it in the same transaction
+  d.push_back(Write::Update(stale));
+  std::vector<Write> e;  // succeeds
+  e.push_back(Write::Create(ConfigMap("e1")));
+  std::vector<std::vector<Write>> queued;
+  queued.push_back(std::move(b));
+  queued.push_back(std::move(c));
+  queued.push_back(std::move(d));
+  queued.push_back(std::move(e));
+  for (size_t i = 0; i < queued.size(); ++i) {
+    commit(i + 1, std::move(queued[i]));
+    ASSERT_TRUE(WaitFor([&] {
+      return store_->commit_stats().waiting == static_cast<int64_t>(i + 1);
+    })) << "batch "
+        << i + 1 << " never queued";
+  }
+  // Reads go on while the commit waits.
+  EXPECT_TRUE(store_->Get({kConfigMap, "default", "shared"}).ok());
+  lock.Release();
+  for (auto& t : threads) t.join();
+
+  ASSERT_TRUE(results[0].ok()) << results[0].status().ToString();
+  EXPECT_EQ((*results[0])[0].resource_version(), std::to_string(r0 + 1));
+  ASSERT_TRUE(results[1].ok()) << results[1].status().ToString();
+  EXPECT_EQ((*results[1])[0].resource_version(), std::to_string(r0 + 2));
+  EXPECT_EQ((*results[1])[1].resource_version(), std::to_string(r0 + 3));
+  EXPECT_EQ(results[2].status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(results[2].status().message().find("write 2 of 2"), std::string::npos)
+      << results[2].status().message();
+  EXPECT_EQ(results[3].status().code(), StatusCode::kConflict) << results[3].status().ToString();
+  ASSERT_TRUE(results[4].ok()) << results[4].status().ToString();
+  // The failed batches took no revision: the next batch has the next one.
+  EXPECT_EQ((*results[4])[0].resource_version(), std::to_string(r0 + 4));
+  EXPECT_EQ(*store_->Revision(), r0 + 4);
+
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "c1"}).status().code(), StatusCode::kNotFound);
+  auto now = store_->Get({kConfigMap, "default", "shared"});
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->json()["data"]["k"], "b");
+  const SqliteStore::CommitStats after = store_->commit_stats();
+  EXPECT_EQ(after.batches - before.batches, 5);
+  EXPECT_EQ(after.transactions - before.transactions, 2);  // the leader's, then the four
+
+  // The log holds the committed writes only, in order, without gaps.
+  auto w = store_->StartWatch({std::nullopt, "", r0});
+  using T = EventType;
+  EXPECT_EQ(Drain(w.get(), 4), (std::vector<std::pair<T, std::string>>{
+                                   {T::kAdded, "first@" + std::to_string(r0 + 1)},
+                                   {T::kAdded, "x1@" + std::to_string(r0 + 2)},
+                                   {T::kModified, "shared@" + std::to_string(r0 + 3)},
+                                   {T::kAdded, "e1@" + std::to_string(r0 + 4)}}));
+}
+
+// Opening a store that needs no migration reads; it does not wait for the write lock, which
+// another process may hold through its fsync (hop serve while a `hop -e` starts).
+TEST(SqliteStoreOpenTest, OpeningACurrentStoreDoesNotTakeTheWriteLock) {
+  TempDir dir;
+  SqliteStoreOptions opts;
+  opts.durable = false;
+  {
+    auto store = SqliteStore::Open(dir.path(), opts);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Create(ConfigMap("a")).ok());
+  }
+  WriteLockHolder lock(dir.path());
+  auto store = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_TRUE((*store)->Get({kConfigMap, "default", "a"}).ok());
+}
+
+TEST(SqliteStoreGroupCommitTest, ConcurrentCommitsShareDurableTransactions) {
+  TempDir dir;
+  auto opened = SqliteStore::Open(dir.path());  // durable: each transaction is an fsync
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  constexpr int kThreads = 8;
+  constexpr int kBatches = 25;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> revisions(kThreads);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int n = 0; n < kBatches; ++n) {
+        const std::string name = "t" + std::to_string(t) + "-" + std::to_string(n);
+        std::vector<Write> writes;
+        writes.push_back(Write::Create(ConfigMap(name + "-a")));
+        writes.push_back(Write::Create(ConfigMap(name + "-b")));
+        auto r = store.Commit(std::move(writes));
+        if (!r.ok() || r->size() != 2 || (*r)[0].name() != name + "-a") {
+          ++failures;
+          continue;
+        }
+        revisions[t].emplace_back(std::stoll((*r)[0].resource_version()),
+                                  std::stoll((*r)[1].resource_version()));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::set<int64_t> all;
+  for (const auto& mine : revisions) {
+    ASSERT_EQ(mine.size(), static_cast<size_t>(kBatches));
+    for (size_t i = 0; i < mine.size(); ++i) {
+      EXPECT_EQ(mine[i].second, mine[i].first + 1);             // a batch's writes are consecutive
+      if (i > 0) EXPECT_GT(mine[i].first, mine[i - 1].second);  // a caller's batches in order
+      all.insert(mine[i].first);
+      all.insert(mine[i].second);
+    }
+  }
+  EXPECT_EQ(all.size(), 2u * kThreads * kBatches);
+  EXPECT_EQ(*all.begin(), 1);
+  EXPECT_EQ(*all.rbegin(), 2 * kThreads * kBatches);
+  const SqliteStore::CommitStats stats = store.commit_stats();
+  EXPECT_EQ(stats.batches, kThreads * kBatches);
+  // Batches that arrived during another's fsync shared the next one.
+  EXPECT_LT(stats.transactions, stats.batches);
+  auto list = store.List({kConfigMap, "", {}});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->items.size(), 2u * kThreads * kBatches);
+}
+
+TEST_F(SqliteStoreTest, WatchesOfDifferentKindsEachGetTheirEventsFromSharedReads) {
+  auto maps = store_->StartWatch({kConfigMap, "", 0});
+  auto dbs = store_->StartWatch({kDatabase, "", 0});
+  auto ns2 = store_->StartWatch({std::nullopt, "ns2", 0});
+  auto all = store_->StartWatch({std::nullopt, "", 0});
+  // More events than one read takes (512), of both kinds and two namespaces.
+  std::vector<std::string> want_maps, want_dbs, want_ns2, want_all;
+  for (int i = 0; i < 700; ++i) {
+    const std::string name = "o" + std::to_string(i);
+    Resource r = i % 3 == 0 ? Database(name) : ConfigMap(name, i % 2 ? "ns1" : "ns2");
+    Resource made = MustCreate(r);
+    const std::string id = name + "@" + made.resource_version();
+    (i % 3 == 0 ? want_dbs : want_maps).push_back(id);
+    if (made.namespace_name() == "ns2") want_ns2.push_back(id);
+    want_all.push_back(id);
+    if (i == 350) {
+      // One of them reads half way, the others later: they fall out of step and back.
+      Event e;
+      ASSERT_EQ(dbs->Next(std::chrono::seconds(5), &e), Watch::Outcome::kEvent);
+      EXPECT_EQ(e.object.name(), "o0");
+    }
+  }
+  want_dbs.erase(want_dbs.begin());
+  auto names = [](Watch* w, size_t n) {
+    std::vector<std::string> out;
+    Event e;
+    while (out.size() < n && w->Next(std::chrono::seconds(5), &e) == Watch::Outcome::kEvent) {
+      out.push_back(e.object.name() + "@" + std::to_string(e.revision));
+    }
+    // Nothing more, nothing twice.
+    EXPECT_EQ(w->Next(std::chrono::milliseconds(20), &e), Watch::Outcome::kTimeout);
+    return out;
+  };
+  EXPECT_EQ(names(all.get(), want_all.size()), want_all);
+  EXPECT_EQ(names(maps.get(), want_maps.size()), want_maps);
+  EXPECT_EQ(names(ns2.get(), want_ns2.size()), want_ns2);
+  EXPECT_EQ(names(dbs.get(), want_dbs.size()), want_dbs);
+  // A watch from an older revision reads for itself.
+  auto late = store_->StartWatch({kDatabase, "", 0});
+  std::vector<std::string> every_db = want_dbs;
+  every_db.insert(every_db.begin(), "o0@1");
+  EXPECT_EQ(names(late.get(), every_db.size()), every_db);
+}
+
+// A write that wakes no watch (another program writing hop.db) is still seen, at the next safety
+// poll, however sure the last read was that nothing was new.
+TEST(SqliteStorePollTest, AWriteThatWakesNoOneIsSeenAtTheNextPoll) {
+  TempDir dir;
+  SqliteStoreOptions opts;
+  opts.durable = false;
+  opts.poll_interval = std::chrono::milliseconds(50);
+  opts.safety_poll_interval = std::chrono::milliseconds(50);
+  auto store = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->Create(ConfigMap("a")).ok());
+  auto w = (*store)->StartWatch({kConfigMap, "", 1});
+  Event e;
+  ASSERT_EQ(w->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kTimeout);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() + "/hop.db").c_str(), &db), SQLITE_OK);
+  const char* sql =
+      "BEGIN IMMEDIATE; UPDATE meta SET value = 2 WHERE key = 'revision'; "
+      "INSERT INTO events VALUES (2, 0, '', 'ConfigMap', 'default', 'quiet', "
+      "'{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"quiet\","
+      "\"namespace\":\"default\",\"resourceVersion\":\"2\"}}'); COMMIT;";
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  ASSERT_EQ(w->Next(std::chrono::seconds(10), &e), Watch::Outcome::kEvent);
+  EXPECT_EQ(e.object.name(), "quiet");
+  EXPECT_EQ(e.revision, 2);
+}
+
+TEST(SqliteStoreWalTest, ADurableCommitMarksTheWalWhoseDirectoryEntryItSynced) {
+  TempDir dir;
+  const std::string marker = dir.path() + "/hop.db-wal-durable";
+  {
+    SqliteStoreOptions fast;
+    fast.durable = false;
+    auto store = SqliteStore::Open(dir.path(), fast);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Create(ConfigMap("a")).ok());
+    // Nothing synced the WAL, so nothing is known of its directory entry.
+    EXPECT_FALSE(std::filesystem::exists(marker));
+  }
+  auto read_marker = [&] {
+    std::ifstream in(marker);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text;
+  };
+  auto wal_inode = [&] {
+    struct stat st {};
+    return ::stat((dir.path() + "/hop.db-wal").c_str(), &st) == 0 ? std::to_string(st.st_ino)
+                                                                  : std::string("none");
+  };
+  std::string first;
+  {
+    auto store = SqliteStore::Open(dir.path());
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Create(ConfigMap("b")).ok());
+    first = read_marker();
+    // "<device> <inode> <birth time>" of the WAL the commit synced.
+    EXPECT_NE(first.find(" " + wal_inode() + " "), std::string::npos) << first;
+    struct stat st {};
+    ASSERT_EQ(::stat(marker.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    // A second connection finds it (its open skips SQLite's directory fsync) and commits.
+    auto second = SqliteStore::Open(dir.path());
+    ASSERT_TRUE(second.ok());
+    ASSERT_TRUE((*second)->Create(ConfigMap("c")).ok());
+    EXPECT_EQ(read_marker(), first);
+  }
+  // The last connection closed: its WAL is gone, and the marker names no file. The next WAL is
+  // a new file, opened the usual way (its directory synced), then marked.
+  EXPECT_EQ(wal_inode(), "none");
+  auto store = SqliteStore::Open(dir.path());
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->Create(ConfigMap("d")).ok());
+  const std::string next = read_marker();
+  EXPECT_NE(next, first);
+  EXPECT_NE(next.find(" " + wal_inode() + " "), std::string::npos) << next;
+  EXPECT_EQ((*store)->List({kConfigMap, "", {}})->items.size(), 4u);
+}
+
 TEST_F(SqliteStoreTest, ListsByKindNamespaceAndSelector) {
   auto labelled = [](Resource r, std::map<std::string, std::string> labels) {
     for (const auto& [k, v] : labels) r.set_label(k, v);
@@ -477,9 +795,9 @@ TEST_F(SqliteStoreTest, ListEachVisitsWhatListReturnsInItsOrder) {
     EXPECT_EQ(*revision, listed->revision);
   }
   std::vector<std::string> all;
-  ASSERT_TRUE(store_->ListEach({kView, "default", {}, {}}, [&](Resource r) {
-                      all.push_back(r.name());
-                    }).ok());
+  ASSERT_TRUE(
+      store_->ListEach({kView, "default", {}, {}}, [&](Resource r) { all.push_back(r.name()); })
+          .ok());
   EXPECT_EQ(all, (std::vector<std::string>{"alpha", "mid", "zeta"}));
 }
 
@@ -550,15 +868,6 @@ TEST_F(SqliteStoreTest, ListsByIndexKey) {
   MustCreate(ConfigMap("cm", "default"));
   ASSERT_TRUE(store_->List(maps).ok());
   EXPECT_TRUE(store_->List(maps)->items.empty());
-}
-
-std::vector<std::pair<EventType, std::string>> Drain(Watch* w, size_t n) {
-  std::vector<std::pair<EventType, std::string>> out;
-  Event e;
-  while (out.size() < n && w->Next(std::chrono::seconds(5), &e) == Watch::Outcome::kEvent) {
-    out.emplace_back(e.type, e.object.name() + "@" + std::to_string(e.revision));
-  }
-  return out;
 }
 
 TEST_F(SqliteStoreTest, WatchDeliversOrderedEventsFromARevision) {
@@ -718,13 +1027,15 @@ TEST(SqliteStoreFormatTest, RefusesFilesThatAreNotHopStores) {
     const std::string file = dir.path() + "/hop.db";
     c.make(file);
     std::error_code ec;
-    const auto size_before = std::filesystem::is_regular_file(file) ? std::filesystem::file_size(file, ec) : 0;
+    const auto size_before =
+        std::filesystem::is_regular_file(file) ? std::filesystem::file_size(file, ec) : 0;
     auto store = SqliteStore::Open(dir.path());
     ASSERT_FALSE(store.ok()) << c.name;
     const std::string& message = store.status().message();
     EXPECT_NE(message.find(file + c.expected), std::string::npos) << c.name << ": " << message;
-    EXPECT_NE(message.find("Move it aside to start a new, empty store, or restore it from a backup"),
-              std::string::npos)
+    EXPECT_NE(
+        message.find("Move it aside to start a new, empty store, or restore it from a backup"),
+        std::string::npos)
         << c.name << ": " << message;
     if (std::filesystem::is_regular_file(file)) {
       EXPECT_EQ(std::filesystem::file_size(file, ec), size_before) << c.name;

@@ -6,13 +6,20 @@
 //                                            PREFIX-<batch>-<i>, then print the batch number
 //   store_test_child DIR timed PREFIX N MS   create N ConfigMaps MS milliseconds apart, printing
 //                                            after each commit CLOCK_MONOTONIC in nanoseconds
+//   store_test_child DIR threads PREFIX T    forever, on each of T threads at once (their commits
+//                                            grouped): commit a batch of 5 ConfigMaps
+//                                            PREFIX-<thread>x<batch>-<i>, then print
+//                                            "<thread>x<batch>" once Commit has returned
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "store/sqlite_store.h"
 
@@ -65,6 +72,32 @@ int main(int argc, char** argv) {
       std::printf("%lld\n", static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec);
       std::fflush(stdout);
     }
+    return 0;
+  }
+  if (command == "threads" && argc == 5) {
+    const int threads = std::atoi(argv[4]);
+    std::mutex out;
+    std::vector<std::thread> running;
+    for (int t = 0; t < threads; ++t) {
+      running.emplace_back([&, t] {
+        for (long batch = 0;; ++batch) {
+          const std::string name = prefix + "-" + std::to_string(t) + "x" + std::to_string(batch);
+          std::vector<hop::store::Write> writes;
+          for (int i = 0; i < 5; ++i) {
+            writes.push_back(hop::store::Write::Create(ConfigMap(name + "-" + std::to_string(i))));
+          }
+          auto r = (*store)->Commit(std::move(writes));
+          std::lock_guard<std::mutex> lock(out);
+          if (!r.ok()) {
+            std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
+            std::exit(1);
+          }
+          std::printf("%dx%ld\n", t, batch);
+          std::fflush(stdout);
+        }
+      });
+    }
+    for (auto& t : running) t.join();
     return 0;
   }
   if (command == "batches") {
