@@ -678,6 +678,29 @@ TEST_F(KubectlTest, ADeploymentBundleAppliesInADryRunAndForReal) {
             "database.hoptimator.linkedin.com/crd-checked\n");
 }
 
+// What `hop manifests` prints is what a cluster takes: kubectl applies it in a server-side dry
+// run, cluster-wide and for one watched namespace.
+TEST_F(KubectlTest, HopManifestsApplyInAServerDryRun) {
+  for (const std::string& flags : {std::string(), std::string(" --watch-namespace pipelines")}) {
+    auto [manifests, rc] = Shell(std::string(HOP_BINARY) + " manifests" + flags);
+    ASSERT_EQ(rc, 0) << manifests;
+    WriteFile(Path("manifests.yaml"), manifests);
+    const std::string dry = Ok("apply --dry-run=server -f " + Path("manifests.yaml"));
+    for (const char* o :
+         {"customresourcedefinition.apiextensions.k8s.io/views.hoptimator.linkedin.com created",
+          "serviceaccount/hop-operator created",
+          "rolebinding.rbac.authorization.k8s.io/"
+          "hop-operator-leader-election created",
+          "deployment.apps/hop-operator created", "service/hop-operator created"}) {
+      EXPECT_TRUE(Contains(dry, std::string(o) + " (server dry run)")) << flags << "\n" << dry;
+    }
+    EXPECT_TRUE(Contains(dry, flags.empty() ? "clusterrole.rbac.authorization.k8s.io/hop-refresh"
+                                            : "role.rbac.authorization.k8s.io/hop-refresh"))
+        << dry;
+  }
+  EXPECT_NE(Kubectl("get deployment hop-operator -n hop-system").second, 0);  // nothing written
+}
+
 // A CRD of a kind hop does not know: kubectl applies objects of it, lists them with the CRD's
 // columns, explains them, and shows the 422 when its schema refuses one.
 TEST_F(KubectlTest, ACustomResourceDefinitionServesItsKindAndItsSchemaRefusesObjects) {

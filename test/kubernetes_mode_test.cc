@@ -96,6 +96,11 @@ class KubernetesModeTest : public ::testing::Test {
 };
 
 TEST_F(KubernetesModeTest, TheStatementsOfTheEmbeddedModeWorkAgainstTheCluster) {
+  // The Flink operator's and Strimzi's CRDs, so that the elements hop renders are validated as a
+  // cluster validates them.
+  for (const char* crd : {"flinkdeployment", "flinksessionjob", "kafkatopic"}) {
+    Ok(std::string("apply -f ") + Source("test/crds/") + crd + ".yaml");
+  }
   StartOperator("a");
   ASSERT_TRUE(Eventually([&] { return Leads("a"); })) << OperatorLog("a");
 
@@ -110,6 +115,37 @@ TEST_F(KubernetesModeTest, TheStatementsOfTheEmbeddedModeWorkAgainstTheCluster) 
                        "flinksessionjob/ads-database-audience created"))
       << out;
   EXPECT_TRUE(Contains(Ok("get views"), "ads-audience"));
+  // The FlinkSessionJob passed its CRD's schema; one that does not is refused as a cluster
+  // refuses it.
+  EXPECT_TRUE(Contains(Ok("get flinksessionjobs"), "ads-database-audience"));
+  std::ofstream(dir_->path() + "/bad.yaml") << R"(apiVersion: flink.apache.org/v1beta1
+kind: FlinkSessionJob
+metadata: {name: bad}
+spec: {deploymentName: 42, job: {parallelism: many}}
+)";
+  auto [bad, bad_rc] = Hop("apply -f " + dir_->path() + "/bad.yaml");
+  EXPECT_NE(bad_rc, 0);
+  EXPECT_TRUE(Contains(bad, "spec.job.parallelism")) << bad;
+
+  // The PostgreSQL protocol over the cluster's resources: hop serve reconciles nothing there.
+  const std::string pg_log = dir_->path() + "/pg.log";
+  const pid_t front = SpawnLogged(
+      {HOP_BINARY, "--kubeconfig", kubeconfig_, "serve", "--pg-port", "0", "--http-port", "0"},
+      pg_log);
+  ASSERT_GT(front, 0);
+  int pg_port = 0;
+  ASSERT_TRUE(Eventually([&] {
+    const std::string text = ReadFileText(pg_log);
+    const size_t at = text.find("PostgreSQL protocol on 127.0.0.1:");
+    if (at != std::string::npos) pg_port = std::atoi(text.c_str() + at + 33);
+    return pg_port > 0;
+  })) << ReadFileText(pg_log);
+  auto [psql, psql_rc] = Shell("psql -X -A -t -h 127.0.0.1 -p " + std::to_string(pg_port) +
+                               " -U hop -d hop -c 'SELECT name FROM \"k8s\".pipelines'");
+  EXPECT_EQ(psql_rc, 0) << psql;
+  EXPECT_TRUE(Contains(psql, "ads-audience")) << psql;
+  EXPECT_TRUE(StopProcess(front, SIGTERM)) << ReadFileText(pg_log);
+  EXPECT_TRUE(Contains(ReadFileText(pg_log), "hop operator reconciles them"));
   // Nothing runs Flink here: the operator says the pipeline waits for its element, not that it is
   // ready.
   EXPECT_TRUE(Eventually([&] {
@@ -382,6 +418,46 @@ spec:
   expect_same(used({report}), granted(hop::cli::OperatorRbacRules()), "the operator");
   expect_same(used({refresh_report, fill_report}), granted(hop::cli::RefreshRbacRules()),
               "a refresh");
+}
+
+// A state directory's resources move to the cluster and back with hop export and hop import, and
+// the operator takes them up there.
+TEST_F(KubernetesModeTest, ResourcesMoveBetweenAStateDirectoryAndTheCluster) {
+  const std::string embedded = dir_->path() + "/embedded";
+  const std::string hop = std::string(HOP_BINARY);
+  auto [made, made_rc] =
+      Shell(hop + " --state " + embedded + " apply -f " + Source("examples/demo-environment.yaml") +
+            " && " + hop + " --state " + embedded +
+            " -e 'CREATE MATERIALIZED VIEW ads.visitors AS SELECT * FROM ads.page_views'"
+            " -e \"CREATE TRIGGER visitors_report ON ads.visitors AS 'audience-report'\"");
+  ASSERT_EQ(made_rc, 0) << made;
+  auto [moved, moved_rc] = Shell(hop + " --state " + embedded + " export | " + hop +
+                                 " --kubeconfig " + kubeconfig_ + " import -f -");
+  ASSERT_EQ(moved_rc, 0) << moved;
+  EXPECT_TRUE(Contains(moved, "View.hoptimator.linkedin.com/default/ads-visitors created"))
+      << moved;
+  // Owners found by name: the cluster's Pipeline is owned by the cluster's View.
+  const std::string pipeline = Ok("get pipeline ads-visitors -o yaml");
+  const std::string view = Ok("get view ads-visitors -o yaml");
+  const size_t uid_at = view.find("uid: ");
+  ASSERT_NE(uid_at, std::string::npos);
+  EXPECT_TRUE(Contains(pipeline, view.substr(uid_at, 41))) << pipeline << view;
+
+  // The operator takes it up: a fire runs the trigger's Job on the cluster.
+  StartOperator("a");
+  ASSERT_TRUE(Eventually([&] { return Leads("a"); })) << OperatorLog("a");
+  Ok("-e 'FIRE MATERIALIZED VIEW ads.visitors' -e '!wait 60'");
+  EXPECT_TRUE(Contains(Ok("-e 'SELECT outcome FROM \"k8s\".trigger_runs'"), "Succeeded"));
+
+  // And back into a fresh state directory, the run recorded in the trigger's status with it.
+  const std::string back = dir_->path() + "/back";
+  auto [returned, returned_rc] = Shell(hop + " --kubeconfig " + kubeconfig_ + " export | " + hop +
+                                       " --state " + back + " import -f -");
+  ASSERT_EQ(returned_rc, 0) << returned;
+  auto [runs, runs_rc] =
+      Shell(hop + " --state " + back + " -e 'SELECT outcome FROM \"k8s\".trigger_runs'");
+  EXPECT_EQ(runs_rc, 0) << runs;
+  EXPECT_TRUE(Contains(runs, "Succeeded")) << runs;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 
 #include "resource/kinds.h"
 #include "resource/yaml.h"
+#include "store/kubeconfig.h"
 #include "store/kubernetes_store.h"
 #include "store/sqlite_store.h"
 #include "test/lib/fixtures.h"
@@ -544,6 +546,44 @@ TEST_F(KubernetesStoreTest, AnUnreachableServerIsUnavailableAndKindsItDoesNotSer
   EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(unknown.status().message().find("serves no kind Widget.example.com"), std::string::npos)
       << unknown.status().ToString();
+}
+
+// HTTPS with the server's certificate as the authority and a bearer token, as the kubeconfig
+// `hop serve --kubeconfig-out` writes says; a wrong token or an unknown authority is refused.
+TEST_F(KubernetesStoreTest, TlsAndABearerTokenFromAKubeconfig) {
+  const std::string d = dir_->path();
+  auto [made, rc] = testing::Shell(
+      "openssl req -x509 -newkey rsa:2048 -nodes -keyout " + d + "/key.pem -out " + d +
+      "/cert.pem -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1");
+  ASSERT_EQ(rc, 0) << "openssl (./scripts/setup installs it): " << made;
+  std::ofstream(d + "/token") << "s3cret-token\n";
+  auto serve =
+      Serve({"--no-operator", "--http-tls-cert", d + "/cert.pem", "--http-tls-key", d + "/key.pem",
+             "--http-token-file", d + "/token", "--kubeconfig-out", d + "/kc"});
+  ASSERT_EQ(serve->url().rfind("https://", 0), 0u) << serve->log();
+  auto config = LoadKubeconfig(d + "/kc");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->token, "s3cret-token");
+  EXPECT_FALSE(config->ca_pem.empty());
+  {
+    auto store = KubernetesStore::Open(*config);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE((*store)->Create(ConfigMap("tls", "a")).ok());
+    EXPECT_TRUE((*store)->Get({kConfigMap, "tls", "a"}).ok());
+  }
+  KubeConfig wrong_token = *config;
+  wrong_token.token = "guess";
+  auto refused = (*KubernetesStore::Open(wrong_token))->Get({kConfigMap, "tls", "a"});
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("does not accept hop's credentials"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_EQ(refused.status().message().find("guess"), std::string::npos);
+  KubeConfig no_ca = *config;
+  no_ca.ca_pem.clear();
+  KubernetesStoreOptions once;
+  once.client.max_retries = 0;
+  EXPECT_EQ((*KubernetesStore::Open(no_ca, once))->Get({kConfigMap, "tls", "a"}).status().code(),
+            StatusCode::kUnavailable);
 }
 
 TEST_F(KubernetesStoreTest, CredentialsNeverGoInTheClearOffLoopback) {

@@ -76,15 +76,18 @@ bool HopServe::Start() {
   const pid_t pid = SpawnLogged(argv, log_path_);
   if (pid < 0) return false;
   pid_ = pid;
-  constexpr std::string_view kMark = "Kubernetes API on http://127.0.0.1:";
   const bool up = Eventually(
       [&] {
         const std::string text = ReadAll(log_path_);
-        const size_t at = text.find(kMark, from);
-        if (at == std::string::npos) return false;
-        port_ = std::atoi(text.c_str() + at + kMark.size());
-        url_ = "http://127.0.0.1:" + std::to_string(port_);
-        return port_ > 0;
+        for (std::string scheme : {"http", "https"}) {
+          const std::string mark = "Kubernetes API on " + scheme + "://127.0.0.1:";
+          const size_t at = text.find(mark, from);
+          if (at == std::string::npos) continue;
+          port_ = std::atoi(text.c_str() + at + mark.size());
+          url_ = scheme + "://127.0.0.1:" + std::to_string(port_);
+          return port_ > 0;
+        }
+        return false;
       },
       std::chrono::seconds(20));
   if (!up) Kill();

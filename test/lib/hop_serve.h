@@ -32,7 +32,7 @@ class HopServe {
   // Starts it again on the port it had.
   bool Restart() { return Start(); }
 
-  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT
+  const std::string& url() const { return url_; }  // http(s)://127.0.0.1:PORT
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
   // What the process printed (both streams), across its starts.
