@@ -20,6 +20,13 @@
 //   fanout   one FIRE VIEW of a view with TRIGGERS triggers under `hop serve --max-jobs M`, until
 //            every Job process has started; baseline: TRIGGERS posix_spawns of the same command,
 //            M at a time
+//   cluster  the Kubernetes mode (issue 19) against the embedded one, in turn on copies of the
+//            same state: one FIRE VIEW of a view with CLUSTER_TRIGGERS triggers until every Job
+//            process has started, and FIRE VIEW -> Job process started for one trigger, FIRES
+//            times; on the cluster the FIRE is a `hop --kubeconfig` process, a `hop operator`
+//            reconciles through the Kubernetes API of a `hop serve --no-operator` (which runs
+//            the Jobs, as the embedded `hop serve` does), and the API requests it served in the
+//            fan-out are counted from its /metrics
 //
 // Stores of many views are made from one view hop wrote (a template store), its objects copied
 // under new names and uids into the store's own tables; `hop get` and `hop wait` are run on the
@@ -27,14 +34,18 @@
 //
 //   scale_bench [--only start,ddl,cold,fire,fanout] [--sizes 0,1000,10000] [--runs 5]
 //               [--ddl-runs 3] [--statements 1000] [--fires 50] [--triggers 2000]
-//               [--max-jobs 4] [--hop PATH] [--dir DIR] [--keep]
+//               [--max-jobs 4] [--cluster-triggers 10000] [--cluster-qps Q] [--hop PATH]
+//               [--dir DIR] [--keep]
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -390,6 +401,42 @@ class Table {
   std::vector<Row> rows_;
 };
 
+// GET `path` of an HTTP server on 127.0.0.1:`port`; the body ("" when it cannot be read).
+std::string HttpGet(int port, const std::string& path) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return "";
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    const std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buf[65536];
+      for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  const size_t body = out.find("\r\n\r\n");
+  return body == std::string::npos ? "" : out.substr(body + 4);
+}
+
+// The sum of a Prometheus counter family's samples in `text`.
+double CounterSum(const std::string& text, const std::string& family) {
+  double sum = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(family, 0) != 0 ||
+        (line.size() > family.size() && line[family.size()] != '{' && line[family.size()] != ' ')) {
+      continue;
+    }
+    sum += std::strtod(line.c_str() + line.rfind(' ') + 1, nullptr);
+  }
+  return sum;
+}
+
 // ---- options and shared state ----
 
 struct Options {
@@ -400,6 +447,8 @@ struct Options {
   int statements = 1000;
   int fires = 50;
   int triggers = 2000;
+  int cluster_triggers = 10000;
+  std::string cluster_qps;  // the operator's --kube-qps; empty: hop's default
   int max_jobs = 4;
   std::string hop = HOP_BINARY;
   std::string dir;
@@ -1173,6 +1222,152 @@ void Fanout(Context& c) {
               Format("%.2f ms", serve_cpu / n * 1000), "-", "-");
 }
 
+// ---- cluster ----
+
+// A `hop serve --no-operator` standing in for a cluster, and a `hop operator` reconciling it
+// through its Kubernetes API; both stopped with SIGTERM.
+class Cluster {
+ public:
+  Cluster(Context& c, const std::string& state) : c_(c), state_(state) {
+    const std::string log = state + "/cluster.log";
+    kubeconfig_ = state + "/../" + fs::path(state).filename().string() + ".kubeconfig";
+    serve_ =
+        Spawn({c.options.hop, "--state", state, "serve", "--no-operator", "--http-port", "0",
+               "--kubeconfig-out", kubeconfig_, "--max-jobs", std::to_string(c.options.max_jobs)},
+              log);
+    const std::string mark = "Kubernetes API on http://127.0.0.1:";
+    WaitFor(log, "kubeconfig written", serve_);
+    const std::string text = ReadText(log);
+    port_ = std::atoi(text.c_str() + text.find(mark) + mark.size());
+    const std::string op_log = state + "/operator.log";
+    std::vector<std::string> op = {c.options.hop, "--kubeconfig", kubeconfig_};
+    if (!c.options.cluster_qps.empty()) {
+      op.insert(op.end(), {"--kube-qps", c.options.cluster_qps});
+    }
+    op.push_back("operator");
+    operator_ = Spawn(op, op_log);
+    WaitFor(op_log, "leading as", operator_);
+  }
+  ~Cluster() {
+    for (pid_t pid : {operator_, serve_}) {
+      kill(pid, SIGTERM);
+      int status = 0;
+      waitpid(pid, &status, 0);
+    }
+  }
+  // `hop --kubeconfig KC ARGS`
+  std::vector<std::string> Hop(std::vector<std::string> args) const {
+    args.insert(args.begin(), {c_.options.hop, "--kubeconfig", kubeconfig_});
+    return args;
+  }
+  // The requests its API has served.
+  double Requests() const {
+    return CounterSum(HttpGet(port_, "/metrics"), "hop_http_requests_total");
+  }
+
+ private:
+  static void WaitFor(const std::string& log, const std::string& text, pid_t pid) {
+    const auto deadline = Clock::now() + std::chrono::seconds(120);
+    while (ReadText(log).find(text) == std::string::npos) {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) Fail("exited:\n" + Tail(log));
+      if (Clock::now() > deadline) Fail("not ready within 120 s:\n" + Tail(log));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  Context& c_;
+  std::string state_;
+  std::string kubeconfig_;
+  pid_t serve_ = 0, operator_ = 0;
+  int port_ = 0;
+};
+
+// Every Job process of one FIRE VIEW of `view` started: seconds from before the FIRE process.
+double FanoutOnce(Marks& marks, int n, const std::vector<std::string>& fire, Context& c) {
+  const int64_t t0 = NowNanos();
+  MustRun(fire, c.log);
+  const auto names = marks.Wait(static_cast<size_t>(n), std::chrono::seconds(3600));
+  if (names.size() < static_cast<size_t>(n)) {
+    Fail("cluster: " + std::to_string(names.size()) + " of " + std::to_string(n) +
+         " Job processes started within 3600 s");
+  }
+  int64_t last = 0;
+  for (const auto& name : names) last = std::max(last, marks.Time(name));
+  return static_cast<double>(last - t0) / 1e9;
+}
+
+void ClusterMode(Context& c) {
+  const int n = c.options.cluster_triggers;
+  Progress("cluster: " + std::to_string(n) + " triggers on one view, embedded and on a cluster");
+  const std::string made = MakeFireState(c, "cluster", "clusterv", n);
+  const std::string embedded = c.CopyState(made, "cluster-embedded");
+  const std::string cluster = c.CopyState(made, "cluster-k8s");
+  // The marks directory each copy's Jobs write to is the one the template names: the original's.
+  double hop_e = 0, hop_k = 0, requests = 0;
+  {
+    Marks marks(made + "/marks");
+    Serve serve(c, embedded);
+    MustRun(c.Hop(embedded, {"wait", "--timeout", "600"}), c.log);
+    hop_e = FanoutOnce(marks, n, c.Hop(embedded, {"-e", "FIRE VIEW ads.clusterv"}), c);
+    MustRun(c.Hop(embedded, {"wait", "--timeout", "3600"}), c.log);
+  }
+  {
+    Marks marks(made + "/marks");
+    Cluster k8s(c, cluster);
+    MustRun(k8s.Hop({"wait", "--timeout", "600"}), c.log);
+    const double r0 = k8s.Requests();
+    hop_k = FanoutOnce(marks, n, k8s.Hop({"-e", "FIRE VIEW ads.clusterv"}), c);
+    requests = k8s.Requests() - r0;
+    MustRun(k8s.Hop({"wait", "--timeout", "3600"}), c.log);
+  }
+  const std::string what = std::to_string(n) +
+                           " triggers on one view, FIRE VIEW -> every Job "
+                           "process started, Jobs run " +
+                           std::to_string(c.options.max_jobs) + " at a time";
+  const std::string qps = c.options.cluster_qps.empty()
+                              ? std::string("its default client rate limit")
+                              : "`--kube-qps " + c.options.cluster_qps + "`";
+  c.table.Add(what + ", on a cluster (`hop operator` through the Kubernetes API, " + qps + ")",
+              Time(hop_k), Time(hop_e) + " embedded (`hop serve`)",
+              Format("%.1fx", hop_e > 0 ? hop_k / hop_e : 0));
+  c.table.Add("of which the API requests served, per second (and per trigger)",
+              Format("%.0f/s", hop_k > 0 ? requests / hop_k : 0),
+              Format("%.1f per trigger", requests / n), "-");
+
+  Progress("cluster: FIRE VIEW -> Job process started, one trigger, embedded and on a cluster");
+  const std::string one = MakeFireState(c, "cluster1", "clusterone", 1);
+  const std::string one_k = c.CopyState(one, "cluster1-k8s");
+  std::vector<double> emb, k8s_times;
+  {
+    Marks marks(one + "/marks");
+    Serve serve(c, one);
+    MustRun(c.Hop(one, {"wait", "--timeout", "120"}), c.log);
+    for (int i = 0; i <= c.options.fires; ++i) {
+      const double t = FanoutOnce(marks, 1, c.Hop(one, {"-e", "FIRE VIEW ads.clusterone"}), c);
+      MustRun(c.Hop(one, {"wait", "--timeout", "120"}), c.log);
+      if (i > 0) emb.push_back(t);
+    }
+  }
+  {
+    Marks marks(one + "/marks");
+    Cluster k8s(c, one_k);
+    MustRun(k8s.Hop({"wait", "--timeout", "120"}), c.log);
+    for (int i = 0; i <= c.options.fires; ++i) {
+      const double t = FanoutOnce(marks, 1, k8s.Hop({"-e", "FIRE VIEW ads.clusterone"}), c);
+      MustRun(k8s.Hop({"wait", "--timeout", "120"}), c.log);
+      if (i > 0) k8s_times.push_back(t);
+    }
+  }
+  const std::string fire = "FIRE VIEW -> Job process started, 1 trigger, " +
+                           std::to_string(c.options.fires) + " fires, on a cluster";
+  c.table.Add(fire + ", median", Time(Median(k8s_times)), Time(Median(emb)) + " embedded",
+              Format("%.1fx", Median(k8s_times) / Median(emb)));
+  c.table.Add(fire + ", p99", Time(Percentile(k8s_times, 0.99)),
+              Time(Percentile(emb, 0.99)) + " embedded",
+              Format("%.1fx", Percentile(k8s_times, 0.99) / Percentile(emb, 0.99)));
+}
+
 std::vector<std::string> Split(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -1210,6 +1405,10 @@ Options Parse(int argc, char** argv) {
       o.fires = std::max(1, number());
     } else if (a == "--triggers") {
       o.triggers = std::max(1, number());
+    } else if (a == "--cluster-qps") {
+      o.cluster_qps = value();
+    } else if (a == "--cluster-triggers") {
+      o.cluster_triggers = std::max(1, number());
     } else if (a == "--max-jobs") {
       o.max_jobs = std::max(1, number());
     } else if (a == "--hop") {
@@ -1256,6 +1455,7 @@ int main(int argc, char** argv) {
   if (want("cold")) Cold(c);
   if (want("fire")) Fire(c);
   if (want("fanout")) Fanout(c);
+  if (want("cluster")) ClusterMode(c);
 
   std::printf(
       "\nhop %s, %u cores, wall-clock medians of %d runs each way (ddl: %d; fire: %d), "

@@ -1,8 +1,8 @@
 // The `hop` binary: subcommands and their flags. Each subcommand's work lives in its own file;
 // this one only wires the command line to it.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -77,6 +77,8 @@ class RequestReport {
 // server (--kubeconfig, --in-cluster; docs/kubernetes.md).
 struct StoreChoice {
   RequestReport* report = nullptr;  // --request-report
+  double kube_qps = 100;            // --kube-qps, --kube-burst: the client's rate limit
+  int kube_burst = 200;
   std::string state_dir;
   std::string kubeconfig;  // a path, or several joined by ':'
   std::string context;
@@ -99,6 +101,8 @@ std::unique_ptr<hop::store::Store> OpenStore(const StoreChoice& choice,
       return nullptr;
     }
     hop::store::KubernetesStoreOptions kube_options;
+    kube_options.client.qps = choice.kube_qps;
+    kube_options.client.burst = choice.kube_burst;
     if (choice.report != nullptr && choice.report->on()) {
       RequestReport* report = choice.report;
       kube_options.on_request = [report](std::string_view verb, std::string_view group,
@@ -171,6 +175,13 @@ int Main(int argc, char** argv) {
   app.add_option("--context", where.context, "the kubeconfig's context (default: its current one)");
   app.add_flag("--in-cluster", where.in_cluster,
                "keep resources in the cluster this pod runs in, as its service account");
+  app.add_option("--kube-qps", where.kube_qps,
+                 "on a cluster, requests a second to its API at most, after a burst (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100000.0));
+  app.add_option("--kube-burst", where.kube_burst, "the burst before --kube-qps holds")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   std::string request_report;
   app.add_option("--request-report", request_report,
                  "on a cluster, write the kinds of request made of its API to this file at the "
@@ -250,8 +261,7 @@ int Main(int argc, char** argv) {
       watermark->add_subcommand("set", "Set table/NAME's or view/NAME's watermark (default: now)");
   watermark->require_subcommand(1);
   hop::cli::WatermarkSetOptions watermark_opts;
-  watermark_set->add_option("target", watermark_opts.target, "table/NAME or view/NAME")
-      ->required();
+  watermark_set->add_option("target", watermark_opts.target, "table/NAME or view/NAME")->required();
   watermark_set->add_option("time", watermark_opts.time, "RFC 3339 time (default: now)");
   watermark_set->add_option("-n,--namespace", watermark_opts.namespace_name,
                             "namespace (default: default)");
@@ -347,11 +357,13 @@ int Main(int argc, char** argv) {
   serve->add_option("--pg-key", pg_opts.tls_key, "the certificate's private key (PEM)");
   serve->add_option("--pg-max-connections", pg_opts.max_connections, "clients at once")
       ->capture_default_str();
-  serve->add_option("--pg-max-message-bytes", pg_opts.max_message_bytes,
-                    "largest message a client may send")
+  serve
+      ->add_option("--pg-max-message-bytes", pg_opts.max_message_bytes,
+                   "largest message a client may send")
       ->capture_default_str();
-  serve->add_option("--pg-idle-timeout", pg_idle_seconds,
-                    "seconds an idle client stays connected (0: no limit)")
+  serve
+      ->add_option("--pg-idle-timeout", pg_idle_seconds,
+                   "seconds an idle client stays connected (0: no limit)")
       ->capture_default_str();
 
   // The Kubernetes API, metrics and health over HTTP (docs/kubernetes-api.md).
@@ -359,15 +371,17 @@ int Main(int argc, char** argv) {
   int http_port = -1;
   serve->add_option("--http-port", http_port,
                     "serve the Kubernetes API, /metrics and health checks on this port");
-  serve->add_option("--http-listen", http_opts.listen,
-                    "address to listen on (loopback by default; others need TLS and a token)")
+  serve
+      ->add_option("--http-listen", http_opts.listen,
+                   "address to listen on (loopback by default; others need TLS and a token)")
       ->capture_default_str();
   serve->add_option("--http-tls-cert", http_opts.tls_cert, "TLS certificate (PEM) for HTTPS");
   serve->add_option("--http-tls-key", http_opts.tls_key, "the certificate's private key (PEM)");
   serve->add_option("--http-token-file", http_opts.token_file,
                     "file holding the bearer token every API request must carry");
-  serve->add_option("--http-max-body-bytes", http_opts.max_body_bytes,
-                    "largest request body accepted")
+  serve
+      ->add_option("--http-max-body-bytes", http_opts.max_body_bytes,
+                   "largest request body accepted")
       ->capture_default_str();
   serve->add_option("--kubeconfig-out", serve_opts.kubeconfig_out,
                     "write a kubeconfig pointing kubectl at the server to this file");
@@ -431,9 +445,10 @@ int Main(int argc, char** argv) {
       "refresh", "Refresh a materialized view on the local engine now (what its refresh Job runs)");
   hop::runtime::RefreshOptions refresh_opts;
   refresh_opts.namespace_name = "default";
-  refresh->add_option("view", refresh_opts.view,
-                      "view/NAME or its SQL name (SCHEMA.VIEW); table/NAME fills a table made "
-                      "by CREATE TABLE ... AS")
+  refresh
+      ->add_option("view", refresh_opts.view,
+                   "view/NAME or its SQL name (SCHEMA.VIEW); table/NAME fills a table made "
+                   "by CREATE TABLE ... AS")
       ->required();
   refresh->add_option("-n,--namespace", refresh_opts.namespace_name, "namespace")
       ->capture_default_str();
@@ -579,8 +594,7 @@ int Main(int argc, char** argv) {
       return 1;
     }
     std::cout << fmt::format("{} refreshed: {} rows {}; watermark {}\n", outcome->view,
-                             outcome->rows, outcome->how,
-                             hop::FormatRfc3339(outcome->snapshot, 3));
+                             outcome->rows, outcome->how, hop::FormatRfc3339(outcome->snapshot, 3));
     return 0;
   }
   if (oper->parsed()) {
@@ -671,7 +685,8 @@ int Main(int argc, char** argv) {
       }
       pg_opts.auth = *method;
       pg_opts.port = pg_port;
-      pg_opts.idle_timeout = std::chrono::milliseconds(static_cast<int64_t>(pg_idle_seconds * 1000));
+      pg_opts.idle_timeout =
+          std::chrono::milliseconds(static_cast<int64_t>(pg_idle_seconds * 1000));
       serve_opts.pg = pg_opts;
     }
     if (http_port >= 0) {

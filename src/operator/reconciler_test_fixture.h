@@ -50,6 +50,14 @@ class CountingStore : public store::Store {
   store::Store& inner_;
 };
 
+// A store whose batches the reconcilers take as applied write by write (as KubernetesStore's
+// are), over a real one.
+class NonAtomicStore : public CountingStore {
+ public:
+  using CountingStore::CountingStore;
+  bool AtomicBatches() const override { return false; }
+};
+
 // A fresh, non-durable SqliteStore per test.
 class ReconcilerStoreTest : public ::testing::Test {
  protected:

@@ -12,12 +12,33 @@ using resource::Resource;
 
 hop::Result<ReconcileResult> TriggerReconciler::Reconcile(const Request& request,
                                                           const ReconcileContext& context) {
+  const std::string key = request.ref.namespace_name + "/" + request.ref.name;
+  bool look = false;
+  if (!store_.AtomicBatches()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    look = looked_.insert(key).second;
+  }
+  auto result = Run(request, context, look);
+  if (!result.ok() || result->terminal) {
+    std::lock_guard<std::mutex> lock(mu_);
+    looked_.erase(key);
+  }
+  return result;
+}
+
+hop::Result<ReconcileResult> TriggerReconciler::Run(const Request& request,
+                                                    const ReconcileContext& context,
+                                                    bool look_for_unrecorded) {
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> trigger, GetOrNotFound(store_, request));
-  if (!trigger) return ReconcileResult::Done();
+  if (!trigger) {
+    std::lock_guard<std::mutex> lock(mu_);
+    looked_.erase(request.ref.namespace_name + "/" + request.ref.name);
+    return ReconcileResult::Done();
+  }
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> job, CurrentRunJobOf(store_, *trigger));
   const Json before = trigger->status() ? *trigger->status() : Json();
   const Json* read_status = trigger->status() ? &before : nullptr;
-  if (!CurrentRunJob(*trigger)) {
+  if (look_for_unrecorded && !CurrentRunJob(*trigger)) {
     // A run whose Job was made but not recorded (trigger_runs.h) is this trigger's current run.
     HOP_ASSIGN_OR_RETURN(std::optional<Resource> unrecorded, UnrecordedRunJob(store_, *trigger));
     if (unrecorded) {

@@ -99,7 +99,8 @@ TEST_F(TriggerReconcilerTest, AJobMadeButNotRecordedIsAdoptedBeforeAnyOtherRunSt
   Resource made = *store_->Create(*plan->create);
   trigger.mutable_status()["timestamp"] = "2026-03-01T03:00:00.000Z";
   trigger = *store_->UpdateStatus(trigger);
-  TriggerReconciler reconciler(*store_);
+  NonAtomicStore cluster(*store_);  // only where batches are not atomic can this happen
+  TriggerReconciler reconciler(cluster);
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
   auto jobs = store_->List({kJob.kind, "default", {}});
   ASSERT_TRUE(jobs.ok());
@@ -130,7 +131,17 @@ TEST_F(TriggerReconcilerTest, ALeftoverJobOfACoveredWindowIsNotAdopted) {
   ASSERT_TRUE(store_->Create(*plan->create).ok());
   trigger.mutable_status()["watermark"] = "2026-03-01T02:00:00.000Z";
   trigger = *store_->UpdateStatus(trigger);
-  auto unrecorded = UnrecordedRunJob(*store_, trigger);
+  NonAtomicStore cluster(*store_);
+  auto unrecorded = UnrecordedRunJob(cluster, trigger);
+  ASSERT_TRUE(unrecorded.ok());
+  EXPECT_FALSE(unrecorded->has_value());
+  // Before the window was covered it is one; on an atomic store there is never one to look for.
+  trigger.mutable_status()["watermark"] = "2026-03-01T01:00:00.000Z";
+  trigger = *store_->UpdateStatus(trigger);
+  unrecorded = UnrecordedRunJob(cluster, trigger);
+  ASSERT_TRUE(unrecorded.ok());
+  EXPECT_TRUE(unrecorded->has_value());
+  unrecorded = UnrecordedRunJob(*store_, trigger);
   ASSERT_TRUE(unrecorded.ok());
   EXPECT_FALSE(unrecorded->has_value());
 }

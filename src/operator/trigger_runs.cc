@@ -331,6 +331,8 @@ hop::Result<std::optional<Resource>> CurrentRunJobOf(store::Store& store, const 
 
 hop::Result<std::optional<Resource>> UnrecordedRunJob(store::Store& store,
                                                       const Resource& trigger) {
+  // A batch that commits whole never leaves a Job without the status that records it.
+  if (store.AtomicBatches()) return std::optional<Resource>();
   auto selector = resource::LabelSelector::Parse(
       fmt::format("{}={}", kTriggerLabel, resource::DependencyLabelValue(trigger.name())));
   if (!selector.ok()) return std::optional<Resource>();
@@ -428,12 +430,10 @@ hop::Result<bool> FireAndStart(Batch& batch, Resource trigger, const std::vector
   for (SystemTime at : fires) recorded.Record(at);
   if (status == before) return false;
   trigger.set_status(std::move(status));
-  // A run started but not recorded is the trigger's current one: its reconciler adopts it (the
-  // Job's event brings it there), and no other run starts before.
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> unrecorded,
-                       CurrentRunJob(trigger) ? std::optional<Resource>()
-                                              : UnrecordedRunJob(batch.store(), trigger));
-  if (!CurrentRunJob(trigger) && !unrecorded) {
+  // Where batches are not atomic, a run started but not recorded may be the trigger's current
+  // one, which only its reconciler looks for and adopts: the runs start there, woken by the
+  // fires this batch records.
+  if (!CurrentRunJob(trigger) && batch.store().AtomicBatches()) {
     // The run the first new fire starts: what the TableTrigger reconciler would decide next.
     // A trigger whose run cannot be planned here gets only its fires; its own reconciler says
     // why.

@@ -89,7 +89,8 @@ hop::Result<std::optional<resource::Resource>> CurrentRunJobOf(store::Store& sto
 // covered (its end after the watermark), the earliest if several: what a run started but not
 // recorded leaves. On a store whose batches are not atomic (KubernetesStore) the Job of a run
 // is written before the trigger's status that records it, and a writer can stop, or lose a race,
-// between the two. nullopt when there is none. Errors: the store's.
+// between the two. nullopt when there is none, and at once on a store whose batches are atomic
+// (nothing is read then). Errors: the store's.
 hop::Result<std::optional<resource::Resource>> UnrecordedRunJob(store::Store& store,
                                                                 const resource::Resource& trigger);
 
@@ -113,8 +114,9 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
                     store::Store* store = nullptr);
 
 // Records `fires` (oldest first) on `trigger` through deploy::TriggerFires and, when the trigger
-// has no run going, starts the run its first new fire begins, as PlanTrigger decides it, into
-// `batch`: the trigger's status and the new Job together, or only the fires when no run starts
+// has no run going and the store's batches are atomic (elsewhere the trigger's reconciler
+// starts it, having looked for a run left unrecorded), starts the run its first new fire
+// begins, as PlanTrigger decides it, into `batch`: the trigger's status and the new Job together, or only the fires when no run starts
 // (a run cannot start, its Job exists already). False, and nothing added, when the trigger had
 // every fire already.
 hop::Result<bool> FireAndStart(Batch& batch, resource::Resource trigger,

@@ -185,6 +185,7 @@ class KubernetesStore::Impl {
     if (options_.on_request) {
       options_.on_request(Verb(method, item), api.group, api.plural, subresource);
     }
+    log::Debug("kubernetes: {} {}", method, target);
     return client_->Request(method, target, body);
   }
 

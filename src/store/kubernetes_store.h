@@ -55,6 +55,7 @@ class KubernetesStore : public Store {
   // The cluster's revision now, read from a list of one object.
   Result<int64_t> Revision() override;
   bool ReplaysHistoryAtOnce() const override { return false; }
+  bool AtomicBatches() const override { return false; }
   // The revision only: counting the objects would list every kind.
   Result<Stats> ReadStats() override;
 

@@ -167,6 +167,10 @@ class Store {
   // (KubernetesStore): a caller that needs "every change up to now" without waiting reads the
   // objects again instead.
   virtual bool ReplaysHistoryAtOnce() const { return true; }
+  // Whether Commit applies a batch atomically, as the contract above says (SqliteStore). False
+  // for a store that applies it write by write (KubernetesStore, docs/store.md): a writer that
+  // stops part-way there can leave some of a batch's writes, which writers that care look for.
+  virtual bool AtomicBatches() const { return true; }
 
   struct Stats {
     int64_t revision = 0;
