@@ -1455,7 +1455,8 @@ int main(int argc, char** argv) {
   if (want("cold")) Cold(c);
   if (want("fire")) Fire(c);
   if (want("fanout")) Fanout(c);
-  if (want("cluster")) ClusterMode(c);
+  // Long (it makes CLUSTER_TRIGGERS triggers): only when asked for.
+  if (c.options.only.count("cluster")) ClusterMode(c);
 
   std::printf(
       "\nhop %s, %u cores, wall-clock medians of %d runs each way (ddl: %d; fire: %d), "

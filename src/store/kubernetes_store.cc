@@ -761,6 +761,7 @@ class KubeWatch : public Watch {
       bool expired = false;
       bool progressed = false;
       std::string error;
+      const auto opened = std::chrono::steady_clock::now();
       auto status = stream_->Run(
           [&](std::string_view line) { return OnLine(line, &expired, &progressed, &error); });
       {
@@ -780,10 +781,13 @@ class KubeWatch : public Watch {
       } else if (*status != 200) {
         error = fmt::format("HTTP {}", *status);
       }
-      if (error.empty()) {
+      if (error.empty() &&
+          (progressed || std::chrono::steady_clock::now() - opened > std::chrono::seconds(1))) {
         backoff = std::chrono::milliseconds(100);  // the server ended it: open it again now
         continue;
       }
+      // A stream the server ends at once, with nothing, is opened again after a while.
+      if (error.empty()) error = "ended at once";
       if (progressed) backoff = std::chrono::milliseconds(100);
       log::Debug("kubernetes: the watch of {} broke ({}); again in {} ms", api_.plural, error,
                  backoff.count());
