@@ -1,7 +1,7 @@
 // The Store: where hop's resources live. One interface, with the semantics Kubernetes promises
 // (optimistic concurrency, status as a subresource, generations, finalizers, owner-reference
 // garbage collection, watches from a revision), so that reconcilers and deployers behave the
-// same on the embedded SqliteStore and, later, on a Kubernetes API server.
+// same on the embedded SqliteStore and on a Kubernetes API server (KubernetesStore).
 #pragma once
 
 #include <chrono>
