@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -211,19 +212,26 @@ spec:
      "-e \"CREATE TRIGGER appender ON ads.clicks AS 'append-fire' WITH (firePolicy 'Each')\"");
 
   constexpr int kFires = 12;
-  std::chrono::steady_clock::time_point killed;
+  // From the kill on, a thread watches b's log, so that the time it took to lead does not count
+  // the fires still being made meanwhile.
+  std::atomic<bool> b_leads = false;
+  std::chrono::steady_clock::duration took{};
+  std::thread watcher;
   for (int i = 0; i < kFires; ++i) {
     Ok("-e 'FIRE MATERIALIZED VIEW ads.clicks'");
     if (i == kFires / 2) {
       ASSERT_TRUE(Leads("a"));
       StopProcess(operators_["a"], SIGKILL);
       operators_.erase("a");
-      killed = std::chrono::steady_clock::now();
+      watcher = std::thread([&, killed = std::chrono::steady_clock::now()] {
+        b_leads = Eventually([&] { return Leads("b"); }, 10s);
+        took = std::chrono::steady_clock::now() - killed;
+      });
     }
   }
+  watcher.join();
   // The stand-by leads within the lease's duration (3 s) and a retry period or two.
-  ASSERT_TRUE(Eventually([&] { return Leads("b"); }, 10s)) << OperatorLog("b");
-  const auto took = std::chrono::steady_clock::now() - killed;
+  ASSERT_TRUE(b_leads) << OperatorLog("b");
   EXPECT_LT(took, 6s);
 
   ASSERT_TRUE(Eventually(

@@ -13,13 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "common/issues.h"
 #include "common/log.h"
 #include "common/redact.h"
 #include "common/strings.h"
 #include "resource/json_parse.h"
 #include "resource/kinds.h"
-#include "resource/validation.h"
 #include "resource/yaml.h"
 
 namespace hop::store {
@@ -135,16 +133,6 @@ Result<Resource> AsResource(Json doc, const ApiResource& api) {
   if (!doc.contains("apiVersion")) doc["apiVersion"] = api.api_version();
   if (!doc.contains("kind")) doc["kind"] = api.kind;
   return Resource::FromJson(std::move(doc), api.kind);
-}
-
-Status Validate(const Resource& r) {
-  Issues issues(r.Describe());
-  resource::ValidateResource(r, &issues);
-  if (issues.HasErrors()) {
-    return Status::ValidationError(
-        fmt::format("{} is invalid:\n{}", r.Describe(), issues.Render()));
-  }
-  return Status::OK();
 }
 
 // What a written object is sent as: without the fields only the server sets on create.
@@ -635,7 +623,7 @@ class KubernetesStore::Impl {
       if (w.object.name().empty()) return Status::InvalidArgument("metadata.name is required");
       HOP_ASSIGN_OR_RETURN(ApiResource api, ResolveObject(w.object));
       NormalizeNamespace(&w.object, api);
-      if (w.op != Write::Op::kUpdateStatus) HOP_RETURN_IF_ERROR(Validate(w.object));
+      if (w.op != Write::Op::kUpdateStatus) HOP_RETURN_IF_ERROR(ValidateObject(w.object));
       apis.push_back(std::move(api));
     }
     const bool undoable = writes.size() > 1;
@@ -670,7 +658,7 @@ class KubeWatch : public Watch {
  public:
   KubeWatch(KubernetesStore::Impl* store, Result<ApiResource> api, std::string ns, int64_t from,
             std::chrono::seconds timeout)
-      : store_(store), ns_(std::move(ns)), revision_(from), progress_(from), timeout_(timeout) {
+      : store_(store), ns_(std::move(ns)), revision_(from), timeout_(timeout), progress_(from) {
     if (!api.ok()) {
       log::Warn("kubernetes: cannot watch: {}", api.status().ToString());
       closed_ = true;

@@ -819,16 +819,6 @@ class SqliteStore::Impl {
     }
   }
 
-  static Status Validate(const Resource& r) {
-    Issues issues(r.Describe());
-    resource::ValidateResource(r, &issues);
-    if (issues.HasErrors()) {
-      return Status::ValidationError(
-          fmt::format("{} is invalid:\n{}", r.Describe(), issues.Render()));
-    }
-    return Status::OK();
-  }
-
   // One write transaction: the batch's events, collected to be announced after commit.
   struct Txn {
     int64_t revision = 0;
@@ -1074,7 +1064,7 @@ class SqliteStore::Impl {
     if (r.name().empty()) return Status::InvalidArgument("metadata.name is required");
     NormalizeNamespace(&r);
     HOP_RETURN_IF_ERROR(ResolveOwners(&r));
-    HOP_RETURN_IF_ERROR(Validate(r));
+    HOP_RETURN_IF_ERROR(ValidateObject(r));
     auto existing = Load(RefOf(r));
     if (existing.ok()) {
       return Status::AlreadyExists(fmt::format("{} already exists", RefOf(r).ToString()));
@@ -1145,7 +1135,7 @@ class SqliteStore::Impl {
     }
     next.set_resource_version(std::to_string(old.revision));
     if (next == old.object) return old.object;  // nothing changed: no write, same resourceVersion
-    HOP_RETURN_IF_ERROR(Validate(next));
+    HOP_RETURN_IF_ERROR(ValidateObject(next));
     if (next.deletion_timestamp() && next.finalizers().empty()) {
       // The last finalizer is gone: the deletion that was waiting for it happens now.
       old.object = std::move(next);

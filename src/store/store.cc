@@ -3,7 +3,11 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "common/issues.h"
 #include "resource/kinds.h"
+#include "resource/validation.h"
 
 namespace hop::store {
 
@@ -26,6 +30,15 @@ bool HasIndexKey(const Resource& r, const std::string& key) {
   if (info == nullptr || info->index_keys == nullptr) return false;
   const std::vector<std::string> keys = info->index_keys(r);
   return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+Status ValidateObject(const Resource& r) {
+  Issues issues(r.Describe());
+  resource::ValidateResource(r, &issues);
+  if (issues.HasErrors()) {
+    return Status::ValidationError(fmt::format("{} is invalid:\n{}", r.Describe(), issues.Render()));
+  }
+  return Status::OK();
 }
 
 Result<std::optional<Resource>> Store::Find(const ObjectRef& ref) {

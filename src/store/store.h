@@ -181,6 +181,10 @@ class Store {
   virtual Result<Stats> ReadStats();
 };
 
+// The check every store makes of an object before it writes it: hop's kinds against their
+// schema (resource/validation.h). OK, or a Validation error naming the object and each problem.
+Status ValidateObject(const Resource& r);
+
 // Whether an object of one of `kinds` in `namespace_name` changed after `revision` (true also
 // when the store no longer has the history to tell, or cannot tell at once: see
 // Store::ReplaysHistoryAtOnce).
