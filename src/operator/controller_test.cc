@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -161,6 +162,91 @@ class ManagerTest : public ::testing::Test {
   std::unique_ptr<store::SqliteStore> store_;
   FakeClock clock_;
 };
+
+// A watch over another store, held (answering nothing) until released.
+class HeldWatch : public store::Watch {
+ public:
+  HeldWatch(std::unique_ptr<store::Watch> inner, const std::atomic<bool>& held)
+      : inner_(std::move(inner)), held_(held) {}
+  Outcome Next(std::chrono::milliseconds timeout, store::Event* event) override {
+    if (held_) {
+      std::this_thread::sleep_for(std::min(timeout, std::chrono::milliseconds(5)));
+      return Outcome::kTimeout;
+    }
+    return inner_->Next(timeout, event);
+  }
+  int64_t Progress() const override { return inner_->Progress(); }
+  void Close() override { inner_->Close(); }
+
+ private:
+  std::unique_ptr<store::Watch> inner_;
+  const std::atomic<bool>& held_;
+};
+
+// A store whose watches can be held, as a watch that stops reading (a slow network, an API
+// server gone for a while) lets its place fall out of the store's history.
+class HoldingStore : public store::Store {
+ public:
+  explicit HoldingStore(store::Store& inner) : inner_(inner) {}
+  Result<Resource> Get(const store::ObjectRef& ref) override { return inner_.Get(ref); }
+  Result<store::ListResult> List(const store::ListOptions& options) override {
+    return inner_.List(options);
+  }
+  Result<std::vector<Resource>> Commit(std::vector<store::Write> writes) override {
+    return inner_.Commit(std::move(writes));
+  }
+  std::unique_ptr<store::Watch> StartWatch(const store::WatchOptions& options) override {
+    ++watches;
+    return std::make_unique<HeldWatch>(inner_.StartWatch(options), held);
+  }
+  Result<int64_t> Revision() override { return inner_.Revision(); }
+
+  std::atomic<bool> held = false;
+  std::atomic<int> watches = 0;
+
+ private:
+  store::Store& inner_;
+};
+
+// A watch whose place the store's history no longer holds (Kubernetes' 410 Gone) lists again
+// and watches from the list: what was created or changed meanwhile is reconciled, and what
+// comes after reaches the new watch.
+TEST_F(ManagerTest, AWatchThatFellBehindTheHistoryListsAgainAndMissesNothing) {
+  store::SqliteStoreOptions opts;
+  opts.durable = false;
+  opts.retained_events = 5;
+  auto opened = store::SqliteStore::Open(dir_.path() + "/short", opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  HoldingStore store(**opened);
+  ASSERT_TRUE(store.Create(ConfigMap("before")).ok());
+
+  TestReconciler rec(&store);
+  Manager m(store, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(rec.WaitForCalls("before", 1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  const int watches = store.watches;
+
+  store.held = true;
+  // The store trims its history in steps of 256 revisions.
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(store.Create(ConfigMap("gap-" + std::to_string(i))).ok());
+  }
+  auto before = store.Get(CM("before").ref);
+  ASSERT_TRUE(before.ok());
+  before->mutable_json()["data"]["k"] = "changed";
+  ASSERT_TRUE(store.Update(*before).ok());
+  store.held = false;
+
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(rec.WaitForCalls("gap-" + std::to_string(i), 1)) << i;
+  ASSERT_TRUE(rec.WaitForCalls("before", 2));
+  EXPECT_GT(store.watches, watches);  // a new watch, from the list
+  ASSERT_TRUE(store.Create(ConfigMap("after")).ok());
+  ASSERT_TRUE(rec.WaitForCalls("after", 1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  m.Stop();
+}
 
 TEST_F(ManagerTest, ReconcilesObjectsThatExistBeforeStart) {
   Create(ConfigMap("a"));
