@@ -257,6 +257,58 @@ spec:
   EXPECT_FALSE(Contains(recorded, "Failed")) << recorded;
 }
 
+// apply, get and delete act in -n's namespace, else the session's --namespace, else the
+// kubeconfig context's, as kubectl does; a namespace or name that is not one is refused before
+// any request.
+TEST_F(KubernetesModeTest, NamespacesComeFromTheFlagsOrTheContextAndAreCheckedFirst) {
+  std::string config = ReadFileText(kubeconfig_);
+  const size_t at = config.find("namespace: default");
+  ASSERT_NE(at, std::string::npos) << config;
+  config.replace(at, std::string("namespace: default").size(), "namespace: team");
+  const std::string team = dir_->path() + "/team-kubeconfig";
+  std::ofstream(team) << config;
+  std::ofstream(dir_->path() + "/maps.yaml") << R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: mine}
+data: {a: b}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: theirs, namespace: other}
+data: {a: b}
+)";
+  auto in_team = [&](const std::string& args) {
+    return Shell(std::string(HOP_BINARY) + " --kubeconfig " + team + " " + args);
+  };
+  // The context's namespace takes the document that names none; the other keeps its own.
+  auto [applied, applied_rc] = in_team("apply -f " + dir_->path() + "/maps.yaml");
+  EXPECT_EQ(applied_rc, 0) << applied;
+  const std::string all = Ok("get configmaps -A");
+  EXPECT_TRUE(Contains(all, "team        mine")) << all;
+  EXPECT_TRUE(Contains(all, "other       theirs")) << all;
+  auto [listed, listed_rc] = in_team("get configmaps");
+  EXPECT_EQ(listed_rc, 0);
+  EXPECT_TRUE(Contains(listed, "mine") && !Contains(listed, "theirs")) << listed;
+  // --namespace before the command is -n, and enforced as -n is.
+  const std::string other = Ok("--namespace other get configmaps");
+  EXPECT_TRUE(Contains(other, "theirs") && !Contains(other, "mine")) << other;
+  auto [mismatch, mismatch_rc] = Hop("--namespace team apply -f " + dir_->path() + "/maps.yaml");
+  EXPECT_EQ(mismatch_rc, 1);
+  EXPECT_TRUE(Contains(mismatch, "other does not match the namespace given")) << mismatch;
+  auto [deleted, deleted_rc] = in_team("delete configmap mine");
+  EXPECT_EQ(deleted_rc, 0) << deleted;
+  EXPECT_FALSE(Contains(Ok("get configmaps -A"), "mine"));
+
+  for (const std::string ns : {"'../../api'", "a/b", "UPPER"}) {
+    auto [out, rc] = Hop("get views -n " + ns);
+    EXPECT_EQ(rc, 2) << ns;
+    EXPECT_TRUE(Contains(out, "namespace: invalid DNS-1123 label")) << out;
+  }
+  auto [named, named_rc] = Hop("get views 'a/../b'");
+  EXPECT_EQ(named_rc, 1);
+  EXPECT_TRUE(Contains(named, "invalid name \"a/../b\"")) << named;
+}
+
 // A materialized view in PostgreSQL is refreshed by a Job that runs `hop refresh` against the
 // cluster, a table of a Database provisioned asynchronously is made by the operator's
 // TableProvisionJob reconciler, and the RBAC of `hop manifests` allows exactly the requests the

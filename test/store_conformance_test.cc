@@ -548,6 +548,36 @@ TEST_F(KubernetesStoreTest, AnUnreachableServerIsUnavailableAndKindsItDoesNotSer
       << unknown.status().ToString();
 }
 
+// A namespace or name that would change a request's path is refused before any request: the
+// server here is unreachable, so anything sent would come back Unavailable.
+TEST_F(KubernetesStoreTest, NamespacesAndNamesAreCheckedBeforeTheyGoIntoAPath) {
+  KubeConfig config;
+  config.server = "http://127.0.0.1:1";
+  KubernetesStoreOptions options;
+  options.client.max_retries = 1;
+  auto opened = KubernetesStore::Open(config, options);
+  ASSERT_TRUE(opened.ok());
+  KubernetesStore& store = **opened;
+  auto refused = [](const Status& s, const std::string& part) {
+    return s.code() == StatusCode::kInvalidArgument && s.message().find(part) != std::string::npos;
+  };
+  for (const char* ns : {"../../api", "a/b", "x?y=1", "UPPER", "a%2Fb"}) {
+    EXPECT_TRUE(refused(store.Get({kConfigMap, ns, "x"}).status(), "namespace")) << ns;
+    EXPECT_TRUE(refused(store.List({kConfigMap, ns, {}}).status(), "namespace")) << ns;
+    EXPECT_TRUE(refused(store.Delete({kConfigMap, ns, "x"}).status(), "namespace")) << ns;
+    auto watch = store.StartWatch({kConfigMap, ns, 0});
+    Event event;
+    EXPECT_EQ(watch->Next(std::chrono::milliseconds(200), &event), Watch::Outcome::kClosed) << ns;
+  }
+  for (const char* name : {".", "..", "a/../b", "a%2Fb"}) {
+    EXPECT_TRUE(refused(store.Get({kConfigMap, "default", name}).status(), "invalid name")) << name;
+    EXPECT_TRUE(refused(store.Delete({kConfigMap, "default", name}).status(), "invalid name"))
+        << name;
+  }
+  // A name that is only unusual goes to the server (which is not there).
+  EXPECT_EQ(store.Get({kConfigMap, "default", "a.b-c"}).status().code(), StatusCode::kUnavailable);
+}
+
 // HTTPS with the server's certificate as the authority and a bearer token, as the kubeconfig
 // `hop serve --kubeconfig-out` writes says; a wrong token or an unknown authority is refused.
 TEST_F(KubernetesStoreTest, TlsAndABearerTokenFromAKubeconfig) {

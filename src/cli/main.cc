@@ -34,6 +34,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "common/time.h"
+#include "resource/names.h"
 #include "runtime/refresh.h"
 #include "session/control_plane.h"
 #include "sql/dialect.h"
@@ -518,6 +519,30 @@ int Main(int argc, char** argv) {
   if (apply->parsed() || get->parsed() || del->parsed()) {
     auto store = OpenStore(where);
     if (!store) return 1;
+    // Without -n, the session's --namespace stands for it (`hop --namespace N get ...`, as
+    // kubectl's); and on a cluster the kubeconfig context's namespace is the default.
+    CLI::App* sub = apply->parsed() ? apply : get->parsed() ? get : del;
+    std::string& ns = apply->parsed() ? apply_opts.namespace_name
+                      : get->parsed() ? get_opts.namespace_name
+                                      : delete_opts.namespace_name;
+    std::string& default_ns = apply->parsed() ? apply_opts.default_namespace
+                              : get->parsed() ? get_opts.default_namespace
+                                              : delete_opts.default_namespace;
+    if (sub->get_option("--namespace")->count() == 0 &&
+        app.get_option("--namespace")->count() > 0) {
+      ns = run_opts.namespace_name;
+    }
+    if (const auto* kube = dynamic_cast<hop::store::KubernetesStore*>(store.get())) {
+      default_ns = kube->default_namespace();
+    }
+    for (const std::string* name : {&ns, &default_ns}) {
+      if (name->empty()) continue;
+      if (hop::Status valid = hop::resource::ValidateDnsLabel(*name); !valid.ok()) {
+        std::cerr << "hop " << sub->get_name()
+                  << ": namespace: " << hop::EscapeForTerminal(valid.message()) << "\n";
+        return 2;
+      }
+    }
     if (apply->parsed()) return hop::cli::RunApply(apply_opts, *store, std::cout, std::cerr);
     if (get->parsed()) {
       if (get_opts.watch || get_opts.watch_only) hop::cli::StopOnSignals();

@@ -93,11 +93,22 @@ std::string DisplayName(const Resource& r) {
   return EscapeForTerminal(kind + "/" + r.name());
 }
 
+// The namespace a get or delete by name acts in: -n's, else the kubeconfig context's, else
+// "default".
+template <typename Options>
+std::string NamespaceOf(const Options& options) {
+  if (!options.namespace_name.empty()) return options.namespace_name;
+  if (!options.default_namespace.empty()) return options.default_namespace;
+  return std::string(resource::kDefaultNamespace);
+}
+
 // Parses and validates every document of `path` for `command` ("hop apply"). On any problem
 // prints all of them and returns false; nothing is written.
+// `namespace_name` (-n) goes to documents without a namespace, and the others must name it;
+// without it `default_namespace`, when set, goes to documents without one.
 bool LoadDocuments(std::string_view command, const std::string& path,
-                   const std::string& namespace_name, std::vector<Resource>* out,
-                   std::ostream& err,
+                   const std::string& namespace_name, const std::string& default_namespace,
+                   std::vector<Resource>* out, std::ostream& err,
                    resource::UnknownFields unknown_fields = resource::UnknownFields::kAllow) {
   std::string text;
   if (Status read = ReadInput(path, &text); !read.ok()) {
@@ -119,12 +130,13 @@ bool LoadDocuments(std::string_view command, const std::string& path,
       continue;
     }
     Issues& doc = issues.Child(fmt::format("{} ({})", where, r->Describe()));
-    if (!namespace_name.empty()) {
+    const std::string& given = namespace_name.empty() ? default_namespace : namespace_name;
+    if (!given.empty()) {
       const KindInfo* kind = resource::FindKind(r->group_kind());
       const bool namespaced = kind == nullptr || kind->namespaced;
       if (namespaced && r->namespace_name().empty()) {
-        r->set_namespace(namespace_name);
-      } else if (namespaced && r->namespace_name() != namespace_name) {
+        r->set_namespace(given);
+      } else if (namespaced && !namespace_name.empty() && r->namespace_name() != namespace_name) {
         doc.Error(
             fmt::format("metadata.namespace: {} does not match the namespace given with -n "
                         "({})",
@@ -284,8 +296,8 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
     return 2;
   }
   std::vector<Resource> docs;
-  if (!LoadDocuments("hop apply", options.file, options.namespace_name, &docs, err,
-                     unknown_fields)) {
+  if (!LoadDocuments("hop apply", options.file, options.namespace_name, options.default_namespace,
+                     &docs, err, unknown_fields)) {
     return 1;
   }
   // Read what exists, then write everything in one batch; each update carries the version it
@@ -369,8 +381,7 @@ int Select(const GetOptions& options, store::Store& store, std::ostream& err,
   }
   selection->kind = *gk;
   selection->namespaced = selection->info == nullptr || selection->info->namespaced;
-  std::string ns = options.namespace_name.empty() ? std::string(resource::kDefaultNamespace)
-                                                  : options.namespace_name;
+  std::string ns = NamespaceOf(options);
   if (!selection->namespaced || options.all_namespaces) ns.clear();
   if (options.output != "" && options.output != "wide" && options.output != "yaml" &&
       options.output != "json") {
@@ -700,7 +711,8 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
   std::vector<ObjectRef> refs;
   if (!options.file.empty()) {
     std::vector<Resource> docs;
-    if (!LoadDocuments("hop delete", options.file, options.namespace_name, &docs, err)) {
+    if (!LoadDocuments("hop delete", options.file, options.namespace_name,
+                       options.default_namespace, &docs, err)) {
       return 1;
     }
     // Last first: a file declares what an object needs before the object (a Database before
@@ -718,10 +730,7 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
       return 1;
     }
     const bool namespaced = info == nullptr || info->namespaced;
-    const std::string ns = !namespaced ? std::string()
-                           : options.namespace_name.empty()
-                               ? std::string(resource::kDefaultNamespace)
-                               : options.namespace_name;
+    const std::string ns = namespaced ? NamespaceOf(options) : std::string();
     refs.push_back({*gk, ns, StoredName(store, *gk, ns, options.name)});
   }
   // Each object goes as the DROP of its kind would: not while something depends on it, unless

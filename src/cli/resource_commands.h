@@ -16,10 +16,13 @@ namespace hop::cli {
 
 struct ApplyOptions {
   std::string file;            // path, or "-" for standard input
-  std::string namespace_name;  // -n: namespace for documents without one
+  std::string namespace_name;  // -n: namespace for documents without one, and theirs must be it
   // --validate: what a field hop's kinds do not declare is (kubectl's field validation):
   // "strict" an error, "warn" a warning, "ignore" kept silently.
   std::string validate = "strict";
+  // Without -n: the namespace of documents without one (the kubeconfig context's); a document
+  // naming another keeps it.
+  std::string default_namespace = "";
 };
 
 // Reads every document of the file, validates all of them, and writes nothing if any is invalid
@@ -33,7 +36,7 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
 struct GetOptions {
   std::string kind;             // plural, singular, short name or Kind, optionally `.group`
   std::string name;             // empty: list
-  std::string namespace_name;   // -n; "default" when empty
+  std::string namespace_name;   // -n; else default_namespace; else "default"
   bool all_namespaces = false;  // -A
   std::string selector;         // -l
   std::string output;           // "", "wide", "yaml", "json"
@@ -41,6 +44,7 @@ struct GetOptions {
   bool watch = false;           // -w: after the list, print each change
   bool watch_only = false;      // --watch-only: only the changes
   bool output_watch_events = false;  // --output-watch-events: say ADDED, MODIFIED or DELETED
+  std::string default_namespace = "";  // the kubeconfig context's namespace, when it names one
 };
 
 // Prints one object or a list: a table with the kind's printer columns, or YAML / JSON. Secrets
@@ -61,10 +65,11 @@ struct DeleteOptions {
   std::string kind;
   std::string name;
   std::string file;  // -f: delete every object the file describes
-  std::string namespace_name;
+  std::string namespace_name;  // -n, as GetOptions' and (with -f) ApplyOptions'
   bool force = false;  // --force: delete even what others depend on, leaving them as they are
   // Systems whose tables a deleted Table resource is dropped from (as DROP TABLE); null: none.
   const catalog::Provisioners* provisioners = nullptr;
+  std::string default_namespace = "";  // without -n: the kubeconfig context's namespace
 };
 
 // Deletes the named object, or every object of the file, one by one, each as the DROP of its

@@ -18,6 +18,7 @@
 #include "common/strings.h"
 #include "resource/json_parse.h"
 #include "resource/kinds.h"
+#include "resource/names.h"
 #include "resource/yaml.h"
 
 namespace hop::store {
@@ -25,6 +26,24 @@ namespace hop::store {
 namespace {
 
 using resource::KindInfo;
+
+// What a namespace and a name must be before they go into a request's path: a namespace is a
+// DNS-1123 label, and a name a path segment, as the API server takes it ("." and ".." and names
+// holding '/' or '%' would address something else). InvalidArgument naming the value otherwise.
+Status CheckPathParts(std::string_view ns, std::string_view name) {
+  if (!ns.empty()) {
+    if (Status s = resource::ValidateDnsLabel(ns); !s.ok()) {
+      return Status::InvalidArgument("namespace: " + s.message());
+    }
+  }
+  if (name == "." || name == ".." || name.find_first_of("/%") != std::string_view::npos) {
+    return Status::InvalidArgument(
+        fmt::format("invalid name \"{}\": a name in the Kubernetes API is not \".\" or \"..\" and "
+                    "holds no '/' or '%'",
+                    name));
+  }
+  return Status::OK();
+}
 
 // How a kind is addressed on the API server.
 struct ApiResource {
@@ -280,6 +299,7 @@ class KubernetesStore::Impl {
   }
 
   Result<Resource> Get(const ObjectRef& ref) {
+    HOP_RETURN_IF_ERROR(CheckPathParts(ref.namespace_name, ref.name));
     HOP_ASSIGN_OR_RETURN(ApiResource api, Resolve(ref.kind));
     const std::string ns = NamespaceOf(ref, api);
     HOP_ASSIGN_OR_RETURN(KubeHttpResponse r, Send("GET", api, true, "", api.Item(ns, ref.name)));
@@ -348,6 +368,7 @@ class KubernetesStore::Impl {
   }
 
   Result<int64_t> ListEach(const ListOptions& options, const std::function<void(Resource)>& visit) {
+    HOP_RETURN_IF_ERROR(CheckPathParts(options.namespace_name, ""));
     if (options.kind) {
       HOP_ASSIGN_OR_RETURN(ApiResource api, Resolve(*options.kind));
       if (!api.namespaced && !options.namespace_name.empty()) return int64_t{0};
@@ -616,6 +637,7 @@ class KubernetesStore::Impl {
     apis.reserve(writes.size());
     for (Write& w : writes) {
       if (w.op == Write::Op::kDelete) {
+        HOP_RETURN_IF_ERROR(CheckPathParts(w.ref.namespace_name, w.ref.name));
         HOP_ASSIGN_OR_RETURN(ApiResource api, Resolve(w.ref.kind));
         apis.push_back(std::move(api));
         continue;
@@ -624,6 +646,7 @@ class KubernetesStore::Impl {
       HOP_ASSIGN_OR_RETURN(ApiResource api, ResolveObject(w.object));
       NormalizeNamespace(&w.object, api);
       if (w.op != Write::Op::kUpdateStatus) HOP_RETURN_IF_ERROR(ValidateObject(w.object));
+      HOP_RETURN_IF_ERROR(CheckPathParts(w.object.namespace_name(), w.object.name()));
       apis.push_back(std::move(api));
     }
     const bool undoable = writes.size() > 1;
@@ -910,9 +933,10 @@ std::unique_ptr<Watch> KubernetesStore::StartWatch(const WatchOptions& options) 
         Status::InvalidArgument("a watch of every kind at once (watch one kind at a time)"),
         options.namespace_name, options.from_revision, impl_->options().watch_timeout);
   }
-  return std::make_unique<KubeWatch>(impl_.get(), impl_->Resolve(*options.kind),
-                                     options.namespace_name, options.from_revision,
-                                     impl_->options().watch_timeout);
+  Status path = CheckPathParts(options.namespace_name, "");
+  return std::make_unique<KubeWatch>(
+      impl_.get(), path.ok() ? impl_->Resolve(*options.kind) : Result<ApiResource>(std::move(path)),
+      options.namespace_name, options.from_revision, impl_->options().watch_timeout);
 }
 
 Result<int64_t> KubernetesStore::Revision() { return impl_->CurrentRevision(); }
