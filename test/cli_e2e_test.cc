@@ -1976,12 +1976,21 @@ TEST(CliTest, HostileInputIsBoundedAndRefused) {
   std::filesystem::create_directories(dir + "/outside");
   std::ofstream(dir + "/outside/x.log") << "SECRET\n";
   for (const std::string& args :
-       {std::string(" logs job/../../../outside/x"), " logs job/" + dir + "/outside/x",
-        std::string(" logs -n ../../outside job/x"), std::string(" logs -n .. job/outside")}) {
+       {std::string(" logs job/../../../outside/x"), " logs job/" + dir + "/outside/x"}) {
     HopRun logs = Hop(flag + args);
     EXPECT_EQ(logs.status, 1) << args << ": " << logs.out;
     EXPECT_FALSE(contains(logs, "SECRET")) << args << ": " << logs.out;
     EXPECT_TRUE(contains(logs, "hop logs: Invalid Argument: ")) << args << ": " << logs.out;
+  }
+  // A namespace that is not one is a usage error, before anything is read.
+  for (const std::string& args : {std::string(" logs -n ../../outside job/x"),
+                                  std::string(" logs -n .. job/outside"),
+                                  std::string(" --namespace .. logs job/outside")}) {
+    HopRun logs = Hop(flag + args);
+    EXPECT_EQ(logs.status, 2) << args << ": " << logs.out;
+    EXPECT_FALSE(contains(logs, "SECRET")) << args << ": " << logs.out;
+    EXPECT_TRUE(contains(logs, "hop logs: namespace: invalid DNS-1123 label")) << args << ": "
+                                                                               << logs.out;
   }
 
   // A store file that is not a hop store is refused, never taken for a new, empty store.

@@ -304,6 +304,13 @@ data: {a: b}
     EXPECT_EQ(rc, 2) << ns;
     EXPECT_TRUE(Contains(out, "namespace: invalid DNS-1123 label")) << out;
   }
+  // The commands with their own -n take --namespace and check it the same way.
+  for (const std::string command :
+       {"graph ADS.PAGE_VIEWS", "watermark set table/x", "refresh view/x"}) {
+    auto [out, rc] = Hop("--namespace a/b " + command);
+    EXPECT_EQ(rc, 2) << command;
+    EXPECT_TRUE(Contains(out, "namespace: invalid DNS-1123 label \"a/b\"")) << out;
+  }
   auto [named, named_rc] = Hop("get views 'a/../b'");
   EXPECT_EQ(named_rc, 1);
   EXPECT_TRUE(Contains(named, "invalid name \"a/../b\"")) << named;

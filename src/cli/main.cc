@@ -155,6 +155,35 @@ int main(int argc, char** argv) {
 
 namespace {
 
+// The namespace a command with its own -n acts in. Without -n, a --namespace given before the
+// command stands for it (`hop --namespace team get views`, as kubectl's); without either, on a
+// cluster, the kubeconfig context's namespace is the default: in `*namespace_name`, or in
+// `*default_namespace` when the command keeps the two apart (apply's -n is also enforced on the
+// documents it reads; a default only fills in those that name none). False, having said why,
+// when the namespace is not a DNS-1123 label.
+bool SettleNamespace(const CLI::App& app, const CLI::App& command, hop::store::Store& store,
+                     std::string* namespace_name, std::string* default_namespace = nullptr) {
+  const bool given = command.get_option("--namespace")->count() > 0;
+  if (!given && app.get_option("--namespace")->count() > 0) {
+    *namespace_name = app.get_option("--namespace")->as<std::string>();
+  } else if (!given) {
+    if (const auto* kube = dynamic_cast<hop::store::KubernetesStore*>(&store);
+        kube != nullptr && !kube->default_namespace().empty()) {
+      *(default_namespace != nullptr ? default_namespace : namespace_name) =
+          kube->default_namespace();
+    }
+  }
+  for (const std::string* ns : {namespace_name, default_namespace}) {
+    if (ns == nullptr || ns->empty()) continue;
+    if (hop::Status valid = hop::resource::ValidateDnsLabel(*ns); !valid.ok()) {
+      std::cerr << "hop " << command.get_name()
+                << ": namespace: " << hop::EscapeForTerminal(valid.message()) << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"hop: SQL control plane for multi-system data pipelines"};
   app.set_version_flag("--version", std::string("hop ") + kVersion);
@@ -508,6 +537,7 @@ int Main(int argc, char** argv) {
   if (watermark_set->parsed()) {
     auto store = OpenStore(where);
     if (!store) return 1;
+    if (!SettleNamespace(app, *watermark_set, *store, &watermark_opts.namespace_name)) return 2;
     return hop::cli::RunWatermarkSet(watermark_opts, *store, std::cout, std::cerr);
   }
   if (export_cmd->parsed() || import_cmd->parsed()) {
@@ -519,30 +549,14 @@ int Main(int argc, char** argv) {
   if (apply->parsed() || get->parsed() || del->parsed()) {
     auto store = OpenStore(where);
     if (!store) return 1;
-    // Without -n, the session's --namespace stands for it (`hop --namespace N get ...`, as
-    // kubectl's); and on a cluster the kubeconfig context's namespace is the default.
-    CLI::App* sub = apply->parsed() ? apply : get->parsed() ? get : del;
-    std::string& ns = apply->parsed() ? apply_opts.namespace_name
-                      : get->parsed() ? get_opts.namespace_name
-                                      : delete_opts.namespace_name;
-    std::string& default_ns = apply->parsed() ? apply_opts.default_namespace
-                              : get->parsed() ? get_opts.default_namespace
-                                              : delete_opts.default_namespace;
-    if (sub->get_option("--namespace")->count() == 0 &&
-        app.get_option("--namespace")->count() > 0) {
-      ns = run_opts.namespace_name;
-    }
-    if (const auto* kube = dynamic_cast<hop::store::KubernetesStore*>(store.get())) {
-      default_ns = kube->default_namespace();
-    }
-    for (const std::string* name : {&ns, &default_ns}) {
-      if (name->empty()) continue;
-      if (hop::Status valid = hop::resource::ValidateDnsLabel(*name); !valid.ok()) {
-        std::cerr << "hop " << sub->get_name()
-                  << ": namespace: " << hop::EscapeForTerminal(valid.message()) << "\n";
-        return 2;
-      }
-    }
+    const bool settled =
+        apply->parsed() ? SettleNamespace(app, *apply, *store, &apply_opts.namespace_name,
+                                          &apply_opts.default_namespace)
+        : get->parsed() ? SettleNamespace(app, *get, *store, &get_opts.namespace_name,
+                                          &get_opts.default_namespace)
+                        : SettleNamespace(app, *del, *store, &delete_opts.namespace_name,
+                                          &delete_opts.default_namespace);
+    if (!settled) return 2;
     if (apply->parsed()) return hop::cli::RunApply(apply_opts, *store, std::cout, std::cerr);
     if (get->parsed()) {
       if (get_opts.watch || get_opts.watch_only) hop::cli::StopOnSignals();
@@ -592,6 +606,7 @@ int Main(int argc, char** argv) {
   if (graph->parsed()) {
     auto store = OpenStore(where);
     if (!store) return 1;
+    if (!SettleNamespace(app, *graph, *store, &graph_opts.namespace_name)) return 2;
     if (graph_depth_opt->count() > 0) graph_opts.depth = graph_depth;
     if (graph_format_opt->count() > 0) graph_opts.format = graph_format;
     return hop::cli::RunGraph(graph_opts, *store, std::cout, std::cerr);
@@ -604,6 +619,7 @@ int Main(int argc, char** argv) {
     }
     auto store = OpenStore(where);
     if (!store) return 1;
+    if (!SettleNamespace(app, *logs, *store, &logs_namespace)) return 2;
     if (logs_follow) hop::cli::StopOnSignals();
     return hop::cli::RunLogs({logs_job, logs_namespace, logs_follow}, state_dir, *store, std::cout,
                              std::cerr, hop::cli::StopRequested);
@@ -611,6 +627,7 @@ int Main(int argc, char** argv) {
   if (refresh->parsed()) {
     auto store = OpenStore(where);
     if (!store) return 1;
+    if (!SettleNamespace(app, *refresh, *store, &refresh_opts.namespace_name)) return 2;
     refresh_opts.state_dir = local_dir;
     if (refresh_opts.view.rfind("view/", 0) == 0) refresh_opts.view.erase(0, 5);
     auto outcome = hop::runtime::RefreshView(*store, refresh_opts);
