@@ -23,6 +23,7 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
+#include "operator/reconciler_test_fixture.h"
 #include "store/sqlite_store.h"
 #include "test/lib/fixtures.h"
 
@@ -185,27 +186,16 @@ class HeldWatch : public store::Watch {
 
 // A store whose watches can be held, as a watch that stops reading (a slow network, an API
 // server gone for a while) lets its place fall out of the store's history.
-class HoldingStore : public store::Store {
+class HoldingStore : public CountingStore {
  public:
-  explicit HoldingStore(store::Store& inner) : inner_(inner) {}
-  Result<Resource> Get(const store::ObjectRef& ref) override { return inner_.Get(ref); }
-  Result<store::ListResult> List(const store::ListOptions& options) override {
-    return inner_.List(options);
-  }
-  Result<std::vector<Resource>> Commit(std::vector<store::Write> writes) override {
-    return inner_.Commit(std::move(writes));
-  }
+  using CountingStore::CountingStore;
   std::unique_ptr<store::Watch> StartWatch(const store::WatchOptions& options) override {
     ++watches;
-    return std::make_unique<HeldWatch>(inner_.StartWatch(options), held);
+    return std::make_unique<HeldWatch>(CountingStore::StartWatch(options), held);
   }
-  Result<int64_t> Revision() override { return inner_.Revision(); }
 
   std::atomic<bool> held = false;
   std::atomic<int> watches = 0;
-
- private:
-  store::Store& inner_;
 };
 
 // A watch whose place the store's history no longer holds (Kubernetes' 410 Gone) lists again
