@@ -1132,6 +1132,23 @@ void Fire(Context& c) {
   if (!c.options.keep) fs::remove_all(raw);
 }
 
+// Every Job process of one FIRE VIEW (the `fire` process) started, within `limit`: seconds from
+// before the FIRE process. `what` names the measure when they do not all start.
+double FanoutOnce(Marks& marks, int n, const std::vector<std::string>& fire, Context& c,
+                  const std::string& what = "cluster",
+                  std::chrono::seconds limit = std::chrono::seconds(3600)) {
+  const int64_t t0 = NowNanos();
+  MustRun(fire, c.log);
+  const auto names = marks.Wait(static_cast<size_t>(n), limit);
+  if (names.size() < static_cast<size_t>(n)) {
+    Fail(what + ": " + std::to_string(names.size()) + " of " + std::to_string(n) +
+         " Job processes started within " + std::to_string(limit.count()) + " s");
+  }
+  int64_t last = 0;
+  for (const auto& name : names) last = std::max(last, marks.Time(name));
+  return static_cast<double>(last - t0) / 1e9;
+}
+
 void Fanout(Context& c) {
   const int n = c.options.triggers;
   Progress("fanout: " + std::to_string(n) + " triggers on one view");
@@ -1143,16 +1160,8 @@ void Fanout(Context& c) {
     Serve serve(c, state);
     MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
     const double cpu0 = serve.Cpu();
-    const int64_t t0 = NowNanos();
-    MustRun(c.Hop(state, {"-e", "FIRE VIEW ads.fanv"}), c.log);
-    const auto names = marks.Wait(static_cast<size_t>(n), std::chrono::seconds(1800));
-    if (names.size() < static_cast<size_t>(n)) {
-      Fail("fanout: " + std::to_string(names.size()) + " of " + std::to_string(n) +
-           " Job processes started within 1800 s");
-    }
-    int64_t last = 0;
-    for (const auto& name : names) last = std::max(last, marks.Time(name));
-    hop = static_cast<double>(last - t0) / 1e9;
+    hop = FanoutOnce(marks, n, c.Hop(state, {"-e", "FIRE VIEW ads.fanv"}), c, "fanout",
+                     std::chrono::seconds(1800));
     serve_cpu = serve.Cpu() - cpu0;
     MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
   }
@@ -1282,20 +1291,6 @@ class Cluster {
   pid_t serve_ = 0, operator_ = 0;
   int port_ = 0;
 };
-
-// Every Job process of one FIRE VIEW of `view` started: seconds from before the FIRE process.
-double FanoutOnce(Marks& marks, int n, const std::vector<std::string>& fire, Context& c) {
-  const int64_t t0 = NowNanos();
-  MustRun(fire, c.log);
-  const auto names = marks.Wait(static_cast<size_t>(n), std::chrono::seconds(3600));
-  if (names.size() < static_cast<size_t>(n)) {
-    Fail("cluster: " + std::to_string(names.size()) + " of " + std::to_string(n) +
-         " Job processes started within 3600 s");
-  }
-  int64_t last = 0;
-  for (const auto& name : names) last = std::max(last, marks.Time(name));
-  return static_cast<double>(last - t0) / 1e9;
-}
 
 void ClusterMode(Context& c) {
   const int n = c.options.cluster_triggers;
