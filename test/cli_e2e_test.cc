@@ -82,6 +82,34 @@ TEST(CliTest, VersionAndHelp) {
   EXPECT_NE(Hop("no-such-command").status, 0);
 }
 
+// Each shared library `hop` maps costs every command its loading and relocation
+// (docs/architecture.md, "Start-up"): a release build maps glibc's and nothing else.
+TEST(CliTest, ACommandMapsOnlyTheLibrariesItNeedsAtStart) {
+  HopRun r = Command("LD_TRACE_LOADED_OBJECTS=1 " + std::string(HOP_BINARY));
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::set<std::string> mapped;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string name;
+    if (words >> name) mapped.insert(std::filesystem::path(name).filename().string());
+  }
+  ASSERT_TRUE(mapped.count("libc.so.6")) << r.out;
+  for (const std::string& name : mapped) {
+    EXPECT_EQ(name.find("libfmt"), std::string::npos) << r.out;
+    EXPECT_EQ(name.find("libspdlog"), std::string::npos) << r.out;
+    EXPECT_EQ(name.find("libsqlite3"), std::string::npos) << r.out;
+    EXPECT_EQ(name.find("libyaml"), std::string::npos) << r.out;
+    EXPECT_EQ(name.find("libpq"), std::string::npos) << r.out;
+    EXPECT_EQ(name.find("libcurl"), std::string::npos) << r.out;
+    EXPECT_EQ(name.find("libcrypto"), std::string::npos) << r.out;
+#ifndef __SANITIZE_ADDRESS__  // the sanitizers' runtime needs the shared libstdc++
+    EXPECT_EQ(name.find("libstdc++"), std::string::npos) << r.out;
+    EXPECT_EQ(name.find("libgcc_s"), std::string::npos) << r.out;
+#endif
+  }
+}
+
 TEST(CliTest, CheckReportsErrorsAndExitsNonZero) {
   HopRun ok = Hop("check -", "SELECT 1; CREATE MATERIALIZED VIEW a.b AS SELECT * FROM c.d;");
   EXPECT_EQ(ok.status, 0) << ok.out;
