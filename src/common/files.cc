@@ -37,12 +37,20 @@ Status CreatePrivateDirectories(const std::string& dir) {
   return Status::OK();
 }
 
+// A file's mode is changed only when it is not 0600 already: a change of mode is an inode
+// write, which the file system journals, and these files are opened at every commit and Job.
 int OpenPrivateFile(const std::string& path, int flags) {
   const int fd = ::open(path.c_str(), flags | O_CREAT | O_CLOEXEC, 0600);
-  if (fd >= 0) ::fchmod(fd, 0600);  // the umask may have taken bits away; never adds any
+  struct stat st;
+  // The umask may have taken bits away (it never adds any), or the file was made otherwise.
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || (st.st_mode & 07777) != 0600)) ::fchmod(fd, 0600);
   return fd;
 }
 
-void MakePrivate(const std::string& path) { ::chmod(path.c_str(), 0600); }
+void MakePrivate(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 07777) == 0600) return;
+  ::chmod(path.c_str(), 0600);
+}
 
 }  // namespace hop

@@ -141,8 +141,8 @@ std::string EscapeForTerminal(std::string_view text) {
 namespace {
 
 // Maps every letter of `s` through `change` (towupper_l or towlower_l) in the C.UTF-8 locale.
+// The locale is loaded on the first letter outside ASCII: most names have none.
 std::string Utf8Map(std::string_view s, char (*ascii)(char), wint_t (*change)(wint_t, locale_t)) {
-  const locale_t locale = Utf8Locale();
   std::string out;
   out.reserve(s.size());
   size_t i = 0;
@@ -155,7 +155,8 @@ std::string Utf8Map(std::string_view s, char (*ascii)(char), wint_t (*change)(wi
     }
     char32_t cp;
     const size_t len = DecodeUtf8(s, i, &cp);
-    if (len == 0 || locale == static_cast<locale_t>(0)) {
+    const locale_t locale = len == 0 ? static_cast<locale_t>(0) : Utf8Locale();
+    if (locale == static_cast<locale_t>(0)) {
       out.push_back(s[i]);
       ++i;
       continue;
