@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,12 +108,27 @@ std::optional<int> ReadExitFile(const std::string& path) {
   return code;
 }
 
-// Appends `text` to the file at `path` (or replaces its content), creating it if needed.
-void WriteToFile(const std::string& path, std::string_view text, bool append = true) {
-  int fd = OpenPrivateFile(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+// Appends `text` to the file at `path`, creating it if needed.
+void WriteToFile(const std::string& path, std::string_view text) {
+  int fd = OpenPrivateFile(path, O_WRONLY | O_APPEND);
   if (fd < 0) return;
   // Best effort: a log line is not worth failing a status write for.
   [[maybe_unused]] ssize_t n = write(fd, text.data(), text.size());
+  close(fd);
+}
+
+// Makes `text` the content of the file at `path`, creating it if needed. Written over the old
+// content and cut to length rather than opened with O_TRUNC: on ext4 a file truncated to nothing
+// has its data written back when it is closed, and a runner rewrites each Job's marker at every
+// start (issue #18).
+void ReplaceFileContent(const std::string& path, std::string_view text) {
+  int fd = OpenPrivateFile(path, O_WRONLY);
+  if (fd < 0) return;
+  [[maybe_unused]] ssize_t n = pwrite(fd, text.data(), text.size(), 0);
+  struct stat st;
+  if (fstat(fd, &st) == 0 && st.st_size > static_cast<off_t>(text.size())) {
+    [[maybe_unused]] int cut = ftruncate(fd, static_cast<off_t>(text.size()));
+  }
   close(fd);
 }
 
@@ -765,7 +781,7 @@ struct JobRunner::Impl {
     // exit code will be: a runner that stops before the attempt is in the Job's status finds the
     // attempt by it and adopts it rather than starting the command a second time.
     const std::string marker = (fs::path(work) / kMarkerFile).string();
-    WriteToFile(marker, MarkerLine(0, 0, job.uid(), attempt, exit_file), /*append=*/false);
+    ReplaceFileContent(marker, MarkerLine(0, 0, job.uid(), attempt, exit_file));
 
     // The start gate: the wrapper waits on descriptor 3 for "go", which this runner sends only
     // once the attempt is in the Job's status. A runner that stops (or fails to record the
@@ -836,8 +852,7 @@ struct JobRunner::Impl {
     p.grace = GraceOf(job);
     p.child = true;
     p.pidfd = OpenPidFd(*pid);
-    WriteToFile(marker, MarkerLine(*pid, stat->start_ticks, job.uid(), attempt, exit_file),
-                /*append=*/false);
+    ReplaceFileContent(marker, MarkerLine(*pid, stat->start_ticks, job.uid(), attempt, exit_file));
     procs.insert_or_assign(key, p);
     WakeReaper();
     return std::optional<SpawnedAttempt>(
