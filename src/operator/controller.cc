@@ -96,12 +96,19 @@ struct Checkpoint {
   std::vector<std::pair<Request, SystemTime>> requests;
 };
 
-std::optional<Checkpoint> ReadCheckpoint(const std::string& path, const std::string& ns) {
+// The content of the file at `path`; nullopt when it cannot be read.
+std::optional<std::string> FileText(const std::string& path) {
   std::ifstream in(path);
   if (!in) return std::nullopt;
   std::stringstream text;
   text << in.rdbuf();
-  Json doc = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  return text.str();
+}
+
+std::optional<Checkpoint> ReadCheckpoint(const std::string& path, const std::string& ns) {
+  const std::optional<std::string> text = FileText(path);
+  if (!text) return std::nullopt;
+  Json doc = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object() || doc.value("version", 0) != 1 || doc.value("namespace", "") != ns ||
       !doc.contains("revision") || !doc["revision"].is_number_integer() ||
       !doc.contains("requests") || !doc["requests"].is_array()) {
@@ -125,6 +132,8 @@ std::optional<Checkpoint> ReadCheckpoint(const std::string& path, const std::str
 }
 
 // Writes `c` in place of the file at `path`, whole or not at all (a new file renamed over it).
+// A file that says so already is left as it is: a manager that started on a converged state
+// directory and found nothing to do stops without a write.
 Status WriteCheckpoint(const std::string& path, const std::string& ns, const Checkpoint& c) {
   Json requests = Json::array();
   for (const auto& [r, when] : c.requests) {
@@ -139,6 +148,7 @@ Status WriteCheckpoint(const std::string& path, const std::string& ns, const Che
                     {"watches", c.watches},
                     {"requests", std::move(requests)}};
   const std::string text = doc.dump() + "\n";
+  if (FileText(path) == text) return Status::OK();
   const std::string tmp = path + ".tmp";
   const int fd = OpenPrivateFile(tmp, O_WRONLY | O_TRUNC);
   if (fd < 0) return Status::Internal(fmt::format("cannot write {}", tmp));

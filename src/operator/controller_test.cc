@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -827,6 +828,37 @@ TEST_F(ManagerTest, ResumesFromTheCheckpointItsPredecessorLeft) {
   ASSERT_TRUE(rec.WaitForCalls("later", 1));
   ASSERT_TRUE(m.WaitIdle(kWait));
   EXPECT_EQ(m.metrics().reconciles, 4);  // b, new, a, later: nothing else
+}
+
+// A manager that resumed and had nothing to do leaves the checkpoint as it found it (the same
+// file: a rewrite would rename a new one over it); one that did something writes it again.
+TEST_F(ManagerTest, AManagerThatDidNothingLeavesTheCheckpointAlone) {
+  Create(ConfigMap("a"));
+  const std::string checkpoint = dir_.path() + "/operator.checkpoint";
+  ManagerOptions options = Options();
+  options.checkpoint_path = checkpoint;
+  // Starts a manager, waits for it to reconcile `expected` (if any) and go idle, stops it.
+  auto run = [&](const std::string& expected) {
+    TestReconciler rec(store_.get());
+    Manager m(*store_, options);
+    m.Register(kConfigMap, &rec);
+    ASSERT_TRUE(m.Start().ok());
+    if (!expected.empty()) ASSERT_TRUE(rec.WaitForCalls(expected, 1));
+    ASSERT_TRUE(m.WaitIdle(kWait));
+    m.Stop();
+  };
+  auto inode = [&] {
+    struct stat st{};
+    EXPECT_EQ(::stat(checkpoint.c_str(), &st), 0);
+    return st.st_ino;
+  };
+  run("a");
+  const ino_t first = inode();
+  run("");
+  EXPECT_EQ(inode(), first);
+  Create(ConfigMap("b"));
+  run("b");
+  EXPECT_NE(inode(), first);
 }
 
 // A checkpoint is only a shortcut: one that cannot be trusted is not used, and the manager
