@@ -834,9 +834,11 @@ TEST(CliTest, WaitReturnsWhenTheStateDirectoryIsIdle) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[1].substr(0, 10), "Succeeded ");
 
+  // Long enough to be running still when the two waits below look, however slow the processes
+  // before them (each is a whole `hop`, seconds apiece under the sanitizers on a busy machine).
   HopRun slow = Hop(state.Flag() + " -f -",
                     "CREATE TRIGGER slow ON ads.page_views AS 'slow-report' WITH "
-                    "('job.properties.seconds' '3');\nFIRE TRIGGER slow;\n");
+                    "('job.properties.seconds' '30');\nFIRE TRIGGER slow;\n");
   ASSERT_EQ(slow.status, 0) << slow.out;
   HopRun early = Hop(state.Flag() + " wait --timeout 0.5");
   EXPECT_EQ(early.status, 1) << early.out;
@@ -848,7 +850,7 @@ TEST(CliTest, WaitReturnsWhenTheStateDirectoryIsIdle) {
   HopRun command = Hop(state.Flag() + " -e '!wait 0.2'");
   EXPECT_EQ(command.status, 1) << command.out;
   EXPECT_NE(command.out.find("!wait: still busy after 0.2 s"), std::string::npos) << command.out;
-  HopRun done = Hop(state.Flag() + " wait --timeout 60");
+  HopRun done = Hop(state.Flag() + " wait --timeout 120");
   EXPECT_EQ(done.status, 0) << done.out;
   runs = Runs(state, "slow");
   ASSERT_EQ(runs.size(), 1u);
