@@ -788,7 +788,8 @@ int Main(int argc, char** argv) {
   // The control plane starts when a session first needs it (the shell at once; -e and -f at
   // their first DDL statement, or !wait), so that a command that only reads starts nothing.
   std::unique_ptr<hop::session::ControlPlane> control_plane;
-  run_opts.start_control_plane = [&]() -> hop::session::ControlPlane* {
+  run_opts.start_control_plane =
+      [&](hop::session::ControlPlaneNeed need) -> hop::session::ControlPlane* {
     // On a cluster, `hop operator` reconciles: a session runs none of its own.
     if (where.cluster()) return nullptr;
     if (!control_plane) {
@@ -797,13 +798,15 @@ int Main(int argc, char** argv) {
       cpo.local_jobs = !no_local_jobs;
       cpo.provisioners = &provisioners;
       cpo.refresh_command = RefreshCommand(state_dir);
-      auto started = hop::session::ControlPlane::Start(*store, cpo);
-      if (!started.ok()) {
-        std::cerr << "hop: the operator does not run: "
-                  << hop::EscapeForTerminal(started.status().ToString()) << "\n";
+      control_plane = hop::session::ControlPlane::Create(*store, cpo);
+    }
+    if (need == hop::session::ControlPlaneNeed::kRun && !control_plane->ran()) {
+      if (hop::Status run = control_plane->Run(); !run.ok()) {
+        std::cerr << "hop: the operator does not run: " << hop::EscapeForTerminal(run.ToString())
+                  << "\n";
+        control_plane.reset();
         return nullptr;
       }
-      control_plane = std::move(started).value();
     }
     return control_plane.get();
   };

@@ -22,8 +22,9 @@ struct RunOptions {
   std::string state_dir;         // --state, where local tables keep their files
   // The provisioners DDL uses (the local database's, registered by main); null: none.
   const catalog::Provisioners* provisioners = nullptr;
-  // Starts (once) the control plane of this process and returns it, or null when it cannot run.
-  std::function<session::ControlPlane*()> start_control_plane;
+  // Makes (once) the control plane of this process, runs it when asked, and returns it; null
+  // when it cannot run.
+  session::ControlPlaneStarter start_control_plane;
 };
 
 // Builds the session properties from the flags; errors name the bad flag.

@@ -24,6 +24,7 @@
 #include "common/limits.h"
 #include "common/strings.h"
 #include "engine/engine.h"
+#include "session/control_plane.h"
 #include "sql/keywords.h"
 #include "sql/script.h"
 
@@ -364,7 +365,7 @@ CompletionWords BaseCompletionWords() {
   }
   std::sort(words.keywords.begin(), words.keywords.end());
   // The commands of session::Session::Command, and the shell's own.
-  words.commands = {"describe", "exit",    "graph",   "help",   "pipeline",
+  words.commands = {"describe", "exit",    "graph",   "help",    "pipeline",
                     "quit",     "resolve", "schemas", "specify", "tables"};
   return words;
 }
@@ -693,8 +694,7 @@ void Shell::Remember(const std::string& entry, LineReader& reader) {
   Status st = history_->Add(entry);
   if (!st.ok() && !history_warned_) {
     history_warned_ = true;
-    err_ << "hop: history is not saved: " << EscapeForTerminal(st.message()) << "\n"
-         << std::flush;
+    err_ << "hop: history is not saved: " << EscapeForTerminal(st.message()) << "\n" << std::flush;
   }
 }
 
@@ -724,7 +724,9 @@ int RunShell(const RunOptions& options, const std::string& state_dir, store::Sto
   }
   session::Session session(store, std::move(props).value());
   // Interactive: the operator runs from the start, so triggers fire while the user works.
-  if (options.start_control_plane) session.set_control_plane(options.start_control_plane());
+  if (options.start_control_plane) {
+    session.set_control_plane(options.start_control_plane(session::ControlPlaneNeed::kRun));
+  }
   if (!::isatty(STDIN_FILENO)) {
     // Piped input: the loop without editing, prompts or history, failing like `hop -f -`.
     Shell shell(session, store, nullptr, std::cout, std::cerr);

@@ -7,7 +7,7 @@
 namespace hop::cli {
 
 int RunWait(const WaitCommandOptions& options, store::Store& store,
-            const std::function<session::ControlPlane*()>& start_control_plane, std::ostream& out,
+            const session::ControlPlaneStarter& start_control_plane, std::ostream& out,
             std::ostream& err) {
   (void)out;
   if (!(options.timeout_seconds >= 0) || options.timeout_seconds > 86400) {
@@ -18,7 +18,8 @@ int RunWait(const WaitCommandOptions& options, store::Store& store,
   session::WaitOptions wait;
   wait.timeout =
       std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000 + 0.5));
-  wait.control_plane = start_control_plane ? start_control_plane() : nullptr;
+  wait.control_plane =
+      start_control_plane ? start_control_plane(session::ControlPlaneNeed::kWhenBusy) : nullptr;
   Status st = session::WaitUntilIdle(store, wait);
   if (!st.ok()) {
     err << "hop wait: " << st.ToString() << "\n";

@@ -18,10 +18,10 @@ struct WaitCommandOptions {
 
 // 0 when the state directory became idle within the timeout; 1 when it did not (the message on
 // `err` says what is still busy and who reconciles) or the store failed; 2 for a bad timeout.
-// `start_control_plane` starts this process's control plane (it may return null, or one that
-// does not lead).
+// `start_control_plane` makes this process's control plane (it may return null, or one that
+// does not lead); it runs only if the state directory has work for it (WaitUntilIdle).
 int RunWait(const WaitCommandOptions& options, store::Store& store,
-            const std::function<session::ControlPlane*()>& start_control_plane, std::ostream& out,
+            const session::ControlPlaneStarter& start_control_plane, std::ostream& out,
             std::ostream& err);
 
 }  // namespace hop::cli

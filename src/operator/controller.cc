@@ -248,7 +248,7 @@ struct Manager::Impl {
   }
 
   // The checkpoint Start may resume from, if there is a usable one.
-  std::optional<Checkpoint> UsableCheckpoint() {
+  std::optional<Checkpoint> UsableCheckpoint() const {
     if (options.checkpoint_path.empty()) return std::nullopt;
     std::optional<Checkpoint> c = ReadCheckpoint(options.checkpoint_path, options.namespace_name);
     if (!c) return std::nullopt;
@@ -567,6 +567,18 @@ Status Manager::Start() {
   }
   log::Debug("controller: started {} workers and {} watches", workers, m.watched.size());
   return Status::OK();
+}
+
+Result<bool> Manager::Converged() const {
+  const std::optional<Checkpoint> c = impl_->UsableCheckpoint();
+  if (!c) return false;
+  HOP_ASSIGN_OR_RETURN(const int64_t now, impl_->store.Revision());
+  if (c->revision != now) return false;
+  const SystemTime clock_now = impl_->options.clock->Now();
+  for (const auto& [request, when] : c->requests) {
+    if (when <= clock_now) return false;
+  }
+  return true;
 }
 
 void Manager::Stop() {

@@ -130,6 +130,10 @@ class Manager {
   // watch whose history is gone lists again (as after any gap). A failed list is returned
   // (nothing is started); a second Start, or a Start after Stop, is InvalidArgument.
   Status Start();
+  // Whether Start would find nothing to do now: it would resume from a usable checkpoint taken
+  // at the store's current revision, with no request due yet. Call after Register and before
+  // Start. Errors: the store's.
+  Result<bool> Converged() const;
   // Stops taking new work, lets reconciles in flight finish, and joins every thread. Requests
   // still queued are written to the checkpoint, if there is one, and dropped. Idempotent; safe
   // before Start. Must not be called from a reconciler or an EventMapper (it would wait for

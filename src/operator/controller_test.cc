@@ -713,7 +713,8 @@ TEST_F(ManagerTest, ExportsReconcilesByKindAndResult) {
       {"hop_work_queue_in_flight", "0"},
       {"hop_work_queue_delayed", "2"},  // "later" and the retry of "failing"
   };
-  for (const Case& c : kCases) EXPECT_EQ(Sample(text, c.series), c.want) << c.series << "\n" << text;
+  for (const Case& c : kCases)
+    EXPECT_EQ(Sample(text, c.series), c.want) << c.series << "\n" << text;
 
   // The failing request's retry moves the counters again.
   Advance(m, seconds(1));
@@ -777,7 +778,6 @@ TEST_F(ManagerTest, LogLinesDuringAReconcileCarryItsId) {
   for (const auto& [id, logged] : seen) EXPECT_EQ(id, logged);
   EXPECT_EQ(log::CurrentReconcileId(), "");  // the test's thread reconciled nothing
 }
-
 
 // A manager that stops leaves a checkpoint; the next one resumes from it: nothing that did not
 // change is reconciled again, changes made while no manager ran are, and what was waiting
@@ -848,7 +848,7 @@ TEST_F(ManagerTest, AManagerThatDidNothingLeavesTheCheckpointAlone) {
     m.Stop();
   };
   auto inode = [&] {
-    struct stat st{};
+    struct stat st {};
     EXPECT_EQ(::stat(checkpoint.c_str(), &st), 0);
     return st.st_ino;
   };
@@ -859,6 +859,50 @@ TEST_F(ManagerTest, AManagerThatDidNothingLeavesTheCheckpointAlone) {
   Create(ConfigMap("b"));
   run("b");
   EXPECT_NE(inode(), first);
+}
+
+// Converged says whether a Start would have nothing to do: only with a checkpoint this manager
+// can use, taken at the store's revision, and no request in it due yet.
+TEST_F(ManagerTest, ConvergedOnlyWhenAStartWouldHaveNothingToDo) {
+  Create(ConfigMap("a"));
+  Create(ConfigMap("later"));
+  ManagerOptions options = Options();
+  options.checkpoint_path = dir_.path() + "/operator.checkpoint";
+  TestReconciler rec(store_.get(), [](const Request& r, int) -> hop::Result<ReconcileResult> {
+    if (r.ref.name == "later") return ReconcileResult::RequeueAfter(seconds(30));
+    return ReconcileResult::Done();
+  });
+  auto converged = [&](const std::vector<store::GroupKind>& kinds) {
+    Manager m(*store_, options);
+    for (const auto& kind : kinds) m.Register(kind, &rec);
+    auto c = m.Converged();
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() && *c;
+  };
+  EXPECT_FALSE(converged({kConfigMap}));  // no checkpoint yet
+  {
+    Manager m(*store_, options);
+    m.Register(kConfigMap, &rec);
+    ASSERT_TRUE(m.Start().ok());
+    ASSERT_TRUE(rec.WaitForCalls("later", 1));
+    ASSERT_TRUE(m.WaitIdle(kWait));
+    m.Stop();
+  }
+  EXPECT_TRUE(converged({kConfigMap}));         // "later" is due in 30 s
+  EXPECT_FALSE(converged({kConfigMap, kJob}));  // another manager's checkpoint
+  clock_.Advance(seconds(30));
+  EXPECT_FALSE(converged({kConfigMap}));  // "later" is due now
+  {
+    Manager m(*store_, options);
+    m.Register(kConfigMap, &rec);
+    ASSERT_TRUE(m.Start().ok());
+    ASSERT_TRUE(rec.WaitForCalls("later", 2));
+    ASSERT_TRUE(m.WaitIdle(kWait));
+    m.Stop();
+  }
+  EXPECT_TRUE(converged({kConfigMap}));
+  Create(ConfigMap("b"));  // a write no manager has seen
+  EXPECT_FALSE(converged({kConfigMap}));
 }
 
 // A checkpoint is only a shortcut: one that cannot be trusted is not used, and the manager

@@ -1468,4 +1468,16 @@ std::string JobRunner::LogPathIn(const std::string& state_dir, const store::Obje
 
 std::string JobRunner::WorkDir(const store::ObjectRef& ref) const { return impl_->WorkDir(ref); }
 
+bool JobRunner::AttemptMarkersIn(const std::string& state_dir) {
+  std::error_code ec;
+  for (const auto& ns_dir : fs::directory_iterator(fs::path(state_dir) / "jobs", ec)) {
+    std::error_code ec2;
+    for (const auto& job_dir : fs::directory_iterator(ns_dir.path(), ec2)) {
+      std::error_code ec3;
+      if (fs::exists(job_dir.path() / kMarkerFile, ec3)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace hop::runtime

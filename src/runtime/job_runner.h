@@ -111,6 +111,10 @@ class JobRunner {
   static std::string LogPathIn(const std::string& state_dir, const store::ObjectRef& ref);
   // The working directory of a Job's process.
   std::string WorkDir(const store::ObjectRef& ref) const;
+  // Whether a work directory under `state_dir` holds the marker of an attempt: a process some
+  // runner started and has not yet seen end, which a Start adopts, or kills when no Job records
+  // it. False when there is none (a Start would find nothing to adopt on this machine).
+  static bool AttemptMarkersIn(const std::string& state_dir);
 
  private:
   struct Impl;

@@ -46,13 +46,15 @@ struct ControlPlane::Impl {
   std::thread renewer;
   std::mutex renew_mu;
   std::condition_variable renew_cv;
-  bool stopping = false;                // guarded by renew_mu
-  std::atomic<bool> elected{false};     // holds the Lease and has not lost it
+  bool stopping = false;             // guarded by renew_mu
+  std::atomic<bool> elected{false};  // holds the Lease and has not lost it
 
   // Renews the Lease every retry period; when no renewal succeeded within the renew deadline,
   // stops reconciling and says so.
   void Renew();
   std::string state_dir;
+  bool reconcile = true;  // ControlPlaneOptions::reconcile
+  bool ran = false;       // Run was called
   std::string leader;
   std::unique_ptr<runtime::JobRunner> runner;
   std::unique_ptr<op::TriggerReconciler> triggers;
@@ -100,30 +102,19 @@ void ControlPlane::Impl::Renew() {
   }
 }
 
-Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
-                                                          ControlPlaneOptions options) {
+std::unique_ptr<ControlPlane> ControlPlane::Create(store::Store& store,
+                                                   ControlPlaneOptions options) {
   std::unique_ptr<ControlPlane> cp(new ControlPlane());
   Impl& impl = *cp->impl_;
   impl.store = &store;
   impl.state_dir = options.state_dir;
+  impl.reconcile = options.reconcile;
   const bool cluster = options.elector != nullptr;
   if (cluster) {
     impl.elector = options.elector;
-    HOP_ASSIGN_OR_RETURN(const bool held, impl.elector->TryAcquireOrRenew());
-    if (!held) {
-      impl.leader = impl.elector->Holder();
-      return cp;
-    }
-    impl.elected = true;
     impl.on_lost = std::move(options.on_lost);
     // The cluster runs Jobs; nothing is kept on this machine.
     options.local_jobs = false;
-  } else {
-    HOP_ASSIGN_OR_RETURN(impl.lease, op::Lease::TryAcquire(options.state_dir));
-    if (!impl.lease) {
-      impl.leader = op::Lease::Holder(options.state_dir).value_or("another process");
-      return cp;
-    }
   }
 
   runtime::JobRunnerOptions runner_options;
@@ -146,10 +137,6 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
   if (!options.reconcile) {
     if (options.local_jobs) impl.manager->Register(kJob, impl.jobs.get(), {});
-    HOP_RETURN_IF_ERROR(impl.runner->Start());
-    HOP_RETURN_IF_ERROR(impl.manager->Start());
-    log::Info("local runtime started on {} without the operator ({})", options.state_dir,
-              cp->leader());
     return cp;
   }
   impl.triggers = std::make_unique<op::TriggerReconciler>(store);
@@ -235,15 +222,54 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
   impl.manager->Register(resource::TableKind::Info().group_kind(), impl.tables.get(),
                          {{kJob, &op::TableReconciler::JobEvent}});
 
+  return cp;
+}
+
+Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
+                                                          ControlPlaneOptions options) {
+  std::unique_ptr<ControlPlane> cp = Create(store, std::move(options));
+  HOP_RETURN_IF_ERROR(cp->Run());
+  return cp;
+}
+
+Status ControlPlane::Run() {
+  Impl& impl = *impl_;
+  if (impl.ran) return Status::OK();
+  impl.ran = true;
+  if (impl.elector != nullptr) {
+    HOP_ASSIGN_OR_RETURN(const bool held, impl.elector->TryAcquireOrRenew());
+    if (!held) {
+      impl.leader = impl.elector->Holder();
+      return Status::OK();
+    }
+    impl.elected = true;
+  } else {
+    HOP_ASSIGN_OR_RETURN(impl.lease, op::Lease::TryAcquire(impl.state_dir));
+    if (!impl.lease) {
+      impl.leader = op::Lease::Holder(impl.state_dir).value_or("another process");
+      return Status::OK();
+    }
+  }
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
-  if (cluster) {
+  if (impl.elector != nullptr) {
     impl.renewer = std::thread([&impl] { impl.Renew(); });
     log::Info("control plane started, leading as {}", impl.elector->options().identity);
+  } else if (!impl.reconcile) {
+    log::Info("local runtime started on {} without the operator ({})", impl.state_dir, leader());
   } else {
-    log::Info("control plane started on {} ({})", options.state_dir, impl.lease->holder());
+    log::Info("control plane started on {} ({})", impl.state_dir, impl.lease->holder());
   }
-  return cp;
+  return Status::OK();
+}
+
+bool ControlPlane::ran() const { return impl_->ran; }
+
+Result<bool> ControlPlane::Converged() const {
+  if (impl_->ran) return Status::InvalidArgument("control plane: Converged after Run");
+  HOP_ASSIGN_OR_RETURN(const bool converged, impl_->manager->Converged());
+  if (!converged) return false;
+  return impl_->state_dir.empty() || !runtime::JobRunner::AttemptMarkersIn(impl_->state_dir);
 }
 
 bool ControlPlane::leading() const { return impl_->lease != nullptr || impl_->elected; }
@@ -444,9 +470,22 @@ Status WaitUntilIdle(store::Store& store, const WaitOptions& options) {
     if (revision != looked_at && steady_clock::now() >= next_look) {
       const auto started = steady_clock::now();
       HOP_ASSIGN_OR_RETURN(busy, BusyWork(store, options.clock->Now()));
-      // Several lists are one look only if nothing was written in between.
+      bool started_now = false;
+      if (ControlPlane* cp = options.control_plane; cp != nullptr && !cp->ran()) {
+        // This process's control plane runs once there is work for it; on a converged state
+        // directory it stays as it is, with no thread started.
+        HOP_ASSIGN_OR_RETURN(const bool converged, cp->Converged());
+        if (!busy.empty() || !converged) {
+          HOP_RETURN_IF_ERROR(cp->Run().WithContext("the operator does not run: "));
+          started_now = cp->leading();
+        }
+      }
+      // Several lists are one look only if nothing was written in between. A control plane
+      // that started leading during the look has not been given its work yet: the next look
+      // counts.
       HOP_ASSIGN_OR_RETURN(const int64_t after, store.Revision());
-      looked_at = after == revision ? std::optional<int64_t>(revision) : std::nullopt;
+      looked_at =
+          after == revision && !started_now ? std::optional<int64_t>(revision) : std::nullopt;
       const auto took = steady_clock::now() - started;
       next_look =
           steady_clock::now() + std::min<steady_clock::duration>(4 * took, std::chrono::seconds(1));

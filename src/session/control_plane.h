@@ -61,6 +61,19 @@ class ControlPlane {
   // false). Errors: the store or the lease file cannot be used.
   static Result<std::unique_ptr<ControlPlane>> Start(store::Store& store,
                                                      ControlPlaneOptions options);
+  // The same in two steps: Create sets up the reconcilers and the Job runner and starts nothing
+  // (no lease is taken, no thread runs); Run then does what Start does. Run is done once: a
+  // second call does nothing. Errors of Run: Start's.
+  static std::unique_ptr<ControlPlane> Create(store::Store& store, ControlPlaneOptions options);
+  Status Run();
+  bool ran() const;  // Run was called (whether or not it leads)
+  // Before Run: whether Run would start a control plane with nothing to do at the store's
+  // current revision: the operator would resume from a checkpoint taken at that revision with
+  // no request due yet (op::Manager::Converged), and no Job process is left from an attempt on
+  // this machine for the runner to adopt. With BusyWork empty too, `!wait` and `hop wait` need
+  // no control plane (docs/operator.md, "Resuming"). InvalidArgument after Run; else the
+  // store's errors.
+  Result<bool> Converged() const;
   ~ControlPlane();  // Stop()
 
   // Whether this process reconciles the state directory (with an elector: holds the Lease and
@@ -114,16 +127,27 @@ class ControlPlane {
 // Empty: idle. Errors: the store's.
 Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now);
 
+// How a command gets this process's control plane when it first needs one; made at most once,
+// null when this process runs none (on a cluster, `hop operator` reconciles). kRun: run it now
+// (the writes of a DDL statement are reconciled here, and the shell's triggers fire while the
+// user works). kWhenBusy: make it, for WaitUntilIdle to run once it finds work.
+enum class ControlPlaneNeed { kRun, kWhenBusy };
+using ControlPlaneStarter = std::function<ControlPlane*(ControlPlaneNeed)>;
+
 struct WaitOptions {
   std::chrono::milliseconds timeout{60000};
   std::string state_dir;  // to name who reconciles it on a timeout; empty: control_plane's
-  ControlPlane* control_plane = nullptr;  // this process's, if any: its own work counts too
-  const Clock* clock = &SystemClock();    // for cron ticks
+  // This process's, if any: its own work counts too. One that has not run yet (Create) is run
+  // at the first look that finds work for it: BusyWork not empty, or not Converged.
+  ControlPlane* control_plane = nullptr;
+  const Clock* clock = &SystemClock();  // for cron ticks
 };
 
 // Waits until the state directory is idle: BusyWork is empty in one consistent look at the
 // store (no write between its first and last read) and, when `control_plane` leads, its
-// reconciles and processes are idle too. The store is read again only when its revision moves.
+// reconciles and processes are idle too. A `control_plane` not run yet is run when a look finds
+// work it would do; on a converged state directory it never is (a `!wait` then starts no
+// thread). The store is read again only when its revision moves.
 // OK when that happened within the timeout (a timeout of 0 looks once); Unavailable otherwise,
 // with a message that says how long it waited, what is still busy (the first few items) and who
 // reconciles the directory, or that nobody does. Errors: the store's.

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "resource/yaml.h"
@@ -155,6 +157,53 @@ TEST(BusyWorkTest, AWaitThatTimesOutSaysWhatIsLeft) {
             "state directory: hop serve would)");
   ASSERT_TRUE((*store)->Delete(store::RefOf(job)).ok());
   EXPECT_TRUE(WaitUntilIdle(**store, options).ok());
+}
+
+// `!wait` and `hop wait` hand WaitUntilIdle a control plane that has not run: it runs when a
+// look finds work for it, and on a converged state directory it never does.
+TEST(WaitUntilIdleTest, RunsTheControlPlaneOnlyWhenThereIsWorkForIt) {
+  testing::TempDir dir;
+  auto store = store::SqliteStore::Open(dir.path());
+  ASSERT_TRUE(store.ok());
+  ControlPlaneOptions cpo;
+  cpo.state_dir = dir.path();
+  WaitOptions wait;
+  wait.timeout = std::chrono::seconds(60);
+  // Waits with a control plane of its own; whether that ran.
+  auto ran = [&] {
+    std::unique_ptr<ControlPlane> cp = ControlPlane::Create(**store, cpo);
+    wait.control_plane = cp.get();
+    Status st = WaitUntilIdle(**store, wait);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return cp->ran();
+  };
+  EXPECT_TRUE(ran());   // no operator has left a checkpoint yet
+  EXPECT_FALSE(ran());  // it left one at the store's revision
+  // A Job to run: the control plane runs, the Job's process runs and finishes before the wait
+  // returns.
+  Resource job = Parse(Job(", backoffLimit: 0", "{}"));
+  job.mutable_json()["spec"]["template"] = Json::parse(
+      R"({"spec": {"restartPolicy": "Never",
+                   "containers": [{"name": "main", "image": "x", "command": ["true"]}]}})");
+  ASSERT_TRUE((*store)->Create(job).ok());
+  EXPECT_TRUE(ran());
+  auto done = (*store)->Get(store::RefOf(job));
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->status() != nullptr && done->status()->value("succeeded", 0) == 1)
+      << done->json().dump();
+  EXPECT_FALSE(ran());
+  // A write the operator has not seen, whatever its kind.
+  ASSERT_TRUE(
+      (*store)->Create(Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")).ok());
+  EXPECT_TRUE(ran());
+  EXPECT_FALSE(ran());
+  // A process left by an attempt no runner has seen end: the runner adopts or kills it.
+  std::filesystem::create_directories(dir.path() + "/jobs/default/gone");
+  std::ofstream(dir.path() + "/jobs/default/gone/.hop-process")
+      << "4194300 1 - uid 1 /nonexistent\n";
+  EXPECT_TRUE(ran());
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/jobs/default/gone/.hop-process"));
+  EXPECT_FALSE(ran());
 }
 
 }  // namespace

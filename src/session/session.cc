@@ -205,10 +205,11 @@ constexpr std::string_view kHelp =
 
 }  // namespace
 
-ControlPlane* Session::StartedControlPlane() {
-  if (control_plane_ == nullptr && start_control_plane_) {
-    control_plane_ = start_control_plane_();
-    start_control_plane_ = nullptr;
+ControlPlane* Session::StartedControlPlane(ControlPlaneNeed need) {
+  if (start_control_plane_) {
+    control_plane_ = start_control_plane_(need);
+    // Made and run: there is nothing more to ask of the starter.
+    if (need == ControlPlaneNeed::kRun) start_control_plane_ = nullptr;
   }
   return control_plane_;
 }
@@ -227,7 +228,7 @@ Status Session::Wait(std::string_view arg, std::string& out) {
   // Started here if it can be (this process then reconciles), else another process does, or
   // nobody: the store says what is left to do either way.
   WaitOptions options;
-  options.control_plane = StartedControlPlane();
+  options.control_plane = StartedControlPlane(ControlPlaneNeed::kWhenBusy);
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
   (void)out;
   return WaitUntilIdle(store_, options).WithContext("!wait: ");
@@ -416,7 +417,6 @@ Status Session::Execute(std::string_view text, bool is_command, ResultSink& sink
   return st;
 }
 
-
 namespace {
 
 // The tag PostgreSQL clients expect of a DDL statement: its title without the object's name.
@@ -470,7 +470,8 @@ Status Session::Statement(std::string_view text, ResultSink& sink, const SourceO
     return RunQuery(it->second.bound, sink);
   }
   if (deploy::Executor::Executes(*stmt)) {
-    StartedControlPlane();  // what the statement writes is reconciled here, if anywhere
+    StartedControlPlane(
+        ControlPlaneNeed::kRun);  // what the statement writes is reconciled here, if anywhere
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
     HOP_ASSIGN_OR_RETURN(deploy::Outcome outcome, executor.Execute(*stmt));
@@ -541,7 +542,7 @@ Status Session::Command(std::string_view text, ResultSink& sink, const SourceOri
   if (word == "schemas") return Schemas(sink);
   if (word == "describe") return Describe(rest, sink);
   if (word == "metrics") {
-    if (StartedControlPlane() == nullptr || !control_plane_->leading()) {
+    if (StartedControlPlane(ControlPlaneNeed::kRun) == nullptr || !control_plane_->leading()) {
       return Status::InvalidArgument("!metrics: this session does not run the operator");
     }
     std::vector<std::vector<TableCell>> rows;
@@ -757,9 +758,8 @@ Result<std::vector<Session::SpecifiedDocument>> Session::SpecifyDocuments(
                                       stmt.kind == sql::StatementKind::kCreateDatabase;
     if (!properties_.specify_all && !hoptimator_specifies) {
       // Hoptimator specifies only these (compatibility.md §8); hop can show the rest.
-      return Status::InvalidArgument(
-          fmt::format("Unsupported DDL statement: {} (SET specify = all shows what hop writes)",
-                      stmt.source));
+      return Status::InvalidArgument(fmt::format(
+          "Unsupported DDL statement: {} (SET specify = all shows what hop writes)", stmt.source));
     }
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
     deploy::Executor executor(store_, std::move(options));
@@ -783,9 +783,10 @@ Result<std::vector<Session::SpecifiedDocument>> Session::SpecifyDocuments(
     if (docs.empty() && !hidden.empty()) {
       // Nothing Hoptimator would print: say what hop writes, lest it look like nothing.
       Issues issues;
-      issues.Child("statement").Warning(fmt::format(
-          "no template renders a document for it; hop writes {} (SET specify = all shows them)",
-          Join(hidden, ", ")));
+      issues.Child("statement")
+          .Warning(fmt::format(
+              "no template renders a document for it; hop writes {} (SET specify = all shows them)",
+              Join(hidden, ", ")));
       *warnings += issues.Render();
     }
     return docs;
@@ -925,8 +926,7 @@ Status Session::Describe(std::string_view arg, ResultSink& sink) {
   return Describe(std::move(path), arg, sink);
 }
 
-Status Session::Describe(std::vector<std::string> path, std::string_view typed,
-                         ResultSink& sink) {
+Status Session::Describe(std::vector<std::string> path, std::string_view typed, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
   if (!typed.empty()) UnquotedFallback(cat, typed, path);
   HOP_ASSIGN_OR_RETURN(const catalog::Table* table, cat.Resolve(path));
@@ -952,12 +952,11 @@ Status Session::Describe(std::vector<std::string> path, std::string_view typed,
     sql::DataType shown = t;
     shown.nullability = sql::Nullability::kUnspecified;
     const std::optional<int> size = t.precision ? t.precision : DefaultColumnSize(t.name);
-    rows.push_back({c.name,
-                    t.name == sql::TypeName::kRow ? std::string("ROW")
-                                                  : sql::TypeString(shown, true),
-                    size ? TableCell(std::to_string(*size)) : TableCell(),
-                    t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
-                    binder::IsNullable(t) ? "YES" : "NO"});
+    rows.push_back(
+        {c.name, t.name == sql::TypeName::kRow ? std::string("ROW") : sql::TypeString(shown, true),
+         size ? TableCell(std::to_string(*size)) : TableCell(),
+         t.scale ? TableCell(std::to_string(*t.scale)) : TableCell(),
+         binder::IsNullable(t) ? "YES" : "NO"});
   }
   HOP_RETURN_IF_ERROR(sink.Table(*InspectColumns(sql::StatementKind::kDescribe), rows));
   sink.Complete("SELECT");
@@ -1019,10 +1018,9 @@ Status Session::Inspect(const sql::InspectStatement& stmt, ResultSink& sink) {
         HOP_ASSIGN_OR_RETURN(format, ParseGraphFormat(stmt.format));
       }
       HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, LoadCatalog(store_, properties_));
-      HOP_ASSIGN_OR_RETURN(
-          session::Graph graph,
-          BuildGraph(store_, cat, Join(path, "."), path, /*fold_fallback=*/false,
-                     static_cast<int>(stmt.depth.value_or(2))));
+      HOP_ASSIGN_OR_RETURN(session::Graph graph,
+                           BuildGraph(store_, cat, Join(path, "."), path, /*fold_fallback=*/false,
+                                      static_cast<int>(stmt.depth.value_or(2))));
       // Mermaid a row per line; JSON one row.
       const std::string text = RenderGraph(graph, format);
       size_t start = 0;
@@ -1168,9 +1166,10 @@ Status Session::Show(std::string_view name, ResultSink& sink) {
 std::string Session::LocalViewNote(const sql::Statement& stmt) {
   if (stmt.kind == sql::StatementKind::kCreateTable &&
       stmt.As<sql::CreateTableStatement>().as_query) {
-    return fmt::format("Note: {} is filled by a refresh Job (its status.fill); its rows come when "
-                       "the Job succeeds (!wait waits for it).\n",
-                       stmt.As<sql::CreateTableStatement>().name.ToString());
+    return fmt::format(
+        "Note: {} is filled by a refresh Job (its status.fill); its rows come when "
+        "the Job succeeds (!wait waits for it).\n",
+        stmt.As<sql::CreateTableStatement>().name.ToString());
   }
   if (stmt.kind != sql::StatementKind::kCreateMaterializedView || !catalog_cache_) return "";
   const sql::QualifiedName& name = stmt.As<sql::CreateMaterializedViewStatement>().name;

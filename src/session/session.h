@@ -5,9 +5,10 @@
 // Commands: `!pipeline <statement>` (the pipeline SQL), `!specify <statement>` (the resources of
 // its pipeline, rendered from the templates), `!resolve <table>` (row type as Avro and
 // the source and sink connector configs), `!tables [schema]`, `!schemas`, `!describe <table>`,
-// `!help`, `!plan <query>`, `!graph <table> [--depth N] [--format mermaid|json]` (session/graph.h). Statements: SET / RESET / SHOW of the settings; DDL (CREATE, DROP,
-// FIRE, PAUSE, RESUME, REFRESH) through the deploy layer's Executor; queries, `EXPLAIN <query>`
-// and INSERT into local tables on the local engine (engine/engine.h), whose rows stream out.
+// `!help`, `!plan <query>`, `!graph <table> [--depth N] [--format mermaid|json]` (session/graph.h).
+// Statements: SET / RESET / SHOW of the settings; DDL (CREATE, DROP, FIRE, PAUSE, RESUME, REFRESH)
+// through the deploy layer's Executor; queries, `EXPLAIN <query>` and INSERT into local tables on
+// the local engine (engine/engine.h), whose rows stream out.
 #pragma once
 
 #include <chrono>
@@ -38,6 +39,8 @@
 namespace hop::session {
 
 class ControlPlane;
+enum class ControlPlaneNeed;  // session/control_plane.h
+using ControlPlaneStarter = std::function<ControlPlane*(ControlPlaneNeed)>;
 
 // How CREATE treats objects that exist (compatibility.md §1.4).
 enum class Mode { kCreate, kApply };
@@ -105,9 +108,9 @@ class Session {
 
   // The control plane `!wait` waits for (not owned; null: none).
   void set_control_plane(ControlPlane* control_plane) { control_plane_ = control_plane; }
-  // Or how to start it, when the session first needs it: its first DDL statement, `!wait` or
-  // `!metrics`.
-  void set_control_plane_starter(std::function<ControlPlane*()> start) {
+  // Or how to make it, when the session first needs it: its first DDL statement or `!metrics`
+  // run it, `!wait` runs it only if there is work for it (WaitUntilIdle).
+  void set_control_plane_starter(ControlPlaneStarter start) {
     start_control_plane_ = std::move(start);
   }
   // Where a long result goes while it is written: called with the output so far, which it
@@ -203,12 +206,12 @@ class Session {
   std::optional<catalog::Catalog> checked_catalog_;
   std::unique_ptr<deploy::RenderContextCache> render_cache_;
   ControlPlane* control_plane_ = nullptr;
-  std::function<ControlPlane*()> start_control_plane_;
+  ControlPlaneStarter start_control_plane_;
   std::function<void(std::string&)> flush_;
   std::unique_ptr<engine::Engine> engine_;
   std::optional<catalog::Catalog> narrowed_;  // QueryCatalog's, when `catalogs` is set
-  // The control plane, started now if it has a starter and is not running yet.
-  ControlPlane* StartedControlPlane();
+  // The control plane, made now if it has a starter, and run when `need` says so.
+  ControlPlane* StartedControlPlane(ControlPlaneNeed need);
 };
 
 // Splits a table name typed to a command (compatibility.md §1.1): without '"' on '.' verbatim;
