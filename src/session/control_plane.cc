@@ -52,9 +52,12 @@ struct ControlPlane::Impl {
   // Renews the Lease every retry period; when no renewal succeeded within the renew deadline,
   // stops reconciling and says so.
   void Renew();
+  // What Create was given; Build makes the reconcilers, the runner and the manager from it, once
+  // they are needed: by Run when it leads, or by Converged.
+  ControlPlaneOptions options;
+  void Build();
   std::string state_dir;
-  bool reconcile = true;  // ControlPlaneOptions::reconcile
-  bool ran = false;       // Run was called
+  bool ran = false;  // Run was called
   std::string leader;
   std::unique_ptr<runtime::JobRunner> runner;
   std::unique_ptr<op::TriggerReconciler> triggers;
@@ -108,14 +111,20 @@ std::unique_ptr<ControlPlane> ControlPlane::Create(store::Store& store,
   Impl& impl = *cp->impl_;
   impl.store = &store;
   impl.state_dir = options.state_dir;
-  impl.reconcile = options.reconcile;
+  impl.elector = options.elector;
+  impl.on_lost = std::move(options.on_lost);
+  impl.options = std::move(options);
+  return cp;
+}
+
+void ControlPlane::Impl::Build() {
+  if (manager) return;
+  ControlPlaneOptions& options = this->options;
+  Impl& impl = *this;
+  store::Store& store = *this->store;
   const bool cluster = options.elector != nullptr;
-  if (cluster) {
-    impl.elector = options.elector;
-    impl.on_lost = std::move(options.on_lost);
-    // The cluster runs Jobs; nothing is kept on this machine.
-    options.local_jobs = false;
-  }
+  // The cluster runs Jobs; nothing is kept on this machine.
+  if (cluster) options.local_jobs = false;
 
   runtime::JobRunnerOptions runner_options;
   runner_options.state_dir = options.state_dir;
@@ -137,7 +146,7 @@ std::unique_ptr<ControlPlane> ControlPlane::Create(store::Store& store,
   impl.jobs = std::make_unique<runtime::JobReconciler>(*impl.runner);
   if (!options.reconcile) {
     if (options.local_jobs) impl.manager->Register(kJob, impl.jobs.get(), {});
-    return cp;
+    return;
   }
   impl.triggers = std::make_unique<op::TriggerReconciler>(store);
   op::RefreshJobs refresh_jobs;
@@ -221,8 +230,6 @@ std::unique_ptr<ControlPlane> ControlPlane::Create(store::Store& store,
   // A table made with CREATE TABLE ... AS hears of its fill Job.
   impl.manager->Register(resource::TableKind::Info().group_kind(), impl.tables.get(),
                          {{kJob, &op::TableReconciler::JobEvent}});
-
-  return cp;
 }
 
 Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
@@ -250,12 +257,13 @@ Status ControlPlane::Run() {
       return Status::OK();
     }
   }
+  impl.Build();
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
   if (impl.elector != nullptr) {
     impl.renewer = std::thread([&impl] { impl.Renew(); });
     log::Info("control plane started, leading as {}", impl.elector->options().identity);
-  } else if (!impl.reconcile) {
+  } else if (!impl.options.reconcile) {
     log::Info("local runtime started on {} without the operator ({})", impl.state_dir, leader());
   } else {
     log::Info("control plane started on {} ({})", impl.state_dir, impl.lease->holder());
@@ -265,8 +273,9 @@ Status ControlPlane::Run() {
 
 bool ControlPlane::ran() const { return impl_->ran; }
 
-Result<bool> ControlPlane::Converged() const {
+Result<bool> ControlPlane::Converged() {
   if (impl_->ran) return Status::InvalidArgument("control plane: Converged after Run");
+  impl_->Build();
   HOP_ASSIGN_OR_RETURN(const bool converged, impl_->manager->Converged());
   if (!converged) return false;
   return impl_->state_dir.empty() || !runtime::JobRunner::AttemptMarkersIn(impl_->state_dir);
@@ -282,12 +291,12 @@ std::string ControlPlane::leader() const {
 }
 
 bool ControlPlane::LocalIdle() const {
-  if (!impl_->manager) return true;
+  if (!leading()) return true;
   return impl_->manager->Idle() && impl_->runner->Running() == 0;
 }
 
 bool ControlPlane::WaitIdle(std::chrono::milliseconds timeout) {
-  if (!impl_->manager) return false;
+  if (!leading()) return false;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   // Idle means: the queue and the workers are idle, no Job process runs, and that stays so
   // across a short look (a Job that just exited writes its status, which queues work again).
@@ -307,7 +316,7 @@ bool ControlPlane::WaitIdle(std::chrono::milliseconds timeout) {
 
 std::vector<std::pair<std::string, std::string>> ControlPlane::Metrics() const {
   std::vector<std::pair<std::string, std::string>> rows;
-  if (!impl_->manager) return rows;
+  if (!leading()) return rows;
   const op::Metrics m = impl_->manager->metrics();
   const runtime::JobRunner::Stats r = impl_->runner->stats();
   auto add = [&](const char* name, auto value) {

@@ -61,9 +61,9 @@ class ControlPlane {
   // false). Errors: the store or the lease file cannot be used.
   static Result<std::unique_ptr<ControlPlane>> Start(store::Store& store,
                                                      ControlPlaneOptions options);
-  // The same in two steps: Create sets up the reconcilers and the Job runner and starts nothing
-  // (no lease is taken, no thread runs); Run then does what Start does. Run is done once: a
-  // second call does nothing. Errors of Run: Start's.
+  // The same in two steps: Create starts nothing (no lease is taken, no thread runs, no
+  // reconciler is made); Run then does what Start does. Run is done once: a second call does
+  // nothing. Errors of Run: Start's.
   static std::unique_ptr<ControlPlane> Create(store::Store& store, ControlPlaneOptions options);
   Status Run();
   bool ran() const;  // Run was called (whether or not it leads)
@@ -73,7 +73,7 @@ class ControlPlane {
   // this machine for the runner to adopt. With BusyWork empty too, `!wait` and `hop wait` need
   // no control plane (docs/operator.md, "Resuming"). InvalidArgument after Run; else the
   // store's errors.
-  Result<bool> Converged() const;
+  Result<bool> Converged();
   ~ControlPlane();  // Stop()
 
   // Whether this process reconciles the state directory (with an elector: holds the Lease and
