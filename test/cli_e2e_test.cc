@@ -824,6 +824,9 @@ TEST(CliTest, WaitReturnsWhenTheStateDirectoryIsIdle) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].substr(0, 10), "Succeeded ");
   EXPECT_EQ(Count(Hop(state.Flag() + " logs tabletrigger/flaky").out, "--- hop: Job "), 2u);
+  // A wait of 0 looks at the store once, whatever the operator's checkpoint says.
+  EXPECT_EQ(Hop(state.Flag() + " wait --timeout 0").status, 0);
+  EXPECT_EQ(Hop(state.Flag() + " -e '!wait 0'").status, 0);
 
   // With `hop serve` holding the lease.
   Serve serve(state);

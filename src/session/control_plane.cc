@@ -480,9 +480,11 @@ Status WaitUntilIdle(store::Store& store, const WaitOptions& options) {
       const auto started = steady_clock::now();
       HOP_ASSIGN_OR_RETURN(busy, BusyWork(store, options.clock->Now()));
       bool started_now = false;
-      if (ControlPlane* cp = options.control_plane; cp != nullptr && !cp->ran()) {
+      if (ControlPlane* cp = options.control_plane;
+          cp != nullptr && !cp->ran() && options.timeout > milliseconds(0)) {
         // This process's control plane runs once there is work for it; on a converged state
-        // directory it stays as it is, with no thread started.
+        // directory it stays as it is, with no thread started. A wait of 0, which looks once and
+        // cannot wait for anything, starts nothing.
         HOP_ASSIGN_OR_RETURN(const bool converged, cp->Converged());
         if (!busy.empty() || !converged) {
           HOP_RETURN_IF_ERROR(cp->Run().WithContext("the operator does not run: "));

@@ -147,7 +147,7 @@ struct WaitOptions {
 // store (no write between its first and last read) and, when `control_plane` leads, its
 // reconciles and processes are idle too. A `control_plane` not run yet is run when a look finds
 // work it would do; on a converged state directory it never is (a `!wait` then starts no
-// thread). The store is read again only when its revision moves.
+// thread), nor by a wait of 0. The store is read again only when its revision moves.
 // OK when that happened within the timeout (a timeout of 0 looks once); Unavailable otherwise,
 // with a message that says how long it waited, what is still busy (the first few items) and who
 // reconciles the directory, or that nobody does. Errors: the store's.

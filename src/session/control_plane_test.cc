@@ -177,6 +177,10 @@ TEST(WaitUntilIdleTest, RunsTheControlPlaneOnlyWhenThereIsWorkForIt) {
     EXPECT_TRUE(st.ok()) << st.ToString();
     return cp->ran();
   };
+  // A wait of 0 looks once and starts nothing, checkpoint or not.
+  wait.timeout = std::chrono::milliseconds(0);
+  EXPECT_FALSE(ran());
+  wait.timeout = std::chrono::seconds(60);
   EXPECT_TRUE(ran());   // no operator has left a checkpoint yet
   EXPECT_FALSE(ran());  // it left one at the store's revision
   // A Job to run: the control plane runs, the Job's process runs and finishes before the wait
