@@ -211,6 +211,10 @@ struct WatchPosition {
   int64_t cursor = 0;        // every event up to here is in `buffer` or was returned
   std::deque<Event> buffer;  // read, not returned yet, in revision order
   bool too_old = false;      // the log no longer reached back to `cursor`
+  // Its Next waits on `cv` (with Shared::mu) while `waiting`. Each watch has its own, so that a
+  // wake-up reaches only the watches it concerns (Shared::WakeReadersLocked).
+  std::condition_variable cv;
+  bool waiting = false;
 
   bool Wants(std::string_view group, std::string_view kind, std::string_view ns) const {
     return (!options.kind || (options.kind->group == group && options.kind->kind == kind)) &&
@@ -221,7 +225,6 @@ struct WatchPosition {
 // State shared between the store and its watches, which may outlive it.
 struct Shared {
   std::mutex mu;
-  std::condition_variable cv;
   // Bumped by every write of this process and by every wake-up from another process.
   uint64_t wakes = 0;
   bool closed = false;
@@ -239,6 +242,25 @@ struct Shared {
   // While watches > 0, unless inotify could not be used. Declared last: it goes first, and its
   // thread, which locks `mu`, is joined before `mu` goes.
   std::unique_ptr<WakeListener> listener;
+
+  // After `wakes` moved: wakes one waiting watch for each cursor at which watches wait. It reads
+  // the log for every watch at its cursor and wakes those it found events for; the others sleep
+  // on, so a write costs the watches of the kinds it did not touch no wake-up. With `mu` held.
+  void WakeReadersLocked() {
+    for (size_t i = 0; i < positions.size(); ++i) {
+      const WatchPosition* p = positions[i];
+      if (!p->waiting) continue;
+      bool woken = false;  // one waiting at the same cursor already was
+      for (size_t j = 0; j < i && !woken; ++j) {
+        woken = positions[j]->waiting && positions[j]->cursor == p->cursor;
+      }
+      if (!woken) positions[i]->cv.notify_one();
+    }
+  }
+  // Wakes every watch (the store is gone). With `mu` held.
+  void WakeAllLocked() {
+    for (WatchPosition* p : positions) p->cv.notify_all();
+  }
 };
 
 std::unique_ptr<WakeListener> WakeListener::Start(const std::string& dir, Shared* shared) {
@@ -294,7 +316,7 @@ void WakeListener::Run() {
       std::lock_guard<std::mutex> lock(shared_->mu);
       ++shared_->wakes;
       if (gone) alive_ = false;
-      shared_->cv.notify_all();
+      shared_->WakeReadersLocked();
     }
     if (gone) break;
   }
@@ -363,7 +385,7 @@ class SqliteStore::Impl {
       std::lock_guard<std::mutex> lock(shared_->mu);
       shared_->closed = true;
       shared_->impl = nullptr;
-      shared_->cv.notify_all();
+      shared_->WakeAllLocked();
     }
     if (wake_fd_ >= 0) close(wake_fd_);
   }
@@ -958,7 +980,7 @@ class SqliteStore::Impl {
     lock.unlock();
     std::lock_guard<std::mutex> guard(shared_->mu);
     ++shared_->wakes;
-    shared_->cv.notify_all();
+    shared_->WakeReadersLocked();
   }
 
   // Applies one batch's writes in the open transaction.
@@ -1435,8 +1457,11 @@ class SqliteWatch : public Watch {
           shared_->known_revision = latest;
           shared_->known_at_wakes = seen;  // (no wake can come while shared_->mu is held)
         }
-        if (group.size() > 1) shared_->cv.notify_all();  // the others may have events now
-        if (!position_.buffer.empty() || position_.too_old) continue;
+        for (WatchPosition* p : group) {  // the others it found events for
+          if (p != &position_ && (!p->buffer.empty() || p->too_old)) p->cv.notify_one();
+        }
+        // A read takes at most kEventsPerRead events: with more to read, read on.
+        if (!position_.buffer.empty() || position_.too_old || position_.cursor < latest) continue;
       }
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return Outcome::kTimeout;
@@ -1445,10 +1470,12 @@ class SqliteWatch : public Watch {
       // this one, the short one when they cannot.
       const auto interval = shared_->listener && shared_->listener->alive() ? safety_poll_ : poll_;
       const auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, interval);
-      poll_due = !shared_->cv.wait_for(lock, wait, [&] {
+      position_.waiting = true;
+      poll_due = !position_.cv.wait_for(lock, wait, [&] {
         return closed_ || shared_->closed || shared_->wakes != seen || !position_.buffer.empty() ||
                position_.too_old;
       });
+      position_.waiting = false;
     }
   }
 
@@ -1460,7 +1487,7 @@ class SqliteWatch : public Watch {
   void Close() override {
     std::lock_guard<std::mutex> lock(shared_->mu);
     closed_ = true;
-    shared_->cv.notify_all();
+    position_.cv.notify_all();
   }
 
  private:

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -915,6 +917,69 @@ TEST_F(SqliteStoreTest, WatchWakesOnWritesAndClose) {
   auto orphan = store_->StartWatch({std::nullopt, "", 0});
   store_.reset();
   EXPECT_EQ(orphan->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kClosed);
+}
+
+// Watches blocked in Next at once, two of one kind, one of another and one of every kind, with
+// polls too long to mask a lost wake-up: a write wakes one of the watches at its cursor, which
+// reads for all of them and wakes those it found events for (docs/store.md, "Watches"). Each
+// watch gets each of its events well within a second.
+TEST(SqliteStoreWakeTest, EveryWaitingWatchHearsOfItsEventsAtOnce) {
+  TempDir dir;
+  SqliteStoreOptions opts;
+  opts.durable = false;
+  opts.poll_interval = std::chrono::seconds(10);
+  opts.safety_poll_interval = std::chrono::seconds(10);
+  auto store = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(store.ok());
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  std::mutex mu;
+  std::map<std::string, std::chrono::steady_clock::time_point> written;  // guarded by mu
+  struct Watcher {
+    std::unique_ptr<Watch> watch;
+    size_t expected;
+    std::vector<std::string> names;
+    std::chrono::steady_clock::duration slowest{0};
+  };
+  constexpr int kRounds = 20;
+  std::vector<Watcher> watchers;
+  watchers.push_back({(*store)->StartWatch({kConfigMap, "", 0}), kRounds});
+  watchers.push_back({(*store)->StartWatch({kConfigMap, "", 0}), kRounds});
+  watchers.push_back({(*store)->StartWatch({kDatabase, "", 0}), kRounds / 2});
+  watchers.push_back({(*store)->StartWatch({std::nullopt, "", 0}), kRounds * 3 / 2});
+  std::vector<std::thread> threads;
+  for (Watcher& w : watchers) {
+    threads.emplace_back([&] {
+      Event e;
+      while (w.names.size() < w.expected &&
+             w.watch->Next(std::chrono::seconds(30), &e) == Watch::Outcome::kEvent) {
+        const auto seen = now();
+        std::lock_guard<std::mutex> lock(mu);
+        w.names.push_back(e.object.name());
+        w.slowest = std::max(w.slowest, seen - written[e.object.name()]);
+      }
+    });
+  }
+  auto create = [&](const Resource& r) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      written[r.name()] = now();
+    }
+    ASSERT_TRUE((*store)->Create(r).ok());
+  };
+  for (int i = 0; i < kRounds; ++i) {
+    // The watches are waiting again before the next write.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    create(ConfigMap("cm" + std::to_string(i)));
+    if (i % 2 == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      create(Database("db" + std::to_string(i)));
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  for (const Watcher& w : watchers) {
+    EXPECT_EQ(w.names.size(), w.expected);
+    EXPECT_LT(w.slowest, std::chrono::seconds(1));
+  }
 }
 
 TEST(SqliteStoreRetentionTest, OldRevisionsAreTooOld) {
