@@ -786,7 +786,8 @@ int Main(int argc, char** argv) {
   }
   // Statements run here also reconcile here, unless another process holds the state directory.
   // The control plane starts when a session first needs it (the shell at once; -e and -f at
-  // their first DDL statement, or !wait), so that a command that only reads starts nothing.
+  // their first DDL statement; !wait and hop wait only when there is work for it), so that a
+  // command that only reads starts nothing.
   std::unique_ptr<hop::session::ControlPlane> control_plane;
   run_opts.start_control_plane =
       [&](hop::session::ControlPlaneNeed need) -> hop::session::ControlPlane* {
