@@ -19,7 +19,7 @@
 //            baseline: one durable SQLite commit then posix_spawn of the same command
 //   fanout   one FIRE VIEW of a view with TRIGGERS triggers under `hop serve --max-jobs M`, until
 //            every Job process has started; baseline: TRIGGERS posix_spawns of the same command,
-//            M at a time
+//            M at a time; FANOUT_RUNS rounds of each, alternating
 //   cluster  the Kubernetes mode (issue 19) against the embedded one, in turn on copies of the
 //            same state: one FIRE VIEW of a view with CLUSTER_TRIGGERS triggers until every Job
 //            process has started, and FIRE VIEW -> Job process started for one trigger, FIRES
@@ -34,7 +34,7 @@
 //
 //   scale_bench [--only start,ddl,cold,fire,fanout] [--sizes 0,1000,10000] [--runs 5]
 //               [--ddl-runs 3] [--statements 1000] [--fires 50] [--triggers 2000]
-//               [--max-jobs 4] [--cluster-triggers 10000] [--cluster-qps Q] [--hop PATH]
+//               [--fanout-runs 3] [--max-jobs 4] [--cluster-triggers 10000] [--cluster-qps Q] [--hop PATH]
 //               [--dir DIR] [--keep]
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -447,6 +447,7 @@ struct Options {
   int statements = 1000;
   int fires = 50;
   int triggers = 2000;
+  int fanout_runs = 3;
   int cluster_triggers = 10000;
   std::string cluster_qps;  // the operator's --kube-qps; empty: hop's default
   int max_jobs = 4;
@@ -1149,25 +1150,12 @@ double FanoutOnce(Marks& marks, int n, const std::vector<std::string>& fire, Con
   return static_cast<double>(last - t0) / 1e9;
 }
 
-void Fanout(Context& c) {
-  const int n = c.options.triggers;
-  Progress("fanout: " + std::to_string(n) + " triggers on one view");
-  const std::string state = MakeFireState(c, "fanout", "fanv", n);
-  Marks marks(state + "/marks");
-  double hop = 0;
-  double serve_cpu = 0;
-  {
-    Serve serve(c, state);
-    MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
-    const double cpu0 = serve.Cpu();
-    hop = FanoutOnce(marks, n, c.Hop(state, {"-e", "FIRE VIEW ads.fanv"}), c, "fanout",
-                     std::chrono::seconds(1800));
-    serve_cpu = serve.Cpu() - cpu0;
-    MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
-  }
-  // The raw baseline: the same command, n processes, max_jobs at a time.
-  const std::string raw_dir = c.dir + "/fanout-raw-marks";
-  Marks raw(raw_dir);
+// Starts `n` processes, `max_jobs` at a time, the i-th from `argv(i)` (with the start gate's
+// "go" on descriptor 3 when `go` is not empty); seconds from the first start to the latest time
+// the processes wrote into `marks`.
+double SpawnEach(Context& c, int n, Marks& marks,
+                 const std::function<std::vector<std::string>(int)>& argv,
+                 const std::string& go = "") {
   const int64_t t0 = NowNanos();
   int running = 0;
   for (int i = 0; i < n; ++i) {
@@ -1176,7 +1164,7 @@ void Fanout(Context& c) {
       wait(&status);
       --running;
     }
-    Spawn({"sh", "-c", "date +%s%N > " + raw_dir + "/" + std::to_string(i)}, "/dev/null");
+    Spawn(argv(i), "/dev/null", go);
     ++running;
   }
   while (running > 0) {
@@ -1184,51 +1172,77 @@ void Fanout(Context& c) {
     wait(&status);
     --running;
   }
-  const auto names = raw.Wait(static_cast<size_t>(n), std::chrono::seconds(60));
+  const auto names = marks.Wait(static_cast<size_t>(n), std::chrono::seconds(60));
+  if (names.size() < static_cast<size_t>(n)) Fail("fanout: a baseline process wrote no mark");
   int64_t last = 0;
-  for (const auto& name : names) last = std::max(last, raw.Time(name));
-  const double base = static_cast<double>(last - t0) / 1e9;
-  // The same through the runner's wrapper (gate open): what a gated start with its exit
-  // recorded costs without any store.
-  const std::string wrapped_dir = c.dir + "/fanout-wrapped-marks";
+  for (const auto& name : names) last = std::max(last, marks.Time(name));
+  return static_cast<double>(last - t0) / 1e9;
+}
+
+// FANOUT_RUNS rounds of: hop's fan-out, the raw baseline, the baseline through the wrapper, so
+// that a machine whose speed drifts from one minute to the next (this one does, by a quarter)
+// slows each side alike; the table gives medians and the rounds' ratios.
+void Fanout(Context& c) {
+  const int n = c.options.triggers;
+  const int runs = c.options.fanout_runs;
+  Progress("fanout: " + std::to_string(n) + " triggers on one view, " + std::to_string(runs) +
+           " rounds");
+  const std::string state = MakeFireState(c, "fanout", "fanv", n);
+  Marks marks(state + "/marks");
   const std::string go = c.dir + "/go";
   std::ofstream(go) << "go\n";
-  Marks wrapped_marks(wrapped_dir);
-  const int64_t w0 = NowNanos();
-  running = 0;
-  for (int i = 0; i < n; ++i) {
-    if (running == c.options.max_jobs) {
-      int status = 0;
-      wait(&status);
-      --running;
+  std::vector<double> hop, base, wrapped, serve_cpu, ratios, wrapped_ratios;
+  {
+    Serve serve(c, state);
+    MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
+    for (int r = 0; r < runs; ++r) {
+      Progress("fanout: round " + std::to_string(r + 1) + " of " + std::to_string(runs));
+      const double cpu0 = serve.Cpu();
+      hop.push_back(FanoutOnce(marks, n, c.Hop(state, {"-e", "FIRE VIEW ads.fanv"}), c,
+                               "fanout", std::chrono::seconds(1800)));
+      serve_cpu.push_back((serve.Cpu() - cpu0) / n);
+      MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
+      // The raw baseline: the same command, n processes, max_jobs at a time.
+      const std::string raw_dir = c.dir + "/fanout-raw-marks-" + std::to_string(r);
+      Marks raw(raw_dir);
+      base.push_back(SpawnEach(c, n, raw, [&](int i) {
+        return std::vector<std::string>{"sh", "-c",
+                                        "date +%s%N > " + raw_dir + "/" + std::to_string(i)};
+      }));
+      // The same through the runner's wrapper (gate open): what a gated start with its exit
+      // recorded costs without any store.
+      const std::string wrapped_dir = c.dir + "/fanout-wrapped-marks-" + std::to_string(r);
+      Marks wrapped_marks(wrapped_dir);
+      wrapped.push_back(SpawnEach(
+          c, n, wrapped_marks,
+          [&](int i) {
+            return Wrapped("date +%s%N > " + wrapped_dir + "/" + std::to_string(i),
+                           wrapped_dir + "-" + std::to_string(i) + ".exit");
+          },
+          go));
+      ratios.push_back(hop.back() / base.back());
+      wrapped_ratios.push_back(hop.back() / wrapped.back());
     }
-    const std::string mark = wrapped_dir + "/" + std::to_string(i);
-    Spawn(Wrapped("date +%s%N > " + mark, c.dir + "/fanout-wrapped-" + std::to_string(i)),
-          "/dev/null", go);
-    ++running;
   }
-  while (running > 0) {
-    int status = 0;
-    wait(&status);
-    --running;
-  }
-  const auto wrapped_names = wrapped_marks.Wait(static_cast<size_t>(n), std::chrono::seconds(60));
-  last = 0;
-  for (const auto& name : wrapped_names) last = std::max(last, wrapped_marks.Time(name));
-  const double wrapped = static_cast<double>(last - w0) / 1e9;
+  auto range = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return Format("%.2f", v.front()) + "-" + Format("%.2f", v.back());
+  };
   const std::string m = std::to_string(c.options.max_jobs);
   const std::string what = std::to_string(n) +
                            " triggers on one view, FIRE VIEW -> every Job process started, "
                            "`hop serve --max-jobs " +
-                           m + "`";
-  c.table.Add(what, Time(hop), Time(base) + " posix_spawn of the same command, " + m + " at a time",
-              Format("%.1fx", base > 0 ? hop / base : 0));
-  c.table.Add(what + ", against the wrapper", Time(hop),
-              Time(wrapped) + " posix_spawn of the command through the runner's wrapper, " + m +
-                  " at a time",
-              Format("%.1fx", wrapped > 0 ? hop / wrapped : 0));
+                           m + "`, median of " + std::to_string(runs) + " rounds";
+  c.table.Add(what, Time(Median(hop)),
+              Time(Median(base)) + " posix_spawn of the same command, " + m + " at a time",
+              Format("%.2fx", Median(ratios)) + " (rounds: " + range(ratios) + ")");
+  c.table.Add(what + ", against the wrapper", Time(Median(hop)),
+              Time(Median(wrapped)) + " posix_spawn of the command through the runner's wrapper, " +
+                  m + " at a time",
+              Format("%.2fx", Median(wrapped_ratios)) + " (rounds: " + range(wrapped_ratios) +
+                  ")");
   c.table.Add("of which the CPU of the `hop serve` process (its threads, not its Jobs), per Job",
-              Format("%.2f ms", serve_cpu / n * 1000), "-", "-");
+              Format("%.2f ms", Median(serve_cpu) * 1000), "-", "-");
 }
 
 // ---- cluster ----
@@ -1400,6 +1414,8 @@ Options Parse(int argc, char** argv) {
       o.fires = std::max(1, number());
     } else if (a == "--triggers") {
       o.triggers = std::max(1, number());
+    } else if (a == "--fanout-runs") {
+      o.fanout_runs = std::max(1, number());
     } else if (a == "--cluster-qps") {
       o.cluster_qps = value();
     } else if (a == "--cluster-triggers") {
