@@ -34,8 +34,8 @@
 //
 //   scale_bench [--only start,ddl,cold,fire,fanout] [--sizes 0,1000,10000] [--runs 5]
 //               [--ddl-runs 3] [--statements 1000] [--fires 50] [--triggers 2000]
-//               [--fanout-runs 3] [--max-jobs 4] [--cluster-triggers 10000] [--cluster-qps Q] [--hop PATH]
-//               [--dir DIR] [--keep]
+//               [--fanout-runs 3] [--max-jobs 4] [--cluster-triggers 10000] [--cluster-qps Q]
+//               [--hop PATH] [--dir DIR] [--keep]
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
