@@ -33,7 +33,7 @@
 // result before anything is timed, so hop reads them as its objects.
 //
 //   scale_bench [--only start,ddl,cold,fire,fanout] [--sizes 0,1000,10000] [--runs 5]
-//               [--ddl-runs 3] [--statements 1000] [--fires 50] [--triggers 2000]
+//               [--ddl-runs 3] [--statements 1000] [--fires 200] [--triggers 2000]
 //               [--fanout-runs 3] [--max-jobs 4] [--cluster-triggers 10000] [--cluster-qps Q]
 //               [--hop PATH] [--dir DIR] [--keep]
 #include <arpa/inet.h>
@@ -445,7 +445,7 @@ struct Options {
   int runs = 5;
   int ddl_runs = 3;
   int statements = 1000;
-  int fires = 50;
+  int fires = 200;
   int triggers = 2000;
   int fanout_runs = 3;
   int cluster_triggers = 10000;
