@@ -98,13 +98,17 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
       return 1;
     }
     http = std::move(started).value();
-    out << "hop serve: Kubernetes API on " << http->url() << std::endl;
+    // The kubeconfig is written before the API is announced, so that whoever waits for that line
+    // (a script, a test) finds the file there.
     if (!options.kubeconfig_out.empty()) {
       Status written = WritePrivateFile(options.kubeconfig_out, http->Kubeconfig());
       if (!written.ok()) {
         err << "hop serve: " << EscapeForTerminal(written.ToString()) << "\n";
         return 1;
       }
+    }
+    out << "hop serve: Kubernetes API on " << http->url() << std::endl;
+    if (!options.kubeconfig_out.empty()) {
       out << "hop serve: kubeconfig written to " << EscapeForTerminal(options.kubeconfig_out)
           << std::endl;
     }
