@@ -119,10 +119,8 @@ double CpuSeconds(const rusage& r) {
          static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
 }
 
-// Starts `argv` with stdin from /dev/null, stdout and stderr appended to `log`, and, when
-// `fd3` is given, descriptor 3 reading that file.
-pid_t Spawn(const std::vector<std::string>& argv, const std::string& log,
-            const std::string& fd3 = "") {
+// Starts `argv` with stdin from /dev/null, stdout and stderr appended to `log`.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -131,7 +129,6 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& log,
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  if (!fd3.empty()) posix_spawn_file_actions_addopen(&actions, 3, fd3.c_str(), O_RDONLY, 0);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -887,20 +884,6 @@ std::string MarkTemplate(const std::string& marks) {
          marks + "/{{trigger}}-{{timestamp}}\"]\n          restartPolicy: Never\n";
 }
 
-// `command` run as hop's Job runner runs an attempt (docs/runtime.md, "What runs"): through the
-// wrapper shell that waits at the start gate (descriptor 3, which must hold "go") and records
-// the command's exit code in `exit_file`. What a gated, restartable start costs on its own.
-std::vector<std::string> Wrapped(const std::string& command, const std::string& exit_file) {
-  return {"/bin/sh",
-          "-c",
-          "IFS= read -r go <&3; exec 3<&-; [ \"$go\" = go ] || { echo never-ran > " + exit_file +
-              "; exit 0; }; \"$@\"; echo $? > " + exit_file,
-          "hop-job",
-          "sh",
-          "-c",
-          command};
-}
-
 // Files closed after writing in a directory, as inotify reports them.
 class Marks {
  public:
@@ -1045,15 +1028,13 @@ class CommitSpawn {
 
   // The least hop's design can do for a fire (docs/testing.md, "fire"): three durable commits
   // one after the other (the FIRE; the run with its Job; the attempt, before the start gate
-  // opens), then the command started through the runner's wrapper, its gate open (`go`, a file
-  // holding "go"). No process start for the FIRE, no reading, no reconciling, no waking.
-  double Floor(int i, const std::string& go) {
+  // opens), then the command started. No process start for the FIRE, no reading, no
+  // reconciling, no waking.
+  double Floor(int i) {
     const std::string mark = marks_.dir() + "/floor-" + std::to_string(i);
     const int64_t t0 = NowNanos();
     for (int commits = 0; commits < 3; ++commits) Commit();
-    const pid_t pid = Spawn(
-        Wrapped("date +%s%N > " + mark, marks_.dir() + "-floor-" + std::to_string(i) + ".exit"),
-        "/dev/null", go);
+    const pid_t pid = Spawn({"sh", "-c", "date +%s%N > " + mark}, "/dev/null");
     int status = 0;
     waitpid(pid, &status, 0);
     marks_.Wait(1, std::chrono::seconds(10));
@@ -1090,8 +1071,6 @@ void Fire(Context& c) {
   const std::string raw = c.CopyState(state, "fire-raw");
   Marks marks(state + "/marks");
   CommitSpawn baseline(c.Store(raw), c.dir + "/fire-raw-marks");
-  const std::string go = c.dir + "/go";
-  std::ofstream(go) << "go\n";
   std::vector<double> hop, fire_process, base, floor;
   {
     Serve serve(c, state);
@@ -1104,7 +1083,7 @@ void Fire(Context& c) {
       const double latency = static_cast<double>(marks.Time(names[0]) - t0) / 1e9;
       MustRun(c.Hop(state, {"wait", "--timeout", "120"}), c.log);
       const double b = baseline.Once(i);
-      const double f = baseline.Floor(i, go);
+      const double f = baseline.Floor(i);
       if (i == 0) continue;  // the warm-up
       hop.push_back(latency);
       fire_process.push_back(fired.wall);
@@ -1124,7 +1103,7 @@ void Fire(Context& c) {
               ratio(Percentile(hop, 0.99), Percentile(base, 0.99)));
   c.table.Add("of which the `hop -e 'FIRE VIEW'` process itself, median",
               Time(Median(fire_process)), "-", "-");
-  const std::string floor_name = " 3 durable SQLite commits + posix_spawn through the wrapper";
+  const std::string floor_name = " 3 durable SQLite commits + posix_spawn";
   c.table.Add(what + ", median, against hop's floor", Time(Median(hop)),
               Time(Median(floor)) + floor_name, ratio(Median(hop), Median(floor)));
   c.table.Add(what + ", p99, against hop's floor", Time(Percentile(hop, 0.99)),
@@ -1150,12 +1129,10 @@ double FanoutOnce(Marks& marks, int n, const std::vector<std::string>& fire, Con
   return static_cast<double>(last - t0) / 1e9;
 }
 
-// Starts `n` processes, `max_jobs` at a time, the i-th from `argv(i)` (with the start gate's
-// "go" on descriptor 3 when `go` is not empty); seconds from the first start to the latest time
-// the processes wrote into `marks`.
+// Starts `n` processes, `max_jobs` at a time, the i-th from `argv(i)`; seconds from the first
+// start to the latest time the processes wrote into `marks`.
 double SpawnEach(Context& c, int n, Marks& marks,
-                 const std::function<std::vector<std::string>(int)>& argv,
-                 const std::string& go = "") {
+                 const std::function<std::vector<std::string>(int)>& argv) {
   const int64_t t0 = NowNanos();
   int running = 0;
   for (int i = 0; i < n; ++i) {
@@ -1164,7 +1141,7 @@ double SpawnEach(Context& c, int n, Marks& marks,
       wait(&status);
       --running;
     }
-    Spawn(argv(i), "/dev/null", go);
+    Spawn(argv(i), "/dev/null");
     ++running;
   }
   while (running > 0) {
@@ -1179,9 +1156,9 @@ double SpawnEach(Context& c, int n, Marks& marks,
   return static_cast<double>(last - t0) / 1e9;
 }
 
-// FANOUT_RUNS rounds of: hop's fan-out, the raw baseline, the baseline through the wrapper, so
-// that a machine whose speed drifts from one minute to the next (this one does, by a quarter)
-// slows each side alike; the table gives medians and the rounds' ratios.
+// FANOUT_RUNS rounds of: hop's fan-out, then the raw baseline, so that a machine whose speed
+// drifts from one minute to the next (this one does, by a quarter) slows each side alike; the
+// table gives medians and the rounds' ratios.
 void Fanout(Context& c) {
   const int n = c.options.triggers;
   const int runs = c.options.fanout_runs;
@@ -1189,9 +1166,7 @@ void Fanout(Context& c) {
            " rounds");
   const std::string state = MakeFireState(c, "fanout", "fanv", n);
   Marks marks(state + "/marks");
-  const std::string go = c.dir + "/go";
-  std::ofstream(go) << "go\n";
-  std::vector<double> hop, base, wrapped, serve_cpu, ratios, wrapped_ratios;
+  std::vector<double> hop, base, serve_cpu, ratios;
   {
     Serve serve(c, state);
     MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
@@ -1209,19 +1184,7 @@ void Fanout(Context& c) {
         return std::vector<std::string>{"sh", "-c",
                                         "date +%s%N > " + raw_dir + "/" + std::to_string(i)};
       }));
-      // The same through the runner's wrapper (gate open): what a gated start with its exit
-      // recorded costs without any store.
-      const std::string wrapped_dir = c.dir + "/fanout-wrapped-marks-" + std::to_string(r);
-      Marks wrapped_marks(wrapped_dir);
-      wrapped.push_back(SpawnEach(
-          c, n, wrapped_marks,
-          [&](int i) {
-            return Wrapped("date +%s%N > " + wrapped_dir + "/" + std::to_string(i),
-                           wrapped_dir + "-" + std::to_string(i) + ".exit");
-          },
-          go));
       ratios.push_back(hop.back() / base.back());
-      wrapped_ratios.push_back(hop.back() / wrapped.back());
     }
   }
   auto range = [](std::vector<double> v) {
@@ -1236,11 +1199,6 @@ void Fanout(Context& c) {
   c.table.Add(what, Time(Median(hop)),
               Time(Median(base)) + " posix_spawn of the same command, " + m + " at a time",
               Format("%.2fx", Median(ratios)) + " (rounds: " + range(ratios) + ")");
-  c.table.Add(what + ", against the wrapper", Time(Median(hop)),
-              Time(Median(wrapped)) + " posix_spawn of the command through the runner's wrapper, " +
-                  m + " at a time",
-              Format("%.2fx", Median(wrapped_ratios)) + " (rounds: " + range(wrapped_ratios) +
-                  ")");
   c.table.Add("of which the CPU of the `hop serve` process (its threads, not its Jobs), per Job",
               Format("%.2f ms", Median(serve_cpu) * 1000), "-", "-");
 }

@@ -694,7 +694,7 @@ TEST(CliTest, AJobThatCannotStartFailsItsRun) {
   EXPECT_EQ(runs[0].substr(0, 7), "Failed ");
   const std::string message = Status(state, "tabletrigger", "big", "message");
   EXPECT_NE(message.find("BackoffLimitExceeded: Job has reached the specified backoff limit (0): "
-                         "attempt 1 could not start: cannot start /bin/sh: Argument list too long"),
+                         "attempt 1 could not start: cannot start echo: Argument list too long"),
             std::string::npos)
       << message;
   HopRun get = Hop(state.Flag() + " get tabletriggers");
@@ -702,7 +702,7 @@ TEST(CliTest, AJobThatCannotStartFailsItsRun) {
   EXPECT_NE(get.out.find("   Failed "), std::string::npos) << get.out;
   HopRun logs = Hop(state.Flag() + " logs tabletrigger/big");
   EXPECT_EQ(Count(logs.out,
-                  "attempt 1 could not start: cannot start /bin/sh: Argument list too "
+                  "attempt 1 could not start: cannot start echo: Argument list too "
                   "long"),
             1u)
       << logs.out.substr(0, 3000);

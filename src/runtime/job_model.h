@@ -78,7 +78,7 @@ struct AttemptRecord {
   pid_t pid = 0;            // the attempt's process, the leader of its own process group
   int64_t start_ticks = 0;  // /proc/<pid>/stat starttime, to tell a reused pid
   std::string boot_id;      // the boot it started in
-  std::string exit_file;    // where the attempt's wrapper writes the command's exit code
+  std::string exit_file;    // where the spawner writes the attempt's exit code (spawner.h)
 };
 std::optional<AttemptRecord> RecordedAttempt(const resource::Resource& job);
 // Number of attempts started so far (status.hop.attempts).

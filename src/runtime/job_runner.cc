@@ -2,9 +2,11 @@
 // status, and enough bookkeeping in that status to adopt the attempt after a restart. One mutex
 // serialises everything (Sync, the reaper, Start and Stop): the runner's work is a few system
 // calls and a store write per event, and the lock is what makes "one process per attempt" hold.
-// The reaper thread sleeps in poll(2) on the pidfds of the running attempts and an eventfd that
-// Sync signals when there is something new to wait for; Jobs waiting for a free slot are queued
-// and started by whoever frees one. Nothing is re-polled on a timer while pidfds work.
+// Processes are started by the runner's spawner (spawner.h), which reports their ends; the
+// reaper thread sleeps in poll(2) on the spawner's connection, the pidfds of adopted attempts and
+// an eventfd that Sync signals when there is something new to wait for; Jobs waiting for a free
+// slot are queued and started by whoever frees one. Nothing is re-polled on a timer while pidfds
+// work.
 #include "runtime/job_runner.h"
 
 #include <fcntl.h>
@@ -12,7 +14,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@
 #include "resource/kinds.h"
 #include "runtime/job_model.h"
 #include "runtime/process.h"
+#include "runtime/spawner.h"
 
 namespace hop::runtime {
 namespace {
@@ -56,6 +58,9 @@ const resource::GroupKind kJobKind{"batch", "Job"};
 // How long a Job waits for a free slot when max_running processes run and no reaper thread
 // starts queued Jobs.
 constexpr milliseconds kSlotWait{100};
+// How soon the reaper looks again at an adopted process that has ended while its parent (the
+// spawner that started it) has yet to write its exit file: a matter of microseconds.
+constexpr milliseconds kReapWait{2};
 // Read-modify-write rounds of a status update before giving up on a Job that keeps changing.
 constexpr int kWriteRounds = 8;
 // The file in a Job's work dir naming its running process, so that a process whose Job was
@@ -80,10 +85,6 @@ milliseconds Until(SystemTime then, SystemTime now) {
   auto d = std::chrono::ceil<milliseconds>(then - now);
   return std::max(d, milliseconds(1));
 }
-
-// What the wrapper writes in the exit file instead of a code when its runner never let the
-// command start.
-constexpr std::string_view kNeverRan = "never-ran";
 
 // Whether the exit file at `path` says the command never ran.
 bool NeverRan(const std::string& path) {
@@ -193,9 +194,12 @@ struct JobRunner::Impl {
     std::optional<SystemTime> deadline;  // spec.activeDeadlineSeconds after startTime
     bool exited = false;                 // it has ended (or its pid names it no more)
     bool vanished = false;               // its pid names it no more: its group is not ours
-    std::optional<int> wait_status;      // when this process reaped it
-    bool child = false;                  // this process started it: waitpid tells its end
-    std::shared_ptr<PidFd> pidfd;        // readable once it has ended; null without pidfds
+    std::optional<int> wait_status;      // as its spawner reported it
+    // Started by `spawner`, which reports its end; null for an adopted process (a restart's, or
+    // one whose spawner is gone), whose end is read from its pidfd and exit file.
+    std::shared_ptr<Spawner> spawner;
+    std::shared_ptr<PidFd> pidfd;  // readable once it has ended; null without pidfds
+    bool awaiting_reap = false;    // it ended, and its parent has yet to write its exit file
   };
   // A process group sent SIGTERM, to be sent SIGKILL after its grace.
   struct Dying {
@@ -341,39 +345,42 @@ struct JobRunner::Impl {
   // Updates p.exited (and how) without blocking.
   void PollLocked(Proc& p) {
     if (p.exited) return;
-    if (p.child) {
-      // Until this process reaps it, its pid names no other process: no /proc read needed.
+    if (p.spawner) {
       int ws = 0;
-      const pid_t r = waitpid(p.record.pid, &ws, WNOHANG);
-      if (r == 0) return;
-      if (r == p.record.pid) {
+      if (p.spawner->TakeExit(p.record.pid, &ws)) {
         p.exited = true;
         p.wait_status = ws;
         return;
       }
-      p.child = false;  // reaped by someone else: found by /proc, below
-    } else if (p.pidfd && !p.pidfd->Ended()) {
-      return;  // the same process as when it was adopted, still running
+      if (!p.spawner->gone()) return;  // it reports the end when it comes
+      // The spawner is gone (killed): the process is now watched as an adopted one, and no one
+      // writes its exit file.
+      log::Warn("Job {}: the Job spawner is gone; attempt {} will end without an exit status",
+                KeyOf(p.ref), p.record.attempt);
+      p.spawner.reset();
     }
+    if (p.pidfd && !p.pidfd->Ended()) return;  // the same process as when watched, running
     // The recorded process: same start time, same boot, and leading its own process group.
     auto stat = p.record.pid > 1 ? ReadProcStat(p.record.pid) : std::nullopt;
     bool same = stat && stat->start_ticks == p.record.start_ticks && stat->pgrp == p.record.pid &&
                 (p.record.boot_id.empty() || BootId().empty() || p.record.boot_id == BootId());
     if (!same) {
+      // Reaped, so its exit file is written if its parent writes one (a spawner writes it
+      // before reaping); its pid names it no more.
       p.exited = true;
       p.vanished = true;
       return;
     }
-    int ws = 0;
-    pid_t r = waitpid(p.record.pid, &ws, WNOHANG);
-    if (r == p.record.pid) {
-      p.exited = true;
-      p.wait_status = ws;
-      return;
+    // Not our child: a zombie has ended, and once its exit file is there it is done. Until
+    // then its parent (a spawner) has not written it: looked at again after kReapWait.
+    p.awaiting_reap = false;
+    if (stat->state == 'Z' || stat->state == 'X') {
+      if (ReadExitFile(p.record.exit_file) || NeverRan(p.record.exit_file)) {
+        p.exited = true;
+      } else {
+        p.awaiting_reap = true;
+      }
     }
-    if (r == 0) return;  // our child, running
-    // Not our child (adopted after a restart): a zombie has ended; its parent reaps it.
-    if (stat->state == 'Z' || stat->state == 'X') p.exited = true;
   }
 
   int RunningLocked() const {
@@ -478,10 +485,10 @@ struct JobRunner::Impl {
   }
 
   // The attempt a marker names for `job` that its status does not record yet: started by a
-  // runner that stopped before recording it. Its process, found by pid or (when the runner
-  // stopped during the start) by the exit file in its command line; pid 0 when it is gone, so
-  // that its exit file, or its absence, decides how it ended. Nullopt when there is none, or the
-  // attempt never got a process.
+  // runner that stopped before recording it, adopted by pid. Nullopt when there is none, or when
+  // the runner stopped before its spawner answered (pid 0, no exit code): then the process, if
+  // there was one, waits at a gate that no one will open and leaves without running its command
+  // (docs/runtime.md, "How a process starts"), so the attempt never started.
   std::optional<AttemptRecord> OrphanAttempt(const store::ObjectRef& ref, const Resource& job) {
     std::ifstream in((fs::path(WorkDir(ref)) / kMarkerFile).string());
     if (!in) return std::nullopt;
@@ -491,36 +498,12 @@ struct JobRunner::Impl {
     if (!in || uid != job.uid() || attempt != AttemptsOf(job) + 1 || exit_file.empty()) {
       return std::nullopt;
     }
-    AttemptRecord record{attempt, static_cast<pid_t>(pid), ticks, boot == "-" ? "" : boot,
+    if (pid == 0 && !ReadExitFile(exit_file)) {
+      RemoveMarker(ref);
+      return std::nullopt;
+    }
+    return AttemptRecord{attempt, static_cast<pid_t>(pid), ticks, boot == "-" ? "" : boot,
                          exit_file};
-    if (record.pid == 0) {
-      if (auto found = FindByCommandLine(exit_file)) {
-        record.pid = found->first;
-        record.start_ticks = found->second;
-        record.boot_id = BootId();
-      } else if (!ReadExitFile(exit_file)) {
-        RemoveMarker(ref);
-        return std::nullopt;  // the process was never started
-      }
-    }
-    return record;
-  }
-
-  // The process (pid, start ticks) whose command line holds `text` and that leads its own
-  // process group.
-  static std::optional<std::pair<pid_t, int64_t>> FindByCommandLine(const std::string& text) {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
-      std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-      if (args.find(text) == std::string::npos) continue;
-      const pid_t pid = static_cast<pid_t>(std::stol(name));
-      auto stat = ReadProcStat(pid);
-      if (stat && stat->pgrp == pid) return std::make_pair(pid, stat->start_ticks);
-    }
-    return std::nullopt;
   }
 
   void RemoveMarker(const store::ObjectRef& ref) {
@@ -592,8 +575,8 @@ struct JobRunner::Impl {
       end.exit_code = 128 + sig;
       end.description = fmt::format("was killed by signal {} ({})", sig, strsignal(sig));
     } else if (p.wait_status) {
-      // No exit file, yet the wrapper shell exited by itself: the command replaced it (`exec`)
-      // or was the shell's own `exit`; a failure to write the file exits non-zero too.
+      // No exit file, though the spawner reported the end: it could not write the file (the work
+      // directory removed meanwhile, say).
       end.exit_code = WEXITSTATUS(*p.wait_status);
       end.description = fmt::format("exited with code {}", *end.exit_code);
     } else {
@@ -684,31 +667,24 @@ struct JobRunner::Impl {
 
   // --- attempts ---
 
-  // The start gate's writing end: closed without "go" when it goes out of scope unopened, which
-  // makes the wrapper leave without running the command.
-  class GateWriter {
+  // An attempt's start gate: closed when it goes out of scope unopened, and the process then
+  // leaves without running its command.
+  class Gate {
    public:
-    explicit GateWriter(int fd = -1) : fd_(fd) {}
-    ~GateWriter() {
-      if (fd_ >= 0) close(fd_);
+    Gate(std::shared_ptr<Spawner> spawner, pid_t pid) : spawner_(std::move(spawner)), pid_(pid) {}
+    ~Gate() {
+      if (spawner_) spawner_->Close(pid_);
     }
-    GateWriter(GateWriter&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-    GateWriter& operator=(GateWriter&& other) noexcept {
-      if (this != &other) {
-        if (fd_ >= 0) close(fd_);
-        fd_ = std::exchange(other.fd_, -1);
-      }
-      return *this;
-    }
+    Gate(Gate&& other) noexcept = default;
+    Gate& operator=(Gate&& other) = delete;
     void Open() {
-      if (fd_ < 0) return;
-      [[maybe_unused]] ssize_t sent = send(fd_, "go\n", 3, MSG_NOSIGNAL);
-      close(fd_);
-      fd_ = -1;
+      if (spawner_) spawner_->Open(pid_);
+      spawner_.reset();
     }
 
    private:
-    int fd_;
+    std::shared_ptr<Spawner> spawner_;
+    pid_t pid_;
   };
 
   // An attempt whose process was started and waits at its gate for its record in the Job's
@@ -718,7 +694,7 @@ struct JobRunner::Impl {
     Resource job;  // as read before the start
     std::vector<std::string> written_argv;
     AttemptRecord record;
-    GateWriter gate;
+    Gate gate;
   };
 
   // Starts the Job's next attempt. When the system refuses to start its process, the attempt is
@@ -776,6 +752,7 @@ struct JobRunner::Impl {
                 names);
     }
     [[maybe_unused]] ssize_t n = write(log_fd, header.data(), header.size());
+    close(log_fd);  // the spawner opens the log for the process
 
     // The marker says, before the process exists, which attempt is being started and where its
     // exit code will be: a runner that stops before the attempt is in the Job's status finds the
@@ -783,43 +760,33 @@ struct JobRunner::Impl {
     const std::string marker = (fs::path(work) / kMarkerFile).string();
     ReplaceFileContent(marker, MarkerLine(0, 0, job.uid(), attempt, exit_file));
 
-    // The start gate: the wrapper waits on descriptor 3 for "go", which this runner sends only
-    // once the attempt is in the Job's status. A runner that stops (or fails to record the
-    // attempt) before then closes its end by dying, and the wrapper leaves without running the
-    // command: no command runs that no status records, so no later runner can run it twice.
-    int gate[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gate) != 0) {
-      close(log_fd);
-      RemoveMarker(ref);
-      return Status::Unavailable(std::string("cannot make a start gate: ") + std::strerror(errno));
-    }
-    GateWriter gate_writer(gate[1]);
-    // The wrapper shell writes the command's exit code where any later runner can read it, even
-    // one that is not the process's parent.
-    SpawnRequest request;
-    request.argv = {"/bin/sh", "-c",
-                    "IFS= read -r go <&3; exec 3<&-; [ \"$go\" = go ] || { echo " +
-                        std::string(kNeverRan) + " > " + ShellQuote(exit_file) +
-                        "; exit 0; }; \"$@\"; echo $? > " + ShellQuote(exit_file),
-                    "hop-job"};
-    request.argv.insert(request.argv.end(), spec.argv.begin(), spec.argv.end());
+    // The process waits at its gate until this runner opens it, which it does only once the
+    // attempt is in the Job's status. A runner that stops (or fails to record the attempt)
+    // before then closes the gate by dying, and the process leaves without running the command:
+    // no command runs that no status records, so no later runner can run it twice.
+    SpawnerStart start;
+    start.argv = spec.argv;
     // hop's variables, unless the Job sets one of the same name itself, then the Job's own.
+    std::vector<std::pair<std::string, std::string>> env;
     for (auto& [name, value] : HopEnvironment(ref, job)) {
       const bool own = std::any_of(spec.env.begin(), spec.env.end(),
                                    [&, &name = name](const auto& e) { return e.first == name; });
-      if (!own) request.env.emplace_back(std::move(name), std::move(value));
+      if (!own) env.emplace_back(std::move(name), std::move(value));
     }
-    request.env.insert(request.env.end(), spec.env.begin(), spec.env.end());
-    request.working_dir = work;
-    request.output_fd = log_fd;
-    request.gate_fd = gate[0];
-    auto pid = SpawnSession(request);
-    close(gate[0]);
+    env.insert(env.end(), spec.env.begin(), spec.env.end());
+    start.env = EnvironmentWith(env);
+    start.working_dir = work;
+    start.log_path = log_path;
+    start.exit_file = exit_file;
+    Result<pid_t> pid = StartProcessLocked(start);
+    if (!pid.ok() && pid.status().code() != StatusCode::kExecution) {
+      RemoveMarker(ref);
+      return pid.status();  // no spawner: the Sync fails, and is retried
+    }
     if (!pid.ok()) {
       // The system refused to start the process (an argument list too long, no memory, ...): as
       // a container that cannot start, that is a failed attempt, counted against the backoff
       // limit and retried after the usual delay, never a reason to try again at once forever.
-      close(log_fd);
       RemoveMarker(ref);
       const AttemptEnd end{attempt, std::nullopt, "could not start: " + pid.status().message()};
       auto written = UpdateStatusLocked(job, [&](Resource& j) {
@@ -836,11 +803,10 @@ struct JobRunner::Impl {
       *not_started = true;
       return std::optional<SpawnedAttempt>();
     }
-    close(log_fd);
+    Gate gate(spawner, *pid);
     auto stat = ReadProcStat(*pid);
     if (!stat) {
       kill(-*pid, SIGKILL);
-      waitpid(*pid, nullptr, 0);
       return Status::Unavailable("cannot read /proc/" + std::to_string(*pid) +
                                  "/stat: the local Job runner needs /proc");
     }
@@ -850,13 +816,39 @@ struct JobRunner::Impl {
     p.uid = job.uid();
     p.record = {attempt, *pid, stat->start_ticks, BootId(), exit_file};
     p.grace = GraceOf(job);
-    p.child = true;
+    p.spawner = spawner;
     p.pidfd = OpenPidFd(*pid);
     ReplaceFileContent(marker, MarkerLine(*pid, stat->start_ticks, job.uid(), attempt, exit_file));
     procs.insert_or_assign(key, p);
     WakeReaper();
     return std::optional<SpawnedAttempt>(
-        SpawnedAttempt{ref, job, spec.written_argv, p.record, std::move(gate_writer)});
+        SpawnedAttempt{ref, job, spec.written_argv, p.record, std::move(gate)});
+  }
+
+  // Starts `start`'s process, waiting at its gate, through the spawner, which is started first
+  // when there is none (or it is gone). ExecutionError when the process cannot start
+  // (docs/runtime.md, "could not start"); Unavailable when no spawner can be had.
+  Result<pid_t> StartProcessLocked(const SpawnerStart& start) {
+    if (Status size = CheckExecSize(start.argv, start.env); !size.ok()) {
+      return Status::ExecutionError("cannot start " + start.argv.front() + ": " +
+                                        size.message());
+    }
+    for (int round = 0; round < 2; ++round) {
+      if (!spawner || spawner->gone()) {
+        HOP_ASSIGN_OR_RETURN(spawner, Spawner::Launch());
+      }
+      auto pid = spawner->Start(start);
+      if (pid.ok() || !spawner->gone()) return pid;
+    }
+    return Status::Unavailable("the Job spawner is gone");
+  }
+
+  // Reads what the spawner has said, and wakes the reaper for the exits it reported (the reaper
+  // records them).
+  void DrainSpawnerLocked() {
+    if (!spawner) return;
+    spawner->Drain();
+    if (spawner->HasExits() || spawner->gone()) WakeReaper();
   }
 
   // The second half of an attempt's start, once `written`, the Job as written, records it: the
@@ -1055,6 +1047,7 @@ struct JobRunner::Impl {
   SyncResult SyncStepsLocked(const store::ObjectRef& in_ref, bool may_start, bool* queued) {
     const store::ObjectRef ref = Normalised(in_ref);
     const std::string key = KeyOf(ref);
+    DrainSpawnerLocked();
     ReapDyingLocked();
     // Each round reads the Job and takes one step; a step that changes the status (an exit
     // recorded) is followed by another round on the new status.
@@ -1269,6 +1262,7 @@ struct JobRunner::Impl {
     while (!stopping) {
       fds.clear();
       fds.push_back({wake_fd, POLLIN, 0});
+      if (spawner && !spawner->gone()) fds.push_back({spawner->fd(), POLLIN, 0});
       bool must_poll = pump_failed && RunningLocked() < options.max_running;
       std::optional<SteadyTime> until;
       auto no_later_than = [&](SteadyTime t) {
@@ -1276,10 +1270,16 @@ struct JobRunner::Impl {
       };
       const SteadyTime steady_now = std::chrono::steady_clock::now();
       const SystemTime now = Now();
+      // Exits the spawner reported while a start waited for its answer are read at once.
+      if (spawner && spawner->HasExits()) no_later_than(steady_now);
       for (auto& [key, p] : procs) {
-        if (p.exited || !p.pidfd) {
+        // A live spawner's connection says when its process ends.
+        const bool reported = p.spawner && !p.spawner->gone() && !p.exited;
+        if (p.awaiting_reap) {
+          no_later_than(steady_now + kReapWait);
+        } else if (!reported && (p.exited || !p.pidfd || p.spawner)) {
           must_poll = true;
-        } else {
+        } else if (!reported) {
           fds.push_back({p.pidfd->fd, POLLIN, 0});
         }
         if (p.deadline) {
@@ -1314,9 +1314,11 @@ struct JobRunner::Impl {
       uint64_t drained = 0;
       while (wake_fd >= 0 && read(wake_fd, &drained, sizeof(drained)) > 0) {
       }
+      if (spawner) spawner->Drain();
       ReapDyingLocked();
       const SystemTime after = Now();
       std::vector<store::ObjectRef> exited, overdue;
+      std::vector<pid_t> watched;
       for (auto& [key, p] : procs) {
         PollLocked(p);
         if (p.exited) {
@@ -1324,7 +1326,10 @@ struct JobRunner::Impl {
         } else if (p.deadline && after >= *p.deadline) {
           overdue.push_back(p.ref);
         }
+        if (p.spawner == spawner) watched.push_back(p.record.pid);
       }
+      // The ends of processes no longer watched (killed, their Jobs gone) are not kept.
+      if (spawner) spawner->ForgetExitsExcept(watched);
       for (const store::ObjectRef& ref : overdue) {
         auto synced = SyncLocked(ref, /*may_start=*/false);
         if (!synced.ok()) {
@@ -1355,6 +1360,9 @@ struct JobRunner::Impl {
   std::set<std::string> waiting_keys;
   bool pump_failed = false;  // guarded by mu; the latest PumpLocked met a store error
   int wake_fd = -1;          // the reaper's eventfd
+  // Starts this runner's processes; started with the first, and again should it be gone. Its
+  // processes hold it too (Proc::spawner). Guarded by mu.
+  std::shared_ptr<Spawner> spawner;
   std::condition_variable cv;
   std::thread reaper;  // started and joined only under start_mu
   std::mutex start_mu;

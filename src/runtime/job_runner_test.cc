@@ -26,6 +26,7 @@
 #include "runtime/job_model.h"
 #include "runtime/job_reconciler.h"
 #include "runtime/process.h"
+#include "runtime/spawner.h"
 #include "store/sqlite_store.h"
 #include "test/lib/fixtures.h"
 
@@ -501,7 +502,9 @@ TEST_F(JobRunnerTest, RecordsExitCodes) {
       {"not-found", {"hop-no-such-command"}, false, 127},
       // `$$` is Kubernetes' escape for `$`: the shell sees `kill -9 $$`.
       {"killed", {"sh", "-c", "kill -9 $$$$"}, false, 137},
-      {"exec-replaces-the-wrapper", {"exec", "true"}, true, 0},
+      // The command is exec'd as a container's is: a shell's builtin is no command.
+      {"a-builtin-is-no-command", {"exec", "true"}, false, 127},
+      {"not-executable", {"/dev/null"}, false, 126},
   };
   JobRunner& runner = NewRunner();
   for (const Case& c : kCases) {
@@ -512,6 +515,75 @@ TEST_F(JobRunnerTest, RecordsExitCodes) {
     EXPECT_EQ(IsComplete(*job), c.want_complete);
     EXPECT_EQ(job->status()->at("hop").value("lastExitCode", -1), c.want_code);
   }
+}
+
+// The command is looked up on the PATH of the Job's own environment, as a shell started with that
+// environment would; a script without a `#!` line runs under /bin/sh; the log says why a command
+// could not run.
+TEST_F(JobRunnerTest, CommandsAreFoundOnTheJobsPath) {
+  JobRunner& runner = NewRunner();
+  const fs::path bin = fs::path(dir_.path()) / "bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "hop-test-plain-script") << "echo plain script ran\n";
+  fs::permissions(bin / "hop-test-plain-script", fs::perms::owner_all);
+  const Json path_env = {{"env", Json::array({{{"name", "PATH"},
+                                               {"value", bin.string() + ":/usr/bin:/bin"}}})}};
+  ObjectRef found = Create(JobResource("found", {"hop-test-plain-script"}, {}, path_env));
+  ASSERT_TRUE(SyncUntil(runner, found, IsComplete));
+  EXPECT_NE(ReadFile(runner.LogPath(found)).find("plain script ran"), std::string::npos);
+
+  ObjectRef missing =
+      Create(JobResource("missing", {"hop-test-plain-script"}, {{"backoffLimit", 0}}));
+  ASSERT_TRUE(SyncUntil(runner, missing, IsFailed));
+  EXPECT_NE(ReadFile(runner.LogPath(missing))
+                .find("hop: cannot run hop-test-plain-script: No such file or directory"),
+            std::string::npos)
+      << ReadFile(runner.LogPath(missing));
+}
+
+// Every process starts from the runner's spawner, not from the runner's own process, and with
+// only descriptors 0, 1 and 2.
+TEST_F(JobRunnerTest, ProcessesAreTheSpawnersChildrenWithOnlyTheirStandardDescriptors) {
+  JobRunner& runner = NewRunner();
+  ObjectRef ref = Create(JobResource(
+      "lonely", {"sh", "-c", "ls /proc/self/fd > fds; echo $PPID > ppid; " + kUntilReleased[2]}));
+  auto job = SyncUntil(runner, ref, IsActive);
+  ASSERT_TRUE(job);
+  const fs::path work = runner.WorkDir(ref);
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile((work / "ppid").string()).empty(); }));
+  const pid_t parent = std::stoi(ReadFile((work / "ppid").string()));
+  EXPECT_NE(parent, getpid());
+  EXPECT_NE(ReadFile("/proc/" + std::to_string(parent) + "/cmdline").find("hop-job-spawner"),
+            std::string::npos);
+  // sh itself holds 0, 1, 2 and, for `ls`, the descriptor of /proc/self/fd (3).
+  EXPECT_EQ(ReadFile((work / "fds").string()), "0\n1\n2\n3\n");
+  Release(runner, ref);
+  ASSERT_TRUE(SyncUntil(runner, ref, IsComplete));
+}
+
+// A spawner killed while its process runs: the attempt ends without an exit status (no one is
+// left to learn it), counted as failed, and the next attempt starts from a new spawner.
+TEST_F(JobRunnerTest, AKilledSpawnerLosesOnlyTheExitStatusesOfItsRunningProcesses) {
+  JobRunner& runner = NewRunner();
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource(
+      "orphaned", {"sh", "-c", "echo $PPID > ppid; test -f second-time && exit 0; touch second-time; " +
+                                   kUntilReleased[2]},
+      {{"backoffLimit", 1}}));
+  auto job = SyncUntil(runner, ref, IsActive);
+  ASSERT_TRUE(job);
+  const fs::path work = runner.WorkDir(ref);
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile((work / "ppid").string()).empty(); }));
+  const pid_t spawner = std::stoi(ReadFile((work / "ppid").string()));
+  ASSERT_EQ(kill(spawner, SIGKILL), 0);
+  Release(runner, ref);
+  auto done = SyncUntil(runner, ref, IsComplete);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status()->value("failed", 0), 1);
+  EXPECT_EQ(AttemptsOf(*done), 2);
+  const std::string log = ReadFile(runner.LogPath(ref));
+  EXPECT_NE(log.find("attempt 1 vanished without an exit status"), std::string::npos) << log;
+  EXPECT_NE(ReadFile((work / "ppid").string()), std::to_string(spawner) + "\n");
 }
 
 TEST_F(JobRunnerTest, MaxRunningRunsJobsOneAfterAnother) {
@@ -666,7 +738,7 @@ TEST_F(JobRunnerTest, AdoptsARunningAttemptAfterARestart) {
 
   Release(second, ref);
   // The reaper alone records the end: no Sync needed.
-  ASSERT_TRUE(WaitFor([&] { return IsComplete(Get(ref)); }));
+  ASSERT_TRUE(WaitFor([&] { return IsComplete(Get(ref)); })) << Get(ref).ToJsonText(2);
   std::string log = ReadFile(second.LogPath(ref));
   EXPECT_EQ(Count(log, "--- hop: Job default/survivor attempt"), 1u) << log;
   EXPECT_NE(log.find("released\n"), std::string::npos) << log;
@@ -974,13 +1046,13 @@ TEST_F(JobRunnerTest, AnAttemptThatCannotStartIsAFailedAttempt) {
     EXPECT_FALSE(job->status()->value("startTime", "").empty());
     EXPECT_EQ(ConditionField(*job, "Failed", "reason"), "BackoffLimitExceeded");
     const std::string message = ConditionField(*job, "Failed", "message");
-    EXPECT_NE(message.find("could not start: cannot start /bin/sh: Argument list too long"),
+    EXPECT_NE(message.find("could not start: cannot start echo: Argument list too long"),
               std::string::npos)
         << message;
     EXPECT_NE(message.find("takes 204801 bytes, at most 131072 allowed"), std::string::npos)
         << message;
     const std::string log = ReadFile(runner.LogPath(ref));
-    EXPECT_EQ(Count(log, "could not start: cannot start /bin/sh: Argument list too long"),
+    EXPECT_EQ(Count(log, "could not start: cannot start echo: Argument list too long"),
               static_cast<size_t>(limit + 1))
         << log;
     // The header shows the command cut short, not 200 KB per attempt.
@@ -1224,6 +1296,113 @@ TEST(JobRunnerModelTest, ParseProcStat) {
   ASSERT_TRUE(self);
   EXPECT_NE(self->state, 'Z');
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+}
+
+// The spawner on its own (spawner.h): what it writes in an exit file, and what happens to the
+// gates of a runner that goes away.
+class SpawnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ofstream(log_) << "";
+    auto launched = Spawner::Launch();
+    ASSERT_TRUE(launched.ok()) << launched.status().ToString();
+    spawner_ = *launched;
+  }
+
+  // Starts `script` under sh, held at its gate, with `name` naming its exit file.
+  pid_t Start(const std::string& script, const std::string& name) {
+    SpawnerStart start;
+    start.argv = {"sh", "-c", script};
+    start.env = EnvironmentWith({});
+    start.working_dir = dir_.path();
+    start.log_path = log_;
+    start.exit_file = Path(name);
+    auto pid = spawner_->Start(start);
+    EXPECT_TRUE(pid.ok()) << pid.status().ToString();
+    return pid.ok() ? *pid : 0;
+  }
+  std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
+  // The exit file `name` once written.
+  std::string ExitFile(const std::string& name) {
+    std::string text;
+    WaitFor([&] { return !(text = ReadFile(Path(name))).empty(); });
+    return text;
+  }
+
+  TempDir dir_;
+  std::string log_ = dir_.path() + "/log";
+  std::shared_ptr<Spawner> spawner_;
+};
+
+TEST_F(SpawnerTest, WritesTheExitCodeThenReportsTheEnd) {
+  const pid_t ok = Start("echo hello", "ok");
+  const pid_t seven = Start("exit 7", "seven");
+  const pid_t killed = Start("kill -9 $$", "killed");
+  ASSERT_TRUE(ok > 0 && seven > 0 && killed > 0);
+  // Each leads its own session and process group before Start returns.
+  for (pid_t pid : {ok, seven, killed}) {
+    auto stat = ReadProcStat(pid);
+    ASSERT_TRUE(stat);
+    EXPECT_EQ(stat->pgrp, pid);
+  }
+  for (pid_t pid : {ok, seven, killed}) spawner_->Open(pid);
+  std::map<pid_t, int> ends;
+  ASSERT_TRUE(WaitFor([&] {
+    spawner_->Drain();
+    for (pid_t pid : {ok, seven, killed}) {
+      int status = 0;
+      if (spawner_->TakeExit(pid, &status)) ends[pid] = status;
+    }
+    return ends.size() == 3;
+  }));
+  EXPECT_TRUE(WIFEXITED(ends[ok]) && WEXITSTATUS(ends[ok]) == 0);
+  EXPECT_TRUE(WIFEXITED(ends[seven]) && WEXITSTATUS(ends[seven]) == 7);
+  EXPECT_TRUE(WIFSIGNALED(ends[killed]) && WTERMSIG(ends[killed]) == SIGKILL);
+  // The exit files were written before the ends were reported.
+  EXPECT_EQ(ReadFile(Path("ok")), "0\n");
+  EXPECT_EQ(ReadFile(Path("seven")), "7\n");
+  EXPECT_EQ(ReadFile(Path("killed")), "137\n");
+  EXPECT_EQ(ReadFile(log_), "hello\n");
+  EXPECT_EQ(fs::status(Path("ok")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
+// A runner that opens a gate and goes at once: the gate still opens (the spawner acts on what
+// came before the connection closed), and the gates it never opened close.
+TEST_F(SpawnerTest, ARunnerThatGoesLeavesOpenedGatesOpenAndClosesTheRest) {
+  const pid_t opened = Start("echo ran > opened-ran", "opened");
+  const pid_t closed = Start("echo ran > closed-ran", "closed");
+  const pid_t shut = Start("echo ran > shut-ran", "shut");
+  ASSERT_TRUE(opened > 0 && closed > 0 && shut > 0);
+  spawner_->Open(opened);
+  spawner_->Close(shut);
+  spawner_.reset();
+  EXPECT_EQ(ExitFile("opened"), "0\n");
+  EXPECT_EQ(ExitFile("closed"), std::string(kNeverRan) + "\n");
+  EXPECT_EQ(ExitFile("shut"), std::string(kNeverRan) + "\n");
+  EXPECT_TRUE(fs::exists(Path("opened-ran")));
+  EXPECT_FALSE(fs::exists(Path("closed-ran")));
+  EXPECT_FALSE(fs::exists(Path("shut-ran")));
+}
+
+// What cannot start is said in the answer, and the spawner goes on serving.
+TEST_F(SpawnerTest, AStartItCannotMakeIsRefusedWithTheReason) {
+  SpawnerStart start;
+  start.argv = {"true"};
+  start.env = EnvironmentWith({});
+  start.working_dir = dir_.path() + "/no-such-dir";
+  start.log_path = log_;
+  start.exit_file = Path("never");
+  auto refused = spawner_->Start(start);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kExecution);
+  EXPECT_NE(refused.status().message().find("no-such-dir: No such file or directory"),
+            std::string::npos)
+      << refused.status().message();
+  const pid_t next = Start("exit 3", "next");
+  ASSERT_GT(next, 0);
+  spawner_->Open(next);
+  EXPECT_EQ(ExitFile("next"), "3\n");
 }
 
 }  // namespace

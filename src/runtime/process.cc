@@ -142,25 +142,52 @@ std::shared_ptr<PidFd> OpenPidFd(pid_t pid) {
 #endif
 }
 
+std::vector<std::string> EnvironmentWith(
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::map<std::string, std::string> last(overrides.begin(), overrides.end());
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    const std::string name(entry.substr(0, entry.find('=')));
+    if (last.count(name) == 0) env.emplace_back(entry);
+  }
+  for (const auto& [name, value] : overrides) {
+    auto it = last.find(name);
+    if (it == last.end()) continue;  // a repeated name, written once with its last value
+    env.push_back(name + "=" + it->second);
+    last.erase(it);
+  }
+  return env;
+}
+
+Status CheckExecSize(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  // The kernel's limits (execve(2)): one argument or environment entry at most 32 pages, all of
+  // them together at most ARG_MAX. Saying which was passed spares the reader the arithmetic.
+  const long page = sysconf(_SC_PAGESIZE);
+  const size_t one_max = 32 * static_cast<size_t>(page > 0 ? page : 4096);
+  const long arg_max = sysconf(_SC_ARG_MAX);
+  size_t longest = 0;
+  size_t total = 0;
+  for (const std::vector<std::string>* strings : {&argv, &env}) {
+    for (const std::string& s : *strings) {
+      longest = std::max(longest, s.size() + 1);
+      total += s.size() + 1 + sizeof(char*);
+    }
+  }
+  if (longest <= one_max && (arg_max <= 0 || total <= static_cast<size_t>(arg_max))) {
+    return Status::OK();
+  }
+  return Status::Unavailable(fmt::format(
+      "{} (its longest argument or environment entry takes {} bytes, at most {} allowed; all of "
+      "them {} bytes, at most {})",
+      std::strerror(E2BIG), longest, one_max, total, arg_max));
+}
+
 Result<pid_t> SpawnSession(const SpawnRequest& request) {
   if (request.argv.empty()) return Status::InvalidArgument("nothing to run: empty argv");
   const std::string& what = request.argv.front();
 
-  // The environment: this process's, with the request's variables added or replaced.
-  std::map<std::string, std::string> overrides(request.env.begin(), request.env.end());
-  std::vector<std::string> env_strings;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    size_t eq = entry.find('=');
-    std::string name(entry.substr(0, eq));
-    if (overrides.count(name) == 0) env_strings.emplace_back(entry);
-  }
-  for (const auto& [name, value] : request.env) {
-    auto it = overrides.find(name);
-    if (it == overrides.end()) continue;  // a repeated name, written once with its last value
-    env_strings.push_back(name + "=" + it->second);
-    overrides.erase(it);
-  }
+  std::vector<std::string> env_strings = EnvironmentWith(request.env);
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -229,24 +256,11 @@ Result<pid_t> SpawnSession(const SpawnRequest& request) {
     return Status::Unavailable("cannot prepare to start " + what + ": " + std::strerror(rc));
   }
   pid_t pid = 0;
-  rc = posix_spawnp(&pid, what.c_str(), &spawn.actions, &spawn.attr, argv.data(), envp.data());
+  const std::string& program = request.program.empty() ? what : request.program;
+  rc = posix_spawnp(&pid, program.c_str(), &spawn.actions, &spawn.attr, argv.data(), envp.data());
   if (rc == E2BIG) {
-    // The kernel's limits (execve(2)): one argument or environment entry at most 32 pages, all of
-    // them together at most ARG_MAX. Saying which was passed spares the reader the arithmetic.
-    size_t longest = 0;
-    size_t total = 0;
-    for (const std::vector<std::string>* strings : {&argv_strings, &env_strings}) {
-      for (const std::string& s : *strings) {
-        longest = std::max(longest, s.size() + 1);
-        total += s.size() + 1 + sizeof(char*);
-      }
-    }
-    const long page = sysconf(_SC_PAGESIZE);
-    return Status::Unavailable(fmt::format(
-        "cannot start {}: {} (its longest argument or environment entry takes {} bytes, at most "
-        "{} allowed; all of them {} bytes, at most {})",
-        what, std::strerror(rc), longest, 32 * (page > 0 ? page : 4096), total,
-        sysconf(_SC_ARG_MAX)));
+    Status size = CheckExecSize(argv_strings, env_strings);
+    if (!size.ok()) return Status::Unavailable("cannot start " + what + ": " + size.message());
   }
   if (rc != 0) return Status::Unavailable("cannot start " + what + ": " + std::strerror(rc));
   return pid;

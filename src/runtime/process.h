@@ -52,6 +52,7 @@ struct PidFd {
 std::shared_ptr<PidFd> OpenPidFd(pid_t pid);
 
 struct SpawnRequest {
+  std::string program;            // the file to run; argv[0] when empty
   std::vector<std::string> argv;  // argv[0] is run as given (an absolute path, or found on PATH)
   // Added to, or replacing in, this process's environment.
   std::vector<std::pair<std::string, std::string>> env;
@@ -67,6 +68,16 @@ struct SpawnRequest {
 // Returns its pid (this process's child: reap it with waitpid). Unavailable when the system
 // refuses (the message names the command and the error).
 Result<pid_t> SpawnSession(const SpawnRequest& request);
+
+// This process's environment, NAME=value, with `overrides` added or replacing entries of the same
+// name (the last of a repeated name wins).
+std::vector<std::string> EnvironmentWith(
+    const std::vector<std::pair<std::string, std::string>>& overrides);
+
+// Whether the kernel would take `argv` and `env` (execve(2): one string at most 32 pages, all of
+// them with their pointers at most ARG_MAX). Unavailable, saying which limit and by how much,
+// when it would refuse them with E2BIG.
+Status CheckExecSize(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
 
 }  // namespace hop::runtime
