@@ -1385,6 +1385,26 @@ TEST_F(SpawnerTest, ARunnerThatGoesLeavesOpenedGatesOpenAndClosesTheRest) {
   EXPECT_FALSE(fs::exists(Path("shut-ran")));
 }
 
+// The spawner ends once its runner has gone and its last child has ended, and not before.
+TEST_F(SpawnerTest, EndsAfterItsRunnerAndItsLastChild) {
+  const pid_t child = Start("echo $PPID > ppid; while [ ! -f release ]; do sleep 0.02; done", "c");
+  ASSERT_GT(child, 0);
+  spawner_->Open(child);
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile(Path("ppid")).empty(); }));
+  const pid_t spawner = std::stoi(ReadFile(Path("ppid")));
+  auto stat = ReadProcStat(spawner);
+  ASSERT_TRUE(stat);
+  spawner_.reset();
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(Alive(spawner));  // a child still runs: its exit file is still to write
+  std::ofstream(Path("release")) << "";
+  EXPECT_EQ(ExitFile("c"), "0\n");
+  EXPECT_TRUE(WaitFor([&] {
+    auto now = ReadProcStat(spawner);
+    return !now || now->start_ticks != stat->start_ticks || now->state == 'Z';
+  })) << "the spawner " << spawner << " is still running";
+}
+
 // What cannot start is said in the answer, and the spawner goes on serving.
 TEST_F(SpawnerTest, AStartItCannotMakeIsRefusedWithTheReason) {
   SpawnerStart start;

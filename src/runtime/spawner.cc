@@ -53,7 +53,7 @@ constexpr uint32_t kFrameMax = 64u << 20;
 [[gnu::constructor]] void EnterSpawnerIfAsked(int argc, char** argv, char** /*envp*/) {
   if (argc == 2 && argv[0] != nullptr && std::strcmp(argv[0], kSpawnerName) == 0 &&
       std::strcmp(argv[1], kSpawnerFlag) == 0) {
-    _exit(RunSpawner(3));
+    RunSpawner(3);
   }
 }
 
@@ -546,17 +546,19 @@ class SpawnerProcess {
 
 }  // namespace
 
-int RunSpawner(int fd) {
+void RunSpawner(int fd) {
   // The connection moves off descriptor 3, which each child's gate takes.
   const int conn = fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  if (conn < 0) return 1;
+  if (conn < 0) _exit(1);
   close(fd);
   // A second fork, so that the spawner is no runner's child: no runner has to reap it, and it
   // is not left a zombie of a runner that lives on after closing the connection.
   const pid_t pid = fork();
-  if (pid < 0) return 1;
+  if (pid < 0) _exit(1);
   if (pid > 0) _exit(0);
-  return SpawnerProcess(conn).Run();
+  // Never destroyed: its idle starter threads wait on its members until the process ends.
+  auto* spawner = new SpawnerProcess(conn);
+  _exit(spawner->Run());
 }
 
 // --- the runner's side ---

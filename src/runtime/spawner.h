@@ -89,8 +89,8 @@ class Spawner {
 };
 
 // The spawner's main: serves the runner on descriptor `fd` until it closes, and then until its
-// last child has ended. Returns the process's exit code. (The spawner process enters it before
-// main: spawner.cc.)
-int RunSpawner(int fd);
+// last child has ended, then ends the process. (The spawner process enters it before main:
+// spawner.cc.)
+[[noreturn]] void RunSpawner(int fd);
 
 }  // namespace hop::runtime
