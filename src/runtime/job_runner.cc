@@ -359,6 +359,7 @@ struct JobRunner::Impl {
                 KeyOf(p.ref), p.record.attempt);
       p.spawner.reset();
     }
+    p.awaiting_reap = false;
     if (p.pidfd && !p.pidfd->Ended()) return;  // the same process as when watched, running
     // The recorded process: same start time, same boot, and leading its own process group.
     auto stat = p.record.pid > 1 ? ReadProcStat(p.record.pid) : std::nullopt;
@@ -373,7 +374,6 @@ struct JobRunner::Impl {
     }
     // Not our child: a zombie has ended, and once its exit file is there it is done. Until
     // then its parent (a spawner) has not written it: looked at again after kReapWait.
-    p.awaiting_reap = false;
     if (stat->state == 'Z' || stat->state == 'X') {
       if (ReadExitFile(p.record.exit_file) || NeverRan(p.record.exit_file)) {
         p.exited = true;

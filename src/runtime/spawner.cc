@@ -105,6 +105,13 @@ struct FieldReader {
   }
 };
 
+// Whether `buffer` begins a frame longer than either end would send: the connection is broken.
+bool FrameTooLong(const std::string& buffer) {
+  uint32_t n = 0;
+  if (buffer.size() >= 4) std::memcpy(&n, buffer.data(), 4);
+  return n > kFrameMax;
+}
+
 // Takes one whole frame off the front of `buffer` into `frame` (type byte and body).
 bool TakeFrame(std::string& buffer, std::string* frame) {
   if (buffer.size() < 4) return false;
@@ -285,11 +292,7 @@ class SpawnerProcess {
     }
     std::string frame;
     while (conn_ >= 0 && TakeFrame(in_, &frame)) Handle(frame);
-    if (conn_ >= 0 && in_.size() >= 4) {
-      uint32_t n = 0;
-      std::memcpy(&n, in_.data(), 4);
-      if (n > kFrameMax) closed = true;
-    }
+    if (FrameTooLong(in_)) closed = true;
     if (closed && conn_ >= 0) Disconnect();  // the runner closed its end, or the connection broke
   }
 
@@ -413,7 +416,7 @@ class SpawnerProcess {
   }
 
   // A starter thread: makes one child at a time, and waits while it does, for the child shares
-  // this thread's stack-less state (its errno, its thread-local storage) until it execs. The
+  // this thread's state (its errno, its thread-local storage) until it execs. The
   // spawner's main thread goes on meanwhile. Threads stay for the next starts; the process ends
   // with _exit.
   void StarterLoop() {
@@ -448,7 +451,7 @@ class SpawnerProcess {
     return note;
   }
 
-  // Reads one note that came while no start waited for it (a child that exec'd or exited).
+  // Reads the notes that came while no start waited for them (children that exec'd or exited).
   void ReadNote() {
     pollfd p = {ready_read_, POLLIN, 0};
     while (poll(&p, 1, 0) > 0 && (p.revents & POLLIN)) WaitNote();
@@ -622,13 +625,9 @@ bool Spawner::ReadFrame(int wait_ms, std::string* frame) {
   for (;;) {
     if (TakeFrame(in_, frame)) return true;
     if (fd_ < 0) return false;
-    if (in_.size() >= 4) {
-      uint32_t n = 0;
-      std::memcpy(&n, in_.data(), 4);
-      if (n > kFrameMax) {
-        Lost();
-        return false;
-      }
+    if (FrameTooLong(in_)) {
+      Lost();
+      return false;
     }
     pollfd p = {fd_, POLLIN, 0};
     const int ready = poll(&p, 1, wait_ms);
