@@ -381,10 +381,9 @@ class SpawnerProcess {
     // The child says it leads its group (and has its own copy of the descriptors), or its starter
     // says it could not be made.
     Note note{};
-    while (true) {
-      note = WaitNote();
-      if (note.id == l.id) break;
-    }
+    do {
+      note = WaitNote();  // id 0: the ready pipe failed, and no answer will come
+    } while (note.id != l.id && note.id != 0);
     for (int fd : {gate[0], log_fd, dir_fd}) close(fd);
     if (note.what != kReady) {
       close(gate[1]);
