@@ -15,8 +15,10 @@
 //            baselines are the `sqlite3` CLI reading the rows the command needs from the same
 //            file, or writing one durable commit of one view's rows into a copy of it
 //   fire     FIRE VIEW -> Job process started, one trigger, under a `hop serve` process with
-//            local Jobs on, the FIRE issued by a `hop -e` process; the Job writes `date +%s%N`;
-//            baseline: one durable SQLite commit then posix_spawn of the same command
+//            local Jobs on, the FIRE issued in turn by a `hop -e` process and by a client that
+//            holds a connection to `hop serve --pg-port` (libpq, as an application connects);
+//            the Job writes `date +%s%N`; baseline: one durable SQLite commit then posix_spawn
+//            of the same command
 //   fanout   one FIRE VIEW of a view with TRIGGERS triggers under `hop serve --max-jobs M`, until
 //            every Job process has started; baseline: TRIGGERS posix_spawns of the same command,
 //            M at a time; FANOUT_RUNS rounds of each, alternating
@@ -38,6 +40,7 @@
 //               [--hop PATH] [--dir DIR] [--keep]
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <libpq-fe.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -937,8 +940,12 @@ class Marks {
 // A `hop serve` process, stopped with SIGTERM as a user stops it.
 class Serve {
  public:
-  Serve(Context& c, const std::string& state) : log_(state + "/serve.log") {
-    pid_ = Spawn(c.Hop(state, {"serve", "--max-jobs", std::to_string(c.options.max_jobs)}), log_);
+  // `extra`: more options of `hop serve`, such as {"--pg-port", "0"}.
+  Serve(Context& c, const std::string& state, std::vector<std::string> extra = {})
+      : log_(state + "/serve.log") {
+    std::vector<std::string> args = {"serve", "--max-jobs", std::to_string(c.options.max_jobs)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    pid_ = Spawn(c.Hop(state, args), log_);
     const auto deadline = Clock::now() + std::chrono::seconds(120);
     while (ReadText(log_).find("hop serve: reconciling") == std::string::npos) {
       int status = 0;
@@ -954,6 +961,15 @@ class Serve {
     kill(pid_, SIGTERM);
     int status = 0;
     waitpid(pid_, &status, 0);
+  }
+
+  // The port of the PostgreSQL protocol (`--pg-port 0`), as `hop serve` printed it.
+  int PgPort() const {
+    const std::string text = ReadText(log_);
+    const std::string said = "PostgreSQL protocol on 127.0.0.1:";
+    const size_t at = text.find(said);
+    if (at == std::string::npos) Fail("hop serve printed no PostgreSQL port:\n" + Tail(log_));
+    return std::atoi(text.c_str() + at + said.size());
   }
 
   // The CPU the `hop serve` process has used so far (user + system, its threads, not the
@@ -997,6 +1013,35 @@ std::string MakeFireState(Context& c, const std::string& name, const std::string
   MustRun(c.Hop(state, {"wait", "--timeout", "600"}), c.log);
   return state;
 }
+
+// One connection to `hop serve`'s PostgreSQL protocol, as an application holds one.
+class PgClient {
+ public:
+  explicit PgClient(int port) {
+    const std::string info =
+        "host=127.0.0.1 port=" + std::to_string(port) + " user=bench dbname=hop";
+    conn_ = PQconnectdb(info.c_str());
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      Fail("cannot connect to hop serve: " + std::string(PQerrorMessage(conn_)));
+    }
+    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+  }
+  ~PgClient() { PQfinish(conn_); }
+  PgClient(const PgClient&) = delete;
+  PgClient& operator=(const PgClient&) = delete;
+
+  // Runs one statement; a failure ends the bench.
+  void Run(const std::string& sql) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    const ExecStatusType status = PQresultStatus(r);
+    std::string error = PQresultErrorMessage(r);
+    PQclear(r);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) Fail(sql + ": " + error);
+  }
+
+ private:
+  PGconn* conn_ = nullptr;
+};
 
 // One durable commit (an object's body rewritten with its event, as a status update is), then
 // the mark command spawned; the time from before the commit to the command's start.
@@ -1071,22 +1116,33 @@ void Fire(Context& c) {
   const std::string raw = c.CopyState(state, "fire-raw");
   Marks marks(state + "/marks");
   CommitSpawn baseline(c.Store(raw), c.dir + "/fire-raw-marks");
-  std::vector<double> hop, fire_process, base, floor;
+  std::vector<double> hop, fire_process, client, base, floor;
   {
-    Serve serve(c, state);
+    Serve serve(c, state, {"--pg-port", "0"});
+    PgClient pg(serve.PgPort());
     MustRun(c.Hop(state, {"wait", "--timeout", "120"}), c.log);
-    for (int i = 0; i <= c.options.fires; ++i) {
+    // Seconds from `t0` to the start of the Job process of the fire that `fire` issues.
+    auto started = [&](const std::function<void()>& fire) {
       const int64_t t0 = NowNanos();
-      const Outcome fired = MustRun(c.Hop(state, {"-e", "FIRE VIEW ads.firev"}), c.log);
+      fire();
       const auto names = marks.Wait(1, std::chrono::seconds(60));
       if (names.empty()) Fail("fire: no Job process started within 60 s of FIRE VIEW");
       const double latency = static_cast<double>(marks.Time(names[0]) - t0) / 1e9;
       MustRun(c.Hop(state, {"wait", "--timeout", "120"}), c.log);
+      return latency;
+    };
+    for (int i = 0; i <= c.options.fires; ++i) {
+      double process = 0;
+      const double by_process = started([&] {
+        process = MustRun(c.Hop(state, {"-e", "FIRE VIEW ads.firev"}), c.log).wall;
+      });
+      const double by_client = started([&] { pg.Run("FIRE VIEW ads.firev"); });
       const double b = baseline.Once(i);
       const double f = baseline.Floor(i);
       if (i == 0) continue;  // the warm-up
-      hop.push_back(latency);
-      fire_process.push_back(fired.wall);
+      hop.push_back(by_process);
+      fire_process.push_back(process);
+      client.push_back(by_client);
       base.push_back(b);
       floor.push_back(f);
     }
@@ -1109,6 +1165,15 @@ void Fire(Context& c) {
   c.table.Add(what + ", p99, against hop's floor", Time(Percentile(hop, 0.99)),
               Time(Percentile(floor, 0.99)) + floor_name,
               ratio(Percentile(hop, 0.99), Percentile(floor, 0.99)));
+  const std::string by_client =
+      "FIRE VIEW (a client connected to `hop serve --pg-port`, libpq) -> Job process started, "
+      "1 trigger, " +
+      std::to_string(c.options.fires) + " fires";
+  c.table.Add(by_client + ", median", Time(Median(client)), Time(Median(base)) + raw_name,
+              ratio(Median(client), Median(base)));
+  c.table.Add(by_client + ", p99", Time(Percentile(client, 0.99)),
+              Time(Percentile(base, 0.99)) + raw_name,
+              ratio(Percentile(client, 0.99), Percentile(base, 0.99)));
   if (!c.options.keep) fs::remove_all(raw);
 }
 
