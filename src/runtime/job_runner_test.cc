@@ -1298,6 +1298,19 @@ TEST(JobRunnerModelTest, ParseProcStat) {
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
 }
 
+// What the exit file says of each way a spawner's child ends (spawner.h).
+TEST(SpawnerExitFileTest, SaysNeverRanOnlyOfAChildWhoseCommandCouldNotHaveStarted) {
+  EXPECT_EQ(ExitFileText(true, true, 0), "0");
+  EXPECT_EQ(ExitFileText(true, true, 121), "121");
+  EXPECT_EQ(ExitFileText(true, false, SIGKILL), "137");
+  // Its gate closed, or it was killed at the gate: its command never ran.
+  EXPECT_EQ(ExitFileText(false, true, 120), kNeverRan);
+  EXPECT_EQ(ExitFileText(false, false, SIGKILL), kNeverRan);
+  // It could not set up its descriptors or working directory before its gate opened: a failed
+  // attempt, which the runner counts, not one it starts again at once and forever.
+  EXPECT_EQ(ExitFileText(false, true, 121), "121");
+}
+
 // The spawner on its own (spawner.h): what it writes in an exit file, and what happens to the
 // gates of a runner that goes away.
 class SpawnerTest : public ::testing::Test {

@@ -176,6 +176,13 @@ constexpr int32_t kReturned = 2;
   if (sigprocmask(SIG_SETMASK, &none, nullptr) != 0 || dup2(l.null_fd, 0) < 0 ||
       dup2(l.log_fd, 1) < 0 || dup2(l.log_fd, 2) < 0 || (l.gate != 3 && dup2(l.gate, 3) < 0) ||
       fchdir(l.dir_fd) != 0) {
+    // The log says why; the exit code, not "never-ran", goes in the exit file (ExitFileText),
+    // so the runner counts a failed attempt instead of starting it again at once.
+    static constexpr std::string_view kSetupFailed = "hop: cannot set up the process: ";
+    const char* what = strerrordesc_np(errno);
+    [[maybe_unused]] ssize_t w = write(l.log_fd, kSetupFailed.data(), kSetupFailed.size());
+    w = write(l.log_fd, what, std::strlen(what));
+    w = write(l.log_fd, "\n", 1);
     _exit(kChildSetupFailed);
   }
   // Every other descriptor goes: no other child's gate stays open here.
@@ -213,6 +220,16 @@ constexpr int32_t kReturned = 2;
   w = write(2, "\n", 1);
   _exit(error == ENOENT ? 127 : 126);
 }
+
+}  // namespace
+
+std::string ExitFileText(bool gate_opened, bool exited, int status) {
+  if (exited && (gate_opened || status == kChildSetupFailed)) return std::to_string(status);
+  if (!gate_opened) return std::string(kNeverRan);
+  return std::to_string(128 + status);  // killed by a signal, as a shell says
+}
+
+namespace {
 
 // The paths execvp would try for `name` with the PATH of `env`: `name` itself when it holds a
 // '/'; else each directory of PATH (an empty one is the working directory; no PATH is
@@ -465,14 +482,8 @@ class SpawnerProcess {
       const pid_t pid = info.si_pid;
       auto it = children_.find(pid);
       if (it != children_.end()) {
-        std::string text;
-        if (!it->second.opened) {
-          text = std::string(kNeverRan) + "\n";
-        } else if (info.si_code == CLD_EXITED) {
-          text = fmt::format("{}\n", info.si_status);
-        } else {
-          text = fmt::format("{}\n", 128 + info.si_status);  // killed by a signal, as a shell says
-        }
+        const std::string text =
+            ExitFileText(it->second.opened, info.si_code == CLD_EXITED, info.si_status) + "\n";
         const int fd = open(it->second.exit_file.c_str(),
                             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd >= 0) {

@@ -29,6 +29,13 @@ namespace hop::runtime {
 // without opening: its command never ran.
 inline constexpr std::string_view kNeverRan = "never-ran";
 
+// What the spawner writes in the exit file of a child that ended: `status` is its exit code when
+// it `exited`, else the signal that killed it. A child whose gate never opened never ran its
+// command; but one that exited 121 (the code a child uses when it cannot set up its descriptors or
+// working directory, after saying why in the log) failed, and the runner counts the attempt as
+// failed rather than starting it again at once.
+std::string ExitFileText(bool gate_opened, bool exited, int status);
+
 // One process to start, waiting at its gate.
 struct SpawnerStart {
   std::vector<std::string> argv;  // argv[0] is looked up on the PATH of `env` when it has no '/'
