@@ -158,6 +158,15 @@ struct Note {
 constexpr int32_t kReady = 1;
 constexpr int32_t kReturned = 2;
 
+// Writes "<prefix><the error's description>\n" on `fd`: the child's last words in the Job's log.
+// System calls only, as the child may make (ChildMain).
+[[gnu::no_sanitize_address]] void SayWhy(int fd, std::string_view prefix, int error) {
+  const char* what = strerrordesc_np(error);
+  [[maybe_unused]] ssize_t w = write(fd, prefix.data(), prefix.size());
+  w = write(fd, what, std::strlen(what));
+  w = write(fd, "\n", 1);
+}
+
 // The child, from clone to exec. It shares the spawner's memory (CLONE_VM | CLONE_VFORK, as
 // posix_spawn makes its children) while its starter thread waits, so it only makes system calls
 // on what its Launch holds: it leads a new process group (in the spawner's session, which has no
@@ -178,11 +187,7 @@ constexpr int32_t kReturned = 2;
       fchdir(l.dir_fd) != 0) {
     // The log says why; the exit code, not "never-ran", goes in the exit file (ExitFileText),
     // so the runner counts a failed attempt instead of starting it again at once.
-    static constexpr std::string_view kSetupFailed = "hop: cannot set up the process: ";
-    const char* what = strerrordesc_np(errno);
-    [[maybe_unused]] ssize_t w = write(l.log_fd, kSetupFailed.data(), kSetupFailed.size());
-    w = write(l.log_fd, what, std::strlen(what));
-    w = write(l.log_fd, "\n", 1);
+    SayWhy(l.log_fd, "hop: cannot set up the process: ", errno);
     _exit(kChildSetupFailed);
   }
   // Every other descriptor goes: no other child's gate stays open here.
@@ -214,10 +219,7 @@ constexpr int32_t kReturned = 2;
     }
   }
   if (denied && (error == ENOENT || error == ENOTDIR)) error = EACCES;
-  const char* what = strerrordesc_np(error);
-  [[maybe_unused]] ssize_t w = write(2, l.error_prefix.data(), l.error_prefix.size());
-  w = write(2, what, std::strlen(what));
-  w = write(2, "\n", 1);
+  SayWhy(2, l.error_prefix, error);
   _exit(error == ENOENT ? 127 : 126);
 }
 
