@@ -673,8 +673,13 @@ bool CatalogCache::CatchUp() {
   }
   if (kafka) kinds.push_back(kKafkaTopicKind);
   if (logical) kinds.push_back(resource::LogicalTableKind::Info().group_kind());
+  // Every watch is started before any is read: watches at the same revision share one read of
+  // the store's log (docs/store.md, "Watches").
+  std::vector<std::unique_ptr<store::Watch>> watches;
   for (const store::GroupKind& kind : kinds) {
-    auto watch = store_.StartWatch({kind, namespace_, from});
+    watches.push_back(store_.StartWatch({kind, namespace_, from}));
+  }
+  for (const auto& watch : watches) {
     store::Event event;
     for (;;) {
       const auto outcome = watch->Next(std::chrono::milliseconds(0), &event);

@@ -1173,11 +1173,13 @@ std::string Session::LocalViewNote(const sql::Statement& stmt) {
   }
   if (stmt.kind != sql::StatementKind::kCreateMaterializedView || !catalog_cache_) return "";
   const sql::QualifiedName& name = stmt.As<sql::CreateMaterializedViewStatement>().name;
-  auto cat = catalog_cache_->Get();
-  if (!cat.ok()) return "";
+  // The statement bound against the catalog a moment ago, and a view changes no schema: that
+  // catalog answers, without reading what the statement itself wrote.
+  const catalog::Catalog* cat = catalog_cache_->Peek();
+  if (cat == nullptr) return "";
   std::vector<std::string> path;
   for (const auto& p : name.parts) path.push_back(p.name);
-  auto schema = (*cat)->SchemaFor(path);
+  auto schema = cat->SchemaFor(path);
   if (!schema.ok() || !catalog::HopWritesTables(**schema)) return "";
   return fmt::format(
       "Note: hop refreshes {0}: its table holds the rows of its latest refresh (REFRESH "

@@ -105,8 +105,12 @@ Result<Resource> Store::Delete(const ObjectRef& ref, std::string resource_versio
 Result<bool> ChangedSince(Store& store, const std::vector<GroupKind>& kinds,
                           const std::string& namespace_name, int64_t revision) {
   if (!store.ReplaysHistoryAtOnce()) return true;
+  // Started together, the watches share one read of a store's log (docs/store.md, "Watches").
+  std::vector<std::unique_ptr<Watch>> watches;
   for (const GroupKind& kind : kinds) {
-    auto watch = store.StartWatch({kind, namespace_name, revision});
+    watches.push_back(store.StartWatch({kind, namespace_name, revision}));
+  }
+  for (const auto& watch : watches) {
     Event event;
     if (watch->Next(std::chrono::milliseconds(0), &event) != Watch::Outcome::kTimeout) {
       return true;
