@@ -4,7 +4,9 @@
 // yaml.h documents: kMaxJsonBytesPerTextByte per byte of text plus what aliases may copy
 // (HOP_MAX_EXPANDED_BYTES, set small here so that the alias bound is reached). The fast JSON
 // parser of stored objects (resource/json_parse.h) gives Json::parse's document whenever it gives
-// one, and refuses nothing Json::parse accepts but what it leaves to it.
+// one, and refuses nothing Json::parse accepts but what it leaves to it. Likewise the libyaml
+// reader of common YAML (ReadPlainYaml) gives yaml-cpp's reader's documents whenever both read
+// the text (libyaml reads some valid YAML yaml-cpp refuses: resource/yaml.h).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +31,19 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto docs = hop::ParseYamlDocuments(text, "fuzz");
+  if (docs.ok()) {
+    if (auto plain = hop::ReadPlainYaml(text)) {
+      auto theirs = hop::ParseYamlDocumentsWithYamlCpp(text, "fuzz");
+      bool same = !theirs.ok() || theirs->size() == plain->size();
+      for (size_t i = 0; theirs.ok() && same && i < plain->size(); ++i) {
+        same = (*plain)[i].dump() == (*theirs)[i].dump();
+      }
+      if (!same) {
+        std::fprintf(stderr, "libyaml's reader gives other documents than yaml-cpp's\n");
+        std::abort();
+      }
+    }
+  }
   if (!docs.ok()) {
     if (docs.status().code() != hop::StatusCode::kParse) {
       std::fprintf(stderr, "unexpected error: %s\n", docs.status().ToString().c_str());

@@ -1,9 +1,11 @@
-// YAML and JSON codecs. YAML is read through yaml-cpp's event parser (not its Node tree) so that
-// typing, duplicate keys, aliases and resource bounds are decided here, with positions; it is
-// written by hand because yaml-cpp's emitter neither follows kubectl's layout nor quotes strings
-// that YAML 1.1 readers would retype.
+// YAML and JSON codecs. YAML is read through event parsers (not a node tree) so that typing,
+// duplicate keys, aliases and resource bounds are decided here, with positions: libyaml's for the
+// streams most YAML is (docs/resources.md, "Reading YAML"), several times faster, and yaml-cpp's
+// for the rest and for every error. It is written by hand because yaml-cpp's emitter neither
+// follows kubectl's layout nor quotes strings that YAML 1.1 readers would retype.
 #include "resource/yaml.h"
 
+#include <yaml.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -21,6 +23,7 @@
 #include <regex>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "common/limits.h"
@@ -584,6 +587,150 @@ class JsonBuilder final : public YAML::EventHandler {
   size_t max_alias_bytes_ = CurrentLimits().max_expanded_bytes;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Reading, the common case: libyaml events to Json
+
+// Reads a stream with none of what yaml-cpp's reader above is there to decide: no anchors,
+// aliases, tags or directives, scalar keys each once in their mapping, nesting within
+// kMaxNestingDepth. The documents are those JsonBuilder gives; anything else, and any syntax
+// error, makes Read return nullopt and is left to that reader and its messages.
+class PlainYamlReader {
+ public:
+  explicit PlainYamlReader(std::string_view text) {
+    yaml_parser_initialize(&parser_);
+    yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text.data()),
+                                 text.size());
+  }
+  ~PlainYamlReader() { yaml_parser_delete(&parser_); }
+  PlainYamlReader(const PlainYamlReader&) = delete;
+  PlainYamlReader& operator=(const PlainYamlReader&) = delete;
+
+  std::optional<std::vector<Json>> Read() {
+    std::vector<Json> docs;
+    for (;;) {
+      yaml_event_t event;
+      if (!yaml_parser_parse(&parser_, &event)) return std::nullopt;
+      const bool taken = Take(event, &docs);
+      const bool end = event.type == YAML_STREAM_END_EVENT;
+      yaml_event_delete(&event);
+      if (!taken) return std::nullopt;
+      if (end) return docs;
+    }
+  }
+
+ private:
+  // A mapping or sequence being built.
+  struct Frame {
+    Json value;
+    std::optional<std::string> key;  // a mapping's key awaiting its value
+    std::unordered_set<std::string> keys;  // a large mapping's keys (kKeysLookedUp and more)
+  };
+  // Keys a mapping of at most this many looks up in the mapping itself.
+  static constexpr size_t kKeysLookedUp = 16;
+
+  // Handles one event; false when the stream is not one this reader takes.
+  bool Take(const yaml_event_t& event, std::vector<Json>* docs) {
+    // A flow collection over several lines is left to yaml-cpp, which holds its lines to the
+    // indentation of the block around it where libyaml does not.
+    if (flow_depth_ > 0 &&
+        (event.start_mark.line != flow_line_ || event.end_mark.line != flow_line_)) {
+      return false;
+    }
+    switch (event.type) {
+      case YAML_STREAM_START_EVENT:
+      case YAML_STREAM_END_EVENT:
+      case YAML_DOCUMENT_END_EVENT: return true;
+      case YAML_DOCUMENT_START_EVENT:
+        return event.data.document_start.version_directive == nullptr &&
+               event.data.document_start.tag_directives.start ==
+                   event.data.document_start.tag_directives.end;
+      case YAML_ALIAS_EVENT: return false;
+      case YAML_SCALAR_EVENT: {
+        const auto& scalar = event.data.scalar;
+        if (scalar.anchor != nullptr || scalar.tag != nullptr) return false;
+        std::string text(reinterpret_cast<const char*>(scalar.value), scalar.length);
+        const bool plain = scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        // An empty document: only an empty plain node, which is no `null`.
+        if (stack_.empty() && plain && text.empty()) return true;
+        Json value = plain ? ResolvePlain(text) : Json(text);
+        return Add(std::move(value), &text, docs);
+      }
+      case YAML_SEQUENCE_START_EVENT:
+        if (event.data.sequence_start.anchor != nullptr ||
+            event.data.sequence_start.tag != nullptr) {
+          return false;
+        }
+        if (event.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE) EnterFlow(event);
+        return Open(Json::array());
+      case YAML_MAPPING_START_EVENT:
+        if (event.data.mapping_start.anchor != nullptr || event.data.mapping_start.tag != nullptr) {
+          return false;
+        }
+        if (event.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE) EnterFlow(event);
+        return Open(Json::object());
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT: {
+        if (flow_depth_ > 0) --flow_depth_;
+        Json value = std::move(stack_.back().value);
+        stack_.pop_back();
+        return Add(std::move(value), nullptr, docs);
+      }
+      case YAML_NO_EVENT: return false;
+    }
+    return false;
+  }
+
+  bool ExpectingKey() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key;
+  }
+
+  void EnterFlow(const yaml_event_t& event) {
+    if (flow_depth_++ == 0) flow_line_ = event.start_mark.line;
+  }
+
+  bool Open(Json value) {
+    if (ExpectingKey() || stack_.size() >= static_cast<size_t>(kMaxNestingDepth)) return false;
+    stack_.push_back(Frame{std::move(value), std::nullopt, {}});
+    return true;
+  }
+
+  // Places a completed node: as a document, a sequence item, a mapping key (`key_text`, the
+  // text of a scalar) or a mapping value.
+  bool Add(Json value, std::string* key_text, std::vector<Json>* docs) {
+    if (stack_.empty()) {
+      docs->push_back(std::move(value));
+      return true;
+    }
+    Frame& top = stack_.back();
+    if (top.value.is_array()) {
+      top.value.push_back(std::move(value));
+    } else if (!top.key) {
+      if (key_text == nullptr || !NewKey(top, *key_text)) return false;
+      top.key = std::move(*key_text);
+    } else {
+      // Keys were checked as they came: append, as JsonBuilder does.
+      top.value.get_ref<Json::object_t&>().emplace_back(std::move(*top.key), std::move(value));
+      top.key.reset();
+    }
+    return true;
+  }
+
+  // Whether `key` is not yet in the mapping `frame` builds.
+  static bool NewKey(Frame& frame, const std::string& key) {
+    const auto& object = frame.value.get_ref<const Json::object_t&>();
+    if (object.size() < kKeysLookedUp) return !frame.value.contains(key);
+    if (frame.keys.empty()) {
+      for (const auto& [k, v] : object) frame.keys.insert(k);
+    }
+    return frame.keys.insert(key).second;
+  }
+
+  yaml_parser_t parser_;
+  std::vector<Frame> stack_;
+  size_t flow_depth_ = 0;  // flow collections open
+  size_t flow_line_ = 0;   // the line the outermost of them started on
+};
+
 Status YamlError(std::string_view source, const YAML::Mark& mark, std::string_view message,
                  int document) {
   return Status::ParseError(WhereMark(source, mark) + std::string(message) + " (document " +
@@ -866,8 +1013,42 @@ size_t TooDeepAt(std::string_view text) {
 
 }  // namespace
 
+namespace {
+Result<std::vector<Json>> ReadWithYamlCpp(std::string_view text, std::string_view source_name);
+}  // namespace
+
 Result<std::vector<Json>> ParseYamlDocuments(std::string_view text, std::string_view source_name) {
   HOP_RETURN_IF_ERROR(CheckYamlText(text, source_name));
+  if (std::optional<std::vector<Json>> docs = ReadPlainYaml(text)) return *std::move(docs);
+  return ReadWithYamlCpp(text, source_name);
+}
+
+std::optional<std::vector<Json>> ReadPlainYaml(std::string_view text) {
+  // Where the two readers part on line breaks, yaml-cpp's reading is kept: libyaml reads YAML
+  // 1.1, where NEL, LS and PS break lines (in YAML 1.2 they are content), and yaml-cpp reads a
+  // CR without an LF after it as content where both versions break the line there.
+  for (std::string_view break_1_1 : {"\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9"}) {
+    if (text.find(break_1_1) != std::string_view::npos) return std::nullopt;
+  }
+  for (size_t cr = text.find('\r'); cr != std::string_view::npos; cr = text.find('\r', cr + 1)) {
+    if (cr + 1 == text.size() || text[cr + 1] != '\n') return std::nullopt;
+  }
+  // A byte order mark after the start is content to yaml-cpp, and not to libyaml.
+  if (text.find("\xEF\xBB\xBF", 1) != std::string_view::npos) return std::nullopt;
+  PlainYamlReader reader(text);
+  return reader.Read();
+}
+
+Result<std::vector<Json>> ParseYamlDocumentsWithYamlCpp(std::string_view text,
+                                                        std::string_view source_name) {
+  HOP_RETURN_IF_ERROR(CheckYamlText(text, source_name));
+  return ReadWithYamlCpp(text, source_name);
+}
+
+namespace {
+
+// ParseYamlDocumentsWithYamlCpp of text already checked.
+Result<std::vector<Json>> ReadWithYamlCpp(std::string_view text, std::string_view source_name) {
   std::istringstream in{std::string(text)};
   JsonBuilder builder(text);
   std::vector<Json> docs;
@@ -903,6 +1084,8 @@ Result<std::vector<Json>> ParseYamlDocuments(std::string_view text, std::string_
   }
   return docs;
 }
+
+}  // namespace
 
 std::string EmitYaml(const Json& doc) {
   YamlWriter writer;

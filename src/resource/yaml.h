@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,17 @@ inline constexpr size_t kMaxJsonBytesPerTextByte = 5;
 // kMaxJsonBytesPerTextByte * text.size() + max_expanded_bytes bytes. `text` itself is not bounded
 // here: readers bound it (max_request_bytes). Never throws; thread-safe.
 Result<std::vector<Json>> ParseYamlDocuments(std::string_view text, std::string_view source_name);
+
+// The two readers ParseYamlDocuments uses, for tests and the fuzzer. ReadPlainYaml reads, with
+// libyaml, a stream of UTF-8 `text` that has no anchors, aliases, tags, directives, duplicate or
+// non-scalar keys, nesting deeper than kMaxNestingDepth, YAML 1.1 line breaks (NEL, LS, PS), CRs
+// without an LF after them or byte order marks after the start; nullopt for any other text, valid
+// or not. Where both read a text they give the same documents. libyaml also reads some valid YAML
+// that yaml-cpp refuses (a `?` inside a plain scalar in a flow collection, `{name: a?b}`), which
+// ParseYamlDocuments therefore takes. ParseYamlDocumentsWithYamlCpp reads any text, with yaml-cpp.
+std::optional<std::vector<Json>> ReadPlainYaml(std::string_view text);
+Result<std::vector<Json>> ParseYamlDocumentsWithYamlCpp(std::string_view text,
+                                                        std::string_view source_name);
 
 // Writes one document as block-style YAML in kubectl's layout, ending with a newline: 2-space
 // indentation, sequences under a key not indented, mappings in a sequence starting on the dash

@@ -10,11 +10,16 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hop {
@@ -1073,6 +1078,134 @@ TEST(YamlJsonTest, RandomDocumentsRoundTrip) {
     const Result<Json> back = ParseJson(EmitJson(doc, i % 2 ? 2 : -1), "emitted");
     ASSERT_TRUE(back.ok()) << "random document " << i << ": " << back.status().ToString();
     EXPECT_EQ(Exact(*back), Exact(doc)) << "random document " << i;
+  }
+}
+
+// ---- the two readers ------------------------------------------------------------------------
+
+// `text` read by libyaml's reader gives what yaml-cpp's gives.
+void ExpectReadersAgree(std::string_view text, const std::string& name) {
+  const std::optional<std::vector<Json>> plain = ReadPlainYaml(text);
+  ASSERT_TRUE(plain.has_value()) << name << ": libyaml's reader left it to yaml-cpp\n" << text;
+  const Result<std::vector<Json>> theirs = ParseYamlDocumentsWithYamlCpp(text, "test.yaml");
+  ASSERT_TRUE(theirs.ok()) << name << ": " << theirs.status().ToString();
+  EXPECT_EQ(Exact(Json(*plain)), Exact(Json(*theirs))) << name << "\n" << text;
+}
+
+TEST(YamlReadersTest, CommonYamlIsReadByLibyamlAsYamlCppReadsIt) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"empty stream", ""},
+      {"comments only", "# one\n  # two\n"},
+      {"empty documents", "---\n---\n# c\n---\n"},
+      {"explicit null document", "--- null\n--- ~\n---\na: 1\n"},
+      {"document end markers", "a: 1\n...\n---\nb: 2\n...\n"},
+      {"root scalars and sequences", "--- 12\n--- 'x'\n---\n- 1\n- [2, 3]\n"},
+      {"quoted empty root", "''\n"},
+      {"core schema", "a: [null, Null, NULL, ~, true, False, TRUE, 0, -12, 0o17, 0x1F, 1.5, "
+                      "-.5, 1e3, .inf, -.Inf, .NaN, yes, no, on, off, 2024-01-01, 0b101, 1_000, "
+                      "99999999999999999999, 18446744073709551615, 1e999, +12, '12', \"true\"]\n"},
+      {"empty values", "a:\nb: \nc: ''\nd:\n  - \n  -\ne: {}\nf: []\n"},
+      {"keys", "1: a\ntrue: b\nnull: c\n~: d\n\"q k\": e\n'1.5': f\n? plain\n: g\n"},
+      {"flow", "a: {b: 1, c: [x, 'y', \"z\"], d: {}, e: {f, g}}\nh: [ {i: j}, [] ]\n"},
+      {"block scalars", "a: |\n  one\n   two\n\n  three\nb: |-\n  x\n\nc: |+\n  y\n\n"
+                        "d: >\n  folded\n  text\n\n  para\ne: >-\n  z\nf: |2\n    indented\n"},
+      {"multi-line plain and quoted", "a: one\n  two\n\n  three\nb: 'single\n  quoted'\n"
+                                      "c: \"double\n  \\\n  quoted\"\n"},
+      {"escapes", "a: \"\\t\\n\\\\\\\"\\x41\\xe9\\u00e9\\U0001F600\\N\\_\\L\\P\\0\\a\\e\\/ \"\n"
+                  "b: 'it''s'\n"},
+      {"unicode", "名前: \"値\"\nemoji: 😀\n"},
+      {"byte order mark", "\xEF\xBB\xBF" "a: 1\n"},
+      {"CRLF line ends", "a: 1\r\nb:\r\n  - x\r\n  - |\r\n    y\r\n"},
+      {"indentation", "a:\n    b:\n        - c: 1\n          d: 2\n    e: 3\n"},
+      {"sequence under a key, not indented", "a:\n- 1\n- 2\nb: 3\n"},
+      {"comments everywhere", "# head\na: 1 # tail\n# mid\nb: [1, 2] # after flow\n"},
+      {"colons and hashes in plain scalars", "url: http://x.y/z#frag\nt: a:b\nu: a #c\n"},
+      {"a mapping of many keys", [] {
+         std::string s;
+         for (int i = 0; i < 200; ++i) {
+           s += "key" + std::to_string(i) + ": " + std::to_string(i) + "\n";
+         }
+         return s;
+       }()},
+  };
+  for (const auto& [name, text] : cases) ExpectReadersAgree(text, name);
+  // What hop writes, and what its templates render, is what libyaml's reader is for.
+  constexpr uint64_t kSeed = 11;
+  RandomDocuments random(kSeed);
+  for (int i = 0; i < 300; ++i) {
+    std::vector<Json> docs;
+    for (int k = 0; k < 3; ++k) docs.push_back(random.Value(0));
+    ExpectReadersAgree(EmitYamlDocuments(docs), "random stream " + std::to_string(i));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// The repository's YAML (the demo environment with its templates, the CRDs, the test
+// environments) is what users write: libyaml's reader takes all of it.
+TEST(YamlReadersTest, TheRepositorysYamlIsCommonYaml) {
+  const char* root = std::getenv("HOP_SOURCE_DIR");
+  ASSERT_NE(root, nullptr) << "HOP_SOURCE_DIR is not set (ctest sets it)";
+  for (const char* file :
+       {"examples/demo-environment.yaml", "test/crds/flinkdeployment.yaml",
+        "test/crds/flinksessionjob.yaml", "test/crds/kafkatopic.yaml", "test/sql/env/jobs.yaml",
+        "test/sql/env/provisioning.yaml", "test/sql/env/samples.yaml",
+        "src/resource/testdata/crds.yaml"}) {
+    std::ifstream in(std::string(root) + "/" + file);
+    ASSERT_TRUE(in) << file;
+    std::stringstream text;
+    text << in.rdbuf();
+    ASSERT_FALSE(text.str().empty()) << file;
+    ExpectReadersAgree(text.str(), file);
+  }
+}
+
+// Valid YAML that yaml-cpp refuses and libyaml reads is read.
+TEST(YamlReadersTest, WhatOnlyLibyamlReadsIsRead) {
+  const std::string text = "metadata: {name: a?b}\n";
+  EXPECT_FALSE(ParseYamlDocumentsWithYamlCpp(text, "test.yaml").ok());
+  const std::vector<Json> docs = ParseAll(text, "question mark in a flow plain scalar");
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(Exact(docs[0]), R"({"metadata":{"name":"a?b"}})");
+}
+
+TEST(YamlReadersTest, WhatLibyamlsReaderDoesNotTakeIsLeftToYamlCpp) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"anchor and alias", "a: &x 1\nb: *x\n"},
+      {"anchored mapping", "a: &m {b: 1}\n"},
+      {"tag", "a: !!str 12\n"},
+      {"non-specific tag", "a: ! 12\n"},
+      {"tagged sequence", "a: !!seq [1]\n"},
+      {"directive", "%YAML 1.2\n---\na: 1\n"},
+      {"duplicate key", "a: 1\nb: 2\na: 3\n"},
+      {"duplicate key in a large mapping", [] {
+         std::string s;
+         for (int i = 0; i < 40; ++i) s += "k" + std::to_string(i) + ": 1\n";
+         return s + "k7: 2\n";
+       }()},
+      {"collection key", "? [a]\n: b\n"},
+      {"next line", "a: x\xC2\x85y\n"},
+      {"line separator", "a: x\xE2\x80\xA8y\n"},
+      {"CR alone", "a: \"x\ry\"\n"},
+      {"CR alone at the end", "a: b\r"},
+      {"byte order mark after the start", "\n\n\xEF\xBB\xBF"},
+      {"flow over lines", "a: [1, # in flow\n  2]\n"},
+      {"flow over lines, outdented", "metadata: {a\nb}\n"},
+      {"syntax error", "a: [1, 2\n"},
+      {"unterminated quote", "a: \"abc\n"},
+      {"bad indentation", "a:\n  b: 1\n c: 2\n"},
+      {"too deep", std::string(300, '[') + std::string(300, ']') + "\n"},
+  };
+  for (const auto& [name, text] : cases) {
+    EXPECT_FALSE(ReadPlainYaml(text).has_value()) << name;
+    // ParseYamlDocuments then gives yaml-cpp's documents or error, message and all.
+    const Result<std::vector<Json>> ours = ParseYamlDocuments(text, "test.yaml");
+    const Result<std::vector<Json>> theirs = ParseYamlDocumentsWithYamlCpp(text, "test.yaml");
+    ASSERT_EQ(ours.ok(), theirs.ok()) << name;
+    if (ours.ok()) {
+      EXPECT_EQ(Exact(Json(*ours)), Exact(Json(*theirs))) << name;
+    } else {
+      EXPECT_EQ(ours.status().ToString(), theirs.status().ToString()) << name;
+    }
   }
 }
 
