@@ -648,6 +648,10 @@ class PlainYamlReader {
       case YAML_SCALAR_EVENT: {
         const auto& scalar = event.data.scalar;
         if (scalar.anchor != nullptr || scalar.tag != nullptr) return false;
+        // yaml-cpp folds the empty lines of a quoted scalar over several lines in its own way.
+        const bool quoted = scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                            scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+        if (quoted && event.start_mark.line != event.end_mark.line) return false;
         std::string text(reinterpret_cast<const char*>(scalar.value), scalar.length);
         const bool plain = scalar.style == YAML_PLAIN_SCALAR_STYLE;
         // An empty document: only an empty plain node, which is no `null`.

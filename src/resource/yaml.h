@@ -54,10 +54,11 @@ Result<std::vector<Json>> ParseYamlDocuments(std::string_view text, std::string_
 // The two readers ParseYamlDocuments uses, for tests and the fuzzer. ReadPlainYaml reads, with
 // libyaml, a stream of UTF-8 `text` that has no anchors, aliases, tags, directives, duplicate or
 // non-scalar keys, nesting deeper than kMaxNestingDepth, YAML 1.1 line breaks (NEL, LS, PS), CRs
-// without an LF after them or byte order marks after the start; nullopt for any other text, valid
-// or not. Where both read a text they give the same documents. libyaml also reads some valid YAML
-// that yaml-cpp refuses (a `?` inside a plain scalar in a flow collection, `{name: a?b}`), which
-// ParseYamlDocuments therefore takes. ParseYamlDocumentsWithYamlCpp reads any text, with yaml-cpp.
+// without an LF after them, byte order marks after the start or quoted scalars over several lines;
+// nullopt for any other text, valid or not. Where both read a text they give the same documents.
+// libyaml also reads some valid YAML that yaml-cpp refuses (a `?` inside a plain scalar in a flow
+// collection, `{name: a?b}`), which ParseYamlDocuments therefore takes.
+// ParseYamlDocumentsWithYamlCpp reads any text, with yaml-cpp.
 std::optional<std::vector<Json>> ReadPlainYaml(std::string_view text);
 Result<std::vector<Json>> ParseYamlDocumentsWithYamlCpp(std::string_view text,
                                                         std::string_view source_name);

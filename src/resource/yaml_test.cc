@@ -1109,8 +1109,7 @@ TEST(YamlReadersTest, CommonYamlIsReadByLibyamlAsYamlCppReadsIt) {
       {"flow", "a: {b: 1, c: [x, 'y', \"z\"], d: {}, e: {f, g}}\nh: [ {i: j}, [] ]\n"},
       {"block scalars", "a: |\n  one\n   two\n\n  three\nb: |-\n  x\n\nc: |+\n  y\n\n"
                         "d: >\n  folded\n  text\n\n  para\ne: >-\n  z\nf: |2\n    indented\n"},
-      {"multi-line plain and quoted", "a: one\n  two\n\n  three\nb: 'single\n  quoted'\n"
-                                      "c: \"double\n  \\\n  quoted\"\n"},
+      {"multi-line plain", "a: one\n  two\n\n  three\n"},
       {"escapes", "a: \"\\t\\n\\\\\\\"\\x41\\xe9\\u00e9\\U0001F600\\N\\_\\L\\P\\0\\a\\e\\/ \"\n"
                   "b: 'it''s'\n"},
       {"unicode", "名前: \"値\"\nemoji: 😀\n"},
@@ -1188,6 +1187,8 @@ TEST(YamlReadersTest, WhatLibyamlsReaderDoesNotTakeIsLeftToYamlCpp) {
       {"CR alone", "a: \"x\ry\"\n"},
       {"CR alone at the end", "a: b\r"},
       {"byte order mark after the start", "\n\n\xEF\xBB\xBF"},
+      {"quoted over lines", "a: 'single\n  quoted'\n"},
+      {"quoted over empty lines", "\" 0\n\n\n\""},
       {"flow over lines", "a: [1, # in flow\n  2]\n"},
       {"flow over lines, outdented", "metadata: {a\nb}\n"},
       {"syntax error", "a: [1, 2\n"},
