@@ -8,7 +8,7 @@
 //            by default), statements/s; baseline: the same rows (every object the statements
 //            wrote, with its labels, owners, index keys and event) written into a copy of the
 //            same store with the sqlite3 C API, one BEGIN IMMEDIATE ... COMMIT per statement,
-//            WAL and synchronous=FULL as the store sets them
+//            WAL and synchronous=FULL (each commit durable when it returns, as the store's are)
 //   cold     for each store size (materialized views present), one process each of
 //            `hop -e '!pipeline ...'`, `hop get views -l ...` returning 1,000 of them,
 //            `hop -e '!wait'` (wall and CPU) and `hop -e 'CREATE MATERIALIZED VIEW ...'`; the
@@ -213,8 +213,9 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-// A connection set up as the store sets its own (store/sqlite_store.cc: WAL, kept by the file;
-// synchronous=FULL; foreign keys on).
+// A connection whose commits are durable when they return, as the store's are (store/
+// sqlite_store.cc: WAL, kept by the file; synchronous=FULL, where the store writes with NORMAL
+// and syncs the WAL itself; foreign keys on).
 class Database {
  public:
   explicit Database(const std::string& path) {

@@ -47,9 +47,8 @@ std::string DamagedFileAdvice(sqlite3* db, int code) {
 // entry was made durable before, that is one needless fsync per process that writes (a `hop -e`
 // pays it on every statement). hop's VFS opens such a WAL without SQLITE_OPEN_CREATE, which
 // skips that fsync. A WAL's entry is known to be durable when the marker file beside it names
-// the WAL's identity (device, inode and birth time): the store writes the marker after a
-// durable commit through a connection that opened the WAL with SQLITE_OPEN_CREATE, that is,
-// after SQLite's own directory fsync (docs/store.md, "The WAL's directory entry").
+// the WAL's identity (device, inode and birth time): the store writes the marker at its first
+// sync of the WAL, after an fsync of the directory (docs/store.md, "The WAL's directory entry").
 
 struct FileIdentity {
   uint64_t dev = 0;
@@ -143,6 +142,11 @@ void MarkWalDurable(const std::string& wal_path) {
   if (fd < 0) return;
   [[maybe_unused]] ssize_t n = ::write(fd, text.data(), text.size());
   ::close(fd);
+}
+
+bool WalMarkedDurable(const std::string& wal_path) {
+  const std::optional<FileIdentity> id = IdentityOf(wal_path.c_str());
+  return id && ReadMarker(MarkerPathOf(wal_path)) == id->Text();
 }
 
 Status ErrorStatus(sqlite3* db, std::string_view what) {

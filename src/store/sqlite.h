@@ -81,10 +81,12 @@ class Statement {
 };
 
 // Records that the directory entry of the WAL at `wal_path` is durable, so that connections
-// opened later skip SQLite's directory fsync for it (sqlite.cc, "the VFS"). Call only after a
-// durable commit (a sync of the WAL) through a connection opened before the call. Best effort:
+// opened later skip SQLite's directory fsync for it (sqlite.cc, "the VFS"). Call only once that
+// entry is durable: after an fsync of the WAL's directory made after the WAL was. Best effort:
 // a marker that cannot be written costs later connections one fsync each, nothing else.
 void MarkWalDurable(const std::string& wal_path);
+// Whether the marker MarkWalDurable writes names the WAL now at `wal_path`.
+bool WalMarkedDurable(const std::string& wal_path);
 
 // The SQLite error of `db` as a Status naming `what`.
 Status ErrorStatus(sqlite3* db, std::string_view what);

@@ -388,6 +388,7 @@ class SqliteStore::Impl {
       shared_->WakeAllLocked();
     }
     if (wake_fd_ >= 0) close(wake_fd_);
+    if (wal_fd_ >= 0) close(wal_fd_);
   }
 
   // Opens the store file, creating a new store when the state directory has none. A file that
@@ -427,7 +428,10 @@ class SqliteStore::Impl {
     MakePrivate(path_ + "-wal");
     MakePrivate(path_ + "-shm");
     HOP_RETURN_IF_ERROR(
-        db_.Exec(options_.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF"));
+        // A commit is written with SQLite's sync off, and made durable by SyncWal after the
+        // write lock is released (docs/store.md, "Group commit"); NORMAL still syncs SQLite's
+        // checkpoints.
+        db_.Exec(options_.durable ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=OFF"));
     return db_.Exec("PRAGMA foreign_keys=ON");
   }
 
@@ -855,6 +859,7 @@ class SqliteStore::Impl {
     std::vector<Write> writes;
     Result<std::vector<Resource>> result = Status::Internal("the batch was not committed");
     bool own_error = false;  // `result` is the batch's own failure
+    bool taken = false;      // guarded by queue_mu_: a leader is committing it
     bool done = false;       // guarded by queue_mu_
   };
 
@@ -870,16 +875,19 @@ class SqliteStore::Impl {
     std::unique_lock<std::mutex> queued(queue_mu_);
     queue_.push_back(&mine);
     while (!mine.done) {
-      if (committing_) {
+      // A batch another leader took is done when that leader has made it durable.
+      if (committing_ || mine.taken) {
         queue_cv_.wait(queued);
         continue;
       }
       committing_ = true;
       std::vector<PendingBatch*> group(queue_.begin(), queue_.end());
       queue_.clear();
+      for (PendingBatch* b : group) b->taken = true;
       queued.unlock();
+      int64_t written = 0;  // the group's place among the commits that wrote, if it wrote
       try {
-        CommitGroup(group);
+        written = CommitGroup(group);
       } catch (const std::exception& e) {
         // Whatever went wrong, the batches waiting on this leader must hear of it, and the next
         // caller must be able to lead, with no transaction left open.
@@ -891,25 +899,104 @@ class SqliteStore::Impl {
           b->result = Status::Internal(fmt::format("{}: a commit failed: {}", path_, e.what()));
         }
       }
+      // The next group may be written while this one is made durable.
       queued.lock();
       committing_ = false;
       batches_ += static_cast<int64_t>(group.size());
       ++transactions_;
+      queue_cv_.notify_all();
+      queued.unlock();
+      if (written > 0) {
+        if (Status synced = WaitDurable(written); !synced.ok()) {
+          for (PendingBatch* b : group) {
+            if (b->result.ok()) b->result = synced;
+          }
+        }
+      }
+      queued.lock();
       for (PendingBatch* b : group) b->done = true;
       queue_cv_.notify_all();
     }
     return std::move(mine.result);
   }
 
-  // Commits `group` in one transaction and sets each batch's result. Never throws: a batch
-  // whose writes throw fails alone, as Internal.
-  void CommitGroup(const std::vector<PendingBatch*>& group) {
+  // Returns once the commit `written` (CommitGroup's count) is durable: one fdatasync of the WAL
+  // makes every commit written before it durable, so a caller whose commit an fsync under way
+  // does not cover waits for it and then syncs for itself and every commit written meanwhile.
+  // After a failed fsync nothing written since the last good one can be counted durable (the
+  // kernel may have dropped the pages), so every later commit fails too.
+  Status WaitDurable(int64_t written) {
+    std::unique_lock<std::mutex> lock(sync_mu_);
+    while (synced_ < written) {
+      if (!sync_error_.ok()) return sync_error_;
+      if (syncing_) {
+        sync_cv_.wait(lock);
+        continue;
+      }
+      syncing_ = true;
+      const int64_t target = written_;
+      lock.unlock();
+      Status s = SyncWal();
+      lock.lock();
+      syncing_ = false;
+      if (s.ok()) {
+        synced_ = std::max(synced_, target);
+      } else {
+        sync_error_ = s;
+      }
+      sync_cv_.notify_all();
+    }
+    return Status::OK();
+  }
+
+  // Makes everything written to the WAL so far durable, and, at the first sync of a WAL whose
+  // directory entry is not known to be durable, that entry (docs/store.md, "The WAL's directory
+  // entry"). The WAL stays the same file while this process has the store open: SQLite deletes
+  // it only when the last connection closes. Called by one thread at a time (WaitDurable).
+  Status SyncWal() {
+    const std::string wal = path_ + "-wal";
+    auto failed = [&](const char* what) {
+      return Status::Unavailable(fmt::format(
+          "{}: cannot make the store's writes durable ({} {}: {}); the writes since the last "
+          "durable one may be lost, and this process commits nothing more",
+          path_, what, wal, std::strerror(errno)));
+    };
+    if (wal_fd_ < 0) {
+      wal_fd_ = ::open(wal.c_str(), O_RDONLY | O_CLOEXEC);
+      if (wal_fd_ < 0) return failed("opening");
+    }
+    if (!wal_marked_) {
+      if (!sqlite::WalMarkedDurable(wal)) {
+        const int dir = ::open(shared_->dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const bool synced = dir >= 0 && ::fsync(dir) == 0;
+        if (dir >= 0) ::close(dir);
+        if (!synced) return failed("syncing the directory of");
+      }
+        if (SyncFile(wal_fd_) != 0) return failed("syncing");
+      sqlite::MarkWalDurable(wal);
+      wal_marked_ = true;
+      return Status::OK();
+    }
+    if (SyncFile(wal_fd_) != 0) return failed("syncing");
+    return Status::OK();
+  }
+
+  int SyncFile(int fd) {
+    syncs_.fetch_add(1, std::memory_order_relaxed);
+    return options_.sync_wal ? options_.sync_wal(fd) : ::fdatasync(fd);
+  }
+
+  // Commits `group` in one transaction, visible to readers but not yet durable (WaitDurable),
+  // and sets each batch's result. Returns the commit's number among those that wrote something
+  // (0 when it wrote nothing). Never throws: a batch whose writes throw fails alone, as Internal.
+  int64_t CommitGroup(const std::vector<PendingBatch*>& group) {
     std::unique_lock<std::mutex> lock(mu_);
     // Every batch fails with `s`, but those that failed by themselves keep their own error.
-    auto fail_all = [&](const Status& s) {
+    auto fail_all = [&](const Status& s) -> int64_t {
       for (PendingBatch* b : group) {
         if (!b->own_error) b->result = s;
       }
+      return 0;
     };
     auto fail = [](PendingBatch* b, Status s) {
       b->result = std::move(s);
@@ -959,7 +1046,7 @@ class SqliteStore::Impl {
       }
       if (!savepoints) {
         (void)Rollback(Status::OK());
-        return;
+        return 0;
       }
       (void)Run(writer_, "ROLLBACK TO batch");
       (void)Run(writer_, "RELEASE batch");
@@ -970,17 +1057,18 @@ class SqliteStore::Impl {
       if (!s.ok()) return fail_all(Rollback(s));
     }
     if (Status s = db_.Exec("COMMIT"); !s.ok()) return fail_all(Rollback(s));
-    if (txn.revision == txn.first_revision) return;
-    if (options_.durable && !wal_marked_) {
-      // The commit synced the WAL, and with it (at this connection's first sync) its directory.
-      wal_marked_ = true;
-      sqlite::MarkWalDurable(path_ + "-wal");
+    if (txn.revision == txn.first_revision) return 0;
+    int64_t written = 0;
+    {
+      std::lock_guard<std::mutex> guard(sync_mu_);
+      written = ++written_;
     }
     WakeOtherProcessesLocked();
     lock.unlock();
     std::lock_guard<std::mutex> guard(shared_->mu);
     ++shared_->wakes;
     shared_->WakeReadersLocked();
+    return options_.durable ? written : 0;
   }
 
   // Applies one batch's writes in the open transaction.
@@ -1362,7 +1450,8 @@ class SqliteStore::Impl {
 
   SqliteStore::CommitStats commit_stats() {
     std::lock_guard<std::mutex> lock(queue_mu_);
-    return {batches_, transactions_, static_cast<int64_t>(queue_.size()), committing_};
+    return {batches_, transactions_, syncs_.load(std::memory_order_relaxed),
+            static_cast<int64_t>(queue_.size()), committing_};
   }
 
   const std::string& path() const { return path_; }
@@ -1392,7 +1481,16 @@ class SqliteStore::Impl {
   int64_t transactions_ = 0;          // guarded by queue_mu_
   int wake_fd_ = -1;
   bool wake_opened_ = false;
-  bool wal_marked_ = false;  // MarkWalDurable was called for the writer's connection
+  // Durability (WaitDurable): commits that wrote are numbered in the order they were written.
+  std::mutex sync_mu_;
+  std::condition_variable sync_cv_;
+  int64_t written_ = 0;     // guarded by sync_mu_: the last commit written
+  int64_t synced_ = 0;      // guarded by sync_mu_: the last commit known durable
+  bool syncing_ = false;    // guarded by sync_mu_: an fsync is under way
+  Status sync_error_;       // guarded by sync_mu_: the failed fsync, if one failed
+  int wal_fd_ = -1;         // SyncWal's: the WAL, opened at the first sync
+  std::atomic<int64_t> syncs_{0};  // fsyncs of the WAL (CommitStats)
+  bool wal_marked_ = false;  // SyncWal's: the WAL's directory entry is durable, and marked so
   std::shared_ptr<Shared> shared_;
 };
 

@@ -1,12 +1,14 @@
 // SqliteStore: the embedded Store, one SQLite file (WAL mode) in the state directory. Every batch
-// bumps a global revision kept in the file and appends to an event log, in one transaction with
-// the batches committed at the same moment by other threads (group commit: one fsync for all of
-// them, each batch still all or nothing and failing alone); watches read the log, woken at once
-// by writes in this process and, through a file the writer touches and inotify, by writes of
-// other processes on the same state directory (polling stays as a safety net; docs/store.md).
+// bumps a global revision kept in the file and appends to an event log, in one transaction with the
+// batches committed at the same moment by other threads (group commit: each batch still all or
+// nothing and failing alone), and is reported once an fsync of the log covers it, one fsync for
+// every transaction written before it began (docs/store.md); watches read the log, woken at once by
+// writes in this process and, through a file the writer touches and inotify, by writes of other
+// processes on the same state directory (polling stays as a safety net; docs/store.md).
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -24,8 +26,11 @@ struct SqliteStoreOptions {
   // writing hop.db, a writer that cannot touch the wake file). A second keeps such a write
   // visible within a second, at the cost of one small read transaction a second per idle watch.
   std::chrono::milliseconds safety_poll_interval{1000};
-  // fsync every commit (SQLite synchronous=FULL); off only for tests and benchmarks that say so.
+  // Report a commit only once it is durable (an fsync of the WAL covers it); off only for tests
+  // and benchmarks that say so.
   bool durable = true;
+  // How the WAL is made durable: fdatasync(fd) when empty. Tests put a failing or slow one here.
+  std::function<int(int fd)> sync_wal;
 };
 
 class SqliteStore : public Store {
@@ -52,11 +57,12 @@ class SqliteStore : public Store {
   const std::string& path() const;
 
   // How group commit has gone (docs/store.md, "Group commit"), for tests and metrics: batches
-  // committed or failed, the write transactions they took, and, now, the batches waiting for a
-  // commit and whether one is under way. Thread-safe.
+  // committed or failed, the write transactions they took, the fsyncs that made them durable,
+  // and, now, the batches waiting for a commit and whether one is under way. Thread-safe.
   struct CommitStats {
     int64_t batches = 0;
     int64_t transactions = 0;
+    int64_t syncs = 0;
     int64_t waiting = 0;
     bool committing = false;
   };

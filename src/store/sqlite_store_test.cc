@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -579,6 +581,126 @@ TEST(SqliteStoreGroupCommitTest, ConcurrentCommitsShareDurableTransactions) {
   auto list = store.List({kConfigMap, "", {}});
   ASSERT_TRUE(list.ok());
   EXPECT_EQ(list->items.size(), 2u * kThreads * kBatches);
+}
+
+// The size of the file at `path` (0 when it is missing).
+int64_t FileSize(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
+}
+
+TEST(SqliteStoreDurabilityTest, ACommitIsReportedOnlyOnceAnFsyncCoversIt) {
+  TempDir dir;
+  const std::string wal = dir.path() + "/hop.db-wal";
+  std::atomic<int64_t> synced_bytes{-1};  // the WAL's size when the last fsync began
+  SqliteStoreOptions opts;
+  opts.sync_wal = [&](int fd) {
+    struct stat st {};
+    ::fstat(fd, &st);
+    synced_bytes = st.st_size;
+    return ::fdatasync(fd);
+  };
+  auto opened = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  for (int i = 0; i < 20; ++i) {
+    const int64_t syncs = store.commit_stats().syncs;
+    ASSERT_TRUE(store.Create(ConfigMap("c" + std::to_string(i))).ok());
+    // Every byte of the WAL was written before the fsync that reported the commit began.
+    EXPECT_EQ(synced_bytes.load(), FileSize(wal)) << i;
+    EXPECT_EQ(store.commit_stats().syncs, syncs + 1) << i;
+  }
+  // A batch that writes nothing (a failed one) needs no fsync.
+  const int64_t syncs = store.commit_stats().syncs;
+  EXPECT_FALSE(store.Create(ConfigMap("c0")).ok());
+  EXPECT_EQ(store.commit_stats().syncs, syncs);
+}
+
+TEST(SqliteStoreDurabilityTest, CommitsAreWrittenWhileAnotherIsMadeDurable) {
+  TempDir dir;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool in_first_sync = false, release = false;
+  int calls = 0;
+  SqliteStoreOptions opts;
+  opts.sync_wal = [&](int fd) {
+    std::unique_lock<std::mutex> lock(mu);
+    if (++calls == 1) {
+      in_first_sync = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+    }
+    return ::fdatasync(fd);
+  };
+  auto opened = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  std::atomic<bool> a_done{false}, b_done{false};
+  std::thread a([&] {
+    EXPECT_TRUE(store.Create(ConfigMap("a")).ok());
+    a_done = true;
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return in_first_sync; }));
+  }
+  // While a's fsync is under way, b's commit is written: readers see it at once.
+  std::thread b([&] {
+    EXPECT_TRUE(store.Create(ConfigMap("b")).ok());
+    b_done = true;
+  });
+  bool visible = false;
+  for (int i = 0; i < 1000 && !visible; ++i) {
+    visible = store.Get({kConfigMap, "default", "b"}).ok();
+    if (!visible) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(visible);
+  // Neither is reported before an fsync covers it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(a_done.load());
+  EXPECT_FALSE(b_done.load());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  a.join();
+  b.join();
+  EXPECT_TRUE(a_done && b_done);
+  // b's commit began after a's fsync did, so it needed one of its own.
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(store.commit_stats().transactions, 2);
+}
+
+TEST(SqliteStoreDurabilityTest, AFailedFsyncFailsItsCommitsAndEveryLaterOne) {
+  TempDir dir;
+  std::atomic<int> calls{0};
+  SqliteStoreOptions opts;
+  opts.sync_wal = [&](int fd) {
+    if (++calls == 3) {
+      errno = EIO;
+      return -1;
+    }
+    return ::fdatasync(fd);
+  };
+  auto opened = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  ASSERT_TRUE(store.Create(ConfigMap("a")).ok());
+  ASSERT_TRUE(store.Create(ConfigMap("b")).ok());
+  auto c = store.Create(ConfigMap("c"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(c.status().message().find("cannot make the store's writes durable"),
+            std::string::npos)
+      << c.status().ToString();
+  EXPECT_NE(c.status().message().find("Input/output error"), std::string::npos);
+  // The kernel may have dropped what the failed fsync did not write: nothing later can be
+  // counted durable, though the next fsync would succeed.
+  auto d = store.Create(ConfigMap("d"));
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(calls.load(), 3);
 }
 
 TEST_F(SqliteStoreTest, WatchesOfDifferentKindsEachGetTheirEventsFromSharedReads) {
