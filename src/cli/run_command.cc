@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <string>
+#include <utility>
+
 #include "cli/resource_commands.h"
 #include "common/strings.h"
 #include "engine/output.h"
@@ -40,6 +44,10 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
   }
   session::Session session(store, std::move(props).value());
   session.set_control_plane_starter(options.start_control_plane);
+  // A statement's output waits for its batch to be durable while the next item runs
+  // (docs/store.md, "Writing and syncing"): its planning overlaps the last one's fsync, and
+  // statements written meanwhile share it.
+  session.set_report_when_written(true);
   int failed = 0;
   bool printed = false;       // by an earlier item
   bool item_printed = false;  // by the item running
@@ -52,7 +60,39 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
     out << EscapeForTerminal(o);
     o.clear();
   };
-  session.set_output_flush(write);
+  auto report_error = [&](const Status& st, std::string_view name) {
+    ++failed;
+    // A script's errors name the script; a statement given with -e is its own context.
+    if (!name.empty()) err << EscapeForTerminal(name) << ": ";
+    err << EscapeForTerminal(st.ToString()) << "\n" << std::flush;
+  };
+  // The item whose output waits for its batch to be durable, if any.
+  struct Held {
+    std::string output;
+    std::string name;
+    int64_t durable_mark = 0;
+  };
+  std::optional<Held> held;
+  // Shows the held item's output once its batch is durable, or the error that it is not.
+  auto release = [&] {
+    if (!held) return;
+    Held h = std::move(*held);
+    held.reset();
+    const bool running_printed = item_printed;
+    item_printed = false;
+    if (Status durable = store.WaitDurable(h.durable_mark); !durable.ok()) {
+      report_error(durable, h.name);
+    } else {
+      write(h.output);
+      printed |= item_printed;
+      out << std::flush;
+    }
+    item_printed = running_printed;
+  };
+  session.set_output_flush([&](std::string& o) {
+    release();
+    write(o);
+  });
   // Item by item, so that output and errors interleave as they happen.
   auto run = [&](std::string_view script, std::string_view name) {
     for (const sql::ScriptItem& item : sql::SplitScript(script)) {
@@ -60,14 +100,21 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
       item_printed = false;
       Status st = session.Execute(item.text, item.kind == sql::ScriptItem::Kind::kCommand, o,
                                   {item.loc.line, item.loc.column, item.line_prefix});
-      write(o);
+      const int64_t durable_mark = session.TakeDurableMark();
+      release();
+      if (st.ok() && durable_mark != 0 && !item_printed) {
+        held = Held{std::move(o), std::string(name), durable_mark};
+        continue;
+      }
+      // (An item that failed after a batch it wrote, or that streamed, waits for it here.)
+      Status durable = store.WaitDurable(durable_mark);
+      if (durable.ok() || !st.ok()) write(o);
       printed |= item_printed;
       out << std::flush;
       if (!st.ok()) {
-        ++failed;
-        // A script's errors name the script; a statement given with -e is its own context.
-        if (!name.empty()) err << EscapeForTerminal(name) << ": ";
-        err << EscapeForTerminal(st.ToString()) << "\n" << std::flush;
+        report_error(st, name);
+      } else if (!durable.ok()) {
+        report_error(durable, name);
       }
     }
   };
@@ -75,11 +122,13 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
   if (!options.file.empty()) {
     std::string text;
     if (Status read = ReadInput(options.file, &text); !read.ok()) {
+      release();
       err << "hop: " << EscapeForTerminal(read.message()) << "\n";
       return 2;
     }
     run(text, options.file == "-" ? "<stdin>" : options.file);
   }
+  release();
   return failed > 0 ? 1 : 0;
 }
 

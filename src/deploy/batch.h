@@ -36,6 +36,10 @@ struct ExecuteOptions {
   // read from the store.
   const catalog::Catalog* catalog = nullptr;
   const RenderContext* render = nullptr;
+  // Return once the statement's batch is written, not yet durable: Outcome::durable_mark is then
+  // what the caller waits on before it reports the statement (a script's next statement is
+  // planned meanwhile; docs/store.md, "Writing and syncing").
+  bool report_when_written = false;
 };
 
 // One write of a statement, and how the statement's summary names it.

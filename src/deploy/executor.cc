@@ -182,7 +182,10 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
   if (changes.empty()) return outcome;
   std::vector<Write> writes;
   for (const auto& c : changes) writes.push_back(c.write);
-  auto committed = store_.Commit(std::move(writes));
+  int64_t durable_mark = 0;
+  auto committed = options_.report_when_written
+                       ? store_.CommitWritten(std::move(writes), &durable_mark)
+                       : store_.Commit(std::move(writes));
   if (!committed.ok()) {
     // NotFound: an object the batch read (to update or delete it) was deleted by another writer
     // meanwhile, e.g. two DROPs of one table; planned again, the statement says it is not there.
@@ -201,6 +204,7 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
     }
     return committed.status();
   }
+  outcome.durable_mark = durable_mark;
   std::vector<Resource> written = std::move(committed).value();
   // Tables whose TableProvisionJobs this statement wrote: the operator creates them.
   for (const std::string& q : batch.queued()) outcome.effects.push_back(q);

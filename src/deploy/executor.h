@@ -38,6 +38,9 @@ struct Outcome {
   std::vector<std::string> effects;
   // What validators warned about, as their tree (empty when nothing).
   std::string warnings;
+  // With ExecuteOptions::report_when_written: Store::WaitDurable's mark for the batch (0: none
+  // to wait for).
+  int64_t durable_mark = 0;
 
   // `CREATE MATERIALIZED VIEW ADS.AUDIENCE: view/ads-audience, pipeline/ads-audience created`;
   // `...: nothing to do` when the statement changed nothing (IF NOT EXISTS). Effects follow,

@@ -473,8 +473,10 @@ Status Session::Statement(std::string_view text, ResultSink& sink, const SourceO
     StartedControlPlane(
         ControlPlaneNeed::kRun);  // what the statement writes is reconciled here, if anywhere
     HOP_ASSIGN_OR_RETURN(deploy::ExecuteOptions options, ExecuteOptions());
+    options.report_when_written = report_when_written_;
     deploy::Executor executor(store_, std::move(options));
     HOP_ASSIGN_OR_RETURN(deploy::Outcome outcome, executor.Execute(*stmt));
+    durable_mark_ = std::max(durable_mark_, outcome.durable_mark);
     sink.Text(outcome.Summary() + "\n");
     if (!outcome.warnings.empty()) sink.Warnings(outcome.warnings);
     if (std::string note = LocalViewNote(*stmt); !note.empty()) sink.Text(note);

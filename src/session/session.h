@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -116,6 +117,13 @@ class Session {
   // Where a long result goes while it is written: called with the output so far, which it
   // empties, whenever that grows past a chunk. Without it everything is appended to `out`.
   void set_output_flush(std::function<void(std::string&)> flush) { flush_ = std::move(flush); }
+  // DDL statements return once their batch is written, before it is durable (deploy::
+  // ExecuteOptions::report_when_written), and TakeDurableMark gives what to wait for
+  // (store::Store::WaitDurable) before their output is shown: a script runs its next statement
+  // meanwhile (`hop -f`; docs/store.md, "Writing and syncing").
+  void set_report_when_written(bool on) { report_when_written_ = on; }
+  // The mark of the last batch written since the last call (0: none), which it resets.
+  int64_t TakeDurableMark() { return std::exchange(durable_mark_, 0); }
 
  private:
   Status Statement(std::string_view text, ResultSink& sink, const SourceOrigin& origin);
@@ -208,6 +216,8 @@ class Session {
   ControlPlane* control_plane_ = nullptr;
   ControlPlaneStarter start_control_plane_;
   std::function<void(std::string&)> flush_;
+  bool report_when_written_ = false;
+  int64_t durable_mark_ = 0;
   std::unique_ptr<engine::Engine> engine_;
   std::optional<catalog::Catalog> narrowed_;  // QueryCatalog's, when `catalogs` is set
   // The control plane, made now if it has a starter, and run when `need` says so.

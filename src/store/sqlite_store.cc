@@ -861,6 +861,8 @@ class SqliteStore::Impl {
     bool own_error = false;  // `result` is the batch's own failure
     bool taken = false;      // guarded by queue_mu_: a leader is committing it
     bool done = false;       // guarded by queue_mu_
+    bool durable = true;     // reported once durable, else once written (CommitWritten)
+    int64_t written = 0;     // the commit that wrote it (WaitDurable's mark), if it wrote
   };
 
   // Group commit (docs/store.md, "Group commit"): a caller queues its batch; whoever finds no
@@ -869,9 +871,13 @@ class SqliteStore::Impl {
   // fails is rolled back alone and the others still commit. The others wait meanwhile and take
   // their own result. Batches are applied in the order they were queued, each seeing the writes
   // of those before it, as if each had been committed alone in that order.
-  Result<std::vector<Resource>> Commit(std::vector<Write> writes) {
+  // With `durable` false the batch is reported once written, and `*durable_mark` is what
+  // WaitDurable then takes (SqliteStore::CommitWritten).
+  Result<std::vector<Resource>> Commit(std::vector<Write> writes, bool durable = true,
+                                       int64_t* durable_mark = nullptr) {
     PendingBatch mine;
     mine.writes = std::move(writes);
+    mine.durable = durable;
     std::unique_lock<std::mutex> queued(queue_mu_);
     queue_.push_back(&mine);
     while (!mine.done) {
@@ -899,24 +905,36 @@ class SqliteStore::Impl {
           b->result = Status::Internal(fmt::format("{}: a commit failed: {}", path_, e.what()));
         }
       }
-      // The next group may be written while this one is made durable.
+      // The next group may be written while this one is made durable. Batches that are
+      // reported once written are done now.
       queued.lock();
       committing_ = false;
       batches_ += static_cast<int64_t>(group.size());
       ++transactions_;
+      // (A batch marked done may be gone at once: only `to_sync` is touched after.)
+      std::vector<PendingBatch*> to_sync;
+      for (PendingBatch* b : group) {
+        if (b->result.ok()) b->written = written;
+        if (b->durable && written > 0) {
+          to_sync.push_back(b);
+        } else {
+          b->done = true;
+        }
+      }
       queue_cv_.notify_all();
-      queued.unlock();
-      if (written > 0) {
+      if (!to_sync.empty()) {
+        queued.unlock();
         if (Status synced = WaitDurable(written); !synced.ok()) {
-          for (PendingBatch* b : group) {
+          for (PendingBatch* b : to_sync) {
             if (b->result.ok()) b->result = synced;
           }
         }
+        queued.lock();
+        for (PendingBatch* b : to_sync) b->done = true;
+        queue_cv_.notify_all();
       }
-      queued.lock();
-      for (PendingBatch* b : group) b->done = true;
-      queue_cv_.notify_all();
     }
+    if (durable_mark != nullptr) *durable_mark = mine.written;
     return std::move(mine.result);
   }
 
@@ -1630,6 +1648,15 @@ Result<std::vector<Resource>> SqliteStore::Commit(std::vector<Write> writes) {
   if (writes.empty()) return std::vector<Resource>{};
   return impl_->Commit(std::move(writes));
 }
+
+Result<std::vector<Resource>> SqliteStore::CommitWritten(std::vector<Write> writes,
+                                                         int64_t* durable_mark) {
+  *durable_mark = 0;
+  if (writes.empty()) return std::vector<Resource>{};
+  return impl_->Commit(std::move(writes), /*durable=*/false, durable_mark);
+}
+
+Status SqliteStore::WaitDurable(int64_t durable_mark) { return impl_->WaitDurable(durable_mark); }
 std::unique_ptr<Watch> SqliteStore::StartWatch(const WatchOptions& options) {
   return impl_->StartWatch(options);
 }

@@ -49,6 +49,9 @@ class SqliteStore : public Store {
   Result<int64_t> ListEach(const ListOptions& options,
                            const std::function<void(Resource)>& visit) override;
   Result<std::vector<Resource>> Commit(std::vector<Write> writes) override;
+  Result<std::vector<Resource>> CommitWritten(std::vector<Write> writes,
+                                              int64_t* durable_mark) override;
+  Status WaitDurable(int64_t durable_mark) override;
   std::unique_ptr<Watch> StartWatch(const WatchOptions& options) override;
   Result<int64_t> Revision() override;
   // The object count and the database's size in pages, read in one transaction.

@@ -672,6 +672,72 @@ TEST(SqliteStoreDurabilityTest, CommitsAreWrittenWhileAnotherIsMadeDurable) {
   EXPECT_EQ(store.commit_stats().transactions, 2);
 }
 
+TEST(SqliteStoreDurabilityTest, CommitWrittenReturnsBeforeTheFsyncThatWaitDurableWaitsFor) {
+  TempDir dir;
+  std::atomic<int> calls{0};
+  SqliteStoreOptions opts;
+  opts.sync_wal = [&](int fd) {
+    ++calls;
+    return ::fdatasync(fd);
+  };
+  auto opened = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  int64_t a = 0, b = 0;
+  ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("a"))}, &a).ok());
+  ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("b"))}, &b).ok());
+  // Written and visible, not yet synced.
+  EXPECT_GT(a, 0);
+  EXPECT_GT(b, a);
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_TRUE(store.Get({kConfigMap, "default", "b"}).ok());
+  // One fsync covers both.
+  EXPECT_TRUE(store.WaitDurable(a).ok());
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_TRUE(store.WaitDurable(b).ok());
+  EXPECT_EQ(calls.load(), 1);
+  // A batch that fails writes nothing and has nothing to wait for.
+  int64_t again = -1;
+  EXPECT_FALSE(store.CommitWritten({Write::Create(ConfigMap("a"))}, &again).ok());
+  EXPECT_EQ(again, 0);
+  EXPECT_TRUE(store.WaitDurable(0).ok());
+  EXPECT_EQ(calls.load(), 1);
+}
+
+// Batches reported once written and batches reported once durable share groups: each caller
+// gets its own result, and those that waited find their batch durable (under ASan, a leader that
+// touched a batch whose caller had already gone would be caught here).
+TEST(SqliteStoreDurabilityTest, WrittenAndDurableBatchesShareGroups) {
+  TempDir dir;
+  auto opened = SqliteStore::Open(dir.path());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  constexpr int kThreads = 6;
+  constexpr int kBatches = 40;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int n = 0; n < kBatches; ++n) {
+        const std::string name = "t" + std::to_string(t) + "-" + std::to_string(n);
+        if (t % 2 == 0) {
+          int64_t mark = 0;
+          auto r = store.CommitWritten({Write::Create(ConfigMap(name))}, &mark);
+          if (!r.ok() || r->size() != 1 || mark <= 0 || !store.WaitDurable(mark).ok()) {
+            ++failures;
+          }
+        } else if (!store.Create(ConfigMap(name)).ok()) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(store.List({kConfigMap, "", {}})->items.size(), size_t{kThreads * kBatches});
+  EXPECT_EQ(store.commit_stats().batches, kThreads * kBatches);
+}
+
 TEST(SqliteStoreDurabilityTest, AFailedFsyncFailsItsCommitsAndEveryLaterOne) {
   TempDir dir;
   std::atomic<int> calls{0};

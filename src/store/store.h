@@ -150,6 +150,16 @@ class Store {
   // as marked for deletion).
   virtual Result<std::vector<Resource>> Commit(std::vector<Write> writes) = 0;
 
+  // Commit, returning once the batch is written (visible to readers) rather than durable:
+  // `*durable_mark` is then the mark WaitDurable takes. A caller that reports the batch waits
+  // for it first, and may meanwhile go on (a script goes on to its next statement; docs/
+  // store.md, "Writing and syncing"). The default commits durably and sets 0.
+  virtual Result<std::vector<Resource>> CommitWritten(std::vector<Write> writes,
+                                                      int64_t* durable_mark);
+  // Returns once the batch CommitWritten gave `durable_mark` for is durable (at once for 0).
+  // Errors: the store could not make it durable (Unavailable).
+  virtual Status WaitDurable(int64_t durable_mark);
+
   // The object `ref` names, or nullopt when there is none; other errors as Get's.
   Result<std::optional<Resource>> Find(const ObjectRef& ref);
 
