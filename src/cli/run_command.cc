@@ -36,6 +36,30 @@ Result<session::Properties> SessionProperties(const RunOptions& options) {
   return p;
 }
 
+bool RunsWhileOutputWaits(const sql::ScriptItem& item) {
+  if (item.kind != sql::ScriptItem::Kind::kStatement) return false;
+  std::string_view text = item.text;
+  for (;;) {
+    const size_t start = text.find_first_not_of(" \t\r\n");
+    if (start == std::string_view::npos) return false;
+    text.remove_prefix(start);
+    if (text.starts_with("--")) {
+      const size_t end = text.find('\n');
+      if (end == std::string_view::npos) return false;
+      text.remove_prefix(end);
+    } else if (text.starts_with("/*")) {
+      const size_t end = text.find("*/");
+      if (end == std::string_view::npos) return false;
+      text.remove_prefix(end + 2);
+    } else {
+      break;
+    }
+  }
+  const std::string word = AsciiToUpper(text.substr(0, text.find_first_of(" \t\r\n(;")));
+  return word == "CREATE" || word == "DROP" || word == "ALTER" || word == "FIRE" ||
+         word == "PAUSE" || word == "RESUME";
+}
+
 int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, std::ostream& err) {
   auto props = SessionProperties(options);
   if (!props.ok()) {
@@ -96,6 +120,7 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
   // Item by item, so that output and errors interleave as they happen.
   auto run = [&](std::string_view script, std::string_view name) {
     for (const sql::ScriptItem& item : sql::SplitScript(script)) {
+      if (!RunsWhileOutputWaits(item)) release();
       std::string o;
       item_printed = false;
       Status st = session.Execute(item.text, item.kind == sql::ScriptItem::Kind::kCommand, o,

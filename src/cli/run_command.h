@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "session/session.h"
+#include "sql/script.h"
 #include "store/store.h"
 
 namespace hop::cli {
@@ -30,6 +31,14 @@ struct RunOptions {
 // Builds the session properties from the flags; errors name the bad flag.
 Result<session::Properties> SessionProperties(const RunOptions& options);
 
+// Runs the -e scripts, then the -f file, item by item. A DDL statement's output is shown once its
+// batch is durable, while the next item runs if RunsWhileOutputWaits (docs/shell.md, "Scripts").
 int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, std::ostream& err);
+
+// Whether `item` is a DDL statement (CREATE, DROP, ALTER, FIRE, PAUSE, RESUME), which runs while
+// the last one's output waits for its batch to be durable. Anything else (a query, a command such
+// as `!wait`) may take long, so the held output is shown before it runs. Decided by the first
+// word; comments before it are skipped.
+bool RunsWhileOutputWaits(const sql::ScriptItem& item);
 
 }  // namespace hop::cli

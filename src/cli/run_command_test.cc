@@ -13,8 +13,11 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/resource_commands.h"
+#include "sql/script.h"
 #include "store/sqlite_store.h"
 #include "test/lib/datadriven.h"
 
@@ -123,6 +126,27 @@ TEST_F(RunScriptTest, AStatementWhoseBatchCannotBeMadeDurableFails) {
     ++failures;
   }
   EXPECT_EQ(failures, static_cast<size_t>(kStatements)) << err.str();
+}
+
+// The items that run while the last DDL statement's output waits for its fsync: DDL only.
+TEST(RunsWhileOutputWaitsTest, DdlRunsWhileTheLastOutputWaitsAndNothingElseDoes) {
+  auto first = [](std::string_view script) {
+    const std::vector<sql::ScriptItem> items = sql::SplitScript(script);
+    EXPECT_EQ(items.size(), 1u) << script;
+    return items.empty() ? sql::ScriptItem{} : items[0];
+  };
+  for (std::string_view ddl :
+       {"CREATE MATERIALIZED VIEW a.b AS SELECT 1;", "  create table t (a int);",
+        "-- a comment\n/* another */ DROP VIEW v;", "ALTER TRIGGER t PAUSE;", "fire view a.b;",
+        "PAUSE TRIGGER t;", "RESUME TRIGGER t;", "CREATE(x);"}) {
+    EXPECT_TRUE(RunsWhileOutputWaits(first(ddl))) << ddl;
+  }
+  for (std::string_view other :
+       {"SELECT 1;", "REFRESH MATERIALIZED VIEW a.b;", "INSERT INTO t VALUES (1);", "!wait",
+        "!pipeline CREATE MATERIALIZED VIEW a.b AS SELECT 1;", "-- CREATE\nSELECT 1;",
+        "/* CREATE */ SHOW namespace;", "CREATED;", "EXPLAIN CREATE VIEW v AS SELECT 1;"}) {
+    EXPECT_FALSE(RunsWhileOutputWaits(first(other))) << other;
+  }
 }
 
 }  // namespace
