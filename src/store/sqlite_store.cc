@@ -23,7 +23,9 @@
 // wrote something, the writer touches `hop.db-wake` in the state directory (futimens: one system
 // call, after the commit is visible to readers). A store with open watches runs one thread that
 // waits on an inotify descriptor watching the state directory and wakes the watches when that
-// file is touched; polling stays as a safety net for writers that do not touch it.
+// file is touched by another writer; polling stays as a safety net for writers that do not touch
+// it. A store's own touches carry a token in the file's access time, by which its thread tells
+// them from other writers' and leaves its watches alone: a commit of this store woke them itself.
 #include "store/sqlite_store.h"
 
 #include <fcntl.h>
@@ -239,9 +241,34 @@ struct Shared {
   // watch still looks when its poll interval passes without a wake: the safety net).
   int64_t known_revision = -1;
   uint64_t known_at_wakes = 0;
+  // The token this store's touches of the wake file set as its access time: the seconds are the
+  // store's, drawn at random, and the nanoseconds count its touches. The count is set before
+  // each touch, so a file that shows the latest was touched by this store last.
+  const int64_t touch_seconds = NewTouchSeconds();
+  std::atomic<int64_t> last_touch{-1};
+  // Wake-ups of the watches by the listener: writes of other writers.
+  std::atomic<int64_t> wakes_from_others{0};
   // While watches > 0, unless inotify could not be used. Declared last: it goes first, and its
   // thread, which locks `mu`, is joined before `mu` goes.
   std::unique_ptr<WakeListener> listener;
+
+  // Whether the wake file was last touched by this store: then every touch before it was made
+  // after its writer's commit, so before this store's own commit woke the watches, whose reads
+  // see that commit too (docs/store.md, "Watches across processes").
+  bool LastTouchWasOwn() const {
+    struct stat st;
+    if (::stat((std::filesystem::path(dir) / kWakeFile).c_str(), &st) != 0) return false;
+    return st.st_atim.tv_sec == touch_seconds && st.st_atim.tv_nsec == last_touch.load();
+  }
+
+  // A second count in [2^20, 2^31): a date between 1970 and 2038, which every file system hop
+  // runs on can store.
+  static int64_t NewTouchSeconds() {
+    std::random_device seed;
+    const uint64_t r =
+        (static_cast<uint64_t>(seed()) << 32) ^ seed() ^ static_cast<uint64_t>(::getpid());
+    return static_cast<int64_t>((1u << 20) + r % ((1u << 31) - (1u << 20)));
+  }
 
   // After `wakes` moved: wakes one waiting watch for each cursor at which watches wait. It reads
   // the log for every watch at its cursor and wakes those it found events for; the others sleep
@@ -299,7 +326,8 @@ void WakeListener::Run() {
       break;
     }
     if (fds[1].revents != 0) return;
-    bool wake = false;
+    bool touched = false;  // the wake file's times changed
+    bool wake = false;     // something else happened that may hide a write
     bool gone = false;
     while (true) {
       const ssize_t n = read(inotify_fd_, buffer, sizeof(buffer));
@@ -309,12 +337,21 @@ void WakeListener::Run() {
         at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
         if (e->mask & IN_Q_OVERFLOW) wake = true;  // events were lost: look
         if (e->mask & IN_IGNORED) gone = true;
-        if (e->len > 0 && std::strcmp(e->name, kWakeFile) == 0) wake = true;
+        if (e->len > 0 && std::strcmp(e->name, kWakeFile) == 0) {
+          if (e->mask & IN_ATTRIB) {
+            touched = true;
+          } else {
+            wake = true;  // created or replaced
+          }
+        }
       }
     }
-    if (wake || gone) {
+    // A touch this store made last needs no wake-up: its commit woke the watches already.
+    if (touched && !wake && !gone && shared_->LastTouchWasOwn()) touched = false;
+    if (touched || wake || gone) {
       std::lock_guard<std::mutex> lock(shared_->mu);
       ++shared_->wakes;
+      ++shared_->wakes_from_others;
       if (gone) alive_ = false;
       shared_->WakeReadersLocked();
     }
@@ -1126,7 +1163,14 @@ class SqliteStore::Impl {
       wake_fd_ =
           OpenPrivateFile((std::filesystem::path(shared_->dir) / kWakeFile).string(), O_WRONLY);
     }
-    if (wake_fd_ >= 0) futimens(wake_fd_, nullptr);
+    if (wake_fd_ < 0) return;
+    // The access time carries this store's token (Shared::LastTouchWasOwn); the modification
+    // time is now, as a plain touch sets it. inotify reports either change (IN_ATTRIB).
+    const int64_t n = (shared_->last_touch.load() + 1) % 1000000000;
+    shared_->last_touch.store(n);
+    const timespec times[2] = {{static_cast<time_t>(shared_->touch_seconds), static_cast<long>(n)},
+                               {0, UTIME_NOW}};
+    futimens(wake_fd_, times);
   }
 
   Status Compact(const Txn& txn) {
@@ -1468,8 +1512,12 @@ class SqliteStore::Impl {
 
   SqliteStore::CommitStats commit_stats() {
     std::lock_guard<std::mutex> lock(queue_mu_);
-    return {batches_, transactions_, syncs_.load(std::memory_order_relaxed),
-            static_cast<int64_t>(queue_.size()), committing_};
+    return {batches_,
+            transactions_,
+            syncs_.load(std::memory_order_relaxed),
+            static_cast<int64_t>(queue_.size()),
+            committing_,
+            shared_->wakes_from_others.load()};
   }
 
   const std::string& path() const { return path_; }

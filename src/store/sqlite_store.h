@@ -61,13 +61,16 @@ class SqliteStore : public Store {
 
   // How group commit has gone (docs/store.md, "Group commit"), for tests and metrics: batches
   // committed or failed, the write transactions they took, the fsyncs that made them durable,
-  // and, now, the batches waiting for a commit and whether one is under way. Thread-safe.
+  // and, now, the batches waiting for a commit and whether one is under way. Also how often
+  // the watches were woken by other writers' touches of the wake file (docs/store.md, "Watches
+  // across processes"); this store's own touches wake no one. Thread-safe.
   struct CommitStats {
     int64_t batches = 0;
     int64_t transactions = 0;
     int64_t syncs = 0;
     int64_t waiting = 0;
     bool committing = false;
+    int64_t wakes_from_others = 0;
   };
   CommitStats commit_stats() const;
 

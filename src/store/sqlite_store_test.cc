@@ -1,5 +1,6 @@
 #include "store/sqlite_store.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -1168,6 +1169,58 @@ TEST(SqliteStoreWakeTest, EveryWaitingWatchHearsOfItsEventsAtOnce) {
     EXPECT_EQ(w.names.size(), w.expected);
     EXPECT_LT(w.slowest, std::chrono::seconds(1));
   }
+}
+
+// A store's own commits touch the wake file with its token, and its listener leaves its
+// watches alone; another store's commit on the same directory (another writer, as another
+// process would be) wakes them at once, and the watch sees it well before the safety poll
+// (docs/store.md, "Watches across processes").
+TEST(SqliteStoreWakeTest, OwnTouchesWakeNoOneAndOtherWritersDo) {
+  TempDir dir;
+  SqliteStoreOptions opts;
+  opts.durable = false;
+  opts.poll_interval = std::chrono::seconds(30);
+  opts.safety_poll_interval = std::chrono::seconds(30);
+  auto mine = SqliteStore::Open(dir.path(), opts);
+  auto other = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(mine.ok() && other.ok());
+  auto watch = (*mine)->StartWatch({kConfigMap, "", 0});
+  Event e;
+  // The first commit creates the wake file, which wakes the watches as any new wake file does.
+  ASSERT_TRUE((*mine)->Create(ConfigMap("first")).ok());
+  ASSERT_EQ(watch->Next(std::chrono::seconds(5), &e), Watch::Outcome::kEvent);
+  // The listener has had time to see each touch (inotify reports it within microseconds).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const int64_t created = (*mine)->commit_stats().wakes_from_others;
+  EXPECT_LE(created, 1);
+  constexpr int kOwn = 20;
+  for (int i = 0; i < kOwn; ++i) {
+    ASSERT_TRUE((*mine)->Create(ConfigMap("own" + std::to_string(i))).ok());
+    ASSERT_EQ(watch->Next(std::chrono::seconds(5), &e), Watch::Outcome::kEvent);
+    EXPECT_EQ(e.object.name(), "own" + std::to_string(i));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ((*mine)->commit_stats().wakes_from_others, created);
+
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE((*other)->Create(ConfigMap("theirs")).ok());
+  ASSERT_EQ(watch->Next(std::chrono::seconds(20), &e), Watch::Outcome::kEvent);
+  EXPECT_EQ(e.object.name(), "theirs");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_GE((*mine)->commit_stats().wakes_from_others, 1);
+
+  // A touch by a writer that sets no token (an older hop) wakes them too.
+  const int64_t before = (*mine)->commit_stats().wakes_from_others;
+  const int fd = ::open((dir.path() + "/hop.db-wake").c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::futimens(fd, nullptr), 0);
+  ::close(fd);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while ((*mine)->commit_stats().wakes_from_others == before &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GT((*mine)->commit_stats().wakes_from_others, before);
 }
 
 TEST(SqliteStoreRetentionTest, OldRevisionsAreTooOld) {
