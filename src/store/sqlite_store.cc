@@ -1170,7 +1170,9 @@ class SqliteStore::Impl {
     shared_->last_touch.store(n);
     const timespec times[2] = {{static_cast<time_t>(shared_->touch_seconds), static_cast<long>(n)},
                                {0, UTIME_NOW}};
-    futimens(wake_fd_, times);
+    // Setting a time needs the file's owner (root is one too); a writer that is not falls back
+    // to a plain touch, which wakes every watch as before.
+    if (futimens(wake_fd_, times) != 0) futimens(wake_fd_, nullptr);
   }
 
   Status Compact(const Txn& txn) {
