@@ -48,6 +48,16 @@ class TempDir {
   std::string path_;
 };
 
+// Options for a store that is not durable and whose idle watches look every `poll`, whether or
+// not other writers can wake them.
+SqliteStoreOptions PollingEvery(std::chrono::milliseconds poll) {
+  SqliteStoreOptions opts;
+  opts.durable = false;
+  opts.poll_interval = poll;
+  opts.safety_poll_interval = poll;
+  return opts;
+}
+
 Resource Database(const std::string& name, const std::string& url = "jdbc:demodb://names=ads") {
   Json doc = Json::parse(R"({"apiVersion": "hoptimator.linkedin.com/v1alpha1", "kind": "Database",
                              "metadata": {}, "spec": {}})");
@@ -818,10 +828,7 @@ TEST_F(SqliteStoreTest, WatchesOfDifferentKindsEachGetTheirEventsFromSharedReads
 // poll, however sure the last read was that nothing was new.
 TEST(SqliteStorePollTest, AWriteThatWakesNoOneIsSeenAtTheNextPoll) {
   TempDir dir;
-  SqliteStoreOptions opts;
-  opts.durable = false;
-  opts.poll_interval = std::chrono::milliseconds(50);
-  opts.safety_poll_interval = std::chrono::milliseconds(50);
+  const SqliteStoreOptions opts = PollingEvery(std::chrono::milliseconds(50));
   auto store = SqliteStore::Open(dir.path(), opts);
   ASSERT_TRUE(store.ok());
   ASSERT_TRUE((*store)->Create(ConfigMap("a")).ok());
@@ -1114,10 +1121,7 @@ TEST_F(SqliteStoreTest, WatchWakesOnWritesAndClose) {
 // watch gets each of its events well within a second.
 TEST(SqliteStoreWakeTest, EveryWaitingWatchHearsOfItsEventsAtOnce) {
   TempDir dir;
-  SqliteStoreOptions opts;
-  opts.durable = false;
-  opts.poll_interval = std::chrono::seconds(10);
-  opts.safety_poll_interval = std::chrono::seconds(10);
+  const SqliteStoreOptions opts = PollingEvery(std::chrono::seconds(10));
   auto store = SqliteStore::Open(dir.path(), opts);
   ASSERT_TRUE(store.ok());
   auto now = [] { return std::chrono::steady_clock::now(); };
@@ -1177,10 +1181,7 @@ TEST(SqliteStoreWakeTest, EveryWaitingWatchHearsOfItsEventsAtOnce) {
 // (docs/store.md, "Watches across processes").
 TEST(SqliteStoreWakeTest, OwnTouchesWakeNoOneAndOtherWritersDo) {
   TempDir dir;
-  SqliteStoreOptions opts;
-  opts.durable = false;
-  opts.poll_interval = std::chrono::seconds(30);
-  opts.safety_poll_interval = std::chrono::seconds(30);
+  const SqliteStoreOptions opts = PollingEvery(std::chrono::seconds(30));
   auto mine = SqliteStore::Open(dir.path(), opts);
   auto other = SqliteStore::Open(dir.path(), opts);
   ASSERT_TRUE(mine.ok() && other.ok());
