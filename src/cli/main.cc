@@ -773,7 +773,13 @@ int Main(int argc, char** argv) {
     return hop::cli::RunServe(serve_opts, *store, std::cout, std::cerr);
   }
 
-  auto store = OpenStore(where);
+  // A session's watches (its operator's, !wait's) hear of other processes' writes by polling
+  // for their first 200 ms and by the wake listener after: a command that ends sooner never
+  // opens the listener, whose teardown at exit can cost more than the whole command
+  // (docs/store.md, "Watches across processes").
+  hop::store::SqliteStoreOptions session_store;
+  session_store.listen_after = std::chrono::milliseconds(200);
+  auto store = OpenStore(where, session_store);
   if (!store) return 1;
   run_opts.state_dir = local_dir;
   run_opts.provisioners = &provisioners;

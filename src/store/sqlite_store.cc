@@ -26,6 +26,8 @@
 // file is touched by another writer; polling stays as a safety net for writers that do not touch
 // it. A store's own touches carry a token in the file's access time, by which its thread tells
 // them from other writers' and leaves its watches alone: a commit of this store woke them itself.
+// A store opened with listen_after (a command's) starts that thread only that long after it
+// opened; its watches poll until then.
 #include "store/sqlite_store.h"
 
 #include <fcntl.h>
@@ -248,9 +250,25 @@ struct Shared {
   std::atomic<int64_t> last_touch{-1};
   // Wake-ups of the watches by the listener: writes of other writers.
   std::atomic<int64_t> wakes_from_others{0};
-  // While watches > 0, unless inotify could not be used. Declared last: it goes first, and its
-  // thread, which locks `mu`, is joined before `mu` goes.
+  // When the watches may start the listener (SqliteStoreOptions::listen_after), and whether they
+  // tried since the first of them opened: inotify could not be used, and they poll.
+  std::chrono::steady_clock::time_point listen_from;
+  bool listen_tried = false;
+  // While watches > 0 from listen_from on, unless inotify could not be used. Declared last: it
+  // goes first, and its thread, which locks `mu`, is joined before `mu` goes.
   std::unique_ptr<WakeListener> listener;
+
+  // Starts the listener if the watches should have one and do not. The watches then look at the
+  // log once more, as after a write: another process may have committed after their last read
+  // and before the listener began. With `mu` held.
+  void ListenLocked(std::chrono::steady_clock::time_point now) {
+    if (listen_tried || watches == 0 || now < listen_from) return;
+    listen_tried = true;
+    listener = WakeListener::Start(dir, this);
+    if (!listener) return;
+    ++wakes;
+    WakeReadersLocked();
+  }
 
   // Whether the wake file was last touched by this store: then every touch before it was made
   // after its writer's commit, so before this store's own commit woke the watches, whose reads
@@ -415,6 +433,7 @@ class SqliteStore::Impl {
     shared_->impl = this;
     shared_->dir = std::filesystem::path(path_).parent_path().string();
     if (shared_->dir.empty()) shared_->dir = ".";
+    shared_->listen_from = std::chrono::steady_clock::now() + options_.listen_after;
   }
 
   ~Impl() {
@@ -1573,9 +1592,8 @@ class SqliteWatch : public Watch {
     position_.options = std::move(options);
     std::lock_guard<std::mutex> lock(shared_->mu);
     shared_->positions.push_back(&position_);
-    if (shared_->watches++ == 0) {
-      shared_->listener = WakeListener::Start(shared_->dir, shared_.get());
-    }
+    ++shared_->watches;
+    shared_->ListenLocked(std::chrono::steady_clock::now());
   }
 
   ~SqliteWatch() override {
@@ -1583,7 +1601,10 @@ class SqliteWatch : public Watch {
     {
       std::lock_guard<std::mutex> lock(shared_->mu);
       std::erase(shared_->positions, &position_);
-      if (--shared_->watches == 0) last = std::move(shared_->listener);
+      if (--shared_->watches == 0) {
+        last = std::move(shared_->listener);
+        shared_->listen_tried = false;
+      }
     }
     // Joined without the lock, which its thread takes.
   }
@@ -1603,7 +1624,9 @@ class SqliteWatch : public Watch {
       // One read for every watch at this cursor whose buffer is not full (after a commit, every
       // watch of a controller that has kept up is): the first of them to look reads for all,
       // and the others find their events read. Reading under shared_->mu keeps the store alive
-      // for the duration of the read.
+      // for the duration of the read. From listen_from on, the listener starts first, so that
+      // this read sees what came before it.
+      if (!shared_->listen_tried) shared_->ListenLocked(std::chrono::steady_clock::now());
       const uint64_t seen = shared_->wakes;
       const bool nothing_new = !poll_due && seen == shared_->known_at_wakes &&
                                shared_->known_revision >= 0 &&
@@ -1633,9 +1656,10 @@ class SqliteWatch : public Watch {
       if (now >= deadline) return Outcome::kTimeout;
       // Woken by a write in this process, by another process's (through the listener), by
       // Close(), or after the poll interval: the safety net's when other processes' writes wake
-      // this one, the short one when they cannot.
+      // this one, the short one when they cannot (or do not yet: listen_after).
       const auto interval = shared_->listener && shared_->listener->alive() ? safety_poll_ : poll_;
-      const auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, interval);
+      auto wait = std::min<std::chrono::steady_clock::duration>(deadline - now, interval);
+      if (!shared_->listen_tried) wait = std::min(wait, shared_->listen_from - now);
       position_.waiting = true;
       poll_due = !position_.cv.wait_for(lock, wait, [&] {
         return closed_ || shared_->closed || shared_->wakes != seen || !position_.buffer.empty() ||

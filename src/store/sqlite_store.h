@@ -26,6 +26,12 @@ struct SqliteStoreOptions {
   // writing hop.db, a writer that cannot touch the wake file). A second keeps such a write
   // visible within a second, at the cost of one small read transaction a second per idle watch.
   std::chrono::milliseconds safety_poll_interval{1000};
+  // How long after the store opens its watches begin to listen for other processes' writes
+  // (the wake listener: a thread and an inotify instance); until then they look every
+  // poll_interval. Zero listens from the first watch on. A command that runs for milliseconds
+  // sets it, so that it never pays for tearing an inotify watch down at exit (5-20 ms on some
+  // kernels; docs/store.md, "Watches across processes").
+  std::chrono::milliseconds listen_after{0};
   // Report a commit only once it is durable (an fsync of the WAL covers it); off only for tests
   // and benchmarks that say so.
   bool durable = true;

@@ -179,6 +179,60 @@ TEST(SqliteStoreProcessTest, OnlyAWatchedStoreListens) {
   std::filesystem::remove_all(dir);
 }
 
+// A store opened with listen_after (a one-shot command's) has no listener until that long after
+// it opened: no inotify descriptor, no thread. A watch waiting then looks at the log when the
+// time comes, so another process's earlier commit is seen then (not at the poll interval, 30 s
+// here); from then on the listener wakes it at once.
+TEST(SqliteStoreProcessTest, AStoreListensOnlyAfterListenAfter) {
+  const std::string dir = MakeTempDir();
+  const int descriptors = InotifyDescriptors();
+  const int threads = Threads();
+  SqliteStoreOptions options;
+  options.poll_interval = std::chrono::seconds(30);
+  options.safety_poll_interval = std::chrono::seconds(30);
+  options.listen_after = std::chrono::milliseconds(400);
+  const auto opened = std::chrono::steady_clock::now();
+  auto store = SqliteStore::Open(dir, options);
+  ASSERT_TRUE(store.ok());
+  auto watch = (*store)->StartWatch({kConfigMap, "", 0});
+  Event e;
+  EXPECT_EQ(watch->Next(std::chrono::milliseconds(50), &e), Watch::Outcome::kTimeout);
+  EXPECT_EQ(InotifyDescriptors(), descriptors);
+  EXPECT_EQ(Threads(), threads);
+
+  // Written by another process before the listener exists.
+  int out = -1;
+  pid_t pid = Spawn({HOP_STORE_TEST_CHILD, dir, "create", "early", "1"}, &out);
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(out);
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  if (std::chrono::steady_clock::now() - opened < std::chrono::milliseconds(350)) {
+    EXPECT_EQ(InotifyDescriptors(), descriptors);
+  }
+  ASSERT_EQ(watch->Next(std::chrono::seconds(20), &e), Watch::Outcome::kEvent);
+  EXPECT_EQ(e.object.name(), "early-0");
+  const auto seen = std::chrono::steady_clock::now();
+  EXPECT_GE(seen - opened, std::chrono::milliseconds(400));
+  EXPECT_LT(seen - opened, std::chrono::seconds(10));  // the poll interval is 30 s
+  EXPECT_EQ(InotifyDescriptors(), descriptors + 1);
+  EXPECT_EQ(Threads(), threads + 1);
+
+  // Now the listener wakes the watch.
+  const int64_t started = MonotonicNanos();
+  pid = Spawn({HOP_STORE_TEST_CHILD, dir, "create", "late", "1"}, &out);
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(watch->Next(std::chrono::seconds(20), &e), Watch::Outcome::kEvent);
+  EXPECT_EQ(e.object.name(), "late-0");
+  EXPECT_LT(MonotonicNanos() - started, 10'000'000'000LL);
+  waitpid(pid, &status, 0);
+  close(out);
+  watch.reset();
+  EXPECT_EQ(InotifyDescriptors(), descriptors);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SqliteStoreProcessTest, KilledMidBatchLeavesAllOrNothing) {
   const std::string dir = MakeTempDir();
   std::mt19937 rng(42);
