@@ -80,6 +80,20 @@ TEST(CliTest, VersionAndHelp) {
     EXPECT_NE(h.out.find(cmd), std::string::npos) << cmd;
   }
   EXPECT_NE(Hop("no-such-command").status, 0);
+  // A subcommand's options are defined only when the command line names it (docs/
+  // architecture.md, "Start-up"): its help and its parsing see them; another subcommand refuses
+  // them as unknown.
+  HopRun serve_help = Hop("serve --help");
+  EXPECT_EQ(serve_help.status, 0);
+  for (const char* option : {"--pg-port", "--http-port", "--max-jobs", "--workers"}) {
+    EXPECT_NE(serve_help.out.find(option), std::string::npos) << option << serve_help.out;
+  }
+  HopRun set_help = Hop("watermark set --help");
+  EXPECT_EQ(set_help.status, 0);
+  EXPECT_NE(set_help.out.find("--force"), std::string::npos) << set_help.out;
+  HopRun foreign = Hop("get views --pg-port 5432");
+  EXPECT_NE(foreign.status, 0);
+  EXPECT_NE(foreign.out.find("--pg-port"), std::string::npos) << foreign.out;
 }
 
 // Each shared library `hop` maps costs every command its loading and relocation

@@ -139,6 +139,14 @@ std::vector<std::string> RefreshCommand(const std::string& state_dir) {
 
 int Main(int argc, char** argv);
 
+// Defines a subcommand's options only when the command line names it. CLI11 runs a subcommand's
+// pre-parse callback as it enters the subcommand, before it parses the subcommand's arguments, so
+// a command builds its own options rather than every subcommand's: they were 13% of the CPU of
+// `hop --version`, and the same at the start of every command.
+void Lazily(CLI::App* subcommand, std::function<void()> define) {
+  subcommand->preparse_callback([define = std::move(define)](std::size_t) { define(); });
+}
+
 }  // namespace
 
 // The one catch-all of the binary: running out of memory anywhere on the main thread (input is
@@ -239,51 +247,59 @@ int Main(int argc, char** argv) {
   std::string check_file;
   std::string dialect_name = "ansi";
   bool check_print = false;
-  check->add_option("file", check_file, "script to check, or - for standard input")->required();
-  check->add_flag("--print", check_print, "print each statement in canonical form");
-  check->add_option("--dialect", dialect_name, "ansi, flink, postgres or sqlite")
-      ->capture_default_str();
   bool check_bind = false;
   std::string check_namespace = "default";
-  check->add_flag("--bind", check_bind,
-                  "also bind queries against the catalog of --state (names, types, functions)");
-  check->add_option("--namespace", check_namespace, "namespace whose catalog --bind uses")
-      ->capture_default_str();
+  Lazily(check, [&] {
+    check->add_option("file", check_file, "script to check, or - for standard input")->required();
+    check->add_flag("--print", check_print, "print each statement in canonical form");
+    check->add_option("--dialect", dialect_name, "ansi, flink, postgres or sqlite")
+        ->capture_default_str();
+    check->add_flag("--bind", check_bind,
+                    "also bind queries against the catalog of --state (names, types, functions)");
+    check->add_option("--namespace", check_namespace, "namespace whose catalog --bind uses")
+        ->capture_default_str();
+  });
 
   // hop apply
   auto* apply = app.add_subcommand("apply", "Create or update resources from YAML");
   hop::cli::ApplyOptions apply_opts;
-  apply->add_option("-f,--filename", apply_opts.file, "file to apply, or - for standard input")
-      ->required();
-  apply->add_option("-n,--namespace", apply_opts.namespace_name, "namespace for the objects");
-  apply->add_option("--validate", apply_opts.validate,
-                    "fields hop does not know: strict (an error, the default), warn or ignore");
+  Lazily(apply, [&] {
+    apply->add_option("-f,--filename", apply_opts.file, "file to apply, or - for standard input")
+        ->required();
+    apply->add_option("-n,--namespace", apply_opts.namespace_name, "namespace for the objects");
+    apply->add_option("--validate", apply_opts.validate,
+                      "fields hop does not know: strict (an error, the default), warn or ignore");
+  });
 
   // hop get
   auto* get = app.add_subcommand("get", "Show resources");
   hop::cli::GetOptions get_opts;
-  get->add_option("kind", get_opts.kind, "kind: plural, singular or short name")->required();
-  get->add_option("name", get_opts.name, "object name");
-  get->add_option("-n,--namespace", get_opts.namespace_name, "namespace (default: default)");
-  get->add_flag("-A,--all-namespaces", get_opts.all_namespaces, "list across namespaces");
-  get->add_option("-l,--selector", get_opts.selector, "label selector, e.g. app=web,tier!=db");
-  get->add_option("-o,--output", get_opts.output, "wide, yaml or json");
-  get->add_flag("--show-secrets", get_opts.show_secrets,
-                "print passwords and tokens instead of <redacted>");
-  get->add_flag("-w,--watch", get_opts.watch, "after the list, print each change (until Ctrl-C)");
-  get->add_flag("--watch-only", get_opts.watch_only, "print only the changes, not the list");
-  get->add_flag("--output-watch-events", get_opts.output_watch_events,
-                "say ADDED, MODIFIED or DELETED for each change");
+  Lazily(get, [&] {
+    get->add_option("kind", get_opts.kind, "kind: plural, singular or short name")->required();
+    get->add_option("name", get_opts.name, "object name");
+    get->add_option("-n,--namespace", get_opts.namespace_name, "namespace (default: default)");
+    get->add_flag("-A,--all-namespaces", get_opts.all_namespaces, "list across namespaces");
+    get->add_option("-l,--selector", get_opts.selector, "label selector, e.g. app=web,tier!=db");
+    get->add_option("-o,--output", get_opts.output, "wide, yaml or json");
+    get->add_flag("--show-secrets", get_opts.show_secrets,
+                  "print passwords and tokens instead of <redacted>");
+    get->add_flag("-w,--watch", get_opts.watch, "after the list, print each change (until Ctrl-C)");
+    get->add_flag("--watch-only", get_opts.watch_only, "print only the changes, not the list");
+    get->add_flag("--output-watch-events", get_opts.output_watch_events,
+                  "say ADDED, MODIFIED or DELETED for each change");
+  });
 
   // hop delete
   auto* del = app.add_subcommand("delete", "Delete resources");
   hop::cli::DeleteOptions delete_opts;
-  del->add_option("kind", delete_opts.kind, "kind");
-  del->add_option("name", delete_opts.name, "object name");
-  del->add_option("-f,--filename", delete_opts.file, "delete the objects described by a file");
-  del->add_option("-n,--namespace", delete_opts.namespace_name, "namespace (default: default)");
-  del->add_flag("--force", delete_opts.force,
-                "delete even what other objects depend on (they are left as they are)");
+  Lazily(del, [&] {
+    del->add_option("kind", delete_opts.kind, "kind");
+    del->add_option("name", delete_opts.name, "object name");
+    del->add_option("-f,--filename", delete_opts.file, "delete the objects described by a file");
+    del->add_option("-n,--namespace", delete_opts.namespace_name, "namespace (default: default)");
+    del->add_flag("--force", delete_opts.force,
+                  "delete even what other objects depend on (they are left as they are)");
+  });
 
   // hop watermark set
   auto* watermark = app.add_subcommand("watermark", "Advance the watermark of a table or view");
@@ -291,25 +307,32 @@ int Main(int argc, char** argv) {
       watermark->add_subcommand("set", "Set table/NAME's or view/NAME's watermark (default: now)");
   watermark->require_subcommand(1);
   hop::cli::WatermarkSetOptions watermark_opts;
-  watermark_set->add_option("target", watermark_opts.target, "table/NAME or view/NAME")->required();
-  watermark_set->add_option("time", watermark_opts.time, "RFC 3339 time (default: now)");
-  watermark_set->add_option("-n,--namespace", watermark_opts.namespace_name,
-                            "namespace (default: default)");
-  watermark_set->add_flag("--force", watermark_opts.force,
-                          "move the watermark back to an earlier time");
+  Lazily(watermark_set, [&] {
+    watermark_set->add_option("target", watermark_opts.target, "table/NAME or view/NAME")
+        ->required();
+    watermark_set->add_option("time", watermark_opts.time, "RFC 3339 time (default: now)");
+    watermark_set->add_option("-n,--namespace", watermark_opts.namespace_name,
+                              "namespace (default: default)");
+    watermark_set->add_flag("--force", watermark_opts.force,
+                            "move the watermark back to an earlier time");
+  });
 
   // hop graph
   auto* graph = app.add_subcommand(
       "graph", "Print the pipelines and triggers around a table or view (as !graph does)");
   hop::cli::GraphCommandOptions graph_opts;
-  graph->add_option("identifier", graph_opts.identifier, "table or view, e.g. ADS.PAGE_VIEWS")
-      ->required();
   std::string graph_depth, graph_format;
-  auto* graph_depth_opt =
-      graph->add_option("--depth", graph_depth, "hops up- and downstream (default 2)");
-  auto* graph_format_opt = graph->add_option("--format", graph_format, "mermaid (default) or json");
-  graph->add_option("-n,--namespace", graph_opts.namespace_name, "namespace")
-      ->capture_default_str();
+  CLI::Option* graph_depth_opt = nullptr;
+  CLI::Option* graph_format_opt = nullptr;
+  Lazily(graph, [&] {
+    graph->add_option("identifier", graph_opts.identifier, "table or view, e.g. ADS.PAGE_VIEWS")
+        ->required();
+    graph_depth_opt =
+        graph->add_option("--depth", graph_depth, "hops up- and downstream (default 2)");
+    graph_format_opt = graph->add_option("--format", graph_format, "mermaid (default) or json");
+    graph->add_option("-n,--namespace", graph_opts.namespace_name, "namespace")
+        ->capture_default_str();
+  });
 
   // hop crds
   auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions of hop's kinds");
@@ -319,37 +342,45 @@ int Main(int argc, char** argv) {
       "manifests", "Print what a Kubernetes cluster needs to run hop's operator (CRDs, RBAC, ...)");
   hop::cli::ManifestsOptions manifests_opts;
   manifests_opts.version = kVersion;
-  manifests->add_option("--namespace", manifests_opts.namespace_name, "the operator's namespace")
-      ->capture_default_str();
-  manifests->add_option("--watch-namespace", manifests_opts.watch_namespace,
-                        "act in this namespace only (a Role instead of a ClusterRole)");
-  manifests->add_option("--image", manifests_opts.image,
-                        "the operator's image (default hop:VERSION)");
+  Lazily(manifests, [&] {
+    manifests->add_option("--namespace", manifests_opts.namespace_name, "the operator's namespace")
+        ->capture_default_str();
+    manifests->add_option("--watch-namespace", manifests_opts.watch_namespace,
+                          "act in this namespace only (a Role instead of a ClusterRole)");
+    manifests->add_option("--image", manifests_opts.image,
+                          "the operator's image (default hop:VERSION)");
+  });
   auto* export_cmd = app.add_subcommand("export", "Write the store's objects as YAML documents");
   hop::cli::ExportOptions export_opts;
-  export_cmd->add_option("-n,--namespace", export_opts.namespace_name,
-                         "only this namespace (default: every namespace)");
-  export_cmd->add_option("--kind", export_opts.kinds, "only this kind (repeatable)");
-  export_cmd->add_option("-o,--output", export_opts.output, "write to this file (mode 0600)");
+  Lazily(export_cmd, [&] {
+    export_cmd->add_option("-n,--namespace", export_opts.namespace_name,
+                           "only this namespace (default: every namespace)");
+    export_cmd->add_option("--kind", export_opts.kinds, "only this kind (repeatable)");
+    export_cmd->add_option("-o,--output", export_opts.output, "write to this file (mode 0600)");
+  });
   auto* import_cmd =
       app.add_subcommand("import", "Write the objects of hop export's YAML into the store");
   hop::cli::ImportOptions import_opts;
-  import_cmd
-      ->add_option("-f,--filename", import_opts.file, "file to import, or - for standard input")
-      ->required();
-  import_cmd->add_flag("--overwrite", import_opts.overwrite,
-                       "replace an existing object that differs (default: report it)");
+  Lazily(import_cmd, [&] {
+    import_cmd
+        ->add_option("-f,--filename", import_opts.file, "file to import, or - for standard input")
+        ->required();
+    import_cmd->add_flag("--overwrite", import_opts.overwrite,
+                         "replace an existing object that differs (default: report it)");
+  });
 
   // hop logs
   auto* logs = app.add_subcommand(
       "logs", "Print the output of a Job the local runtime ran, or of a trigger's runs");
   std::string logs_job;
   std::string logs_namespace = "default";
-  logs->add_option("target", logs_job, "job/NAME or tabletrigger/NAME")->required();
-  logs->add_option("-n,--namespace", logs_namespace, "namespace")->capture_default_str();
   bool logs_follow = false;
-  logs->add_flag("-f,--follow", logs_follow,
-                 "keep printing: a Job's log until it ends, a trigger's runs until Ctrl-C");
+  Lazily(logs, [&] {
+    logs->add_option("target", logs_job, "job/NAME or tabletrigger/NAME")->required();
+    logs->add_option("-n,--namespace", logs_namespace, "namespace")->capture_default_str();
+    logs->add_flag("-f,--follow", logs_follow,
+                   "keep printing: a Job's log until it ends, a trigger's runs until Ctrl-C");
+  });
 
   // hop serve, and the in-process control plane of the shell and -e/-f.
   bool no_local_jobs = false;
@@ -358,107 +389,112 @@ int Main(int argc, char** argv) {
   auto* serve =
       app.add_subcommand("serve", "Run the operator and the local Job runner until stopped");
   hop::cli::ServeOptions serve_opts;
-  serve->add_option("--workers", serve_opts.workers, "reconcile workers")->capture_default_str();
   bool no_operator = false;
-  serve->add_flag("--no-operator", no_operator,
-                  "serve and run Jobs, but do not reconcile: a stand-in for a Kubernetes cluster "
-                  "that `hop operator` reconciles");
   int64_t store_history = 0;
-  serve->add_option("--store-history", store_history,
-                    "events the store keeps for watches (default 100000); an older watch gets "
-                    "410 Gone and lists again");
-  serve
-      ->add_option("--max-jobs", serve_opts.max_running_jobs,
-                   "Job processes at once (0: twice the CPUs, at least 4)")
-      ->capture_default_str();
-  // The PostgreSQL wire protocol (docs/pgwire.md).
   hop::server::PgServerOptions pg_opts;
   int pg_port = -1;
   std::string pg_auth = "trust";
   double pg_idle_seconds = 0;
-  serve->add_option("--pg-port", pg_port, "serve the PostgreSQL protocol on this port");
-  serve->add_option("--pg-listen", pg_opts.listen, "address to listen on (loopback by default)")
-      ->capture_default_str();
-  serve->add_option("--pg-auth", pg_auth, "trust, password, md5 or scram-sha-256")
-      ->capture_default_str();
-  serve->add_option("--pg-users", pg_opts.users_file,
-                    "users file of password verifiers (hop pg-user add writes it)");
-  serve->add_option("--pg-cert", pg_opts.tls_cert, "TLS certificate (PEM) for SSLRequest");
-  serve->add_option("--pg-key", pg_opts.tls_key, "the certificate's private key (PEM)");
-  serve->add_option("--pg-max-connections", pg_opts.max_connections, "clients at once")
-      ->capture_default_str();
-  serve
-      ->add_option("--pg-max-message-bytes", pg_opts.max_message_bytes,
-                   "largest message a client may send")
-      ->capture_default_str();
-  serve
-      ->add_option("--pg-idle-timeout", pg_idle_seconds,
-                   "seconds an idle client stays connected (0: no limit)")
-      ->capture_default_str();
-
-  // The Kubernetes API, metrics and health over HTTP (docs/kubernetes-api.md).
   hop::server::HttpServerOptions http_opts;
   int http_port = -1;
-  serve->add_option("--http-port", http_port,
-                    "serve the Kubernetes API, /metrics and health checks on this port");
-  serve
-      ->add_option("--http-listen", http_opts.listen,
-                   "address to listen on (loopback by default; others need TLS and a token)")
-      ->capture_default_str();
-  serve->add_option("--http-tls-cert", http_opts.tls_cert, "TLS certificate (PEM) for HTTPS");
-  serve->add_option("--http-tls-key", http_opts.tls_key, "the certificate's private key (PEM)");
-  serve->add_option("--http-token-file", http_opts.token_file,
-                    "file holding the bearer token every API request must carry");
-  serve
-      ->add_option("--http-max-body-bytes", http_opts.max_body_bytes,
-                   "largest request body accepted")
-      ->capture_default_str();
-  serve->add_option("--kubeconfig-out", serve_opts.kubeconfig_out,
-                    "write a kubeconfig pointing kubectl at the server to this file");
+  Lazily(serve, [&] {
+    serve->add_option("--workers", serve_opts.workers, "reconcile workers")->capture_default_str();
+    serve->add_flag("--no-operator", no_operator,
+                    "serve and run Jobs, but do not reconcile: a stand-in for a Kubernetes cluster "
+                    "that `hop operator` reconciles");
+    serve->add_option("--store-history", store_history,
+                      "events the store keeps for watches (default 100000); an older watch gets "
+                      "410 Gone and lists again");
+    serve
+        ->add_option("--max-jobs", serve_opts.max_running_jobs,
+                     "Job processes at once (0: twice the CPUs, at least 4)")
+        ->capture_default_str();
+    // The PostgreSQL wire protocol (docs/pgwire.md).
+    serve->add_option("--pg-port", pg_port, "serve the PostgreSQL protocol on this port");
+    serve->add_option("--pg-listen", pg_opts.listen, "address to listen on (loopback by default)")
+        ->capture_default_str();
+    serve->add_option("--pg-auth", pg_auth, "trust, password, md5 or scram-sha-256")
+        ->capture_default_str();
+    serve->add_option("--pg-users", pg_opts.users_file,
+                      "users file of password verifiers (hop pg-user add writes it)");
+    serve->add_option("--pg-cert", pg_opts.tls_cert, "TLS certificate (PEM) for SSLRequest");
+    serve->add_option("--pg-key", pg_opts.tls_key, "the certificate's private key (PEM)");
+    serve->add_option("--pg-max-connections", pg_opts.max_connections, "clients at once")
+        ->capture_default_str();
+    serve
+        ->add_option("--pg-max-message-bytes", pg_opts.max_message_bytes,
+                     "largest message a client may send")
+        ->capture_default_str();
+    serve
+        ->add_option("--pg-idle-timeout", pg_idle_seconds,
+                     "seconds an idle client stays connected (0: no limit)")
+        ->capture_default_str();
 
+    // The Kubernetes API, metrics and health over HTTP (docs/kubernetes-api.md).
+    serve->add_option("--http-port", http_port,
+                      "serve the Kubernetes API, /metrics and health checks on this port");
+    serve
+        ->add_option("--http-listen", http_opts.listen,
+                     "address to listen on (loopback by default; others need TLS and a token)")
+        ->capture_default_str();
+    serve->add_option("--http-tls-cert", http_opts.tls_cert, "TLS certificate (PEM) for HTTPS");
+    serve->add_option("--http-tls-key", http_opts.tls_key, "the certificate's private key (PEM)");
+    serve->add_option("--http-token-file", http_opts.token_file,
+                      "file holding the bearer token every API request must carry");
+    serve
+        ->add_option("--http-max-body-bytes", http_opts.max_body_bytes,
+                     "largest request body accepted")
+        ->capture_default_str();
+    serve->add_option("--kubeconfig-out", serve_opts.kubeconfig_out,
+                      "write a kubeconfig pointing kubectl at the server to this file");
+  });
   // hop operator: the reconcilers against a cluster, with leader election (docs/kubernetes.md).
   auto* oper = app.add_subcommand(
       "operator", "Reconcile a Kubernetes cluster (--kubeconfig or --in-cluster) until stopped");
   hop::cli::OperatorOptions operator_opts;
   std::string lease_namespace;
   double lease_seconds = 15, renew_seconds = 10, retry_seconds = 2;
-  oper->add_option("--lease-namespace", lease_namespace,
-                   "namespace of the leader election's Lease (default: $POD_NAMESPACE, the "
-                   "service account's or the kubeconfig context's namespace, else default)");
-  oper->add_option("--lease-name", operator_opts.election.name, "the Lease's name")
-      ->capture_default_str();
-  oper->add_option("--identity", operator_opts.election.identity,
-                   "this replica's name in the election (default: $POD_NAME or the host, and the "
-                   "process id)");
-  oper->add_option("--lease-duration", lease_seconds,
-                   "seconds a leader that stopped renewing keeps the lease")
-      ->capture_default_str();
-  oper->add_option("--renew-deadline", renew_seconds,
-                   "seconds a leader that cannot renew keeps reconciling")
-      ->capture_default_str();
-  oper->add_option("--retry-period", retry_seconds, "seconds between renewals and tries")
-      ->capture_default_str();
-  oper->add_option("--watch-namespace", operator_opts.watch_namespace,
-                   "reconcile only this namespace (default: every namespace)");
-  oper->add_option("--workers", operator_opts.workers, "reconcile workers")->capture_default_str();
   operator_opts.job_image = std::string("hop:") + kVersion;
-  oper->add_option("--job-image", operator_opts.job_image,
-                   "the image of refresh Jobs' containers (hop's)")
-      ->capture_default_str();
   operator_opts.job_service_account = "hop";
-  oper->add_option("--job-service-account", operator_opts.job_service_account,
-                   "the service account refresh Jobs run as")
-      ->capture_default_str();
   std::string job_kubeconfig;
-  oper->add_option("--job-kubeconfig", job_kubeconfig,
-                   "refresh Jobs run this machine's hop with this kubeconfig instead of the "
-                   "image's as the service account (for a cluster whose Jobs run on this machine, "
-                   "as hop serve --no-operator's do)");
   int operator_http_port = -1;
   hop::server::HttpServerOptions operator_http;
-  oper->add_option("--http-port", operator_http_port, "serve /metrics and health checks here");
-  oper->add_option("--http-listen", operator_http.listen, "the address to listen on")
-      ->capture_default_str();
+  Lazily(oper, [&] {
+    oper->add_option("--lease-namespace", lease_namespace,
+                     "namespace of the leader election's Lease (default: $POD_NAMESPACE, the "
+                     "service account's or the kubeconfig context's namespace, else default)");
+    oper->add_option("--lease-name", operator_opts.election.name, "the Lease's name")
+        ->capture_default_str();
+    oper->add_option("--identity", operator_opts.election.identity,
+                     "this replica's name in the election (default: $POD_NAME or the host, and the "
+                     "process id)");
+    oper->add_option("--lease-duration", lease_seconds,
+                     "seconds a leader that stopped renewing keeps the lease")
+        ->capture_default_str();
+    oper->add_option("--renew-deadline", renew_seconds,
+                     "seconds a leader that cannot renew keeps reconciling")
+        ->capture_default_str();
+    oper->add_option("--retry-period", retry_seconds, "seconds between renewals and tries")
+        ->capture_default_str();
+    oper->add_option("--watch-namespace", operator_opts.watch_namespace,
+                     "reconcile only this namespace (default: every namespace)");
+    oper->add_option("--workers", operator_opts.workers, "reconcile workers")
+        ->capture_default_str();
+    oper->add_option("--job-image", operator_opts.job_image,
+                     "the image of refresh Jobs' containers (hop's)")
+        ->capture_default_str();
+    oper->add_option("--job-service-account", operator_opts.job_service_account,
+                     "the service account refresh Jobs run as")
+        ->capture_default_str();
+    oper->add_option(
+        "--job-kubeconfig", job_kubeconfig,
+        "refresh Jobs run this machine's hop with this kubeconfig instead of the "
+        "image's as the service account (for a cluster whose Jobs run on this machine, "
+        "as hop serve --no-operator's do)");
+    oper->add_option("--http-port", operator_http_port, "serve /metrics and health checks here");
+    oper->add_option("--http-listen", operator_http.listen, "the address to listen on")
+        ->capture_default_str();
+  });
 
   // hop pg-user add NAME: a users file entry, the password read from standard input.
   auto* pg_user = app.add_subcommand("pg-user", "Manage the users of hop serve --pg-users");
@@ -466,8 +502,10 @@ int Main(int argc, char** argv) {
       pg_user->add_subcommand("add", "Add or replace a user; the password is read from stdin");
   std::string pg_user_name;
   std::string pg_users_file;
-  pg_user_add->add_option("name", pg_user_name, "user name")->required();
-  pg_user_add->add_option("--pg-users", pg_users_file, "users file")->required();
+  Lazily(pg_user_add, [&] {
+    pg_user_add->add_option("name", pg_user_name, "user name")->required();
+    pg_user_add->add_option("--pg-users", pg_users_file, "users file")->required();
+  });
   pg_user->require_subcommand(1);
 
   // hop refresh
@@ -475,20 +513,24 @@ int Main(int argc, char** argv) {
       "refresh", "Refresh a materialized view on the local engine now (what its refresh Job runs)");
   hop::runtime::RefreshOptions refresh_opts;
   refresh_opts.namespace_name = "default";
-  refresh
-      ->add_option("view", refresh_opts.view,
-                   "view/NAME or its SQL name (SCHEMA.VIEW); table/NAME fills a table made "
-                   "by CREATE TABLE ... AS")
-      ->required();
-  refresh->add_option("-n,--namespace", refresh_opts.namespace_name, "namespace")
-      ->capture_default_str();
+  Lazily(refresh, [&] {
+    refresh
+        ->add_option("view", refresh_opts.view,
+                     "view/NAME or its SQL name (SCHEMA.VIEW); table/NAME fills a table made "
+                     "by CREATE TABLE ... AS")
+        ->required();
+    refresh->add_option("-n,--namespace", refresh_opts.namespace_name, "namespace")
+        ->capture_default_str();
+  });
 
   // hop wait
   auto* wait = app.add_subcommand(
       "wait", "Wait until the state directory has no fire, run or Job left to do");
   hop::cli::WaitCommandOptions wait_opts;
-  wait->add_option("--timeout", wait_opts.timeout_seconds, "seconds to wait at most (0 to 86400)")
-      ->capture_default_str();
+  Lazily(wait, [&] {
+    wait->add_option("--timeout", wait_opts.timeout_seconds, "seconds to wait at most (0 to 86400)")
+        ->capture_default_str();
+  });
 
   try {
     app.parse(argc, argv);
