@@ -450,6 +450,47 @@ FIRE TRIGGER slow;
   EXPECT_EQ(slow[0].substr(0, 10), "Succeeded ");
 }
 
+// The files of a trigger's runs stay bounded: a run's work directory goes when the trigger
+// deletes its Job, its log when the trigger's status (its newest 20 runs) no longer lists it,
+// and the logs of the runs a dropped trigger listed go with it.
+TEST(CliTest, ATriggersRunsLeaveNoFilesBeyondItsHistory) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  std::string script =
+      "CREATE VIEW ads.visits AS SELECT first_name, page_urn FROM ads.page_views NATURAL JOIN "
+      "profile.members;\nCREATE TRIGGER kept ON ads.visits AS 'echo-report';\n";
+  for (int i = 0; i < 23; ++i) script += "FIRE VIEW ads.visits;\n!wait 60\n";
+  HopRun fired = Hop(state.Flag() + " -f -", script);
+  ASSERT_EQ(fired.status, 0) << fired.out;
+  ASSERT_EQ(Runs(state, "kept").size(), 20u);
+  auto count = [&](const std::string& dir) {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(state.path() + "/" + dir, ec)) {
+      n += entry.path().filename().string().rfind("kept-", 0) == 0;
+    }
+    return n;
+  };
+  EXPECT_EQ(count("jobs/default"), 0u);
+  EXPECT_EQ(count("logs/default"), 20u);
+  HopRun logs = Hop(state.Flag() + " logs tabletrigger/kept");
+  EXPECT_EQ(logs.status, 0) << logs.out;
+  EXPECT_EQ(logs.out.find("no local log"), std::string::npos) << logs.out;
+  size_t runs = 0;
+  for (size_t at = logs.out.find("=== kept-"); at != std::string::npos;
+       at = logs.out.find("=== kept-", at + 1)) {
+    ++runs;
+  }
+  EXPECT_EQ(runs, 20u) << logs.out;
+  // Dropped by a process whose operator has reconciled the trigger (docs/runtime.md, "Logs").
+  HopRun dropped = Hop(state.Flag() + " -f -",
+                       "FIRE VIEW ads.visits;\n!wait 60\nDROP TRIGGER kept;\n!wait 60\n");
+  ASSERT_EQ(dropped.status, 0) << dropped.out;
+  EXPECT_EQ(count("logs/default"), 0u);
+}
+
 // `hop serve` in the background, as its own process; killed with `signal` by Stop.
 class Serve {
  public:

@@ -11,9 +11,13 @@
 // reconcile: that look is a list of the trigger's Jobs.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "operator/controller.h"
@@ -23,7 +27,15 @@ namespace hop::op {
 
 class TriggerReconciler : public Reconciler {
  public:
-  explicit TriggerReconciler(store::Store& store) : store_(store) {}
+  // Told of each run a reconcile drops from the trigger's `status.jobs` (the newest kRunsKept
+  // runs; only this reconciler drops runs), and of the runs a deleted trigger listed when this
+  // process last reconciled it: the local runtime removes their logs (docs/runtime.md, "Logs").
+  // Called after the reconcile, outside the reconciler's lock. A trigger deleted before this
+  // process reconciled it tells of nothing.
+  using RunDropped = std::function<void(const store::ObjectRef& job)>;
+
+  explicit TriggerReconciler(store::Store& store, RunDropped run_dropped = nullptr)
+      : store_(store), run_dropped_(std::move(run_dropped)) {}
   hop::Result<ReconcileResult> Reconcile(const Request& request,
                                          const ReconcileContext& context) override;
 
@@ -31,15 +43,29 @@ class TriggerReconciler : public Reconciler {
   static std::vector<Request> JobEvent(const store::Event& event);
 
  private:
-  // The reconcile itself; Reconcile keeps `looked_` around it.
+  // Namespaces and names of runs, as `status.jobs` lists them.
+  using Runs = std::vector<std::pair<std::string, std::string>>;
+  // The runs a trigger's status listed when a reconcile read it, and once it was done (none
+  // when the trigger is gone).
+  struct RunLists {
+    Runs read;
+    Runs now;
+  };
+
+  // The reconcile itself; Reconcile keeps `looked_` and `runs_seen_` around it. Sets `*listed`
+  // unless the reconcile failed.
   hop::Result<ReconcileResult> Run(const Request& request, const ReconcileContext& context,
-                                   bool look_for_unrecorded);
+                                   bool look_for_unrecorded, std::optional<RunLists>* listed);
 
   store::Store& store_;
+  RunDropped run_dropped_;
   std::mutex mu_;
   // Triggers (namespace/name) whose unrecorded runs were looked for since this process started,
   // and whose reconciles have not failed since.
   std::set<std::string> looked_;  // guarded by mu_
+  // With run_dropped_: the runs each trigger (namespace/name) listed when this process last
+  // reconciled it, told of when the trigger is deleted.
+  std::map<std::string, Runs> runs_seen_;  // guarded by mu_
 };
 
 }  // namespace hop::op

@@ -3,11 +3,14 @@
 // cron fails for good, and a Job's events reach the trigger that started it.
 #include "operator/trigger_reconciler.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "common/time.h"
 #include "operator/reconciler_test_fixture.h"
+#include "operator/reconciler_util.h"
 #include "operator/trigger_runs.h"
 #include "resource/kinds.h"
 
@@ -144,6 +147,84 @@ TEST_F(TriggerReconcilerTest, ALeftoverJobOfACoveredWindowIsNotAdopted) {
   unrecorded = UnrecordedRunJob(*store_, trigger);
   ASSERT_TRUE(unrecorded.ok());
   EXPECT_FALSE(unrecorded->has_value());
+}
+
+// Each run that the trigger's status.jobs (the newest kRunsKept) drops is told of once, as are
+// the runs a deleted trigger listed: the local runtime removes their logs.
+TEST_F(TriggerReconcilerTest, RunsTheStatusDropsAreToldOfOnce) {
+  Resource trigger = Fired();
+  std::vector<std::string> told;
+  TriggerReconciler reconciler(*store_, [&](const store::ObjectRef& job) {
+    EXPECT_EQ(job.kind.group, "batch");
+    EXPECT_EQ(job.kind.kind, "Job");
+    EXPECT_EQ(job.namespace_name, "default");
+    told.push_back(job.name);
+  });
+  std::vector<std::string> started;
+  for (size_t i = 0; i <= kRunsKept + 1; ++i) {
+    // A fire at 02:00 + i minutes starts a run; its Job succeeds; the next reconcile records
+    // that and deletes the Job.
+    trigger = *store_->Get(store::RefOf(trigger));
+    trigger.mutable_status()["timestamp"] = fmt::format("2026-03-01T02:{:02}:00.000Z", i);
+    trigger = *store_->UpdateStatus(trigger);
+    ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
+    trigger = *store_->Get(store::RefOf(trigger));
+    const std::string name = trigger.status()->at("jobs").back().at("name");
+    started.push_back(name);
+    Resource job = *store_->Get({kJob.kind, "default", name});
+    job.mutable_status()["conditions"] = Json::array({{{"type", "Complete"}, {"status", "True"}}});
+    ASSERT_TRUE(store_->UpdateStatus(job).ok());
+    ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
+    ASSERT_EQ(store_->Get({kJob.kind, "default", name}).status().code(), StatusCode::kNotFound);
+  }
+  // 22 runs: the status lists the newest 20, and the two oldest were told of, in order.
+  trigger = *store_->Get(store::RefOf(trigger));
+  ASSERT_EQ(trigger.status()->at("jobs").size(), kRunsKept);
+  EXPECT_EQ(told, (std::vector<std::string>{started[0], started[1]}));
+  // Reconciling again drops nothing.
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
+  EXPECT_EQ(told.size(), 2u);
+  // A run a view's fire starts (FireAndStart) drops none: the trigger's reconciler does, and
+  // tells of it.
+  {
+    Batch batch(*store_);
+    auto fired = FireAndStart(batch, *store_->Get(store::RefOf(trigger)),
+                              {*ParseRfc3339("2026-03-01T02:50:00.000Z")}, SystemClock().Now());
+    ASSERT_TRUE(fired.ok() && *fired) << fired.status().ToString();
+    ASSERT_TRUE(batch.Commit().ok());
+  }
+  trigger = *store_->Get(store::RefOf(trigger));
+  ASSERT_EQ(trigger.status()->at("jobs").size(), kRunsKept + 1);
+  EXPECT_EQ(told.size(), 2u);
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
+  trigger = *store_->Get(store::RefOf(trigger));
+  ASSERT_EQ(trigger.status()->at("jobs").size(), kRunsKept);
+  EXPECT_EQ(told, (std::vector<std::string>{started[0], started[1], started[2]}));
+  started.push_back(trigger.status()->at("jobs").back().at("name"));
+  Resource job = *store_->Get({kJob.kind, "default", started.back()});
+  job.mutable_status()["conditions"] = Json::array({{{"type", "Complete"}, {"status", "True"}}});
+  ASSERT_TRUE(store_->UpdateStatus(job).ok());
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
+  trigger = *store_->Get(store::RefOf(trigger));
+  // A new reconciler (a restart) knows the runs from its first read: the next run it starts
+  // drops the oldest it read.
+  std::vector<std::string> told_after;
+  TriggerReconciler restarted(*store_,
+                              [&](const store::ObjectRef& job) { told_after.push_back(job.name); });
+  trigger.mutable_status()["timestamp"] = "2026-03-01T03:00:00.000Z";
+  trigger = *store_->UpdateStatus(trigger);
+  ASSERT_TRUE(restarted.Reconcile({store::RefOf(trigger)}, Context()).ok());
+  EXPECT_EQ(told_after, std::vector<std::string>{started[3]});
+  // The trigger deleted: every run it listed is told of.
+  told_after.clear();
+  const Json listed = store_->Get(store::RefOf(trigger))->status()->at("jobs");
+  ASSERT_TRUE(store_->Delete(store::RefOf(trigger)).ok());
+  ASSERT_TRUE(restarted.Reconcile({store::RefOf(trigger)}, Context()).ok());
+  ASSERT_EQ(told_after.size(), kRunsKept);
+  for (size_t i = 0; i < kRunsKept; ++i) EXPECT_EQ(told_after[i], listed.at(i).at("name"));
+  // And only once.
+  ASSERT_TRUE(restarted.Reconcile({store::RefOf(trigger)}, Context()).ok());
+  EXPECT_EQ(told_after.size(), kRunsKept);
 }
 
 TEST_F(TriggerReconcilerTest, AScheduleThatIsNotCronFailsForGood) {

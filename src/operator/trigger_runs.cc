@@ -170,15 +170,22 @@ std::optional<store::ObjectRef> CurrentRunJob(const Resource& trigger) {
 }
 
 hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
-                                     const std::optional<Resource>& current_job, SystemTime now) {
+                                     const std::optional<Resource>& current_job, SystemTime now,
+                                     bool keep_every_run) {
   TriggerPlan plan;
   plan.trigger = trigger;
   if (!plan.trigger.status() || !plan.trigger.status()->is_object()) {
     plan.trigger.set_status(Json::object());
   }
   Json& st = plan.trigger.mutable_status();
-  // Every return below goes through `done`, which notes whether the status changed.
-  auto done = [&]() -> hop::Result<TriggerPlan> { return std::move(plan); };
+  // Every return below goes through `done`, which keeps the newest kRunsKept runs.
+  auto done = [&]() -> hop::Result<TriggerPlan> {
+    if (auto runs = st.find("jobs");
+        !keep_every_run && runs != st.end() && runs->is_array() && runs->size() > kRunsKept) {
+      runs->erase(runs->begin(), runs->end() - kRunsKept);
+    }
+    return std::move(plan);
+  };
   const bool paused = TableTriggerKind::kPaused.Get(trigger).value_or(false);
   const bool each = deploy::TriggerFires::Each(trigger);
   deploy::TriggerFires fires(st, each);
@@ -315,7 +322,6 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
   Json& runs = st["jobs"];
   if (!runs.is_array()) runs = Json::array();
   runs.push_back(std::move(run));
-  while (runs.size() > kRunsKept) runs.erase(runs.begin());
   plan.event = fmt::format("run {} started for ({}, {}]{}", job->name(), from, Stamp(*to),
                            retry > 0 ? fmt::format(", retry {}", retry) : "");
   plan.create = std::move(*job);
@@ -437,7 +443,7 @@ hop::Result<bool> FireAndStart(Batch& batch, Resource trigger, const std::vector
     // The run the first new fire starts: what the TableTrigger reconciler would decide next.
     // A trigger whose run cannot be planned here gets only its fires; its own reconciler says
     // why.
-    auto plan = PlanTrigger(trigger, std::nullopt, now);
+    auto plan = PlanTrigger(trigger, std::nullopt, now, /*keep_every_run=*/true);
     if (plan.ok() && plan->create && !plan->remove) {
       HOP_ASSIGN_OR_RETURN(bool created, batch.CreateIfAbsent(std::move(*plan->create)));
       if (created) {

@@ -60,10 +60,12 @@ struct TriggerPlan {
 // found) and the time now. A run that cannot start (its YAML does not render, or renders no one
 // object) is no error: the plan's status says why. Errors: the schedule is not a cron
 // expression; like every error of this pure function, retrying cannot mend it (nothing changes
-// until the trigger does).
+// until the trigger does). The plan's status lists the newest kRunsKept runs, unless
+// `keep_every_run` (FireAndStart's): only the trigger's reconciler drops runs, so that it can
+// tell the local runtime which it dropped (TriggerReconciler::RunDropped).
 hop::Result<TriggerPlan> PlanTrigger(const resource::Resource& trigger,
                                      const std::optional<resource::Resource>& current_job,
-                                     SystemTime now);
+                                     SystemTime now, bool keep_every_run = false);
 
 // The name of the Job of the run that ends at `fire`: `<base>-<yyyymmddthhmmssmmm>`, and
 // `-r<retry>` for the retries of that window, cut to 63 characters, so that one run can never
@@ -116,9 +118,10 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
 // Records `fires` (oldest first) on `trigger` through deploy::TriggerFires and, when the trigger
 // has no run going and the store's batches are atomic (elsewhere the trigger's reconciler
 // starts it, having looked for a run left unrecorded), starts the run its first new fire
-// begins, as PlanTrigger decides it, into `batch`: the trigger's status and the new Job together, or only the fires when no run starts
-// (a run cannot start, its Job exists already). False, and nothing added, when the trigger had
-// every fire already.
+// begins, as PlanTrigger decides it, into `batch`: the trigger's status and the new Job
+// together, or only the fires when no run starts (a run cannot start, its Job exists already).
+// The status may then list one run more than kRunsKept, until the trigger's reconciler drops
+// the oldest. False, and nothing added, when the trigger had every fire already.
 hop::Result<bool> FireAndStart(Batch& batch, resource::Resource trigger,
                                const std::vector<SystemTime>& fires, SystemTime now);
 

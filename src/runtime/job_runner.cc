@@ -511,6 +511,34 @@ struct JobRunner::Impl {
     fs::remove(fs::path(WorkDir(ref)) / kMarkerFile, ec);
   }
 
+  // Removes the work directory of a Job that is gone, with what its processes left there, as a
+  // pod's files go with the pod (docs/runtime.md, "Retries, deadlines, deletion"). A process
+  // still in its grace keeps running in the directory it has open.
+  void RemoveWorkDirLocked(const store::ObjectRef& ref) {
+    if (options.state_dir.empty() || !SafePathPart(ref.namespace_name) || !SafePathPart(ref.name)) {
+      return;
+    }
+    std::error_code ec;
+    fs::remove_all(WorkDir(ref), ec);
+    if (ec) log::Warn("Job {}: cannot remove its work directory: {}", KeyOf(ref), ec.message());
+  }
+
+  // Removes the log of a Job that is gone and has no process here (JobRunner::RemoveLog).
+  Status RemoveLogLocked(const store::ObjectRef& in) {
+    const store::ObjectRef ref = Normalised(in);
+    if (options.state_dir.empty() || !SafePathPart(ref.namespace_name) || !SafePathPart(ref.name) ||
+        procs.count(KeyOf(ref)) > 0) {
+      return Status::OK();
+    }
+    auto job = store.Get(ref);
+    if (job.ok()) return Status::OK();
+    if (job.status().code() != StatusCode::kNotFound) return job.status();
+    std::error_code ec;
+    fs::remove(LogPath(ref), ec);
+    if (ec) return Status::Unavailable("cannot remove " + LogPath(ref) + ": " + ec.message());
+    return Status::OK();
+  }
+
   // Reaps killed groups' leaders and sends SIGKILL once their grace is over (`now_all`: at once).
   void ReapDyingLocked(bool now_all = false) {
     const SteadyTime now = std::chrono::steady_clock::now();
@@ -1057,6 +1085,7 @@ struct JobRunner::Impl {
         if (got.status().code() != StatusCode::kNotFound) return got.status();
         KillTrackedLocked(key, "its Job was deleted");
         KillMarkedLocked(ref, 0);
+        RemoveWorkDirLocked(ref);
         return std::optional<milliseconds>();
       }
       const Resource job = std::move(*got);
@@ -1217,18 +1246,24 @@ struct JobRunner::Impl {
       }
     }
     // Marker files of attempts no status records (their Job deleted, or hop stopped between
-    // starting a process and recording it).
+    // starting a process and recording it), and the work directories of Jobs deleted while no
+    // runner ran.
     std::error_code ec;
     fs::path root = fs::path(options.state_dir) / "jobs";
     if (!fs::is_directory(root, ec)) return Status::OK();
+    std::vector<store::ObjectRef> gone;
     for (const auto& ns_dir : fs::directory_iterator(root, ec)) {
       std::error_code ec2;
       if (!ns_dir.is_directory(ec2)) continue;
       for (const auto& job_dir : fs::directory_iterator(ns_dir.path(), ec2)) {
         std::error_code ec3;
-        if (!fs::exists(job_dir.path() / kMarkerFile, ec3)) continue;
         store::ObjectRef ref{kJobKind, ns_dir.path().filename().string(),
                              job_dir.path().filename().string()};
+        if (!fs::exists(job_dir.path() / kMarkerFile, ec3)) {
+          auto job = store.Get(ref);
+          if (!job.ok() && job.status().code() == StatusCode::kNotFound) gone.push_back(ref);
+          continue;
+        }
         pid_t keep = 0;
         auto job = store.Get(ref);
         if (job.ok()) {
@@ -1246,8 +1281,11 @@ struct JobRunner::Impl {
           continue;  // cannot tell: leave it for the next start
         }
         KillMarkedLocked(ref, keep);
+        if (!job.ok()) gone.push_back(ref);
       }
     }
+    // Removed once the walk is over: a directory iterator's directory is not changed under it.
+    for (const store::ObjectRef& ref : gone) RemoveWorkDirLocked(ref);
     return Status::OK();
   }
 
@@ -1475,6 +1513,11 @@ std::string JobRunner::LogPathIn(const std::string& state_dir, const store::Obje
 }
 
 std::string JobRunner::WorkDir(const store::ObjectRef& ref) const { return impl_->WorkDir(ref); }
+
+Status JobRunner::RemoveLog(const store::ObjectRef& ref) {
+  std::lock_guard lock(impl_->mu);
+  return impl_->RemoveLogLocked(ref);
+}
 
 bool JobRunner::AttemptMarkersIn(const std::string& state_dir) {
   std::error_code ec;

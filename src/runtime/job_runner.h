@@ -109,8 +109,14 @@ class JobRunner {
   // The same for a runner on `state_dir`, for readers of logs that run no runner (`hop logs`):
   // <state_dir>/logs/<namespace, "default" when empty>/<name>.log.
   static std::string LogPathIn(const std::string& state_dir, const store::ObjectRef& ref);
-  // The working directory of a Job's process.
+  // The working directory of a Job's process. It goes when the runner finds the Job gone (a Sync
+  // of a deleted Job, or a Start after the Job was deleted while no runner ran).
   std::string WorkDir(const store::ObjectRef& ref) const;
+  // Removes the log of the Job `ref` when the Job is gone and no process of it runs here: a
+  // trigger's run that its status no longer lists (the reconciler keeps a deleted run's log
+  // while it does, for `hop logs tabletrigger/...`). OK when there is nothing to remove; the
+  // store's error when it cannot tell whether the Job exists. Thread-safe.
+  Status RemoveLog(const store::ObjectRef& ref);
   // Whether a work directory under `state_dir` holds the marker of an attempt: a process some
   // runner started and has not yet seen end, which a Start adopts, or kills when no Job records
   // it. False when there is none (a Start would find nothing to adopt on this machine).

@@ -461,6 +461,57 @@ TEST_F(JobRunnerTest, DeletingARunningJobKillsItsProcessGroup) {
   EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0 && errno == ESRCH; }));
   EXPECT_TRUE(WaitFor([&] { return runner.Running() == 0; }));
   EXPECT_NE(ReadFile(runner.LogPath(ref)).find("killed: its Job was deleted"), std::string::npos);
+  // Its work directory went with it, what the process made there too; its log stays.
+  EXPECT_FALSE(fs::exists(runner.WorkDir(ref)));
+  EXPECT_TRUE(fs::exists(runner.LogPath(ref)));
+}
+
+// A finished Job's work directory stays while the Job does, and goes when the runner finds the
+// Job deleted: at its Sync, or at the Start of a runner after a deletion no runner saw. A
+// directory whose Job exists is kept.
+TEST_F(JobRunnerTest, AWorkDirectoryGoesWithItsJob) {
+  ObjectRef done = Create(JobResource("done", {"sh", "-c", "echo kept > made-here"}));
+  ObjectRef unseen = Create(JobResource("unseen", {"sh", "-c", "echo gone > made-here"}));
+  ObjectRef kept = Create(JobResource("kept", {"sh", "-c", "echo kept > made-here"}));
+  {
+    JobRunner& runner = NewRunner();
+    ASSERT_TRUE(runner.Start().ok());
+    for (const ObjectRef& ref : {done, unseen, kept}) {
+      ASSERT_TRUE(SyncUntil(runner, ref, IsComplete));
+      EXPECT_TRUE(fs::exists(fs::path(runner.WorkDir(ref)) / "made-here"));
+    }
+    ASSERT_TRUE(store_->Delete(done).ok());
+    ASSERT_TRUE(runner.Sync(done).ok());
+    EXPECT_FALSE(fs::exists(runner.WorkDir(done)));
+    EXPECT_TRUE(fs::exists(runner.LogPath(done)));
+    runners_.clear();
+  }
+  ASSERT_TRUE(store_->Delete(unseen).ok());
+  // A directory for a Job of a name no store object has, as an older hop left them.
+  fs::create_directories(dir_.path() + "/jobs/other/left-behind/sub");
+  JobRunner& second = NewRunner();
+  ASSERT_TRUE(second.Start().ok());
+  EXPECT_FALSE(fs::exists(second.WorkDir(unseen)));
+  EXPECT_FALSE(fs::exists(dir_.path() + "/jobs/other/left-behind"));
+  EXPECT_TRUE(fs::exists(fs::path(second.WorkDir(kept)) / "made-here"));
+  EXPECT_TRUE(fs::exists(second.LogPath(unseen)));
+}
+
+// RemoveLog removes the log of a Job that is gone, and only then.
+TEST_F(JobRunnerTest, RemoveLogKeepsTheLogOfAJobThatExists) {
+  JobRunner& runner = NewRunner();
+  ASSERT_TRUE(runner.Start().ok());
+  ObjectRef ref = Create(JobResource("run", {"sh", "-c", "echo ran"}));
+  ASSERT_TRUE(SyncUntil(runner, ref, IsComplete));
+  ASSERT_TRUE(runner.RemoveLog(ref).ok());
+  EXPECT_TRUE(fs::exists(runner.LogPath(ref)));
+  ASSERT_TRUE(store_->Delete(ref).ok());
+  ASSERT_TRUE(runner.RemoveLog(ref).ok());
+  EXPECT_FALSE(fs::exists(runner.LogPath(ref)));
+  // Nothing to remove, or a name that is no path part: nothing done.
+  EXPECT_TRUE(runner.RemoveLog(ref).ok());
+  EXPECT_TRUE(runner.RemoveLog({kJob, "default", ".."}).ok());
+  EXPECT_TRUE(fs::exists(dir_.path() + "/logs"));
 }
 
 TEST_F(JobRunnerTest, KillingEscalatesToSigkillAfterTheGrace) {

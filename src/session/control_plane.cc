@@ -148,7 +148,18 @@ void ControlPlane::Impl::Build() {
     if (options.local_jobs) impl.manager->Register(kJob, impl.jobs.get(), {});
     return;
   }
-  impl.triggers = std::make_unique<op::TriggerReconciler>(store);
+  // A run's log stays after its Job is deleted, for `hop logs tabletrigger/...`, until the
+  // trigger's status no longer lists the run.
+  op::TriggerReconciler::RunDropped run_dropped;
+  if (options.local_jobs && !options.state_dir.empty()) {
+    run_dropped = [runner = impl.runner.get()](const store::ObjectRef& job) {
+      if (Status removed = runner->RemoveLog(job); !removed.ok()) {
+        log::Warn("Job {}/{}: cannot remove the log of a run no trigger lists: {}",
+                  job.namespace_name, job.name, removed.ToString());
+      }
+    };
+  }
+  impl.triggers = std::make_unique<op::TriggerReconciler>(store, std::move(run_dropped));
   op::RefreshJobs refresh_jobs;
   refresh_jobs.command = options.refresh_command;
   refresh_jobs.image = options.job_image;
