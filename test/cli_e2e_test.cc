@@ -266,6 +266,43 @@ TEST(CliTest, TheQuickstartRuns) {
   std::filesystem::remove_all(state);
 }
 
+// A view's refreshes leave the files of the last one only: each earlier refresh's Job is
+// deleted when the next ends, and its work directory and log go with it (docs/runtime.md,
+// "Logs"); the last stays, as the view's status.refresh.lastJob.
+TEST(CliTest, AViewKeepsTheFilesOfItsLastRefreshOnly) {
+  char tmpl[] = "/tmp/hop-e2e-XXXXXX";
+  const std::string state = mkdtemp(tmpl);
+  const std::string flag = "--state " + state;
+  ASSERT_EQ(
+      Hop(flag + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml")).status,
+      0);
+  ASSERT_EQ(Hop(flag + " -f " + hop::testing::SourcePath("examples/quickstart.sql")).status, 0);
+  for (int i = 0; i < 3; ++i) {
+    HopRun again =
+        Hop(flag + " -f -", "REFRESH MATERIALIZED VIEW local.minutes_by_member;\n!wait 60\n");
+    ASSERT_EQ(again.status, 0) << again.out;
+  }
+  auto named = [&](const std::string& dir) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(state + "/" + dir, ec)) {
+      const std::string name = entry.path().stem().string();
+      if (name.rfind("local-minutesbymember-refresh-", 0) == 0) names.push_back(name);
+    }
+    return names;
+  };
+  auto view = nlohmann::json::parse(Hop(flag + " get view local-minutesbymember -o json").out,
+                                    nullptr, false);
+  ASSERT_FALSE(view.is_discarded());
+  const std::string last = view["status"]["refresh"].value("lastJob", "");
+  ASSERT_FALSE(last.empty()) << view.dump();
+  EXPECT_GE(view["status"]["refresh"].value("runs", 0), 4) << view.dump();
+  EXPECT_EQ(named("logs/default"), std::vector<std::string>{last});
+  EXPECT_EQ(named("jobs/default"), std::vector<std::string>{last});
+  EXPECT_EQ(Hop(flag + " logs job/" + last).status, 0);
+  std::filesystem::remove_all(state);
+}
+
 // `hop export` and `hop import` move a state directory's resources (docs/kubernetes.md): the
 // quickstart's views, pipelines and their elements, its triggers with the runs they recorded,
 // tables, a Secret. Exporting the copy gives the same text, and importing again changes nothing.

@@ -24,7 +24,7 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
       HOP_ASSIGN_OR_RETURN(job, store_.Find(*ref));
     }
     HOP_ASSIGN_OR_RETURN(RefreshPlan plan, PlanFill(*table, job, context.clock->Now(), fill_jobs_));
-    HOP_RETURN_IF_ERROR(CommitRefreshPlan(store_, *table, std::move(plan), context));
+    HOP_RETURN_IF_ERROR(CommitRefreshPlan(store_, *table, std::move(plan), context, fill_jobs_));
     // What the fill wrote is the table's state now.
     HOP_ASSIGN_OR_RETURN(table, GetOrNotFound(store_, request));
     if (!table) return ReconcileResult::Done();

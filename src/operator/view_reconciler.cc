@@ -92,7 +92,7 @@ hop::Result<ReconcileResult> ViewReconciler::Refresh(const Resource& view,
   HOP_ASSIGN_OR_RETURN(RefreshPlan plan,
                        PlanRefresh(view, job, inputs, context.clock->Now(), refresh_jobs_));
   const std::optional<Duration> requeue_after = plan.requeue_after;
-  HOP_RETURN_IF_ERROR(CommitRefreshPlan(store_, view, std::move(plan), context));
+  HOP_RETURN_IF_ERROR(CommitRefreshPlan(store_, view, std::move(plan), context, refresh_jobs_));
   return requeue_after ? ReconcileResult::RequeueAfter(*requeue_after) : ReconcileResult::Done();
 }
 

@@ -203,7 +203,7 @@ hop::Result<RefreshPlan> PlanRefresh(const Resource& view,
 }
 
 Status CommitRefreshPlan(store::Store& store, const Resource& object, RefreshPlan plan,
-                         const ReconcileContext& context) {
+                         const ReconcileContext& context, const RefreshJobs& jobs) {
   Batch batch(store);
   if (plan.create) {
     HOP_RETURN_IF_ERROR(batch.CreateIfAbsent(std::move(*plan.create)).status());
@@ -217,6 +217,7 @@ Status CommitRefreshPlan(store::Store& store, const Resource& object, RefreshPla
     log::Info("[{}] {} {}/{}: {}", context.id, object.kind(), object.namespace_name(),
               object.name(), plan.event);
   }
+  if (plan.remove && jobs.job_deleted) jobs.job_deleted(*plan.remove);
   return Status::OK();
 }
 

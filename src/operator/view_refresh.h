@@ -26,17 +26,18 @@
 // The new watermark is the refresh's to write (`hop refresh` sets status.watermark on success).
 #pragma once
 
+#include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/time.h"
 #include "operator/controller.h"
-#include <nlohmann/json.hpp>
-
 #include "resource/json.h"
 #include "resource/resource.h"
+#include "store/store.h"
 
 namespace hop::op {
 
@@ -55,6 +56,10 @@ struct RefreshJobs {
   // runs the command on this machine).
   std::string image;
   std::string service_account;
+  // Told of each refresh or fill Job a commit deletes: the one before the last, which no status
+  // names any more (the last stays, as status.refresh.lastJob). The local runtime removes its log
+  // (docs/runtime.md, "Logs"). Called after the commit; may be empty.
+  std::function<void(const store::ObjectRef& job)> job_deleted;
 };
 
 // A view's inputs and their watermarks now, by the input's SQL name ("LOCAL.SRC"); an input
@@ -91,9 +96,10 @@ hop::Result<RefreshPlan> PlanFill(const resource::Resource& table,
 std::optional<std::string> PendingFill(const resource::Resource& table);
 
 // Writes a plan of PlanRefresh or PlanFill for `object` (the Job to create, the one to delete,
-// the new status) in one commit, and logs its event. Errors: the store's.
+// the new status) in one commit, logs its event, and tells `jobs.job_deleted` of the Job it
+// deleted. Errors: the store's.
 Status CommitRefreshPlan(store::Store& store, const resource::Resource& object, RefreshPlan plan,
-                         const ReconcileContext& context);
+                         const ReconcileContext& context, const RefreshJobs& jobs);
 
 // The Job of a running refresh (status.refresh) or fill (status.fill), by reference; nullopt
 // when none runs.

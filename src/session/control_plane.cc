@@ -148,22 +148,24 @@ void ControlPlane::Impl::Build() {
     if (options.local_jobs) impl.manager->Register(kJob, impl.jobs.get(), {});
     return;
   }
-  // A run's log stays after its Job is deleted, for `hop logs tabletrigger/...`, until the
-  // trigger's status no longer lists the run.
-  op::TriggerReconciler::RunDropped run_dropped;
+  // A trigger run's log stays after its Job is deleted, for `hop logs tabletrigger/...`, until
+  // the trigger's status no longer lists the run; a refresh's, until the next refresh ends
+  // (docs/runtime.md, "Logs").
+  std::function<void(const store::ObjectRef&)> remove_log;
   if (options.local_jobs && !options.state_dir.empty()) {
-    run_dropped = [runner = impl.runner.get()](const store::ObjectRef& job) {
+    remove_log = [runner = impl.runner.get()](const store::ObjectRef& job) {
       if (Status removed = runner->RemoveLog(job); !removed.ok()) {
-        log::Warn("Job {}/{}: cannot remove the log of a run no trigger lists: {}",
+        log::Warn("Job {}/{}: cannot remove the log of a Job no status names: {}",
                   job.namespace_name, job.name, removed.ToString());
       }
     };
   }
-  impl.triggers = std::make_unique<op::TriggerReconciler>(store, std::move(run_dropped));
+  impl.triggers = std::make_unique<op::TriggerReconciler>(store, remove_log);
   op::RefreshJobs refresh_jobs;
   refresh_jobs.command = options.refresh_command;
   refresh_jobs.image = options.job_image;
   refresh_jobs.service_account = options.job_service_account;
+  refresh_jobs.job_deleted = remove_log;
   impl.views = std::make_unique<op::ViewReconciler>(store, refresh_jobs);
   impl.tables = std::make_unique<op::TableReconciler>(store, refresh_jobs);
   impl.pipelines = std::make_unique<op::PipelineReconciler>(store, impl.pipeline_rules);
