@@ -92,7 +92,8 @@ hop::Result<ReconcileResult> TriggerReconciler::Run(const Request& request,
     *listed = RunLists();
     return ReconcileResult::Done();
   }
-  const Runs read = ListedRuns(*trigger);
+  // Only a reconciler that tells of dropped runs needs them.
+  const Runs read = run_dropped_ ? ListedRuns(*trigger) : Runs();
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> job, CurrentRunJobOf(store_, *trigger));
   const Json before = trigger->status() ? *trigger->status() : Json();
   const Json* read_status = trigger->status() ? &before : nullptr;
@@ -120,7 +121,7 @@ hop::Result<ReconcileResult> TriggerReconciler::Run(const Request& request,
   Batch batch(store_);
   HOP_RETURN_IF_ERROR(WriteRunPlan(batch, *plan, read_status, &store_));
   HOP_RETURN_IF_ERROR(batch.Commit());
-  *listed = RunLists{read, ListedRuns(plan->trigger)};
+  *listed = RunLists{read, run_dropped_ ? ListedRuns(plan->trigger) : Runs()};
   return ReconcileResult{plan->requeue_after, std::nullopt};
 }
 
