@@ -184,8 +184,9 @@ TEST_F(TriggerReconcilerTest, RunsTheStatusDropsAreToldOfOnce) {
   // Reconciling again drops nothing.
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
   EXPECT_EQ(told.size(), 2u);
-  // A run a view's fire starts (FireAndStart) drops none: the trigger's reconciler does, and
-  // tells of it.
+  // A run a view's fire starts (FireAndStart) drops none, and neither does the trigger's
+  // reconcile while it runs (dropping is no write of its own): the one that records its end
+  // does, and tells of it.
   {
     Batch batch(*store_);
     auto fired = FireAndStart(batch, *store_->Get(store::RefOf(trigger)),
@@ -196,16 +197,20 @@ TEST_F(TriggerReconcilerTest, RunsTheStatusDropsAreToldOfOnce) {
   trigger = *store_->Get(store::RefOf(trigger));
   ASSERT_EQ(trigger.status()->at("jobs").size(), kRunsKept + 1);
   EXPECT_EQ(told.size(), 2u);
+  const std::string version = trigger.resource_version();
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
   trigger = *store_->Get(store::RefOf(trigger));
-  ASSERT_EQ(trigger.status()->at("jobs").size(), kRunsKept);
-  EXPECT_EQ(told, (std::vector<std::string>{started[0], started[1], started[2]}));
+  EXPECT_EQ(trigger.resource_version(), version);
+  ASSERT_EQ(trigger.status()->at("jobs").size(), kRunsKept + 1);
+  EXPECT_EQ(told.size(), 2u);
   started.push_back(trigger.status()->at("jobs").back().at("name"));
   Resource job = *store_->Get({kJob.kind, "default", started.back()});
   job.mutable_status()["conditions"] = Json::array({{{"type", "Complete"}, {"status", "True"}}});
   ASSERT_TRUE(store_->UpdateStatus(job).ok());
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(trigger)}, Context()).ok());
   trigger = *store_->Get(store::RefOf(trigger));
+  ASSERT_EQ(trigger.status()->at("jobs").size(), kRunsKept);
+  EXPECT_EQ(told, (std::vector<std::string>{started[0], started[1], started[2]}));
   // A new reconciler (a restart) knows the runs from its first read: the next run it starts
   // drops the oldest it read.
   std::vector<std::string> told_after;

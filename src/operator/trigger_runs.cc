@@ -178,10 +178,13 @@ hop::Result<TriggerPlan> PlanTrigger(const Resource& trigger,
     plan.trigger.set_status(Json::object());
   }
   Json& st = plan.trigger.mutable_status();
-  // Every return below goes through `done`, which keeps the newest kRunsKept runs.
+  // Every return below goes through `done`, which keeps the newest kRunsKept runs when the
+  // status changes anyway: dropping a run is never a write of its own (the run FireAndStart
+  // added waits for the write that records its end).
   auto done = [&]() -> hop::Result<TriggerPlan> {
-    if (auto runs = st.find("jobs");
-        !keep_every_run && runs != st.end() && runs->is_array() && runs->size() > kRunsKept) {
+    if (auto runs = st.find("jobs"); !keep_every_run && runs != st.end() && runs->is_array() &&
+                                     runs->size() > kRunsKept &&
+                                     (trigger.status() == nullptr || st != *trigger.status())) {
       runs->erase(runs->begin(), runs->end() - kRunsKept);
     }
     return std::move(plan);

@@ -60,9 +60,11 @@ struct TriggerPlan {
 // found) and the time now. A run that cannot start (its YAML does not render, or renders no one
 // object) is no error: the plan's status says why. Errors: the schedule is not a cron
 // expression; like every error of this pure function, retrying cannot mend it (nothing changes
-// until the trigger does). The plan's status lists the newest kRunsKept runs, unless
-// `keep_every_run` (FireAndStart's): only the trigger's reconciler drops runs, so that it can
-// tell the local runtime which it dropped (TriggerReconciler::RunDropped).
+// until the trigger does). A plan that changes the status lists the newest kRunsKept runs,
+// unless `keep_every_run` (FireAndStart's): only the trigger's reconciler drops runs, so that it
+// can tell the local runtime which it dropped (TriggerReconciler::RunDropped), and never as a
+// write of its own, so that the run FireAndStart added (kRunsKept + 1 listed) is dropped by the
+// write that records its end, not by one more commit while its process starts.
 hop::Result<TriggerPlan> PlanTrigger(const resource::Resource& trigger,
                                      const std::optional<resource::Resource>& current_job,
                                      SystemTime now, bool keep_every_run = false);
@@ -120,8 +122,9 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
 // starts it, having looked for a run left unrecorded), starts the run its first new fire
 // begins, as PlanTrigger decides it, into `batch`: the trigger's status and the new Job
 // together, or only the fires when no run starts (a run cannot start, its Job exists already).
-// The status may then list one run more than kRunsKept, until the trigger's reconciler drops
-// the oldest. False, and nothing added, when the trigger had every fire already.
+// The status may then list one run more than kRunsKept, until the trigger's reconciler records
+// the run's end and drops the oldest. False, and nothing added, when the trigger had every fire
+// already.
 hop::Result<bool> FireAndStart(Batch& batch, resource::Resource trigger,
                                const std::vector<SystemTime>& fires, SystemTime now);
 
