@@ -518,8 +518,15 @@ struct JobRunner::Impl {
     if (options.state_dir.empty() || !SafePathPart(ref.namespace_name) || !SafePathPart(ref.name)) {
       return;
     }
+    // A process of the Job, or the spawner writing the exit file of one that was just killed,
+    // may make a file in the directory while it is being emptied: it is then not empty when it
+    // is to be removed, and is emptied again. Once it is gone no file can be made in it.
     std::error_code ec;
-    fs::remove_all(WorkDir(ref), ec);
+    for (int round = 0; round < 3; ++round) {
+      ec.clear();
+      fs::remove_all(WorkDir(ref), ec);
+      if (ec != std::errc::directory_not_empty) break;
+    }
     if (ec) log::Warn("Job {}: cannot remove its work directory: {}", KeyOf(ref), ec.message());
   }
 
