@@ -427,6 +427,26 @@ TEST_P(StoreConformanceTest, AWatchFromAListSeesEveryChangeAfterItInOrder) {
   EXPECT_EQ(watch->Next(0ms, &event), Watch::Outcome::kClosed);
 }
 
+// A watch opened only after the writes that followed its list still gets them (a client's
+// watch stream can open late). On a new store the list's revision is not 0, which the
+// Kubernetes API would read as "any state" and answer with the objects as they are: none here.
+TEST_P(StoreConformanceTest, AWatchOpenedLateFromAListSeesWhatWasWrittenMeanwhile) {
+  auto list = store().List({kConfigMap, ns_, {}});
+  ASSERT_TRUE(list.ok());
+  EXPECT_NE(list->revision, 0);
+  MustCreate(ConfigMap(ns_, "brief"));
+  ASSERT_TRUE(store().Delete({kConfigMap, ns_, "brief"}).ok());
+  auto watch = store().StartWatch({kConfigMap, ns_, list->revision});
+  Event event;
+  ASSERT_EQ(watch->Next(10s, &event), Watch::Outcome::kEvent);
+  EXPECT_EQ(event.type, EventType::kAdded);
+  EXPECT_EQ(event.object.name(), "brief");
+  ASSERT_EQ(watch->Next(10s, &event), Watch::Outcome::kEvent);
+  EXPECT_EQ(event.type, EventType::kDeleted);
+  EXPECT_EQ(event.object.name(), "brief");
+  watch->Close();
+}
+
 TEST_P(StoreConformanceTest, RevisionsOnlyMoveForward) {
   auto r1 = store().Revision();
   ASSERT_TRUE(r1.ok()) << r1.status().ToString();

@@ -579,6 +579,15 @@ class SqliteStore::Impl {
       if (!s.ok())
         return Rollback(s.WithContext(fmt::format("migrating {} to format {}: ", path_, v)));
     }
+    // A new store starts at revision 1, its first write being 2: no list ever reports revision 0,
+    // which the Kubernetes API reads as "any state" rather than as a point to watch from, so that
+    // a list-then-watch of an empty store, over the API or KubernetesStore, misses nothing
+    // written between the two (docs/store.md, "Revisions").
+    if (*version == 0) {
+      if (Status s = db_.Exec("UPDATE meta SET value = 1 WHERE key = 'revision'"); !s.ok()) {
+        return Rollback(s.WithContext(fmt::format("creating {}: ", path_)));
+      }
+    }
     if (Status s = IndexKeysCurrent(); !s.ok()) {
       return Rollback(s.WithContext(fmt::format("indexing {}: ", path_)));
     }

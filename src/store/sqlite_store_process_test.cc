@@ -60,7 +60,8 @@ TEST(SqliteStoreProcessTest, WatchSeesAnotherProcessWrites) {
   Event e;
   while (seen.size() < 20 && watch->Next(std::chrono::seconds(10), &e) == Watch::Outcome::kEvent) {
     seen.push_back(e.object.name());
-    EXPECT_EQ(e.revision, static_cast<int64_t>(seen.size()));  // in order, no gaps
+    // In order, no gaps, after the revision a new store starts at (1).
+    EXPECT_EQ(e.revision, static_cast<int64_t>(seen.size()) + 1);
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -83,7 +84,7 @@ TEST(SqliteStoreProcessTest, WatchSeesAnotherProcessWrites) {
   auto list = (*store)->List({kConfigMap, "", {}});
   ASSERT_TRUE(list.ok());
   EXPECT_EQ(list->items.size(), 120u);
-  EXPECT_EQ(list->revision, 120);
+  EXPECT_EQ(list->revision, 121);  // 120 writes to a new store, at revision 1
   std::filesystem::remove_all(dir);
 }
 
@@ -317,12 +318,13 @@ TEST(SqliteStoreProcessTest, KilledMidGroupLosesNoBatchItReportedCommitted) {
       EXPECT_EQ(per_batch.count(batch), 1u) << "batch " << batch << " was reported committed";
     }
     EXPECT_GE(reported, 40u);
-    // Revisions have no gaps: the events run from 1 to the store's revision.
+    // Revisions have no gaps: the events run from 2 (a new store is at 1) to the store's
+    // revision.
     auto revision = (*store)->Revision();
     ASSERT_TRUE(revision.ok());
     auto watch = (*store)->StartWatch({std::nullopt, "", 0});
     Event e;
-    int64_t expect = 1;
+    int64_t expect = 2;
     while (expect <= *revision &&
            watch->Next(std::chrono::seconds(5), &e) == Watch::Outcome::kEvent) {
       ASSERT_EQ(e.revision, expect);

@@ -103,7 +103,7 @@ TEST_F(SqliteStoreTest, CreateSetsServerFields) {
   EXPECT_EQ(created.namespace_name(), "default");
   EXPECT_EQ(created.uid().size(), 36u);
   EXPECT_EQ(created.generation(), 1);
-  EXPECT_EQ(created.resource_version(), "1");
+  EXPECT_EQ(created.resource_version(), "2");  // a new store is at revision 1
   EXPECT_FALSE(created.creation_timestamp().empty());
   auto got = store_->Get({kDatabase, "default", "ads-database"});
   ASSERT_TRUE(got.ok());
@@ -126,6 +126,15 @@ TEST_F(SqliteStoreTest, CreateSetsServerFields) {
 
 // Objects are bounded as Kubernetes bounds them (HOP_MAX_OBJECT_BYTES): creates and updates past
 // the limit fail and write nothing.
+// A new store is at revision 1, not 0 (docs/store.md, "Revisions"), and a list of it says so.
+TEST_F(SqliteStoreTest, ANewStoreIsAtRevisionOne) {
+  EXPECT_EQ(*store_->Revision(), 1);
+  auto list = store_->List({kConfigMap, "", {}});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->revision, 1);
+  EXPECT_EQ(MustCreate(ConfigMap("first")).resource_version(), "2");
+}
+
 TEST_F(SqliteStoreTest, StatsCountObjectsAndBytes) {
   MustCreate(ConfigMap("a"));
   MustCreate(ConfigMap("b"));
@@ -216,7 +225,7 @@ TEST_F(SqliteStoreTest, UpdateRules) {
   EXPECT_EQ(v2->generation(), 2);
   EXPECT_EQ(v2->uid(), v1.uid());
   EXPECT_EQ(v2->creation_timestamp(), v1.creation_timestamp());
-  EXPECT_EQ(v2->resource_version(), "2");
+  EXPECT_EQ(v2->resource_version(), "3");
 
   // A stale resourceVersion is a conflict.
   Resource stale = *v2;
@@ -236,7 +245,7 @@ TEST_F(SqliteStoreTest, UpdateRules) {
   auto same = store_->Update(*v3);
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(same->resource_version(), v3->resource_version());
-  EXPECT_EQ(*store_->Revision(), 3);
+  EXPECT_EQ(*store_->Revision(), 4);
 
   // Server fields cannot be changed through an update.
   Resource forged = *v3;
@@ -583,8 +592,8 @@ TEST(SqliteStoreGroupCommitTest, ConcurrentCommitsShareDurableTransactions) {
     }
   }
   EXPECT_EQ(all.size(), 2u * kThreads * kBatches);
-  EXPECT_EQ(*all.begin(), 1);
-  EXPECT_EQ(*all.rbegin(), 2 * kThreads * kBatches);
+  EXPECT_EQ(*all.begin(), 2);  // a new store is at revision 1
+  EXPECT_EQ(*all.rbegin(), 1 + 2 * kThreads * kBatches);
   const SqliteStore::CommitStats stats = store.commit_stats();
   EXPECT_EQ(stats.batches, kThreads * kBatches);
   // Batches that arrived during another's fsync shared the next one.
@@ -820,7 +829,7 @@ TEST_F(SqliteStoreTest, WatchesOfDifferentKindsEachGetTheirEventsFromSharedReads
   // A watch from an older revision reads for itself.
   auto late = store_->StartWatch({kDatabase, "", 0});
   std::vector<std::string> every_db = want_dbs;
-  every_db.insert(every_db.begin(), "o0@1");
+  every_db.insert(every_db.begin(), "o0@2");  // a new store is at revision 1
   EXPECT_EQ(names(late.get(), every_db.size()), every_db);
 }
 
@@ -831,22 +840,22 @@ TEST(SqliteStorePollTest, AWriteThatWakesNoOneIsSeenAtTheNextPoll) {
   const SqliteStoreOptions opts = PollingEvery(std::chrono::milliseconds(50));
   auto store = SqliteStore::Open(dir.path(), opts);
   ASSERT_TRUE(store.ok());
-  ASSERT_TRUE((*store)->Create(ConfigMap("a")).ok());
-  auto w = (*store)->StartWatch({kConfigMap, "", 1});
+  ASSERT_TRUE((*store)->Create(ConfigMap("a")).ok());  // revision 2: a new store is at 1
+  auto w = (*store)->StartWatch({kConfigMap, "", 2});
   Event e;
   ASSERT_EQ(w->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kTimeout);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir.path() + "/hop.db").c_str(), &db), SQLITE_OK);
   const char* sql =
-      "BEGIN IMMEDIATE; UPDATE meta SET value = 2 WHERE key = 'revision'; "
-      "INSERT INTO events VALUES (2, 0, '', 'ConfigMap', 'default', 'quiet', "
+      "BEGIN IMMEDIATE; UPDATE meta SET value = 3 WHERE key = 'revision'; "
+      "INSERT INTO events VALUES (3, 0, '', 'ConfigMap', 'default', 'quiet', "
       "'{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"quiet\","
-      "\"namespace\":\"default\",\"resourceVersion\":\"2\"}}'); COMMIT;";
+      "\"namespace\":\"default\",\"resourceVersion\":\"3\"}}'); COMMIT;";
   ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   ASSERT_EQ(w->Next(std::chrono::seconds(10), &e), Watch::Outcome::kEvent);
   EXPECT_EQ(e.object.name(), "quiet");
-  EXPECT_EQ(e.revision, 2);
+  EXPECT_EQ(e.revision, 3);
 }
 
 TEST(SqliteStoreWalTest, ADurableCommitMarksTheWalWhoseDirectoryEntryItSynced) {
@@ -944,7 +953,7 @@ TEST_F(SqliteStoreTest, ListsByKindNamespaceAndSelector) {
     for (const auto& item : r->items) names.push_back(item.name());
     std::sort(names.begin(), names.end());
     EXPECT_EQ(names, c.want) << c.name;
-    EXPECT_EQ(r->revision, 5) << c.name;
+    EXPECT_EQ(r->revision, 6) << c.name;  // five writes to a new store, at revision 1
   }
 }
 
@@ -1069,24 +1078,24 @@ TEST_F(SqliteStoreTest, ListsByIndexKey) {
 }
 
 TEST_F(SqliteStoreTest, WatchDeliversOrderedEventsFromARevision) {
-  MustCreate(Database("a"));  // revision 1
-  auto all = store_->StartWatch({std::nullopt, "", 1});
+  MustCreate(Database("a"));  // revision 2 (a new store is at 1)
+  auto all = store_->StartWatch({std::nullopt, "", 2});
   auto dbs = store_->StartWatch({kDatabase, "", 0});
-  MustCreate(ConfigMap("cm"));             // 2
-  Resource b = MustCreate(Database("b"));  // 3
+  MustCreate(ConfigMap("cm"));             // 3
+  Resource b = MustCreate(Database("b"));  // 4
   DatabaseKind::kSchema.Set(b, "X");
-  ASSERT_TRUE(store_->Update(b).ok());                     // 4
-  ASSERT_TRUE(store_->Delete({kDatabase, "", "a"}).ok());  // 5
+  ASSERT_TRUE(store_->Update(b).ok());                     // 5
+  ASSERT_TRUE(store_->Delete({kDatabase, "", "a"}).ok());  // 6
 
   using T = EventType;
   EXPECT_EQ(
       Drain(all.get(), 4),
       (std::vector<std::pair<T, std::string>>{
-          {T::kAdded, "cm@2"}, {T::kAdded, "b@3"}, {T::kModified, "b@4"}, {T::kDeleted, "a@5"}}));
+          {T::kAdded, "cm@3"}, {T::kAdded, "b@4"}, {T::kModified, "b@5"}, {T::kDeleted, "a@6"}}));
   EXPECT_EQ(
       Drain(dbs.get(), 4),
       (std::vector<std::pair<T, std::string>>{
-          {T::kAdded, "a@1"}, {T::kAdded, "b@3"}, {T::kModified, "b@4"}, {T::kDeleted, "a@5"}}));
+          {T::kAdded, "a@2"}, {T::kAdded, "b@4"}, {T::kModified, "b@5"}, {T::kDeleted, "a@6"}}));
   Event e;
   EXPECT_EQ(all->Next(std::chrono::milliseconds(20), &e), Watch::Outcome::kTimeout);
 }
@@ -1253,7 +1262,7 @@ TEST(SqliteStoreFormatTest, ReopensAndRefusesNewerFormats) {
     auto store = SqliteStore::Open(dir.path());
     ASSERT_TRUE(store.ok());
     EXPECT_TRUE((*store)->Get({kDatabase, "default", "kept"}).ok());
-    EXPECT_EQ(*(*store)->Revision(), 1);
+    EXPECT_EQ(*(*store)->Revision(), 2);  // one write to a new store, at revision 1
   }
   {
     sqlite3* db = nullptr;
