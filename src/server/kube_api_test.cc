@@ -305,6 +305,7 @@ TEST_F(KubeApiTest, WatchResumesAfterADroppedConnectionWithoutLosingOrRepeating)
   Start();
   const int64_t from = Revision();
   constexpr int kObjects = 300;
+  constexpr size_t kPerConnection = 37;
   std::thread writer([&] {
     for (int i = 0; i < kObjects; i += 10) {
       char prefix[32];
@@ -320,16 +321,17 @@ TEST_F(KubeApiTest, WatchResumesAfterADroppedConnectionWithoutLosingOrRepeating)
   while (all.size() < static_cast<size_t>(kObjects) &&
          std::chrono::steady_clock::now() < deadline) {
     ++connections;
-    // Each connection takes up to 37 events, then hangs up mid-stream.
+    // Each connection takes up to kPerConnection events, then hangs up mid-stream.
     auto events = Watch(
         fmt::format("{}?watch=true&resourceVersion={}", kConfigMaps, last),
         [&](const std::vector<Event>& seen) {
-          return seen.size() >= 37 || all.size() + seen.size() >= static_cast<size_t>(kObjects);
+          return seen.size() >= kPerConnection ||
+                 all.size() + seen.size() >= static_cast<size_t>(kObjects);
         },
         5s);
-    // Events come in batches: a read can bring more than 37, and what is past the 37th is
-    // dropped as if the connection had ended before it (the next one sends it again).
-    if (events.size() > 37) events.resize(37);
+    // Events come in batches: a read can bring more, and what is past the limit is dropped as
+    // if the connection had ended before it (the next one sends it again).
+    if (events.size() > kPerConnection) events.resize(kPerConnection);
     for (const Event& e : events) {
       ASSERT_EQ(e.type, "ADDED") << e.object.dump();
       all.push_back(e);
@@ -338,7 +340,7 @@ TEST_F(KubeApiTest, WatchResumesAfterADroppedConnectionWithoutLosingOrRepeating)
   }
   writer.join();
   ASSERT_EQ(all.size(), static_cast<size_t>(kObjects));
-  EXPECT_GE(connections, kObjects / 37);
+  EXPECT_GE(connections, kObjects / static_cast<int>(kPerConnection));
   std::set<std::string> names;
   for (size_t i = 0; i < all.size(); ++i) {
     names.insert(all[i].name());
