@@ -66,8 +66,8 @@ bench-kube: build/build.ninja
 
 # What users see at scale (bench/scale_bench.cc): whole `hop` processes with durable commits, each
 # beside a raw SQLite or posix_spawn baseline in the same run; prints a table of
-# measure | hop | baseline | ratio. About 4 minutes at the default sizes (0, 1k and 10k views);
-# SCALE_FLAGS passes more, e.g. SCALE_FLAGS='--sizes 0,1000,10000,100000'.
+# measure | hop | baseline | ratio. About a minute at the default sizes (0, 1k and 10k views); about
+# three with 100k added: SCALE_FLAGS='--sizes 0,1000,10000,100000'.
 SCALE_FLAGS ?=
 bench-scale: build/build.ninja
 	$(CMAKE) --build build -j $(JOBS) --target hop scale_bench
