@@ -254,7 +254,8 @@ struct Shared {
   // tried since the first of them opened: inotify could not be used, and they poll.
   std::chrono::steady_clock::time_point listen_from;
   bool listen_tried = false;
-  // While watches > 0 from listen_from on, unless inotify could not be used. Declared last: it
+  // From the first wait of a watch at or after listen_from until the last watch goes, unless
+  // inotify could not be used. Declared last: it
   // goes first, and its thread, which locks `mu`, is joined before `mu` goes.
   std::unique_ptr<WakeListener> listener;
 
@@ -1602,7 +1603,6 @@ class SqliteWatch : public Watch {
     std::lock_guard<std::mutex> lock(shared_->mu);
     shared_->positions.push_back(&position_);
     ++shared_->watches;
-    shared_->ListenLocked(std::chrono::steady_clock::now());
   }
 
   ~SqliteWatch() override {
@@ -1633,9 +1633,7 @@ class SqliteWatch : public Watch {
       // One read for every watch at this cursor whose buffer is not full (after a commit, every
       // watch of a controller that has kept up is): the first of them to look reads for all,
       // and the others find their events read. Reading under shared_->mu keeps the store alive
-      // for the duration of the read. From listen_from on, the listener starts first, so that
-      // this read sees what came before it.
-      if (!shared_->listen_tried) shared_->ListenLocked(std::chrono::steady_clock::now());
+      // for the duration of the read.
       const uint64_t seen = shared_->wakes;
       const bool nothing_new = !poll_due && seen == shared_->known_at_wakes &&
                                shared_->known_revision >= 0 &&
@@ -1663,6 +1661,14 @@ class SqliteWatch : public Watch {
       }
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return Outcome::kTimeout;
+      // Only a watch that waits needs the listener: one that reads what is there and goes (a
+      // catalog catching up, Next with no timeout) would make each of a script's statements pay
+      // for tearing one down. Once it has started, look again: a write made between the read
+      // above and its start woke no one.
+      if (!shared_->listen_tried) {
+        shared_->ListenLocked(now);
+        if (shared_->wakes != seen) continue;
+      }
       // Woken by a write in this process, by another process's (through the listener), by
       // Close(), or after the poll interval: the safety net's when other processes' writes wake
       // this one, the short one when they cannot (or do not yet: listen_after).

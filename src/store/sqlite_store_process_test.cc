@@ -157,8 +157,10 @@ int Threads() {
 }
 
 // A store that no one watches (a one-shot `hop -e`) has no listener: no inotify descriptor and
-// no thread; the first watch starts one, and it goes with the last.
-TEST(SqliteStoreProcessTest, OnlyAWatchedStoreListens) {
+// no thread. Nor does one whose watches only read what is there (Next with no timeout, as a
+// catalog catching up at each statement of a script): the first watch that waits starts it,
+// and it goes with the last watch.
+TEST(SqliteStoreProcessTest, OnlyAStoreWhoseWatchWaitsListens) {
   const std::string dir = MakeTempDir();
   const int descriptors = InotifyDescriptors();
   const int threads = Threads();
@@ -169,11 +171,27 @@ TEST(SqliteStoreProcessTest, OnlyAWatchedStoreListens) {
   ASSERT_TRUE((*store)->Create(r).ok());
   EXPECT_EQ(InotifyDescriptors(), descriptors);
   EXPECT_EQ(Threads(), threads);
+  for (int i = 0; i < 3; ++i) {
+    auto read = (*store)->StartWatch({kConfigMap, "", 0});
+    Event e;
+    ASSERT_EQ(read->Next(std::chrono::milliseconds(0), &e), Watch::Outcome::kEvent);
+    EXPECT_EQ(read->Next(std::chrono::milliseconds(0), &e), Watch::Outcome::kTimeout);
+    EXPECT_EQ(InotifyDescriptors(), descriptors);
+    EXPECT_EQ(Threads(), threads);
+  }
   {
     auto first = (*store)->StartWatch({kConfigMap, "", 0});
     auto second = (*store)->StartWatch({});
+    EXPECT_EQ(InotifyDescriptors(), descriptors);
+    Event e;
+    ASSERT_EQ(first->Next(std::chrono::milliseconds(0), &e), Watch::Outcome::kEvent);
+    EXPECT_EQ(first->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kTimeout);
     EXPECT_EQ(InotifyDescriptors(), descriptors + 1);
     EXPECT_EQ(Threads(), threads + 1);
+    // The one listener serves the second watch too.
+    EXPECT_EQ(second->Next(std::chrono::milliseconds(0), &e), Watch::Outcome::kEvent);
+    EXPECT_EQ(second->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kTimeout);
+    EXPECT_EQ(InotifyDescriptors(), descriptors + 1);
   }
   EXPECT_EQ(InotifyDescriptors(), descriptors);
   EXPECT_EQ(Threads(), threads);
@@ -217,16 +235,16 @@ TEST(SqliteStoreProcessTest, AStoreListensOnlyAfterListenAfter) {
   const auto seen = std::chrono::steady_clock::now();
   EXPECT_GE(seen - opened, std::chrono::milliseconds(400));
   EXPECT_LT(seen - opened, std::chrono::seconds(10));  // the poll interval is 30 s
-  EXPECT_EQ(InotifyDescriptors(), descriptors + 1);
-  EXPECT_EQ(Threads(), threads + 1);
 
-  // Now the listener wakes the watch.
+  // Now the listener, started as the watch waits again, wakes it.
   const int64_t started = MonotonicNanos();
   pid = Spawn({HOP_STORE_TEST_CHILD, dir, "create", "late", "1"}, &out);
   ASSERT_GT(pid, 0);
   ASSERT_EQ(watch->Next(std::chrono::seconds(20), &e), Watch::Outcome::kEvent);
   EXPECT_EQ(e.object.name(), "late-0");
   EXPECT_LT(MonotonicNanos() - started, 10'000'000'000LL);
+  EXPECT_EQ(InotifyDescriptors(), descriptors + 1);
+  EXPECT_EQ(Threads(), threads + 1);
   waitpid(pid, &status, 0);
   close(out);
   watch.reset();

@@ -1196,6 +1196,8 @@ TEST(SqliteStoreWakeTest, OwnTouchesWakeNoOneAndOtherWritersDo) {
   ASSERT_TRUE(mine.ok() && other.ok());
   auto watch = (*mine)->StartWatch({kConfigMap, "", 0});
   Event e;
+  // A watch that waits starts the listener.
+  ASSERT_EQ(watch->Next(std::chrono::milliseconds(10), &e), Watch::Outcome::kTimeout);
   // The first commit creates the wake file, which wakes the watches as any new wake file does.
   ASSERT_TRUE((*mine)->Create(ConfigMap("first")).ok());
   ASSERT_EQ(watch->Next(std::chrono::seconds(5), &e), Watch::Outcome::kEvent);
