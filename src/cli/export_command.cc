@@ -191,13 +191,17 @@ void OrderOwnersFirst(std::vector<Resource>* objects, std::vector<std::string>* 
           store::RefOf((*objects)[i]).ToString()));
     }
   }
+  // Each object's sort key is read from its document once, not at each comparison.
+  using Key = std::tuple<size_t, std::string, std::string, std::string, std::string>;
+  std::vector<Key> keys;
+  keys.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Resource& r = (*objects)[i];
+    keys.emplace_back(depth[i], r.kind(), r.group(), r.namespace_name(), r.name());
+  }
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
-  auto key = [&](size_t i) {
-    const Resource& r = (*objects)[i];
-    return std::make_tuple(depth[i], r.kind(), r.group(), r.namespace_name(), r.name());
-  };
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
   std::vector<Resource> sorted;
   sorted.reserve(n);
   for (size_t i : order) sorted.push_back(std::move((*objects)[i]));
