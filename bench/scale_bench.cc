@@ -596,6 +596,7 @@ void Ddl(Context& c) {
       "json_extract(body, '$.status') IS NOT NULL";
   std::vector<double> hop_rate, raw_rate, ratios, cpu_per_statement;
   std::vector<double> served_rate, served_ratios;
+  int64_t fewest_reconciled = n;
   std::vector<StoredObject> written;
   std::map<long, std::vector<const StoredObject*>> statements;
   for (int r = 0; r < c.options.ddl_runs + 1; ++r) {
@@ -614,9 +615,13 @@ void Ddl(Context& c) {
         if (i >= 0) statements[i].push_back(&obj);
       }
       if (statements.size() != static_cast<size_t>(n)) Fail("ddl: objects not told apart");
-      // The in-process operator has reconciled every Pipeline before `hop -f` exits, as the
-      // served measure below waits for.
-      if (db.Count(reconciled) != n) Fail("ddl: hop -f exited before its operator reconciled");
+    }
+    {
+      // The in-process operator stops with its process: what it has not reconciled by then
+      // waits for the next process that leads (docs/operator.md). The served measure below
+      // waits for every Pipeline, so the table says how many this one had left.
+      Database db(c.Store(state));
+      if (r > 0) fewest_reconciled = std::min(fewest_reconciled, db.Count(reconciled));
     }
     // The same script while a `hop serve` runs the operator (as a user who keeps one running),
     // timed from `hop -f`'s start until every Pipeline has its status from `hop serve`.
@@ -662,6 +667,10 @@ void Ddl(Context& c) {
               Format("%.2fx (rate)", Median(ratios)));
   c.table.Add("of which the CPU of the `hop -f` process (every thread), per statement",
               Format("%.2f ms", Median(cpu_per_statement) * 1000), "-", "-");
+  c.table.Add(
+      "of which the Pipelines its operator had reconciled when `hop -f` exited, fewest "
+      "in a run",
+      std::to_string(fewest_reconciled) + " of " + std::to_string(n), "-", "-");
   c.table.Add(
       "the same `hop -f` while `hop serve` runs the operator, until every Pipeline has "
       "its status, statements/s",
