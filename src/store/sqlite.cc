@@ -7,8 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -203,6 +206,32 @@ Result<Database> Database::Open(const std::string& path) {
   }
   sqlite3_extended_result_codes(db, 1);
   return Database(db);
+}
+
+namespace {
+
+// SQLite's own busy handler (sqlite3_busy_timeout) sleeps a millisecond at first and up to 100 ms
+// later. A commit holds the write lock for far less than that (its fdatasync runs after the lock
+// is released: docs/store.md, "Group commit"), so a writer that finds another process's commit
+// under way waits in short steps first: 50 µs, doubling up to a millisecond, then a millisecond
+// at a time.
+int WaitBriefly(void* limit_ms, int count) {
+  constexpr int kShortSteps = 5;  // 50, 100, 200, 400 and 800 µs
+  const int64_t limit_us = static_cast<int64_t>(reinterpret_cast<intptr_t>(limit_ms)) * 1000;
+  const int short_steps = std::min(count, kShortSteps);
+  const int64_t waited_us =
+      50 * ((int64_t{1} << short_steps) - 1) + int64_t{1000} * std::max(0, count - kShortSteps);
+  if (waited_us >= limit_us) return 0;
+  const int64_t step_us = count < kShortSteps ? int64_t{50} << count : 1000;
+  std::this_thread::sleep_for(std::chrono::microseconds(step_us));
+  return 1;
+}
+
+}  // namespace
+
+void Database::WaitWhenBusy(std::chrono::milliseconds limit) {
+  sqlite3_busy_handler(db_, WaitBriefly,
+                       reinterpret_cast<void*>(static_cast<intptr_t>(limit.count())));
 }
 
 Status Database::Exec(std::string_view sql) {

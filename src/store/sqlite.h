@@ -2,6 +2,7 @@
 // and column reads, and errors turned into Status. Only src/store uses it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,6 +38,9 @@ class Database {
   Result<Statement> Prepare(std::string_view sql);
   int64_t Changes() const;
   sqlite3* handle() const { return db_; }
+  // A statement that finds the file locked by another connection (another process's commit)
+  // waits for it, retrying for about `limit` in all before it fails busy.
+  void WaitWhenBusy(std::chrono::milliseconds limit);
 
  private:
   explicit Database(sqlite3* db);

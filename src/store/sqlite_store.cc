@@ -480,7 +480,7 @@ class SqliteStore::Impl {
     // The store is private (ARCHITECTURE.md §4.16); SQLite gives its WAL and shared-memory
     // files the database file's mode when it creates them, and older ones are made private too.
     MakePrivate(path_);
-    sqlite3_busy_timeout(db_.handle(), 10000);
+    db_.WaitWhenBusy(std::chrono::seconds(10));
     HOP_RETURN_IF_ERROR(UseWal());
     MakePrivate(path_ + "-wal");
     MakePrivate(path_ + "-shm");
@@ -737,7 +737,7 @@ class SqliteStore::Impl {
 
   Status OpenReaderLocked() {
     HOP_ASSIGN_OR_RETURN(reader_.db, sqlite::Database::Open(path_));
-    sqlite3_busy_timeout(reader_.db.handle(), 10000);
+    reader_.db.WaitWhenBusy(std::chrono::seconds(10));
     Status s = reader_.db.Exec("PRAGMA query_only=ON");
     if (!s.ok()) reader_.Close();
     return s;

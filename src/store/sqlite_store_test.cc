@@ -23,6 +23,7 @@
 
 #include "common/limits.h"
 #include "resource/kinds.h"
+#include "store/sqlite.h"
 
 namespace hop::store {
 namespace {
@@ -1233,6 +1234,42 @@ TEST(SqliteStoreWakeTest, OwnTouchesWakeNoOneAndOtherWritersDo) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EXPECT_GT((*mine)->commit_stats().wakes_from_others, before);
+}
+
+// A connection that finds the write lock held (another process's commit under way) waits for
+// it, and fails busy only once its limit has passed (sqlite.cc, WaitBriefly).
+TEST(SqliteWaitWhenBusyTest, WaitsForTheLockAndGivesUpAfterItsLimit) {
+  using std::chrono::milliseconds;
+  using std::chrono::steady_clock;
+  TempDir dir;
+  const std::string path = dir.path() + "/busy.db";
+  auto holder = sqlite::Database::Open(path);
+  auto waiter = sqlite::Database::Open(path);
+  ASSERT_TRUE(holder.ok() && waiter.ok());
+  ASSERT_TRUE(holder->Exec("PRAGMA journal_mode=WAL; CREATE TABLE t (x)").ok());
+  waiter->WaitWhenBusy(milliseconds(300));
+
+  // Held for longer than the limit: busy, once the limit has passed.
+  ASSERT_TRUE(holder->Exec("BEGIN IMMEDIATE").ok());
+  auto start = steady_clock::now();
+  const Status busy = waiter->Exec("BEGIN IMMEDIATE");
+  auto waited = steady_clock::now() - start;
+  EXPECT_EQ(busy.code(), StatusCode::kUnavailable) << busy.ToString();
+  EXPECT_GE(waited, milliseconds(300));
+  EXPECT_LT(waited, std::chrono::seconds(10));
+
+  // Released within the limit: the waiter takes it.
+  start = steady_clock::now();
+  std::thread release([&] {
+    std::this_thread::sleep_for(milliseconds(50));
+    ASSERT_TRUE(holder->Exec("COMMIT").ok());
+  });
+  const Status taken = waiter->Exec("BEGIN IMMEDIATE");
+  waited = steady_clock::now() - start;
+  release.join();
+  EXPECT_TRUE(taken.ok()) << taken.ToString();
+  EXPECT_GE(waited, milliseconds(50));
+  EXPECT_TRUE(waiter->Exec("INSERT INTO t VALUES (1); COMMIT").ok());
 }
 
 TEST(SqliteStoreRetentionTest, OldRevisionsAreTooOld) {
