@@ -40,8 +40,8 @@ Result<std::vector<Json>> ExportDocuments(const ExportOptions& options, store::S
 
 // Writes ExportDocuments as YAML documents separated by `---`, whole (Secrets included: the
 // output is as private as the state directory), to `out` or to the file of `options.output`,
-// which is written only once every object is read. The notes go to `err`. Exit 0, or 1 on an
-// error of the store or of the file.
+// which is written only once every object is read (then a megabyte at a time). The notes go to
+// `err`. Exit 0, or 1 on an error of the store or of the file.
 int RunExport(const ExportOptions& options, store::Store& store, std::ostream& out,
               std::ostream& err);
 

@@ -371,6 +371,36 @@ TEST_F(ExportImportTest, TheFileIsPrivate) {
   EXPECT_NE(unwritable.err.find("hop export: cannot write "), std::string::npos);
 }
 
+// An export of several megabytes, written a megabyte at a time, is the same text as its
+// documents emitted whole, on standard output and in a file.
+TEST_F(ExportImportTest, ALargeExportIsWrittenWholeInPieces) {
+  TempStore store;
+  const std::string filler(8000, 'x');
+  for (int i = 0; i < 400; ++i) {
+    Resource r = Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
+    r.set_name(fmt::format("map-{:03}", i));
+    r.mutable_json()["data"] = {{"filler", filler + std::to_string(i)}};
+    ASSERT_TRUE(store->Create(r).ok());
+  }
+  std::vector<std::string> notes;
+  auto docs = ExportDocuments({}, *store, &notes);
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  const std::string whole = EmitYamlDocuments(*docs);
+  ASSERT_GT(whole.size(), 3u << 20);
+
+  const Outcome printed = Export(*store);
+  ASSERT_EQ(printed.rc, 0) << printed.err;
+  EXPECT_TRUE(printed.out == whole) << "standard output differs";
+
+  const std::string path = files_.dir() + "/large.yaml";
+  const Outcome written = Export(*store, {"", {}, path});
+  ASSERT_EQ(written.rc, 0) << written.err;
+  EXPECT_EQ(written.out, "400 objects written to " + path + "\n");
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(text == whole) << "the file differs";
+}
+
 // An object that exists and differs is left alone and reported, unless --overwrite; its status
 // goes through the status subresource.
 TEST_F(ExportImportTest, AnObjectThatDiffersIsReplacedOnlyWhenAsked) {
