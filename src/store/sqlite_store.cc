@@ -255,8 +255,8 @@ struct Shared {
   std::chrono::steady_clock::time_point listen_from;
   bool listen_tried = false;
   // From the first wait of a watch at or after listen_from until the last watch goes, unless
-  // inotify could not be used. Declared last: it
-  // goes first, and its thread, which locks `mu`, is joined before `mu` goes.
+  // inotify could not be used. Declared last: it goes first, and its thread, which locks `mu`,
+  // is joined before `mu` goes.
   std::unique_ptr<WakeListener> listener;
 
   // Starts the listener if the watches should have one and do not. The watches then look at the
