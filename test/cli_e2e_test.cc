@@ -141,6 +141,36 @@ TEST(CliTest, CheckReportsErrorsAndExitsNonZero) {
   EXPECT_EQ(r.status, 1) << r.out.substr(0, 200);
 }
 
+// Output that does not reach standard output (a full disk, here /dev/full; a closed descriptor)
+// fails the command, so that `hop manifests > file && kubectl apply -f file` stops at a
+// half-written file; output that does reach it leaves the status as it was.
+TEST(CliTest, ACommandWhoseOutputIsLostFails) {
+  char tmpl[] = "/tmp/hop-e2e-XXXXXX";
+  const std::string state = mkdtemp(tmpl);
+  const std::string hop = std::string(HOP_BINARY) + " --state " + state;
+  ASSERT_EQ(Hop("--state " + state + " apply -f " +
+                hop::testing::SourcePath("examples/demo-environment.yaml"))
+                .status,
+            0);
+  for (const std::string args : {"--version", "crds", "manifests", "get databases",
+                                 "get databases -o yaml", "-e 'SELECT 1'", "export"}) {
+    for (const std::string lost : {" > /dev/full", " >&-"}) {
+      HopRun r = Command(hop + " " + args + lost);
+      EXPECT_EQ(r.status, 1) << args << lost << ": " << r.out;
+      EXPECT_NE(r.out.find("cannot write to standard output"), std::string::npos)
+          << args << lost << ": " << r.out;
+    }
+    HopRun kept = Command(hop + " " + args + " > /dev/null");
+    EXPECT_EQ(kept.status, 0) << args << ": " << kept.out;
+    EXPECT_EQ(kept.out, "") << args;
+  }
+  // A command that failed keeps its own status and message.
+  HopRun failed = Command(hop + " get databases nope > /dev/full");
+  EXPECT_EQ(failed.status, 1) << failed.out;
+  EXPECT_NE(failed.out.find("Not Found"), std::string::npos) << failed.out;
+  std::filesystem::remove_all(state);
+}
+
 TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
   char tmpl[] = "/tmp/hop-e2e-XXXXXX";
   const std::string state = mkdtemp(tmpl);

@@ -1,6 +1,8 @@
 // The `hop` binary: subcommands and their flags. Each subcommand's work lives in its own file;
 // this one only wires the command line to it.
 #include <fmt/format.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -152,8 +154,20 @@ void Lazily(CLI::App* subcommand, std::function<void()> define) {
 // stopped, the store closed), and what is left are static objects whose destructors only free
 // memory, which the kernel frees at exit anyway (docs/architecture.md, "Start-up"). Sanitizer
 // builds exit normally: their leak check runs at exit.
+//
+// A command whose output did not all reach standard output fails: `hop manifests > file` on a
+// full disk must not exit 0 with half a file that a script then applies. A pipe whose reader has
+// gone is not that: most commands end by SIGPIPE before they get here, and one that follows
+// (`hop get -w | head -1`) stops there quietly (docs/resources.md).
 [[noreturn]] void ExitNow(int code) {
   std::cout.flush();
+  const bool lost = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout.good();
+  pollfd out{STDOUT_FILENO, POLLOUT, 0};
+  const bool reader_gone = ::poll(&out, 1, 0) == 1 && (out.revents & POLLERR) != 0;
+  if (lost && !reader_gone && code == 0) {
+    std::cerr << "hop: cannot write to standard output\n";
+    code = 1;
+  }
   std::cerr.flush();
   std::fflush(nullptr);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
