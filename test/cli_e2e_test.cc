@@ -79,7 +79,14 @@ TEST(CliTest, VersionAndHelp) {
   for (const char* cmd : {"check", "apply", "get", "delete", "crds", "--state"}) {
     EXPECT_NE(h.out.find(cmd), std::string::npos) << cmd;
   }
-  EXPECT_NE(Hop("no-such-command").status, 0);
+  // A usage error is exit status 2, whatever the mistake (docs/resources.md).
+  EXPECT_EQ(Hop("no-such-command").status, 2);
+  EXPECT_EQ(Hop("get").status, 2);
+  EXPECT_EQ(Hop("--kube-qps -1 get views").status, 2);
+  EXPECT_EQ(Hop("import --no-such-option").status, 2);
+  HopRun no_state = Hop("--state '' get views");
+  EXPECT_EQ(no_state.status, 2) << no_state.out;
+  EXPECT_NE(no_state.out.find("--state names no directory"), std::string::npos) << no_state.out;
   // A subcommand's options are defined only when the command line names it (docs/
   // architecture.md, "Start-up"): its help and its parsing see them; another subcommand refuses
   // them as unknown.
@@ -92,7 +99,7 @@ TEST(CliTest, VersionAndHelp) {
   EXPECT_EQ(set_help.status, 0);
   EXPECT_NE(set_help.out.find("--force"), std::string::npos) << set_help.out;
   HopRun foreign = Hop("get views --pg-port 5432");
-  EXPECT_NE(foreign.status, 0);
+  EXPECT_EQ(foreign.status, 2);
   EXPECT_NE(foreign.out.find("--pg-port"), std::string::npos) << foreign.out;
 }
 

@@ -566,7 +566,15 @@ int Main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end here with 0. Every other case is a usage error, whose status is 2
+    // (docs/resources.md), not one of CLI11's own numbers for each kind of mistake.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (state_dir.empty()) {
+    // (an unset variable in `--state "$DIR"`: the store would otherwise land in the working
+    // directory)
+    std::cerr << "hop: --state names no directory\n";
+    return 2;
   }
 
   hop::log::Level level;
