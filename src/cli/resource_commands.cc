@@ -102,14 +102,14 @@ std::string NamespaceOf(const Options& options) {
   return std::string(resource::kDefaultNamespace);
 }
 
-// Parses and validates every document of `path` for `command` ("hop apply"). On any problem
-// prints all of them and returns false; nothing is written.
+// Parses and validates every document of `path` for `command` ("hop apply") as `validation`
+// says. On any problem prints all of them and returns false; nothing is written.
 // `namespace_name` (-n) goes to documents without a namespace, and the others must name it;
 // without it `default_namespace`, when set, goes to documents without one.
 bool LoadDocuments(std::string_view command, const std::string& path,
                    const std::string& namespace_name, const std::string& default_namespace,
                    std::vector<Resource>* out, std::ostream& err,
-                   resource::UnknownFields unknown_fields = resource::UnknownFields::kAllow) {
+                   const resource::ValidationOptions& validation = {}) {
   std::string text;
   if (Status read = ReadInput(path, &text); !read.ok()) {
     err << command << ": " << EscapeForTerminal(read.message()) << "\n";
@@ -143,7 +143,7 @@ bool LoadDocuments(std::string_view command, const std::string& path,
                         r->namespace_name(), namespace_name));
       }
     }
-    resource::ValidateResource(*r, &doc, {unknown_fields});
+    resource::ValidateResource(*r, &doc, validation);
     resource::RefuseRedacted(r->json(), "", doc);
     out->push_back(std::move(r).value());
   }
@@ -297,7 +297,11 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
   }
   std::vector<Resource> docs;
   if (!LoadDocuments("hop apply", options.file, options.namespace_name, options.default_namespace,
-                     &docs, err, unknown_fields)) {
+                     &docs, err,
+                     // The fields of kinds hop does not define are checked too (a ConfigMap's
+                     // data holds strings), as the Kubernetes API checks them (kube_api.cc):
+                     // `hop apply` and `kubectl apply` against `hop serve` take the same files.
+                     {.unknown_fields = unknown_fields, .external_fields = true})) {
     return 1;
   }
   // Read what exists, then write everything in one batch; each update carries the version it

@@ -223,6 +223,58 @@ data: {anything: goes}
   EXPECT_EQ(Apply(File("back.yaml", out), &out, &err), 0) << err;
 }
 
+// The declared fields of kinds hop does not define are checked as their API server checks them,
+// and as hop's Kubernetes API does (src/server/kube_api.cc): a ConfigMap's data holds strings, a
+// Secret's base64. --validate concerns unknown fields only, so it lets no wrong type through.
+TEST_F(ResourceCommandsTest, TheFieldsOfOtherKindsHaveTheirTypes) {
+  const std::string wrong = File("wrong.yaml", R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data:
+  list: [1, 2]
+  number: 3
+  quoted: "3"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: token}
+data: {key: "not base64!"}
+)");
+  for (const char* validate : {"strict", "warn", "ignore"}) {
+    std::ostringstream o, e;
+    EXPECT_EQ(RunApply({wrong, "", validate}, *store_, o, e), 1) << validate;
+    EXPECT_EQ(o.str(), "") << validate;
+    for (const char* want : {"- ERROR: data.list: must be a string, not array",
+                             "- ERROR: data.number: must be a string, not integer"}) {
+      EXPECT_NE(e.str().find(want), std::string::npos) << validate << ": " << want << "\n"
+                                                       << e.str();
+    }
+    EXPECT_EQ(e.str().find("data.quoted"), std::string::npos) << e.str();
+    EXPECT_NE(e.str().find("document 2 (Secret/token):\n  - ERROR: data.key: must be base64"),
+              std::string::npos)
+        << e.str();
+  }
+  std::string out, err;
+  ASSERT_EQ(Get({"configmaps", "", "", false, "", ""}, &out, &err), 0) << err;
+  EXPECT_EQ(out.find("settings"), std::string::npos) << out;  // nothing was applied
+  const std::string right = File("right.yaml", R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {number: "3"}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: token}
+data:
+  key: |
+    aG9wIHNlY3JldCB2YWx1
+    ZQ==
+)");
+  EXPECT_EQ(Apply(right, &out, &err), 0) << err;
+  EXPECT_NE(out.find("configmap/settings created"), std::string::npos) << out;
+  EXPECT_NE(out.find("secret/token created"), std::string::npos) << out;
+}
+
 TEST_F(ResourceCommandsTest, SamplesReadBackIdentically) {
   std::string out, err;
   ASSERT_EQ(Apply(File("samples.yaml", kSamples), &out, &err), 0) << err;

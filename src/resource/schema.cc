@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
+
 namespace hop::resource {
 
 Schema::Schema() = default;
@@ -173,6 +175,12 @@ void ValidateAgainst(const Json& value, const Schema& schema, const std::string&
                                                                    : TypeName(schema.type),
                               JsonTypeName(value)));
     return;
+  }
+  if (schema.type == Schema::Type::kString && schema.format == "byte") {
+    // base64, as Go's JSON decoding of []byte reads it: padded, line breaks skipped.
+    std::string text = value.get<std::string>();
+    std::erase_if(text, [](char c) { return c == '\r' || c == '\n'; });
+    if (!Base64Decode(text)) issues->Error(fmt::format("{}: must be base64", path));
   }
   if (!schema.enum_values.empty()) {
     const std::string& v = value.get_ref<const std::string&>();
