@@ -680,6 +680,24 @@ TEST(CliTest, GetWatchSeesWritesOfOtherProcesses) {
   EXPECT_NE(piped.out.find("status 0"), std::string::npos) << piped.out;
 }
 
+// A script saved by a Windows editor, with a byte-order mark first and CRLF line ends, runs as
+// it reads, whichever way it is given.
+TEST(CliTest, AScriptSavedByAWindowsEditorRuns) {
+  StateDir state;
+  const std::string script = "\xEF\xBB\xBFSELECT 1 AS one;\r\nSELECT 'a b' AS two;\r\n";
+  const std::string file = state.path() + "/windows.sql";
+  std::ofstream(file) << script;
+  for (const HopRun& r : {Hop(state.Flag() + " -f " + file), Hop(state.Flag() + " -f -", script),
+                          Hop(state.Flag(), script)}) {
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("ONE"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("a b"), std::string::npos) << r.out;
+  }
+  HopRun checked = Hop("check " + file);
+  EXPECT_EQ(checked.status, 0) << checked.out;
+  EXPECT_NE(checked.out.find("2 statement(s) OK"), std::string::npos) << checked.out;
+}
+
 // `hop serve` reconciles a state directory that other hop processes write to; an interactive
 // or -e hop beside it does not reconcile, yet can wait for it; SIGTERM stops it cleanly.
 TEST(CliTest, ServeReconcilesWhatOtherProcessesWrite) {

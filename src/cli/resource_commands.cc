@@ -79,6 +79,8 @@ Status ReadInput(const std::string& path, std::string* text) {
                     "(HOP_MAX_REQUEST_BYTES)",
                     name, FormatByteSize(limit)));
   }
+  // The UTF-8 byte-order mark some editors put first (Windows' Notepad) is not text.
+  if (text->starts_with("\xEF\xBB\xBF")) text->erase(0, 3);
   return Status::OK();
 }
 

@@ -92,7 +92,8 @@ int RunCrds(std::ostream& out);
 // Reads a file, or standard input for "-", whole into `*text`, stopping one byte past the
 // request limit (common/limits.h) instead of reading all of a larger input. Fails, with a message
 // naming the file ("<stdin>" for "-"), with InvalidArgument when it is a directory or larger than
-// the limit, and Unavailable when it cannot be opened or read.
+// the limit, and Unavailable when it cannot be opened or read. A UTF-8 byte-order mark at the
+// start is dropped.
 Status ReadInput(const std::string& path, std::string* text);
 
 }  // namespace hop::cli

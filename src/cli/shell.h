@@ -129,6 +129,7 @@ class StreamLineReader : public LineReader {
 
  private:
   std::istream& in_;
+  bool first_ = true;  // the first line, which may start with a byte-order mark
 };
 
 // The loop itself, given its reader: prompts `hop> ` and `  -> ` (while a statement is
