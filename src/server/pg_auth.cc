@@ -3,11 +3,14 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -237,28 +240,67 @@ Status AddPgUser(const std::string& path, std::string_view name, std::string_vie
     return Status::InvalidArgument(
         fmt::format("a user name of the users file has no blanks or '#': '{}'", name));
   }
-  std::string kept;
-  {
-    std::ifstream in(path, std::ios::binary);
-    std::string line;
-    while (in && std::getline(in, line)) {
-      std::string_view t = TrimWhitespace(line);
-      const size_t blank = t.find_first_of(" \t");
-      if (!t.empty() && t[0] != '#' && t.substr(0, blank) == name) continue;
-      kept += line + "\n";
+  const auto cannot = [&](std::string_view what) {
+    return Status::InvalidArgument(
+        fmt::format("cannot {} the users file {}: {}", what, path, std::strerror(errno)));
+  };
+  // Two `hop pg-user add` at once would each write the file as it was before the other: each
+  // holds its directory's lock from reading the file to replacing it. (The file itself is
+  // replaced, so a lock on it would be on the old one.)
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return cannot("open the directory of");
+  struct DirLock {
+    int fd;
+    ~DirLock() { ::close(fd); }  // (closing releases the lock)
+  } lock{dir_fd};
+  while (::flock(dir_fd, LOCK_EX) != 0) {
+    if (errno != EINTR) return cannot("lock the directory of");
+  }
+  // The users file as it is (none yet: empty). One that cannot be read fails the add, which must
+  // not write the file anew without its users.
+  std::string old_text;
+  if (const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); in >= 0) {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(in, buffer, sizeof buffer)) != 0) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const Status failed = cannot("read");
+        ::close(in);
+        return failed;
+      }
+      old_text.append(buffer, static_cast<size_t>(n));
     }
+    ::close(in);
+  } else if (errno != ENOENT) {
+    return cannot("read");
+  }
+  std::string kept;
+  std::istringstream lines(old_text);
+  for (std::string line; std::getline(lines, line);) {
+    std::string_view t = TrimWhitespace(line);
+    const size_t blank = t.find_first_of(" \t");
+    if (!t.empty() && t[0] != '#' && t.substr(0, blank) == name) continue;
+    kept += line + "\n";
   }
   HOP_ASSIGN_OR_RETURN(ScramVerifier v, ScramVerifier::Make(password));
   kept += fmt::format("{} {} {}\n", name, v.ToString(), Md5Hash(password, name));
-  const std::string tmp = path + ".tmp";
+  // Written whole and synced before it replaces the file: a crash leaves the old users or the new,
+  // never an empty file that locks everyone out.
+  const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
   const int fd = OpenPrivateFile(tmp, O_WRONLY | O_TRUNC);
-  if (fd < 0) return Status::InvalidArgument(fmt::format("cannot write {}", tmp));
-  const bool written = write(fd, kept.data(), kept.size()) == static_cast<ssize_t>(kept.size());
+  if (fd < 0) return cannot("write");
+  const bool written =
+      write(fd, kept.data(), kept.size()) == static_cast<ssize_t>(kept.size()) && ::fsync(fd) == 0;
   const bool closed = close(fd) == 0;
   if (!written || !closed || rename(tmp.c_str(), path.c_str()) != 0) {
+    const Status failed = cannot("write");
     unlink(tmp.c_str());
-    return Status::InvalidArgument(fmt::format("cannot write the users file {}", path));
+    return failed;
   }
+  ::fsync(dir_fd);  // the rename
   return Status::OK();
 }
 

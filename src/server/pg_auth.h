@@ -56,7 +56,8 @@ class PgUsers {
 };
 
 // Adds or replaces user `name` in the users file `path` (created 0600 when missing) with the
-// SCRAM verifier and md5 hash of `password`.
+// SCRAM verifier and md5 hash of `password`. Adds at once, from several processes, all land: each
+// holds a lock on the file's directory while it reads and replaces the file.
 Status AddPgUser(const std::string& path, std::string_view name, std::string_view password);
 
 // The md5 method's hash a users file keeps: "md5" + hex md5(password + user).

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "common/strings.h"
 #include "test/lib/fixtures.h"
@@ -48,6 +52,36 @@ TEST(PgAuthTest, UsersFileHoldsNoPasswordsAndMustBePrivate) {
             "f, line 1: a verifier is SCRAM-SHA-256$... or md5 and 32 hex digits (never a "
             "password)");
   EXPECT_FALSE(AddPgUser(path, "a b", "x").ok());
+}
+
+// Users added at once all land (each add reads and replaces the file under its directory's lock),
+// and a users file that cannot be read is an error, not a file written anew without its users.
+TEST(PgAuthTest, UsersAddedAtOnceAreAllKept) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/users";
+  std::vector<std::thread> adders;
+  std::atomic<int> failed{0};
+  for (int i = 0; i < 12; ++i) {
+    adders.emplace_back([&, i] {
+      if (!AddPgUser(path, "user" + std::to_string(i), "pw" + std::to_string(i)).ok()) ++failed;
+    });
+  }
+  for (auto& t : adders) t.join();
+  EXPECT_EQ(failed, 0);
+  auto users = PgUsers::Load(path);
+  ASSERT_TRUE(users.ok()) << users.status().ToString();
+  for (int i = 0; i < 12; ++i) {
+    const PgUser* u = users->Find("user" + std::to_string(i));
+    ASSERT_NE(u, nullptr) << i;
+    EXPECT_EQ(u->md5, Md5Hash("pw" + std::to_string(i), "user" + std::to_string(i)));
+  }
+  const std::string unreadable = dir.path() + "/a-directory";
+  std::filesystem::create_directory(unreadable);
+  EXPECT_FALSE(AddPgUser(unreadable, "alice", "pw").ok());
+  EXPECT_TRUE(std::filesystem::is_directory(unreadable));
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
+  }
 }
 
 TEST(PgAuthTest, ScramRefusesAWrongProof) {
