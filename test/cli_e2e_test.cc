@@ -372,7 +372,7 @@ TEST(CliTest, ExportAndImportMoveAStateDirectory) {
   std::ifstream in(file);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const char* part : {"kind: FlinkSessionJob", "name: audiencereport-report-",
-                           "outcome: Succeeded", "password: s3cret-value", "kind: Table\n"}) {
+                           "outcome: Succeeded", "password: czNjcmV0LXZhbHVl", "kind: Table\n"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part;
   }
   EXPECT_EQ(text.find("uid:"), std::string::npos);

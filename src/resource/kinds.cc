@@ -779,8 +779,31 @@ KindInfo ConfigMap() {
   return info;
 }
 
+// As Kubernetes stores a Secret: each stringData value goes into data, base64-encoded (replacing
+// a data value of the same key), and stringData itself is not kept: it is write-only, never
+// read back in plain text. A stringData that is not a map of strings is left for validation to
+// refuse.
+void MergeStringData(Json& secret) {
+  auto found = secret.find("stringData");
+  if (found == secret.end() || !found->is_object()) return;
+  for (const auto& [key, value] : found->items()) {
+    if (!value.is_string()) return;
+  }
+  auto data = secret.find("data");
+  if (data != secret.end() && !data->is_object() && !data->is_null()) return;
+  // (Taken out first: adding "data" to the object may move its other members.)
+  const Json string_data = std::move(*found);
+  secret.erase("stringData");
+  Json& merged = secret["data"];
+  if (merged.is_null()) merged = Json::object();
+  for (const auto& [key, value] : string_data.items()) {
+    merged[key] = Base64Encode(value.get_ref<const std::string&>());
+  }
+}
+
 KindInfo Secret() {
   KindInfo info = External("", "v1", "Secret", "secrets", {}, false);
+  info.prepare_for_write = MergeStringData;
   info.description = "Secret values.";
   info.top_level =
       Schema::Object()

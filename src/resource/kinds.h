@@ -95,6 +95,9 @@ struct KindInfo {
   // for the objects that have one (store::ListOptions::index_key) without reading the others.
   // Null: the kind has none.
   std::vector<std::string> (*index_keys)(const Resource& object) = nullptr;
+  // What the kind's API server changes in an object as it stores it (a Secret's stringData goes
+  // into its data), which a store that stands for that server does too. Null: nothing.
+  void (*prepare_for_write)(Json& object) = nullptr;
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   GroupKind group_kind() const { return {group, kind}; }

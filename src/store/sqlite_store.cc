@@ -1263,10 +1263,20 @@ class SqliteStore::Impl {
     return Status::OK();
   }
 
+  // What the kind's API server does to an object it stores (resource::KindInfo), as this store
+  // stands for it.
+  static void PrepareForWrite(Resource* r) {
+    const resource::KindInfo* kind = resource::FindKind(r->group_kind());
+    if (kind != nullptr && kind->prepare_for_write != nullptr) {
+      kind->prepare_for_write(r->mutable_json());
+    }
+  }
+
   Result<Resource> DoCreate(Resource r, Txn* txn) {
     if (r.name().empty()) return Status::InvalidArgument("metadata.name is required");
     NormalizeNamespace(&r);
     HOP_RETURN_IF_ERROR(ResolveOwners(&r));
+    PrepareForWrite(&r);
     HOP_RETURN_IF_ERROR(ValidateObject(r));
     auto existing = Load(RefOf(r));
     if (existing.ok()) {
@@ -1314,6 +1324,7 @@ class SqliteStore::Impl {
       }
     } else {
       next = std::move(r);
+      PrepareForWrite(&next);
       // Fields only the store sets.
       Json& md = next.mutable_json()["metadata"];
       const Json& old_md = old.object.json()["metadata"];

@@ -195,6 +195,39 @@ TEST_F(SqliteStoreTest, UnknownFieldsSurvive) {
   EXPECT_EQ(got->json()["extraTopLevel"], "kept");
 }
 
+// A Secret is stored as Kubernetes stores one: its stringData goes into data, base64-encoded and
+// over a data value of the same key, and is never kept or read back in plain text.
+TEST_F(SqliteStoreTest, ASecretsStringDataGoesIntoItsData) {
+  const ObjectRef ref{{"", "Secret"}, "default", "token"};
+  Resource created = MustCreate(Resource(Json::parse(R"({"apiVersion": "v1", "kind": "Secret",
+      "metadata": {"name": "token"}, "data": {"kept": "a2VwdA==", "user": "b2xk"},
+      "stringData": {"user": "alice", "password": "hunter2"}})")));
+  for (const Resource& r : {created, store_->Get(ref).value()}) {
+    EXPECT_FALSE(r.json().contains("stringData")) << r.json().dump();
+    EXPECT_EQ(
+        r.json()["data"],
+        Json::parse(R"({"kept": "a2VwdA==", "user": "YWxpY2U=", "password": "aHVudGVyMg=="})"));
+  }
+  Resource update = store_->Get(ref).value();
+  update.mutable_json()["stringData"] = Json::parse(R"({"password": "changed"})");
+  auto updated = store_->Update(update);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_FALSE(updated->json().contains("stringData"));
+  EXPECT_EQ(updated->json()["data"]["password"], "Y2hhbmdlZA==");
+  EXPECT_EQ(updated->json()["data"]["user"], "YWxpY2U=");
+  // A Secret of stringData only (the usual way to write one) gets data of it, whatever comes
+  // after it.
+  Resource only = MustCreate(Resource(Json::parse(R"({"apiVersion": "v1", "kind": "Secret",
+      "metadata": {"name": "only"}, "stringData": {"a": "1", "b": "2"}, "type": "Opaque"})")));
+  EXPECT_FALSE(only.json().contains("stringData")) << only.json().dump();
+  EXPECT_EQ(only.json()["data"], Json::parse(R"({"a": "MQ==", "b": "Mg=="})"));
+  EXPECT_EQ(only.json()["type"], "Opaque");
+  // Only a Secret's: another kind's field of that name is its own.
+  Resource cm = MustCreate(Resource(Json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap",
+      "metadata": {"name": "settings"}, "stringData": {"a": "b"}})")));
+  EXPECT_EQ(cm.json()["stringData"]["a"], "b");
+}
+
 TEST_F(SqliteStoreTest, ValidationRejectsBadObjects) {
   Resource no_url = Database("d");
   no_url.mutable_spec().erase("url");
