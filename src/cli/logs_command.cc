@@ -348,6 +348,13 @@ int RunLogs(const LogsOptions& options, const std::string& state_dir, store::Sto
     return TriggerLogs(options, name, state_dir, store, out, err, stop);
   }
   Strip(name, {"job/", "jobs/", "job.batch/", "jobs.batch/"});
+  if (const size_t slash = name.find('/');
+      slash != std::string::npos && resource::LookupKind(name.substr(0, slash)) != nullptr) {
+    // KIND/NAME of another kind (`view/x`): say what logs takes, not that "view/x" is a bad name.
+    err << "hop logs: " << EscapeForTerminal(options.target)
+        << " is not job/NAME or tabletrigger/NAME: only Jobs and triggers have logs\n";
+    return 1;
+  }
   if (Status s = CheckJobName(options.namespace_name, name); !s.ok()) {
     err << "hop logs: " << EscapeForTerminal(s.ToString()) << "\n";
     return 1;

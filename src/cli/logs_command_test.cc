@@ -129,6 +129,13 @@ TEST_F(LogsTest, AnEndedJobPrintsItsLogAndReturns) {
   options.target = "job/missing";
   EXPECT_EQ(RunLogs(options, dir_, *store_, out, err), 1);
   EXPECT_NE(err.str().find("no log for job default/missing"), std::string::npos) << err.str();
+  // Another kind's objects have no logs, which is what the message says.
+  std::ostringstream other;
+  options.target = "view/done";
+  EXPECT_EQ(RunLogs(options, dir_, *store_, out, other), 1);
+  EXPECT_EQ(other.str(),
+            "hop logs: view/done is not job/NAME or tabletrigger/NAME: only Jobs and triggers "
+            "have logs\n");
 }
 
 // A trigger's runs: the one going as its log grows, then each new run's header and log.
