@@ -124,6 +124,9 @@ bool LoadDocuments(std::string_view command, const std::string& path,
     return false;
   }
   Issues issues;
+  // Each object once: the documents are written in one batch, where a second document for the
+  // same object could only fail ("already exists") or silently win.
+  std::map<std::string, size_t> first_document;
   for (size_t i = 0; i < docs->size(); ++i) {
     const std::string where = fmt::format("document {}", i + 1);
     auto r = Resource::FromJson(std::move((*docs)[i]), where);
@@ -147,6 +150,15 @@ bool LoadDocuments(std::string_view command, const std::string& path,
     }
     resource::ValidateResource(*r, &doc, validation);
     resource::RefuseRedacted(r->json(), "", doc);
+    ObjectRef ref = store::RefOf(*r);
+    const KindInfo* kind = resource::FindKind(ref.kind);
+    if (ref.namespace_name.empty() && (kind == nullptr || kind->namespaced)) {
+      ref.namespace_name = resource::kDefaultNamespace;
+    }
+    if (auto [at, added] = first_document.emplace(ref.ToString(), i + 1); !added) {
+      doc.Error(
+          fmt::format("the same object as document {}: a file names each object once", at->second));
+    }
     out->push_back(std::move(r).value());
   }
   if (docs->empty()) {

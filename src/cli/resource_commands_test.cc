@@ -275,6 +275,39 @@ data:
   EXPECT_NE(out.find("secret/token created"), std::string::npos) << out;
 }
 
+// A file that names one object twice is refused whole: its documents are written in one batch,
+// where the second could only fail as already existing. The same name in another namespace or of
+// another kind is another object.
+TEST_F(ResourceCommandsTest, AFileNamesEachObjectOnce) {
+  const std::string twice = File("twice.yaml", R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {a: "1"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: other}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: settings}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: default}
+data: {a: "2"}
+)");
+  std::string out, err;
+  EXPECT_EQ(Apply(twice, &out, &err), 1);
+  EXPECT_EQ(out, "");
+  EXPECT_NE(err.find("document 4 (ConfigMap/settings):\n  - ERROR: the same object as document 1: "
+                     "a file names each object once"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("document 2"), std::string::npos) << err;
+  EXPECT_EQ(err.find("document 3"), std::string::npos) << err;
+}
+
 TEST_F(ResourceCommandsTest, SamplesReadBackIdentically) {
   std::string out, err;
   ASSERT_EQ(Apply(File("samples.yaml", kSamples), &out, &err), 0) << err;
