@@ -87,6 +87,11 @@ TEST(CliTest, VersionAndHelp) {
   HopRun no_state = Hop("--state '' get views");
   EXPECT_EQ(no_state.status, 2) << no_state.out;
   EXPECT_NE(no_state.out.find("--state names no directory"), std::string::npos) << no_state.out;
+  // A namespace that no object could be in is refused before anything runs.
+  HopRun bad_namespace = Hop("--namespace ../etc -e 'SELECT 1'");
+  EXPECT_EQ(bad_namespace.status, 2) << bad_namespace.out;
+  EXPECT_NE(bad_namespace.out.find("--namespace: invalid DNS-1123 label"), std::string::npos)
+      << bad_namespace.out;
   // A subcommand's options are defined only when the command line names it (docs/
   // architecture.md, "Start-up"): its help and its parsing see them; another subcommand refuses
   // them as unknown.

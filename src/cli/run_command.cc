@@ -9,12 +9,16 @@
 #include "cli/resource_commands.h"
 #include "common/strings.h"
 #include "engine/output.h"
+#include "resource/names.h"
 #include "sql/script.h"
 
 namespace hop::cli {
 
 Result<session::Properties> SessionProperties(const RunOptions& options) {
   session::Properties p;
+  if (Status valid = resource::ValidateDnsLabel(options.namespace_name); !valid.ok()) {
+    return valid.WithContext("--namespace: ");
+  }
   p.namespace_name = options.namespace_name;
   if (EqualsIgnoreCase(options.mode, "apply")) {
     p.mode = session::Mode::kApply;

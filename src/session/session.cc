@@ -1052,6 +1052,8 @@ Status Session::Set(std::string_view name, std::string_view value) {
   std::string key = AsciiToLower(name);
   if (key == "namespace" || key == "k8s.namespace") {
     if (value.empty()) return Status::InvalidArgument("namespace cannot be empty");
+    // Refused here, not at the first statement that writes an object in it.
+    HOP_RETURN_IF_ERROR(resource::ValidateDnsLabel(value).WithContext("namespace: "));
     properties_.namespace_name = std::string(value);
   } else if (key == "hints") {
     HOP_ASSIGN_OR_RETURN(properties_.hints, ParseHints(value));
