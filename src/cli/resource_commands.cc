@@ -79,8 +79,7 @@ Status ReadInput(const std::string& path, std::string* text) {
                     "(HOP_MAX_REQUEST_BYTES)",
                     name, FormatByteSize(limit)));
   }
-  // The UTF-8 byte-order mark some editors put first (Windows' Notepad) is not text.
-  if (text->starts_with("\xEF\xBB\xBF")) text->erase(0, 3);
+  DropByteOrderMark(*text);
   return Status::OK();
 }
 
@@ -135,10 +134,10 @@ bool LoadDocuments(std::string_view command, const std::string& path,
       continue;
     }
     Issues& doc = issues.Child(fmt::format("{} ({})", where, r->Describe()));
+    const KindInfo* kind = resource::FindKind(r->group_kind());
+    const bool namespaced = kind == nullptr || kind->namespaced;
     const std::string& given = namespace_name.empty() ? default_namespace : namespace_name;
     if (!given.empty()) {
-      const KindInfo* kind = resource::FindKind(r->group_kind());
-      const bool namespaced = kind == nullptr || kind->namespaced;
       if (namespaced && r->namespace_name().empty()) {
         r->set_namespace(given);
       } else if (namespaced && !namespace_name.empty() && r->namespace_name() != namespace_name) {
@@ -151,10 +150,7 @@ bool LoadDocuments(std::string_view command, const std::string& path,
     resource::ValidateResource(*r, &doc, validation);
     resource::RefuseRedacted(r->json(), "", doc);
     ObjectRef ref = store::RefOf(*r);
-    const KindInfo* kind = resource::FindKind(ref.kind);
-    if (ref.namespace_name.empty() && (kind == nullptr || kind->namespaced)) {
-      ref.namespace_name = resource::kDefaultNamespace;
-    }
+    if (namespaced && ref.namespace_name.empty()) ref.namespace_name = resource::kDefaultNamespace;
     if (auto [at, added] = first_document.emplace(ref.ToString(), i + 1); !added) {
       doc.Error(
           fmt::format("the same object as document {}: a file names each object once", at->second));

@@ -589,8 +589,7 @@ LineReader::Result StreamLineReader::Read(const std::string& /*prompt*/, std::st
   }
   if (!any) return Result::kEof;
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  // The UTF-8 byte-order mark some editors put first (Windows' Notepad) is not text.
-  if (first_ && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
+  if (first_) DropByteOrderMark(line);
   first_ = false;
   return Result::kLine;
 }

@@ -232,6 +232,10 @@ int Base64Value(char c) {
 }
 }  // namespace
 
+void DropByteOrderMark(std::string& text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+}
+
 std::string Base64Encode(std::string_view bytes) {
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);

@@ -53,6 +53,10 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
 // `s` without leading and trailing ASCII whitespace.
 std::string_view TrimWhitespace(std::string_view s);
 
+// Removes the UTF-8 byte-order mark that some editors (Windows' Notepad) put at the start of a
+// file, if `text` starts with one: it is not text.
+void DropByteOrderMark(std::string& text);
+
 // Base64 with the standard alphabet and `=` padding (RFC 4648, section 4).
 std::string Base64Encode(std::string_view bytes);
 // The bytes of padded base64 text; nullopt for anything else (a length not a multiple of 4, a
