@@ -113,6 +113,9 @@ void AppendPostgresTimestamp(int64_t micros, std::string& out) {
 }
 
 std::string PostgresDouble(double d, bool single) {
+  // A REAL is held as a double: written as the float it is (one beyond the float's range is
+  // Infinity, as the binary float4 of the same value is).
+  if (single) d = static_cast<float>(d);
   if (std::isnan(d)) return "NaN";
   if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
   if (d == 0) return std::signbit(d) ? "-0" : "0";

@@ -48,6 +48,11 @@ TEST(PostgresTextTest, ScalarsInPostgresForms) {
   EXPECT_EQ(Text(Value::Real(-std::numeric_limits<double>::infinity()), T(sql::TypeName::kReal)),
             "-Infinity");
   EXPECT_EQ(Text(Value::Real(std::nan("")), T(sql::TypeName::kDouble)), "NaN");
+  // A REAL is written as the float it is: past the float's range it is infinite, not "i.nf".
+  EXPECT_EQ(Text(Value::Real(1e39), T(sql::TypeName::kReal)), "Infinity");
+  EXPECT_EQ(Text(Value::Real(-1e39), T(sql::TypeName::kReal)), "-Infinity");
+  EXPECT_EQ(Text(Value::Real(1e-50), T(sql::TypeName::kReal)), "0");
+  EXPECT_EQ(Text(Value::Real(1e39), T(sql::TypeName::kDouble)), "1e+39");
   EXPECT_EQ(Text(Value::Blob(std::string("\x00\xff", 2)), T(sql::TypeName::kBytes)), "\\x00ff");
   EXPECT_EQ(Text(Value::Int(20454), T(sql::TypeName::kDate)), "2026-01-01");
   EXPECT_EQ(Text(Value::Int(int64_t{20454} * kMicrosPerDay + 1500000), T(sql::TypeName::kTimestamp, 3)),

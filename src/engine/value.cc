@@ -368,6 +368,9 @@ std::optional<int64_t> Rescale(int64_t value, int from, int to) {
 }
 
 std::string FormatDouble(double d, bool single) {
+  // A REAL is held as a double: shown as the float it is, so that one beyond the float's range
+  // is Infinity (as Java casts it) and never reaches the digit layout below as "inf".
+  if (single) d = static_cast<float>(d);
   if (std::isnan(d)) return "NaN";
   if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
   if (d == 0) return std::signbit(d) ? "-0.0" : "0.0";

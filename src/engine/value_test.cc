@@ -36,6 +36,12 @@ TEST(ValueTest, FormatsDoublesAsJava) {
       {123456789012.0, "1.23456789012E11"},
   };
   for (const Case& c : kCases) EXPECT_EQ(FormatDouble(c.value), c.text) << c.value;
+  // A REAL is shown as the float it is, as Java casts a double beyond the float's range.
+  EXPECT_EQ(FormatDouble(1e39, /*single=*/true), "Infinity");
+  EXPECT_EQ(FormatDouble(-1e39, /*single=*/true), "-Infinity");
+  EXPECT_EQ(FormatDouble(1e-50, /*single=*/true), "0.0");
+  EXPECT_EQ(FormatDouble(1e38, /*single=*/true), "1.0E38");
+  EXPECT_EQ(FormatDouble(0.1, /*single=*/true), "0.1");
 }
 
 TEST(ValueTest, ParsesDecimalsAtAScale) {

@@ -956,10 +956,19 @@ Result<bool> Connection::SendRows(Pending& p, const std::vector<int16_t>& format
   for (size_t i = 0; i < n; ++i) {
     oids[i] = catalog::PgTypeOf(p.columns[i].type).oid;
     fmt_of[i] = formats.empty() ? 0 : formats.size() == 1 ? formats[0] : formats[i];
+    // A column hop cannot send in binary fails the statement before its first row.
+    if (fmt_of[i] == 1 && p.cursor) HOP_RETURN_IF_ERROR(CheckPgBinary(oids[i]));
   }
   std::string cell;
   int32_t sent_now = 0;
   while (max_rows == 0 || sent_now < max_rows) {
+    // A value that cannot be written takes its row's unfinished DataRow out of the stream, so
+    // that the ErrorResponse follows whole messages.
+    const size_t row_start = out_.size();
+    auto row_failed = [&](Status st) {
+      out_.resize(row_start);
+      return st;
+    };
     Writer w(out_);
     if (p.cursor) {
       HOP_ASSIGN_OR_RETURN(bool more, p.cursor->Next());
@@ -975,7 +984,7 @@ Result<bool> Connection::SendRows(Pending& p, const std::vector<int16_t>& format
         const engine::Rep& rep = p.cursor->reps()[i];
         cell.clear();
         if (fmt_of[i] == 1) {
-          HOP_RETURN_IF_ERROR(AppendPgBinary(v, rep, oids[i], cell));
+          if (Status st = AppendPgBinary(v, rep, oids[i], cell); !st.ok()) return row_failed(st);
         } else {
           engine::AppendPostgresText(v, rep, cell);
         }
@@ -997,7 +1006,9 @@ Result<bool> Connection::SendRows(Pending& p, const std::vector<int16_t>& format
         }
         cell.clear();
         if (fmt_of[i] == 1) {
-          HOP_RETURN_IF_ERROR(AppendPgBinaryText(*row[i], oids[i], cell));
+          if (Status st = AppendPgBinaryText(*row[i], oids[i], cell); !st.ok()) {
+            return row_failed(st);
+          }
         } else {
           cell = *row[i];
         }

@@ -285,6 +285,27 @@ TEST_F(PgServerTest, ExecuteRowLimitsSuspendThePortal) {
   close(fd);
 }
 
+// A binary result of a type hop cannot write (numeric) fails before any DataRow: the client
+// gets whole messages and goes on using the connection.
+TEST_F(PgServerTest, ABinaryResultHopCannotWriteFailsBeforeAnyRow) {
+  StartServer();
+  const int fd = Raw();
+  Send(fd, Startup());
+  std::string got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  const std::string q = "SELECT CAST(1.5 AS DECIMAL(3, 1)) AS x, 2 AS y";
+  Send(fd, Msg('P', std::string("\0", 1) + q + '\0' + Be16(0)) +
+               Msg('B', std::string("\0\0", 2) + Be16(0) + Be16(0) + Be16(1) + Be16(1)) +
+               Msg('D', std::string("P\0", 2)) + Msg('E', std::string("\0", 1) + Be32(0)) +
+               Msg('S', ""));
+  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  EXPECT_EQ(Types(got), "12TEZ");
+  EXPECT_NE(got.find("hop does not send numeric values in binary format"), std::string::npos);
+  Send(fd, Msg('Q', std::string("SELECT 1 AS one") + '\0'));
+  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  EXPECT_EQ(Types(got), "TDCZ");
+  close(fd);
+}
+
 TEST_F(PgServerTest, MalformedAndOversizedMessagesCloseOnlyTheirConnection) {
   PgServerOptions options;
   options.max_message_bytes = 1024;

@@ -19,6 +19,11 @@ namespace hop::server {
 Status AppendPgBinary(const engine::Value& v, const engine::Rep& rep, uint32_t oid,
                       std::string& out);
 
+// Whether AppendPgBinary writes values of type `oid`; else the error it gives (InvalidArgument,
+// naming the type), so that a Bind asking for a binary column hop cannot write fails before any
+// row is sent.
+Status CheckPgBinary(uint32_t oid);
+
 // A value of a text result (SHOW's, !tables') in the binary form of `oid`: text types as they
 // are, int2/int4/int8 as integers.
 Status AppendPgBinaryText(std::string_view text, uint32_t oid, std::string& out);
