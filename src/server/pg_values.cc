@@ -118,9 +118,20 @@ Status AppendPgBinary(const Value& v, const engine::Rep& rep, uint32_t oid, std:
 
 Status CheckPgBinary(uint32_t oid) {
   switch (oid) {
-    case 16: case 21: case 23: case 20: case 700: case 701: case 17: case 25: case 1042:
-    case 1043: case 1082: case 1083: case 1114: case 1184:
-      return Status::OK();
+    case 16:
+    case 21:
+    case 23:
+    case 20:
+    case 700:
+    case 701:
+    case 17:
+    case 25:
+    case 1042:
+    case 1043:
+    case 1082:
+    case 1083:
+    case 1114:
+    case 1184: return Status::OK();
     default: return NoBinary(oid);
   }
 }
