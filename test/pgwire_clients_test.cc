@@ -235,7 +235,10 @@ TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
             "2\n"
             "{'id': 1, 'who': 'Ada'}\n"
             "error 42703\n"
-            "1\n");
+            "1\n"
+            "5\n"
+            "DROP VIEW\n"
+            "11\n");
 }
 
 TEST_F(PgwireClientsTest, JdbcStatementsAndPreparedStatements) {

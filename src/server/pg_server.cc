@@ -274,6 +274,9 @@ class Connection {
                                                bool apply = true);
   // Whether `text` is BEGIN, COMMIT, ROLLBACK or one of their synonyms.
   static bool IsTransactionControl(std::string_view text);
+  // DEALLOCATE [PREPARE] name | ALL: forgets named prepared statements (docs/pgwire.md,
+  // "Statements"). Nullopt when `text` is not one.
+  std::optional<Status> Deallocate(std::string_view text, Pending& p, bool apply = true);
   void SendRowDescription(const std::vector<session::ResultColumn>& columns,
                           const std::vector<int16_t>& formats);
   // Sends up to `max_rows` rows (0: all); false when rows remain.
@@ -832,6 +835,38 @@ std::optional<Status> Connection::TransactionControl(std::string_view text, Pend
   return Status::OK();
 }
 
+std::optional<Status> Connection::Deallocate(std::string_view text, Pending& p, bool apply) {
+  std::vector<sql::Token> tokens;
+  if (!sql::Tokenize(text, {}, &tokens).ok() || tokens.empty()) return std::nullopt;
+  auto word = [&](size_t i, std::string_view w) {
+    return i < tokens.size() && tokens[i].type == sql::TokenType::kWord &&
+           EqualsIgnoreCase(text.substr(tokens[i].offset, tokens[i].length), w);
+  };
+  if (!word(0, "DEALLOCATE")) return std::nullopt;
+  size_t i = word(1, "PREPARE") ? 2 : 1;
+  const sql::Token& target = tokens[std::min(i, tokens.size() - 1)];
+  if (i + 1 >= tokens.size() || tokens[i + 1].type != sql::TokenType::kEnd ||
+      (target.type != sql::TokenType::kWord && target.type != sql::TokenType::kQuotedIdentifier)) {
+    return Status::ParseError("DEALLOCATE takes one prepared statement's name, or ALL");
+  }
+  if (word(i, "ALL")) {
+    if (apply) std::erase_if(statements_, [](const auto& s) { return !s.first.empty(); });
+    p.tag = "DEALLOCATE ALL";
+    return Status::OK();
+  }
+  // An unquoted name folds to lower case, as PostgreSQL folds it.
+  const std::string name = target.type == sql::TokenType::kWord
+                               ? AsciiToLower(text.substr(target.offset, target.length))
+                               : sql::UnquoteToken(text, target);
+  auto it = name.empty() ? statements_.end() : statements_.find(name);
+  if (it == statements_.end()) {
+    return Status::NotFound(fmt::format("prepared statement \"{}\" does not exist", name));
+  }
+  if (apply) statements_.erase(it);
+  p.tag = "DEALLOCATE";
+  return Status::OK();
+}
+
 std::optional<Status> Connection::ClientSettingStatement(std::string_view text, Pending& p,
                                                          bool apply) {
   std::vector<sql::Token> tokens;
@@ -910,6 +945,7 @@ Status Connection::Run(std::string_view text, Pending& p, const SourceOrigin& or
     return Status::InvalidArgument(std::string(kAborted));
   }
   if (auto handled = ClientSettingStatement(text, p)) return *handled;
+  if (auto handled = Deallocate(text, p)) return *handled;
   DropCursors();
   CaptureSink sink(p);
   Status st = session_->Execute(text, /*is_command=*/false, sink, origin);
@@ -1163,7 +1199,8 @@ Status Connection::DescribeMsg(std::string_view body) {
     std::optional<std::vector<session::ResultColumn>> columns;
     if (!text.empty() && !IsTransactionControl(text)) {
       Pending probe;
-      if (!ClientSettingStatement(text, probe, /*apply=*/false)) {
+      if (!ClientSettingStatement(text, probe, /*apply=*/false) &&
+          !Deallocate(text, probe, /*apply=*/false)) {
         DropCursors();
         HOP_ASSIGN_OR_RETURN(columns, session_->ResultColumns(text));
       } else if (probe.has_rows) {

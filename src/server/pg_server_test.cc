@@ -264,6 +264,20 @@ TEST_F(PgServerTest, ExtendedProtocolWithTextAndBinaryParameters) {
   EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
   EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22023");
   PQclear(r);
+  // DEALLOCATE forgets a named statement (an unquoted name folds to lower case).
+  r = PQexec(c, "DEALLOCATE PREPARE BYID");
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  EXPECT_STREQ(PQcmdStatus(r), "DEALLOCATE");
+  PQclear(r);
+  const char* one[] = {"1"};
+  r = PQexecPrepared(c, "byid", 1, one, nullptr, nullptr, 0);
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  PQclear(r);
+  r = PQexec(c, "DEALLOCATE byid");
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_NE(std::string(PQresultErrorMessage(r)).find("prepared statement \"byid\" does not exist"),
+            std::string::npos);
+  PQclear(r);
   PQfinish(c);
 }
 

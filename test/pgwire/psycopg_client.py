@@ -27,3 +27,14 @@ with psycopg.connect(sys.argv[1], autocommit=True) as conn:
     with conn.transaction():
         cur.execute("SELECT 1")
         print(cur.fetchone()[0])
+    # psycopg prepares a query it has run five times, and forgets its prepared statements
+    # (DEALLOCATE ALL) after any DROP.
+    for i in range(6):
+        cur.execute("SELECT %s AS n", (i,))
+    print(cur.fetchone()[0])
+    cur.execute("CREATE VIEW c.gone AS SELECT id FROM c.people")
+    cur.execute("DROP VIEW c.gone")
+    print(cur.statusmessage)
+    for i in range(2):
+        cur.execute("SELECT %s AS n", (i + 10,))
+    print(cur.fetchone()[0])
