@@ -230,7 +230,7 @@ TEST_F(PgwireClientsTest, PsycopgParameterisedQueries) {
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out,
             "[(2, 'Alan')]\n"
-            "(\"it's\", Decimal('1.5'), None)\n"
+            "(\"it's\", 1.5, None)\n"
             "[(1, 9.5, datetime.date(1815, 12, 10)), (2, 8.25, datetime.date(1912, 6, 23))]\n"
             "2\n"
             "{'id': 1, 'who': 'Ada'}\n"

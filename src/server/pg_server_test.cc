@@ -264,6 +264,14 @@ TEST_F(PgServerTest, ExtendedProtocolWithTextAndBinaryParameters) {
   EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
   EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22023");
   PQclear(r);
+  // A float parameter computes as a float, however the client spells it.
+  const Oid float8[] = {701};
+  const char* two_text[] = {"2"};
+  r = PQexecParams(c, "SELECT $1 / 4 AS q", 1, float8, two_text, nullptr, nullptr, 0);
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "0.5");
+  EXPECT_EQ(PQftype(r, 0), 701u);
+  PQclear(r);
   // DEALLOCATE forgets a named statement (an unquoted name folds to lower case).
   r = PQexec(c, "DEALLOCATE PREPARE BYID");
   EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);

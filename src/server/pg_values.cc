@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "catalog/pg_types.h"
 #include "engine/postgres_text.h"
@@ -224,6 +227,80 @@ bool IsNumberText(std::string_view s, bool integer) {
   return digits > 0;
 }
 
+// Whether the integer text `t` (IsNumberText's, integer) fits a value of `bytes` bytes.
+bool FitsInteger(std::string_view t, size_t bytes) {
+  int64_t v = 0;
+  const char* begin = t.data() + (!t.empty() && t.front() == '+' ? 1 : 0);
+  const auto [end, ec] = std::from_chars(begin, t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size()) return false;
+  if (bytes == 2) return v >= INT16_MIN && v <= INT16_MAX;
+  if (bytes == 4) return v >= INT32_MIN && v <= INT32_MAX;
+  return true;
+}
+
+// PostgreSQL's spellings of a float's special values, any case: the name hop's cast reads.
+std::optional<std::string_view> SpecialFloat(std::string_view v) {
+  std::string lower;
+  for (char c : v) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "nan") return "NaN";
+  if (lower == "infinity" || lower == "+infinity" || lower == "inf" || lower == "+inf") {
+    return "Infinity";
+  }
+  if (lower == "-infinity" || lower == "-inf") return "-Infinity";
+  return std::nullopt;
+}
+
+// A numeric's text (IsNumberText's) as an exact SQL number: digits with at most one point, the
+// exponent applied (`1.5e2` is `150`, where `1.5e2` in SQL would be a DOUBLE), and a whole number
+// cast to DECIMAL so that it divides as a numeric does (`7 / 2` of integers is 3). Nullopt when
+// it would need more digits than a DECIMAL holds.
+std::optional<std::string> ExactNumber(std::string_view t) {
+  bool negative = false;
+  if (!t.empty() && (t.front() == '-' || t.front() == '+')) {
+    negative = t.front() == '-';
+    t.remove_prefix(1);
+  }
+  int exponent = 0;
+  if (size_t e = t.find_first_of("eE"); e != std::string_view::npos) {
+    std::string_view x = t.substr(e + 1);
+    if (!x.empty() && x.front() == '+') x.remove_prefix(1);
+    const auto [end, ec] = std::from_chars(x.data(), x.data() + x.size(), exponent);
+    if (ec != std::errc() || end != x.data() + x.size() || std::abs(exponent) > 40) {
+      return std::nullopt;
+    }
+    t = t.substr(0, e);
+  }
+  const size_t point = t.find('.');
+  std::string digits(t.substr(0, point));
+  int scale = 0;
+  if (point != std::string_view::npos) {
+    digits += t.substr(point + 1);
+    scale = static_cast<int>(t.size() - point - 1);
+  }
+  scale -= exponent;
+  if (scale < 0) {
+    digits.append(static_cast<size_t>(-scale), '0');
+    scale = 0;
+  }
+  while (digits.size() > 1 && digits.front() == '0' &&
+         digits.size() > static_cast<size_t>(scale) + 1) {
+    digits.erase(0, 1);
+  }
+  if (digits.size() < static_cast<size_t>(scale) + 1) {
+    digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
+  }
+  if (digits.size() > 18) return std::nullopt;
+  const std::string sign = negative ? "-" : "";
+  if (scale == 0) return fmt::format("CAST({}{} AS DECIMAL({}, 0))", sign, digits, digits.size());
+  const size_t whole = digits.size() - static_cast<size_t>(scale);
+  return sign + digits.substr(0, whole) + "." + digits.substr(whole);
+}
+
+// A binary parameter of a type whose binary form is its text's bytes.
+bool TextInBinary(uint32_t oid) {
+  return oid == 0 || oid == 25 || oid == 1043 || oid == 1042 || oid == 19 || oid == 114;
+}
+
 Result<std::string> Literal(const BoundParameter& p, int index) {
   const std::string_view type = SqlTypeOf(p.oid);
   if (!p.value) {
@@ -251,7 +328,10 @@ Result<std::string> Literal(const BoundParameter& p, int index) {
       std::string_view t = v;
       while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
       while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-      if (!IsNumberText(t, true)) return bad(p.oid == 21 ? "int2" : p.oid == 23 ? "int4" : "int8");
+      const size_t bytes = p.oid == 21 ? 2 : p.oid == 23 ? 4 : 8;
+      if (!IsNumberText(t, true) || !FitsInteger(t, bytes)) {
+        return bad(p.oid == 21 ? "int2" : p.oid == 23 ? "int4" : "int8");
+      }
       return std::string(t);
     }
     case 700:
@@ -270,16 +350,22 @@ Result<std::string> Literal(const BoundParameter& p, int index) {
           const uint64_t bits = BigEndian(v);
           std::memcpy(&d, &bits, 8);
         }
-        if (std::isnan(d) || std::isinf(d)) {
-          return fmt::format("CAST('{}' AS DOUBLE)", engine::PostgresDouble(d, false));
-        }
-        return fmt::format("{}", d);
+        return fmt::format("CAST('{}' AS {})", engine::PostgresDouble(d, p.oid == 700), type);
       }
-      if (IsNumberText(v, false)) return std::string(v);
-      if (p.oid != 1700 && (v == "NaN" || v == "Infinity" || v == "-Infinity")) {
-        return fmt::format("CAST('{}' AS DOUBLE)", v);
+      // A float is cast to its type, so that it computes as one whatever its spelling: `2` of a
+      // float8 divides as 2.0, where the bare literal would be an INTEGER.
+      std::string_view t = v;
+      while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+      while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+      if (p.oid == 1700) {
+        std::optional<std::string> exact;
+        if (IsNumberText(t, false)) exact = ExactNumber(t);
+        if (!exact) return bad("numeric");
+        return *exact;
       }
-      return bad(p.oid == 700 ? "float4" : p.oid == 701 ? "float8" : "numeric");
+      if (IsNumberText(t, false)) return fmt::format("CAST('{}' AS {})", t, type);
+      if (auto special = SpecialFloat(t)) return fmt::format("CAST('{}' AS {})", *special, type);
+      return bad(p.oid == 700 ? "float4" : "float8");
     }
     case 16: {
       if (binary) {
@@ -334,7 +420,27 @@ Result<std::string> Literal(const BoundParameter& p, int index) {
       AppendQuoted(text, out);
       return out;
     }
+    case 2950:
+      if (binary) {
+        // A uuid's 16 bytes in its text form.
+        if (v.size() != 16) return bad("uuid");
+        std::string hex;
+        AppendHexBytes(v, hex);
+        std::string out = "'";
+        for (size_t i = 0; i < hex.size(); ++i) {
+          if (i == 8 || i == 12 || i == 16 || i == 20) out += '-';
+          out += static_cast<char>(std::tolower(static_cast<unsigned char>(hex[i])));
+        }
+        return out + "'";
+      }
+      [[fallthrough]];
     default: {
+      if (binary && !TextInBinary(p.oid)) {
+        const catalog::PgType* t = catalog::PgTypeByOid(p.oid);
+        return Status::InvalidArgument(fmt::format(
+            "parameter ${}: hop does not read {} parameters in binary format; send it as text",
+            index, t != nullptr ? std::string(t->name) : fmt::format("type {}", p.oid)));
+      }
       std::string out;
       AppendQuoted(v, out);
       return out;

@@ -78,5 +78,44 @@ TEST(PgValuesTest, ParametersBecomeQuotedOrValidatedLiterals) {
   EXPECT_EQ(*CountParameters("SELECT $1, $3, '$4'"), 3);
 }
 
+// A parameter computes as its declared type, whatever its spelling or format.
+TEST(PgValuesTest, ParametersKeepTheirDeclaredTypes) {
+  auto sub = [](std::vector<BoundParameter> p) {
+    auto r = SubstituteParameters("SELECT $1", p);
+    return r.ok() ? *r : r.status().ToString();
+  };
+  EXPECT_EQ(sub({{701, 0, "2"}}), "SELECT  CAST('2' AS DOUBLE) ");
+  EXPECT_EQ(sub({{701, 0, " -inf "}}), "SELECT  CAST('-Infinity' AS DOUBLE) ");
+  EXPECT_EQ(sub({{701, 0, "nan"}}), "SELECT  CAST('NaN' AS DOUBLE) ");
+  EXPECT_EQ(sub({{700, 1, std::string("\x40\xe0\0\0", 4)}}), "SELECT  CAST('7' AS REAL) ");
+  EXPECT_EQ(sub({{701, 1, std::string("\x40\0\0\0\0\0\0\0", 8)}}), "SELECT  CAST('2' AS DOUBLE) ");
+  // A numeric is exact: a whole number a DECIMAL, an exponent applied.
+  EXPECT_EQ(sub({{1700, 0, "7"}}), "SELECT  CAST(7 AS DECIMAL(1, 0)) ");
+  EXPECT_EQ(sub({{1700, 0, "1.5e2"}}), "SELECT  CAST(150 AS DECIMAL(3, 0)) ");
+  EXPECT_EQ(sub({{1700, 0, "-12.50"}}), "SELECT  -12.50 ");
+  EXPECT_EQ(sub({{1700, 0, "1e-3"}}), "SELECT  0.001 ");
+  EXPECT_EQ(sub({{1700, 0, "007.5"}}), "SELECT  7.5 ");
+  EXPECT_EQ(sub({{1700, 0, "1e999"}}),
+            "Invalid Argument: parameter $1 is not a valid numeric: '1e999'");
+  EXPECT_EQ(sub({{1700, 0, "Infinity"}}),
+            "Invalid Argument: parameter $1 is not a valid numeric: 'Infinity'");
+  // Integers in their type's range.
+  EXPECT_EQ(sub({{23, 0, "99999999999"}}),
+            "Invalid Argument: parameter $1 is not a valid int4: '99999999999'");
+  EXPECT_EQ(sub({{21, 0, "70000"}}), "Invalid Argument: parameter $1 is not a valid int2: '70000'");
+  EXPECT_EQ(sub({{21, 0, "-32768"}}), "SELECT  -32768 ");
+  EXPECT_EQ(sub({{20, 0, "99999999999999999999"}}),
+            "Invalid Argument: parameter $1 is not a valid int8: '99999999999999999999'");
+  // Binary forms hop reads; others are refused, never pasted as bytes.
+  EXPECT_EQ(
+      sub({{2950, 1,
+            std::string("\x12\x34\x56\x78\x12\x34\x56\x78\x12\x34\x56\x78\x12\x34\x56\x78", 16)}}),
+      "SELECT  '12345678-1234-5678-1234-567812345678' ");
+  EXPECT_EQ(sub({{1083, 1, std::string(8, '\0')}}),
+            "Invalid Argument: parameter $1: hop does not read time parameters in binary format; "
+            "send it as text");
+  EXPECT_EQ(sub({{25, 1, "plain"}}), "SELECT  'plain' ");
+}
+
 }  // namespace
 }  // namespace hop::server
