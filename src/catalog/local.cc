@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/strings.h"
 #include "sql/ast/create_table_statement.h"
 #include "sql/ast/drop_statement.h"
 #include "sql/unparser.h"
@@ -28,9 +29,23 @@ struct Finalizer {
 };
 using Statement = std::unique_ptr<sqlite3_stmt, Finalizer>;
 
+// SQLite's error as hop's: a statement the file refuses (a name taken by a table another
+// statement made meanwhile, say) is that statement's error; only what keeps the file from being
+// used (I/O, locks, a full disk, no memory) is Unavailable.
 Status Error(sqlite3* db, std::string_view what) {
-  return Status::Unavailable(
-      fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
+  std::string message = fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory");
+  switch (db != nullptr ? sqlite3_errcode(db) & 0xff : SQLITE_NOMEM) {
+    case SQLITE_ERROR:
+      if (message.find("already exists") != std::string::npos) {
+        return Status::AlreadyExists(std::move(message));
+      }
+      return Status::ExecutionError(std::move(message));
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_TOOBIG:
+    case SQLITE_RANGE: return Status::ExecutionError(std::move(message));
+    default: return Status::Unavailable(std::move(message));
+  }
 }
 
 // Opens (creating if `create`) the file of a local database.
@@ -100,6 +115,15 @@ Result<std::vector<ColumnInfo>> FileColumns(sqlite3* db, const std::string& tabl
 Result<std::vector<ColumnInfo>> WantedColumns(const TableDefinition& table) {
   std::vector<ColumnInfo> out;
   for (const Column& c : table.row_type.columns) {
+    // SQLite, which keeps the table, does not tell column names apart by (ASCII) case.
+    for (const ColumnInfo& earlier : out) {
+      if (EqualsIgnoreCase(earlier.name, c.name)) {
+        return Status::InvalidArgument(fmt::format(
+            "a local table cannot have both columns {} and {}: SQLite, which keeps it, does not "
+            "tell names apart by case",
+            earlier.name, c.name));
+      }
+    }
     auto type = LocalStorageType(c.type);
     if (!type.ok()) return type.status().WithContext(fmt::format("column {}: ", c.name));
     auto printed = sql::PrintType(sql::DataType(*type), {sql::Dialect::kSqlite});

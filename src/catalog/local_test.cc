@@ -111,6 +111,22 @@ TEST_F(LocalProvisionerTest, RefusesWhatALocalTableCannotHold) {
   EXPECT_FALSE(p.Create(schema_, wide).ok());
   // Nothing was created.
   EXPECT_FALSE(std::filesystem::exists(LocalFilePath(dir_, "default")));
+  // Column names SQLite would take for one.
+  TableDefinition cased = table_;
+  cased.row_type.columns.push_back({"id", *ParseColumnType("INTEGER")});
+  auto st = p.Create(schema_, cased);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find("cannot have both columns ID and id"), std::string::npos);
+}
+
+// A table that another statement made meanwhile is the statement's error (AlreadyExists), not
+// the file's being unavailable.
+TEST_F(LocalProvisionerTest, ATableMadeMeanwhileAlreadyExists) {
+  LocalProvisioner p(dir_);
+  ASSERT_TRUE(p.Create(schema_, table_).ok());
+  auto st = p.Create(schema_, table_);
+  EXPECT_EQ(st.code(), StatusCode::kAlreadyExists) << st.ToString();
+  EXPECT_NE(st.message().find("table \"T\" already exists"), std::string::npos) << st.ToString();
 }
 
 }  // namespace
