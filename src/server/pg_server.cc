@@ -51,6 +51,16 @@ std::string ServerVersion() { return "15.0 (hop)"; }
 constexpr std::string_view kAborted =
     "current transaction is aborted, commands ignored until end of transaction block";
 
+// PostgreSQL's words (and SQLSTATE 0A000) for a prepared statement whose result columns changed.
+constexpr std::string_view kPlanChanged = "cached plan must not change result type";
+
+Status PlanChanged(std::string_view statement, size_t columns) {
+  return Status::InvalidArgument(fmt::format(
+      "{}: prepared statement \"{}\" gave {} columns of other types when first described or "
+      "run; what it reads has changed since (prepare it again)",
+      kPlanChanged, statement, columns));
+}
+
 }  // namespace
 
 bool IsLoopbackAddress(std::string_view address) {
@@ -160,9 +170,16 @@ struct Prepared {
   std::string query;
   std::vector<uint32_t> param_types;
   int params = 0;
+  uint64_t id = 0;  // tells this statement from a later one of the same name
+  // The type OIDs of its result columns, once a Describe or a run has given them: a later run
+  // whose columns differ (a table dropped and made anew in between) fails, as PostgreSQL's
+  // cached plan does, rather than send rows that do not match what the client was told.
+  std::optional<std::vector<uint32_t>> result_types;
 };
 
 struct Portal {
+  std::string statement;  // the prepared statement it was bound from, and that statement's id
+  uint64_t statement_id = 0;
   std::string query;  // with its parameters substituted
   std::vector<int16_t> result_formats;
   std::optional<Pending> pending;  // once it ran
@@ -329,6 +346,7 @@ class Connection {
   char transaction_ = 'I';  // I idle, T in a block, E in a failed block
   bool block_wrote_ = false;
   std::map<std::string, Prepared> statements_;
+  uint64_t statement_ids_ = 0;
   std::map<std::string, Portal> portals_;
   bool skip_to_sync_ = false;  // after an error in the extended protocol
 };
@@ -758,6 +776,7 @@ void Connection::Run() {
 void Connection::SendError(const Status& st, std::string_view query, size_t offset) {
   ErrorFields f = ErrorOf(st, query, offset);
   if (st.message().rfind(kAborted, 0) == 0) f.sqlstate = "25P02";  // in_failed_sql_transaction
+  if (st.message().rfind(kPlanChanged, 0) == 0) f.sqlstate = "0A000";  // feature_not_supported
   WriteError(out_, f);
 }
 
@@ -1132,6 +1151,7 @@ Status Connection::ParseMsg(std::string_view body) {
     return Status::AlreadyExists(
         fmt::format("prepared statement \"{}\" already exists", m.statement));
   }
+  prepared.id = ++statement_ids_;
   statements_[m.statement] = std::move(prepared);
   Writer(out_).Begin('1').End();
   return Status::OK();
@@ -1159,6 +1179,8 @@ Status Connection::BindMsg(std::string_view body) {
     params[i].value = std::move(m.params[i]);
   }
   Portal portal;
+  portal.statement = m.statement;
+  portal.statement_id = prepared.id;
   HOP_ASSIGN_OR_RETURN(portal.query, SubstituteParameters(prepared.query, params));
   portal.result_formats = std::move(m.result_formats);
   if (!m.portal.empty() && portals_.count(m.portal) != 0) {
@@ -1171,11 +1193,37 @@ Status Connection::BindMsg(std::string_view body) {
   return Status::OK();
 }
 
+namespace {
+
+std::vector<uint32_t> TypesOf(const std::vector<session::ResultColumn>& columns) {
+  std::vector<uint32_t> oids;
+  oids.reserve(columns.size());
+  for (const auto& c : columns) oids.push_back(catalog::PgTypeOf(c.type).oid);
+  return oids;
+}
+
+}  // namespace
+
 Status Connection::StartPortal(Portal& portal) {
   if (portal.pending) return Status::OK();
   portal.pending.emplace();
   if (portal.query.empty()) return Status::OK();
-  return Run(portal.query, *portal.pending, {});
+  HOP_RETURN_IF_ERROR(Run(portal.query, *portal.pending, {}));
+  auto statement = statements_.find(portal.statement);
+  if (!portal.pending->has_rows || statement == statements_.end() ||
+      statement->second.id != portal.statement_id) {
+    return Status::OK();
+  }
+  std::vector<uint32_t> types = TypesOf(portal.pending->columns);
+  auto& known = statement->second.result_types;
+  if (!known) {
+    known = std::move(types);
+  } else if (*known != types) {
+    portal.pending->cursor.reset();
+    portal.closed = true;
+    return PlanChanged(portal.statement, known->size());
+  }
+  return Status::OK();
 }
 
 Status Connection::DescribeMsg(std::string_view body) {
@@ -1185,7 +1233,7 @@ Status Connection::DescribeMsg(std::string_view body) {
     if (it == statements_.end()) {
       return Status::NotFound(fmt::format("prepared statement \"{}\" does not exist", m.name));
     }
-    const Prepared& prepared = it->second;
+    Prepared& prepared = it->second;
     Writer w(out_);
     w.Begin('t').Int16(static_cast<int16_t>(prepared.param_types.size()));
     // A parameter whose type the client left open is described as text: its value is taken
@@ -1208,6 +1256,11 @@ Status Connection::DescribeMsg(std::string_view body) {
       }
     }
     if (columns) {
+      std::vector<uint32_t> types = TypesOf(*columns);
+      if (prepared.result_types && *prepared.result_types != types) {
+        return PlanChanged(m.name, prepared.result_types->size());
+      }
+      prepared.result_types = std::move(types);
       SendRowDescription(*columns, {});
     } else {
       Writer(out_).Begin('n').End();

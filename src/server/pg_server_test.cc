@@ -307,6 +307,46 @@ TEST_F(PgServerTest, ExecuteRowLimitsSuspendThePortal) {
   close(fd);
 }
 
+// A prepared statement whose table changed under it fails, as PostgreSQL's cached plan does,
+// instead of sending rows that do not match the columns the client was told of.
+TEST_F(PgServerTest, APreparedStatementWhoseColumnsChangedFails) {
+  StartServer();
+  PGconn* c = Connect();
+  PGconn* other = Connect();
+  CreateLocalDatabase(c);
+  PQclear(PQexec(c,
+                 "CREATE TABLE local.ps (a INTEGER, b VARCHAR); INSERT INTO local.ps VALUES "
+                 "(1, 'x')"));
+  PGresult* r = PQprepare(c, "s1", "SELECT * FROM local.ps WHERE a >= $1", 0, nullptr);
+  ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQdescribePrepared(c, "s1");
+  ASSERT_EQ(PQnfields(r), 2);
+  PQclear(r);
+  const char* zero[] = {"0"};
+  r = PQexecPrepared(c, "s1", 1, zero, nullptr, nullptr, 0);
+  EXPECT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQexec(other, "DROP TABLE local.ps; CREATE TABLE local.ps (b VARCHAR, a DOUBLE, z INTEGER)");
+  ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQexecPrepared(c, "s1", 1, zero, nullptr, nullptr, 0);
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "0A000");
+  EXPECT_NE(std::string(PQresultErrorMessage(r)).find("cached plan must not change result type"),
+            std::string::npos);
+  PQclear(r);
+  // Prepared again, it runs on the new table.
+  r = PQprepare(c, "s2", "SELECT * FROM local.ps WHERE a >= $1", 0, nullptr);
+  PQclear(r);
+  r = PQexecPrepared(c, "s2", 1, zero, nullptr, nullptr, 0);
+  EXPECT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_EQ(PQnfields(r), 3);
+  PQclear(r);
+  PQfinish(other);
+  PQfinish(c);
+}
+
 // A binary result of a type hop cannot write (numeric) fails before any DataRow: the client
 // gets whole messages and goes on using the connection.
 TEST_F(PgServerTest, ABinaryResultHopCannotWriteFailsBeforeAnyRow) {
