@@ -723,10 +723,20 @@ Result<std::unique_ptr<sql::Statement>> LowerInsert(const binder::BoundInsert& i
     cols->push_back({[&lowerer, c, want, name]() -> Result<sql::ExprPtr> {
                        HOP_ASSIGN_OR_RETURN(sql::ExprPtr e, c.make());
                        // A value must fit its column: a decimal's precision, an integer's range
-                       // (strings are stored as they are, whatever the declared length).
+                       // (strings are stored as they are, whatever the declared length, as
+                       // Flink's sinks store them by default: docs/engine.md).
                        internal::Low v{std::move(e), c.rep};
                        if (c.rep.kind == RepKind::kText && want.kind == RepKind::kText)
                          return std::move(v.expr);
+                       // An integer expression is computed in 64 bits whatever its type
+                       // (2147483647 + 1 is an INTEGER of 2147483648): a narrower column checks
+                       // the value's range, as a cast from BIGINT does.
+                       const sql::TypeName w = want.type.name;
+                       if (c.rep.kind == RepKind::kInteger && want.kind == RepKind::kInteger &&
+                           (w == sql::TypeName::kTinyInt || w == sql::TypeName::kSmallInt ||
+                            w == sql::TypeName::kInteger)) {
+                         v.rep.type = sql::DataType(sql::TypeName::kBigInt);
+                       }
                        HOP_ASSIGN_OR_RETURN(v, lowerer.Cast(std::move(v), want, false, name));
                        return std::move(v.expr);
                      },

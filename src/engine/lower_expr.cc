@@ -392,10 +392,8 @@ Result<Low> Lowerer::Cast(Low v, const Rep& to, bool try_cast, std::string_view 
   }
   if (from.kind == RepKind::kDecimal && to.kind == RepKind::kDouble)
     return Coerce(std::move(v), to);
-  if (from.kind == RepKind::kDouble && to.kind == RepKind::kInteger &&
-      to.type.name == TypeName::kBigInt) {
-    return Low{StorageCast(std::move(v.expr), TypeName::kBigInt), to};
-  }
+  // (DOUBLE to BIGINT is the generic cast: SQLite's own saturates at the range's ends, where a
+  // value out of range is an error.)
   if (from.kind == RepKind::kInteger && to.kind == RepKind::kText && !to.type.precision &&
       to.type.name == TypeName::kVarchar) {
     return Low{StorageCast(std::move(v.expr), TypeName::kVarchar), to};
