@@ -51,6 +51,11 @@ std::string ServerVersion() { return "15.0 (hop)"; }
 constexpr std::string_view kAborted =
     "current transaction is aborted, commands ignored until end of transaction block";
 
+// PostgreSQL's words for a savepoint that is not there (3B001), and for a savepoint statement
+// outside a block (25P01).
+constexpr std::string_view kNoSavepoint = "savepoint";
+constexpr std::string_view kNotInBlock = "can only be used in transaction blocks";
+
 // PostgreSQL's words (and SQLSTATE 0A000) for a prepared statement whose result columns changed.
 constexpr std::string_view kPlanChanged = "cached plan must not change result type";
 
@@ -345,6 +350,9 @@ class Connection {
   std::atomic<bool> running_{false};
   char transaction_ = 'I';  // I idle, T in a block, E in a failed block
   bool block_wrote_ = false;
+  int64_t block_writes_ = 0;  // statements of the block that may have written
+  // The block's savepoints, oldest first: name, and block_writes_ when it was made.
+  std::vector<std::pair<std::string, int64_t>> savepoints_;
   std::map<std::string, Prepared> statements_;
   uint64_t statement_ids_ = 0;
   std::map<std::string, Portal> portals_;
@@ -776,6 +784,10 @@ void Connection::Run() {
 void Connection::SendError(const Status& st, std::string_view query, size_t offset) {
   ErrorFields f = ErrorOf(st, query, offset);
   if (st.message().rfind(kAborted, 0) == 0) f.sqlstate = "25P02";  // in_failed_sql_transaction
+  if (st.message().rfind(kNoSavepoint, 0) == 0) f.sqlstate = "3B001";  // invalid_savepoint_name
+  if (st.message().find(kNotInBlock) != std::string::npos) {
+    f.sqlstate = "25P01";  // no_active_sql_transaction
+  }
   if (st.message().rfind(kPlanChanged, 0) == 0) f.sqlstate = "0A000";  // feature_not_supported
   WriteError(out_, f);
 }
@@ -804,44 +816,122 @@ std::vector<std::string> UpperWords(std::string_view text) {
   return words;
 }
 
-enum class TxWord { kNone, kBegin, kCommit, kRollback };
+enum class TxWord { kNone, kBegin, kCommit, kRollback, kSavepoint, kRelease, kRollbackTo };
 
-TxWord TransactionWord(std::string_view text) {
-  const std::vector<std::string> words = UpperWords(text);
-  if (words.empty()) return TxWord::kNone;
-  const std::string& w = words[0];
-  if (w == "BEGIN" || (w == "START" && words.size() > 1 && words[1] == "TRANSACTION")) {
-    return TxWord::kBegin;
+struct TxStatement {
+  TxWord word = TxWord::kNone;
+  std::string savepoint;  // of SAVEPOINT, RELEASE and ROLLBACK TO
+};
+
+// The transaction control statement `text` is, if it is one: BEGIN, START TRANSACTION, COMMIT,
+// END, ROLLBACK, ABORT, SAVEPOINT name, RELEASE [SAVEPOINT] name, ROLLBACK [WORK | TRANSACTION]
+// TO [SAVEPOINT] name. A savepoint's name is a word (folded to lower case, as PostgreSQL folds
+// it) or a quoted identifier.
+TxStatement TransactionStatement(std::string_view text) {
+  std::vector<sql::Token> tokens;
+  if (!sql::Tokenize(text, {}, &tokens).ok()) return {};
+  std::vector<std::string> words;  // upper case; "" for a quoted identifier
+  std::vector<std::string> names;  // as a savepoint's name
+  for (const sql::Token& t : tokens) {
+    if (t.type == sql::TokenType::kEnd) break;
+    if (t.type == sql::TokenType::kWord) {
+      words.push_back(AsciiToUpper(text.substr(t.offset, t.length)));
+      names.push_back(AsciiToLower(text.substr(t.offset, t.length)));
+    } else if (t.type == sql::TokenType::kQuotedIdentifier) {
+      words.emplace_back();
+      names.push_back(sql::UnquoteToken(text, t));
+    } else {
+      return {};
+    }
   }
-  if (w == "COMMIT" || w == "END") return TxWord::kCommit;
-  if (w == "ROLLBACK" || w == "ABORT") return TxWord::kRollback;
-  return TxWord::kNone;
+  if (words.empty()) return {};
+  const std::string& w = words[0];
+  // The savepoint named by the last word, after `first` words (and an optional SAVEPOINT).
+  auto named = [&](TxWord word, size_t first) -> TxStatement {
+    if (first < words.size() && words[first] == "SAVEPOINT") ++first;
+    if (first + 1 != words.size()) return {};
+    return {word, names[first]};
+  };
+  if (w == "BEGIN" || (w == "START" && words.size() > 1 && words[1] == "TRANSACTION")) {
+    return {TxWord::kBegin, {}};
+  }
+  if (w == "COMMIT" || w == "END") return {TxWord::kCommit, {}};
+  if (w == "SAVEPOINT")
+    return words.size() == 2 ? TxStatement{TxWord::kSavepoint, names[1]} : TxStatement{};
+  if (w == "RELEASE") return named(TxWord::kRelease, 1);
+  if (w == "ROLLBACK") {
+    size_t i = 1;
+    if (i < words.size() && (words[i] == "WORK" || words[i] == "TRANSACTION")) ++i;
+    if (i < words.size() && words[i] == "TO") return named(TxWord::kRollbackTo, i + 1);
+    return {TxWord::kRollback, {}};
+  }
+  if (w == "ABORT") return {TxWord::kRollback, {}};
+  return {};
 }
 
 }  // namespace
 
 bool Connection::IsTransactionControl(std::string_view text) {
-  return TransactionWord(text) != TxWord::kNone;
+  return TransactionStatement(text).word != TxWord::kNone;
 }
 
 std::optional<Status> Connection::TransactionControl(std::string_view text, Pending& p) {
-  const TxWord word = TransactionWord(text);
+  const TxStatement statement = TransactionStatement(text);
+  const TxWord word = statement.word;
   if (word == TxWord::kNone) return std::nullopt;
-  const bool begin = word == TxWord::kBegin;
-  const bool commit = word == TxWord::kCommit;
-  const bool rollback = word == TxWord::kRollback;
   // Words after the first (WORK, TRANSACTION, ISOLATION LEVEL ..., READ ONLY) change nothing
   // here: every statement of hop commits by itself as it runs.
-  if (begin) {
+  if (word == TxWord::kBegin) {
     if (transaction_ != 'I') {
       p.notices.emplace_back("WARNING", "there is already a transaction in progress");
     }
     transaction_ = 'T';
     block_wrote_ = false;
+    block_writes_ = 0;
+    savepoints_.clear();
     p.tag = "BEGIN";
     return Status::OK();
   }
-  if (rollback && block_wrote_) {
+  if (word == TxWord::kSavepoint || word == TxWord::kRelease || word == TxWord::kRollbackTo) {
+    const char* what = word == TxWord::kSavepoint ? "SAVEPOINT"
+                       : word == TxWord::kRelease ? "RELEASE SAVEPOINT"
+                                                  : "ROLLBACK TO SAVEPOINT";
+    if (transaction_ == 'I') {
+      return Status::InvalidArgument(fmt::format("{} {}", what, kNotInBlock));
+    }
+    if (transaction_ == 'E' && word != TxWord::kRollbackTo) {
+      return Status::InvalidArgument(std::string(kAborted));
+    }
+    if (word == TxWord::kSavepoint) {
+      savepoints_.push_back({statement.savepoint, block_writes_});
+      p.tag = "SAVEPOINT";
+      return Status::OK();
+    }
+    auto it = std::find_if(savepoints_.rbegin(), savepoints_.rend(),
+                           [&](const auto& s) { return s.first == statement.savepoint; });
+    if (it == savepoints_.rend()) {
+      return Status::InvalidArgument(
+          fmt::format("{} \"{}\" does not exist", kNoSavepoint, statement.savepoint));
+    }
+    if (word == TxWord::kRelease) {
+      savepoints_.erase(std::next(it).base(), savepoints_.end());
+      p.tag = "RELEASE";
+      return Status::OK();
+    }
+    // ROLLBACK TO: the block goes on (out of its failed state), with this savepoint kept.
+    if (block_writes_ > it->second) {
+      p.notices.emplace_back("WARNING",
+                             "hop's statements took effect as each one ran: ROLLBACK TO "
+                             "SAVEPOINT undid nothing (docs/pgwire.md)");
+    }
+    savepoints_.erase(it.base(), savepoints_.end());
+    transaction_ = 'T';
+    p.tag = "ROLLBACK";
+    return Status::OK();
+  }
+  const bool commit = word == TxWord::kCommit;
+  // A COMMIT of a failed block is a ROLLBACK, which undoes nothing either.
+  if ((!commit || transaction_ == 'E') && block_wrote_) {
     p.notices.emplace_back(
         "WARNING",
         "hop's statements took effect as each one ran: ROLLBACK undid nothing (docs/pgwire.md)");
@@ -851,6 +941,7 @@ std::optional<Status> Connection::TransactionControl(std::string_view text, Pend
   }
   p.tag = commit && transaction_ != 'E' ? "COMMIT" : "ROLLBACK";
   transaction_ = 'I';
+  savepoints_.clear();
   return Status::OK();
 }
 
@@ -968,7 +1059,10 @@ Status Connection::Run(std::string_view text, Pending& p, const SourceOrigin& or
   DropCursors();
   CaptureSink sink(p);
   Status st = session_->Execute(text, /*is_command=*/false, sink, origin);
-  if (st.ok() && transaction_ == 'T' && !p.has_rows) block_wrote_ = true;
+  if (st.ok() && transaction_ == 'T' && !p.has_rows) {
+    block_wrote_ = true;
+    ++block_writes_;
+  }
   return st;
 }
 

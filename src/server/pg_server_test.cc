@@ -218,6 +218,56 @@ TEST_F(PgServerTest, ErrorsCarrySqlStateAndPosition) {
   PQfinish(c);
 }
 
+// Savepoints (psycopg's nested transactions use them) keep the block going; none undoes a
+// statement, and each says so when one would have.
+TEST_F(PgServerTest, SavepointsKeepTheBlockAndSayTheyUndoNothing) {
+  StartServer();
+  PGconn* c = Connect();
+  std::vector<std::string> notices;
+  PQsetNoticeReceiver(
+      c,
+      [](void* arg, const PGresult* r) {
+        static_cast<std::vector<std::string>*>(arg)->push_back(PQresultErrorMessage(r));
+      },
+      &notices);
+  auto run = [&](const char* q) {
+    PGresult* r = PQexec(c, q);
+    std::string tag = PQresultStatus(r) == PGRES_FATAL_ERROR
+                          ? std::string("error ") + PQresultErrorField(r, PG_DIAG_SQLSTATE)
+                          : PQcmdStatus(r);
+    PQclear(r);
+    return tag;
+  };
+  EXPECT_EQ(run("SAVEPOINT a"), "error 25P01");
+  EXPECT_EQ(run("BEGIN"), "BEGIN");
+  EXPECT_EQ(run("SAVEPOINT \"_pg3_1\""), "SAVEPOINT");
+  EXPECT_EQ(run("SELECT 1"), "SELECT 1");
+  EXPECT_EQ(run("RELEASE \"_pg3_1\""), "RELEASE");
+  EXPECT_EQ(run("SAVEPOINT a"), "SAVEPOINT");
+  EXPECT_EQ(run("CREATE VIEW sv AS SELECT 1 AS x"), "CREATE VIEW");
+  notices.clear();
+  EXPECT_EQ(run("ROLLBACK TO SAVEPOINT a"), "ROLLBACK");
+  EXPECT_EQ(PQtransactionStatus(c), PQTRANS_INTRANS);
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("ROLLBACK TO SAVEPOINT undid nothing"), std::string::npos);
+  // A failed block goes on from its savepoint.
+  EXPECT_EQ(run("SELECT nope"), "error 42703");
+  EXPECT_EQ(PQtransactionStatus(c), PQTRANS_INERROR);
+  EXPECT_EQ(run("RELEASE a"), "error 25P02");
+  EXPECT_EQ(run("ROLLBACK TO b"), "error 3B001");
+  EXPECT_EQ(run("ROLLBACK TO a"), "ROLLBACK");
+  EXPECT_EQ(PQtransactionStatus(c), PQTRANS_INTRANS);
+  EXPECT_EQ(run("SELECT 2"), "SELECT 1");
+  // A failed block that wrote, ended by COMMIT: a ROLLBACK that says it undid nothing.
+  EXPECT_EQ(run("SELECT nope"), "error 42703");
+  notices.clear();
+  EXPECT_EQ(run("COMMIT"), "ROLLBACK");
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("ROLLBACK undid nothing"), std::string::npos);
+  EXPECT_EQ(PQtransactionStatus(c), PQTRANS_IDLE);
+  PQfinish(c);
+}
+
 TEST_F(PgServerTest, ExtendedProtocolWithTextAndBinaryParameters) {
   StartServer();
   PGconn* c = Connect();
