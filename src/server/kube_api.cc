@@ -1282,6 +1282,19 @@ bool IsCrd(const resource::Resource& r) {
          r.kind() == resource::kCustomResourceDefinitionKind;
 }
 
+// The refusal of a write or delete whose uid precondition (`metadata.uid` of the object written,
+// `preconditions.uid` of DeleteOptions) names another object than the stored one, worded as the
+// API server words it (docs/kubernetes-api.md "Writing"); none when `uid` is empty or matches.
+std::optional<KubeResponse> UidMismatch(const KindInfo& kind, std::string_view name,
+                                        std::string_view uid, const resource::Resource& stored) {
+  if (uid.empty() || uid == stored.uid()) return std::nullopt;
+  return KubeStatusResponse(
+      409, "Conflict",
+      fmt::format("Operation cannot be fulfilled on {} \"{}\": Precondition failed: UID in "
+                  "precondition: {}, UID in object meta: {}",
+                  Qualified(kind), name, uid, stored.uid()));
+}
+
 // The status the API server keeps on a write of an object (not of its status) whose kind has the
 // status subresource: the stored one, or none for a new object.
 void KeepStoredStatus(resource::Resource& r, const resource::Resource* stored) {
@@ -1422,6 +1435,8 @@ KubeResponse KubeApi::Impl::Update(const ServedKinds& kinds, const KubeRequest& 
   if (!r.ok()) return FromStatus(r.status(), t.kind, t.name);
   auto existing = store_.Get(store::RefOf(*r));
   if (!existing.ok()) return FromStatus(existing.status(), t.kind, t.name);
+  // The store keeps the stored uid whatever an update says; the API refuses one naming another.
+  if (auto refused = UidMismatch(*t.kind, t.name, r->uid(), *existing)) return *refused;
   if (!r->resource_version().empty() && r->resource_version() != existing->resource_version()) {
     return FromStatus(
         Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",
@@ -1577,6 +1592,7 @@ KubeResponse KubeApi::Impl::Patch(const ServedKinds& kinds, const KubeRequest& r
       return KubeStatusResponse(422, "Invalid",
                                 "a patch cannot change an object's kind, name or namespace");
     }
+    if (auto refused = UidMismatch(*t.kind, t.name, r->uid(), **existing)) return *refused;
     const bool pinned = r->resource_version() != (*existing)->resource_version();
     if (r->resource_version().empty()) r->set_resource_version((*existing)->resource_version());
     if (status_only) {
@@ -1628,7 +1644,9 @@ KubeResponse KubeApi::Impl::Delete(const ServedKinds& kinds, const KubeRequest& 
   }
   // DeleteOptions come in the body or the query.
   std::string policy = QueryValue(req, "propagationPolicy");
-  std::string precondition;
+  std::string precondition = QueryValue(req, "preconditions.resourceVersion");
+  std::string uid_precondition = QueryValue(req, "preconditions.uid");
+  bool dry_run = QueryValue(req, "dryRun") == "All";
   if (!TrimWhitespace(req.body).empty()) {
     auto body = ParseJson(req.body, "the delete options");
     if (!body.ok()) return FromStatus(body.status(), t.kind, t.name);
@@ -1638,15 +1656,17 @@ KubeResponse KubeApi::Impl::Delete(const ServedKinds& kinds, const KubeRequest& 
       policy = it->get<std::string>();
     }
     if (auto it = body->find("preconditions"); it != body->end() && it->is_object()) {
-      precondition = it->value("resourceVersion", "");
+      if (auto v = it->find("resourceVersion"); v != it->end() && v->is_string()) {
+        precondition = v->get<std::string>();
+      }
+      if (auto v = it->find("uid"); v != it->end() && v->is_string()) {
+        uid_precondition = v->get<std::string>();
+      }
     }
     if (auto it = body->find("dryRun"); it != body->end() && it->is_array() && !it->empty()) {
       if (*it != Json::array({"All"}))
         return KubeStatusResponse(400, "BadRequest", "dryRun must be [\"All\"]");
-      KubeRequest dry = req;
-      dry.query["dryRun"] = "All";
-      dry.body.clear();
-      return Delete(kinds, dry, t);
+      dry_run = true;
     }
   }
   if (!policy.empty() && policy != "Background" && policy != "Foreground" && policy != "Orphan") {
@@ -1658,6 +1678,7 @@ KubeResponse KubeApi::Impl::Delete(const ServedKinds& kinds, const KubeRequest& 
   const ObjectRef ref{t.kind->group_kind(), t.namespace_name, t.name};
   auto existing = store_.Get(ref);
   if (!existing.ok()) return FromStatus(existing.status(), t.kind, t.name);
+  if (auto refused = UidMismatch(*t.kind, t.name, uid_precondition, *existing)) return *refused;
   if (!precondition.empty() && precondition != existing->resource_version()) {
     return FromStatus(Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",
                                                    existing->resource_version(), precondition)),
@@ -1673,7 +1694,7 @@ KubeResponse KubeApi::Impl::Delete(const ServedKinds& kinds, const KubeRequest& 
       t.namespace_name.empty() ? std::string(resource::kDefaultNamespace) : t.namespace_name;
   execute.provisioners = options_.provisioners;
   deploy::Executor executor(store_, std::move(execute));
-  if (QueryValue(req, "dryRun") == "All") {
+  if (dry_run) {
     if (!plain) {
       // The dependency guard is asked too; nothing is written or dropped.
       if (Status guard = executor.CheckDelete(ref); !guard.ok()) {

@@ -2,6 +2,7 @@
 // in a temporary directory: Kubernetes' own kinds with their declared fields (Lease, RBAC,
 // ServiceAccount, Service, CustomResourceDefinition); installed CRDs serving their kinds and
 // validating objects; and hop's store client (X-Hop-Store-Client), answered as Kubernetes would.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -636,6 +637,65 @@ TEST_F(KubeApiKindsTest, ACrdWrittenToTheStoreIsServedSoon) {
     stored = CallJson("GET", std::string(kCrds) + "/widgets.example.com");
   }
   EXPECT_EQ(stored["status"]["conditions"][1]["type"], "Established") << stored.dump();
+}
+
+// --- preconditions and patches ---
+
+constexpr const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
+
+Json ConfigMap(const std::string& name) {
+  return Json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
+                     R"("},"data":{"x":"y"}})");
+}
+
+TEST_F(KubeApiKindsTest, AUidThatNamesAnotherObjectIsAConflict) {
+  const std::string item = std::string(kConfigMaps) + "/cm";
+  const Json made = CallJson("POST", kConfigMaps, ConfigMap("cm").dump(), 201);
+  const std::string uid = made["metadata"]["uid"];
+  const std::string other = "5a0e33b6-0000-4000-8000-000000000000";
+  const std::string precondition = fmt::format(
+      "Precondition failed: UID in precondition: {}, UID in object meta: {}", other, uid);
+  auto expect_conflict = [&](const KubeResponse& r, const std::string& what) {
+    EXPECT_EQ(r.status, 409) << what << "\n" << r.body;
+    const Json status = Json::parse(r.body, nullptr, false);
+    EXPECT_EQ(status.value("reason", ""), "Conflict") << what << "\n" << r.body;
+    EXPECT_NE(status.value("message", "").find(precondition), std::string::npos) << what << "\n"
+                                                                                 << r.body;
+  };
+
+  // Writes: PUT of the object and of its status, merge and JSON patches setting the uid.
+  Json put = made;
+  put["metadata"]["uid"] = other;
+  put["data"]["x"] = "changed";
+  expect_conflict(Call("PUT", item, put.dump()), "PUT");
+  put["metadata"].erase("resourceVersion");
+  expect_conflict(Call("PUT", item, put.dump()), "PUT without a resourceVersion");
+  expect_conflict(
+      Call("PATCH", item, R"({"metadata":{"uid":")" + other + R"("},"data":{"x":"changed"}})",
+           "application/merge-patch+json"),
+      "merge patch");
+  expect_conflict(
+      Call("PATCH", item, R"([{"op":"replace","path":"/metadata/uid","value":")" + other + R"("}])",
+           "application/json-patch+json"),
+      "JSON patch");
+  EXPECT_EQ(CallJson("GET", item, "", 200)["data"]["x"], "y");
+  // The object's own uid, or none, is no obstacle.
+  put["metadata"]["uid"] = uid;
+  CallJson("PUT", item, put.dump(), 200);
+
+  // Deletes: DeleteOptions in the body or the query, dry run or not.
+  expect_conflict(Call("DELETE", item, R"({"preconditions":{"uid":")" + other + R"("}})"),
+                  "DELETE with a body");
+  expect_conflict(
+      Call("DELETE", item, R"({"dryRun":["All"],"preconditions":{"uid":")" + other + R"("}})"),
+      "dry-run DELETE");
+  expect_conflict(Call("DELETE", item + "?preconditions.uid=" + other), "DELETE with a query");
+  KubeResponse stale = Call("DELETE", item, R"({"preconditions":{"resourceVersion":"1"}})");
+  EXPECT_EQ(stale.status, 409) << stale.body;
+  EXPECT_EQ(Call("DELETE", item + "?preconditions.resourceVersion=1").status, 409);
+  EXPECT_EQ(Call("GET", item).status, 200) << "no refused delete took the object";
+  CallJson("DELETE", item, R"({"preconditions":{"uid":")" + uid + R"("}})", 200);
+  EXPECT_EQ(Call("GET", item).status, 404);
 }
 
 // --- hop's store client ---
