@@ -1587,6 +1587,14 @@ KubeResponse KubeApi::Impl::Patch(const ServedKinds& kinds, const KubeRequest& r
     if (ServedKinds::DefinedByCrd(*t.kind) && !t.kind->namespaced) {
       r->set_namespace((*existing)->namespace_name());
     }
+    // As the body of a PUT must be of the URL's version (BodyObject), so must a patched object.
+    if (r->api_version() != t.kind->api_version()) {
+      return KubeStatusResponse(
+          422, "Invalid",
+          fmt::format("a patch cannot change an object's apiVersion: the patched object is of "
+                      "{}, but the URL is for {} of {}",
+                      r->api_version(), t.kind->kind, t.kind->api_version()));
+    }
     if (r->group_kind() != t.kind->group_kind() || r->name() != t.name ||
         r->namespace_name() != (*existing)->namespace_name()) {
       return KubeStatusResponse(422, "Invalid",

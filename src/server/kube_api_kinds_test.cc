@@ -698,6 +698,43 @@ TEST_F(KubeApiKindsTest, AUidThatNamesAnotherObjectIsAConflict) {
   EXPECT_EQ(Call("GET", item).status, 404);
 }
 
+TEST_F(KubeApiKindsTest, APatchCannotChangeTheApiVersionOrKind) {
+  const std::string item = std::string(kConfigMaps) + "/cm";
+  CallJson("POST", kConfigMaps, ConfigMap("cm").dump(), 201);
+  const std::string view = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/views/v";
+  CallJson(
+      "POST", "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/views",
+      R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"View","metadata":{"name":"v"},
+          "spec":{"view":"V","schema":"ADS","sql":"SELECT 1"}})",
+      201);
+  struct Case {
+    const char* target;
+    const char* type;
+    const char* patch;
+  };
+  const std::string merge = "application/merge-patch+json";
+  const Case kCases[] = {
+      {kConfigMaps, "application/merge-patch+json", R"({"apiVersion":"v3"})"},
+      {kConfigMaps, "application/strategic-merge-patch+json", R"({"apiVersion":"apps/v1"})"},
+      {kConfigMaps, "application/json-patch+json",
+       R"([{"op":"replace","path":"/apiVersion","value":"v3"}])"},
+      {kConfigMaps, "application/merge-patch+json", R"({"kind":"Secret"})"},
+      {"views", "application/merge-patch+json",
+       R"({"apiVersion":"hoptimator.linkedin.com/v1alpha2"})"},
+      {"views", "application/json-patch+json",
+       R"([{"op":"replace","path":"/apiVersion","value":"hoptimator.linkedin.com/v1"}])"},
+  };
+  for (const Case& c : kCases) {
+    const std::string target = std::string(c.target) == "views" ? view : item;
+    KubeResponse r = Call("PATCH", target, c.patch, c.type);
+    EXPECT_EQ(r.status, 422) << c.target << " " << c.patch << "\n" << r.body;
+  }
+  EXPECT_EQ(CallJson("GET", item, "", 200)["apiVersion"], "v1");
+  EXPECT_EQ(CallJson("GET", view, "", 200)["apiVersion"], "hoptimator.linkedin.com/v1alpha1");
+  // A patch naming the object's own version and kind is a patch like any other.
+  CallJson("PATCH", item, R"({"apiVersion":"v1","kind":"ConfigMap","data":{"x":"z"}})", 200, merge);
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {
