@@ -1479,6 +1479,32 @@ void DropDirectives(Json& patch) {
   }
 }
 
+// Why the operation `op` of a JSON patch cannot apply to `doc`, or empty: an add, copy, move or
+// remove whose path (or a move's from) has a parent that is neither an object nor an array (a
+// string, a number, a boolean, null). nlohmann's patch leaves the document as it was for those
+// instead of failing, while a replace of the same path fails (docs/kubernetes-api.md "Writing").
+// A malformed operation is left for the library to report.
+std::string ParentIsNoContainer(const Json& doc, const Json& op) {
+  if (!op.is_object()) return "";
+  const std::string name = op.value("op", Json()).is_string() ? op["op"].get<std::string>() : "";
+  std::vector<std::string> keys;
+  if (name == "add" || name == "copy" || name == "move" || name == "remove") keys.push_back("path");
+  if (name == "move") keys.push_back("from");
+  for (const std::string& key : keys) {
+    auto it = op.find(key);
+    if (it == op.end() || !it->is_string()) continue;
+    const Json::json_pointer pointer(it->get<std::string>());
+    if (pointer.empty()) continue;
+    const Json::json_pointer parent = pointer.parent_pointer();
+    if (!doc.contains(parent)) continue;  // the library reports a missing parent
+    const Json& container = doc.at(parent);
+    if (container.is_object() || container.is_array()) continue;
+    return fmt::format("{} operation does not apply: the {} {} is inside {}, which is a {}", name,
+                       key, pointer.to_string(), parent.to_string(), container.type_name());
+  }
+  return "";
+}
+
 }  // namespace
 
 KubeResponse KubeApi::Impl::Patch(const ServedKinds& kinds, const KubeRequest& req,
@@ -1568,7 +1594,14 @@ KubeResponse KubeApi::Impl::Patch(const ServedKinds& kinds, const KubeRequest& r
     Json doc = (*existing)->json();
     try {
       if (kind == Kind::kJson) {
-        doc = doc.patch(patch);
+        // One operation at a time, each checked against the document the ones before made.
+        for (const Json& op : patch) {
+          if (std::string refused = ParentIsNoContainer(doc, op); !refused.empty()) {
+            return KubeStatusResponse(422, "Invalid",
+                                      fmt::format("the patch cannot be applied: {}", refused));
+          }
+          doc = doc.patch(Json::array({op}));
+        }
       } else {
         doc.merge_patch(patch);
       }

@@ -735,6 +735,40 @@ TEST_F(KubeApiKindsTest, APatchCannotChangeTheApiVersionOrKind) {
   CallJson("PATCH", item, R"({"apiVersion":"v1","kind":"ConfigMap","data":{"x":"z"}})", 200, merge);
 }
 
+TEST_F(KubeApiKindsTest, AJsonPatchIntoAValueThatHoldsNoFieldsIsInvalid) {
+  const std::string item = std::string(kConfigMaps) + "/cm";
+  Json made = ConfigMap("cm");
+  made["metadata"]["labels"] = Json{{"team", "ads"}};
+  made["binaryData"] = Json{{"n", "AAE="}};
+  CallJson("POST", kConfigMaps, made.dump(), 201);
+  const Json before = CallJson("GET", item, "", 200);
+  // data.x is a string and metadata.labels.team too: neither holds a member "y".
+  const char* const kCases[] = {
+      R"([{"op":"add","path":"/data/x/y","value":"z"}])",
+      R"([{"op":"remove","path":"/data/x/y"}])",
+      R"([{"op":"replace","path":"/data/x/y","value":"z"}])",
+      R"([{"op":"copy","from":"/data/x","path":"/metadata/labels/team/y"}])",
+      R"([{"op":"move","from":"/data/x/y","path":"/data/z"}])",
+      R"([{"op":"move","from":"/binaryData/n","path":"/data/x/0"}])",
+      R"([{"op":"add","path":"/data/k","value":"v"},{"op":"add","path":"/data/k/y","value":"z"}])",
+  };
+  for (const char* patch : kCases) {
+    KubeResponse r = Call("PATCH", item, patch, "application/json-patch+json");
+    EXPECT_EQ(r.status, 422) << patch << "\n" << r.body;
+    EXPECT_EQ(Json::parse(r.body, nullptr, false).value("reason", ""), "Invalid") << patch << "\n"
+                                                                                  << r.body;
+  }
+  EXPECT_EQ(CallJson("GET", item, "", 200), before) << "no refused patch wrote anything";
+  // Into an object or an array they apply.
+  const Json patched =
+      CallJson("PATCH", item,
+               R"([{"op":"add","path":"/data/y","value":"z"},{"op":"remove","path":"/data/x"},
+                   {"op":"move","from":"/binaryData/n","path":"/binaryData/m"}])",
+               200, "application/json-patch+json");
+  EXPECT_EQ(patched["data"], Json({{"y", "z"}}));
+  EXPECT_EQ(patched["binaryData"], Json({{"m", "AAE="}}));
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {
