@@ -2,6 +2,8 @@
 // handles that read and write them.
 #include "resource/kinds.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <nlohmann/json.hpp>
@@ -769,6 +771,52 @@ Schema BytesMap(std::string description) {
   return Schema::MapOf(std::move(bytes), std::move(description));
 }
 
+// A top-level field of `doc` as an update compares it: absent, null and empty are alike.
+Json FieldOrNull(const Json& doc, const char* key) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->empty()) return Json();
+  return *it;
+}
+
+bool IsImmutable(const Json& doc) {
+  auto it = doc.find("immutable");
+  return it != doc.end() && it->is_boolean() && it->get<bool>();
+}
+
+// As Kubernetes refuses an update of a ConfigMap or Secret stored with `immutable: true`: its
+// `fields` cannot change and `immutable` cannot be unset (docs/kubernetes-api.md "Kinds and
+// discovery").
+void CheckImmutable(const Json& stored, const Json& next, std::initializer_list<const char*> fields,
+                    std::vector<std::string>* errors) {
+  if (!IsImmutable(stored)) return;
+  constexpr std::string_view kForbidden = "Forbidden: field is immutable when `immutable` is set";
+  for (const char* field : fields) {
+    if (FieldOrNull(stored, field) != FieldOrNull(next, field)) {
+      errors->push_back(fmt::format("{}: {}", field, kForbidden));
+    }
+  }
+  if (!IsImmutable(next)) errors->push_back(fmt::format("immutable: {}", kForbidden));
+}
+
+void CheckConfigMapUpdate(const Json& stored, const Json& next, std::vector<std::string>* errors) {
+  CheckImmutable(stored, next, {"data", "binaryData"}, errors);
+}
+
+// A Secret's type never changes (an unset one is Opaque, as Kubernetes defaults it); its data
+// is immutable as a ConfigMap's (its stringData is in its data by now).
+void CheckSecretUpdate(const Json& stored, const Json& next, std::vector<std::string>* errors) {
+  auto type = [](const Json& doc) {
+    auto it = doc.find("type");
+    return it == doc.end() || it->is_null() || (it->is_string() && it->empty()) ? Json("Opaque")
+                                                                                : *it;
+  };
+  if (type(stored) != type(next)) {
+    errors->push_back(
+        fmt::format("type: Invalid value: {}: field is immutable", type(next).dump()));
+  }
+  CheckImmutable(stored, next, {"data"}, errors);
+}
+
 KindInfo ConfigMap() {
   KindInfo info = External("", "v1", "ConfigMap", "configmaps", {"cm"}, false);
   info.description = "Configuration values, as strings and bytes.";
@@ -776,6 +824,7 @@ KindInfo ConfigMap() {
                        .Property("binaryData", BytesMap("Binary values, base64-encoded."))
                        .Property("data", StrMap("The configuration values."))
                        .Property("immutable", Bool("If true, the data cannot change."));
+  info.check_update = CheckConfigMapUpdate;
   return info;
 }
 
@@ -804,6 +853,7 @@ void MergeStringData(Json& secret) {
 KindInfo Secret() {
   KindInfo info = External("", "v1", "Secret", "secrets", {}, false);
   info.prepare_for_write = MergeStringData;
+  info.check_update = CheckSecretUpdate;
   info.description = "Secret values.";
   info.top_level =
       Schema::Object()
@@ -1013,6 +1063,16 @@ const KindInfo* FindKind(const GroupKind& gk) {
     }
   }
   return nullptr;
+}
+
+std::vector<std::string> UpdateErrors(const Resource& stored, const Resource& next) {
+  std::vector<std::string> errors;
+  const KindInfo* kind = FindKind(next.group_kind());
+  if (kind == nullptr || kind->check_update == nullptr) return errors;
+  Json prepared = next.json();
+  if (kind->prepare_for_write != nullptr) kind->prepare_for_write(prepared);
+  kind->check_update(stored.json(), prepared, &errors);
+  return errors;
 }
 
 const Json* PrinterColumnValue(const Json& doc, std::string_view path) {

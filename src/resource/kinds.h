@@ -98,6 +98,11 @@ struct KindInfo {
   // What the kind's API server changes in an object as it stores it (a Secret's stringData goes
   // into its data), which a store that stands for that server does too. Null: nothing.
   void (*prepare_for_write)(Json& object) = nullptr;
+  // What the kind's API server refuses in an update of `stored` to `next` (`next` as
+  // prepare_for_write left it), beside what validation of `next` alone refuses: one field error
+  // each, as `data: Forbidden: field is immutable when `immutable` is set`. Null: nothing.
+  void (*check_update)(const Json& stored, const Json& next,
+                       std::vector<std::string>* errors) = nullptr;
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   GroupKind group_kind() const { return {group, kind}; }
@@ -121,6 +126,11 @@ const std::vector<const KindInfo*>& ExternalKinds();
 const KindInfo* LookupKind(std::string_view name);
 // The hop or external kind with this group and kind, or null.
 const KindInfo* FindKind(const GroupKind& gk);
+
+// The errors KindInfo::check_update of the kind of `next` gives an update of `stored` to `next`
+// (after prepare_for_write of a copy of `next`); empty when the update is allowed or the kind
+// has no such check.
+std::vector<std::string> UpdateErrors(const Resource& stored, const Resource& next);
 
 // The value a printer column's JSON path (`.spec.url`, `.status.watermark`) selects in `doc`,
 // or null when a step is missing.

@@ -1451,6 +1451,12 @@ KubeResponse KubeApi::Impl::Update(const ServedKinds& kinds, const KubeRequest& 
   }
   std::vector<std::string> warnings;
   if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
+  // What the store would refuse of this update (an immutable ConfigMap's data), answered here
+  // as the API server words it, dry run or not.
+  if (!status_only) {
+    const std::vector<std::string> errors = resource::UpdateErrors(*existing, *r);
+    if (!errors.empty()) return InvalidResponse(*t.kind, t.name, errors);
+  }
   if (QueryValue(req, "dryRun") == "All")
     return Written(200, req, *t.kind, *r, std::move(warnings));
   const bool crd = IsCrd(*r);
@@ -1643,6 +1649,10 @@ KubeResponse KubeApi::Impl::Patch(const ServedKinds& kinds, const KubeRequest& r
     }
     std::vector<std::string> warnings;
     if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
+    if (!status_only) {
+      const std::vector<std::string> errors = resource::UpdateErrors(**existing, *r);
+      if (!errors.empty()) return InvalidResponse(*t.kind, t.name, errors);
+    }
     if (pinned) {
       return FromStatus(
           Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",

@@ -769,6 +769,54 @@ TEST_F(KubeApiKindsTest, AJsonPatchIntoAValueThatHoldsNoFieldsIsInvalid) {
   EXPECT_EQ(patched["binaryData"], Json({{"m", "AAE="}}));
 }
 
+TEST_F(KubeApiKindsTest, AnImmutableConfigMapOrSecretKeepsItsData) {
+  Json cm = ConfigMap("cm");
+  cm["immutable"] = true;
+  CallJson("POST", kConfigMaps, cm.dump(), 201);
+  const std::string secrets = "/api/v1/namespaces/default/secrets";
+  CallJson("POST", secrets,
+           R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"immutable":true,
+               "stringData":{"a":"b"},"type":"Opaque"})",
+           201);
+  const std::string merge = "application/merge-patch+json";
+  struct Case {
+    const char* method;
+    std::string target;
+    std::string body;
+    std::string content_type;
+    const char* error;
+  };
+  const std::string cm_item = std::string(kConfigMaps) + "/cm";
+  Json put = cm;
+  put["data"]["x"] = "z";
+  const Case kCases[] = {
+      {"PUT", cm_item, put.dump(), "application/json",
+       "data: Forbidden: field is immutable when `immutable` is set"},
+      {"PATCH", cm_item, R"({"data":{"x":"z"}})", merge, "data: Forbidden"},
+      {"PATCH", cm_item + "?dryRun=All", R"({"binaryData":{"b":"AA=="}})", merge,
+       "binaryData: Forbidden"},
+      {"PATCH", cm_item, R"({"immutable":false})", merge, "immutable: Forbidden"},
+      {"PATCH", cm_item, R"([{"op":"remove","path":"/immutable"}])", "application/json-patch+json",
+       "immutable: Forbidden"},
+      {"PATCH", secrets + "/s", R"({"stringData":{"a":"c"}})", merge, "data: Forbidden"},
+      {"PATCH", secrets + "/s", R"({"data":null})", merge, "data: Forbidden"},
+      {"PATCH", secrets + "/s", R"({"type":"kubernetes.io/tls"})", merge,
+       R"(type: Invalid value: \"kubernetes.io/tls\": field is immutable)"},
+  };
+  for (const Case& c : kCases) {
+    KubeResponse r = Call(c.method, c.target, c.body, c.content_type);
+    EXPECT_EQ(r.status, 422) << c.method << " " << c.target << " " << c.body << "\n" << r.body;
+    EXPECT_NE(r.body.find(c.error), std::string::npos) << c.body << "\n" << r.body;
+  }
+  EXPECT_EQ(CallJson("GET", cm_item, "", 200)["data"], Json({{"x", "y"}}));
+  const Json secret = CallJson("GET", secrets + "/s", "", 200);
+  EXPECT_EQ(secret["data"], Json({{"a", "Yg=="}}));
+  EXPECT_EQ(secret["type"], "Opaque");
+  // Its metadata may change, and the same stringData again is no change.
+  CallJson("PATCH", cm_item, R"({"metadata":{"labels":{"team":"ads"}}})", 200, merge);
+  CallJson("PATCH", secrets + "/s", R"({"stringData":{"a":"b"}})", 200, merge);
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {

@@ -228,6 +228,59 @@ TEST_F(SqliteStoreTest, ASecretsStringDataGoesIntoItsData) {
   EXPECT_EQ(cm.json()["stringData"]["a"], "b");
 }
 
+// As Kubernetes refuses them: an immutable ConfigMap's or Secret's data cannot change and
+// immutable cannot be unset; a Secret's type never changes. Metadata still may.
+TEST_F(SqliteStoreTest, ImmutableConfigMapsAndSecretsAndSecretTypesDoNotChange) {
+  struct Case {
+    const char* name;
+    const char* stored;
+    const char* next;   // the fields replaced in the stored object
+    const char* error;  // empty: the update is allowed
+  };
+  const Case kCases[] = {
+      {"configmap data", R"({"kind":"ConfigMap","data":{"a":"b"},"immutable":true})",
+       R"({"data":{"a":"c"}})", "data: Forbidden: field is immutable when `immutable` is set"},
+      {"configmap binaryData", R"({"kind":"ConfigMap","binaryData":{"a":"AA=="},"immutable":true})",
+       R"({"binaryData":{"a":"AQ=="}})", "binaryData: Forbidden"},
+      {"configmap unset", R"({"kind":"ConfigMap","data":{"a":"b"},"immutable":true})",
+       R"({"immutable":false})", "immutable: Forbidden"},
+      {"configmap labels", R"({"kind":"ConfigMap","data":{"a":"b"},"immutable":true})",
+       R"({"metadata":{"name":"x","labels":{"l":"v"}}})", ""},
+      {"configmap mutable", R"({"kind":"ConfigMap","data":{"a":"b"}})",
+       R"({"data":{"a":"c"},"immutable":true})", ""},
+      {"secret data", R"({"kind":"Secret","data":{"a":"Yg=="},"immutable":true})",
+       R"({"data":{"a":"Yw=="}})", "data: Forbidden"},
+      {"secret stringData", R"({"kind":"Secret","data":{"a":"Yg=="},"immutable":true})",
+       R"({"stringData":{"a":"c"}})", "data: Forbidden"},
+      {"secret same stringData", R"({"kind":"Secret","data":{"a":"Yg=="},"immutable":true})",
+       R"({"stringData":{"a":"b"}})", ""},
+      {"secret type", R"({"kind":"Secret","data":{"a":"Yg=="},"type":"Opaque"})",
+       R"({"type":"kubernetes.io/tls"})",
+       R"(type: Invalid value: "kubernetes.io/tls": field is immutable)"},
+      {"secret unset type is Opaque", R"({"kind":"Secret","data":{"a":"Yg=="}})",
+       R"({"type":"Opaque"})", ""},
+  };
+  for (const Case& c : kCases) {
+    Json doc = Json::parse(c.stored);
+    doc["apiVersion"] = "v1";
+    doc["metadata"] = Json{{"name", "x"}};
+    const Resource stored = MustCreate(Resource(doc));
+    Resource next = stored;
+    const Json fields = Json::parse(c.next);
+    for (const auto& [key, value] : fields.items()) next.mutable_json()[key] = value;
+    auto updated = store_->Update(next);
+    if (std::string(c.error).empty()) {
+      EXPECT_TRUE(updated.ok()) << c.name << ": " << updated.status().ToString();
+    } else {
+      EXPECT_EQ(updated.status().code(), StatusCode::kValidation) << c.name;
+      EXPECT_NE(updated.status().message().find(c.error), std::string::npos)
+          << c.name << ": " << updated.status().ToString();
+      EXPECT_EQ(store_->Get(store::RefOf(stored)).value(), stored) << c.name;
+    }
+    ASSERT_TRUE(store_->Delete(store::RefOf(stored)).ok()) << c.name;
+  }
+}
+
 TEST_F(SqliteStoreTest, ValidationRejectsBadObjects) {
   Resource no_url = Database("d");
   no_url.mutable_spec().erase("url");

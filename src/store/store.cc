@@ -41,6 +41,15 @@ Status ValidateObject(const Resource& r) {
   return Status::OK();
 }
 
+Status ValidateUpdate(const Resource& stored, const Resource& next) {
+  const std::vector<std::string> errors = resource::UpdateErrors(stored, next);
+  if (errors.empty()) return Status::OK();
+  Issues issues(next.Describe());
+  for (const std::string& e : errors) issues.Error(e);
+  return Status::ValidationError(
+      fmt::format("{} is invalid:\n{}", next.Describe(), issues.Render()));
+}
+
 Result<std::optional<Resource>> Store::Find(const ObjectRef& ref) {
   auto r = Get(ref);
   if (r.ok()) return std::optional<Resource>(std::move(r).value());

@@ -122,7 +122,9 @@ struct Write {
 //    stored one, the update is a Conflict. uid, creationTimestamp and deletionTimestamp cannot be
 //    changed. Generation increases when anything besides metadata and status changes. For kinds
 //    with a status subresource, Update keeps the stored status. An update that changes nothing
-//    writes nothing and keeps the resourceVersion.
+//    writes nothing and keeps the resourceVersion. An update the kind's API server refuses
+//    (ValidateUpdate: the data of an immutable ConfigMap or Secret, a Secret's type) is a
+//    Validation error.
 //  - UpdateStatus replaces only the status; generation is unchanged.
 //  - Delete of a missing object is NotFound. An object with finalizers gets a deletionTimestamp
 //    and stays until an update removes its last finalizer. Deleting an object deletes, in the
@@ -194,6 +196,10 @@ class Store {
 // The check every store makes of an object before it writes it: hop's kinds against their
 // schema (resource/validation.h). OK, or a Validation error naming the object and each problem.
 Status ValidateObject(const Resource& r);
+// The check every store that stands for the kinds' API server makes of an update of `stored`
+// to `next` (resource::UpdateErrors: an immutable ConfigMap's or Secret's data, a Secret's
+// type). OK, or a Validation error naming the object and each problem.
+Status ValidateUpdate(const Resource& stored, const Resource& next);
 
 // Whether an object of one of `kinds` in `namespace_name` changed after `revision` (true also
 // when the store no longer has the history to tell, or cannot tell at once: see
