@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "common/time.h"
 
 namespace hop::resource {
 
@@ -164,7 +166,7 @@ Json ToOpenApi(const Schema& s) {
 }
 
 void ValidateAgainst(const Json& value, const Schema& schema, const std::string& path,
-                     Issues* issues, UnknownFields unknown) {
+                     Issues* issues, UnknownFields unknown, bool formats) {
   if (!HasType(value, schema.type)) {
     issues->Error(fmt::format("{}: must be {} {}, not {}", path,
                               schema.type == Schema::Type::kArray ||
@@ -182,6 +184,27 @@ void ValidateAgainst(const Json& value, const Schema& schema, const std::string&
     std::erase_if(text, [](char c) { return c == '\r' || c == '\n'; });
     if (!Base64Decode(text)) issues->Error(fmt::format("{}: must be base64", path));
   }
+  // The formats Kubernetes checks of its own kinds' fields (a Lease's int32 durations and
+  // date-time renewals, docs/kubernetes-api.md "Kinds and discovery").
+  if (formats && schema.type == Schema::Type::kString && schema.format == "date-time" &&
+      !ParseRfc3339(value.get_ref<const std::string&>())) {
+    issues->Error(fmt::format("{}: must be a date-time (RFC 3339, as 2006-01-02T15:04:05Z), not {}",
+                              path, value.dump()));
+  }
+  if (formats && schema.type == Schema::Type::kInteger) {
+    const bool int32 = schema.format == "int32";
+    const bool fits =
+        value.is_number_unsigned()
+            ? value.get<uint64_t>() <=
+                  static_cast<uint64_t>(int32 ? std::numeric_limits<int32_t>::max()
+                                              : std::numeric_limits<int64_t>::max())
+            : !int32 || (value.get<int64_t>() >= std::numeric_limits<int32_t>::min() &&
+                         value.get<int64_t>() <= std::numeric_limits<int32_t>::max());
+    if (!fits) {
+      issues->Error(fmt::format("{}: must be an {} integer, not {}", path,
+                                int32 ? "int32" : "int64", value.dump()));
+    }
+  }
   if (!schema.enum_values.empty()) {
     const std::string& v = value.get_ref<const std::string&>();
     bool found = false;
@@ -192,7 +215,8 @@ void ValidateAgainst(const Json& value, const Schema& schema, const std::string&
   }
   if (schema.type == Schema::Type::kArray && schema.items) {
     for (size_t i = 0; i < value.size(); ++i) {
-      ValidateAgainst(value[i], *schema.items, fmt::format("{}[{}]", path, i), issues, unknown);
+      ValidateAgainst(value[i], *schema.items, fmt::format("{}[{}]", path, i), issues, unknown,
+                      formats);
     }
   }
   if (schema.type == Schema::Type::kObject) {
@@ -206,9 +230,9 @@ void ValidateAgainst(const Json& value, const Schema& schema, const std::string&
       const std::string child_path = fmt::format("{}.{}", path, name);
       if (const Schema* declared = schema.FindProperty(name)) {
         if (child.is_null()) continue;  // an explicit null is an absent optional field
-        ValidateAgainst(child, *declared, child_path, issues, unknown);
+        ValidateAgainst(child, *declared, child_path, issues, unknown, formats);
       } else if (schema.additional) {
-        ValidateAgainst(child, *schema.additional, child_path, issues, unknown);
+        ValidateAgainst(child, *schema.additional, child_path, issues, unknown, formats);
       } else if (unknown != UnknownFields::kAllow && !schema.preserve_unknown_fields) {
         std::vector<std::string> known;
         for (const SchemaProperty& p : schema.properties) known.push_back(p.name);

@@ -72,8 +72,11 @@ enum class UnknownFields {
 // Records in `issues` every way `value` (at `path`, e.g. "spec") breaks `schema`: wrong types,
 // missing required properties, values outside an enum, and, as `unknown` says, properties the
 // schema does not declare (named with their path and the fields the schema knows there);
-// free-form objects and maps take any keys.
+// free-form objects and maps take any keys. With `formats`, also integers outside the range
+// of their format (int32, int64) and strings of format date-time that are not RFC 3339
+// timestamps, as Kubernetes checks its own kinds' fields; hop's kinds leave formats unchecked.
 void ValidateAgainst(const Json& value, const Schema& schema, const std::string& path,
-                     Issues* issues, UnknownFields unknown = UnknownFields::kAllow);
+                     Issues* issues, UnknownFields unknown = UnknownFields::kAllow,
+                     bool formats = false);
 
 }  // namespace hop::resource

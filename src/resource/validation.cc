@@ -157,7 +157,8 @@ void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions
     for (const KindField& f : fields) {
       auto it = doc.find(f.name);
       if (it == doc.end() || it->is_null()) continue;
-      ValidateAgainst(*it, *f.schema, std::string(f.name), issues, options.unknown_fields);
+      ValidateAgainst(*it, *f.schema, std::string(f.name), issues, options.unknown_fields,
+                      /*formats=*/true);
     }
   }
   if (!hop_kind) return;  // unstructured: stored as it is

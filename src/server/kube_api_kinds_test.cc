@@ -141,6 +141,39 @@ TEST_F(KubeApiKindsTest, LeasesAreServedWithTheirSpecChecked) {
   refused = Call("POST", kLeases, wrong.dump());
   EXPECT_EQ(refused.status, 422) << refused.body;
   EXPECT_NE(refused.body.find("spec.leaseDurationSeconds"), std::string::npos) << refused.body;
+  // So are values outside int32 and times that are not RFC 3339 date-times, on create, update
+  // and patch alike, while the edges of int32 pass.
+  struct Bad {
+    const char* field;
+    Json value;
+  };
+  const Bad kBad[] = {
+      {"leaseDurationSeconds", Json(3000000000LL)},
+      {"leaseDurationSeconds", Json(2147483648LL)},
+      {"leaseTransitions", Json(-99999999999LL)},
+      {"leaseTransitions", Json(-2147483649LL)},
+      {"renewTime", Json("yesterday")},
+      {"acquireTime", Json("2026-01-02")},
+      {"renewTime", Json("2026-13-02T03:04:05Z")},
+  };
+  for (const Bad& b : kBad) {
+    Json bad = Lease("bad", "pod-c");
+    bad["spec"][b.field] = b.value;
+    const std::string what = std::string(b.field) + " " + b.value.dump();
+    refused = Call("POST", kLeases, bad.dump());
+    EXPECT_EQ(refused.status, 422) << what << "\n" << refused.body;
+    EXPECT_NE(refused.body.find(std::string("spec.") + b.field), std::string::npos) << what << "\n"
+                                                                                    << refused.body;
+    refused = Call("PATCH", std::string(kLeases) + "/hop-operator",
+                   Json{{"spec", {{b.field, b.value}}}}.dump(), "application/merge-patch+json");
+    EXPECT_EQ(refused.status, 422) << what << "\n" << refused.body;
+  }
+  EXPECT_EQ(Call("GET", std::string(kLeases) + "/bad").status, 404);
+  Json edges = Lease("edges", "pod-c");
+  edges["spec"]["leaseDurationSeconds"] = 2147483647;
+  edges["spec"]["leaseTransitions"] = -2147483648LL;
+  edges["spec"]["renewTime"] = "2026-01-02T03:04:06+02:00";
+  CallJson("POST", kLeases, edges.dump(), 201);
   // Warn keeps the unknown field and says so.
   KubeResponse warned =
       Call("POST", std::string(kLeases) + "?fieldValidation=Warn", unknown.dump());
