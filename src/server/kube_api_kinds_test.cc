@@ -212,6 +212,13 @@ TEST_F(KubeApiKindsTest, KubernetesOwnKindsHaveTheirScopeNamesAndFields) {
        {"crd", "crds"},
        true},
       {"coordination.k8s.io/v1", "leases", "Lease", true, {}, false},
+      // hop's kinds have the short names of Hoptimator's CRDs, and those of views, tables and
+      // table triggers have none (docs/kubernetes-api.md "Kinds and discovery").
+      {"hoptimator.linkedin.com/v1alpha1", "databases", "Database", true, {"db", "dbs"}, true},
+      {"hoptimator.linkedin.com/v1alpha1", "pipelines", "Pipeline", true, {"pip", "pips"}, true},
+      {"hoptimator.linkedin.com/v1alpha1", "views", "View", true, {}, true},
+      {"hoptimator.linkedin.com/v1alpha1", "tables", "Table", true, {}, true},
+      {"hoptimator.linkedin.com/v1alpha1", "tabletriggers", "TableTrigger", true, {}, true},
   };
   for (const Want& w : kWant) {
     const std::string gv = w.group_version;
