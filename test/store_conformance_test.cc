@@ -611,6 +611,7 @@ TEST_F(KubernetesStoreTest, TlsAndABearerTokenFromAKubeconfig) {
       Serve({"--no-operator", "--http-tls-cert", d + "/cert.pem", "--http-tls-key", d + "/key.pem",
              "--http-token-file", d + "/token", "--kubeconfig-out", d + "/kc"});
   ASSERT_EQ(serve->url().rfind("https://", 0), 0u) << serve->log();
+  EXPECT_EQ(serve->log().find("kubectl does not send"), std::string::npos) << serve->log();
   auto config = LoadKubeconfig(d + "/kc");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->token, "s3cret-token");
@@ -634,6 +635,20 @@ TEST_F(KubernetesStoreTest, TlsAndABearerTokenFromAKubeconfig) {
   once.client.max_retries = 0;
   EXPECT_EQ((*KubernetesStore::Open(no_ca, once))->Get({kConfigMap, "tls", "a"}).status().code(),
             StatusCode::kUnavailable);
+}
+
+// kubectl sends a bearer token over HTTPS only: a kubeconfig with a token and no TLS would get
+// 401 for each of its requests, and serve says so when it writes one.
+TEST_F(KubernetesStoreTest, AKubeconfigWithATokenOverPlainHttpWarnsOfKubectl) {
+  const std::string d = dir_->path();
+  std::ofstream(d + "/token") << "plain-token\n";
+  auto serve =
+      Serve({"--no-operator", "--http-token-file", d + "/token", "--kubeconfig-out", d + "/kc"});
+  EXPECT_TRUE(testing::Eventually(
+      [&] { return serve->log().find("kubectl does not send the token") != std::string::npos; },
+      std::chrono::seconds(10)))
+      << serve->log();
+  EXPECT_EQ(serve->log().find("plain-token"), std::string::npos);
 }
 
 TEST_F(KubernetesStoreTest, CredentialsNeverGoInTheClearOffLoopback) {

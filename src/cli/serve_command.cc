@@ -111,6 +111,13 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
     if (!options.kubeconfig_out.empty()) {
       out << "hop serve: kubeconfig written to " << EscapeForTerminal(options.kubeconfig_out)
           << std::endl;
+      // kubectl sends a bearer token only over HTTPS (docs/kubernetes-api.md): with the token
+      // and no TLS, every request it makes would be refused.
+      if (!options.http->token_file.empty() && options.http->tls_cert.empty()) {
+        err << "hop serve: warning: kubectl does not send the token of this kubeconfig over plain "
+               "HTTP, so its requests will get 401; give --http-tls-cert and --http-tls-key too "
+               "for kubectl (curl and client libraries send it as it is)\n";
+      }
     }
   }
   sigset_t set = StopSignals();
