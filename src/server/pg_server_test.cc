@@ -36,6 +36,8 @@ std::string Be16(uint16_t v) {
 std::string Msg(char type, const std::string& body) {
   return std::string(1, type) + Be32(static_cast<uint32_t>(body.size() + 4)) + body;
 }
+// ReadyForQuery, idle: where a raw client's exchange ends.
+const std::string kReadyIdle("Z\0\0\0\x05I", 6);
 std::string Startup(const std::string& user = "tester") {
   std::string body = Be32(kProtocolVersion3) + "user" + '\0' + user + '\0' + '\0';
   return Be32(static_cast<uint32_t>(body.size() + 4)) + body;
@@ -343,14 +345,14 @@ TEST_F(PgServerTest, ExecuteRowLimitsSuspendThePortal) {
   StartServer();
   const int fd = Raw();
   Send(fd, Startup());
-  std::string got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  std::string got = ReadAll(fd, kReadyIdle);
   ASSERT_EQ(Types(got), "RSSSSSSSSSSSKZ");
   const std::string q = "SELECT * FROM (VALUES (1), (2), (3)) AS t (x)";
   Send(fd, Msg('P', std::string("\0", 1) + q + '\0' + Be16(0)) +
                Msg('B', std::string("\0\0", 2) + Be16(0) + Be16(0) + Be16(0)) +
                Msg('D', std::string("P\0", 2)) + Msg('E', std::string("\0", 1) + Be32(2)) +
                Msg('E', std::string("\0", 1) + Be32(2)) + Msg('S', ""));
-  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  got = ReadAll(fd, kReadyIdle);
   // ParseComplete, BindComplete, RowDescription, 2 rows, PortalSuspended, 1 row, complete.
   EXPECT_EQ(Types(got), "12TDDsDCZ");
   EXPECT_NE(got.find(std::string("SELECT 3\0", 9)), std::string::npos);
@@ -369,16 +371,16 @@ TEST_F(PgServerTest, APreparedStatementWhoseColumnsChangedFails) {
                  "(1, 'x')"));
   const int fd = Raw();
   Send(fd, Startup());
-  std::string got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  std::string got = ReadAll(fd, kReadyIdle);
   const std::string q = "SELECT * FROM local.ps WHERE a >= 0";
   Send(fd, Msg('P', std::string("s1\0", 3) + q + '\0' + Be16(0)) +
                Msg('D', std::string("Ss1\0", 4)) + Msg('S', ""));
-  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  got = ReadAll(fd, kReadyIdle);
   EXPECT_EQ(Types(got), "1tTZ");
   const std::string run = Msg('B', std::string("\0s1\0", 4) + Be16(0) + Be16(0) + Be16(0)) +
                           Msg('E', std::string("\0", 1) + Be32(0)) + Msg('S', "");
   Send(fd, run);
-  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  got = ReadAll(fd, kReadyIdle);
   EXPECT_EQ(Types(got), "2DCZ");
   PGresult* r =
       PQexec(c, "DROP TABLE local.ps; CREATE TABLE local.ps (b VARCHAR, a DOUBLE, z INTEGER)");
@@ -386,7 +388,7 @@ TEST_F(PgServerTest, APreparedStatementWhoseColumnsChangedFails) {
   PQclear(r);
   PQclear(PQexec(c, "INSERT INTO local.ps VALUES ('y', 2.5, 3)"));
   Send(fd, run);
-  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  got = ReadAll(fd, kReadyIdle);
   EXPECT_EQ(Types(got), "2EZ");
   EXPECT_NE(got.find("0A000"), std::string::npos);
   EXPECT_NE(got.find("cached plan must not change result type"), std::string::npos);
@@ -407,17 +409,17 @@ TEST_F(PgServerTest, ABinaryResultHopCannotWriteFailsBeforeAnyRow) {
   StartServer();
   const int fd = Raw();
   Send(fd, Startup());
-  std::string got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  std::string got = ReadAll(fd, kReadyIdle);
   const std::string q = "SELECT CAST(1.5 AS DECIMAL(3, 1)) AS x, 2 AS y";
   Send(fd, Msg('P', std::string("\0", 1) + q + '\0' + Be16(0)) +
                Msg('B', std::string("\0\0", 2) + Be16(0) + Be16(0) + Be16(1) + Be16(1)) +
                Msg('D', std::string("P\0", 2)) + Msg('E', std::string("\0", 1) + Be32(0)) +
                Msg('S', ""));
-  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  got = ReadAll(fd, kReadyIdle);
   EXPECT_EQ(Types(got), "12TEZ");
   EXPECT_NE(got.find("hop does not send numeric values in binary format"), std::string::npos);
   Send(fd, Msg('Q', std::string("SELECT 1 AS one") + '\0'));
-  got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+  got = ReadAll(fd, kReadyIdle);
   EXPECT_EQ(Types(got), "TDCZ");
   close(fd);
 }
@@ -438,7 +440,7 @@ TEST_F(PgServerTest, MalformedAndOversizedMessagesCloseOnlyTheirConnection) {
   for (const std::string& bad : kBad) {
     const int fd = Raw();
     Send(fd, Startup());
-    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    ReadAll(fd, kReadyIdle);
     Send(fd, bad);
     const std::string got = ReadAll(fd);
     EXPECT_NE(got.find("08P01"), std::string::npos) << ::testing::PrintToString(bad);
@@ -455,7 +457,7 @@ TEST_F(PgServerTest, MalformedAndOversizedMessagesCloseOnlyTheirConnection) {
   {
     const int fd = Raw();
     Send(fd, Startup());
-    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    ReadAll(fd, kReadyIdle);
     Send(fd, std::string("Q") + Be32(100) + "SELE");
     close(fd);
   }
@@ -471,7 +473,7 @@ TEST_F(PgServerTest, MessagesInOneSegmentOrByteByByteAreEachAnswered) {
   {
     const int fd = Raw();
     Send(fd, Startup());
-    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    ReadAll(fd, kReadyIdle);
     const std::string parse = Msg('P', std::string("\0SELECT 40 + $1\0\0\0", 18));
     const std::string bind =
         Msg('B', std::string("\0\0\0\0\0\x01", 6) + Be32(1) + "2" + std::string("\0\0", 2));
@@ -487,9 +489,9 @@ TEST_F(PgServerTest, MessagesInOneSegmentOrByteByByteAreEachAnswered) {
   {
     const int fd = Raw();
     Send(fd, Startup());
-    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    ReadAll(fd, kReadyIdle);
     for (char ch : Msg('Q', std::string("SELECT 'slow'\0", 14))) Send(fd, std::string(1, ch));
-    const std::string got = ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    const std::string got = ReadAll(fd, kReadyIdle);
     EXPECT_EQ(Types(got), "TDCZ") << ::testing::PrintToString(got);
     EXPECT_NE(got.find("slow"), std::string::npos);
     close(fd);
@@ -628,7 +630,7 @@ TEST_F(PgServerTest, AClientKilledWhileRowsStreamLeavesTheServerServing) {
   for (int i = 0; i < 3; ++i) {
     const int fd = Raw();
     Send(fd, Startup());
-    ReadAll(fd, std::string("Z\0\0\0\x05I", 6));
+    ReadAll(fd, kReadyIdle);
     Send(fd, Msg('Q', many + '\0'));
     close(fd);
   }
@@ -645,7 +647,7 @@ TEST_F(PgServerTest, InterleavedClientsDoNotWaitForEachOther) {
   // One client stalls in the middle of a message; another runs queries meanwhile.
   const int stalled = Raw();
   Send(stalled, Startup());
-  ReadAll(stalled, std::string("Z\0\0\0\x05I", 6));
+  ReadAll(stalled, kReadyIdle);
   Send(stalled, std::string("Q") + Be32(100));
   std::vector<std::thread> threads;
   std::atomic<int> ok{0};

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "catalog/pg_types.h"
+#include "common/strings.h"
 #include "engine/postgres_text.h"
 #include "sql/lexer.h"
 
@@ -240,8 +241,7 @@ bool FitsInteger(std::string_view t, size_t bytes) {
 
 // PostgreSQL's spellings of a float's special values, any case: the name hop's cast reads.
 std::optional<std::string_view> SpecialFloat(std::string_view v) {
-  std::string lower;
-  for (char c : v) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  const std::string lower = AsciiToLower(v);
   if (lower == "nan") return "NaN";
   if (lower == "infinity" || lower == "+infinity" || lower == "inf" || lower == "+inf") {
     return "Infinity";
@@ -374,8 +374,7 @@ Result<std::string> Literal(const BoundParameter& p, int index) {
       }
       static constexpr std::string_view kTrue[] = {"t", "true", "1", "y", "yes", "on"};
       static constexpr std::string_view kFalse[] = {"f", "false", "0", "n", "no", "off"};
-      std::string lower;
-      for (char c : v) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      const std::string lower = AsciiToLower(v);
       for (auto t : kTrue) {
         if (lower == t) return std::string("TRUE");
       }
