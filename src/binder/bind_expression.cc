@@ -217,6 +217,16 @@ Result<ScalarPtr> Binder::Impl::BindUnary(const sql::Expr& e, const ExprContext&
                                     sql::TypeString(t)));
   }
   if (u.op == sql::UnaryOp::kPlus) return operand;
+  if (u.op == sql::UnaryOp::kNegate && operand->kind == ScalarKind::kLiteral &&
+      operand->literal == sql::LiteralKind::kInteger && !operand->text.starts_with('-')) {
+    // A negated integer literal is a negative literal, typed by its value as Calcite and
+    // PostgreSQL type it: -2147483648 is an INTEGER, -9223372036854775808 a BIGINT (their
+    // magnitudes alone would be a BIGINT and a DECIMAL).
+    Scalar s = *operand;
+    s.text = "-" + s.text;
+    s.type = IntegerLiteralType(s.text);
+    return Make(std::move(s));
+  }
   Scalar s;
   s.kind = ScalarKind::kUnary;
   s.unary_op = u.op;

@@ -293,6 +293,11 @@ TEST(TypesTest, LeastRestrictive) {
   EXPECT_FALSE(LeastRestrictive(mixed));
   EXPECT_EQ(sql::TypeString(IntegerLiteralType("2147483648")), "BIGINT");
   EXPECT_EQ(sql::TypeString(IntegerLiteralType("99999999999999999999")), "DECIMAL(20, 0)");
+  // A negative literal's magnitude reaches one further.
+  EXPECT_EQ(sql::TypeString(IntegerLiteralType("-2147483648")), "INTEGER");
+  EXPECT_EQ(sql::TypeString(IntegerLiteralType("-2147483649")), "BIGINT");
+  EXPECT_EQ(sql::TypeString(IntegerLiteralType("-9223372036854775808")), "BIGINT");
+  EXPECT_EQ(sql::TypeString(IntegerLiteralType("-9223372036854775809")), "DECIMAL(19, 0)");
 }
 
 // Calcite's rules for arithmetic, `||` and SUM, parameters included (types.h).

@@ -293,14 +293,19 @@ bool Assignable(const DataType& from, const DataType& to) {
 }
 
 DataType IntegerLiteralType(std::string_view digits) {
+  // A negative literal's magnitude may be one more than a positive one's.
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (negative) digits.remove_prefix(1);
   // Compare magnitudes as digit strings: no overflow, any length.
   auto fits = [&](std::string_view limit) {
     if (digits.size() != limit.size()) return digits.size() < limit.size();
     return digits <= limit;
   };
   while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
-  if (fits("2147483647")) return NotNull(TypeName::kInteger);
-  if (fits("9223372036854775807")) return NotNull(TypeName::kBigInt);
+  if (fits(negative ? "2147483648" : "2147483647")) return NotNull(TypeName::kInteger);
+  if (fits(negative ? "9223372036854775808" : "9223372036854775807")) {
+    return NotNull(TypeName::kBigInt);
+  }
   DataType t = NotNull(TypeName::kDecimal);
   t.precision = static_cast<int>(digits.size());
   t.scale = 0;

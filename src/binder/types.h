@@ -64,7 +64,8 @@ std::optional<DataType> LeastRestrictive(std::span<const DataType> types);
 // (Calcite's assignment rules: same family, or any number into any number, or NULL).
 bool Assignable(const DataType& from, const DataType& to);
 
-// The type of an integer literal: INTEGER, BIGINT, or DECIMAL(19+) for larger values.
+// The type of an integer literal (its digits, after a '-' when it is negative): INTEGER, BIGINT,
+// or DECIMAL(19+) for larger values.
 DataType IntegerLiteralType(std::string_view digits);
 
 }  // namespace hop::binder
