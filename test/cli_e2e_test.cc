@@ -1938,6 +1938,39 @@ SELECT * FROM local.totals ORDER BY member;
       << by_hand.out;
 }
 
+// A view refreshed on its inputs' change hears of them in any later process: one that resumes
+// from the operator's checkpoint has reconciled no view, and finds the view by its label
+// (docs/operator.md, "Refreshes"). Each `hop -e` below is such a process.
+TEST(CliTest, AViewRefreshedOnChangeHearsOfItInALaterProcess) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.e (id INT);
+INSERT INTO local.e VALUES (1);
+CREATE MATERIALIZED VIEW local.a WITH ('refresh' 'on-source-change') AS SELECT COUNT(*) AS n FROM local.e;
+CREATE MATERIALIZED VIEW local.b WITH ('refresh' 'on-source-change') AS SELECT n * 10 AS m FROM local.a;
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  ASSERT_TRUE(std::filesystem::exists(state.path() + "/operator.checkpoint"));
+  // The checkpoint of the first process may hold a request for the view (it is reconciled
+  // then, whatever the events); after the second, none is left.
+  for (const char* rows : {"(2)", "(3), (4)"}) {
+    run = Hop(state.Flag() + " -e 'INSERT INTO local.e VALUES " + rows +
+              "' -e 'FIRE TABLE local.e' -e '!wait 60'");
+    ASSERT_EQ(run.status, 0) << run.out;
+  }
+  run = Hop(state.Flag() + " -e 'SELECT n FROM local.a' -e 'SELECT m FROM local.b'");
+  EXPECT_NE(run.out.find(" N\n---\n 4\n(1 row)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(" M\n----\n 40\n(1 row)"), std::string::npos) << run.out;
+  auto view = nlohmann::json::parse(Hop(state.Flag() + " get view local-a -o json").out);
+  EXPECT_EQ(view["metadata"].value("labels", nlohmann::json::object()).value("hop.dev/refresh", ""),
+            "on-source-change")
+      << view.dump();
+}
+
 }  // namespace
 
 namespace {

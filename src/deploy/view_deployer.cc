@@ -67,6 +67,9 @@ Status SpecifyPipeline(const binder::BoundCreateView& v, Resource& view,
       tmpl::SetEntry(hints, o.key, o.value);
     }
     ViewKind::kOptions.Set(view, options);
+    if (resource::RefreshesOnSourceChange(view)) {
+      view.set_label(resource::kRefreshOnChangeLabel, resource::kRefreshOnChange);
+    }
   }
   if (existing) {
     if (auto paused = ViewKind::kPaused.Get(*existing)) ViewKind::kPaused.Set(view, *paused);

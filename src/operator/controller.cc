@@ -90,6 +90,11 @@ std::string DelayText(Duration d) {
 // What Stop leaves for the next Start (ManagerOptions::checkpoint_path): the revision the
 // watches had delivered, what the manager watches (a checkpoint of other watches is not used),
 // and the requests left to do with when each is due, in Unix milliseconds.
+// The checkpoint's format. 2: the views refreshed on their inputs' change are labelled
+// (resource::kRefreshOnChangeLabel), which a store a version-1 manager left may not be: a manager
+// that finds a version-1 file lists instead, and its reconciles add the labels.
+constexpr int kCheckpointVersion = 2;
+
 struct Checkpoint {
   int64_t revision = 0;
   std::string watches;  // Impl::WatchesText
@@ -109,9 +114,10 @@ std::optional<Checkpoint> ReadCheckpoint(const std::string& path, const std::str
   const std::optional<std::string> text = FileText(path);
   if (!text) return std::nullopt;
   Json doc = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || doc.value("version", 0) != 1 || doc.value("namespace", "") != ns ||
-      !doc.contains("revision") || !doc["revision"].is_number_integer() ||
-      !doc.contains("requests") || !doc["requests"].is_array()) {
+  if (!doc.is_object() || doc.value("version", 0) != kCheckpointVersion ||
+      doc.value("namespace", "") != ns || !doc.contains("revision") ||
+      !doc["revision"].is_number_integer() || !doc.contains("requests") ||
+      !doc["requests"].is_array()) {
     return std::nullopt;
   }
   Checkpoint c;
@@ -142,7 +148,7 @@ Status WriteCheckpoint(const std::string& path, const std::string& ns, const Che
     requests.push_back(
         Json::array({r.ref.kind.group, r.ref.kind.kind, r.ref.namespace_name, r.ref.name, ms}));
   }
-  const Json doc = {{"version", 1},
+  const Json doc = {{"version", kCheckpointVersion},
                     {"namespace", ns},
                     {"revision", c.revision},
                     {"watches", c.watches},

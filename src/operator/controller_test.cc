@@ -943,6 +943,17 @@ TEST_F(ManagerTest, ListsWhenTheCheckpointCannotBeUsed) {
     std::ofstream(checkpoint) << doc.dump();
     EXPECT_EQ(run({kConfigMap}), std::make_pair(false, 1));
   }
+  // One of an older format (version 1: views refreshed on their inputs' change may be unlabelled).
+  {
+    run({kConfigMap});
+    std::ifstream in(checkpoint);
+    Json doc = Json::parse(in);
+    ASSERT_EQ(doc["version"], 2);
+    EXPECT_EQ(run({kConfigMap}), std::make_pair(true, 0));
+    doc["version"] = 1;
+    std::ofstream(checkpoint) << doc.dump();
+    EXPECT_EQ(run({kConfigMap}), std::make_pair(false, 1));
+  }
   // Another namespace's.
   options.namespace_name = "team";
   EXPECT_EQ(run({kConfigMap}).first, false);

@@ -22,6 +22,7 @@ hop::Result<ReconcileResult> ViewReconciler::Reconcile(const Request& request,
   if (!view) return ReconcileResult::Done();
   ReconcileResult result = ReconcileResult::Done();
   if (resource::ViewKind::kMaterialized.Get(*view).value_or(false)) {
+    HOP_RETURN_IF_ERROR(LabelRefreshMode(*view));
     HOP_ASSIGN_OR_RETURN(result, Refresh(*view, context));
     // What the refresh wrote is the view's state now.
     HOP_ASSIGN_OR_RETURN(view, GetOrNotFound(store_, request));
@@ -96,6 +97,30 @@ hop::Result<ReconcileResult> ViewReconciler::Refresh(const Resource& view,
   return requeue_after ? ReconcileResult::RequeueAfter(*requeue_after) : ReconcileResult::Done();
 }
 
+Status ViewReconciler::LabelRefreshMode(Resource& view) {
+  const bool wanted = resource::RefreshesOnSourceChange(view);
+  const auto labels = view.labels();
+  auto label = labels.find(std::string(resource::kRefreshOnChangeLabel));
+  if (wanted == (label != labels.end() && label->second == resource::kRefreshOnChange)) {
+    return Status::OK();
+  }
+  // A view made by `hop apply`, or by a hop that did not label it: labelled here, so that its
+  // inputs' changes find it (InputEvent). The update carries the resourceVersion it was read at.
+  Resource labelled = view;
+  if (wanted) {
+    labelled.set_label(resource::kRefreshOnChangeLabel, resource::kRefreshOnChange);
+  } else {
+    labelled.remove_label(resource::kRefreshOnChangeLabel);
+  }
+  Batch batch(store_);
+  batch.Add(store::Write::Update(std::move(labelled)));
+  HOP_RETURN_IF_ERROR(batch.Commit());
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> now, store_.Find(store::RefOf(view)));
+  if (!now) return Status::NotFound(fmt::format("view {} was deleted", view.name()));
+  view = std::move(*now);
+  return Status::OK();
+}
+
 hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& out) {
   std::lock_guard<std::mutex> lock(mu_);
   auto cache = catalogs_.find(view.namespace_name());
@@ -113,15 +138,7 @@ hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& 
   auto table = cat->Resolve(path);
   auto schema = cat->SchemaFor(path);
   if (!table.ok() || !schema.ok() || !catalog::HopWritesTables(**schema)) return false;
-  const Request self{{resource::ViewKind::Info().group_kind(), view.namespace_name(), view.name()}};
-  const resource::StringMap options =
-      resource::ViewKind::kOptions.Get(view).value_or(resource::StringMap{});
-  if (auto mode = options.find("refresh");
-      mode == options.end() || mode->second != "on-source-change") {
-    on_source_change_.erase(self);
-    return true;
-  }
-  on_source_change_.insert(self);
+  if (!resource::RefreshesOnSourceChange(view)) return true;
   // The tables and materialized views the query reads (views are inlined by the binder).
   binder::Binder binder(*cat);
   auto query = binder.BindView(**table);
@@ -164,15 +181,26 @@ std::vector<Request> ViewReconciler::JobEvent(const store::Event& event) {
   return {};
 }
 
-std::vector<Request> ViewReconciler::InputEvent(const store::Event& event) {
-  std::vector<Request> out;
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const Request& r : on_source_change_) {
-    if (r.ref.namespace_name != event.object.namespace_name()) continue;
-    if (event.object.kind() == "View" && r.ref.name == event.object.name()) continue;
-    out.push_back(r);
-  }
-  return out;
+EventMapper ViewReconciler::InputEvent(store::Store& store) {
+  return [&store](const store::Event& event) {
+    std::vector<Request> out;
+    const std::string& ns = event.object.namespace_name();
+    auto selector = resource::LabelSelector::Parse(
+        fmt::format("{}={}", resource::kRefreshOnChangeLabel, resource::kRefreshOnChange));
+    if (!selector.ok()) return out;
+    auto views = store.List({resource::ViewKind::Info().group_kind(), ns, *selector});
+    if (!views.ok()) {
+      log::Warn("refresh on source change: cannot list the views of {}: {}", ns,
+                views.status().ToString());
+      return out;
+    }
+    const bool view = event.object.kind() == "View";
+    for (const Resource& v : views->items) {
+      if (view && v.name() == event.object.name()) continue;
+      out.push_back(Request{store::RefOf(v)});
+    }
+    return out;
+  };
 }
 
 }  // namespace hop::op

@@ -38,13 +38,18 @@ class ViewReconciler : public Reconciler {
   // A refresh Job's event, as a request for its view.
   static std::vector<Request> JobEvent(const store::Event& event);
   // A Table's or View's event, as requests for the views refreshed when their inputs advance
-  // (WITH ('refresh' 'on-source-change')) in its namespace.
-  std::vector<Request> InputEvent(const store::Event& event);
+  // (WITH ('refresh' 'on-source-change')) in its namespace: those labelled
+  // kRefreshOnChangeLabel, found in the store, so that a process that resumed from a checkpoint
+  // and reconciled none of them finds them as well as one that listed them all.
+  static EventMapper InputEvent(store::Store& store);
 
  private:
   // The refresh part of a materialized view's reconcile.
   hop::Result<ReconcileResult> Refresh(const resource::Resource& view,
                                        const ReconcileContext& context);
+  // Labels `view` kRefreshOnChangeLabel when its options ask for that refresh, or takes the
+  // label off when they do not; `view` becomes what the store then holds.
+  Status LabelRefreshMode(resource::Resource& view);
   // The inputs of the view (the tables and materialized views its query reads) with their
   // watermarks; false when hop does not refresh it.
   hop::Result<bool> Inputs(const resource::Resource& view, InputWatermarks& out);
@@ -53,7 +58,6 @@ class ViewReconciler : public Reconciler {
   RefreshJobs refresh_jobs_;
   std::mutex mu_;  // guards what follows
   std::map<std::string, catalog::CatalogCache> catalogs_;  // by namespace
-  std::set<Request> on_source_change_;                     // views InputEvent wakes
 };
 
 }  // namespace hop::op

@@ -162,8 +162,7 @@ hop::Result<RefreshPlan> PlanRefresh(const Resource& view,
       plan.requeue_after = std::chrono::duration_cast<Duration>(*next - now) + Duration(1);
     }
   }
-  const resource::StringMap options = ViewKind::kOptions.Get(view).value_or(resource::StringMap{});
-  if (auto mode = options.find("refresh"); mode != options.end() && mode->second == "on-source-change") {
+  if (resource::RefreshesOnSourceChange(view)) {
     const Json& seen = refresh.contains("inputs") ? refresh["inputs"] : Json::object();
     for (const auto& [input, watermark] : inputs) {
       if (!seen.is_object() || Text(seen, input.c_str()) != watermark) {

@@ -975,6 +975,13 @@ KindInfo Lease() {
 
 }  // namespace
 
+bool RefreshesOnSourceChange(const Resource& view) {
+  const auto options = ViewKind::kOptions.Get(view);
+  if (!options) return false;
+  auto mode = options->find("refresh");
+  return mode != options->end() && mode->second == kRefreshOnChange;
+}
+
 bool BatchJobConditionTrue(const Resource& job, std::string_view type) {
   const Json* status = job.status();
   if (status == nullptr || !status->is_object()) return false;

@@ -269,6 +269,13 @@ inline constexpr std::string_view kFillAnnotation = "hop.dev/fill";
 // The label of a view whose watermark is derived from its inputs', naming the policy
 // (deploy/trigger_fires.h).
 inline constexpr std::string_view kWatermarkPolicyLabel = "hop.dev/watermark";
+// The label of a materialized view refreshed when one of its inputs advances (WITH ('refresh'
+// 'on-source-change')), with that value: how the operator finds the views an input's change
+// concerns, from any process, without having reconciled them first (operator/view_reconciler.h).
+inline constexpr std::string_view kRefreshOnChangeLabel = "hop.dev/refresh";
+inline constexpr std::string_view kRefreshOnChange = "on-source-change";
+// Whether `view`'s options ask for a refresh when one of its inputs advances.
+bool RefreshesOnSourceChange(const Resource& view);
 // The index key of the Views and Tables that may have work pending: those with a status, a
 // watermark policy (kWatermarkPolicyLabel) or a fill query (kFillAnnotation). The others are
 // plain declarations with nothing to wait for, which a look for pending work can skip.

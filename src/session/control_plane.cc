@@ -213,8 +213,7 @@ void ControlPlane::Impl::Build() {
                          {{kJob, &op::TriggerReconciler::JobEvent}}});
   // A view hears of its refresh Jobs; one that derives its watermark, or is refreshed on its
   // inputs' change, looks again when one of its inputs changes.
-  op::ViewReconciler* views = impl.views.get();
-  auto inputs = [views](const store::Event& event) { return views->InputEvent(event); };
+  op::EventMapper inputs = op::ViewReconciler::InputEvent(store);
   controllers.push_back({resource::ViewKind::Info().group_kind(),
                          impl.views.get(),
                          Reports::kStanding,
