@@ -1971,6 +1971,31 @@ CREATE MATERIALIZED VIEW local.b WITH ('refresh' 'on-source-change') AS SELECT n
       << view.dump();
 }
 
+// A trigger made on a view or a table that has a watermark already fires at it as soon as the
+// trigger exists (docs/operator.md, "Watermarks"): its object is reconciled then, not at the next
+// resync, so `hop wait` has nothing left to wait for.
+TEST(CliTest, ATriggerOnAnObjectWithAWatermarkFiresAtOnce) {
+  StateDir state;
+  for (const char* env : {"test/sql/env/jobs.yaml", "examples/demo-environment.yaml"}) {
+    ASSERT_EQ(Hop(state.Flag() + " apply -f " + hop::testing::SourcePath(env)).status, 0);
+  }
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.e (id INT);
+CREATE MATERIALIZED VIEW local.b AS SELECT id FROM local.e;
+REFRESH MATERIALIZED VIEW local.b;
+FIRE TABLE local.e;
+!wait 60
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  run = Hop(state.Flag() + " -e \"CREATE TRIGGER on_b ON local.b AS 'echo-report'\"" +
+            " -e \"CREATE TRIGGER on_e ON local.e AS 'echo-report'\"");
+  ASSERT_EQ(run.status, 0) << run.out;
+  run = Hop(state.Flag() + " wait --timeout 20");
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(Runs(state, "onb").size(), 1u);
+  EXPECT_EQ(Runs(state, "one").size(), 1u);
+}
+
 }  // namespace
 
 namespace {

@@ -68,6 +68,33 @@ hop::Result<ReconcileResult> TableReconciler::Reconcile(const Request& request,
   return ReconcileResult::Done();
 }
 
+EventMapper TableReconciler::TriggerEvent(store::Store& store) {
+  return [&store](const store::Event& event) {
+    std::vector<Request> out;
+    if (event.type != store::EventType::kAdded) return out;
+    // The tables with a status (kMayBeBusyKey): those with a watermark among them.
+    auto tables = store.List({TableKind::Info().group_kind(),
+                              event.object.namespace_name(),
+                              {},
+                              std::string(resource::kMayBeBusyKey)});
+    if (!tables.ok()) {
+      log::Warn("trigger {}: cannot list the tables of {}: {}", event.object.name(),
+                event.object.namespace_name(), tables.status().ToString());
+      return out;
+    }
+    for (const Resource& table : tables->items) {
+      std::vector<std::string> path;
+      if (auto catalog = TableKind::kCatalog.Get(table); catalog && !catalog->empty()) {
+        path.push_back(*catalog);
+      }
+      path.push_back(TableKind::kSchema.Get(table).value_or(""));
+      path.push_back(TableKind::kTable.Get(table).value_or(""));
+      if (deploy::TriggerOnTable(event.object, path)) out.push_back(Request{store::RefOf(table)});
+    }
+    return out;
+  };
+}
+
 std::vector<Request> TableReconciler::JobEvent(const store::Event& event) {
   const auto labels = event.object.labels();
   if (!labels.count(std::string(kRefreshLabel))) return {};

@@ -30,6 +30,9 @@ class TableReconciler : public Reconciler {
 
   // A fill Job's event, as a request for its table.
   static std::vector<Request> JobEvent(const store::Event& event);
+  // A new TableTrigger, as a request for the table it is on when that table has a watermark:
+  // the trigger fires at it when the table is reconciled (docs/operator.md, "Watermarks").
+  static EventMapper TriggerEvent(store::Store& store);
 
  private:
   store::Store& store_;

@@ -4,6 +4,7 @@
 
 #include "binder/binder.h"
 #include "common/log.h"
+#include "deploy/objects.h"
 #include "deploy/trigger_fires.h"
 #include "operator/reconciler_util.h"
 #include "operator/trigger_runs.h"
@@ -179,6 +180,16 @@ std::vector<Request> ViewReconciler::JobEvent(const store::Event& event) {
     }
   }
   return {};
+}
+
+std::vector<Request> ViewReconciler::TriggerEvent(const store::Event& event) {
+  if (event.type != store::EventType::kAdded) return {};
+  const auto labels = event.object.labels();
+  auto view = labels.find(std::string(deploy::kViewLabel));
+  if (view == labels.end() || view->second.empty()) return {};
+  // A trigger on a table names no View: its request finds none, and is done.
+  return {Request{
+      {resource::ViewKind::Info().group_kind(), event.object.namespace_name(), view->second}}};
 }
 
 EventMapper ViewReconciler::InputEvent(store::Store& store) {

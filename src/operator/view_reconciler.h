@@ -42,6 +42,10 @@ class ViewReconciler : public Reconciler {
   // kRefreshOnChangeLabel, found in the store, so that a process that resumed from a checkpoint
   // and reconciled none of them finds them as well as one that listed them all.
   static EventMapper InputEvent(store::Store& store);
+  // A new TableTrigger, as a request for the view it is on (its `view` label names it): the
+  // trigger fires at the view's watermark when the view is reconciled (docs/operator.md,
+  // "Watermarks"), at once rather than at the next resync.
+  static std::vector<Request> TriggerEvent(const store::Event& event);
 
  private:
   // The refresh part of a materialized view's reconcile.

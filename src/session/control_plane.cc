@@ -214,14 +214,16 @@ void ControlPlane::Impl::Build() {
   // A view hears of its refresh Jobs; one that derives its watermark, or is refreshed on its
   // inputs' change, looks again when one of its inputs changes.
   op::EventMapper inputs = op::ViewReconciler::InputEvent(store);
-  controllers.push_back({resource::ViewKind::Info().group_kind(),
-                         impl.views.get(),
-                         Reports::kStanding,
-                         {{kJob, &op::ViewReconciler::JobEvent},
-                          {resource::TableKind::Info().group_kind(), op::DerivedViewsOf(store)},
-                          {resource::ViewKind::Info().group_kind(), op::DerivedViewsOf(store)},
-                          {resource::TableKind::Info().group_kind(), inputs},
-                          {resource::ViewKind::Info().group_kind(), inputs}}});
+  controllers.push_back(
+      {resource::ViewKind::Info().group_kind(),
+       impl.views.get(),
+       Reports::kStanding,
+       {{kJob, &op::ViewReconciler::JobEvent},
+        {resource::TableTriggerKind::Info().group_kind(), &op::ViewReconciler::TriggerEvent},
+        {resource::TableKind::Info().group_kind(), op::DerivedViewsOf(store)},
+        {resource::ViewKind::Info().group_kind(), op::DerivedViewsOf(store)},
+        {resource::TableKind::Info().group_kind(), inputs},
+        {resource::ViewKind::Info().group_kind(), inputs}}});
   controllers.push_back({resource::PipelineKind::Info().group_kind(), impl.pipelines.get(),
                          Reports::kStatus, std::move(elements)});
   controllers.push_back({resource::TableProvisionJobKind::Info().group_kind(),
@@ -241,7 +243,9 @@ void ControlPlane::Impl::Build() {
   // says nothing of whether a table is ready.
   // A table made with CREATE TABLE ... AS hears of its fill Job.
   impl.manager->Register(resource::TableKind::Info().group_kind(), impl.tables.get(),
-                         {{kJob, &op::TableReconciler::JobEvent}});
+                         {{kJob, &op::TableReconciler::JobEvent},
+                          {resource::TableTriggerKind::Info().group_kind(),
+                           op::TableReconciler::TriggerEvent(store)}});
 }
 
 Result<std::unique_ptr<ControlPlane>> ControlPlane::Start(store::Store& store,
