@@ -1715,6 +1715,39 @@ CREATE MATERIALIZED VIEW pg.late AS SELECT id FROM pg.widgets WHERE name > 'm';
       << upserted.out;
   EXPECT_EQ(rows("SELECT * FROM keyed ORDER BY id"), "1|bolt2\n2|nut\n3|gear\n99|kept\n");
 
+  // A column retyped in PostgreSQL behind hop's back, in a table a query reads inside PostgreSQL
+  // or in the table written, fails the refresh, which writes nothing: PostgreSQL would convert
+  // the values to hop's types without a word (10.5 rounded to an integer).
+  run = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE pg.own (id INTEGER, a INTEGER);
+CREATE MATERIALIZED VIEW pg.own_copy AS SELECT id, a FROM pg.own;
+CREATE MATERIALIZED VIEW pg.prices AS SELECT id, price FROM local.things;
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  ASSERT_TRUE(pg.Exec("INSERT INTO own VALUES (1, 10)").ok());
+  HopRun fine = Hop(state.Flag() + " refresh pg.own_copy");
+  ASSERT_EQ(fine.status, 0) << fine.out;
+  EXPECT_NE(fine.out.find("inside PostgreSQL"), std::string::npos) << fine.out;
+  ASSERT_EQ(Hop(state.Flag() + " refresh pg.prices").status, 0);
+  ASSERT_TRUE(pg.Exec("ALTER TABLE own ALTER a TYPE numeric(10,2); INSERT INTO own VALUES (2, "
+                      "10.5); ALTER TABLE prices ALTER price TYPE numeric(10,0)")
+                  .ok());
+  const std::string own_before = watermark("pg-owncopy");
+  HopRun retyped = Hop(state.Flag() + " refresh pg.own_copy");
+  EXPECT_EQ(retyped.status, 1) << retyped.out;
+  EXPECT_NE(retyped.out.find("table public.own, column a, is numeric(10,2) in PostgreSQL and "
+                             "integer in hop's table PG.OWN"),
+            std::string::npos)
+      << retyped.out;
+  EXPECT_EQ(rows("SELECT * FROM own_copy"), "1|10\n");
+  EXPECT_EQ(watermark("pg-owncopy"), own_before);
+  HopRun sink = Hop(state.Flag() + " refresh pg.prices");
+  EXPECT_EQ(sink.status, 1) << sink.out;
+  EXPECT_NE(sink.out.find("column price, is numeric(10,0) in PostgreSQL and numeric(10,2)"),
+            std::string::npos)
+      << sink.out;
+  EXPECT_EQ(rows("SELECT price FROM prices ORDER BY id"), "13\n0\n");
+
   // A refresh that fails half way keeps the rows and the watermark.
   const std::string before = watermark("pg-things");
   ASSERT_FALSE(before.empty());

@@ -1634,6 +1634,53 @@ bool PostgresTableIn(const Table& table, const Schema& schema) {
   return endpoint.ok() && (*endpoint)->key == pg->endpoint().key;
 }
 
+Status PostgresTableWriter::CheckColumns(const Table& table) {
+  State& s = *state_;
+  std::string remote_schema = s.remote_schema;
+  std::string remote_table = PostgresName(table.name);
+  if (auto path = PostgresTablePath(table)) {
+    remote_schema = (*path)[0];
+    remote_table = (*path)[1];
+  }
+  static const std::string kOne = std::string(kColumnsQuery) + " AND c.relname = $2";
+  HOP_ASSIGN_OR_RETURN(PgResult r, s.Exec(kOne, {remote_schema, remote_table}));
+  std::map<std::string, std::string> have;  // PostgreSQL's name: the type as hop would spell it
+  for (int i = 0; i < Pq().PQntuples(r.get()); ++i) {
+    PostgresType type;
+    type.oid = static_cast<uint32_t>(std::strtoul(Pq().PQgetvalue(r.get(), i, 2), nullptr, 10));
+    type.typmod = static_cast<int32_t>(std::strtol(Pq().PQgetvalue(r.get(), i, 3), nullptr, 10));
+    type.element_oid =
+        static_cast<uint32_t>(std::strtoul(Pq().PQgetvalue(r.get(), i, 4), nullptr, 10));
+    type.spelled = Pq().PQgetvalue(r.get(), i, 5);
+    auto calcite = CalciteType(type);
+    auto spelled = calcite.ok() ? PostgresTypeOf(*calcite) : Result<std::string>(type.spelled);
+    have[Pq().PQgetvalue(r.get(), i, 1)] = spelled.ok() ? *spelled : type.spelled;
+  }
+  const std::string where =
+      fmt::format("{}: table {}.{}", s.endpoint->Name(), remote_schema, remote_table);
+  if (have.empty()) return Status::ExecutionError(where + " is not in PostgreSQL any more");
+  for (const Column& c : table.row_type.columns) {
+    const std::string name = PostgresName(c.name);
+    HOP_ASSIGN_OR_RETURN(std::string want, PostgresTypeOf(c.type));
+    auto found = have.find(name);
+    if (found == have.end()) {
+      return Status::ExecutionError(fmt::format(
+          "{} has no column {} any more, which hop's table {} declares ({}); the refresh writes "
+          "nothing until they agree again",
+          where, name, table.QualifiedName(), want));
+    }
+    if (found->second != want) {
+      return Status::ExecutionError(fmt::format(
+          "{}, column {}, is {} in PostgreSQL and {} in hop's table {}: it was changed in "
+          "PostgreSQL, and the rows would be converted without a word; the refresh writes "
+          "nothing until they agree again (make the column {} again, or drop and create the "
+          "table in hop)",
+          where, name, found->second, want, table.QualifiedName(), want));
+    }
+  }
+  return Status::OK();
+}
+
 Status PostgresTableWriter::StartCopy() {
   HOP_RETURN_IF_ERROR(state_->Prepare());
   sql::CopyFromStdinStatement copy;

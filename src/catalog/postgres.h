@@ -133,6 +133,12 @@ class PostgresTableWriter {
   // the same database, with PostgreSQL's names, and gives the columns in order. When the server
   // refuses it, the transaction is as before the call (a savepoint), for StartCopy.
   Status InsertQuery(std::unique_ptr<sql::Query> query);
+  // Whether `table` (the one written, or one read by a query for InsertQuery, in the same
+  // database) still has in PostgreSQL, as the transaction sees it, every column hop declares for
+  // it, with the type hop gives it (as hop would create it). A column dropped or retyped in
+  // PostgreSQL behind hop's back is an ExecutionError naming it: the rows would otherwise be
+  // converted to the new type without a word (10.5 rounded into an integer column).
+  Status CheckColumns(const Table& table);
   // Makes the rows the table's. The number of rows written.
   Result<int64_t> Commit();
 

@@ -242,8 +242,14 @@ Result<int64_t> WritePostgres(const catalog::Catalog& cat, const RefreshOptions&
   HOP_ASSIGN_OR_RETURN(std::unique_ptr<catalog::PostgresTableWriter> writer,
                        catalog::PostgresTableWriter::Begin(schema, sink.name, query->row_type));
   const char* mode = writer->key().empty() ? "replaced" : "upserted";
+  // The table written, and those a query inside PostgreSQL would read, have the columns hop
+  // declares (the local engine's scans check the values they read themselves).
+  HOP_RETURN_IF_ERROR(writer->CheckColumns(sink));
   HOP_ASSIGN_OR_RETURN(std::unique_ptr<sql::Query> inside, InsidePostgres(query, schema));
   if (inside) {
+    for (const binder::Rel* scan : binder::Scans(*query)) {
+      if (scan->table != nullptr) HOP_RETURN_IF_ERROR(writer->CheckColumns(*scan->table));
+    }
     Status st = writer->InsertQuery(std::move(inside));
     if (st.ok()) {
       how = fmt::format("{} inside PostgreSQL (INSERT ... SELECT)", mode);
