@@ -27,6 +27,12 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
   if (parts.size() == 1) {
     for (auto it = ctes_.rbegin(); it != ctes_.rend(); ++it) {
       if (it->first == parts[0].name) {
+        if (it->second == nullptr) {
+          return ErrorCode(StatusCode::kInvalidArgument, ref.loc,
+                           fmt::format("WITH RECURSIVE: {} refers to itself, and hop does not "
+                                       "run recursive queries",
+                                       parts[0].name));
+        }
         return Aliased(it->second, parts[0].name, {parts[0].name}, ref.alias, ref.loc);
       }
     }

@@ -11,8 +11,12 @@ namespace hop::binder {
 Result<RelPtr> Binder::Impl::Query(const sql::Query& q, const Scope* outer) {
   const size_t ctes_before = ctes_.size();
   for (const auto& cte : q.with) {
+    // Under WITH RECURSIVE, the query of a CTE may name the CTE itself: it finds this null
+    // entry, and is refused as such (Table), not as a table the catalog lacks.
+    if (q.recursive) ctes_.emplace_back(cte.name.name, nullptr);
     auto bound =
         cte.columns.empty() ? Query(*cte.query, outer) : QueryWithColumns(*cte.query, cte.columns);
+    if (q.recursive) ctes_.pop_back();
     if (!bound.ok()) {
       ctes_.resize(ctes_before);
       return bound.status();
