@@ -198,7 +198,9 @@ struct ClientSetting {
   std::string_view name;
   // Whether `value` (lower case, unquoted) is what hop does; null: any value.
   bool (*accepts)(std::string_view value);
-  std::string_view does;  // what hop does, for the refusal
+  // What hop does, for the refusal and SHOW; for a setting that takes any value, PostgreSQL's
+  // default, which SHOW gives until the connection sets another.
+  std::string_view does;
 };
 
 bool AcceptsUtf8(std::string_view v) { return v == "utf8" || v == "utf-8" || v == "unicode"; }
@@ -212,12 +214,12 @@ bool AcceptsPostgres(std::string_view v) { return v == "postgres"; }
 
 constexpr ClientSetting kClientSettings[] = {
     {"application_name", nullptr, ""},
-    {"extra_float_digits", nullptr, ""},
-    {"client_min_messages", nullptr, ""},
-    {"statement_timeout", nullptr, ""},
-    {"lock_timeout", nullptr, ""},
-    {"idle_in_transaction_session_timeout", nullptr, ""},
-    {"search_path", nullptr, ""},
+    {"extra_float_digits", nullptr, "1"},
+    {"client_min_messages", nullptr, "notice"},
+    {"statement_timeout", nullptr, "0"},
+    {"lock_timeout", nullptr, "0"},
+    {"idle_in_transaction_session_timeout", nullptr, "0"},
+    {"search_path", nullptr, "\"$user\", public"},
     {"client_encoding", AcceptsUtf8, "UTF8"},
     {"datestyle", AcceptsIso, "ISO, MDY"},
     {"timezone", AcceptsUtc, "UTC"},
@@ -350,6 +352,9 @@ class Connection {
   std::string user_;
   std::string database_;
   std::string application_name_;
+  // The values the client gave the settings that take any value (by ClientSetting::name), which
+  // SHOW gives back; application_name is application_name_.
+  std::map<std::string_view, std::string> client_values_;
   std::unique_ptr<session::Session> session_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> running_{false};
@@ -550,6 +555,8 @@ bool Connection::Startup() {
         }
         if (EqualsIgnoreCase(s->name, "application_name")) {
           application_name_ = std::string(pair.substr(eq + 1));
+        } else if (s->accepts == nullptr) {
+          client_values_[s->name] = std::string(pair.substr(eq + 1));
         }
       }
     }
@@ -558,6 +565,9 @@ bool Connection::Startup() {
       if (s != nullptr && s->accepts != nullptr && !s->accepts(AsciiToLower(v))) {
         Fatal("22023", fmt::format("hop only does {} = {}", s->name, s->does));
         return false;
+      }
+      if (s != nullptr && s->accepts == nullptr && s->name != "application_name") {
+        client_values_[s->name] = v;
       }
     }
     return true;
@@ -1022,9 +1032,12 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
     return std::nullopt;  // hop's own settings, or an error from the session
   }
   if (show) {
-    std::string value = EqualsIgnoreCase(s->name, "application_name") ? application_name_
-                        : s->accepts != nullptr                       ? std::string(s->does)
-                                                                      : std::string();
+    std::string value(s->does);
+    if (EqualsIgnoreCase(s->name, "application_name")) {
+      value = application_name_;
+    } else if (auto given = client_values_.find(s->name); given != client_values_.end()) {
+      value = given->second;
+    }
     p.has_rows = true;
     p.columns = {{std::string(s->name), session::TextColumnType()}};
     p.table = {{value}};
@@ -1042,6 +1055,13 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   if (s->accepts != nullptr && !s->accepts(AsciiToLower(value))) {
     return Status::InvalidArgument(fmt::format(
         "hop only does {} = {}: '{}' would not be true of its results", s->name, s->does, value));
+  }
+  if (s->accepts == nullptr && !EqualsIgnoreCase(s->name, "application_name") && apply) {
+    if (EqualsIgnoreCase(value, "DEFAULT")) {
+      client_values_.erase(s->name);
+    } else {
+      client_values_[s->name] = value;
+    }
   }
   if (EqualsIgnoreCase(s->name, "application_name")) {
     if (!apply) return Status::OK();

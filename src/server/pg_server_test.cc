@@ -188,6 +188,17 @@ TEST_F(PgServerTest, SeveralStatementsInOneQueryAndDdl) {
   ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
   EXPECT_STREQ(PQgetvalue(r, 0, 1), "apply");
   PQclear(r);
+  // A setting hop accepts and does not act on shows what was set, or PostgreSQL's default.
+  for (const auto& [sql, shown] : std::vector<std::pair<const char*, const char*>>{
+           {"SHOW extra_float_digits", "3"},
+           {"SHOW statement_timeout", "0"},
+           {"SET statement_timeout TO '5s'; SHOW statement_timeout", "5s"},
+           {"SET extra_float_digits TO DEFAULT; SHOW extra_float_digits", "1"}}) {
+    r = PQexec(c, sql);
+    ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << sql << ": " << PQresultErrorMessage(r);
+    EXPECT_STREQ(PQgetvalue(r, 0, 0), shown) << sql;
+    PQclear(r);
+  }
   PQfinish(c);
 }
 
