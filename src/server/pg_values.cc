@@ -171,6 +171,36 @@ Result<int> CountParameters(std::string_view query) {
 
 namespace {
 
+// A timestamp's text split at the UTC offset that may end it (`+02`, `-0530`, `+05:30`,
+// `+05:30:15`, `Z`): the text before it, and the offset in seconds east of UTC; nullopt for an
+// offset that is not one of those forms. Without an offset: the text and 0.
+std::optional<std::pair<std::string_view, int>> SplitUtcOffset(std::string_view text) {
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (!text.empty() && (text.back() == 'Z' || text.back() == 'z')) {
+    return std::make_pair(text.substr(0, text.size() - 1), 0);
+  }
+  // The offset's sign comes after the time of day (the date's '-' come before it).
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return std::make_pair(text, 0);
+  const size_t sign = text.find_first_of("+-", colon);
+  if (sign == std::string_view::npos) return std::make_pair(text, 0);
+  std::string digits;
+  for (char c : text.substr(sign + 1)) {
+    if (c == ':') continue;
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    digits += c;
+  }
+  if (digits.size() != 2 && digits.size() != 4 && digits.size() != 6) return std::nullopt;
+  const int hours = std::stoi(digits.substr(0, 2));
+  const int minutes = digits.size() >= 4 ? std::stoi(digits.substr(2, 2)) : 0;
+  const int seconds = digits.size() == 6 ? std::stoi(digits.substr(4, 2)) : 0;
+  if (hours > 15 || minutes > 59 || seconds > 59) return std::nullopt;
+  const int offset = hours * 3600 + minutes * 60 + seconds;
+  std::string_view base = text.substr(0, sign);
+  while (!base.empty() && base.back() == ' ') base.remove_suffix(1);
+  return std::make_pair(base, text[sign] == '-' ? -offset : offset);
+}
+
 void AppendQuoted(std::string_view text, std::string& out) {
   out += '\'';
   for (char c : text) {
@@ -412,8 +442,21 @@ Result<std::string> Literal(const BoundParameter& p, int index) {
           if (v.size() != 8) return bad("timestamp");
           engine::AppendPostgresTimestamp(static_cast<int64_t>(BigEndian(v)) + kPgEpochMicros, text);
         }
-      } else {
+      } else if (p.oid == 1082) {
         text = v;
+      } else {
+        // A timestamptz with a UTC offset is the instant it names, in UTC; a timestamp's offset
+        // is ignored, as PostgreSQL ignores it.
+        auto split = SplitUtcOffset(v);
+        if (!split) return bad(p.oid == 1184 ? "timestamptz" : "timestamp");
+        if (p.oid == 1114 || split->second == 0) {
+          text = split->first;
+        } else {
+          std::optional<int64_t> micros = engine::ParseTimestamp(split->first);
+          if (!micros) return bad("timestamptz");
+          engine::AppendPostgresTimestamp(
+              *micros - static_cast<int64_t>(split->second) * engine::kMicrosPerSecond, text);
+        }
       }
       std::string out = p.oid == 1082 ? "DATE " : "TIMESTAMP ";
       AppendQuoted(text, out);

@@ -104,6 +104,16 @@ TEST(PgValuesTest, ParametersKeepTheirDeclaredTypes) {
             "Invalid Argument: parameter $1 is not a valid int4: '99999999999'");
   EXPECT_EQ(sub({{21, 0, "70000"}}), "Invalid Argument: parameter $1 is not a valid int2: '70000'");
   EXPECT_EQ(sub({{21, 0, "-32768"}}), "SELECT  -32768 ");
+  // A timestamptz's UTC offset gives the instant, in UTC; a timestamp's is ignored, as
+  // PostgreSQL ignores it.
+  EXPECT_EQ(sub({{1184, 0, "2026-01-02 10:00:00+02"}}), "SELECT  TIMESTAMP '2026-01-02 08:00:00' ");
+  EXPECT_EQ(sub({{1184, 0, "2026-01-02 01:00:00.5-05:30"}}),
+            "SELECT  TIMESTAMP '2026-01-02 06:30:00.5' ");
+  EXPECT_EQ(sub({{1184, 0, "2026-01-02T10:00:00Z"}}), "SELECT  TIMESTAMP '2026-01-02T10:00:00' ");
+  EXPECT_EQ(sub({{1184, 0, "2026-01-02 10:00:00"}}), "SELECT  TIMESTAMP '2026-01-02 10:00:00' ");
+  EXPECT_EQ(sub({{1114, 0, "2026-01-02 10:00:00+02"}}), "SELECT  TIMESTAMP '2026-01-02 10:00:00' ");
+  EXPECT_EQ(sub({{1184, 0, "2026-01-02 10:00:00+2x"}}),
+            "Invalid Argument: parameter $1 is not a valid timestamptz: '2026-01-02 10:00:00+2x'");
   EXPECT_EQ(sub({{20, 0, "99999999999999999999"}}),
             "Invalid Argument: parameter $1 is not a valid int8: '99999999999999999999'");
   // Binary forms hop reads; others are refused, never pasted as bytes.
