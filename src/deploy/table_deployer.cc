@@ -52,6 +52,25 @@ Result<Resource> DeclareTable(const Declaration& d, Batch& batch) {
                                ? d.existing->resource
                                : resource::Canonicalize(parts);
 
+  if (d.existing == nullptr) {
+    // The resource name may be another table's: one whose name differs in case only (a table of
+    // this name made meanwhile fails the batch, which is planned again).
+    HOP_ASSIGN_OR_RETURN(std::optional<Resource> taken,
+                         batch.store().Find({resource::TableKind::Info().group_kind(),
+                                             batch.namespace_name(), name}));
+    const std::string taken_schema =
+        taken ? resource::TableKind::kSchema.Get(*taken).value_or("") : "";
+    const std::string taken_table =
+        taken ? resource::TableKind::kTable.Get(*taken).value_or("") : "";
+    if (taken && (taken_schema != schema.name || taken_table != leaf)) {
+      const std::string other = taken_schema + "." + taken_table;
+      return Status::AlreadyExists(fmt::format(
+          "Cannot create table {}: its resource, table/{}, is {}'s, and hop names a table's "
+          "resource after its database and name in lower case, so names that differ only in "
+          "case cannot both be tables; drop {} or choose another name",
+          Join(d.path, "."), name, other, other));
+    }
+  }
   const catalog::TableDefinition definition{schema.database, d.path, *d.row, *d.options};
   Subject subject(ValidationPoint::kTable);
   subject.schema = &schema;

@@ -153,6 +153,21 @@ Status ViewDeployer::Specify(const binder::BoundStatement& statement, Batch& bat
   const std::string& ns = batch.namespace_name();
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing,
                        batch.store().Find({ViewKind::Info().group_kind(), ns, v.resource}));
+  if (existing && v.existing == nullptr) {
+    // The resource name is another view's: one whose path differs in case only (a view of this
+    // path made meanwhile fails the batch, which is planned again).
+    std::vector<std::string> path;
+    if (auto c = ViewKind::kCatalog.Get(*existing); c && !c->empty()) path.push_back(*c);
+    path.push_back(ViewKind::kSchema.Get(*existing).value_or(""));
+    path.push_back(ViewKind::kView.Get(*existing).value_or(""));
+    if (path != v.path) {
+      return Status::AlreadyExists(fmt::format(
+          "Cannot create view {}: its resource, view/{}, is {}'s, and hop names a view's resource "
+          "after its path in lower case, so names that differ only in case cannot both be views; "
+          "drop {} or choose another name",
+          Join(v.path, "."), v.resource, Join(path, "."), Join(path, ".")));
+    }
+  }
   // The SQL a View resource keeps: the query in the ANSI dialect, wrapped to apply a column list.
   HOP_ASSIGN_OR_RETURN(std::string sql,
                        sql::PrintRenamedQuery(*v.query_ast, *v.columns, {sql::Dialect::kAnsi}));
