@@ -167,6 +167,18 @@ Status Batch::AddEffect(bool create, const catalog::Schema& schema,
   return Status::OK();
 }
 
+void Batch::SetDeletePreconditions(const store::Write& deletion) {
+  for (Change& c : changes_) {
+    store::Write& w = c.write;
+    if (w.op != store::Write::Op::kDelete || w.ref.kind != deletion.ref.kind ||
+        w.ref.namespace_name != deletion.ref.namespace_name || w.ref.name != deletion.ref.name) {
+      continue;
+    }
+    w.uid = deletion.uid;
+    w.resource_version = deletion.resource_version;
+  }
+}
+
 Status Batch::Check(Subject subject) {
   subject.statement = statement_;
   ValidationContext context{store_, options_.namespace_name};

@@ -90,6 +90,9 @@ class Batch {
   // a table shared by partial views outlives any one of them.
   Status PutElements(const std::vector<Spec>& specs, const resource::Resource& owner);
   void Add(Change change) { changes_.push_back(std::move(change)); }
+  // Gives the batch's delete of `deletion.ref` the preconditions of `deletion` (Write::uid,
+  // Write::resource_version), which the store checks as it deletes.
+  void SetDeletePreconditions(const store::Write& deletion);
   // When the table's system has a provisioner, the Effect that creates (or drops) it there.
   // Tables of other systems are provisioned by the TableProvisionJobs rendered for them, and so
   // are the tables a Database with `provisioning: async` creates: for those no Effect is added,

@@ -25,9 +25,11 @@ class Deployer {
 // INSERT, SET, RESET, SHOW, CREATE FUNCTION).
 const Deployer* DeployerFor(sql::StatementKind kind);
 
-// Deletes the object `ref` names as the DROP of its kind does (a Database, a Table or a View:
-// after the same dependency guard unless `force`, with the same effects outside the store); any
-// other object is deleted as it is. Not Found when there is no such object. `hop delete`.
-Status SpecifyDeletion(const store::ObjectRef& ref, bool force, Batch& batch);
+// Deletes the object `deletion.ref` names as the DROP of its kind does (a Database, a Table or a
+// View: after the same dependency guard unless `force`, with the same effects outside the store);
+// any other object is deleted as it is. Not Found when there is no such object. The preconditions
+// of `deletion` (Write::uid, Write::resource_version) are checked on the object found (Conflict)
+// and go with the batch's delete of it, for the store to check again as it deletes. `hop delete`.
+Status SpecifyDeletion(const store::Write& deletion, bool force, Batch& batch);
 
 }  // namespace hop::deploy

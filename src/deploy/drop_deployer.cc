@@ -154,9 +154,10 @@ Status DropDeployer::Specify(const binder::BoundStatement& statement, Batch& bat
   }
 }
 
-Status SpecifyDeletion(const ObjectRef& ref, bool force, Batch& batch) {
-  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, batch.store().Find(ref));
-  if (!existing) return batch.store().Get(ref).status();  // its own Not Found
+namespace {
+
+// The writes that delete `existing`, stored under `ref`, as the DROP of its kind does.
+Status SpecifyDrop(const ObjectRef& ref, const Resource& existing, bool force, Batch& batch) {
   const bool table = ref.kind == resource::TableKind::Info().group_kind();
   const bool view = ref.kind == ViewKind::Info().group_kind();
   if (ref.kind == DatabaseKind::Info().group_kind()) {
@@ -170,19 +171,19 @@ Status SpecifyDeletion(const ObjectRef& ref, bool force, Batch& batch) {
     std::string name;
     if (table) {
       using resource::TableKind;
-      schema = cat.SchemaOfDatabase(TableKind::kDatabase.Get(*existing).value_or(""));
+      schema = cat.SchemaOfDatabase(TableKind::kDatabase.Get(existing).value_or(""));
       if (schema != nullptr && !schema->catalog.empty()) {
-        if (auto in = TableKind::kSchema.Get(*existing); in && !in->empty()) {
+        if (auto in = TableKind::kSchema.Get(existing); in && !in->empty()) {
           if (const catalog::Schema* s = cat.FindSchema({schema->catalog, *in})) schema = s;
         }
       }
-      name = TableKind::kTable.Get(*existing).value_or(existing->name());
+      name = TableKind::kTable.Get(existing).value_or(existing.name());
     } else {
       std::vector<std::string> path;
-      if (auto c = ViewKind::kCatalog.Get(*existing); c && !c->empty()) path.push_back(*c);
-      path.push_back(ViewKind::kSchema.Get(*existing).value_or(catalog::kDefaultSchema));
+      if (auto c = ViewKind::kCatalog.Get(existing); c && !c->empty()) path.push_back(*c);
+      path.push_back(ViewKind::kSchema.Get(existing).value_or(catalog::kDefaultSchema));
       schema = cat.FindSchema(path);
-      name = ViewKind::kView.Get(*existing).value_or(existing->name());
+      name = ViewKind::kView.Get(existing).value_or(existing.name());
     }
     const catalog::Table* t = schema == nullptr ? nullptr : cat.Lookup(*schema, name);
     if (t != nullptr && t->resource == ref.name &&
@@ -192,6 +193,19 @@ Status SpecifyDeletion(const ObjectRef& ref, bool force, Batch& batch) {
     }
   }
   batch.Add({Write::Delete(ref), ""});
+  return Status::OK();
+}
+
+}  // namespace
+
+Status SpecifyDeletion(const Write& deletion, bool force, Batch& batch) {
+  const ObjectRef& ref = deletion.ref;
+  HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, batch.store().Find(ref));
+  if (!existing) return batch.store().Get(ref).status();  // its own Not Found
+  HOP_RETURN_IF_ERROR(
+      store::CheckDeletePreconditions(deletion, existing->uid(), existing->resource_version()));
+  HOP_RETURN_IF_ERROR(SpecifyDrop(ref, *existing, force, batch));
+  batch.SetDeletePreconditions(deletion);
   return Status::OK();
 }
 

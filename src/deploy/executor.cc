@@ -157,10 +157,17 @@ Result<Outcome> Executor::Execute(const sql::Statement& statement) {
 }
 
 Result<Outcome> Executor::Delete(const store::ObjectRef& ref, bool force) {
+  return Delete(Write::Delete(ref), force);
+}
+
+Result<Outcome> Executor::Delete(const store::Write& deletion, bool force) {
+  // A store that refuses the preconditions loses a race: planned again, the deletion finds the
+  // new object and refuses it as it reads it.
   return Retrying([&]() -> Result<Outcome> {
     HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, NamespaceCatalog());
     Batch batch(store_, options_, *cat, nullptr);
-    HOP_RETURN_IF_ERROR(SpecifyDeletion(ref, force, batch));
+    HOP_RETURN_IF_ERROR(SpecifyDeletion(deletion, force, batch));
+    const store::ObjectRef& ref = deletion.ref;
     return Apply("delete " + AsciiToLower(ref.kind.kind) + "/" + ref.name, batch);
   });
 }
@@ -169,7 +176,7 @@ Status Executor::CheckDelete(const store::ObjectRef& ref) {
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, NamespaceCatalog());
   Batch batch(store_, options_, *cat, nullptr);
   // Effects (tables to drop) are only listed in the batch; Apply would run them.
-  return SpecifyDeletion(ref, /*force=*/false, batch);
+  return SpecifyDeletion(Write::Delete(ref), /*force=*/false, batch);
 }
 
 Result<Outcome> Executor::Apply(std::string label, Batch& batch) {

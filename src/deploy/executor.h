@@ -72,6 +72,10 @@ class Executor {
   // Deletes the object `ref` names as the DROP of its kind does (deployer.h SpecifyDeletion),
   // with `force` skipping the dependency guard. This is `hop delete`.
   Result<Outcome> Delete(const store::ObjectRef& ref, bool force);
+  // The same for the delete `deletion` (store::Write::Delete) asks for, whose preconditions (a
+  // uid, a resourceVersion) the object must meet as the store deletes it: an object deleted and
+  // made again under its name meanwhile is not deleted (Conflict).
+  Result<Outcome> Delete(const store::Write& deletion, bool force);
   // What Delete(ref, false) would refuse, with nothing written and nothing dropped: NotFound,
   // or the dependency guard's Validation error. A dry-run delete.
   Status CheckDelete(const store::ObjectRef& ref);

@@ -1295,6 +1295,22 @@ std::optional<KubeResponse> UidMismatch(const KindInfo& kind, std::string_view n
                   Qualified(kind), name, uid, stored.uid()));
 }
 
+// The refusal of a delete whose preconditions (`deletion`'s uid and resourceVersion, from
+// DeleteOptions) `stored` does not meet, worded as the API server words it, the uid first; none
+// when it meets them.
+std::optional<KubeResponse> PreconditionFailed(const KindInfo& kind, std::string_view name,
+                                               const Write& deletion,
+                                               const resource::Resource& stored) {
+  if (auto refused = UidMismatch(kind, name, deletion.uid, stored)) return refused;
+  const std::string& version = deletion.resource_version;
+  if (version.empty() || version == stored.resource_version()) return std::nullopt;
+  return KubeStatusResponse(
+      409, "Conflict",
+      fmt::format("Operation cannot be fulfilled on {} \"{}\": Precondition failed: "
+                  "ResourceVersion in precondition: {}, ResourceVersion in object meta: {}",
+                  Qualified(kind), name, version, stored.resource_version()));
+}
+
 // The status the API server keeps on a write of an object (not of its status) whose kind has the
 // status subresource: the stored one, or none for a new object.
 void KeepStoredStatus(resource::Resource& r, const resource::Resource* stored) {
@@ -1727,14 +1743,20 @@ KubeResponse KubeApi::Impl::Delete(const ServedKinds& kinds, const KubeRequest& 
                     policy));
   }
   const ObjectRef ref{t.kind->group_kind(), t.namespace_name, t.name};
+  const Write deletion = Write::Delete(ref, precondition, uid_precondition);
   auto existing = store_.Get(ref);
   if (!existing.ok()) return FromStatus(existing.status(), t.kind, t.name);
-  if (auto refused = UidMismatch(*t.kind, t.name, uid_precondition, *existing)) return *refused;
-  if (!precondition.empty() && precondition != existing->resource_version()) {
-    return FromStatus(Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",
-                                                   existing->resource_version(), precondition)),
-                      t.kind, t.name);
-  }
+  if (auto refused = PreconditionFailed(*t.kind, t.name, deletion, *existing)) return *refused;
+  // The store checks the preconditions again as it deletes (another writer may have deleted the
+  // object and made it again since): its refusal is worded as the object it then holds says.
+  auto refused_by_store = [&](const Status& s) {
+    if (s.code() == StatusCode::kConflict) {
+      if (auto now = store_.Get(ref); now.ok()) {
+        if (auto refused = PreconditionFailed(*t.kind, t.name, deletion, *now)) return *refused;
+      }
+    }
+    return FromStatus(s, t.kind, t.name);
+  };
   const Presentation presentation = PresentationOf(req, *t.kind);
   // hop's store client deletes as the store does: its control plane asked the DDL guard
   // already, and a Table's table is its deployers' to drop (docs/kubernetes-api.md "hop's store
@@ -1784,20 +1806,21 @@ KubeResponse KubeApi::Impl::Delete(const ServedKinds& kinds, const KubeRequest& 
       if (!objects.ok()) return FromStatus(objects.status(), t.kind, t.name);
       writes = std::move(*objects);
     }
-    writes.push_back(Write::Delete(ref, existing->resource_version()));
+    // The object read, which met the preconditions, and nothing that replaced it.
+    writes.push_back(Write::Delete(ref, existing->resource_version(), existing->uid()));
     auto committed = store_.Commit(std::move(writes));
-    if (!committed.ok()) return FromStatus(committed.status(), t.kind, t.name);
+    if (!committed.ok()) return refused_by_store(committed.status());
     if (IsCrd(*existing)) SyncCustomResourceDefinitions();
     gone.push_back(std::move(committed->back()));
   } else {
     // Objects go as the DROP of their kind does: not while something depends on them
     // (deploy::Executor::Delete, the same guard as `hop delete`).
-    auto deleted = executor.Delete(ref, /*force=*/false);
+    auto deleted = executor.Delete(deletion, /*force=*/false);
     if (!deleted.ok()) {
       if (deleted.status().code() == StatusCode::kValidation) {
         return KubeStatusResponse(409, "Conflict", RedactSecrets(deleted.status().message()));
       }
-      return FromStatus(deleted.status(), t.kind, t.name);
+      return refused_by_store(deleted.status());
     }
     gone = std::move(deleted->objects);
   }

@@ -9,11 +9,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <variant>
 
 #include "resource/crd.h"
@@ -77,6 +79,7 @@ class KubeApiKindsTest : public ::testing::Test {
 
   hop::testing::TempDir dir_{"hop-kube-kinds"};
   std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<store::Store> interleaving_store_;  // what a test puts between api_ and store_
   std::unique_ptr<KubeApi> api_;
   bool store_client_ = false;
 };
@@ -736,6 +739,88 @@ TEST_F(KubeApiKindsTest, AUidThatNamesAnotherObjectIsAConflict) {
   EXPECT_EQ(Call("GET", item).status, 200) << "no refused delete took the object";
   CallJson("DELETE", item, R"({"preconditions":{"uid":")" + uid + R"("}})", 200);
   EXPECT_EQ(Call("GET", item).status, 404);
+}
+
+// A store that runs `before_next_commit` once, just before the next commit: another writer's
+// change landing between the API's read of an object and its write. The rest goes to `real`.
+class InterleavingStore : public store::Store {
+ public:
+  explicit InterleavingStore(store::Store& real) : real_(real) {}
+  Result<resource::Resource> Get(const store::ObjectRef& ref) override { return real_.Get(ref); }
+  Result<store::ListResult> List(const store::ListOptions& o) override { return real_.List(o); }
+  Result<std::vector<resource::Resource>> Commit(std::vector<store::Write> writes) override {
+    if (before_next_commit) std::exchange(before_next_commit, nullptr)();
+    return real_.Commit(std::move(writes));
+  }
+  std::unique_ptr<store::Watch> StartWatch(const store::WatchOptions& o) override {
+    return real_.StartWatch(o);
+  }
+  Result<int64_t> Revision() override { return real_.Revision(); }
+
+  std::function<void()> before_next_commit;
+
+ private:
+  store::Store& real_;
+};
+
+TEST_F(KubeApiKindsTest, ADeletePreconditionHoldsAgainstAnObjectMadeAgainMeanwhile) {
+  // The API over a store where another writer deletes the object and makes it again between the
+  // API's read of it and its delete: the preconditions name the object read, not the new one.
+  api_->Stop();
+  auto owned = std::make_unique<InterleavingStore>(*store_);
+  InterleavingStore& interleaving = *owned;
+  interleaving_store_ = std::move(owned);
+  api_ = std::make_unique<KubeApi>(interleaving, KubeApiOptions{});
+  ASSERT_TRUE(api_->Start().ok());
+  const std::string databases =
+      "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/databases";
+  const Json database = Json::parse(R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1",
+    "kind":"Database","metadata":{"name":"cm"},
+    "spec":{"schema":"ADS","url":"jdbc:demodb://names=ads","dialect":"Calcite"}})");
+  struct Case {
+    const char* name;
+    std::string collection;
+    Json object;
+    bool by_uid;  // else by resourceVersion
+    bool store_client;
+  };
+  const Case kCases[] = {
+      {"ConfigMap, uid", kConfigMaps, ConfigMap("cm"), true, false},
+      {"ConfigMap, resourceVersion", kConfigMaps, ConfigMap("cm"), false, false},
+      {"Database, uid", databases, database, true, false},
+      {"Database, resourceVersion", databases, database, false, false},
+      {"ConfigMap, uid, store client", kConfigMaps, ConfigMap("cm"), true, true},
+  };
+  for (const Case& c : kCases) {
+    store_client_ = c.store_client;
+    const std::string item = c.collection + "/cm";
+    const Json made = CallJson("POST", c.collection, c.object.dump(), 201);
+    const std::string uid = made["metadata"]["uid"];
+    const std::string version = made["metadata"]["resourceVersion"];
+    std::string remade_uid;
+    interleaving.before_next_commit = [&] {
+      resource::Resource again = resource::Resource::FromJson(c.object, "test").value();
+      ASSERT_TRUE(store_->Delete(store::RefOf(again)).ok());
+      auto created = store_->Create(again);
+      ASSERT_TRUE(created.ok()) << created.status().ToString();
+      remade_uid = created->uid();
+    };
+    const Json preconditions = c.by_uid ? Json{{"uid", uid}} : Json{{"resourceVersion", version}};
+    KubeResponse r = Call("DELETE", item, Json{{"preconditions", preconditions}}.dump());
+    EXPECT_EQ(r.status, 409) << c.name << "\n" << r.body;
+    EXPECT_EQ(Json::parse(r.body, nullptr, false).value("reason", ""), "Conflict") << c.name;
+    if (c.by_uid) {
+      EXPECT_NE(r.body.find(fmt::format("Precondition failed: UID in precondition: {}, UID in "
+                                        "object meta: {}",
+                                        uid, remade_uid)),
+                std::string::npos)
+          << c.name << "\n"
+          << r.body;
+    }
+    const Json still = CallJson("GET", item, "", 200);
+    EXPECT_EQ(still["metadata"].value("uid", ""), remade_uid) << c.name << ": the new object stays";
+    CallJson("DELETE", item, "", 200);
+  }
 }
 
 TEST_F(KubeApiKindsTest, APatchCannotChangeTheApiVersionOrKind) {

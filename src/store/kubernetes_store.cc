@@ -549,11 +549,10 @@ class KubernetesStore::Impl {
         ObjectRef ref = w.ref;
         ref.namespace_name = ns;
         HOP_ASSIGN_OR_RETURN(Resource existing, Get(ref));
-        if (!w.resource_version.empty() && w.resource_version != existing.resource_version()) {
-          return Status::Conflict(fmt::format(
-              "{}: the object has been modified (resourceVersion {} is not {}); read it again",
-              ref.ToString(), existing.resource_version(), w.resource_version));
-        }
+        Write checked = w;
+        checked.ref = ref;
+        HOP_RETURN_IF_ERROR(
+            CheckDeletePreconditions(checked, existing.uid(), existing.resource_version()));
         Json options = {{"apiVersion", "v1"},
                         {"kind", "DeleteOptions"},
                         {"propagationPolicy", "Background"},

@@ -1223,14 +1223,10 @@ class SqliteStore::Impl {
       case Write::Op::kUpdateStatus:
         return DoUpdate(std::move(w.object), /*status_only=*/true, txn);
       case Write::Op::kDelete: {
-        ObjectRef ref = w.ref;
-        Normalize(&ref);
-        HOP_ASSIGN_OR_RETURN(StoredObject o, Load(ref));
-        if (!w.resource_version.empty() && w.resource_version != std::to_string(o.revision)) {
-          return Status::Conflict(fmt::format(
-              "{}: the object has been modified (resourceVersion {} is not {}); read it again",
-              ref.ToString(), o.object.resource_version(), w.resource_version));
-        }
+        Normalize(&w.ref);
+        HOP_ASSIGN_OR_RETURN(StoredObject o, Load(w.ref));
+        HOP_RETURN_IF_ERROR(
+            CheckDeletePreconditions(w, o.object.uid(), std::to_string(o.revision)));
         return DoDelete(std::move(o), txn);
       }
     }

@@ -405,7 +405,18 @@ TEST_F(SqliteStoreTest, DeletePreconditionIsChecked) {
   Resource created = MustCreate(Database("d"));
   EXPECT_EQ(store_->Delete({kDatabase, "default", "d"}, "999").status().code(),
             StatusCode::kConflict);
-  EXPECT_TRUE(store_->Delete({kDatabase, "default", "d"}, created.resource_version()).ok());
+  // A uid that is not the object's: the object was deleted and made again meanwhile.
+  auto other = store_->Commit({Write::Delete({kDatabase, "default", "d"}, "", "another-uid")});
+  EXPECT_EQ(other.status().code(), StatusCode::kConflict);
+  EXPECT_NE(other.status().message().find("Precondition failed: UID in precondition: another-uid, "
+                                          "UID in object meta: " +
+                                          created.uid()),
+            std::string::npos)
+      << other.status().ToString();
+  EXPECT_TRUE(store_
+                  ->Commit({Write::Delete({kDatabase, "default", "d"}, created.resource_version(),
+                                          created.uid())})
+                  .ok());
 }
 
 TEST_F(SqliteStoreTest, DeletingAnOwnerCollectsDependentsTransitively) {

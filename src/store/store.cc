@@ -87,12 +87,28 @@ Write Write::UpdateStatus(Resource r) {
   return w;
 }
 
-Write Write::Delete(ObjectRef ref, std::string resource_version) {
+Write Write::Delete(ObjectRef ref, std::string resource_version, std::string uid) {
   Write w;
   w.op = Op::kDelete;
   w.ref = std::move(ref);
   w.resource_version = std::move(resource_version);
+  w.uid = std::move(uid);
   return w;
+}
+
+Status CheckDeletePreconditions(const Write& deletion, std::string_view uid,
+                                std::string_view resource_version) {
+  if (!deletion.uid.empty() && deletion.uid != uid) {
+    return Status::Conflict(
+        fmt::format("{}: Precondition failed: UID in precondition: {}, UID in object meta: {}",
+                    deletion.ref.ToString(), deletion.uid, uid));
+  }
+  if (!deletion.resource_version.empty() && deletion.resource_version != resource_version) {
+    return Status::Conflict(fmt::format(
+        "{}: the object has been modified (resourceVersion {} is not {}); read it again",
+        deletion.ref.ToString(), resource_version, deletion.resource_version));
+  }
+  return Status::OK();
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -106,12 +107,22 @@ struct Write {
   // kDelete: when set, the object's resourceVersion must equal it. (For updates the object's own
   // metadata.resourceVersion is the precondition.)
   std::string resource_version;
+  // kDelete: when set, the object's uid must equal it, so that a delete meant for an object that
+  // was deleted and made again under its name meanwhile deletes nothing.
+  std::string uid;
 
   static Write Create(Resource r);
   static Write Update(Resource r);
   static Write UpdateStatus(Resource r);
-  static Write Delete(ObjectRef ref, std::string resource_version = {});
+  static Write Delete(ObjectRef ref, std::string resource_version = {}, std::string uid = {});
 };
+
+// Whether the object stored under a delete's ref, whose uid and resourceVersion are given, meets
+// the delete's preconditions (Write::uid, Write::resource_version): OK, or a Conflict naming the
+// first it fails, the uid first (`Precondition failed: UID in precondition: X, UID in object
+// meta: Y`, as Kubernetes words it).
+Status CheckDeletePreconditions(const Write& deletion, std::string_view uid,
+                                std::string_view resource_version);
 
 // The Store contract, for every implementation:
 //  - Every write bumps one global revision; the new revision is the written object's
@@ -126,7 +137,9 @@ struct Write {
 //    (ValidateUpdate: the data of an immutable ConfigMap or Secret, a Secret's type) is a
 //    Validation error.
 //  - UpdateStatus replaces only the status; generation is unchanged.
-//  - Delete of a missing object is NotFound. An object with finalizers gets a deletionTimestamp
+//  - Delete of a missing object is NotFound; one of an object whose uid or resourceVersion is not
+//    the delete's precondition (Write::uid, Write::resource_version) is a Conflict, checked in the
+//    transaction that deletes. An object with finalizers gets a deletionTimestamp
 //    and stays until an update removes its last finalizer. Deleting an object deletes, in the
 //    same transaction, every object that names it in ownerReferences, transitively.
 //  - Objects of hop's kinds are validated against their schema (Validation error).
