@@ -275,6 +275,37 @@ data:
   EXPECT_NE(out.find("secret/token created"), std::string::npos) << out;
 }
 
+// What their API server refuses of a ConfigMap or a Secret beyond their fields' types, hop
+// apply refuses too, whatever --validate says.
+TEST_F(ResourceCommandsTest, ObjectsTheirApiServerRefusesAreNotApplied) {
+  const std::string wrong = File("wrong.yaml", R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {"a b": "1", "k": "2"}
+binaryData: {k: AA==}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: cert}
+stringData: {tls/crt: c}
+)");
+  for (const char* validate : {"strict", "ignore"}) {
+    std::ostringstream o, e;
+    EXPECT_EQ(RunApply({wrong, "", validate}, *store_, o, e), 1) << validate;
+    EXPECT_EQ(o.str(), "") << validate;
+    for (const char* want :
+         {"- ERROR: data[a b]: ",
+          R"(- ERROR: data[k]: Invalid value: "k": duplicate of key present in binaryData)",
+          "document 2 (Secret/cert):\n  - ERROR: data[tls/crt]: "}) {
+      EXPECT_NE(e.str().find(want), std::string::npos) << validate << ": " << want << "\n"
+                                                       << e.str();
+    }
+  }
+  std::string out, err;
+  ASSERT_EQ(Get({"configmaps", "", "", false, "", ""}, &out, &err), 0) << err;
+  EXPECT_EQ(out.find("settings"), std::string::npos) << out;  // nothing was applied
+}
+
 // A file that names one object twice is refused whole: its documents are written in one batch,
 // where the second could only fail as already existing. The same name in another namespace or of
 // another kind is another object.

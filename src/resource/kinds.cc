@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "resource/names.h"
 
 namespace hop::resource {
 
@@ -817,6 +818,44 @@ void CheckSecretUpdate(const Json& stored, const Json& next, std::vector<std::st
   CheckImmutable(stored, next, {"data"}, errors);
 }
 
+// The keys of the map `field` of `object`, as a ConfigMap's or Secret's API server checks them
+// (resource/names.h ValidateDataKey).
+void CheckDataKeys(const Json& object, const char* field, std::vector<std::string>* errors) {
+  auto map = object.find(field);
+  if (map == object.end() || !map->is_object()) return;
+  for (const auto& [key, value] : map->items()) {
+    if (Status s = ValidateDataKey(key); !s.ok()) {
+      errors->push_back(fmt::format("{}[{}]: {}", field, key, s.message()));
+    }
+  }
+}
+
+// A ConfigMap's keys, and no key in both its data and its binaryData.
+void CheckConfigMap(const Json& object, std::vector<std::string>* errors) {
+  CheckDataKeys(object, "data", errors);
+  CheckDataKeys(object, "binaryData", errors);
+  auto data = object.find("data");
+  auto binary = object.find("binaryData");
+  if (data == object.end() || binary == object.end() || !data->is_object() ||
+      !binary->is_object()) {
+    return;
+  }
+  for (const auto& [key, value] : data->items()) {
+    if (!binary->contains(key)) continue;
+    errors->push_back(
+        fmt::format("data[{}]: Invalid value: {}: duplicate of key present in "
+                    "binaryData",
+                    key, Json(key).dump()));
+  }
+}
+
+// A Secret's keys: its data's, with its stringData in it by now (a stringData that could not
+// go into data is checked under its own name).
+void CheckSecret(const Json& object, std::vector<std::string>* errors) {
+  CheckDataKeys(object, "data", errors);
+  CheckDataKeys(object, "stringData", errors);
+}
+
 KindInfo ConfigMap() {
   KindInfo info = External("", "v1", "ConfigMap", "configmaps", {"cm"}, false);
   info.description = "Configuration values, as strings and bytes.";
@@ -824,6 +863,7 @@ KindInfo ConfigMap() {
                        .Property("binaryData", BytesMap("Binary values, base64-encoded."))
                        .Property("data", StrMap("The configuration values."))
                        .Property("immutable", Bool("If true, the data cannot change."));
+  info.check_object = CheckConfigMap;
   info.check_update = CheckConfigMapUpdate;
   return info;
 }
@@ -853,6 +893,7 @@ void MergeStringData(Json& secret) {
 KindInfo Secret() {
   KindInfo info = External("", "v1", "Secret", "secrets", {}, false);
   info.prepare_for_write = MergeStringData;
+  info.check_object = CheckSecret;
   info.check_update = CheckSecretUpdate;
   info.description = "Secret values.";
   info.top_level =
@@ -1070,6 +1111,16 @@ const KindInfo* FindKind(const GroupKind& gk) {
     }
   }
   return nullptr;
+}
+
+std::vector<std::string> ObjectErrors(const Resource& r) {
+  std::vector<std::string> errors;
+  const KindInfo* kind = FindKind(r.group_kind());
+  if (kind == nullptr || kind->check_object == nullptr) return errors;
+  Json prepared = r.json();
+  if (kind->prepare_for_write != nullptr) kind->prepare_for_write(prepared);
+  kind->check_object(prepared, &errors);
+  return errors;
 }
 
 std::vector<std::string> UpdateErrors(const Resource& stored, const Resource& next) {

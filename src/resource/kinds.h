@@ -98,6 +98,10 @@ struct KindInfo {
   // What the kind's API server changes in an object as it stores it (a Secret's stringData goes
   // into its data), which a store that stands for that server does too. Null: nothing.
   void (*prepare_for_write)(Json& object) = nullptr;
+  // What the kind's API server refuses in an object (as prepare_for_write left it) beyond the
+  // types of its fields: one field error each, as `data[a b]: invalid data key ...`. Null:
+  // nothing.
+  void (*check_object)(const Json& object, std::vector<std::string>* errors) = nullptr;
   // What the kind's API server refuses in an update of `stored` to `next` (`next` as
   // prepare_for_write left it), beside what validation of `next` alone refuses: one field error
   // each, as `data: Forbidden: field is immutable when `immutable` is set`. Null: nothing.
@@ -126,6 +130,10 @@ const std::vector<const KindInfo*>& ExternalKinds();
 const KindInfo* LookupKind(std::string_view name);
 // The hop or external kind with this group and kind, or null.
 const KindInfo* FindKind(const GroupKind& gk);
+
+// The errors KindInfo::check_object of the kind of `r` gives it (after prepare_for_write of a
+// copy of `r`); empty when it is allowed or the kind has no such check.
+std::vector<std::string> ObjectErrors(const Resource& r);
 
 // The errors KindInfo::check_update of the kind of `next` gives an update of `stored` to `next`
 // (after prepare_for_write of a copy of `next`); empty when the update is allowed or the kind

@@ -32,6 +32,9 @@ constexpr std::string_view kAnnotationKeyRule =
     "subdomain in any case (at most 253 letters, digits, '-' and '.', in dot-separated parts that "
     "start and end with a letter or digit) and the name is at most 63 letters, digits, '-', '_' "
     "and '.', starting and ending with a letter or digit (e.g. 'app' or 'example.com/app')";
+constexpr std::string_view kDataKeyRule =
+    "a data key is at most 253 letters, digits, '-', '_' and '.', and neither '.' nor '..' nor "
+    "starting with '..' (e.g. 'key.name', 'KEY_NAME' or 'key-name')";
 constexpr std::string_view kLabelValueRule =
     "a label value is empty or at most 63 letters, digits, '-', '_' and '.', starting and ending "
     "with a letter or digit (e.g. 'my_value.1')";
@@ -66,6 +69,7 @@ struct Shape {
 constexpr Shape kSubdomainShape{kSubdomainMax, IsSubdomainChar, IsLowerAlnum, true};
 constexpr Shape kDnsLabelShape{kLabelMax, IsDnsLabelChar, IsLowerAlnum, false};
 constexpr Shape kNameShape{kLabelMax, IsNameChar, IsAlnum, false};
+constexpr Shape kDataKeyShape{kSubdomainMax, IsNameChar, IsNameChar, false};
 
 // Why `s` does not have `shape`, as a predicate ("is empty", "contains '$' at position 4"), or ""
 // when it does. `offset` is added to the positions, for parts of a larger string.
@@ -189,6 +193,14 @@ Status ValidateDnsLabel(std::string_view name) {
   const std::string problem = ShapeProblem(name, kDnsLabelShape);
   if (problem.empty()) return Status::OK();
   return Invalid("DNS-1123 label", name, problem, kDnsLabelRule);
+}
+
+Status ValidateDataKey(std::string_view key) {
+  std::string problem = ShapeProblem(key, kDataKeyShape);
+  if (problem.empty() && (key == "." || key == "..")) problem = "is '" + std::string(key) + "'";
+  if (problem.empty() && key.starts_with("..")) problem = "starts with '..'";
+  if (problem.empty()) return Status::OK();
+  return Invalid("data key", key, problem, kDataKeyRule);
 }
 
 Status ValidateLabelKey(std::string_view key) {

@@ -69,6 +69,11 @@ Status ValidateAnnotationKey(std::string_view key);
 // starting and ending with a letter or digit.
 Status ValidateLabelValue(std::string_view value);
 
+// A key of a ConfigMap's or Secret's data (and of a ConfigMap's binaryData), as their API
+// server checks it: 1 to 253 characters of ASCII letters, digits, '-', '_' and '.', and neither
+// "." nor "..", nor starting with ".." (a key may name a file in a mounted volume).
+Status ValidateDataKey(std::string_view key);
+
 // Hoptimator's check for names that SQL statements create (its `checkK8sName`): 1 to 63
 // characters of lower-case ASCII letters, digits and '-', starting with a letter and ending with a
 // letter or digit. The checks run in that order and the messages are Hoptimator's, exactly:

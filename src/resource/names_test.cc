@@ -207,6 +207,29 @@ TEST(NamesTest, ValidateDnsLabel) {
   for (const auto& c : kCases) CheckRule("ValidateDnsLabel", ValidateDnsLabel, c);
 }
 
+TEST(NamesTest, ValidateDataKey) {
+  const RuleCase kCases[] = {
+      {"one char", "a", nullptr},
+      {"every kind of character", "-._aZ09", nullptr},
+      {"starts with a dot", ".env", nullptr},
+      {"starts and ends with '-' and '_'", "-a_", nullptr},
+      {"max length", std::string(253, 'K'), nullptr},
+      {"empty", "", "is empty"},
+      {"too long", std::string(254, 'k'), "is 254 characters long, more than 253"},
+      {"space", "a b", "contains ' ' at position 2"},
+      {"slash", "dir/file", "contains '/' at position 4"},
+      {"colon", "a:b", "contains ':' at position 2"},
+      {"one dot", ".", "is '.'"},
+      {"two dots", "..", "is '..'"},
+      {"starts with two dots", "..data", "starts with '..'"},
+  };
+  for (const auto& c : kCases) CheckRule("ValidateDataKey", ValidateDataKey, c);
+  EXPECT_EQ(ValidateDataKey("a b").ToString(),
+            "Invalid Argument: invalid data key \"a b\": contains ' ' at position 2; a data key is "
+            "at most 253 letters, digits, '-', '_' and '.', and neither '.' nor '..' nor starting "
+            "with '..' (e.g. 'key.name', 'KEY_NAME' or 'key-name')");
+}
+
 TEST(NamesTest, ValidateLabelKey) {
   const RuleCase kCases[] = {
       {"plain", "app", nullptr},

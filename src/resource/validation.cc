@@ -146,6 +146,9 @@ void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions
   ValidateStringMap(md, "labels", true, issues);
   ValidateStringMap(md, "annotations", false, issues);
 
+  // What the kind's API server refuses beyond the fields' types (a ConfigMap's keys), checked
+  // whatever the options say, as that server checks it.
+  for (const std::string& e : ObjectErrors(r)) issues->Error(e);
   if (kind != nullptr && !hop_kind && options.external_fields) {
     // The declared fields of a kind hop does not define; free-form ones take anything.
     for (const std::string& name : kind->top_level.required) {

@@ -1295,6 +1295,21 @@ std::optional<KubeResponse> UidMismatch(const KindInfo& kind, std::string_view n
                   Qualified(kind), name, uid, stored.uid()));
 }
 
+// What the API server of `r`'s kind refuses of it beyond its fields' types (resource::
+// ObjectErrors: a ConfigMap's keys) and, for an update of `stored` (null for a create or a write
+// of the status), of the change (resource::UpdateErrors: an immutable ConfigMap's data), as one
+// 422 Invalid worded as that server words it; none when it refuses nothing. The store refuses the
+// same (store/store.h ValidateUpdate), dry run or not.
+std::optional<KubeResponse> KindRefusal(const KindInfo& kind, const std::string& name,
+                                        const resource::Resource* stored,
+                                        const resource::Resource& r) {
+  std::vector<std::string> errors;
+  if (stored != nullptr) errors = resource::UpdateErrors(*stored, r);
+  for (std::string& e : resource::ObjectErrors(r)) errors.push_back(std::move(e));
+  if (errors.empty()) return std::nullopt;
+  return InvalidResponse(kind, name, errors);
+}
+
 // The refusal of a delete whose preconditions (`deletion`'s uid and resourceVersion, from
 // DeleteOptions) `stored` does not meet, worded as the API server words it, the uid first; none
 // when it meets them.
@@ -1427,6 +1442,7 @@ KubeResponse KubeApi::Impl::Create(const ServedKinds& kinds, const KubeRequest& 
   // A new object of a kind with the status subresource starts without a status, whatever the
   // request says, as on Kubernetes.
   if (t.kind->status_subresource) KeepStoredStatus(*r, nullptr);
+  if (auto refused = KindRefusal(*t.kind, r->name(), nullptr, *r)) return *refused;
   std::vector<std::string> warnings;
   if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
   if (QueryValue(req, "dryRun") == "All") {
@@ -1465,14 +1481,11 @@ KubeResponse KubeApi::Impl::Update(const ServedKinds& kinds, const KubeRequest& 
   } else if (t.kind->status_subresource) {
     KeepStoredStatus(*r, &*existing);
   }
+  if (auto refused = KindRefusal(*t.kind, t.name, status_only ? nullptr : &*existing, *r)) {
+    return *refused;
+  }
   std::vector<std::string> warnings;
   if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
-  // What the store would refuse of this update (an immutable ConfigMap's data), answered here
-  // as the API server words it, dry run or not.
-  if (!status_only) {
-    const std::vector<std::string> errors = resource::UpdateErrors(*existing, *r);
-    if (!errors.empty()) return InvalidResponse(*t.kind, t.name, errors);
-  }
   if (QueryValue(req, "dryRun") == "All")
     return Written(200, req, *t.kind, *r, std::move(warnings));
   const bool crd = IsCrd(*r);
@@ -1599,6 +1612,7 @@ KubeResponse KubeApi::Impl::Patch(const ServedKinds& kinds, const KubeRequest& r
       auto r = BodyObject(create, t);
       if (!r.ok()) return FromStatus(r.status(), t.kind, t.name);
       if (t.kind->status_subresource) KeepStoredStatus(*r, nullptr);
+      if (auto refused = KindRefusal(*t.kind, t.name, nullptr, *r)) return *refused;
       std::vector<std::string> warnings;
       if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
       if (QueryValue(req, "dryRun") == "All") {
@@ -1663,12 +1677,11 @@ KubeResponse KubeApi::Impl::Patch(const ServedKinds& kinds, const KubeRequest& r
     } else if (t.kind->status_subresource) {
       KeepStoredStatus(*r, &**existing);
     }
+    if (auto refused = KindRefusal(*t.kind, t.name, status_only ? nullptr : &**existing, *r)) {
+      return *refused;
+    }
     std::vector<std::string> warnings;
     if (auto refused = Validate(kinds, req, *t.kind, *r, &warnings)) return *refused;
-    if (!status_only) {
-      const std::vector<std::string> errors = resource::UpdateErrors(**existing, *r);
-      if (!errors.empty()) return InvalidResponse(*t.kind, t.name, errors);
-    }
     if (pinned) {
       return FromStatus(
           Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",

@@ -942,6 +942,84 @@ TEST_F(KubeApiKindsTest, AnImmutableConfigMapOrSecretKeepsItsData) {
   CallJson("PATCH", secrets + "/s", R"({"stringData":{"a":"b"}})", 200, merge);
 }
 
+// --- what the API server refuses of ConfigMaps, Secrets, Namespaces and any object ---
+
+constexpr const char* kSecrets = "/api/v1/namespaces/default/secrets";
+
+// The Status of a refused write: its code, reason and message.
+struct Refusal {
+  int code = 0;
+  std::string reason;
+  std::string message;
+};
+
+Refusal RefusalOf(const KubeResponse& r) {
+  const Json status = Json::parse(r.body, nullptr, false);
+  return {r.status, status.is_object() ? status.value("reason", "") : "",
+          status.is_object() ? status.value("message", "") : ""};
+}
+
+TEST_F(KubeApiKindsTest, ConfigMapAndSecretKeysFollowTheirRule) {
+  const std::string longest(253, 'k');
+  const std::string too_long(254, 'k');
+  struct Case {
+    const char* name;
+    const char* collection;
+    std::string fields;  // the object's fields besides apiVersion, kind and metadata
+    std::string error;   // in the message of the 422; empty: created
+  };
+  const Case kCases[] = {
+      {"every allowed character", kConfigMaps, R"({"data":{"-._aZ09":"v"}})", ""},
+      {"a key of 253 characters", kConfigMaps, R"({"data":{")" + longest + R"(":"v"}})", ""},
+      {"a key starting with one dot", kConfigMaps, R"({"data":{".env":"v"}})", ""},
+      {"data and binaryData with other keys", kConfigMaps,
+       R"({"data":{"a":"v"},"binaryData":{"b":"AA=="}})", ""},
+      {"a space", kConfigMaps, R"({"data":{"a b":"v"}})", "data[a b]: "},
+      {"a slash in binaryData", kConfigMaps, R"({"binaryData":{"a/b":"AA=="}})",
+       "binaryData[a/b]: "},
+      {"an empty key", kConfigMaps, R"({"data":{"":"v"}})", "data[]: "},
+      {"a key of 254 characters", kConfigMaps, R"({"data":{")" + too_long + R"(":"v"}})",
+       "data[" + too_long + "]: "},
+      {"a key that is a dot", kConfigMaps, R"({"data":{".":"v"}})", "data[.]: "},
+      {"a key that is two dots", kConfigMaps, R"({"data":{"..":"v"}})", "data[..]: "},
+      {"a key starting with two dots", kConfigMaps, R"({"data":{"..a":"v"}})", "data[..a]: "},
+      {"a key in data and binaryData", kConfigMaps,
+       R"({"data":{"k":"v"},"binaryData":{"k":"AA=="}})",
+       R"(data[k]: Invalid value: "k": duplicate of key present in binaryData)"},
+      {"a Secret's data", kSecrets, R"({"data":{"a b":"dg=="}})", "data[a b]: "},
+      {"a Secret's stringData", kSecrets, R"({"stringData":{"a:b":"v"}})", "data[a:b]: "},
+      {"a Secret's right keys", kSecrets, R"({"data":{"a.b":"dg=="},"stringData":{"c_d":"v"}})",
+       ""},
+  };
+  int n = 0;
+  for (const Case& c : kCases) {
+    Json object = Json::parse(c.fields);
+    object["apiVersion"] = "v1";
+    object["kind"] = std::string(c.collection) == kSecrets ? "Secret" : "ConfigMap";
+    const std::string name = fmt::format("o{}", ++n);
+    object["metadata"] = Json{{"name", name}};
+    KubeResponse r = Call("POST", c.collection, object.dump());
+    if (c.error.empty()) {
+      EXPECT_EQ(r.status, 201) << c.name << "\n" << r.body;
+      continue;
+    }
+    const Refusal refusal = RefusalOf(r);
+    EXPECT_EQ(refusal.code, 422) << c.name << "\n" << r.body;
+    EXPECT_EQ(refusal.reason, "Invalid") << c.name;
+    EXPECT_NE(refusal.message.find(c.error), std::string::npos) << c.name << "\n" << r.body;
+    // A dry run is refused alike, and so is an update that brings the key.
+    EXPECT_EQ(Call("POST", std::string(c.collection) + "?dryRun=All", object.dump()).status, 422)
+        << c.name;
+    Json plain = object;
+    for (const char* field : {"data", "binaryData", "stringData"}) plain.erase(field);
+    CallJson("POST", c.collection, plain.dump(), 201);
+    const std::string item = std::string(c.collection) + "/" + name;
+    EXPECT_EQ(Call("PUT", item, object.dump()).status, 422) << c.name;
+    EXPECT_EQ(Call("PATCH", item, c.fields, "application/merge-patch+json").status, 422) << c.name;
+    EXPECT_EQ(CallJson("GET", item, "", 200).value("data", Json()), Json()) << c.name;
+  }
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {

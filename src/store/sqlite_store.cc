@@ -1345,8 +1345,7 @@ class SqliteStore::Impl {
     }
     next.set_resource_version(std::to_string(old.revision));
     if (next == old.object) return old.object;  // nothing changed: no write, same resourceVersion
-    HOP_RETURN_IF_ERROR(ValidateObject(next));
-    if (!status_only) HOP_RETURN_IF_ERROR(ValidateUpdate(old.object, next));
+    HOP_RETURN_IF_ERROR(status_only ? ValidateObject(next) : ValidateUpdate(old.object, next));
     if (next.deletion_timestamp() && next.finalizers().empty()) {
       // The last finalizer is gone: the deletion that was waiting for it happens now.
       old.object = std::move(next);

@@ -281,6 +281,44 @@ TEST_F(SqliteStoreTest, ImmutableConfigMapsAndSecretsAndSecretTypesDoNotChange) 
   }
 }
 
+// As their API server refuses them: keys of a ConfigMap's or Secret's data that are not
+// [-._a-zA-Z0-9]+ of at most 253 characters, or a key in both data and binaryData.
+TEST_F(SqliteStoreTest, ObjectsTheirApiServerRefusesAreNotStored) {
+  struct Case {
+    const char* name;
+    const char* object;  // without apiVersion, and without metadata when it has a name of "x"
+    const char* error;   // empty: stored
+  };
+  const Case kCases[] = {
+      {"configmap keys", R"({"kind":"ConfigMap","data":{"a-b.c_D9":"v"},"binaryData":{"e":""}})",
+       ""},
+      {"configmap data key", R"({"kind":"ConfigMap","data":{"a b":"v"}})", "data[a b]: "},
+      {"configmap binaryData key", R"({"kind":"ConfigMap","binaryData":{"..":"AA=="}})",
+       "binaryData[..]: "},
+      {"configmap key twice", R"({"kind":"ConfigMap","data":{"k":"v"},"binaryData":{"k":"AA=="}})",
+       R"(data[k]: Invalid value: "k": duplicate of key present in binaryData)"},
+      {"secret data key", R"({"kind":"Secret","data":{"a/b":"dg=="}})", "data[a/b]: "},
+      {"secret stringData key", R"({"kind":"Secret","stringData":{"a b":"v"}})", "data[a b]: "},
+  };
+  for (const Case& c : kCases) {
+    Json doc = Json::parse(c.object);
+    doc["apiVersion"] = "v1";
+    if (!doc.contains("metadata")) doc["metadata"] = Json{{"name", "x"}};
+    auto created = store_->Create(Resource(doc));
+    if (std::string(c.error).empty()) {
+      EXPECT_TRUE(created.ok()) << c.name << ": " << created.status().ToString();
+      continue;
+    }
+    EXPECT_EQ(created.status().code(), StatusCode::kValidation) << c.name;
+    EXPECT_NE(created.status().message().find(c.error), std::string::npos)
+        << c.name << ": " << created.status().ToString();
+  }
+  // An update is checked as a create is.
+  Resource cm = MustCreate(ConfigMap("cm"));
+  cm.mutable_json()["data"]["a b"] = "v";
+  EXPECT_EQ(store_->Update(cm).status().code(), StatusCode::kValidation);
+}
+
 TEST_F(SqliteStoreTest, ValidationRejectsBadObjects) {
   Resource no_url = Database("d");
   no_url.mutable_spec().erase("url");

@@ -32,22 +32,28 @@ bool HasIndexKey(const Resource& r, const std::string& key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+namespace {
+
+// The verdict of a store's validation of `r`.
+Status Verdict(const Resource& r, const Issues& issues) {
+  if (!issues.HasErrors()) return Status::OK();
+  return Status::ValidationError(fmt::format("{} is invalid:\n{}", r.Describe(), issues.Render()));
+}
+
+}  // namespace
+
 Status ValidateObject(const Resource& r) {
   Issues issues(r.Describe());
   resource::ValidateResource(r, &issues);
-  if (issues.HasErrors()) {
-    return Status::ValidationError(fmt::format("{} is invalid:\n{}", r.Describe(), issues.Render()));
-  }
-  return Status::OK();
+  return Verdict(r, issues);
 }
 
 Status ValidateUpdate(const Resource& stored, const Resource& next) {
-  const std::vector<std::string> errors = resource::UpdateErrors(stored, next);
-  if (errors.empty()) return Status::OK();
+  // The change's problems first, as the API server lists them.
   Issues issues(next.Describe());
-  for (const std::string& e : errors) issues.Error(e);
-  return Status::ValidationError(
-      fmt::format("{} is invalid:\n{}", next.Describe(), issues.Render()));
+  for (const std::string& e : resource::UpdateErrors(stored, next)) issues.Error(e);
+  resource::ValidateResource(next, &issues);
+  return Verdict(next, issues);
 }
 
 Result<std::optional<Resource>> Store::Find(const ObjectRef& ref) {

@@ -142,7 +142,8 @@ Status CheckDeletePreconditions(const Write& deletion, std::string_view uid,
 //    transaction that deletes. An object with finalizers gets a deletionTimestamp
 //    and stays until an update removes its last finalizer. Deleting an object deletes, in the
 //    same transaction, every object that names it in ownerReferences, transitively.
-//  - Objects of hop's kinds are validated against their schema (Validation error).
+//  - Objects of hop's kinds are validated against their schema, and objects of any kind against
+//    what its API server refuses of one (ValidateObject: a ConfigMap's keys) (Validation error).
 //  - An ownerReference without a uid names its owner by apiVersion, kind and name in the
 //    object's namespace; Create and Update fill in the owner's uid (the owner may be written
 //    earlier in the same batch), or fail with InvalidArgument when there is no such owner.
@@ -207,11 +208,13 @@ class Store {
 };
 
 // The check every store makes of an object before it writes it: hop's kinds against their
-// schema (resource/validation.h). OK, or a Validation error naming the object and each problem.
+// schema, and what the API server of any kind refuses of an object (resource/validation.h: a
+// ConfigMap's keys). OK, or a Validation error naming the object and each problem.
 Status ValidateObject(const Resource& r);
 // The check every store that stands for the kinds' API server makes of an update of `stored`
-// to `next` (resource::UpdateErrors: an immutable ConfigMap's or Secret's data, a Secret's
-// type). OK, or a Validation error naming the object and each problem.
+// to `next`: ValidateObject's of `next`, and what that server refuses of the change
+// (resource::UpdateErrors: an immutable ConfigMap's or Secret's data, a Secret's type), every
+// problem named together. OK, or a Validation error naming the object and each problem.
 Status ValidateUpdate(const Resource& stored, const Resource& next);
 
 // Whether an object of one of `kinds` in `namespace_name` changed after `revision` (true also
