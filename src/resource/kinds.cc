@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "resource/json_parse.h"
 #include "resource/names.h"
 
 namespace hop::resource {
@@ -849,11 +850,63 @@ void CheckConfigMap(const Json& object, std::vector<std::string>* errors) {
   }
 }
 
+// The keys a Secret of a built-in type must hold, as its API server requires them: a TLS
+// Secret's certificate and key, a basic-auth Secret's username or password (either may be
+// empty), an SSH Secret's private key (not empty), a Docker Secret's configuration, which must
+// be JSON of an object.
+void CheckSecretType(const Json& object, std::vector<std::string>* errors) {
+  auto type = object.find("type");
+  if (type == object.end() || !type->is_string()) return;
+  const std::string& t = type->get_ref<const std::string&>();
+  static const Json kNone = Json::object();
+  auto data_it = object.find("data");
+  const Json& data = data_it != object.end() && data_it->is_object() ? *data_it : kNone;
+  auto required = [&](std::string_view key) {
+    errors->push_back(fmt::format("data[{}]: Required value", key));
+  };
+  // A value's bytes; none when it is absent, or not base64 (which its field's type names).
+  auto bytes = [&](const char* key) -> std::optional<std::string> {
+    auto it = data.find(key);
+    if (it == data.end() || !it->is_string()) return std::nullopt;
+    return Base64Decode(it->get_ref<const std::string&>());
+  };
+  if (t == "kubernetes.io/tls") {
+    for (const char* key : {"tls.crt", "tls.key"}) {
+      if (!data.contains(key)) required(key);
+    }
+  } else if (t == "kubernetes.io/basic-auth") {
+    if (!data.contains("username") && !data.contains("password")) {
+      required("username");
+      required("password");
+    }
+  } else if (t == "kubernetes.io/ssh-auth") {
+    if (!data.contains("ssh-privatekey") || bytes("ssh-privatekey") == std::string()) {
+      required("ssh-privatekey");
+    }
+  } else if (t == "kubernetes.io/dockercfg" || t == "kubernetes.io/dockerconfigjson") {
+    const char* key = t == "kubernetes.io/dockercfg" ? ".dockercfg" : ".dockerconfigjson";
+    if (!data.contains(key)) {
+      required(key);
+      return;
+    }
+    const std::optional<std::string> text = bytes(key);
+    if (!text) return;
+    // null reads as an empty configuration, as the API server reads it.
+    const Json config = ParseJsonOrDiscarded(*text);
+    if (!config.is_object() && !config.is_null()) {
+      errors->push_back(fmt::format(
+          "data[{}]: Invalid value: \"<secret contents redacted>\": must be JSON of an object",
+          key));
+    }
+  }
+}
+
 // A Secret's keys: its data's, with its stringData in it by now (a stringData that could not
-// go into data is checked under its own name).
+// go into data is checked under its own name); and those its type requires.
 void CheckSecret(const Json& object, std::vector<std::string>* errors) {
   CheckDataKeys(object, "data", errors);
   CheckDataKeys(object, "stringData", errors);
+  CheckSecretType(object, errors);
 }
 
 KindInfo ConfigMap() {

@@ -18,6 +18,7 @@
 #include <utility>
 #include <variant>
 
+#include "common/strings.h"
 #include "resource/crd.h"
 #include "resource/json.h"
 #include "resource/yaml.h"
@@ -1018,6 +1019,78 @@ TEST_F(KubeApiKindsTest, ConfigMapAndSecretKeysFollowTheirRule) {
     EXPECT_EQ(Call("PATCH", item, c.fields, "application/merge-patch+json").status, 422) << c.name;
     EXPECT_EQ(CallJson("GET", item, "", 200).value("data", Json()), Json()) << c.name;
   }
+}
+
+TEST_F(KubeApiKindsTest, SecretsOfTheBuiltInTypesHoldTheirKeys) {
+  const std::string docker = Base64Encode(R"({"auths":{"r.example.com":{"auth":"eDp5"}}})");
+  const std::string docker_old = Base64Encode(R"({"r.example.com":{"auth":"eDp5"}})");
+  struct Case {
+    const char* type;
+    std::string fields;
+    std::vector<std::string> errors;  // each in the message of the 422; none: created
+  };
+  const Case kCases[] = {
+      {"Opaque", "{}", {}},
+      {"example.com/own", "{}", {}},
+      {"kubernetes.io/tls", R"({"data":{"tls.crt":"Yw==","tls.key":"aw=="}})", {}},
+      {"kubernetes.io/tls", R"({"stringData":{"tls.crt":"c","tls.key":""}})", {}},
+      {"kubernetes.io/tls",
+       "{}",
+       {"data[tls.crt]: Required value", "data[tls.key]: Required value"}},
+      {"kubernetes.io/tls", R"({"data":{"tls.crt":"Yw=="}})", {"data[tls.key]: Required value"}},
+      {"kubernetes.io/basic-auth", R"({"stringData":{"username":"u"}})", {}},
+      {"kubernetes.io/basic-auth", R"({"stringData":{"password":""}})", {}},
+      {"kubernetes.io/basic-auth",
+       R"({"stringData":{"user":"u"}})",
+       {"data[username]: Required value", "data[password]: Required value"}},
+      {"kubernetes.io/ssh-auth", R"({"stringData":{"ssh-privatekey":"k"}})", {}},
+      {"kubernetes.io/ssh-auth", "{}", {"data[ssh-privatekey]: Required value"}},
+      {"kubernetes.io/ssh-auth",
+       R"({"data":{"ssh-privatekey":""}})",
+       {"data[ssh-privatekey]: Required value"}},
+      {"kubernetes.io/dockerconfigjson",
+       R"({"data":{".dockerconfigjson":")" + docker + R"("}})",
+       {}},
+      {"kubernetes.io/dockerconfigjson", "{}", {"data[.dockerconfigjson]: Required value"}},
+      {"kubernetes.io/dockerconfigjson",
+       R"({"stringData":{".dockerconfigjson":"not json"}})",
+       {R"(data[.dockerconfigjson]: Invalid value: \"<secret contents redacted>\")"}},
+      {"kubernetes.io/dockerconfigjson",
+       R"({"stringData":{".dockerconfigjson":"[1]"}})",
+       {R"(data[.dockerconfigjson]: Invalid value)"}},
+      {"kubernetes.io/dockercfg", R"({"data":{".dockercfg":")" + docker_old + R"("}})", {}},
+      {"kubernetes.io/dockercfg",
+       R"({"data":{".dockerconfigjson":")" + docker + R"("}})",
+       {"data[.dockercfg]: Required value"}},
+      {"kubernetes.io/dockercfg",
+       R"({"stringData":{".dockercfg":"{"}})",
+       {"data[.dockercfg]: Invalid value"}},
+  };
+  int n = 0;
+  for (const Case& c : kCases) {
+    Json object = Json::parse(c.fields);
+    object["apiVersion"] = "v1";
+    object["kind"] = "Secret";
+    object["metadata"] = Json{{"name", fmt::format("s{}", ++n)}};
+    object["type"] = c.type;
+    const std::string what = std::string(c.type) + " " + c.fields;
+    KubeResponse r = Call("POST", kSecrets, object.dump());
+    if (c.errors.empty()) {
+      EXPECT_EQ(r.status, 201) << what << "\n" << r.body;
+      continue;
+    }
+    EXPECT_EQ(r.status, 422) << what << "\n" << r.body;
+    EXPECT_EQ(RefusalOf(r).reason, "Invalid") << what;
+    for (const std::string& e : c.errors) {
+      EXPECT_NE(r.body.find(e), std::string::npos) << what << ": " << e << "\n" << r.body;
+    }
+  }
+  // Taking a required key out of a stored Secret is refused as well.
+  const std::string item = std::string(kSecrets) + "/s3";
+  KubeResponse r =
+      Call("PATCH", item, R"({"data":{"tls.key":null}})", "application/merge-patch+json");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("data[tls.key]: Required value"), std::string::npos) << r.body;
 }
 
 // --- hop's store client ---

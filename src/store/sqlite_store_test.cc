@@ -282,7 +282,8 @@ TEST_F(SqliteStoreTest, ImmutableConfigMapsAndSecretsAndSecretTypesDoNotChange) 
 }
 
 // As their API server refuses them: keys of a ConfigMap's or Secret's data that are not
-// [-._a-zA-Z0-9]+ of at most 253 characters, or a key in both data and binaryData.
+// [-._a-zA-Z0-9]+ of at most 253 characters, or a key in both data and binaryData; a Secret of a
+// built-in type without the keys it needs.
 TEST_F(SqliteStoreTest, ObjectsTheirApiServerRefusesAreNotStored) {
   struct Case {
     const char* name;
@@ -299,6 +300,13 @@ TEST_F(SqliteStoreTest, ObjectsTheirApiServerRefusesAreNotStored) {
        R"(data[k]: Invalid value: "k": duplicate of key present in binaryData)"},
       {"secret data key", R"({"kind":"Secret","data":{"a/b":"dg=="}})", "data[a/b]: "},
       {"secret stringData key", R"({"kind":"Secret","stringData":{"a b":"v"}})", "data[a b]: "},
+      {"tls secret", R"({"kind":"Secret","type":"kubernetes.io/tls","stringData":{"tls.crt":"c"}})",
+       "data[tls.key]: Required value"},
+      {"tls secret whole",
+       R"({"kind":"Secret","type":"kubernetes.io/tls","stringData":{"tls.crt":"c","tls.key":"k"}})",
+       ""},
+      {"ssh secret", R"({"kind":"Secret","type":"kubernetes.io/ssh-auth"})",
+       "data[ssh-privatekey]: Required value"},
   };
   for (const Case& c : kCases) {
     Json doc = Json::parse(c.object);
