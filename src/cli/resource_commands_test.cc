@@ -275,8 +275,9 @@ data:
   EXPECT_NE(out.find("secret/token created"), std::string::npos) << out;
 }
 
-// What their API server refuses of a ConfigMap or a Secret beyond their fields' types (keys, the
-// keys a Secret's type needs), hop apply refuses too, whatever --validate says.
+// What their API server refuses of a ConfigMap, a Secret or a Namespace beyond their fields'
+// types (keys, the keys a Secret's type needs, a Namespace's name), hop apply refuses too,
+// whatever --validate says.
 TEST_F(ResourceCommandsTest, ObjectsTheirApiServerRefusesAreNotApplied) {
   const std::string wrong = File("wrong.yaml", R"(apiVersion: v1
 kind: ConfigMap
@@ -294,6 +295,10 @@ kind: Secret
 metadata: {name: tls}
 type: kubernetes.io/tls
 stringData: {tls.crt: c}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team.a}
 )");
   for (const char* validate : {"strict", "ignore"}) {
     std::ostringstream o, e;
@@ -303,7 +308,8 @@ stringData: {tls.crt: c}
          {"- ERROR: data[a b]: ",
           R"(- ERROR: data[k]: Invalid value: "k": duplicate of key present in binaryData)",
           "document 2 (Secret/cert):\n  - ERROR: data[tls/crt]: ",
-          "document 3 (Secret/tls):\n  - ERROR: data[tls.key]: Required value"}) {
+          "document 3 (Secret/tls):\n  - ERROR: data[tls.key]: Required value",
+          "document 4 (Namespace/team.a):\n  - ERROR: metadata.name: invalid DNS-1123 label"}) {
       EXPECT_NE(e.str().find(want), std::string::npos) << validate << ": " << want << "\n"
                                                        << e.str();
     }

@@ -958,6 +958,13 @@ KindInfo Secret() {
   return info;
 }
 
+// A v1 Namespace, whose name is a DNS-1123 label (the namespace of every object in it).
+KindInfo Namespace() {
+  KindInfo info = External("", "v1", "Namespace", "namespaces", {"ns"}, true, /*namespaced=*/false);
+  info.validate_name = ValidateDnsLabel;
+  return info;
+}
+
 // A v1 ServiceAccount: the identity a pod runs as; its fields are top-level.
 KindInfo ServiceAccount() {
   KindInfo info = External("", "v1", "ServiceAccount", "serviceaccounts", {"sa"}, false);
@@ -1099,7 +1106,7 @@ const std::vector<const KindInfo*>& ExternalKinds() {
       WithKeys(InAll(External("batch", "v1", "Job", "jobs", {}, true)), &JobIndexKeys),
       ConfigMap(),
       Secret(),
-      External("", "v1", "Namespace", "namespaces", {"ns"}, true, /*namespaced=*/false),
+      Namespace(),
       InAll(External("apps", "v1", "Deployment", "deployments", {"deploy"}, true)),
       External("flink.apache.org", "v1beta1", "FlinkDeployment", "flinkdeployments", {"flinkdep"},
                true),

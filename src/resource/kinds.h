@@ -98,6 +98,10 @@ struct KindInfo {
   // What the kind's API server changes in an object as it stores it (a Secret's stringData goes
   // into its data), which a store that stands for that server does too. Null: nothing.
   void (*prepare_for_write)(Json& object) = nullptr;
+  // The rule for the names of the kind's objects when it is not the DNS-1123 subdomain's
+  // (resource/names.h ValidateObjectName): a Namespace's name is a DNS-1123 label, as the
+  // namespace an object names must be. Null: the subdomain rule.
+  Status (*validate_name)(std::string_view name) = nullptr;
   // What the kind's API server refuses in an object (as prepare_for_write left it) beyond the
   // types of its fields: one field error each, as `data[a b]: invalid data key ...`. Null:
   // nothing.

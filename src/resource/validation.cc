@@ -134,7 +134,9 @@ void ValidateResource(const Resource& r, Issues* issues, const ValidationOptions
         md, std::vector<std::string_view>(std::begin(kMetadataFields), std::end(kMetadataFields)),
         "metadata.", options.unknown_fields, issues);
   }
-  Check(ValidateObjectName(r.name()), "metadata.name", issues);
+  Check(kind != nullptr && kind->validate_name != nullptr ? kind->validate_name(r.name())
+                                                          : ValidateObjectName(r.name()),
+        "metadata.name", issues);
   auto ns = md.find("namespace");
   if (ns != md.end() && !ns->is_null()) {
     if (!ns->is_string()) {

@@ -1093,6 +1093,26 @@ TEST_F(KubeApiKindsTest, SecretsOfTheBuiltInTypesHoldTheirKeys) {
   EXPECT_NE(r.body.find("data[tls.key]: Required value"), std::string::npos) << r.body;
 }
 
+TEST_F(KubeApiKindsTest, ANamespaceNameIsADnsLabel) {
+  const std::string namespaces = "/api/v1/namespaces";
+  auto ns = [](const std::string& name) {
+    return Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}.dump();
+  };
+  for (const std::string& bad : {std::string("team.a"), std::string(64, 'n')}) {
+    KubeResponse r = Call("POST", namespaces, ns(bad));
+    const Refusal refusal = RefusalOf(r);
+    EXPECT_EQ(refusal.code, 422) << bad << "\n" << r.body;
+    EXPECT_EQ(refusal.reason, "Invalid") << bad;
+    EXPECT_NE(
+        refusal.message.find(fmt::format("metadata.name: invalid DNS-1123 label \"{}\"", bad)),
+        std::string::npos)
+        << r.body;
+    EXPECT_EQ(Call("GET", namespaces + "/" + bad).status, 404) << bad;
+  }
+  CallJson("POST", namespaces, ns("team-a"), 201);
+  CallJson("POST", namespaces, ns(std::string(63, 'n')), 201);
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {

@@ -283,7 +283,7 @@ TEST_F(SqliteStoreTest, ImmutableConfigMapsAndSecretsAndSecretTypesDoNotChange) 
 
 // As their API server refuses them: keys of a ConfigMap's or Secret's data that are not
 // [-._a-zA-Z0-9]+ of at most 253 characters, or a key in both data and binaryData; a Secret of a
-// built-in type without the keys it needs.
+// built-in type without the keys it needs; a Namespace whose name is not a DNS-1123 label.
 TEST_F(SqliteStoreTest, ObjectsTheirApiServerRefusesAreNotStored) {
   struct Case {
     const char* name;
@@ -307,6 +307,9 @@ TEST_F(SqliteStoreTest, ObjectsTheirApiServerRefusesAreNotStored) {
        ""},
       {"ssh secret", R"({"kind":"Secret","type":"kubernetes.io/ssh-auth"})",
        "data[ssh-privatekey]: Required value"},
+      {"dotted namespace", R"({"kind":"Namespace","metadata":{"name":"team.a"}})",
+       "metadata.name: "},
+      {"namespace", R"({"kind":"Namespace","metadata":{"name":"team-a"}})", ""},
   };
   for (const Case& c : kCases) {
     Json doc = Json::parse(c.object);
