@@ -1183,8 +1183,34 @@ std::vector<std::string> ObjectErrors(const Resource& r) {
   return errors;
 }
 
+namespace {
+
+// As the API server of every kind refuses it: a finalizer added to an object being deleted (one
+// with a deletionTimestamp), which would hold it after its deletion was asked for. Removing
+// finalizers is how the deletion ends, and stays allowed.
+void CheckNoNewFinalizers(const Resource& stored, const Resource& next,
+                          std::vector<std::string>* errors) {
+  if (!stored.deletion_timestamp()) return;
+  const std::vector<std::string> kept = stored.finalizers();
+  std::vector<std::string> added;
+  for (const std::string& f : next.finalizers()) {
+    if (std::find(kept.begin(), kept.end(), f) != kept.end()) continue;
+    added.push_back(Json(f).dump());
+  }
+  if (added.empty()) return;
+  std::sort(added.begin(), added.end());
+  added.erase(std::unique(added.begin(), added.end()), added.end());
+  errors->push_back(
+      fmt::format("metadata.finalizers: Forbidden: no new finalizers can be added if the object "
+                  "is being deleted, found new finalizers []string{{{}}}",
+                  Join(added, ", ")));
+}
+
+}  // namespace
+
 std::vector<std::string> UpdateErrors(const Resource& stored, const Resource& next) {
   std::vector<std::string> errors;
+  CheckNoNewFinalizers(stored, next, &errors);
   const KindInfo* kind = FindKind(next.group_kind());
   if (kind == nullptr || kind->check_update == nullptr) return errors;
   Json prepared = next.json();

@@ -139,9 +139,10 @@ const KindInfo* FindKind(const GroupKind& gk);
 // copy of `r`); empty when it is allowed or the kind has no such check.
 std::vector<std::string> ObjectErrors(const Resource& r);
 
-// The errors KindInfo::check_update of the kind of `next` gives an update of `stored` to `next`
-// (after prepare_for_write of a copy of `next`); empty when the update is allowed or the kind
-// has no such check.
+// The errors the API server of `next`'s kind gives an update of `stored` to `next`: for every
+// kind, a finalizer added to an object being deleted (`metadata.finalizers: Forbidden: no new
+// finalizers can be added if the object is being deleted, ...`), and what KindInfo::check_update
+// of the kind says (after prepare_for_write of a copy of `next`); empty when it is allowed.
 std::vector<std::string> UpdateErrors(const Resource& stored, const Resource& next);
 
 // The value a printer column's JSON path (`.spec.url`, `.status.watermark`) selects in `doc`,

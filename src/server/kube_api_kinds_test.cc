@@ -1113,6 +1113,58 @@ TEST_F(KubeApiKindsTest, ANamespaceNameIsADnsLabel) {
   CallJson("POST", namespaces, ns(std::string(63, 'n')), 201);
 }
 
+TEST_F(KubeApiKindsTest, NoFinalizerIsAddedToAnObjectBeingDeleted) {
+  const std::string item = std::string(kConfigMaps) + "/cm";
+  const std::string merge = "application/merge-patch+json";
+  Json cm = ConfigMap("cm");
+  cm["metadata"]["finalizers"] = {"example.com/a"};
+  CallJson("POST", kConfigMaps, cm.dump(), 201);
+  // Before the deletion a finalizer may come and go.
+  CallJson("PATCH", item, R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})", 200,
+           merge);
+  CallJson("PATCH", item, R"({"metadata":{"finalizers":["example.com/a"]}})", 200, merge);
+  const Json marked = CallJson("DELETE", item, "", 202);
+  ASSERT_TRUE(marked["metadata"].contains("deletionTimestamp")) << marked.dump();
+
+  const std::string forbidden =
+      "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being "
+      "deleted, found new finalizers []string{\"example.com/b\"}";
+  Json put = marked;
+  put["metadata"]["finalizers"] = {"example.com/a", "example.com/b"};
+  Json swapped = marked;
+  swapped["metadata"]["finalizers"] = {"example.com/b"};
+  swapped["metadata"].erase("resourceVersion");
+  struct Case {
+    const char* name;
+    const char* method;
+    std::string body;
+    std::string content_type;
+  };
+  const Case kCases[] = {
+      {"PUT", "PUT", put.dump(), "application/json"},
+      {"PUT that swaps one for another", "PUT", swapped.dump(), "application/json"},
+      {"merge patch", "PATCH", R"({"metadata":{"finalizers":["example.com/a","example.com/b"]}})",
+       merge},
+      {"JSON patch", "PATCH",
+       R"([{"op":"add","path":"/metadata/finalizers/-","value":"example.com/b"}])",
+       "application/json-patch+json"},
+      {"dry run", "PATCH", R"({"metadata":{"finalizers":["example.com/b"]}})", merge},
+  };
+  for (const Case& c : kCases) {
+    const std::string target = std::string(c.name) == "dry run" ? item + "?dryRun=All" : item;
+    KubeResponse r = Call(c.method, target, c.body, c.content_type);
+    const Refusal refusal = RefusalOf(r);
+    EXPECT_EQ(refusal.code, 422) << c.name << "\n" << r.body;
+    EXPECT_EQ(refusal.reason, "Invalid") << c.name;
+    EXPECT_NE(refusal.message.find(forbidden), std::string::npos) << c.name << "\n" << r.body;
+  }
+  EXPECT_EQ(CallJson("GET", item, "", 200)["metadata"]["finalizers"], Json({"example.com/a"}));
+  // Other changes still may be made, and removing the last finalizer ends the deletion.
+  CallJson("PATCH", item, R"({"metadata":{"labels":{"team":"ads"}}})", 200, merge);
+  CallJson("PATCH", item, R"({"metadata":{"finalizers":null}})", 200, merge);
+  EXPECT_EQ(Call("GET", item).status, 404);
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {

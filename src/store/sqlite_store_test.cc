@@ -450,6 +450,32 @@ TEST_F(SqliteStoreTest, FinalizersDelayDeletion) {
   EXPECT_EQ(store_->Delete({kDatabase, "default", "d"}).status().code(), StatusCode::kNotFound);
 }
 
+// As Kubernetes refuses it: a finalizer cannot be added to an object being deleted; removing
+// them still ends the deletion.
+TEST_F(SqliteStoreTest, NoFinalizerIsAddedToAnObjectBeingDeleted) {
+  Resource r = ConfigMap("cm");
+  r.set_finalizers({"hop/a", "hop/b"});
+  MustCreate(r);
+  auto marked = store_->Delete({kConfigMap, "default", "cm"});
+  ASSERT_TRUE(marked.ok()) << marked.status().ToString();
+  Resource added = *marked;
+  added.set_finalizers({"hop/a", "hop/b", "hop/c"});
+  auto refused = store_->Update(added);
+  EXPECT_EQ(refused.status().code(), StatusCode::kValidation);
+  EXPECT_NE(refused.status().message().find(
+                "metadata.finalizers: Forbidden: no new finalizers can be added if the object is "
+                "being deleted, found new finalizers []string{\"hop/c\"}"),
+            std::string::npos)
+      << refused.status().ToString();
+  Resource fewer = *marked;
+  fewer.set_finalizers({"hop/b"});
+  auto kept = store_->Update(fewer);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  kept->set_finalizers({});
+  ASSERT_TRUE(store_->Update(*kept).ok());
+  EXPECT_EQ(store_->Get({kConfigMap, "default", "cm"}).status().code(), StatusCode::kNotFound);
+}
+
 TEST_F(SqliteStoreTest, DeletePreconditionIsChecked) {
   Resource created = MustCreate(Database("d"));
   EXPECT_EQ(store_->Delete({kDatabase, "default", "d"}, "999").status().code(),

@@ -134,8 +134,8 @@ Status CheckDeletePreconditions(const Write& deletion, std::string_view uid,
 //    changed. Generation increases when anything besides metadata and status changes. For kinds
 //    with a status subresource, Update keeps the stored status. An update that changes nothing
 //    writes nothing and keeps the resourceVersion. An update the kind's API server refuses
-//    (ValidateUpdate: the data of an immutable ConfigMap or Secret, a Secret's type) is a
-//    Validation error.
+//    (ValidateUpdate: a finalizer added to an object being deleted, the data of an immutable
+//    ConfigMap or Secret, a Secret's type) is a Validation error.
 //  - UpdateStatus replaces only the status; generation is unchanged.
 //  - Delete of a missing object is NotFound; one of an object whose uid or resourceVersion is not
 //    the delete's precondition (Write::uid, Write::resource_version) is a Conflict, checked in the
@@ -213,8 +213,9 @@ class Store {
 Status ValidateObject(const Resource& r);
 // The check every store that stands for the kinds' API server makes of an update of `stored`
 // to `next`: ValidateObject's of `next`, and what that server refuses of the change
-// (resource::UpdateErrors: an immutable ConfigMap's or Secret's data, a Secret's type), every
-// problem named together. OK, or a Validation error naming the object and each problem.
+// (resource::UpdateErrors: a finalizer added to an object being deleted, an immutable
+// ConfigMap's or Secret's data, a Secret's type), every problem named together. OK, or a Validation
+// error naming the object and each problem.
 Status ValidateUpdate(const Resource& stored, const Resource& next);
 
 // Whether an object of one of `kinds` in `namespace_name` changed after `revision` (true also
