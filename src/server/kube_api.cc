@@ -102,6 +102,12 @@ std::string QueryValue(const KubeRequest& r, const std::string& key) {
   return it == r.query.end() ? std::string() : it->second;
 }
 
+// The media type of a request body as the API server reads Content-Type: without parameters,
+// lower-cased; empty when none is given.
+std::string MediaType(std::string_view content_type) {
+  return AsciiToLower(TrimWhitespace(content_type.substr(0, content_type.find(';'))));
+}
+
 std::vector<std::string> SplitPath(std::string_view path) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -1092,6 +1098,16 @@ KubeResponse KubeApi::Impl::Resource(const ServedKinds& kinds, const KubeRequest
         "hop's Kubernetes API reads JSON and YAML bodies, not protobuf: write the object to a "
         "file and use kubectl apply -f or create -f");
   }
+  // An object to create or replace is read from JSON (also when no type is given) or YAML, as
+  // the API server reads it; a patch's type says which patch it is (Patch).
+  if (req.method == "POST" || req.method == "PUT") {
+    const std::string type = MediaType(req.content_type);
+    if (!type.empty() && type != "application/json" && type != "application/yaml") {
+      return KubeStatusResponse(415, "UnsupportedMediaType",
+                                "the body of the request was in an unknown format - accepted "
+                                "media types include: application/json, application/yaml");
+    }
+  }
   if (!t.namespace_name.empty()) {
     if (Status s = resource::ValidateDnsLabel(t.namespace_name); !s.ok()) {
       return KubeStatusResponse(400, "BadRequest",
@@ -1189,7 +1205,7 @@ KubeResponse KubeApi::Impl::List(const KubeRequest& req, const Target& t) {
 
 Result<resource::Resource> KubeApi::Impl::BodyObject(const KubeRequest& req, const Target& t) {
   Json doc;
-  if (req.content_type.find("yaml") != std::string::npos) {
+  if (MediaType(req.content_type) == "application/yaml") {
     HOP_ASSIGN_OR_RETURN(auto docs, ParseYamlDocuments(req.body, "the request body"));
     if (docs.size() != 1) {
       return Status::InvalidArgument("the request body must hold exactly one object");

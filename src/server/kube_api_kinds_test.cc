@@ -1165,6 +1165,41 @@ TEST_F(KubeApiKindsTest, NoFinalizerIsAddedToAnObjectBeingDeleted) {
   EXPECT_EQ(Call("GET", item).status, 404);
 }
 
+TEST_F(KubeApiKindsTest, WritesOfBodiesThatAreNotJsonOrYamlAreUnsupportedMediaTypes) {
+  const std::string item = std::string(kConfigMaps) + "/cm";
+  CallJson("POST", kConfigMaps, ConfigMap("cm").dump(), 201);
+  const Json stored = CallJson("GET", item, "", 200);
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded",
+                           "application/merge-patch+json", "application/json-patch+json",
+                           "application/apply-patch+yaml", "application/jsonx", "*/*"}) {
+    for (const char* method : {"POST", "PUT"}) {
+      const bool post = std::string(method) == "POST";
+      Json body = post ? ConfigMap("other") : stored;
+      KubeResponse r = Call(method, post ? kConfigMaps : item, body.dump(), type);
+      const Refusal refusal = RefusalOf(r);
+      EXPECT_EQ(refusal.code, 415) << method << " " << type << "\n" << r.body;
+      EXPECT_EQ(refusal.reason, "UnsupportedMediaType") << method << " " << type;
+      EXPECT_NE(refusal.message.find("the body of the request was in an unknown format - "
+                                     "accepted media types include: application/json, "
+                                     "application/yaml"),
+                std::string::npos)
+          << r.body;
+    }
+  }
+  EXPECT_EQ(Call("GET", std::string(kConfigMaps) + "/other").status, 404);
+  // JSON under its parameters and in any case, YAML, and no type at all (JSON) are read.
+  const struct {
+    const char* type;
+    std::string body;
+  } kRead[] = {
+      {"application/json; charset=utf-8", ConfigMap("a").dump()},
+      {"Application/JSON", ConfigMap("b").dump()},
+      {"application/yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"},
+      {"", ConfigMap("d").dump()},
+  };
+  for (const auto& c : kRead) CallJson("POST", kConfigMaps, c.body, 201, c.type);
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {
