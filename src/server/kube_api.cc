@@ -693,7 +693,9 @@ class KubeApi::Impl {
   KubeResponse Delete(const ServedKinds& kinds, const KubeRequest& req, const Target& t);
 
   // Parses a request body (JSON or YAML) into an object of the target's kind, checked as
-  // Kubernetes checks it: apiVersion and kind, the namespace and name of the URL.
+  // Kubernetes checks it: apiVersion and kind, the namespace and name of the URL. A Validation
+  // error is the one field error of an object with neither a name nor a generateName, for the
+  // caller to answer as 422 Invalid; other errors are the request's (400).
   Result<resource::Resource> BodyObject(const KubeRequest& req, const Target& t);
   // Validates `r` as the request's fieldValidation asks and, when a CRD describes its kind, as
   // that CRD's schema says, pruning and defaulting `r` as the CRD's does; warnings go to
@@ -1219,12 +1221,22 @@ Result<resource::Resource> KubeApi::Impl::BodyObject(const KubeRequest& req, con
   if (!doc.contains("apiVersion")) doc["apiVersion"] = t.kind->api_version();
   if (!doc.contains("kind")) doc["kind"] = t.kind->kind;
   if (!doc.contains("metadata")) doc["metadata"] = Json::object();
-  if (doc["metadata"].is_object() && !doc["metadata"].contains("name") &&
-      doc["metadata"].value("generateName", Json()).is_string() && t.name.empty()) {
-    doc["metadata"]["name"] = doc["metadata"]["generateName"].get<std::string>() + RandomSuffix();
-  }
-  if (doc["metadata"].is_object() && !doc["metadata"].contains("name") && !t.name.empty()) {
-    doc["metadata"]["name"] = t.name;
+  if (Json& md = doc["metadata"]; md.is_object() && !t.name.empty()) {
+    if (!md.contains("name")) md["name"] = t.name;
+  } else if (md.is_object()) {
+    // A new object's name left out, null or empty is made from its generateName, as the API
+    // server makes it; without either the object is invalid.
+    auto empty = [](const Json& v) {
+      return v.is_null() || (v.is_string() && v.get_ref<const std::string&>().empty());
+    };
+    if (auto name = md.find("name"); name == md.end() || empty(*name)) {
+      auto prefix = md.find("generateName");
+      if (prefix == md.end() || !prefix->is_string() || empty(*prefix)) {
+        return Status::ValidationError(
+            "metadata.name: Required value: name or generateName is required");
+      }
+      md["name"] = prefix->get<std::string>() + RandomSuffix();
+    }
   }
   HOP_ASSIGN_OR_RETURN(auto r, resource::Resource::FromJson(std::move(doc), "the request body"));
   if (r.api_version() != t.kind->api_version() || r.kind() != t.kind->kind) {
@@ -1450,6 +1462,9 @@ KubeResponse KubeApi::Impl::Written(int code, const KubeRequest& req, const Kind
 KubeResponse KubeApi::Impl::Create(const ServedKinds& kinds, const KubeRequest& req,
                                    const Target& t) {
   auto r = BodyObject(req, t);
+  if (!r.ok() && r.status().code() == StatusCode::kValidation) {
+    return InvalidResponse(*t.kind, "", {r.status().message()});
+  }
   if (!r.ok()) return FromStatus(r.status(), t.kind, "");
   if (!r->resource_version().empty()) {
     return KubeStatusResponse(400, "BadRequest",

@@ -1200,6 +1200,41 @@ TEST_F(KubeApiKindsTest, WritesOfBodiesThatAreNotJsonOrYamlAreUnsupportedMediaTy
   for (const auto& c : kRead) CallJson("POST", kConfigMaps, c.body, 201, c.type);
 }
 
+TEST_F(KubeApiKindsTest, AnObjectWithoutANameIsInvalid) {
+  const std::string databases =
+      "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/databases";
+  const struct {
+    std::string collection;
+    const char* body;
+    const char* message;
+  } kCases[] = {
+      {kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{},"data":{}})",
+       R"(ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required)"},
+      {kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap","data":{}})",
+       "metadata.name: Required value: name or generateName is required"},
+      {kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":""}})",
+       "metadata.name: Required value: name or generateName is required"},
+      {kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":""}})",
+       "metadata.name: Required value: name or generateName is required"},
+      {databases,
+       R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"Database","metadata":{},
+           "spec":{"schema":"ADS","url":"jdbc:demodb://names=ads","dialect":"Calcite"}})",
+       R"(Database.hoptimator.linkedin.com "" is invalid: metadata.name: Required value: name or generateName is required)"},
+  };
+  for (const auto& c : kCases) {
+    KubeResponse r = Call("POST", c.collection, c.body);
+    const Refusal refusal = RefusalOf(r);
+    EXPECT_EQ(refusal.code, 422) << c.body << "\n" << r.body;
+    EXPECT_EQ(refusal.reason, "Invalid") << c.body;
+    EXPECT_NE(refusal.message.find(c.message), std::string::npos) << c.body << "\n" << r.body;
+    const Json details = Json::parse(r.body, nullptr, false).value("details", Json::object());
+    ASSERT_EQ(details.value("causes", Json::array()).size(), 1u) << r.body;
+    EXPECT_EQ(details["causes"][0].value("reason", ""), "FieldValueRequired") << r.body;
+    EXPECT_EQ(details["causes"][0].value("field", ""), "metadata.name") << r.body;
+  }
+  EXPECT_EQ(CallJson("GET", kConfigMaps, "", 200)["items"].size(), 0u);
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {
