@@ -667,8 +667,12 @@ void HttpServer::Impl::Stop() {
 bool HttpServer::Impl::Authorized(const http::RequestHead& head) const {
   if (token_.empty()) return true;
   const std::string_view header = head.Field("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header.size() != kBearer.size() + token_.size() || !header.starts_with(kBearer)) return false;
+  // The scheme in any case, as the API server takes it; the token exactly, in constant time.
+  constexpr std::string_view kBearer = "bearer ";
+  if (header.size() != kBearer.size() + token_.size() ||
+      !EqualsIgnoreCase(header.substr(0, kBearer.size()), kBearer)) {
+    return false;
+  }
   return digest::ConstantTimeEqual(header.substr(kBearer.size()), token_);
 }
 

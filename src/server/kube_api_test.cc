@@ -793,9 +793,18 @@ TEST_F(KubeApiTest, WithATokenRequestsWithoutItGet401WhileHealthAnswers) {
   ExpectStatus(c.Get(kConfigMaps), 401, "Unauthorized");
   ExpectStatus(c.Get(kConfigMaps, {{"Authorization", "Bearer wrong"}}), 401, "Unauthorized");
   ExpectStatus(c.Get(fmt::format("{}?watch=true", kConfigMaps).c_str()), 401, "Unauthorized");
-  auto ok = c.Get(kConfigMaps, {{"Authorization", "Bearer s3cret"}});
-  ASSERT_TRUE(ok);
-  EXPECT_EQ(ok->status, 200) << ok->body;
+  ExpectStatus(c.Get(kConfigMaps, {{"Authorization", "Bearer s3cre"}}), 401, "Unauthorized");
+  ExpectStatus(c.Get(kConfigMaps, {{"Authorization", "Bearer s3cret2"}}), 401, "Unauthorized");
+  ExpectStatus(c.Get(kConfigMaps, {{"Authorization", "Basic s3cret"}}), 401, "Unauthorized");
+  ExpectStatus(c.Get(kConfigMaps, {{"Authorization", "Bearers3cret"}}), 401, "Unauthorized");
+  ExpectStatus(c.Get(kConfigMaps, {{"Authorization", "Bearer S3CRET"}}), 401, "Unauthorized");
+  // The scheme is compared without regard to case, as the API server compares it; the token is
+  // compared exactly.
+  for (const char* scheme : {"Bearer", "bearer", "BEARER", "bEaReR"}) {
+    auto ok = c.Get(kConfigMaps, {{"Authorization", fmt::format("{} s3cret", scheme)}});
+    ASSERT_TRUE(ok) << scheme;
+    EXPECT_EQ(ok->status, 200) << scheme << "\n" << ok->body;
+  }
   auto health = c.Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
