@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -106,6 +107,35 @@ std::string QueryValue(const KubeRequest& r, const std::string& key) {
 // lower-cased; empty when none is given.
 std::string MediaType(std::string_view content_type) {
   return AsciiToLower(TrimWhitespace(content_type.substr(0, content_type.find(';'))));
+}
+
+// A resourceVersion a client sent: a revision, or none when it is not a decimal number of at
+// most 18 digits.
+std::optional<int64_t> ParseRevision(std::string_view rv) {
+  if (rv.empty() || rv.size() > 18) return std::nullopt;
+  for (char c : rv) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  return std::stoll(std::string(rv));
+}
+
+// How long a list from a revision the store has not reached waits for it, as the API server
+// waits for its watch cache, before it answers TooLargeResourceVersion.
+constexpr std::chrono::seconds kFutureRevisionWait{3};
+
+// The API server's answer to a list from a revision its store has not reached when it stopped
+// waiting for it: 504 Timeout, with the cause clients look for and a time to retry after.
+KubeResponse TooLargeResourceVersion(int64_t wanted, int64_t current) {
+  Json body = StatusBody(
+      504, "Timeout",
+      fmt::format("Timeout: Too large resource version: {}, current: {}", wanted, current));
+  Json cause = Json::object();
+  cause["reason"] = "ResourceVersionTooLarge";
+  cause["message"] = "Too large resource version";
+  body["details"] = Json::object();
+  body["details"]["causes"] = Json::array({std::move(cause)});
+  body["details"]["retryAfterSeconds"] = 1;
+  return JsonResponse(504, body);
 }
 
 std::vector<std::string> SplitPath(std::string_view path) {
@@ -969,13 +999,12 @@ std::variant<KubeResponse, std::unique_ptr<KubeWatchStream>> KubeApi::Impl::Open
       initial.push_back(MakeCachedEvent(store::EventType::kAdded, list->revision, std::move(r)));
     }
   } else {
-    for (char c : rv) {
-      if (c < '0' || c > '9' || rv.size() > 18) {
-        return KubeStatusResponse(400, "BadRequest",
-                                  fmt::format("invalid resourceVersion \"{}\"", rv));
-      }
+    const std::optional<int64_t> parsed = ParseRevision(rv);
+    if (!parsed) {
+      return KubeStatusResponse(400, "BadRequest",
+                                fmt::format("invalid resourceVersion \"{}\"", rv));
     }
-    from = std::stoll(rv);
+    from = *parsed;
     auto latest = store_.Revision();
     if (!latest.ok()) return FromStatus(latest.status(), t->kind, "");
     if (from > *latest) {
@@ -1165,6 +1194,22 @@ KubeResponse KubeApi::Impl::List(const KubeRequest& req, const Target& t) {
     auto parsed = ParseContinue(c);
     if (!parsed.ok()) return KubeStatusResponse(400, "BadRequest", parsed.status().message());
     from = *parsed;
+  }
+  // A first page at least as new as a resourceVersion ("0" and none: any): one the store has not
+  // reached is waited for a while (another writer may reach it), then refused.
+  if (std::string rv = QueryValue(req, "resourceVersion"); !from && !rv.empty() && rv != "0") {
+    const std::optional<int64_t> wanted = ParseRevision(rv);
+    if (!wanted) {
+      return KubeStatusResponse(400, "BadRequest",
+                                fmt::format("invalid resourceVersion \"{}\"", rv));
+    }
+    auto latest = store_.Revision();
+    if (latest.ok() && *latest < *wanted) {
+      cache_.WaitFor(*wanted, kFutureRevisionWait);
+      latest = store_.Revision();
+    }
+    if (!latest.ok()) return FromStatus(latest.status(), t.kind, "");
+    if (*latest < *wanted) return TooLargeResourceVersion(*wanted, *latest);
   }
   auto list = store_.List({t.kind->group_kind(), t.namespace_name, *labels});
   if (!list.ok()) return FromStatus(list.status(), t.kind, "");

@@ -1235,6 +1235,46 @@ TEST_F(KubeApiKindsTest, AnObjectWithoutANameIsInvalid) {
   EXPECT_EQ(CallJson("GET", kConfigMaps, "", 200)["items"].size(), 0u);
 }
 
+TEST_F(KubeApiKindsTest, AListFromAFutureResourceVersionWaitsForItThenTimesOut) {
+  CallJson("POST", kConfigMaps, ConfigMap("before").dump(), 201);
+  const int64_t now = store_->Revision().value();
+  // A revision the store reaches while the list waits for it: the list holds what it wrote.
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto later = resource::Resource::FromJson(ConfigMap("later"), "test");
+    ASSERT_TRUE(store_->Create(*later).ok());
+  });
+  const Json list =
+      CallJson("GET", fmt::format("{}?resourceVersion={}", kConfigMaps, now + 1), "", 200);
+  writer.join();
+  ASSERT_EQ(list["items"].size(), 2u) << list.dump();
+  EXPECT_EQ(list["items"][1]["metadata"]["name"], "later");
+  EXPECT_GE(std::stoll(list["metadata"].value("resourceVersion", "0")), now + 1);
+  // One it does not reach: 504 Timeout, as the API server answers once it gave up waiting.
+  const int64_t future = now + 1000;
+  KubeResponse r = Call("GET", fmt::format("{}?resourceVersion={}", kConfigMaps, future));
+  EXPECT_EQ(r.status, 504) << r.body;
+  const Json status = Json::parse(r.body, nullptr, false);
+  EXPECT_EQ(status.value("reason", ""), "Timeout") << r.body;
+  EXPECT_EQ(status.value("message", ""),
+            fmt::format("Timeout: Too large resource version: {}, current: {}", future, now + 1))
+      << r.body;
+  ASSERT_TRUE(status.contains("details")) << r.body;
+  EXPECT_EQ(status["details"].value("causes", Json::array()),
+            Json::parse(R"([{"reason":"ResourceVersionTooLarge",
+                             "message":"Too large resource version"}])"))
+      << r.body;
+  // The versions it has reached, and none, are served at once.
+  for (const std::string& v : {std::string("0"), std::string(""), std::to_string(now)}) {
+    EXPECT_EQ(
+        CallJson("GET", fmt::format("{}?resourceVersion={}", kConfigMaps, v), "", 200)["items"]
+            .size(),
+        2u)
+        << v;
+  }
+  EXPECT_EQ(Call("GET", std::string(kConfigMaps) + "?resourceVersion=x1").status, 400);
+}
+
 // --- hop's store client ---
 
 TEST_F(KubeApiKindsTest, TheStoreClientReadsSecretsWholeAndDeletesAsTheStore) {

@@ -157,4 +157,10 @@ int64_t KubeWatchCache::progress() const {
   return progress_;
 }
 
+bool KubeWatchCache::WaitFor(int64_t revision, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, timeout, [&] { return stopped_ || progress_ >= revision; });
+  return progress_ >= revision;
+}
+
 }  // namespace hop::server

@@ -81,6 +81,9 @@ class KubeWatchCache {
 
   // The revision up to which the window is complete.
   int64_t progress() const;
+  // Waits until the window is complete up to `revision` (the store reached it and the feed read
+  // that far), the cache stops, or `timeout` passes; whether it is complete up to `revision`.
+  bool WaitFor(int64_t revision, std::chrono::milliseconds timeout);
 
  private:
   void Feed();
