@@ -136,9 +136,12 @@ hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& 
   if (auto c = resource::ViewKind::kCatalog.Get(view); c && !c->empty()) path.push_back(*c);
   path.push_back(resource::ViewKind::kSchema.Get(view).value_or("DEFAULT"));
   path.push_back(resource::ViewKind::kView.Get(view).value_or(view.name()));
-  auto table = cat->Resolve(path);
+  // The schema first: a view of a schema hop does not write (a pipeline's) needs no lookup of
+  // its own name, which would read the store.
   auto schema = cat->SchemaFor(path);
-  if (!table.ok() || !schema.ok() || !catalog::HopWritesTables(**schema)) return false;
+  if (!schema.ok() || !catalog::HopWritesTables(**schema)) return false;
+  auto table = cat->Resolve(path);
+  if (!table.ok()) return false;
   if (!resource::RefreshesOnSourceChange(view)) return true;
   // The tables and materialized views the query reads (views are inlined by the binder).
   binder::Binder binder(*cat);
