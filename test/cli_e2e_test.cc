@@ -685,6 +685,78 @@ TEST(CliTest, GetWatchSeesWritesOfOtherProcesses) {
   EXPECT_NE(piped.out.find("status 0"), std::string::npos) << piped.out;
 }
 
+// Ctrl-C stops a script between statements, after reporting every statement it wrote: what the
+// output says was created is what the store holds. The exit status is 130, and standard error
+// says where the script stopped. (A SIGINT used to kill hop with the output of the statements
+// written last still held back, waiting for their fsync.)
+TEST(CliTest, AnInterruptedScriptReportsEveryStatementItWrote) {
+  StateDir state;
+  const std::string script = state.path() + "/views.sql";
+  {
+    std::ofstream out(script);
+    for (int i = 0; i < 5000; ++i)
+      out << "CREATE VIEW stopped_" << i << " AS SELECT " << i << " AS x;\n";
+  }
+  const std::string out_path = state.path() + "/script.out";
+  const std::string err_path = state.path() + "/script.err";
+  const std::string hop = HOP_BINARY;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  // SIGINT as a terminal's Ctrl-C delivers it, whatever this test inherited.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  const std::string dir = state.path();
+  const char* argv[] = {hop.c_str(), "--state", dir.c_str(), "-f", script.c_str(), nullptr};
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, hop.c_str(), &actions, &attr, const_cast<char**>(argv), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const auto reported = [&] {
+    const std::string out = read(out_path);
+    size_t n = 0;
+    for (size_t at = out.find("created"); at != std::string::npos;
+         at = out.find("created", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(Eventually([&] { return reported() >= 20; }, 60)) << read(err_path);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string err = read(err_path);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal "
+                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << "; stderr: " << err;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << err;
+  EXPECT_NE(err.find("hop: interrupted: the script stopped before line "), std::string::npos)
+      << err;
+  const size_t shown = reported();
+  ASSERT_LT(shown, 5000u) << "the script was not stopped";
+  HopRun views = Hop(state.Flag() + " get views -o json");
+  ASSERT_EQ(views.status, 0) << views.out;
+  size_t stored = 0;
+  for (size_t at = views.out.find("\"default-stopped"); at != std::string::npos;
+       at = views.out.find("\"default-stopped", at + 1)) {
+    ++stored;
+  }
+  EXPECT_EQ(stored, shown) << "statements written but not reported, or reported but not written";
+  EXPECT_NE(err.find("line " + std::to_string(shown + 1) + " of"), std::string::npos) << err;
+}
+
 // A script saved by a Windows editor, with a byte-order mark first and CRLF line ends, runs as
 // it reads, whichever way it is given.
 TEST(CliTest, AScriptSavedByAWindowsEditorRuns) {

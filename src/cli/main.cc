@@ -902,6 +902,7 @@ int Main(int argc, char** argv) {
     return hop::cli::RunWait(wait_opts, *store, run_opts.start_control_plane, std::cout, std::cerr);
   }
   if (!run_opts.execute.empty() || !run_opts.file.empty()) {
+    run_opts.stop_on_signals = true;
     return hop::cli::RunSql(run_opts, *store, std::cout, std::cerr);
   }
   return hop::cli::RunShell(run_opts, state_dir, *store);

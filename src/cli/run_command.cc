@@ -1,7 +1,9 @@
 #include "cli/run_command.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +15,62 @@
 #include "sql/script.h"
 
 namespace hop::cli {
+
+namespace {
+
+// The signal that asked a script to stop, 0 while none has; and the session's cancel, which
+// stops a query or a `!wait` under way, so that the script waits for nothing long.
+std::atomic<int> g_stop_signal{0};
+std::atomic<bool> g_cancel{false};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
+
+void OnStopSignal(int signal) {
+  g_stop_signal.store(signal);
+  g_cancel.store(true);
+  ::signal(signal, SIG_DFL);  // a second one stops hop at once
+}
+
+// Sets OnStopSignal for SIGINT and SIGTERM while it lives, when asked to; the dispositions before
+// come back after.
+class ScriptSignals {
+ public:
+  explicit ScriptSignals(bool install) : installed_(install) {
+    if (!installed_) return;
+    struct sigaction on_stop = {};
+    on_stop.sa_handler = OnStopSignal;
+    sigemptyset(&on_stop.sa_mask);
+    on_stop.sa_flags = SA_RESTART;  // a statement under way goes on: it is one atomic batch
+    // A signal the process was started to ignore (SIGINT in a shell's background job) stays
+    // ignored.
+    sigaction(SIGINT, nullptr, &previous_int_);
+    sigaction(SIGTERM, nullptr, &previous_term_);
+    if (previous_int_.sa_handler != SIG_IGN) sigaction(SIGINT, &on_stop, nullptr);
+    if (previous_term_.sa_handler != SIG_IGN) sigaction(SIGTERM, &on_stop, nullptr);
+  }
+  ~ScriptSignals() {
+    if (!installed_) return;
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  ScriptSignals(const ScriptSignals&) = delete;
+  ScriptSignals& operator=(const ScriptSignals&) = delete;
+
+  int stopped_by() const { return installed_ ? g_stop_signal.load() : 0; }
+
+ private:
+  bool installed_;
+  struct sigaction previous_int_ = {};
+  struct sigaction previous_term_ = {};
+};
+
+// The first line of `text`, cut at 60 characters, for a message that names an item.
+std::string Opening(std::string_view text) {
+  std::string_view line = text.substr(0, text.find('\n'));
+  if (line.size() <= 60) return std::string(line);
+  return std::string(line.substr(0, 60)) + "...";
+}
+
+}  // namespace
 
 Result<session::Properties> SessionProperties(const RunOptions& options) {
   session::Properties p;
@@ -70,6 +128,11 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
     err << "hop: " << EscapeForTerminal(props.status().ToString()) << "\n";
     return 2;
   }
+  if (options.stop_on_signals) {
+    g_stop_signal.store(0);
+    g_cancel.store(false);
+    props->budget.cancel = &g_cancel;
+  }
   session::Session session(store, std::move(props).value());
   session.set_control_plane_starter(options.start_control_plane);
   // A statement's output waits for its batch to be durable while the next item runs
@@ -121,9 +184,29 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
     release();
     write(o);
   });
+  // Ctrl-C (or SIGTERM) stops the script before its next item, after the items that ran are
+  // reported: a statement written then is shown with its result, never left out.
+  std::optional<ScriptSignals> signals;
+  signals.emplace(options.stop_on_signals);
+  int stopped_by = 0;
+  auto stop_here = [&](const sql::ScriptItem& item, std::string_view name) {
+    stopped_by = signals->stopped_by();
+    if (stopped_by == 0) return false;
+    release();
+    err << "hop: " << (stopped_by == SIGINT ? "interrupted" : "stopped by SIGTERM")
+        << ": the script stopped before ";
+    if (name.empty()) {
+      err << "the -e item " << EscapeForTerminal(Opening(item.text));
+    } else {
+      err << "line " << item.loc.line << " of " << EscapeForTerminal(name);
+    }
+    err << ", which did not run, nor did anything after it\n" << std::flush;
+    return true;
+  };
   // Item by item, so that output and errors interleave as they happen.
   auto run = [&](std::string_view script, std::string_view name) {
     for (const sql::ScriptItem& item : sql::SplitScript(script)) {
+      if (stop_here(item, name)) return false;
       if (!RunsWhileOutputWaits(item)) release();
       std::string o;
       item_printed = false;
@@ -146,16 +229,23 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
         report_error(durable, name);
       }
     }
+    return true;
   };
-  for (const auto& script : options.execute) run(script, "");
+  for (const auto& script : options.execute) {
+    if (!run(script, "")) return 128 + stopped_by;
+  }
   if (!options.file.empty()) {
     std::string text;
-    if (Status read = ReadInput(options.file, &text); !read.ok()) {
+    // Reading standard input keeps the signals' own action: Ctrl-C there stops hop at once.
+    signals.reset();
+    Status read = ReadInput(options.file, &text);
+    signals.emplace(options.stop_on_signals);
+    if (!read.ok()) {
       release();
       err << "hop: " << EscapeForTerminal(read.message()) << "\n";
       return 2;
     }
-    run(text, options.file == "-" ? "<stdin>" : options.file);
+    if (!run(text, options.file == "-" ? "<stdin>" : options.file)) return 128 + stopped_by;
   }
   release();
   return failed > 0 ? 1 : 0;

@@ -1,5 +1,6 @@
 // `hop -e STMT ...` and `hop -f FILE`: run statements and `!` commands in one session against the
-// state directory, in order, printing what they print. The exit status is 1 when any failed.
+// state directory, in order, printing what they print. The exit status is 1 when any failed, and
+// 128 + the signal's number when SIGINT or SIGTERM stopped the script (docs/shell.md, "Scripts").
 #pragma once
 
 #include <functional>
@@ -26,6 +27,9 @@ struct RunOptions {
   // Makes (once) the control plane of this process, runs it when asked, and returns it; null
   // when it cannot run.
   session::ControlPlaneStarter start_control_plane;
+  // SIGINT and SIGTERM stop the script between items, once what ran is reported (the process's
+  // handlers, set while items run: for hop's own -e and -f, not for a test calling RunSql).
+  bool stop_on_signals = false;
 };
 
 // Builds the session properties from the flags; errors name the bad flag.

@@ -519,6 +519,9 @@ Status WaitUntilIdle(store::Store& store, const WaitOptions& options) {
     }
     const bool local = options.control_plane == nullptr || options.control_plane->LocalIdle();
     if (looked_at && busy.empty() && local) return Status::OK();
+    if (options.cancel != nullptr && options.cancel->load()) {
+      return Status::ExecutionError("the wait was cancelled");
+    }
     if (steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(kPoll);
   }

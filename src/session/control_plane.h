@@ -4,6 +4,7 @@
 // and whichever came first reconciles.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -141,6 +142,8 @@ struct WaitOptions {
   // at the first look that finds work for it: BusyWork not empty, or not Converged.
   ControlPlane* control_plane = nullptr;
   const Clock* clock = &SystemClock();  // for cron ticks
+  // Set when the wait should end at once (a script's Ctrl-C): it then fails, saying so.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Waits until the state directory is idle: BusyWork is empty in one consistent look at the
@@ -148,7 +151,8 @@ struct WaitOptions {
 // reconciles and processes are idle too. A `control_plane` not run yet is run when a look finds
 // work it would do; on a converged state directory it never is (a `!wait` then starts no
 // thread), nor by a wait of 0. The store is read again only when its revision moves.
-// OK when that happened within the timeout (a timeout of 0 looks once); Unavailable otherwise,
+// OK when that happened within the timeout (a timeout of 0 looks once); an ExecutionError when
+// `cancel` was set first; Unavailable otherwise,
 // with a message that says how long it waited, what is still busy (the first few items) and who
 // reconciles the directory, or that nobody does. Errors: the store's.
 Status WaitUntilIdle(store::Store& store, const WaitOptions& options);

@@ -230,6 +230,7 @@ Status Session::Wait(std::string_view arg, std::string& out) {
   WaitOptions options;
   options.control_plane = StartedControlPlane(ControlPlaneNeed::kWhenBusy);
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  options.cancel = properties_.budget.cancel;
   (void)out;
   return WaitUntilIdle(store_, options).WithContext("!wait: ");
 }
