@@ -122,7 +122,12 @@ class HttpServer::Impl {
   std::string Kubeconfig() const;
 
   // ---- what connections use ----
-  Reply Route(const http::RequestHead& head, std::string body);
+  // `local_user`: whether the connection is the local user's (LocalUserOnly).
+  Reply Route(const http::RequestHead& head, std::string body, bool local_user);
+  // Whether only the loopback user's connections are served (no token): LoopbackPeerUid must
+  // then give local_user().
+  bool LocalUserOnly() const { return local_user_only_; }
+  uid_t local_user() const { return local_user_; }
   // Runs a watch, its chunks written by `write`, counting it in the metrics.
   void StreamWatch(const Reply& reply, const std::function<bool(std::string_view)>& write);
   const HttpServerOptions& options() const { return options_; }
@@ -152,6 +157,8 @@ class HttpServer::Impl {
   std::shared_ptr<tls::ServerContext> tls_context_;  // null without TLS
   std::atomic<bool> stopping_{false};
   std::string token_;
+  bool local_user_only_ = false;
+  uid_t local_user_ = 0;
   std::string ca_pem_;
   bool tls_ = false;
   int port_ = 0;
@@ -222,6 +229,8 @@ class Connection {
 
   HttpServer::Impl& server_;
   int fd_;
+  bool local_user_ =
+      true;  // the connection is the loopback user's (HttpServer::Impl::LocalUserOnly)
   std::unique_ptr<tls::Session> tls_;
   std::string in_;  // received; from in_at_ on not read yet
   size_t in_at_ = 0;
@@ -249,6 +258,7 @@ void Connection::Run() {
     Close(false);
     return;
   }
+  if (server_.LocalUserOnly()) local_user_ = LoopbackPeerUid(fd_) == server_.local_user();
   for (int served = 1; ServeOne(served); ++served) {
   }
   Close(false);
@@ -444,7 +454,7 @@ bool Connection::ServeOne(int served) {
   const bool keep_alive =
       head.keep_alive && served < o.max_requests_per_connection && !server_.stopping();
   const bool head_only = head.method == "HEAD";
-  Reply reply = server_.Route(head, std::move(body));
+  Reply reply = server_.Route(head, std::move(body), local_user_);
   if (reply.watch != nullptr) return Stream(reply, keep_alive, head.minor_version) && keep_alive;
   return Answer(reply, head_only, keep_alive, head.minor_version) && keep_alive;
 }
@@ -533,6 +543,10 @@ Status HttpServer::Impl::Start() {
     HOP_ASSIGN_OR_RETURN(tls_context_,
                          tls::ServerContext::Load(options_.tls_cert, options_.tls_key));
   }
+  // Loopback is open to every user of the machine: without a token only the one hop runs as is
+  // served (CheckHttpServerOptions allows no token elsewhere).
+  local_user_only_ = options_.kube_api && token_.empty();
+  local_user_ = options_.loopback_user.value_or(geteuid());
   if (options_.kube_api) HOP_RETURN_IF_ERROR(api_.Start());
   Status listening = Listen();
   if (!listening.ok()) {
@@ -716,7 +730,7 @@ Reply HttpServer::Impl::Metrics() {
   return r;
 }
 
-Reply HttpServer::Impl::Route(const http::RequestHead& head, std::string body) {
+Reply HttpServer::Impl::Route(const http::RequestHead& head, std::string body, bool local_user) {
   const auto start = Clock::now();
   // HEAD is answered as GET would be, without the body.
   const std::string method = head.method == "HEAD" ? std::string("GET") : head.method;
@@ -733,6 +747,29 @@ Reply HttpServer::Impl::Route(const http::RequestHead& head, std::string body) {
     r.body = k.body;
     return r;
   };
+  if (local_user_only_) {
+    // Without a token (on loopback): requests a page of another site cannot make by having its
+    // name resolve here (DNS rebinding), from the user hop runs as (docs/kubernetes-api.md).
+    const std::string_view host = head.Field("Host");
+    std::string refused;
+    if (!IsLoopbackHost(host)) {
+      refused = fmt::format(
+          "forbidden: the request's Host, {}, is not a loopback address or localhost; without a "
+          "token (hop serve --http-token-file) the API answers only requests addressed to this "
+          "machine by such a name",
+          EscapeForTerminal(host));
+    } else if (!local_user) {
+      refused = fmt::format(
+          "forbidden: without a token (hop serve --http-token-file) the API serves only the user "
+          "hop serve runs as (uid {}), and this connection is not theirs",
+          local_user_);
+    }
+    if (!refused.empty()) {
+      const KubeResponse k = KubeStatusResponse(403, "Forbidden", refused);
+      Count("forbidden", k.status, Clock::now() - start);
+      return answer(k);
+    }
+  }
   if (!Authorized(head)) {
     const KubeResponse k = KubeStatusResponse(401, "Unauthorized", "Unauthorized");
     Count("unauthorized", k.status, Clock::now() - start);

@@ -5,9 +5,12 @@
 // loopback address it needs nothing more; on any other, TLS and a bearer token.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -28,6 +31,10 @@ struct HttpServerOptions {
   // A file holding the bearer token every request but the health checks must carry; required,
   // with TLS, on an address that is not loopback.
   std::string token_file;
+  // Without a token the API (on loopback) serves only the connections of this user, found by
+  // LoopbackPeerUid, and only requests whose Host is a loopback name; unset: the user the
+  // process runs as (tests set another to see a stranger turned away).
+  std::optional<uid_t> loopback_user;
   size_t max_body_bytes = 3 * 1024 * 1024;  // larger requests get 413
   int max_connections = 2048;               // beyond it a client waits for a free one
   int max_requests_per_connection = 1000;   // the last one's answer says Connection: close

@@ -811,6 +811,67 @@ TEST_F(KubeApiTest, WithATokenRequestsWithoutItGet401WhileHealthAnswers) {
   EXPECT_NE(server_->Kubeconfig().find("token: \"s3cret\""), std::string::npos);
 }
 
+// Without a token the API (on loopback) serves only the user hop serve runs as, and only
+// requests addressed to a loopback name: loopback is open to every user of the machine, and a
+// page whose name resolves to 127.0.0.1 (DNS rebinding) sends its own Host. The health checks
+// answer anyone, as with a token.
+TEST_F(KubeApiTest, WithoutATokenOnlyTheLocalUserAndLoopbackHostsAreServed) {
+  Start();
+  httplib::Client c = Client();
+  auto mine = c.Get(kConfigMaps);
+  ASSERT_TRUE(mine);
+  EXPECT_EQ(mine->status, 200) << mine->body;
+  for (const char* host :
+       {"localhost", "localhost:80", "127.0.0.1:1234", "127.0.0.2", "[::1]:8080", "LOCALHOST"}) {
+    auto ok = c.Get(kConfigMaps, {{"Host", host}});
+    ASSERT_TRUE(ok) << host;
+    EXPECT_EQ(ok->status, 200) << host << "\n" << ok->body;
+  }
+  for (const char* host : {"evil.example", "evil.example:8080", "127.1", "localhost.evil.example",
+                           "10.0.0.1", "[::1", "::1"}) {
+    auto refused = c.Get(kConfigMaps, {{"Host", host}});
+    ASSERT_TRUE(refused) << host;
+    EXPECT_EQ(refused->status, 403) << host;
+    EXPECT_NE(refused->body.find("is not a loopback address or localhost"), std::string::npos)
+        << refused->body;
+  }
+  // Another user: the server is told that the user it serves is not this test's.
+  server_->Stop();
+  HttpServerOptions others;
+  others.loopback_user = geteuid() + 1;
+  StartServer(others);
+  httplib::Client stranger = Client();
+  for (const char* path : {kConfigMaps, "/metrics", "/api"}) {
+    auto refused = stranger.Get(path);
+    ASSERT_TRUE(refused) << path;
+    EXPECT_EQ(refused->status, 403) << path;
+    EXPECT_NE(refused->body.find(
+                  fmt::format("serves only the user hop serve runs as (uid {})", geteuid() + 1)),
+              std::string::npos)
+        << refused->body;
+  }
+  auto created =
+      stranger.Post(kConfigMaps, ConfigMap("from-a-stranger", "v").dump(), "application/json");
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 403);
+  EXPECT_FALSE(store_->Find({{"", "ConfigMap"}, "default", "from-a-stranger"})->has_value());
+  auto health = stranger.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  // With a token the token decides, whoever connects.
+  server_->Stop();
+  const std::string token_file = dir_.path() + "/token";
+  std::ofstream(token_file) << "s3cret\n";
+  HttpServerOptions with_token;
+  with_token.loopback_user = geteuid() + 1;
+  with_token.token_file = token_file;
+  StartServer(with_token);
+  httplib::Client holder = Client();
+  auto ok = holder.Get(kConfigMaps, {{"Authorization", "Bearer s3cret"}, {"Host", "hop.example"}});
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+}
+
 TEST_F(KubeApiTest, HealthChecksFollowTheRole) {
   Start();
   httplib::Client c = Client();
@@ -929,12 +990,12 @@ TEST_F(KubeApiTest, PipelinedRequestsAreAnsweredInOrderOnOneConnection) {
   const std::string body = ConfigMap("piped").dump();
   const int fd = RawConnect(server_->port());
   ASSERT_GE(fd, 0);
-  ASSERT_TRUE(
-      SendAll(fd, fmt::format("GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n"
-                              "POST {0} HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
-                              "Content-Length: {1}\r\n\r\n{2}"
-                              "GET {0}/piped HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
-                              kConfigMaps, body.size(), body)));
+  ASSERT_TRUE(SendAll(
+      fd, fmt::format("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                      "POST {0} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                      "Content-Length: {1}\r\n\r\n{2}"
+                      "GET {0}/piped HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                      kConfigMaps, body.size(), body)));
   const Received got = ReadToClose(fd);
   close(fd);
   EXPECT_TRUE(got.closed);
@@ -951,7 +1012,7 @@ TEST_F(KubeApiTest, SmugglingAttemptsAreRefusedAndNothingHidesBehindThem) {
   Start();
   WriteConfigMaps("victim", 1);
   const std::string hidden =
-      fmt::format("DELETE {}/victim-000 HTTP/1.1\r\nHost: h\r\n\r\n", kConfigMaps);
+      fmt::format("DELETE {}/victim-000 HTTP/1.1\r\nHost: localhost\r\n\r\n", kConfigMaps);
   const std::string chunked_hidden = fmt::format("0\r\n\r\n{}", hidden);
   struct Case {
     const char* name;
@@ -975,8 +1036,8 @@ TEST_F(KubeApiTest, SmugglingAttemptsAreRefusedAndNothingHidesBehindThem) {
   for (const Case& c : kCases) {
     const int fd = RawConnect(server_->port());
     ASSERT_GE(fd, 0);
-    SendAll(fd,
-            fmt::format("POST {} HTTP/1.1\r\nHost: h\r\n{}\r\n{}", kConfigMaps, c.fields, c.body));
+    SendAll(fd, fmt::format("POST {} HTTP/1.1\r\nHost: localhost\r\n{}\r\n{}", kConfigMaps,
+                            c.fields, c.body));
     const Received got = ReadToClose(fd);
     close(fd);
     EXPECT_TRUE(got.closed) << c.name;
@@ -1008,22 +1069,22 @@ TEST_F(KubeApiTest, MalformedRequestsGetTheirStatusCode) {
       {"garbage", "garbage\r\n\r\n", 400, "BadRequest"},
       {"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, "BadRequest"},
       {"a NUL in a field",
-       "GET /healthz HTTP/1.1\r\nHost: h\r\nX: a" + std::string(1, '\0') + "b\r\n\r\n", 400,
+       "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX: a" + std::string(1, '\0') + "b\r\n\r\n", 400,
        "BadRequest"},
       {"a head of 70 KiB",
-       "GET /healthz HTTP/1.1\r\nHost: h\r\nX: " + std::string(70 * 1024, 'x') + "\r\n\r\n", 431,
-       "BadRequest"},
-      {"HTTP/2.0", "GET /healthz HTTP/2.0\r\nHost: h\r\n\r\n", 505, "BadRequest"},
-      {"an expectation", "GET /healthz HTTP/1.1\r\nHost: h\r\nExpect: magic\r\n\r\n", 417,
+       "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX: " + std::string(70 * 1024, 'x') + "\r\n\r\n",
+       431, "BadRequest"},
+      {"HTTP/2.0", "GET /healthz HTTP/2.0\r\nHost: localhost\r\n\r\n", 505, "BadRequest"},
+      {"an expectation", "GET /healthz HTTP/1.1\r\nHost: localhost\r\nExpect: magic\r\n\r\n", 417,
        "BadRequest"},
       {"a chunked body past the limit",
-       fmt::format("POST {} HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+       fmt::format("POST {} HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
                    "3e8\r\n{}\r\n1\r\nx\r\n0\r\n\r\n",
                    kConfigMaps, std::string(1000, 'x')),
        413, "RequestEntityTooLarge"},
-      {"a method hop does not know", "BREW /pot HTTP/1.1\r\nHost: h\r\n\r\n", 405,
+      {"a method hop does not know", "BREW /pot HTTP/1.1\r\nHost: localhost\r\n\r\n", 405,
        "MethodNotAllowed"},
-      {"OPTIONS", "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n", 405, "MethodNotAllowed"},
+      {"OPTIONS", "OPTIONS * HTTP/1.1\r\nHost: localhost\r\n\r\n", 405, "MethodNotAllowed"},
   };
   for (const Case& c : kCases) {
     const int fd = RawConnect(server_->port());
@@ -1057,7 +1118,7 @@ TEST_F(KubeApiTest, ChunkedAndContinuedBodiesAreRead) {
     const int fd = RawConnect(server_->port());
     ASSERT_GE(fd, 0);
     std::string request = fmt::format(
-        "POST {} HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+        "POST {} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
         "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
         kConfigMaps);
     for (size_t at = 0; at < body.size(); at += 1000) {
@@ -1075,7 +1136,7 @@ TEST_F(KubeApiTest, ChunkedAndContinuedBodiesAreRead) {
     const std::string second = ConfigMap("continued", std::string(3000, 'd')).dump();
     const int fd = RawConnect(server_->port());
     ASSERT_GE(fd, 0);
-    ASSERT_TRUE(SendAll(fd, fmt::format("POST {} HTTP/1.1\r\nHost: h\r\n"
+    ASSERT_TRUE(SendAll(fd, fmt::format("POST {} HTTP/1.1\r\nHost: localhost\r\n"
                                         "Content-Type: application/json\r\n"
                                         "Content-Length: {}\r\nExpect: 100-continue\r\n\r\n",
                                         kConfigMaps, second.size())));
@@ -1123,7 +1184,7 @@ TEST_F(KubeApiTest, KeepAliveFollowsTheVersionTheLimitAndHead) {
   {
     const int fd = RawConnect(server_->port());
     std::string four;
-    for (int i = 0; i < 4; ++i) four += "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n";
+    for (int i = 0; i < 4; ++i) four += "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n";
     ASSERT_TRUE(SendAll(fd, four));
     const Received got = ReadToClose(fd);
     close(fd);
@@ -1136,10 +1197,10 @@ TEST_F(KubeApiTest, KeepAliveFollowsTheVersionTheLimitAndHead) {
   {
     WriteConfigMaps("headed", 2);
     const int fd = RawConnect(server_->port());
-    ASSERT_TRUE(
-        SendAll(fd, fmt::format("HEAD {0} HTTP/1.1\r\nHost: h\r\n\r\n"
-                                "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
-                                kConfigMaps)));
+    ASSERT_TRUE(SendAll(
+        fd, fmt::format("HEAD {0} HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                        "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                        kConfigMaps)));
     const Received got = ReadToClose(fd);
     close(fd);
     const auto responses = Responses(got.bytes, /*head_only=*/true);
@@ -1177,7 +1238,7 @@ TEST_F(KubeApiTest, StalledIdleAndVanishingClientsFreeTheirConnection) {
   }
   {
     const int fd = RawConnect(server_->port());
-    ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n"));
+    ASSERT_TRUE(SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"));
     const Received got = ReadToClose(fd);
     close(fd);
     EXPECT_TRUE(got.closed);  // after the idle timeout
@@ -1197,11 +1258,12 @@ TEST_F(KubeApiTest, PastTheConnectionLimitAClientWaitsForAFreeOne) {
   options.idle_timeout = 30s;
   Start(options);
   const int first = RawConnect(server_->port());
-  ASSERT_TRUE(SendAll(first, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n"));
+  ASSERT_TRUE(SendAll(first, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"));
   EXPECT_NE(ReadUntil(first, "ok", 5s).find("200 OK"), std::string::npos);
   const int second = RawConnect(server_->port());
   ASSERT_GE(second, 0);
-  ASSERT_TRUE(SendAll(second, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"));
+  ASSERT_TRUE(
+      SendAll(second, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"));
   EXPECT_EQ(ReadUntil(second, "ok", 300ms), "");  // the first holds the only connection
   close(first);
   const Received got = ReadToClose(second);
@@ -1218,7 +1280,7 @@ TEST_F(KubeApiTest, AWatcherThatStopsReadingIsDropped) {
   const int64_t from = Revision();
   const int stalled = RawConnect(server_->port(), 4096);
   ASSERT_TRUE(SendAll(stalled, fmt::format("GET {}?watch=true&resourceVersion={} HTTP/1.1\r\n"
-                                           "Host: h\r\n\r\n",
+                                           "Host: localhost\r\n\r\n",
                                            kConfigMaps, from)));
   std::this_thread::sleep_for(50ms);
   for (int i = 0; i < 20; ++i)
@@ -1242,8 +1304,8 @@ TEST_F(KubeApiTest, StopEndsWatchesAndConnectionsPromptly) {
   std::vector<int> watchers;
   for (int i = 0; i < 3; ++i) {
     const int fd = RawConnect(server_->port());
-    ASSERT_TRUE(
-        SendAll(fd, fmt::format("GET {}?watch=true HTTP/1.1\r\nHost: h\r\n\r\n", kConfigMaps)));
+    ASSERT_TRUE(SendAll(
+        fd, fmt::format("GET {}?watch=true HTTP/1.1\r\nHost: localhost\r\n\r\n", kConfigMaps)));
     EXPECT_NE(ReadUntil(fd, "\r\n\r\n", 5s).find("200 OK"), std::string::npos);
     watchers.push_back(fd);
   }
@@ -1329,7 +1391,7 @@ TEST_F(KubeApiTest, ServesTlsWithItsCertificate) {
   EXPECT_EQ(seen[0].name(), "secure");
 
   const int fd = RawConnect(server_->port());
-  SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n");
+  SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
   const Received plain = ReadToClose(fd, 3s);
   close(fd);
   EXPECT_EQ(plain.bytes.find("200 OK"), std::string::npos);

@@ -2,6 +2,9 @@
 // `localhost`, a port (0: any free one), bound and listening.
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,5 +30,20 @@ struct Listening {
 // Errors: InvalidArgument for an address that is not an IP address or localhost, or a port
 // outside 0..65535; Unavailable when the socket cannot be made, bound or listened on.
 Result<Listening> ListenTcp(const ListenRequest& request);
+
+// The user who owns the other end of connection `fd` when that end is a socket of this machine
+// (a loopback client): the kernel lists every TCP socket with its owner in /proc/net/tcp and
+// /proc/net/tcp6, and the client's is the one whose local address is this connection's peer and
+// whose remote address is this connection's own. nullopt when no such socket is listed (the
+// client is elsewhere, or has gone). What a server on a loopback address that asks no
+// credentials checks, so that only the user it runs as gets in (docs/kubernetes-api.md,
+// docs/pgwire.md): loopback is reachable by every user of the machine.
+std::optional<uid_t> LoopbackPeerUid(int fd);
+
+// Whether an HTTP Host header (host, host:port, [v6], [v6]:port) names this machine by a
+// loopback address or `localhost`: what a browser sends to a loopback server only when the page
+// itself is served from one, so a page of another site that had its name resolve to 127.0.0.1
+// (DNS rebinding) is told apart. An empty header (HTTP/1.0) counts as loopback.
+bool IsLoopbackHost(std::string_view host);
 
 }  // namespace hop::server

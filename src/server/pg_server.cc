@@ -619,6 +619,17 @@ bool Connection::Authenticate(const std::string& user) {
   const AuthMethod method = server_.options_.auth;
   Writer w(out_);
   if (method == AuthMethod::kTrust) {
+    // Trust is for loopback only, and loopback is open to every user of the machine: only the
+    // one hop serve runs as gets in without a password (docs/pgwire.md).
+    const uid_t local_user = server_.options_.loopback_user.value_or(geteuid());
+    if (LoopbackPeerUid(fd_) != local_user) {
+      Fatal("28000",
+            fmt::format("trust authentication admits only the user hop serve runs as (uid {}), "
+                        "and this connection is not theirs; for other users, hop serve needs "
+                        "--pg-auth scram-sha-256 and --pg-users",
+                        local_user));
+      return false;
+    }
     w.Begin('R').Int32(0).End();
     return true;
   }

@@ -5,9 +5,12 @@
 // the shell's.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -29,6 +32,9 @@ struct PgServerOptions {
   // this.
   std::chrono::milliseconds message_timeout{60000};
   AuthMethod auth = AuthMethod::kTrust;
+  // Trust admits only the connections of this user (LoopbackPeerUid); unset: the user the
+  // process runs as (tests set another to see a stranger turned away).
+  std::optional<uid_t> loopback_user;
   std::string users_file;  // required by every method but trust
   // TLS: a PEM certificate (chain) and its private key; both or neither. With them an
   // SSLRequest is answered 'S' and the connection goes on in TLS 1.2 or later; without, 'N'.

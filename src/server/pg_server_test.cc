@@ -159,6 +159,29 @@ TEST_F(PgServerTest, RunsQueriesWithPostgresqlTypesAndTextForms) {
   PQfinish(c);
 }
 
+// Trust admits only the user hop serve runs as: loopback is open to every user of the machine.
+// The server is told that the user it serves is not this test's, so this test is the stranger.
+TEST_F(PgServerTest, TrustAdmitsOnlyTheUserTheServerRunsAs) {
+  PgServerOptions options;
+  options.loopback_user = geteuid() + 1;
+  StartServer(options);
+  PGconn* c = PQconnectdb(Conninfo().c_str());
+  EXPECT_EQ(PQstatus(c), CONNECTION_BAD);
+  const std::string error = PQerrorMessage(c);
+  EXPECT_NE(error.find(fmt::format("trust authentication admits only the user hop serve runs as "
+                                   "(uid {}), and this connection is not theirs",
+                                   geteuid() + 1)),
+            std::string::npos)
+      << error;
+  PQfinish(c);
+  server_->Stop();
+  server_.reset();
+  StartServer();  // the user it runs as: this test
+  PGconn* mine = Connect();
+  EXPECT_EQ(PQstatus(mine), CONNECTION_OK);
+  PQfinish(mine);
+}
+
 TEST_F(PgServerTest, SeveralStatementsInOneQueryAndDdl) {
   StartServer();
   PGconn* c = Connect();
