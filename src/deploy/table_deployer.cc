@@ -66,8 +66,9 @@ Result<Resource> DeclareTable(const Declaration& d, Batch& batch) {
       const std::string other = taken_schema + "." + taken_table;
       return Status::AlreadyExists(fmt::format(
           "Cannot create table {}: its resource, table/{}, is {}'s, and hop names a table's "
-          "resource after its database and name in lower case, so names that differ only in "
-          "case cannot both be tables; drop {} or choose another name",
+          "resource after its database and name in canonical form (in lower case, without `_`, "
+          "`$` made `-`), which the two names share, so they cannot both be tables; drop {} or "
+          "choose another name",
           Join(d.path, "."), name, other, other));
     }
   }

@@ -154,8 +154,9 @@ Status ViewDeployer::Specify(const binder::BoundStatement& statement, Batch& bat
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing,
                        batch.store().Find({ViewKind::Info().group_kind(), ns, v.resource}));
   if (existing && v.existing == nullptr) {
-    // The resource name is another view's: one whose path differs in case only (a view of this
-    // path made meanwhile fails the batch, which is planned again).
+    // The resource name is another view's: one whose path has the same canonical form, differing
+    // in case, `_` or `$` (a view of this path made meanwhile fails the batch, which is planned
+    // again).
     std::vector<std::string> path;
     if (auto c = ViewKind::kCatalog.Get(*existing); c && !c->empty()) path.push_back(*c);
     path.push_back(ViewKind::kSchema.Get(*existing).value_or(""));
@@ -163,8 +164,8 @@ Status ViewDeployer::Specify(const binder::BoundStatement& statement, Batch& bat
     if (path != v.path) {
       return Status::AlreadyExists(fmt::format(
           "Cannot create view {}: its resource, view/{}, is {}'s, and hop names a view's resource "
-          "after its path in lower case, so names that differ only in case cannot both be views; "
-          "drop {} or choose another name",
+          "after its canonical path (in lower case, without `_`, `$` made `-`), which the two "
+          "names share, so they cannot both be views; drop {} or choose another name",
           Join(v.path, "."), v.resource, Join(path, "."), Join(path, ".")));
     }
   }
