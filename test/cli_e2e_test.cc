@@ -1109,6 +1109,21 @@ TEST(CliTest, ExecuteRunsStatementsAndCommandsInOrder) {
   EXPECT_NE(flags.out.rfind("| mode | apply |"), std::string::npos) << flags.out;
   EXPECT_EQ(Hop(state.Flag() + " --mode sideways -e 'SHOW mode;'").status, 2);
   EXPECT_EQ(Hop(state.Flag() + " --hint novalue -e 'SHOW mode;'").status, 2);
+  // `!quit` (or `!exit`) ends a script as it ends the shell: nothing after it runs, from -e, from
+  // a file or from standard input, and the status is that of what ran.
+  HopRun quit = Hop(state.Flag() +
+                        " -e 'SHOW mode;' -e '!quit' -e 'CREATE VIEW after_quit AS "
+                        "SELECT 1 AS x;' -f -",
+                    "CREATE VIEW after_quit2 AS SELECT 1 AS x;\n");
+  EXPECT_EQ(quit.status, 0) << quit.out;
+  EXPECT_EQ(quit.out.find("after_quit"), std::string::npos) << quit.out;
+  EXPECT_EQ(quit.out.find("unknown command"), std::string::npos) << quit.out;
+  HopRun piped =
+      Hop(state.Flag() + " -f -",
+          "SHOW mode;\n!resolve nope.nope\n!EXIT now\nCREATE VIEW after_exit AS SELECT 1 AS x;\n");
+  EXPECT_EQ(piped.status, 1) << piped.out;  // the !resolve failed
+  EXPECT_EQ(piped.out.find("after_exit"), std::string::npos) << piped.out;
+  EXPECT_EQ(Hop(state.Flag() + " get views").out.find("after"), std::string::npos);
 }
 
 TEST(CliTest, FileRunsAScript) {

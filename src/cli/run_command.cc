@@ -70,6 +70,14 @@ std::string Opening(std::string_view text) {
   return std::string(line.substr(0, 60)) + "...";
 }
 
+// Whether a `!` command is `!quit` or `!exit`, by its first word, as the shell reads it.
+bool IsQuit(std::string_view command) {
+  command = TrimWhitespace(command);
+  if (!command.empty() && command.front() == '!') command.remove_prefix(1);
+  const std::string_view word = command.substr(0, command.find_first_of(" \t\r\n"));
+  return EqualsIgnoreCase(word, "quit") || EqualsIgnoreCase(word, "exit");
+}
+
 }  // namespace
 
 Result<session::Properties> SessionProperties(const RunOptions& options) {
@@ -189,6 +197,7 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
   std::optional<ScriptSignals> signals;
   signals.emplace(options.stop_on_signals);
   int stopped_by = 0;
+  bool quit = false;  // a `!quit` or `!exit` was read
   auto stop_here = [&](const sql::ScriptItem& item, std::string_view name) {
     stopped_by = signals->stopped_by();
     if (stopped_by == 0) return false;
@@ -207,6 +216,10 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
   auto run = [&](std::string_view script, std::string_view name) {
     for (const sql::ScriptItem& item : sql::SplitScript(script)) {
       if (stop_here(item, name)) return false;
+      if (item.kind == sql::ScriptItem::Kind::kCommand && IsQuit(item.text)) {
+        quit = true;  // as in the shell: nothing after it runs (docs/shell.md)
+        return true;
+      }
       if (!RunsWhileOutputWaits(item)) release();
       std::string o;
       item_printed = false;
@@ -233,8 +246,9 @@ int RunSql(const RunOptions& options, store::Store& store, std::ostream& out, st
   };
   for (const auto& script : options.execute) {
     if (!run(script, "")) return 128 + stopped_by;
+    if (quit) break;
   }
-  if (!options.file.empty()) {
+  if (!options.file.empty() && !quit) {
     std::string text;
     // Reading standard input keeps the signals' own action: Ctrl-C there stops hop at once.
     signals.reset();
