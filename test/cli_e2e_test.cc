@@ -203,6 +203,10 @@ TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
   HopRun del = Hop("--state " + state + " delete -f " + demo);
   EXPECT_EQ(del.status, 0) << del.out;
   EXPECT_NE(Hop("--state " + state + " get cm").out.find("No resources found"), std::string::npos);
+  // An empty name (a variable that expanded to nothing) is refused, not taken for "every object".
+  HopRun empty = Hop("--state " + state + " get databases ''");
+  EXPECT_EQ(empty.status, 2) << empty.out;
+  EXPECT_NE(empty.out.find("the object name is empty"), std::string::npos) << empty.out;
   HopRun crds = Hop("crds");
   EXPECT_EQ(crds.status, 0);
   EXPECT_NE(crds.out.find("name: tableprovisionjobs.hoptimator.linkedin.com"), std::string::npos);

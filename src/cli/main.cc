@@ -640,6 +640,11 @@ int Main(int argc, char** argv) {
     if (!settled) return 2;
     if (apply->parsed()) return hop::cli::RunApply(apply_opts, *store, std::cout, std::cerr);
     if (get->parsed()) {
+      if (get->get_option("name")->count() > 0 && get_opts.name.empty()) {
+        // Not "every object": a name that expanded to nothing is a mistake (as kubectl says).
+        std::cerr << "hop get: the object name is empty; leave it out to list every object\n";
+        return 2;
+      }
       if (get_opts.watch || get_opts.watch_only) hop::cli::StopOnSignals();
       return hop::cli::RunGet(get_opts, *store, std::cout, std::cerr, hop::cli::StopRequested);
     }

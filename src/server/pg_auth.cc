@@ -236,7 +236,8 @@ const PgUser* PgUsers::Find(std::string_view name) const {
 }
 
 Status AddPgUser(const std::string& path, std::string_view name, std::string_view password) {
-  if (name.empty() || name.find_first_of(" \t\r\n#") != std::string_view::npos) {
+  if (name.empty()) return Status::InvalidArgument("a user name cannot be empty");
+  if (name.find_first_of(" \t\r\n#") != std::string_view::npos) {
     return Status::InvalidArgument(
         fmt::format("a user name of the users file has no blanks or '#': '{}'", name));
   }

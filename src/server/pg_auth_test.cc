@@ -52,6 +52,8 @@ TEST(PgAuthTest, UsersFileHoldsNoPasswordsAndMustBePrivate) {
             "f, line 1: a verifier is SCRAM-SHA-256$... or md5 and 32 hex digits (never a "
             "password)");
   EXPECT_FALSE(AddPgUser(path, "a b", "x").ok());
+  const Status empty = AddPgUser(path, "", "x");
+  EXPECT_EQ(empty.message(), "a user name cannot be empty");
 }
 
 // Users added at once all land (each add reads and replaces the file under its directory's lock),
