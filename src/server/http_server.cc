@@ -122,8 +122,9 @@ class HttpServer::Impl {
   std::string Kubeconfig() const;
 
   // ---- what connections use ----
-  // `local_user`: whether the connection is the local user's (LocalUserOnly).
-  Reply Route(const http::RequestHead& head, std::string body, bool local_user);
+  // `stranger`: why the connection is not the local user's, when LocalUserOnly and it is not
+  // (empty: it is, or anyone is served).
+  Reply Route(const http::RequestHead& head, std::string body, std::string_view stranger);
   // Whether only the loopback user's connections are served (no token): LoopbackPeerUid must
   // then give local_user().
   bool LocalUserOnly() const { return local_user_only_; }
@@ -229,8 +230,8 @@ class Connection {
 
   HttpServer::Impl& server_;
   int fd_;
-  bool local_user_ =
-      true;  // the connection is the loopback user's (HttpServer::Impl::LocalUserOnly)
+  // Why the connection is not the loopback user's (HttpServer::Impl::LocalUserOnly); empty: it is.
+  std::string stranger_;
   std::unique_ptr<tls::Session> tls_;
   std::string in_;  // received; from in_at_ on not read yet
   size_t in_at_ = 0;
@@ -258,7 +259,15 @@ void Connection::Run() {
     Close(false);
     return;
   }
-  if (server_.LocalUserOnly()) local_user_ = LoopbackPeerUid(fd_) == server_.local_user();
+  if (server_.LocalUserOnly()) {
+    const auto owner = LoopbackPeerUid(fd_);
+    if (!owner.ok()) {
+      stranger_ = fmt::format("hop serve cannot tell whose connection this is ({})",
+                              owner.status().message());
+    } else if (*owner != server_.local_user()) {
+      stranger_ = "this connection is not theirs";
+    }
+  }
   for (int served = 1; ServeOne(served); ++served) {
   }
   Close(false);
@@ -454,7 +463,7 @@ bool Connection::ServeOne(int served) {
   const bool keep_alive =
       head.keep_alive && served < o.max_requests_per_connection && !server_.stopping();
   const bool head_only = head.method == "HEAD";
-  Reply reply = server_.Route(head, std::move(body), local_user_);
+  Reply reply = server_.Route(head, std::move(body), stranger_);
   if (reply.watch != nullptr) return Stream(reply, keep_alive, head.minor_version) && keep_alive;
   return Answer(reply, head_only, keep_alive, head.minor_version) && keep_alive;
 }
@@ -730,7 +739,8 @@ Reply HttpServer::Impl::Metrics() {
   return r;
 }
 
-Reply HttpServer::Impl::Route(const http::RequestHead& head, std::string body, bool local_user) {
+Reply HttpServer::Impl::Route(const http::RequestHead& head, std::string body,
+                              std::string_view stranger) {
   const auto start = Clock::now();
   // HEAD is answered as GET would be, without the body.
   const std::string method = head.method == "HEAD" ? std::string("GET") : head.method;
@@ -758,11 +768,11 @@ Reply HttpServer::Impl::Route(const http::RequestHead& head, std::string body, b
           "token (hop serve --http-token-file) the API answers only requests addressed to this "
           "machine by such a name",
           EscapeForTerminal(host));
-    } else if (!local_user) {
+    } else if (!stranger.empty()) {
       refused = fmt::format(
           "forbidden: without a token (hop serve --http-token-file) the API serves only the user "
-          "hop serve runs as (uid {}), and this connection is not theirs",
-          local_user_);
+          "hop serve runs as (uid {}), and {}",
+          local_user_, stranger);
     }
     if (!refused.empty()) {
       const KubeResponse k = KubeStatusResponse(403, "Forbidden", refused);

@@ -2,16 +2,15 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
-#include <vector>
 
 #include "common/strings.h"
 #include "server/pg_server.h"
@@ -78,20 +77,6 @@ Result<Listening> ListenTcp(const ListenRequest& request) {
 
 namespace {
 
-// An address and port as /proc/net/tcp writes them: the address's bytes as the kernel holds them
-// (network order), printed as 32-bit words in hexadecimal, then the port in host order.
-std::string ProcNetAddress(const sockaddr_storage& a) {
-  if (a.ss_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&a);
-    return fmt::format("{:08X}:{:04X}", v4->sin_addr.s_addr, ntohs(v4->sin_port));
-  }
-  const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&a);
-  uint32_t words[4];
-  std::memcpy(words, &v6->sin6_addr, sizeof words);
-  return fmt::format("{:08X}{:08X}{:08X}{:08X}:{:04X}", words[0], words[1], words[2], words[3],
-                     ntohs(v6->sin6_port));
-}
-
 // An IPv4 client of a dual-stack socket is seen as ::ffff:a.b.c.d; its own socket is IPv4.
 void UnmapV4(sockaddr_storage& a) {
   if (a.ss_family != AF_INET6) return;
@@ -118,48 +103,97 @@ sockaddr_storage MapV4(const sockaddr_storage& a) {
   return out;
 }
 
+// Fills a sock_diag id's port and address from `a` (IPv4 or IPv6).
+void SetEnd(const sockaddr_storage& a, __be16* port, __be32* address) {
+  if (a.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&a);
+    *port = v4->sin_port;
+    std::memcpy(address, &v4->sin_addr, 4);
+  } else {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&a);
+    *port = v6->sin6_port;
+    std::memcpy(address, &v6->sin6_addr, 16);
+  }
+}
+
+// Asks the kernel (sock_diag, one exact lookup: what `ss` reads) for the owner of the TCP socket
+// whose local end is `source` and remote end `destination`. nullopt: no such socket.
+Result<std::optional<uid_t>> SocketOwner(const sockaddr_storage& source,
+                                         const sockaddr_storage& destination) {
+  const int nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (nl < 0) {
+    return Status::Unavailable(
+        fmt::format("cannot ask the kernel whose socket it is: {}", std::strerror(errno)));
+  }
+  struct {
+    nlmsghdr header;
+    inet_diag_req_v2 request;
+  } message{};
+  message.header.nlmsg_len = sizeof message;
+  message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  message.header.nlmsg_flags = NLM_F_REQUEST;
+  message.request.sdiag_family = static_cast<uint8_t>(source.ss_family);
+  message.request.sdiag_protocol = IPPROTO_TCP;
+  message.request.idiag_states = ~0u;
+  SetEnd(source, &message.request.id.idiag_sport, message.request.id.idiag_src);
+  SetEnd(destination, &message.request.id.idiag_dport, message.request.id.idiag_dst);
+  message.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+  message.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (sendto(nl, &message, sizeof message, 0, reinterpret_cast<sockaddr*>(&kernel),
+             sizeof kernel) != static_cast<ssize_t>(sizeof message)) {
+    const int error = errno;
+    close(nl);
+    return Status::Unavailable(
+        fmt::format("cannot ask the kernel whose socket it is: {}", std::strerror(error)));
+  }
+  alignas(nlmsghdr) char reply[4096];
+  const ssize_t n = recv(nl, reply, sizeof reply, 0);
+  const int error = errno;
+  close(nl);
+  if (n < 0) {
+    return Status::Unavailable(
+        fmt::format("cannot ask the kernel whose socket it is: {}", std::strerror(error)));
+  }
+  const auto* h = reinterpret_cast<const nlmsghdr*>(reply);
+  if (!NLMSG_OK(h, static_cast<uint32_t>(n))) {
+    return Status::Unavailable("the kernel's answer about a socket is cut short");
+  }
+  if (h->nlmsg_type == NLMSG_ERROR) {
+    const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(h));
+    if (e->error == -ENOENT) return std::optional<uid_t>();
+    return Status::Unavailable(
+        fmt::format("cannot ask the kernel whose socket it is: {}", std::strerror(-e->error)));
+  }
+  if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len < NLMSG_LENGTH(sizeof(inet_diag_msg))) {
+    return Status::Unavailable("the kernel's answer about a socket is not one");
+  }
+  return std::optional<uid_t>(static_cast<const inet_diag_msg*>(NLMSG_DATA(h))->idiag_uid);
+}
+
 }  // namespace
 
-std::optional<uid_t> LoopbackPeerUid(int fd) {
+Result<std::optional<uid_t>> LoopbackPeerUid(int fd) {
   sockaddr_storage peer{}, self{};
   socklen_t peer_len = sizeof peer, self_len = sizeof self;
   if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&self), &self_len) != 0) {
-    return std::nullopt;
+    return std::optional<uid_t>();
   }
   UnmapV4(peer);
   UnmapV4(self);
   if (peer.ss_family != self.ss_family ||
       (peer.ss_family != AF_INET && peer.ss_family != AF_INET6)) {
-    return std::nullopt;
+    return std::optional<uid_t>();
   }
-  // The client's socket: its local address is our peer, its remote address is us. An IPv4
-  // client may have made it as an IPv6 socket (Java's are), listed with mapped addresses.
-  struct Look {
-    const char* table;
-    std::string local, remote;
-  };
-  std::vector<Look> looks;
-  if (peer.ss_family == AF_INET) {
-    looks.push_back({"/proc/net/tcp", ProcNetAddress(peer), ProcNetAddress(self)});
-    looks.push_back({"/proc/net/tcp6", ProcNetAddress(MapV4(peer)), ProcNetAddress(MapV4(self))});
-  } else {
-    looks.push_back({"/proc/net/tcp6", ProcNetAddress(peer), ProcNetAddress(self)});
+  // The client's socket: its local end is our peer, its remote end is us. An IPv4 client may
+  // have made it as an IPv6 socket (Java's are), with mapped addresses.
+  HOP_ASSIGN_OR_RETURN(std::optional<uid_t> owner, SocketOwner(peer, self));
+  if (!owner && peer.ss_family == AF_INET) {
+    HOP_ASSIGN_OR_RETURN(owner, SocketOwner(MapV4(peer), MapV4(self)));
   }
-  for (const Look& look : looks) {
-    std::ifstream table(look.table);
-    std::string line;
-    std::getline(table, line);  // the header
-    while (std::getline(table, line)) {
-      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid ...
-      std::istringstream fields(line);
-      std::string sl, l, r, st, queues, timer, retransmits;
-      long uid = -1;
-      if (!(fields >> sl >> l >> r >> st >> queues >> timer >> retransmits >> uid)) continue;
-      if (l == look.local && r == look.remote && uid >= 0) return static_cast<uid_t>(uid);
-    }
-  }
-  return std::nullopt;
+  return owner;
 }
 
 bool IsLoopbackHost(std::string_view host) {

@@ -32,13 +32,13 @@ struct Listening {
 Result<Listening> ListenTcp(const ListenRequest& request);
 
 // The user who owns the other end of connection `fd` when that end is a socket of this machine
-// (a loopback client): the kernel lists every TCP socket with its owner in /proc/net/tcp and
-// /proc/net/tcp6, and the client's is the one whose local address is this connection's peer and
-// whose remote address is this connection's own. nullopt when no such socket is listed (the
-// client is elsewhere, or has gone). What a server on a loopback address that asks no
-// credentials checks, so that only the user it runs as gets in (docs/kubernetes-api.md,
-// docs/pgwire.md): loopback is reachable by every user of the machine.
-std::optional<uid_t> LoopbackPeerUid(int fd);
+// (a loopback client): the kernel is asked (sock_diag, an exact lookup, as `ss` asks) for the
+// TCP socket whose local end is this connection's peer and whose remote end is this connection's
+// own. nullopt when there is none (the client is elsewhere, or has gone); an error when the
+// kernel cannot be asked. What a server on a loopback address that asks no credentials checks,
+// so that only the user it runs as gets in (docs/kubernetes-api.md, docs/pgwire.md): loopback is
+// reachable by every user of the machine.
+Result<std::optional<uid_t>> LoopbackPeerUid(int fd);
 
 // Whether an HTTP Host header (host, host:port, [v6], [v6]:port) names this machine by a
 // loopback address or `localhost`: what a browser sends to a loopback server only when the page

@@ -51,14 +51,18 @@ TEST(LoopbackPeerUidTest, FindsTheUserOfALoopbackClient) {
   for (const char* address : {"127.0.0.1", "::1"}) {
     Pair p;
     Connect(address, p);
-    EXPECT_EQ(LoopbackPeerUid(p.accepted), geteuid()) << address;
-    // The client's own end names the listener's socket, which is ours too.
-    EXPECT_EQ(LoopbackPeerUid(p.client), geteuid()) << address;
+    auto owner = LoopbackPeerUid(p.accepted);
+    ASSERT_TRUE(owner.ok()) << owner.status().ToString();
+    EXPECT_EQ(*owner, geteuid()) << address;
+    // The client's own end names the accepted socket, which is ours too.
+    owner = LoopbackPeerUid(p.client);
+    ASSERT_TRUE(owner.ok()) << owner.status().ToString();
+    EXPECT_EQ(*owner, geteuid()) << address;
   }
 }
 
 // Java makes its sockets IPv6 and reaches 127.0.0.1 as ::ffff:127.0.0.1: the client's socket is
-// listed in /proc/net/tcp6, while the server sees an IPv4 peer.
+// an IPv6 socket with mapped addresses, while the server sees an IPv4 peer.
 TEST(LoopbackPeerUidTest, FindsAnIpv6ClientOfAnIpv4Listener) {
   Pair p;
   auto listening = ListenTcp({"127.0.0.1", 0, "--listen", "--port", "", 4, false});
@@ -72,14 +76,19 @@ TEST(LoopbackPeerUidTest, FindsAnIpv6ClientOfAnIpv4Listener) {
   ASSERT_EQ(connect(p.client, reinterpret_cast<sockaddr*>(&to), sizeof to), 0);
   p.accepted = accept4(p.listener, nullptr, nullptr, SOCK_CLOEXEC);
   ASSERT_GE(p.accepted, 0);
-  EXPECT_EQ(LoopbackPeerUid(p.accepted), geteuid());
+  auto owner = LoopbackPeerUid(p.accepted);
+  ASSERT_TRUE(owner.ok()) << owner.status().ToString();
+  EXPECT_EQ(*owner, geteuid());
 }
 
 TEST(LoopbackPeerUidTest, NothingForASocketWithoutAPeer) {
   Pair p;
   Connect("127.0.0.1", p);
-  EXPECT_FALSE(LoopbackPeerUid(p.listener).has_value());
-  EXPECT_FALSE(LoopbackPeerUid(-1).has_value());
+  for (int fd : {p.listener, -1}) {
+    auto owner = LoopbackPeerUid(fd);
+    ASSERT_TRUE(owner.ok()) << owner.status().ToString();
+    EXPECT_FALSE(owner->has_value());
+  }
 }
 
 TEST(IsLoopbackHostTest, LoopbackNamesAndAddressesOnly) {

@@ -622,12 +622,16 @@ bool Connection::Authenticate(const std::string& user) {
     // Trust is for loopback only, and loopback is open to every user of the machine: only the
     // one hop serve runs as gets in without a password (docs/pgwire.md).
     const uid_t local_user = server_.options_.loopback_user.value_or(geteuid());
-    if (LoopbackPeerUid(fd_) != local_user) {
+    const auto owner = LoopbackPeerUid(fd_);
+    if (!owner.ok() || *owner != local_user) {
       Fatal("28000",
             fmt::format("trust authentication admits only the user hop serve runs as (uid {}), "
-                        "and this connection is not theirs; for other users, hop serve needs "
-                        "--pg-auth scram-sha-256 and --pg-users",
-                        local_user));
+                        "and {}; for other users, hop serve needs --pg-auth scram-sha-256 and "
+                        "--pg-users",
+                        local_user,
+                        owner.ok() ? "this connection is not theirs"
+                                   : "hop serve cannot tell whose connection this is (" +
+                                         owner.status().message() + ")"));
       return false;
     }
     w.Begin('R').Int32(0).End();
