@@ -380,8 +380,8 @@ Result<Frame> Lowerer::Project(const Rel& rel) {
 Result<Frame> Lowerer::Aggregate(const Rel& rel) {
   HOP_ASSIGN_OR_RETURN(Frame f, Visit(*rel.inputs[0]));
   bool absorbed = false;
-  if (!f.body && f.level == Level::kSelect && f.order_by.empty() && !f.limit && !f.offset &&
-      !f.select->having && f.select->group_by.empty() &&
+  if (!f.body && f.level == Level::kSelect && !f.grouped && f.order_by.empty() && !f.limit &&
+      !f.offset && !f.select->having && f.select->group_by.empty() &&
       std::none_of(f.cols->begin(), f.cols->end(), [](const Col& c) { return c.window; })) {
     // The projection below becomes the GROUP BY keys and aggregate arguments.
     f.level = f.select->where ? Level::kWhere : Level::kFrom;
@@ -419,6 +419,7 @@ Result<Frame> Lowerer::Aggregate(const Rel& rel) {
   }
   f.cols = std::move(cols);
   f.level = Level::kGroup;
+  f.grouped = true;
   return f;
 }
 

@@ -45,6 +45,9 @@ struct Frame {
   sql::ExprPtr limit;
   sql::ExprPtr offset;
   Level level = Level::kFrom;
+  // The SELECT aggregates (an Aggregate lowered into it, with or without GROUP BY keys): its
+  // columns hold aggregate calls even once projected, so another Aggregate must wrap it.
+  bool grouped = false;
   // `cols` read the FROM clause's columns (or, at kSelect and later, are the select items).
   std::shared_ptr<Cols> cols = std::make_shared<Cols>();
 };

@@ -123,6 +123,14 @@ SELECT dept, active, COUNT(*) AS n FROM local.emp GROUP BY dept, active;
 SELECT age / 10 AS decade, COUNT(*) AS n FROM local.emp GROUP BY age / 10;
 SELECT EXTRACT(YEAR FROM hired) AS y, COUNT(*) AS n FROM local.emp GROUP BY EXTRACT(YEAR FROM hired);
 SELECT COUNT(*) FILTER (WHERE active) AS active_n, COUNT(*) FILTER (WHERE NOT active) AS inactive_n FROM local.emp;
+-- An aggregate over a query that aggregates without GROUP BY (one row): not merged into one SELECT.
+SELECT COUNT(*) AS n FROM (SELECT SUM(salary) AS s FROM local.emp) q;
+SELECT COUNT(*) AS n FROM (SELECT SUM(salary) AS s FROM local.emp WHERE salary > 60000) q;
+SELECT MAX(c) AS m FROM (SELECT COUNT(*) AS c FROM local.emp) q;
+SELECT COUNT(c) AS n, SUM(c) AS s FROM (SELECT COUNT(bonus) AS c FROM local.emp) q;
+SELECT c, COUNT(*) AS n FROM (SELECT COUNT(*) AS c FROM local.emp) q GROUP BY c;
+SELECT SUM(id) AS s FROM local.emp WHERE id > (SELECT COUNT(*) FROM (SELECT MAX(age) AS m FROM local.emp) z);
+SELECT e.id, (SELECT COUNT(*) FROM (SELECT COUNT(*) AS c FROM local.emp f WHERE f.dept = e.dept) z) AS one FROM local.emp e ORDER BY e.id;
 SELECT dept, SUM(salary) FILTER (WHERE age > 30) AS senior_pay FROM local.emp GROUP BY dept;
 SELECT COUNT(*) AS n, SUM(salary) AS s, MAX(name) AS m FROM local.emp WHERE id > 100;
 SELECT dept, COUNT(*) AS n FROM local.emp WHERE id > 100 GROUP BY dept;
