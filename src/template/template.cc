@@ -44,11 +44,55 @@ class Resolver {
   std::deque<std::pair<std::string_view, Result<std::optional<std::string>>>> cache_;
 };
 
+// The length of the line break that starts at value[i], or 0 if none does. A line break is
+// whatever a reader of the rendered text may end a line at: "\r\n" (one break), "\n" and "\r"
+// (the properties reader of connectors, common/properties.h, and YAML), and U+0085, U+2028 and
+// U+2029 (YAML 1.1, which Kubernetes' YAML reader follows). Treating fewer would let a value
+// start a new connector option or YAML line behind the prefix (docs/templates.md).
+size_t LineBreakAt(std::string_view value, size_t i) {
+  switch (value[i]) {
+    case '\n': return 1;
+    case '\r': return i + 1 < value.size() && value[i + 1] == '\n' ? 2 : 1;
+    case '\xC2': return i + 1 < value.size() && value[i + 1] == '\x85' ? 2 : 0;
+    case '\xE2':
+      return i + 2 < value.size() && value[i + 1] == '\x80' &&
+                     (value[i + 2] == '\xA8' || value[i + 2] == '\xA9')
+                 ? 3
+                 : 0;
+    default: return 0;
+  }
+}
+
+// Calls on_text(run) for each run of `value` between line breaks and on_break() for each break,
+// in order.
+template <typename OnText, typename OnBreak>
+void SplitAtLineBreaks(std::string_view value, OnText on_text, OnBreak on_break) {
+  // The first bytes of the line breaks LineBreakAt knows: most values hold none of them.
+  constexpr std::string_view kFirstBytes = "\n\r\xC2\xE2";
+  size_t from = 0;
+  for (size_t i = value.find_first_of(kFirstBytes); i < value.size();
+       i = value.find_first_of(kFirstBytes, i)) {
+    const size_t n = LineBreakAt(value, i);
+    if (n == 0) {
+      ++i;
+      continue;
+    }
+    on_text(value.substr(from, i - from));
+    on_break(n);
+    i += n;
+    from = i;
+  }
+  on_text(value.substr(from));
+}
+
 // The size of AppendWithPrefix(prefix, value): a value with many line breaks under a long prefix
 // multiplies the prefix, so the size is known before anything is appended.
 size_t PrefixedSize(std::string_view prefix, std::string_view value) {
-  const size_t breaks = static_cast<size_t>(std::count(value.begin(), value.end(), '\n'));
-  return value.size() - breaks + (breaks + 1) * prefix.size();
+  size_t size = prefix.size();
+  SplitAtLineBreaks(
+      value, [&](std::string_view run) { size += run.size(); },
+      [&](size_t) { size += prefix.size(); });
+  return size;
 }
 
 // The error for output that would grow past `limit` at the placeholder opening at `open`.
@@ -60,18 +104,20 @@ Status TooLarge(std::string_view text, size_t open, size_t limit) {
                   FormatByteSize(limit), pos.line, pos.column));
 }
 
-// Appends prefix + value, with every line break of value replaced by the prefix.
+// Appends prefix + value, with every line break of value (LineBreakAt) replaced by the prefix.
 void AppendWithPrefix(std::string_view prefix, std::string_view value, std::string* out) {
   out->append(prefix);
-  size_t from = 0;
-  while (true) {
-    const size_t nl = value.find('\n', from);
-    if (nl == std::string_view::npos) break;
-    out->append(value.substr(from, nl - from));
-    out->append(prefix);
-    from = nl + 1;
-  }
-  out->append(value.substr(from));
+  SplitAtLineBreaks(
+      value, [&](std::string_view run) { out->append(run); }, [&](size_t) { out->append(prefix); });
+}
+
+// `value` without its line breaks (LineBreakAt): the concat transform.
+std::string WithoutLineBreaks(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  SplitAtLineBreaks(
+      value, [&](std::string_view run) { out.append(run); }, [](size_t) {});
+  return out;
 }
 
 // Appends `value` so that rendering `out` again prints it as it is: every `{{` in it becomes
@@ -102,7 +148,7 @@ void ApplyTransforms(std::string_view transforms, std::string_view value, std::s
     switch (t) {
       case Transform::kToUpperCase: *scratch = Utf8ToUpper(*scratch); break;
       case Transform::kToLowerCase: *scratch = Utf8ToLower(*scratch); break;
-      case Transform::kConcat: std::erase(*scratch, '\n'); break;
+      case Transform::kConcat: *scratch = WithoutLineBreaks(*scratch); break;
       case Transform::kShellQuote: *scratch = ShellQuote(*scratch); break;
       case Transform::kYamlQuote: *scratch = DoubleQuoteYaml(*scratch); break;
     }

@@ -123,6 +123,45 @@ TEST(TemplateTest, Renders) {
   }
 }
 
+// Every line break a reader of the output may end a line at is replaced by the prefix: "\n",
+// "\r\n" (once), a lone "\r" (the connector properties reader splits there), and YAML 1.1's
+// U+0085, U+2028 and U+2029; concat deletes them all. A value cannot start a new line, and so no
+// new connector option or YAML key, behind a placeholder.
+TEST(TemplateTest, EveryLineBreakTakesThePrefix) {
+  struct Case {
+    const char* name;
+    const char* value;
+    const char* want_key;     // rendered by "topic = {{v}}"
+    const char* want_list;    // rendered by "k:\n- {{v}}"
+    const char* want_concat;  // rendered by "{{v concat}}"
+  };
+  const Case kCases[] = {
+      {"LF", "a\nb", "topic = a b", "k:\n- a\n- b", "ab"},
+      {"CR", "a\rconnector = filesystem", "topic = a connector = filesystem",
+       "k:\n- a\n- connector = filesystem", "aconnector = filesystem"},
+      {"CRLF is one break", "a\r\nb", "topic = a b", "k:\n- a\n- b", "ab"},
+      {"LF CR is two", "a\n\rb", "topic = a  b", "k:\n- a\n- \n- b", "ab"},
+      {"NEL", "a\u0085b", "topic = a b", "k:\n- a\n- b", "ab"},
+      {"LS", "a\u2028b", "topic = a b", "k:\n- a\n- b", "ab"},
+      {"PS", "a\u2029b", "topic = a b", "k:\n- a\n- b", "ab"},
+      {"other characters of those scripts stay", "\xC2\xA0\xE2\x80\xA7\xE2\x82\xAC\xC2",
+       "topic = \xC2\xA0\xE2\x80\xA7\xE2\x82\xAC\xC2", "k:\n- \xC2\xA0\xE2\x80\xA7\xE2\x82\xAC\xC2",
+       "\xC2\xA0\xE2\x80\xA7\xE2\x82\xAC\xC2"},
+      {"a trailing CR", "a\r", "topic = a ", "k:\n- a\n- ", "a"},
+  };
+  for (const Case& c : kCases) {
+    Environment env;
+    env.Set("v", c.value);
+    EXPECT_EQ(Show("topic = {{v}}", env), c.want_key) << c.name;
+    EXPECT_EQ(Show("k:\n- {{v}}", env), c.want_list) << c.name;
+    EXPECT_EQ(Show("{{v concat}}", env), c.want_concat) << c.name;
+    std::vector<Deferred> deferred;
+    auto partial = RenderPartial("k:\n- {{v}}", env, &deferred);
+    ASSERT_TRUE(partial.ok() && partial->has_value()) << c.name;
+    EXPECT_EQ(**partial, c.want_list) << c.name << " (partial)";
+  }
+}
+
 TEST(TemplateTest, SkipReasonDescribesTheFirstFailure) {
   Environment env;
   env.Set("t", "BEAM");
