@@ -1591,6 +1591,69 @@ CREATE TRIGGER report ON ads.audience AS 'audience-report';
   std::filesystem::remove_all(dir);
 }
 
+// The runner expands `$(NAME)` in a Job's command, args and env before the shell reads them, as
+// Kubernetes does (docs/runtime.md): a job property `$(NOTE)` inside a shellQuote word would be
+// replaced there by another property's value, whose quotes end the word. shellQuote writes such
+// a `$` as `$$` (docs/templates.md), so each value reaches the command as it was written, in the
+// script and as an argument, and nothing runs.
+TEST(CliTest, AShellQuotedValueIsNotExpandedByTheRunner) {
+  char tmpl[] = "/tmp/hop-e2e-dollar-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string flag = "--state " + dir + "/state";
+  const std::string pwned = dir + "/pwned";
+  HopRun applied = Hop(flag + " apply -f -", R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: JobTemplate
+metadata: {name: echo-note}
+spec:
+  yaml: |
+    apiVersion: batch/v1
+    kind: Job
+    metadata:
+      name: {{name}}-run
+    spec:
+      backoffLimit: 0
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: c
+            command:
+            - sh
+            - -c
+            - |-
+              printf '<%s>' {{a shellQuote}} {{b shellQuote}} {{c shellQuote}} {{d shellQuote}} "$@"
+            - sh
+            args: [{{a shellQuote yamlQuote}}, {{b shellQuote yamlQuote}}]
+            env:
+            - name: NOTE
+              value: {{note yamlQuote}}
+)");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  HopRun ran = Hop(flag + " -f -", R"(
+CREATE DATABASE localdb WITH (url 'jdbc:local:', schema 'LOCAL');
+CREATE TABLE local.tt (id INT);
+CREATE TRIGGER tn ON local.tt AS 'echo-note' WITH ('job.properties.a' '$(NOTE)',
+  'job.properties.b' '$$(NOTE) $$ $', 'job.properties.c' '$(NOTE $$',
+  'job.properties.d' 'a$b$$$(x)', 'job.properties.note' ''' ; touch )" +
+                                       pwned + R"( ; echo ''');
+FIRE TABLE local.tt;
+!wait 60
+)");
+  ASSERT_EQ(ran.status, 0) << ran.out;
+  auto trigger = nlohmann::json::parse(Hop(flag + " get tabletrigger tn -o json").out);
+  ASSERT_EQ(trigger["status"]["jobs"].size(), 1u) << trigger.dump();
+  EXPECT_EQ(trigger["status"]["jobs"][0].value("outcome", ""), "Succeeded") << trigger.dump();
+  HopRun logs = Hop(flag + " logs tabletrigger/tn");
+  // The script's words, then the arguments, which no shell reads: they keep their quotes.
+  EXPECT_NE(
+      logs.out.find("<$(NOTE)><$$(NOTE) $$ $><$(NOTE $$><a$b$$$(x)><'$(NOTE)'><'$$(NOTE) $$ $'>"),
+      std::string::npos)
+      << logs.out;
+  EXPECT_FALSE(std::filesystem::exists(pwned)) << "a job property ran as a command";
+  std::filesystem::remove_all(dir);
+}
+
 // A pipeline whose job is a batch/v1 Job: the local runtime runs it, and the pipeline is ready
 // when the Job completed. Without local Jobs nothing here runs it, and the pipeline says so.
 TEST(CliTest, APipelineIsReadyOnlyWhenSomethingHereConfirmedIt) {

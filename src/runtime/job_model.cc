@@ -169,9 +169,12 @@ std::string ExpandVars(std::string_view text, const std::map<std::string, std::s
       continue;
     }
     size_t close = text.find(')', i + 2);
-    if (close == std::string_view::npos) {  // "$(" never closed: kept as written
-      out += text.substr(i);
-      break;
+    if (close == std::string_view::npos) {
+      // "$(" never closed is kept, and the text after it is read on, as Kubernetes reads it:
+      // a `$$` there is still a `$`.
+      out += "$(";
+      i += 2;
+      continue;
     }
     std::string name(text.substr(i + 2, close - i - 2));
     auto it = vars.find(name);

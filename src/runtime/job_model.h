@@ -55,7 +55,9 @@ struct JobSpec {
 Result<JobSpec> ParseJobSpec(const resource::Resource& job);
 
 // Kubernetes' expansion of `$(NAME)` in command, args and env values: a defined NAME is
-// replaced, an undefined one is left as written, and `$$` is a literal `$`.
+// replaced, an undefined one is left as written, and `$$` is a literal `$`; a `$(` that no `)`
+// closes is kept and the text after it is read on (its `$$` are still `$`), as the kubelet does,
+// so that a value the shellQuote template transform wrote reads back the same under both.
 std::string ExpandVars(std::string_view text, const std::map<std::string, std::string>& vars);
 
 // spec.backoffLimit, or the default when absent or not a non-negative integer.

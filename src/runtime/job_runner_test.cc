@@ -1196,9 +1196,21 @@ TEST(JobRunnerModelTest, ExpandVars) {
     const char* in;
     const char* want;
   } const kCases[] = {
-      {"$(A)", "a"}, {"x$(A)y$(A)", "xaya"}, {"$(B)", "$(B)"}, {"$$(A)", "$(A)"},  {"$$", "$"},
-      {"$", "$"},    {"a$b", "a$b"},         {"$(A", "$(A"},   {"$(EMPTY)!", "!"}, {"$$$(A)", "$a"},
-      {"", ""},      {"no refs", "no refs"},
+      {"$(A)", "a"},
+      {"x$(A)y$(A)", "xaya"},
+      {"$(B)", "$(B)"},
+      {"$$(A)", "$(A)"},
+      {"$$", "$"},
+      {"$", "$"},
+      {"a$b", "a$b"},
+      {"$(A", "$(A"},
+      {"$(EMPTY)!", "!"},
+      {"$$$(A)", "$a"},
+      {"", ""},
+      {"no refs", "no refs"},
+      // As the kubelet: an unclosed "$(" is kept, and what follows is still expanded.
+      {"$(A $$ $(A", "$(A $ $(A"},
+      {"$($(A)", "$($(A)"},
   };
   for (const Case& c : kCases) {
     EXPECT_EQ(ExpandVars(c.in, vars), c.want) << "case " << c.in;

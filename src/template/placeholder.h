@@ -34,7 +34,8 @@ enum class Transform {
   kToUpperCase,
   kToLowerCase,
   kConcat,
-  kShellQuote,  // one POSIX shell word: single-quoted, `'` written as `'\''`
+  kShellQuote,  // one POSIX shell word: single-quoted, `'` written as `'\''`, and `$` before
+                // `$` or `(` as `$$` (Kubernetes' `$(NAME)` expansion)
   kYamlQuote,   // one YAML (and JSON) double-quoted scalar, with escapes
 };
 

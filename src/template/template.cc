@@ -138,6 +138,26 @@ void AppendInert(std::string_view value, std::string* out) {
   out->append(value.substr(from));
 }
 
+// shellQuote: `text` as one POSIX shell word (common/strings.h's ShellQuote), with each `$` that
+// Kubernetes' expansion of a container's command, args and env would read as the start of `$$`
+// or `$(NAME)` written `$$`. That expansion, the kubelet's and the local runner's alike
+// (docs/runtime.md), happens before the shell sees the word, and would otherwise put another
+// variable's value, quotes included, inside the single quotes; a `$` before anything else is
+// left alone by it, and kept as it is here.
+std::string ShellWord(std::string_view text) {
+  const std::string quoted = ShellQuote(text);
+  std::string out;
+  out.reserve(quoted.size() + 2);
+  for (size_t i = 0; i < quoted.size(); ++i) {
+    out += quoted[i];
+    if (quoted[i] == '$' && i + 1 < quoted.size() &&
+        (quoted[i + 1] == '$' || quoted[i + 1] == '(')) {
+      out += '$';
+    }
+  }
+  return out;
+}
+
 // Applies the (already validated) transform words in order; returns the transformed text in
 // `*scratch`.
 void ApplyTransforms(std::string_view transforms, std::string_view value, std::string* scratch) {
@@ -149,7 +169,7 @@ void ApplyTransforms(std::string_view transforms, std::string_view value, std::s
       case Transform::kToUpperCase: *scratch = Utf8ToUpper(*scratch); break;
       case Transform::kToLowerCase: *scratch = Utf8ToLower(*scratch); break;
       case Transform::kConcat: *scratch = WithoutLineBreaks(*scratch); break;
-      case Transform::kShellQuote: *scratch = ShellQuote(*scratch); break;
+      case Transform::kShellQuote: *scratch = ShellWord(*scratch); break;
       case Transform::kYamlQuote: *scratch = DoubleQuoteYaml(*scratch); break;
     }
   });
