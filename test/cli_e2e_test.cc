@@ -2319,6 +2319,83 @@ spec:
   std::filesystem::remove_all(dir);
 }
 
+// Secrets as the values of map entries whose keys name them, in every kind that holds such maps,
+// in a URL's query under a percent-encoded key, and as options of statements `hop check --print`
+// prints, never print (docs/resources.md "Secrets").
+TEST(CliTest, SecretsInMapsAndStatementOptionsNeverPrint) {
+  char tmpl[] = "/tmp/hop-e2e-secret-maps-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string flag = "--state " + dir + "/state";
+  HopRun applied = Hop(flag + " apply -f -", R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: SqlJob
+metadata: {name: sj1}
+spec:
+  sql: ["select 1"]
+  configs: {secret: hunter3a, ssl.truststore.password: hunter3b, parallelism: '2'}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: TableTrigger
+metadata: {name: trg1}
+spec:
+  schema: ADS
+  table: PAGE_VIEWS
+  paused: true
+  jobProperties: {password: hunter3c, db.password: hunter3d}
+  yaml: "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n"
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Subscription
+metadata: {name: sub1}
+spec: {sql: select 1, database: x, hints: {apikey: hunter3e}}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: View
+metadata: {name: vw}
+spec: {view: VW, schema: S, sql: SELECT 1, options: {password: hunter3f, pwd: $(PW)}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm1
+  annotations: {db-password: hunter3g}
+data: {db.password: hunter3h, plain: shown}
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: Database
+metadata: {name: encdb}
+spec: {schema: ENC, url: 'jdbc:postgresql://h/db?pass%77ord=hunter3i&user=u'}
+)");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  HopRun made = Hop(flag + " -f -", R"(
+CREATE DATABASE localdb WITH (url 'jdbc:local:', schema 'LOCAL');
+CREATE TABLE local.pt (id INT) WITH ('password' 'hunter3j', 'db-token' 'hunter3k');
+)");
+  ASSERT_EQ(made.status, 0) << made.out;
+  for (const std::string kind :
+       {"sqljob", "tabletrigger", "subscription", "view", "configmap", "database", "table"}) {
+    for (const std::string output : {"yaml", "json"}) {
+      HopRun got = Hop(flag + " get " + kind + " -o " + output);
+      EXPECT_EQ(got.status, 0) << kind << got.out;
+      EXPECT_EQ(got.out.find("hunter3"), std::string::npos) << kind << " -o " << output << got.out;
+      EXPECT_NE(got.out.find("<redacted>"), std::string::npos)
+          << kind << " -o " << output << got.out;
+    }
+  }
+  // What is not a secret is shown: a reference, and other keys.
+  EXPECT_NE(Hop(flag + " get view vw -o yaml").out.find("pwd: $(PW)"), std::string::npos);
+  EXPECT_NE(Hop(flag + " get configmap cm1 -o yaml").out.find("plain: shown"), std::string::npos);
+  EXPECT_NE(Hop(flag + " get sqljob sj1 -o yaml --show-secrets").out.find("hunter3b"),
+            std::string::npos);
+
+  HopRun printed = Hop("check --print -",
+                       "CREATE DATABASE x WITH ('url' 'postgresql://u:hunter3l@h/x', "
+                       "'password' 'hunter3m', schema 'X');\n");
+  EXPECT_EQ(printed.status, 0) << printed.out;
+  EXPECT_EQ(printed.out.find("hunter3"), std::string::npos) << printed.out;
+  EXPECT_NE(printed.out.find("'password' '<redacted>'"), std::string::npos) << printed.out;
+  std::filesystem::remove_all(dir);
+}
+
 // Hostile input as a user could give it (docs/resources.md "Limits"): every input is bounded
 // with a clear error, a file that is not what hop expects is refused, and nothing a user wrote
 // reaches the terminal as a control sequence or a path outside the state directory.

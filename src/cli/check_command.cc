@@ -16,7 +16,7 @@ CheckSummary CheckScript(std::string_view name, std::string_view script,
   for (const sql::ScriptItem& item : sql::SplitScript(script)) {
     if (item.kind == sql::ScriptItem::Kind::kCommand) {
       ++summary.commands;
-      if (options.print) out << '!' << item.text << '\n';
+      if (options.print) out << '!' << RedactSecrets(item.text) << '\n';
       continue;
     }
     ++summary.statements;
@@ -42,7 +42,7 @@ CheckSummary CheckScript(std::string_view name, std::string_view script,
           << EscapeForTerminal(text.status().ToString()) << '\n';
       continue;
     }
-    out << *text << ";\n";
+    out << RedactSecrets(*text) << ";\n";
   }
   return summary;
 }

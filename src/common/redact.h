@@ -19,9 +19,22 @@ inline constexpr std::string_view kRedacted = "<redacted>";
 //     apikey, credentials and the like: `...;user=app;password=s3cret` becomes
 //     `...;user=app;password=<redacted>`. A plain value ends at `;`, `&`, `,`, blanks, quotes or
 //     a closing bracket. A reference to a value kept elsewhere (`$(PGPASSWORD)`, `${TOKEN}`, a
-//     template's `{{password}}`) is not a secret and is kept.
+//     template's `{{password}}`) is not a secret and is kept;
+//   - the value of an option of a SQL statement whose key names a secret, the key quoted or
+//     plain and the value a SQL string: `WITH ('url' 'x', 'password' 's3cret')` becomes
+//     `WITH ('url' 'x', 'password' '<redacted>')`.
+// Keys are read with their percent escapes decoded, as a URL's query is (`pass%77ord=x`).
 // Text without secrets comes back unchanged.
 std::string RedactSecrets(std::string_view text);
+
+// Whether `key` names a secret (the rule above: its last word, or the whole key without
+// separators, is one of the secret words; percent escapes decoded).
+bool NamesSecret(std::string_view key);
+
+// Whether `value`, the value of an entry keyed `key` (a map's entry in a resource), is a secret
+// to redact: the key names one, and the value is neither empty, nor a reference to a value kept
+// elsewhere, nor redacted already.
+bool RedactsAsSecret(std::string_view key, std::string_view value);
 
 // Whether `text` holds a value RedactSecrets wrote (so it must not be stored as the secret).
 bool HoldsRedacted(std::string_view text);

@@ -46,6 +46,19 @@ TEST(RedactTest, SecretsInUrlsAndConnectionStringsAreRedacted) {
       {"password = {{mysql.password}}", "password = {{mysql.password}}"},
       // Not a secret word.
       {"compass=north bypass=1 passenger=3", "compass=north bypass=1 passenger=3"},
+      // A key is read with its percent escapes decoded, as libpq reads a URL's query.
+      {"jdbc:postgresql://h/db?pass%77ord=ENC4&user=u",
+       "jdbc:postgresql://h/db?pass%77ord=<redacted>&user=u"},
+      {"x?%70%61%73%73%77%6F%72%64=q&a%zz=1", "x?%70%61%73%73%77%6F%72%64=<redacted>&a%zz=1"},
+      // Options of SQL statements: the key quoted or plain, the value a SQL string.
+      {"CREATE DATABASE x WITH ('url' 'postgresql://u:pw@h/x', 'password' 'it''s', 'a' 'b')",
+       "CREATE DATABASE x WITH ('url' 'postgresql://u:<redacted>@h/x', 'password' '<redacted>', "
+       "'a' 'b')"},
+      {"WITH (url 'jdbc:local:', DB.Token\n  'tok', \"secret\" 's')",
+       "WITH (url 'jdbc:local:', DB.Token\n  '<redacted>', \"secret\" '<redacted>')"},
+      {"WITH ('password' '$(PW)', 'token' '')", "WITH ('password' '$(PW)', 'token' '')"},
+      {"SELECT 'password' FROM t, token WHERE a = 'x'",
+       "SELECT 'password' FROM t, token WHERE a = 'x'"},
   };
   for (const Case& c : kCases) {
     EXPECT_EQ(RedactSecrets(c.in), c.out) << c.in;

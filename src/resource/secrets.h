@@ -10,8 +10,15 @@
 
 namespace hop::resource {
 
-// `doc` with every secret in its strings redacted, in place.
+// `doc` with every secret in its strings redacted, in place (common/redact.h), and the value
+// of every object entry whose key names a secret (`options: {password: x}`,
+// `configs: {ssl.truststore.password: x}`, an annotation `db-password`) replaced by
+// `<redacted>` when it is a string or a number that is not a reference to a value kept
+// elsewhere.
 void RedactSecretsIn(Json& doc);
+
+// Whether RedactSecretsIn would change `doc`.
+bool HoldsSecrets(const Json& doc);
 
 // Records an error in `issues` for every string of `doc` that holds a redacted secret, naming
 // its path (`path` is the path of `doc` itself, "" for the root).

@@ -18,24 +18,6 @@ std::string WatchEventLine(std::string_view type, const Json& object) {
   return line;
 }
 
-namespace {
-
-// Whether redaction would change a string of `doc` (resource::RedactSecretsIn).
-bool HoldsSecrets(const Json& doc) {
-  if (doc.is_string()) {
-    const std::string& text = doc.get_ref<const std::string&>();
-    return RedactSecrets(text) != text;
-  }
-  if (doc.is_object() || doc.is_array()) {
-    for (const Json& v : doc) {
-      if (HoldsSecrets(v)) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_t revision,
                                                    resource::Resource object) {
   auto e = std::make_shared<CachedEvent>();
@@ -45,7 +27,7 @@ std::shared_ptr<const CachedEvent> MakeCachedEvent(store::EventType type, int64_
   // resumes from the last version it saw, and the object's last write is older than the delete.
   if (type == store::EventType::kDeleted) object.set_resource_version(std::to_string(revision));
   // Most objects hold no secret: they are serialised once, for every watcher.
-  if (HoldsSecrets(object.json())) {
+  if (resource::HoldsSecrets(object.json())) {
     e->whole_line = WatchEventLine(store::EventTypeName(type), object.json());
     e->whole = std::make_shared<const resource::Resource>(object);
     resource::RedactSecretsIn(object.mutable_json());
