@@ -1459,6 +1459,119 @@ Status PostgresProvisioner::Drop(const Schema& schema, const TableDefinition& ta
   return Run(*endpoint, text, {}).status();
 }
 
+namespace {
+
+// SQLSTATE undefined_table: LOCK TABLE of a table that is not there (or was dropped while the
+// lock was awaited).
+constexpr std::string_view kUndefinedTable = "42P01";
+
+// `"schema"."table"`: the table a provisioner makes for `table`, quoted for a statement that
+// has no syntax tree in sql/ (LOCK TABLE).
+std::string QuotedTable(const Schema& schema, const TableDefinition& table) {
+  return sql::QuoteIdentifier(schema.remote_schema, sql::Dialect::kPostgres) + "." +
+         sql::QuoteIdentifier(PostgresName(table.path.back()), sql::Dialect::kPostgres);
+}
+
+// One transaction on a pooled connection, rolled back when it goes uncommitted.
+class PgTransaction {
+ public:
+  explicit PgTransaction(const Endpoint& endpoint) : endpoint_(endpoint) {}
+  ~PgTransaction() {
+    if (open_) Pq().PQclear(Pq().PQexec(lease_.get(), "ROLLBACK"));
+  }
+  PgTransaction(const PgTransaction&) = delete;
+  PgTransaction& operator=(const PgTransaction&) = delete;
+
+  // BEGIN; a reused connection the server dropped meanwhile (a restart) is replaced once.
+  Status Begin() {
+    for (int attempt = 0;; ++attempt) {
+      bool reused = false;
+      HOP_ASSIGN_OR_RETURN(PgConn conn, Pool::Get().Acquire(endpoint_, reused));
+      lease_ = Lease(endpoint_.key, std::move(conn));
+      PgResult r(Pq().PQexec(lease_.get(), "BEGIN"));
+      if (Succeeded(r)) {
+        open_ = true;
+        return Status::OK();
+      }
+      if (reused && attempt == 0 && Dropped(lease_.get(), r.get())) {
+        lease_.Discard();
+        continue;
+      }
+      return Error(r);
+    }
+  }
+  // Runs one statement. Errors: the server's message; `*sqlstate`, when not null, is then the
+  // error's SQLSTATE.
+  Status Exec(const std::string& sql, std::string* sqlstate = nullptr) {
+    PgResult r = ExecParams(lease_.get(), sql, {});
+    if (Succeeded(r)) return Status::OK();
+    if (sqlstate != nullptr) {
+      const char* state = r ? Pq().PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
+      *sqlstate = state == nullptr ? "" : state;
+    }
+    return Error(r);
+  }
+  Status Commit() {
+    open_ = false;
+    return Exec("COMMIT");
+  }
+
+ private:
+  Status Error(const PgResult& r) const {
+    return Status::ExecutionError(
+        fmt::format("{}: PostgreSQL: {}", endpoint_.Name(), ServerMessage(r.get(), lease_.get())));
+  }
+
+  const Endpoint& endpoint_;
+  Lease lease_;
+  bool open_ = false;
+};
+
+}  // namespace
+
+Status PostgresProvisioner::DropUnlessInUse(const Schema& schema, const TableDefinition& table,
+                                            const std::function<Result<bool>()>& in_use) {
+  HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
+  const std::string name = QuotedTable(schema, table);
+  PgTransaction txn(*endpoint);
+  HOP_RETURN_IF_ERROR(txn.Begin());
+  // From the lock to the commit no EnsureExists of the table runs: a statement that commits
+  // objects relying on the table after in_use() looked makes sure of it once the drop is done.
+  std::string state;
+  Status locked = txn.Exec(fmt::format("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE", name), &state);
+  if (state == kUndefinedTable) return Status::OK();  // gone already: nothing to drop
+  HOP_RETURN_IF_ERROR(locked);
+  HOP_ASSIGN_OR_RETURN(bool used, in_use());
+  if (used) return Status::OK();  // kept; the transaction is rolled back
+  HOP_RETURN_IF_ERROR(txn.Exec("DROP TABLE " + name));
+  return txn.Commit();
+}
+
+Result<bool> PostgresProvisioner::EnsureExists(const Schema& schema, const TableDefinition& table) {
+  HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
+  {
+    PgTransaction txn(*endpoint);
+    HOP_RETURN_IF_ERROR(txn.Begin());
+    // Waits for an undo that holds the table's lock; PostgreSQL looks the name up again once it
+    // has the lock, so a table the undo dropped is undefined_table here.
+    std::string state;
+    Status locked = txn.Exec(
+        fmt::format("LOCK TABLE {} IN ACCESS SHARE MODE", QuotedTable(schema, table)), &state);
+    if (locked.ok()) {
+      HOP_RETURN_IF_ERROR(txn.Commit());
+      return false;
+    }
+    if (state != kUndefinedTable) return locked;
+  }
+  // Dropped (by an undo that found nothing relying on it yet, or by hand). A table another
+  // writer creates meanwhile is as good as this one.
+  Status created = Create(schema, table);
+  if (created.ok()) return true;
+  auto exists = Exists(schema, table);
+  if (exists.ok() && *exists) return false;
+  return created;
+}
+
 // ---- writing rows ----
 
 struct PostgresTableWriter::State {

@@ -99,6 +99,13 @@ class PostgresProvisioner : public Provisioner {
   Status Create(const Schema& schema, const TableDefinition& table) override;
   // DROP TABLE IF EXISTS.
   Status Drop(const Schema& schema, const TableDefinition& table) override;
+  // Both in a transaction that locks the table, so that each runs whole before or after the
+  // other: the undo holds ACCESS EXCLUSIVE from before it asks `in_use` until its drop commits,
+  // and EnsureExists waits for it with ACCESS SHARE (which refreshes, holding SHARE ROW
+  // EXCLUSIVE, do not hold up), then finds the table, or finds it gone and creates it.
+  Status DropUnlessInUse(const Schema& schema, const TableDefinition& table,
+                         const std::function<Result<bool>()>& in_use) override;
+  Result<bool> EnsureExists(const Schema& schema, const TableDefinition& table) override;
   // The URL parses and every column's type has a PostgreSQL form (PostgresColumnType).
   Status Check(const Schema& schema, const TableDefinition& table) override;
 };

@@ -7,6 +7,7 @@
 // JobTemplates render, which a reconciler (or an external controller) acts on.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -33,8 +34,32 @@ class Provisioner {
   virtual Result<bool> Exists(const Schema& schema, const TableDefinition& table) = 0;
   // Creates the table; fails with the system's error, having created nothing.
   virtual Status Create(const Schema& schema, const TableDefinition& table) = 0;
-  // Drops the table: DROP TABLE, and the undoing of a Create whose statement failed later.
+  // Drops the table: DROP TABLE. A table that is not there is nothing to do.
   virtual Status Drop(const Schema& schema, const TableDefinition& table) = 0;
+
+  // Undoing a Create whose statement failed later, and making sure of the table once a
+  // statement that needs it committed. Statements that race to create one table (docs/ddl.md,
+  // "Racing statements") make these two necessary: one creates the table and then fails to
+  // commit, while another found the table there and committed; the first's undo must not drop
+  // the table from under the second.
+  //
+  // DropUnlessInUse drops the table unless `in_use()`, asked once no EnsureExists of the table
+  // can run, says that objects in the store rely on it (true: the table is kept; an error keeps
+  // it too and is returned). EnsureExists returns whether it created the table: false when it
+  // was there. A provisioner whose system can serialise the two (PostgreSQL: a lock on the
+  // table) makes each run whole before or after the other, so that a statement that committed
+  // and then ran EnsureExists keeps its table. The defaults do what they say without that.
+  virtual Status DropUnlessInUse(const Schema& schema, const TableDefinition& table,
+                                 const std::function<Result<bool>()>& in_use) {
+    HOP_ASSIGN_OR_RETURN(bool used, in_use());
+    return used ? Status::OK() : Drop(schema, table);
+  }
+  virtual Result<bool> EnsureExists(const Schema& schema, const TableDefinition& table) {
+    HOP_ASSIGN_OR_RETURN(bool exists, Exists(schema, table));
+    if (exists) return false;
+    HOP_RETURN_IF_ERROR(Create(schema, table));
+    return true;
+  }
   // Whether Create could make the table, asking nothing of the system: OK, or the error Create
   // would fail with before connecting (a type the system has no form for). A statement that
   // leaves the creation to a TableProvisionJob fails with it at once. By default, OK.

@@ -12,6 +12,9 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "deploy/deployer.h"
+#include "deploy/objects.h"
+#include "resource/kinds.h"
+#include "resource/names.h"
 #include "sql/ast/statements.h"
 
 namespace hop::deploy {
@@ -22,11 +25,12 @@ using store::Write;
 namespace {
 
 // Creates (or drops) the tables of the batch's effects in their systems, recording what each
-// did in `done` and the effects it made in `made`; on failure undoes those and returns why.
-void UndoEffects(std::vector<const Effect*>& made);
+// did in `done` and the effects it made in `made`; on failure undoes those (UndoEffects) and
+// returns why.
+void UndoEffects(store::Store& store, const std::string& ns, std::vector<const Effect*>& made);
 
-Status RunEffects(const std::vector<Effect>& effects, std::vector<std::string>& done,
-                  std::vector<const Effect*>& made) {
+Status RunEffects(store::Store& store, const std::string& ns, const std::vector<Effect>& effects,
+                  std::vector<std::string>& done, std::vector<const Effect*>& made) {
   made.clear();
   for (const Effect& e : effects) {
     const std::string name = Join(e.table.path, ".");
@@ -43,7 +47,7 @@ Status RunEffects(const std::vector<Effect>& effects, std::vector<std::string>& 
       }
     }
     if (!st.ok()) {
-      UndoEffects(made);
+      UndoEffects(store, ns, made);
       return Status(st.code(), fmt::format("Cannot {} table {} in database {}: {}",
                                            e.create ? "create" : "drop", name, e.table.database,
                                            st.message()));
@@ -52,19 +56,61 @@ Status RunEffects(const std::vector<Effect>& effects, std::vector<std::string>& 
   return Status::OK();
 }
 
-void UndoEffects(std::vector<const Effect*>& made) {
-  // Tables this statement created are dropped again; a dropped table cannot be brought back,
-  // which is why drops run last (see Apply).
+// Whether the store holds an object that relies on the table of `e`: a Table of its database
+// and name (in any case: a near miss keeps a table rather than drop one), or a pipeline or
+// trigger that reads or writes it (the dependency guard's dependents).
+Result<bool> TableInUse(store::Store& store, const std::string& ns, const Effect& e) {
+  using resource::TableKind;
+  HOP_ASSIGN_OR_RETURN(store::ListResult tables, store.List({TableKind::Info().group_kind(), ns}));
+  for (const Resource& t : tables.items) {
+    if (TableKind::kDatabase.Get(t).value_or("") == e.table.database &&
+        EqualsIgnoreCase(TableKind::kTable.Get(t).value_or(""), e.table.path.back())) {
+      return true;
+    }
+  }
+  HOP_ASSIGN_OR_RETURN(
+      std::vector<std::string> dependents,
+      Dependents(store, ns, resource::DependencyIdentifier(e.table.database, e.table.path)));
+  return !dependents.empty();
+}
+
+void UndoEffects(store::Store& store, const std::string& ns, std::vector<const Effect*>& made) {
+  // Tables this statement created are dropped again, unless objects in the store rely on them:
+  // another writer's statement that found the table there may have committed meanwhile (one that
+  // commits after the look makes sure of the table itself, EnsureEffects; docs/ddl.md, "Racing
+  // statements"). A dropped table cannot be brought back, which is why drops run last (see
+  // Apply).
   for (auto it = made.rbegin(); it != made.rend(); ++it) {
     const Effect& e = **it;
     if (!e.create) continue;
-    Status st = e.provisioner->Drop(e.schema, e.table);
+    Status st =
+        e.provisioner->DropUnlessInUse(e.schema, e.table, [&] { return TableInUse(store, ns, e); });
     if (!st.ok()) {
       log::Warn("could not drop table {} in {} to undo a failed statement: {}",
                 Join(e.table.path, "."), e.table.database, st.ToString());
     }
   }
   made.clear();
+}
+
+// After the batch committed: each table it creates is there, made again if the undo of a
+// statement that lost the race to it dropped it (docs/ddl.md, "Racing statements"). Says so in
+// `done` when it made one this statement had not; a failure is a warning, since the batch is
+// written.
+void EnsureEffects(const std::vector<Effect>& effects, std::vector<std::string>& done,
+                   Issues& issues) {
+  for (const Effect& e : effects) {
+    if (!e.create) continue;
+    const std::string name = Join(e.table.path, ".");
+    auto created = e.provisioner->EnsureExists(e.schema, e.table);
+    if (!created.ok()) {
+      issues.Warning(fmt::format("Cannot make sure table {} exists in database {}: {}", name,
+                                 e.table.database, created.status().message()));
+      continue;
+    }
+    const std::string line = fmt::format("table {} created in {}", name, e.table.database);
+    if (*created && std::find(done.begin(), done.end(), line) == done.end()) done.push_back(line);
+  }
 }
 
 // Validates everything the batch would write, all at once.
@@ -184,7 +230,8 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
   outcome.statement = std::move(label);
   if (batch.issues().HasWarnings()) outcome.warnings = batch.issues().Render();
   std::vector<const Effect*> made;
-  HOP_RETURN_IF_ERROR(RunEffects(batch.effects(), outcome.effects, made));
+  HOP_RETURN_IF_ERROR(
+      RunEffects(store_, batch.namespace_name(), batch.effects(), outcome.effects, made));
   const std::vector<Change>& changes = batch.changes();
   if (changes.empty()) return outcome;
   std::vector<Write> writes;
@@ -204,7 +251,7 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
     for (const std::string& e : outcome.effects) {
       if (e.find(" dropped in ") != std::string::npos) dropped += (dropped.empty() ? "" : ", ") + e;
     }
-    UndoEffects(made);
+    UndoEffects(store_, batch.namespace_name(), made);
     if (!dropped.empty()) {
       return committed.status().WithContext(
           fmt::format("{} (its resources were not deleted; run the statement again): ", dropped));
@@ -213,6 +260,8 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
   }
   outcome.durable_mark = durable_mark;
   std::vector<Resource> written = std::move(committed).value();
+  EnsureEffects(batch.effects(), outcome.effects, batch.issues());
+  if (batch.issues().HasWarnings()) outcome.warnings = batch.issues().Render();
   // Tables whose TableProvisionJobs this statement wrote: the operator creates them.
   for (const std::string& q : batch.queued()) outcome.effects.push_back(q);
   for (size_t i = 0; i < changes.size(); ++i) {

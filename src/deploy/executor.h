@@ -3,7 +3,8 @@
 // (compatibility.md §5). Its loop is short: bind the statement (src/binder), let the deployer of
 // its kind specify the batch (deployer.h), validate what the batch would write, run the effects
 // outside the store (tables a provisioner creates), commit, and undo the effects if the commit
-// fails. The same path without the commit is `!specify`.
+// fails (make sure of the tables if it succeeds). The same path without the commit is
+// `!specify`.
 //
 // Executed here: CREATE [OR REPLACE] VIEW, MATERIALIZED VIEW, TABLE, DATABASE and TRIGGER, DROP of
 // each (only when nothing depends on the object), and the statements that act on existing
@@ -56,9 +57,12 @@ class Executor {
   static bool Executes(const sql::Statement& statement);
 
   // Executes the statement: the tables it needs are created by their provisioners (DROP TABLE
-  // drops them), then its writes go to the store in one atomic batch. If anything fails, the
-  // store is unchanged and the tables this statement created are dropped again. A batch that
-  // lost a race with another writer is planned again from the store, up to 50 times.
+  // drops them), then its writes go to the store in one atomic batch, and then each table it
+  // needs is made sure of (created again if another statement's undo dropped it meanwhile). If
+  // anything fails before the commit is done, the store is unchanged and the tables this
+  // statement created are dropped again, unless objects in the store rely on them (docs/ddl.md,
+  // "Racing statements"). A batch that lost a race with another writer is planned again from the
+  // store, up to 50 times.
   Result<Outcome> Execute(const sql::Statement& statement);
 
   // The objects executing the statement would write (deleted ones are not listed), in order, as a
