@@ -219,6 +219,46 @@ TEST_P(StoreConformanceTest, AStaleResourceVersionIsAConflict) {
   EXPECT_EQ(forced->json()["data"]["k"], "third");
 }
 
+TEST_P(StoreConformanceTest, AUidPreconditionKeepsAnUpdateFromAnObjectMadeAgain) {
+  // Updates meant for an object that was deleted and made again under its name, by uid
+  // (Write::uid) and without a resourceVersion, write nothing; naming the new uid, they write.
+  for (Resource r : {ConfigMap(ns_, "a", {{"k", "first"}}), View(ns_, "v", "SELECT 1")}) {
+    const Resource first = MustCreate(r);
+    ASSERT_TRUE(store().Delete(RefOf(first)).ok());
+    Resource made_again = r;
+    if (made_again.kind() == "ConfigMap") {
+      made_again.mutable_json()["data"]["k"] = "again";
+    } else {
+      made_again.mutable_spec()["sql"] = "SELECT 2";
+    }
+    const Resource again = MustCreate(made_again);
+    const std::string refusal = "Precondition failed: UID in precondition: " + first.uid() +
+                                ", UID in object meta: " + again.uid();
+    Resource stale = again;
+    stale.clear_resource_version();
+    if (stale.kind() == "ConfigMap") {
+      stale.mutable_json()["data"]["k"] = "stale";
+    } else {
+      stale.mutable_spec()["sql"] = "SELECT 3";
+    }
+    stale.mutable_status()["phase"] = "Stale";
+    for (bool status_only : {false, true}) {
+      auto refused = status_only ? store().UpdateStatus(stale, first.uid())
+                                 : store().Update(stale, first.uid());
+      EXPECT_EQ(refused.status().code(), StatusCode::kConflict)
+          << r.kind() << (status_only ? " status" : "") << ": " << refused.status().ToString();
+      EXPECT_NE(refused.status().message().find(refusal), std::string::npos)
+          << refused.status().ToString();
+    }
+    auto got = store().Get(RefOf(again));
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->resource_version(), again.resource_version()) << r.kind() << ": unchanged";
+    auto updated = store().Update(stale, again.uid());
+    ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+    EXPECT_NE(updated->resource_version(), again.resource_version()) << r.kind();
+  }
+}
+
 TEST_P(StoreConformanceTest, OfTwoWritersFromOneVersionOneWins) {
   const Resource created = MustCreate(ConfigMap(ns_, "a"));
   std::atomic<int> won{0}, conflicts{0};

@@ -1541,10 +1541,23 @@ KubeResponse KubeApi::Impl::Update(const ServedKinds& kinds, const KubeRequest& 
                                    const Target& t) {
   auto r = BodyObject(req, t);
   if (!r.ok()) return FromStatus(r.status(), t.kind, t.name);
-  auto existing = store_.Get(store::RefOf(*r));
+  const store::ObjectRef ref = store::RefOf(*r);
+  auto existing = store_.Get(ref);
   if (!existing.ok()) return FromStatus(existing.status(), t.kind, t.name);
-  // The store keeps the stored uid whatever an update says; the API refuses one naming another.
-  if (auto refused = UidMismatch(*t.kind, t.name, r->uid(), *existing)) return *refused;
+  // The store keeps the stored uid whatever an update says; the API refuses one naming another,
+  // and the store checks it again as it writes (Write::uid): another writer may have deleted the
+  // object and made it again since this read. Its refusal is worded as the object then stored
+  // says.
+  const std::string uid = r->uid();
+  if (auto refused = UidMismatch(*t.kind, t.name, uid, *existing)) return *refused;
+  auto refused_by_store = [&](const Status& s) {
+    if (s.code() == StatusCode::kConflict) {
+      if (auto now = store_.Get(ref); now.ok()) {
+        if (auto refused = UidMismatch(*t.kind, t.name, uid, *now)) return *refused;
+      }
+    }
+    return FromStatus(s, t.kind, t.name);
+  };
   if (!r->resource_version().empty() && r->resource_version() != existing->resource_version()) {
     return FromStatus(
         Status::Conflict(fmt::format("the stored resourceVersion is {}, not {}",
@@ -1566,8 +1579,8 @@ KubeResponse KubeApi::Impl::Update(const ServedKinds& kinds, const KubeRequest& 
     return Written(200, req, *t.kind, *r, std::move(warnings));
   const bool crd = IsCrd(*r);
   Result<resource::Resource> written =
-      status_only ? store_.UpdateStatus(std::move(*r)) : store_.Update(std::move(*r));
-  if (!written.ok()) return FromStatus(written.status(), t.kind, t.name);
+      status_only ? store_.UpdateStatus(std::move(*r), uid) : store_.Update(std::move(*r), uid);
+  if (!written.ok()) return refused_by_store(written.status());
   if (crd) SyncCustomResourceDefinitions();
   return Written(200, req, *t.kind, *written, std::move(warnings));
 }

@@ -824,6 +824,73 @@ TEST_F(KubeApiKindsTest, ADeletePreconditionHoldsAgainstAnObjectMadeAgainMeanwhi
   }
 }
 
+TEST_F(KubeApiKindsTest, APutUidPreconditionHoldsAgainstAnObjectMadeAgainMeanwhile) {
+  // The API over a store where another writer deletes the object and makes it again between the
+  // API's read of it and its update: a PUT naming the object read by metadata.uid, without a
+  // resourceVersion, leaves the new object as it is.
+  api_->Stop();
+  auto owned = std::make_unique<InterleavingStore>(*store_);
+  InterleavingStore& interleaving = *owned;
+  interleaving_store_ = std::move(owned);
+  api_ = std::make_unique<KubeApi>(interleaving, KubeApiOptions{});
+  ASSERT_TRUE(api_->Start().ok());
+  const std::string databases =
+      "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/databases";
+  const Json database = Json::parse(R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1",
+    "kind":"Database","metadata":{"name":"cm"},
+    "spec":{"schema":"ADS","url":"jdbc:demodb://names=ads","dialect":"Calcite"}})");
+  struct Case {
+    const char* name;
+    std::string collection;
+    Json object;
+    const char* field;  // the top-level field the PUT changes
+    bool store_client;
+  };
+  const Case kCases[] = {
+      {"ConfigMap", kConfigMaps, ConfigMap("cm"), "data", false},
+      {"Database", databases, database, "spec", false},
+      {"ConfigMap, store client", kConfigMaps, ConfigMap("cm"), "data", true},
+  };
+  for (const Case& c : kCases) {
+    store_client_ = c.store_client;
+    const std::string item = c.collection + "/cm";
+    const Json made = CallJson("POST", c.collection, c.object.dump(), 201);
+    const std::string uid = made["metadata"]["uid"];
+    std::string remade_uid;
+    interleaving.before_next_commit = [&] {
+      resource::Resource again = resource::Resource::FromJson(c.object, "test").value();
+      ASSERT_TRUE(store_->Delete(store::RefOf(again)).ok());
+      auto created = store_->Create(again);
+      ASSERT_TRUE(created.ok()) << created.status().ToString();
+      remade_uid = created->uid();
+    };
+    Json put = c.object;
+    put["metadata"]["uid"] = uid;
+    if (std::string(c.field) == "data") {
+      put["data"]["put"] = "yes";
+    } else {
+      put["spec"]["schema"] = "PUT";
+    }
+    KubeResponse r = Call("PUT", item, put.dump());
+    EXPECT_FALSE(interleaving.before_next_commit) << c.name << ": the PUT wrote nothing";
+    EXPECT_EQ(r.status, 409) << c.name << "\n" << r.body;
+    EXPECT_EQ(Json::parse(r.body, nullptr, false).value("reason", ""), "Conflict") << c.name;
+    EXPECT_NE(r.body.find(fmt::format("Precondition failed: UID in precondition: {}, UID in "
+                                      "object meta: {}",
+                                      uid, remade_uid)),
+              std::string::npos)
+        << c.name << "\n"
+        << r.body;
+    const Json still = CallJson("GET", item, "", 200);
+    EXPECT_EQ(still["metadata"].value("uid", ""), remade_uid) << c.name << ": the new object stays";
+    EXPECT_EQ(still[c.field], c.object[c.field]) << c.name << ": unchanged";
+    // Naming the new object, the PUT writes.
+    put["metadata"]["uid"] = remade_uid;
+    EXPECT_EQ(CallJson("PUT", item, put.dump(), 200)[c.field], put[c.field]) << c.name;
+    CallJson("DELETE", item, "", 200);
+  }
+}
+
 TEST_F(KubeApiKindsTest, APatchCannotChangeTheApiVersionOrKind) {
   const std::string item = std::string(kConfigMaps) + "/cm";
   CallJson("POST", kConfigMaps, ConfigMap("cm").dump(), 201);

@@ -432,6 +432,8 @@ class KubernetesStore::Impl {
     for (int attempt = 0;; ++attempt) {
       if (unconditional) {
         HOP_ASSIGN_OR_RETURN(Resource stored, Get(RefOf(object)));
+        // The server checks metadata.uid as a precondition too: a 409 for it is no race to retry.
+        HOP_RETURN_IF_ERROR(CheckUidPrecondition(RefOf(object), object.uid(), stored.uid()));
         object.set_resource_version(stored.resource_version());
       }
       HOP_ASSIGN_OR_RETURN(KubeHttpResponse resp,
@@ -486,12 +488,15 @@ class KubernetesStore::Impl {
     return AsResource(std::move(doc), api);
   }
 
-  Result<Resource> PutStatus(const ApiResource& api, const Resource& object) {
+  // `uid`: the write's uid precondition (Write::uid), if any.
+  Result<Resource> PutStatus(const ApiResource& api, Resource object, const std::string& uid = {}) {
     const std::string what = RefOf(object).ToString();
+    if (!uid.empty()) object.set_uid(uid);
     if (api.status_subresource) return Put(api, "status", object);
     // A kind without a status subresource: its status goes with the object, so the rest is what
-    // is stored now.
+    // is stored now (and the PUT is of its resourceVersion).
     HOP_ASSIGN_OR_RETURN(Resource stored, Get(RefOf(object)));
+    HOP_RETURN_IF_ERROR(CheckUidPrecondition(RefOf(object), uid, stored.uid()));
     if (!object.resource_version().empty() &&
         object.resource_version() != stored.resource_version()) {
       return Status::Conflict(fmt::format(
@@ -536,13 +541,15 @@ class KubernetesStore::Impl {
         if (keep_before) {
           HOP_ASSIGN_OR_RETURN(*before, Get(RefOf(r)));
         }
+        // The uid precondition goes as metadata.uid, which the API server checks as it updates.
+        if (!w.uid.empty()) r.set_uid(w.uid);
         return Put(api, "", r);
       }
       case Write::Op::kUpdateStatus: {
         if (keep_before) {
           HOP_ASSIGN_OR_RETURN(*before, Get(RefOf(w.object)));
         }
-        return PutStatus(api, w.object);
+        return PutStatus(api, w.object, w.uid);
       }
       case Write::Op::kDelete: {
         const std::string ns = NamespaceOf(w.ref, api);

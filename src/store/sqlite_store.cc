@@ -1219,9 +1219,10 @@ class SqliteStore::Impl {
   Result<Resource> Apply(Write w, Txn* txn) {
     switch (w.op) {
       case Write::Op::kCreate: return DoCreate(std::move(w.object), txn);
-      case Write::Op::kUpdate: return DoUpdate(std::move(w.object), /*status_only=*/false, txn);
+      case Write::Op::kUpdate:
+        return DoUpdate(std::move(w.object), /*status_only=*/false, w.uid, txn);
       case Write::Op::kUpdateStatus:
-        return DoUpdate(std::move(w.object), /*status_only=*/true, txn);
+        return DoUpdate(std::move(w.object), /*status_only=*/true, w.uid, txn);
       case Write::Op::kDelete: {
         Normalize(&w.ref);
         HOP_ASSIGN_OR_RETURN(StoredObject o, Load(w.ref));
@@ -1299,11 +1300,14 @@ class SqliteStore::Impl {
     return r;
   }
 
-  Result<Resource> DoUpdate(Resource r, bool status_only, Txn* txn) {
+  // `uid`: the write's uid precondition (Write::uid), checked on the object as this transaction
+  // reads it.
+  Result<Resource> DoUpdate(Resource r, bool status_only, const std::string& uid, Txn* txn) {
     if (r.name().empty()) return Status::InvalidArgument("metadata.name is required");
     NormalizeNamespace(&r);
     if (!status_only) HOP_RETURN_IF_ERROR(ResolveOwners(&r));
     HOP_ASSIGN_OR_RETURN(StoredObject old, Load(RefOf(r)));
+    HOP_RETURN_IF_ERROR(CheckUidPrecondition(RefOf(r), uid, old.object.uid()));
     const std::string wanted = r.resource_version();
     if (!wanted.empty() && wanted != std::to_string(old.revision)) {
       return Status::Conflict(fmt::format(

@@ -79,17 +79,19 @@ Write Write::Create(Resource r) {
   return w;
 }
 
-Write Write::Update(Resource r) {
+Write Write::Update(Resource r, std::string uid) {
   Write w;
   w.op = Op::kUpdate;
   w.object = std::move(r);
+  w.uid = std::move(uid);
   return w;
 }
 
-Write Write::UpdateStatus(Resource r) {
+Write Write::UpdateStatus(Resource r, std::string uid) {
   Write w;
   w.op = Op::kUpdateStatus;
   w.object = std::move(r);
+  w.uid = std::move(uid);
   return w;
 }
 
@@ -102,13 +104,16 @@ Write Write::Delete(ObjectRef ref, std::string resource_version, std::string uid
   return w;
 }
 
+Status CheckUidPrecondition(const ObjectRef& ref, std::string_view wanted, std::string_view uid) {
+  if (wanted.empty() || wanted == uid) return Status::OK();
+  return Status::Conflict(
+      fmt::format("{}: Precondition failed: UID in precondition: {}, UID in object meta: {}",
+                  ref.ToString(), wanted, uid));
+}
+
 Status CheckDeletePreconditions(const Write& deletion, std::string_view uid,
                                 std::string_view resource_version) {
-  if (!deletion.uid.empty() && deletion.uid != uid) {
-    return Status::Conflict(
-        fmt::format("{}: Precondition failed: UID in precondition: {}, UID in object meta: {}",
-                    deletion.ref.ToString(), deletion.uid, uid));
-  }
+  HOP_RETURN_IF_ERROR(CheckUidPrecondition(deletion.ref, deletion.uid, uid));
   if (!deletion.resource_version.empty() && deletion.resource_version != resource_version) {
     return Status::Conflict(fmt::format(
         "{}: the object has been modified (resourceVersion {} is not {}); read it again",
@@ -133,9 +138,11 @@ Result<std::vector<Resource>> Store::CommitWritten(std::vector<Write> writes,
 Status Store::WaitDurable(int64_t /*durable_mark*/) { return Status::OK(); }
 
 Result<Resource> Store::Create(Resource r) { return Single(Commit({Write::Create(std::move(r))})); }
-Result<Resource> Store::Update(Resource r) { return Single(Commit({Write::Update(std::move(r))})); }
-Result<Resource> Store::UpdateStatus(Resource r) {
-  return Single(Commit({Write::UpdateStatus(std::move(r))}));
+Result<Resource> Store::Update(Resource r, std::string uid) {
+  return Single(Commit({Write::Update(std::move(r), std::move(uid))}));
+}
+Result<Resource> Store::UpdateStatus(Resource r, std::string uid) {
+  return Single(Commit({Write::UpdateStatus(std::move(r), std::move(uid))}));
 }
 Result<Resource> Store::Delete(const ObjectRef& ref, std::string resource_version) {
   return Single(Commit({Write::Delete(ref, std::move(resource_version))}));

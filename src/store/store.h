@@ -107,20 +107,25 @@ struct Write {
   // kDelete: when set, the object's resourceVersion must equal it. (For updates the object's own
   // metadata.resourceVersion is the precondition.)
   std::string resource_version;
-  // kDelete: when set, the object's uid must equal it, so that a delete meant for an object that
-  // was deleted and made again under its name meanwhile deletes nothing.
+  // kUpdate, kUpdateStatus, kDelete: when set, the stored object's uid must equal it, so that a
+  // write meant for an object that was deleted and made again under its name meanwhile writes
+  // nothing. (An update's own metadata.uid is one only where a Kubernetes API server checks it,
+  // through KubernetesStore; SqliteStore keeps the stored uid whatever it says.)
   std::string uid;
 
   static Write Create(Resource r);
-  static Write Update(Resource r);
-  static Write UpdateStatus(Resource r);
+  static Write Update(Resource r, std::string uid = {});
+  static Write UpdateStatus(Resource r, std::string uid = {});
   static Write Delete(ObjectRef ref, std::string resource_version = {}, std::string uid = {});
 };
 
+// Whether the object stored under `ref`, whose uid is `uid`, meets a write's uid precondition
+// `wanted` (Write::uid; none when empty): OK, or a Conflict `Precondition failed: UID in
+// precondition: X, UID in object meta: Y`, as Kubernetes words it.
+Status CheckUidPrecondition(const ObjectRef& ref, std::string_view wanted, std::string_view uid);
 // Whether the object stored under a delete's ref, whose uid and resourceVersion are given, meets
 // the delete's preconditions (Write::uid, Write::resource_version): OK, or a Conflict naming the
-// first it fails, the uid first (`Precondition failed: UID in precondition: X, UID in object
-// meta: Y`, as Kubernetes words it).
+// first it fails, the uid first (CheckUidPrecondition's).
 Status CheckDeletePreconditions(const Write& deletion, std::string_view uid,
                                 std::string_view resource_version);
 
@@ -130,12 +135,14 @@ Status CheckDeletePreconditions(const Write& deletion, std::string_view uid,
 //  - Create sets uid, creationTimestamp, generation 1 and a namespace ("default" when unset, for
 //    namespaced kinds); an existing object is AlreadyExists.
 //  - Update of a missing object is NotFound. When metadata.resourceVersion is set and is not the
-//    stored one, the update is a Conflict. uid, creationTimestamp and deletionTimestamp cannot be
-//    changed. Generation increases when anything besides metadata and status changes. For kinds
-//    with a status subresource, Update keeps the stored status. An update that changes nothing
-//    writes nothing and keeps the resourceVersion. An update the kind's API server refuses
-//    (ValidateUpdate: a finalizer added to an object being deleted, the data of an immutable
-//    ConfigMap or Secret, a Secret's type) is a Validation error.
+//    stored one, the update is a Conflict, and so is one whose uid precondition (Write::uid) is
+//    not the stored object's uid, checked in the transaction that writes (UpdateStatus alike).
+//    uid, creationTimestamp and deletionTimestamp cannot be changed. Generation increases when
+//    anything besides metadata and status changes. For kinds with a status subresource, Update
+//    keeps the stored status. An update that changes nothing writes nothing and keeps the
+//    resourceVersion. An update the kind's API server refuses (ValidateUpdate: a finalizer added to
+//    an object being deleted, the data of an immutable ConfigMap or Secret, a Secret's type) is a
+//    Validation error.
 //  - UpdateStatus replaces only the status; generation is unchanged.
 //  - Delete of a missing object is NotFound; one of an object whose uid or resourceVersion is not
 //    the delete's precondition (Write::uid, Write::resource_version) is a Conflict, checked in the
@@ -180,8 +187,9 @@ class Store {
   Result<std::optional<Resource>> Find(const ObjectRef& ref);
 
   Result<Resource> Create(Resource r);
-  Result<Resource> Update(Resource r);
-  Result<Resource> UpdateStatus(Resource r);
+  // With `uid`, the update's uid precondition (Write::uid).
+  Result<Resource> Update(Resource r, std::string uid = {});
+  Result<Resource> UpdateStatus(Resource r, std::string uid = {});
   Result<Resource> Delete(const ObjectRef& ref, std::string resource_version = {});
 
   virtual std::unique_ptr<Watch> StartWatch(const WatchOptions& options) = 0;
