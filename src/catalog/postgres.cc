@@ -1435,14 +1435,6 @@ Status BuildCreate(const Schema& schema, const TableDefinition& table,
 
 }  // namespace
 
-Status PostgresProvisioner::Create(const Schema& schema, const TableDefinition& table) {
-  HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
-  sql::CreateTableStatement ddl;
-  HOP_RETURN_IF_ERROR(BuildCreate(schema, table, ddl));
-  HOP_ASSIGN_OR_RETURN(std::string text, Print(ddl));
-  return Run(*endpoint, text, {}).status();
-}
-
 Status PostgresProvisioner::Check(const Schema& schema, const TableDefinition& table) {
   HOP_RETURN_IF_ERROR(EndpointOf(schema).status());
   sql::CreateTableStatement ddl;
@@ -1570,6 +1562,33 @@ Result<bool> PostgresProvisioner::EnsureExists(const Schema& schema, const Table
   auto exists = Exists(schema, table);
   if (exists.ok() && *exists) return false;
   return created;
+}
+
+Status PostgresProvisioner::Create(const Schema& schema, const TableDefinition& table) {
+  HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
+  sql::CreateTableStatement ddl;
+  HOP_RETURN_IF_ERROR(BuildCreate(schema, table, ddl));
+  HOP_ASSIGN_OR_RETURN(std::string text, Print(ddl));
+  // The table and its mark in one transaction: no table of hop's is ever without it.
+  PgTransaction txn(*endpoint);
+  HOP_RETURN_IF_ERROR(txn.Begin());
+  HOP_RETURN_IF_ERROR(txn.Exec(text));
+  HOP_RETURN_IF_ERROR(txn.Exec(fmt::format("COMMENT ON TABLE {} IS {}", QuotedTable(schema, table),
+                                           sql::QuoteString(kMadeByHopComment))));
+  return txn.Commit();
+}
+
+Result<bool> PostgresProvisioner::MadeByHop(const Schema& schema, const TableDefinition& table) {
+  HOP_ASSIGN_OR_RETURN(auto endpoint, EndpointOf(schema));
+  HOP_ASSIGN_OR_RETURN(
+      PgResult r,
+      Run(*endpoint,
+          "SELECT obj_description(c.oid, 'pg_class') FROM pg_class c JOIN pg_namespace n ON "
+          "n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2",
+          {schema.remote_schema, PostgresName(table.path.back())}));
+  if (Pq().PQntuples(r.get()) < 1) return false;
+  const std::optional<std::string> comment = Cell(r.get(), 0, 0);
+  return comment && *comment == kMadeByHopComment;
 }
 
 // ---- writing rows ----

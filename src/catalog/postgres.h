@@ -90,15 +90,24 @@ std::shared_ptr<const TableSource> PostgresSource(const Schema& schema, const Ta
 
 // Creates and drops the tables of PostgreSQL databases in the statement that declares them
 // (provisioner.h), with PostgreSQL's names and types. Thread-safe; uses the connection pool.
+// The comment hop gives the PostgreSQL tables it creates: what tells them from tables it found
+// there, which DROP TABLE leaves alone.
+inline constexpr std::string_view kMadeByHopComment =
+    "made by hop: DROP TABLE in hop drops it (tables hop found here are left alone)";
+
 class PostgresProvisioner : public Provisioner {
  public:
   // True when the table exists with the definition's columns; an error (AlreadyExists) when it
   // has other columns; the server's error when it cannot be asked.
   Result<bool> Exists(const Schema& schema, const TableDefinition& table) override;
-  // CREATE TABLE in the schema; fails with the server's message, having created nothing.
+  // CREATE TABLE in the schema, marked as hop's by its comment (kMadeByHopComment) in the same
+  // transaction; fails with the server's message, having created nothing.
   Status Create(const Schema& schema, const TableDefinition& table) override;
   // DROP TABLE IF EXISTS.
   Status Drop(const Schema& schema, const TableDefinition& table) override;
+  // Whether the table's comment is hop's mark (a table made by a hop older than the mark, or
+  // whose comment was changed since, counts as not hop's: it is kept rather than dropped).
+  Result<bool> MadeByHop(const Schema& schema, const TableDefinition& table) override;
   // Both in a transaction that locks the table, so that each runs whole before or after the
   // other: the undo holds ACCESS EXCLUSIVE from before it asks `in_use` until its drop commits,
   // and EnsureExists waits for it with ACCESS SHARE (which refreshes, holding SHARE ROW

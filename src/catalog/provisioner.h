@@ -36,6 +36,15 @@ class Provisioner {
   virtual Status Create(const Schema& schema, const TableDefinition& table) = 0;
   // Drops the table: DROP TABLE. A table that is not there is nothing to do.
   virtual Status Drop(const Schema& schema, const TableDefinition& table) = 0;
+  // Whether hop made the table (an existing table: Exists was true). DROP TABLE drops only
+  // those; one hop found there when its CREATE TABLE ran (and took as its own) stays, with its
+  // rows (docs/postgres.md). By default every table is hop's: a system whose tables only hop
+  // makes (local databases).
+  virtual Result<bool> MadeByHop(const Schema& schema, const TableDefinition& table) {
+    (void)schema;
+    (void)table;
+    return true;
+  }
 
   // Undoing a Create whose statement failed later, and making sure of the table once a
   // statement that needs it committed. Statements that race to create one table (docs/ddl.md,

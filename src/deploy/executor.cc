@@ -36,6 +36,17 @@ Status RunEffects(store::Store& store, const std::string& ns, const std::vector<
     const std::string name = Join(e.table.path, ".");
     auto exists = e.provisioner->Exists(e.schema, e.table);
     Status st = exists.status();
+    if (st.ok() && *exists && !e.create) {
+      // A table hop found there (its CREATE TABLE took it) is not hop's to drop: only its
+      // resources go (docs/postgres.md).
+      auto made_by_hop = e.provisioner->MadeByHop(e.schema, e.table);
+      st = made_by_hop.status();
+      if (st.ok() && !*made_by_hop) {
+        done.push_back(fmt::format("table {} left in {}: hop found it there, it did not create it",
+                                   name, e.table.database));
+        continue;
+      }
+    }
     // Creating a table that exists, or dropping one that does not, is nothing to do.
     if (st.ok() && *exists != e.create) {
       st = e.create ? e.provisioner->Create(e.schema, e.table)
