@@ -150,6 +150,35 @@ char32_t DecodeFirst(std::string_view s) {
 
 // ---- arithmetic ------------------------------------------------------------------------------
 
+// + - * of 64-bit integers (INTEGER, BIGINT, and DECIMALs as their scaled integers) that fail on
+// overflow: SQLite's own operators turn the result into a REAL, which a comparison or a sort
+// would then use as if it were right (docs/engine.md).
+template <bool (*Op)(int64_t, int64_t, int64_t*)>
+void CheckedInt(sqlite3_context* ctx, int argc, sqlite3_value** argv, std::string_view what) {
+  if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
+  int64_t out = 0;
+  if (Op(sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]), &out)) {
+    return SetError(ctx, what);
+  }
+  sqlite3_result_int64(ctx, out);
+}
+bool AddOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_add_overflow(a, b, out); }
+bool SubtractOverflows(int64_t a, int64_t b, int64_t* out) {
+  return __builtin_sub_overflow(a, b, out);
+}
+bool MultiplyOverflows(int64_t a, int64_t b, int64_t* out) {
+  return __builtin_mul_overflow(a, b, out);
+}
+void IntAdd(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  CheckedInt<AddOverflows>(ctx, argc, argv, "Numeric overflow in addition");
+}
+void IntSubtract(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  CheckedInt<SubtractOverflows>(ctx, argc, argv, "Numeric overflow in subtraction");
+}
+void IntMultiply(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  CheckedInt<MultiplyOverflows>(ctx, argc, argv, "Numeric overflow in multiplication");
+}
+
 void IntDivide(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
   const int64_t a = sqlite3_value_int64(argv[0]), b = sqlite3_value_int64(argv[1]);
@@ -1142,6 +1171,9 @@ Status RegisterFunctions(sqlite3* db, FunctionState* state) {
     bool deterministic = true;
   };
   const Entry kEntries[] = {
+      {fn::kIntAdd, 2, IntAdd},
+      {fn::kIntSubtract, 2, IntSubtract},
+      {fn::kIntMultiply, 2, IntMultiply},
       {fn::kIntDivide, 2, IntDivide},
       {fn::kIntModulo, 2, IntModulo},
       {fn::kRealDivide, 2, RealDivide},

@@ -18,6 +18,9 @@ namespace hop::engine {
 
 namespace fn {
 // Arithmetic.
+inline constexpr std::string_view kIntAdd = "HOP_IADD";               // (a, b) 64-bit, checked
+inline constexpr std::string_view kIntSubtract = "HOP_ISUB";          // (a, b) 64-bit, checked
+inline constexpr std::string_view kIntMultiply = "HOP_IMUL";          // (a, b) 64-bit, checked
 inline constexpr std::string_view kIntDivide = "HOP_IDIV";            // (a, b) integers
 inline constexpr std::string_view kIntModulo = "HOP_IMOD";            // (a, b) integers
 inline constexpr std::string_view kRealDivide = "HOP_FDIV";           // (a, b) doubles

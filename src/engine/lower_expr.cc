@@ -409,6 +409,14 @@ Result<Low> Lowerer::Cast(Low v, const Rep& to, bool try_cast, std::string_view 
 
 namespace {
 
+// a + b, a - b or a * b of 64-bit integers, failing on overflow (fn::kIntAdd ...).
+ExprPtr Checked(BinaryOp op, ExprPtr a, ExprPtr b) {
+  const std::string_view name = op == BinaryOp::kAdd        ? fn::kIntAdd
+                                : op == BinaryOp::kSubtract ? fn::kIntSubtract
+                                                            : fn::kIntMultiply;
+  return Call(name, Args(std::move(a), std::move(b)));
+}
+
 Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& type) {
   const Rep ra = a.rep, rb = b.rep;
   const bool additive = op == BinaryOp::kAdd || op == BinaryOp::kSubtract;
@@ -479,7 +487,7 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
       HOP_ASSIGN_OR_RETURN(b, l.Coerce(std::move(b), target));
       if (op == BinaryOp::kDivide)
         return Low{Call(fn::kIntDivide, Args(std::move(a.expr), std::move(b.expr))), target};
-      return Low{Bin(op, std::move(a.expr), std::move(b.expr)), target};
+      return Low{Checked(op, std::move(a.expr), std::move(b.expr)), target};
     }
     case RepKind::kDecimal: {
       const int sa = ScaleOf(a.rep), sb = ScaleOf(b.rep);
@@ -491,7 +499,7 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
       if (op == BinaryOp::kMultiply) {
         const int s = sa + sb;
         if (s <= 18) {
-          return Low{Bin(op, std::move(a.expr), std::move(b.expr)), WithScale(target, s)};
+          return Low{Checked(op, std::move(a.expr), std::move(b.expr)), WithScale(target, s)};
         }
         return Low{
             Call(fn::kDecimalMultiply, Args(std::move(a.expr), std::move(b.expr), IntLit(s - 18))),
@@ -511,7 +519,7 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
         return Low{Call(fn::kIntModulo, Args(std::move(a.expr), std::move(b.expr))),
                    WithScale(target, s)};
       }
-      return Low{Bin(op, std::move(a.expr), std::move(b.expr)), WithScale(target, s)};
+      return Low{Checked(op, std::move(a.expr), std::move(b.expr)), WithScale(target, s)};
     }
     default:
       return Status::InvalidArgument(fmt::format("{} {} {} does not run on the local engine",
