@@ -448,6 +448,17 @@ ExprPtr Parser::ParsePrimary() {
     case Keyword::kEXTRACT:
       if (PeekType(TokenType::kLParen, 1)) return ParseExtract();
       return ParseNameOrCall();
+    case Keyword::kLEFT:
+    case Keyword::kRIGHT:
+      // LEFT(s, n) and RIGHT(s, n): calls, though the words are reserved (joins).
+      if (PeekType(TokenType::kLParen, 1)) {
+        QualifiedName name;
+        name.parts.emplace_back(AsciiToUpper(TokenText(t)));
+        name.parts.back().loc = t.loc;
+        ++pos_;
+        return ParseFunctionCall(std::move(name), t);
+      }
+      break;
     case Keyword::kJSON_OBJECT:
       if (PeekType(TokenType::kLParen, 1)) return ParseJsonObject();
       return ParseNameOrCall();
@@ -618,6 +629,34 @@ ExprPtr Parser::ParseTrim(QualifiedName name, const Token& start) {
   return fn;
 }
 
+ExprPtr Parser::ParseStandardForm(QualifiedName name, const Token& start, bool position) {
+  const Snapshot save = Save();
+  ++pos_;  // (
+  // POSITION's needle stops before IN, which would otherwise start an IN predicate.
+  ExprPtr first = position ? ParseExpr(kPrecPredicate + 1) : ParseExpr();
+  if (!first || !PeekKeyword(position ? Keyword::kIN : Keyword::kFROM)) {
+    if (failed_hard()) return nullptr;
+    // SUBSTRING(s, start, length), POSITION(needle, haystack): calls.
+    Restore(save);
+    return ParseFunctionCall(std::move(name), start);
+  }
+  ++pos_;  // IN or FROM
+  auto fn = Make<FunctionExpr>(start);
+  fn->name = std::move(name);
+  fn->args.push_back(std::move(first));
+  ExprPtr second = ParseExpr();
+  if (!second) return nullptr;
+  fn->args.push_back(std::move(second));
+  if (!position && PeekType(TokenType::kWord) && AsciiToLower(TokenText(Peek())) == "for") {
+    ++pos_;
+    ExprPtr length = ParseExpr();
+    if (!length) return nullptr;
+    fn->args.push_back(std::move(length));
+  }
+  if (!ExpectType(TokenType::kRParen)) return nullptr;
+  return fn;
+}
+
 ExprPtr Parser::ParseArraySubquery() {
   const Token& start = Peek();
   pos_ += 2;  // ARRAY (
@@ -654,8 +693,12 @@ ExprPtr Parser::ParseNameOrCall() {
     name.parts.push_back(std::move(*part));
   }
   if (PeekType(TokenType::kLParen)) {
-    if (name.size() == 1 && name.parts[0].name == "TRIM" && !name.parts[0].quoted) {
-      return ParseTrim(std::move(name), start);
+    if (name.size() == 1 && !name.parts[0].quoted) {
+      const std::string& n = name.parts[0].name;
+      if (n == "TRIM") return ParseTrim(std::move(name), start);
+      if (n == "SUBSTRING" || n == "POSITION") {
+        return ParseStandardForm(std::move(name), start, n == "POSITION");
+      }
     }
     return ParseFunctionCall(std::move(name), start);
   }

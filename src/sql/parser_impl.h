@@ -186,6 +186,10 @@ class Parser {
   // After the name TRIM, at '(': `TRIM([LEADING | TRAILING | BOTH] [chars] FROM s)` as the
   // call LTRIM(s, chars), RTRIM(s, chars) or TRIM(s, chars); any other form is a plain call.
   ExprPtr ParseTrim(QualifiedName name, const Token& start);
+  // SUBSTRING(s FROM start [FOR length]) and POSITION(needle IN haystack), the standard's forms,
+  // as the calls SUBSTRING(s, start[, length]) and POSITION(needle, haystack); the comma forms
+  // are calls as written.
+  ExprPtr ParseStandardForm(QualifiedName name, const Token& start, bool position);
   // At ARRAY followed by '(': `ARRAY(query)`.
   ExprPtr ParseArraySubquery();
   std::unique_ptr<Query> TryParseParenthesizedQuery();

@@ -1,6 +1,7 @@
 // Printing expressions: operators with the parentheses their precedence needs, and always where
 // dialects would group two operator families differently; literals, parameters in each dialect's
 // style, function calls (bare names only where they read back as the same call), windows.
+#include "common/strings.h"
 #include "sql/keywords.h"
 #include "sql/unparser_impl.h"
 
@@ -433,6 +434,24 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
           Unsupported(f.name.back().name);
         }
         Raw(f.name.back().name);
+        break;
+      }
+      if (!sqlite() && f.name.size() == 1 && !f.name.parts[0].quoted &&
+          EqualsIgnoreCase(f.name.parts[0].name, "POSITION") && f.args.size() == 2 && !f.star &&
+          f.quantifier == SetQuantifier::kNone && !f.filter && !f.over) {
+        // The standard's form, which PostgreSQL knows and the comma form it does not; a needle
+        // that is not a name, a literal or a call is in parentheses, so that its own IN or
+        // comparison cannot take the IN.
+        const ExprKind k = f.args[0]->kind;
+        const bool plain = k == ExprKind::kColumnRef || k == ExprKind::kLiteral ||
+                           k == ExprKind::kFunction || k == ExprKind::kParameter;
+        Raw("POSITION(");
+        if (!plain) Raw("(");
+        Expr(*f.args[0]);
+        if (!plain) Raw(")");
+        Raw(" IN ");
+        Expr(*f.args[1]);
+        Raw(")");
         break;
       }
       for (size_t i = 0; i + 1 < f.name.parts.size(); ++i) {

@@ -87,6 +87,10 @@ SELECT id FROM local.words WHERE w = 100;
 SELECT id, UPPER(w) AS u, LOWER(w) AS l FROM local.words ORDER BY id;
 SELECT id, CHAR_LENGTH(w) AS n, CHARACTER_LENGTH(w) AS m FROM local.words ORDER BY id;
 SELECT id, SUBSTRING(w, 3) AS a, SUBSTRING(w, 1, 2) AS b, SUBSTRING(w, -1, 3) AS c FROM local.words ORDER BY id;
+-- The standard's forms: FROM and FOR, IN.
+SELECT id, SUBSTRING(w FROM 3) AS a, SUBSTRING(w FROM 1 FOR 2) AS b, POSITION('p' IN w) AS p FROM local.words ORDER BY id;
+-- postgres: SELECT "ID", left("W", 2), right("W", 2) FROM "LOCAL"."WORDS" ORDER BY "ID"
+SELECT id, LEFT(w, 2) AS l, RIGHT(w, 2) AS r FROM local.words ORDER BY id;
 SELECT id, TRIM(w) AS t, '[' || TRIM(w) || ']' AS b FROM local.words ORDER BY id;
 SELECT id, REPLACE(w, 'p', 'PP') AS r FROM local.words ORDER BY id;
 SELECT id, w FROM local.words WHERE w LIKE '%!%%' ESCAPE '!' ORDER BY id;
