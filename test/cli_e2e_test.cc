@@ -1833,6 +1833,7 @@ CREATE MATERIALIZED VIEW pg.names AS SELECT id * 10 AS id, name || '!' AS name F
   WHERE id > 0;
 CREATE MATERIALIZED VIEW pg.keyed AS SELECT id, name FROM pg.widgets;
 CREATE MATERIALIZED VIEW pg.late AS SELECT id FROM pg.widgets WHERE name > 'm';
+CREATE MATERIALIZED VIEW local.either AS SELECT id FROM pg.widgets WHERE id = 2 OR name = 'bolt';
 )");
   ASSERT_EQ(run.status, 0) << run.out;
   HopRun copied = Hop(state.Flag() + " refresh pg.things");
@@ -1858,6 +1859,13 @@ CREATE MATERIALIZED VIEW pg.late AS SELECT id FROM pg.widgets WHERE name > 'm';
   EXPECT_NE(late.out.find("1 rows replaced by COPY from the local engine"), std::string::npos)
       << late.out;
   EXPECT_EQ(rows("SELECT * FROM late"), "2\n");
+  // An OR across two columns of a PostgreSQL table, on the local engine: one query per branch,
+  // and the refresh stores a row of each (it stored the first branch's only, and said so).
+  HopRun either = Hop(state.Flag() + " refresh local.either");
+  ASSERT_EQ(either.status, 0) << either.out;
+  EXPECT_NE(either.out.find("2 rows replaced"), std::string::npos) << either.out;
+  HopRun stored = Hop(state.Flag() + " -e 'SELECT id FROM local.either ORDER BY id'");
+  EXPECT_NE(stored.out.find(" ID\n----\n  1\n  2\n(2 rows)"), std::string::npos) << stored.out;
 
   // Upserted by the primary key: new keys inserted, known ones updated, others kept.
   ASSERT_TRUE(pg.Exec("UPDATE widgets SET name = 'bolt2' WHERE id = 1; INSERT INTO widgets VALUES "

@@ -73,7 +73,7 @@ class Engine::Impl {
     sqlite3_busy_timeout(db_, 10000);
     sqlite3_extended_result_codes(db_, 1);
     HOP_RETURN_IF_ERROR(RegisterFunctions(db_, &functions_));
-    vtabs_ = std::make_unique<VirtualTables>(db_);
+    vtabs_ = std::make_unique<VirtualTables>(db_, &functions_);
     hashed_ = std::make_unique<HashedScans>(db_, &functions_);
     sqlite3_progress_handler(db_, kProgressSteps, &Impl::Progress, this);
     return Status::OK();

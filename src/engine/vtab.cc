@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <optional>
+#include <unordered_map>
 
 #include "engine/functions_impl.h"
 #include "sql/ast/create_table_statement.h"
@@ -23,8 +24,13 @@ struct Cursor {
   sqlite3_vtab_cursor base;  // first
   std::unique_ptr<catalog::RowCursor> rows;
   catalog::Row row;
+  std::vector<int> read;  // the columns the scan reads
   bool eof = true;
   int64_t index = 0;  // 1-based row number, for messages
+  // The copies of each row's values this scan has produced, and the current row's rowid once
+  // asked (RowIdentities).
+  std::unordered_map<std::string, size_t> copies;
+  std::optional<sqlite3_int64> rowid;
 };
 
 std::vector<int> ParseList(std::string_view s) {
@@ -177,6 +183,7 @@ int Next(sqlite3_vtab_cursor* cur) {
   }
   c->eof = !*more;
   ++c->index;
+  c->rowid.reset();
   return SQLITE_OK;
 }
 
@@ -188,9 +195,15 @@ int Filter(sqlite3_vtab_cursor* cur, int, const char* idx, int argc, sqlite3_val
   const std::vector<int> constrained = ParseList(plan.substr(0, slash));
   catalog::ScanRequest request;
   request.columns.assign(table.columns.size(), false);
+  c->read.clear();
   for (int col : ParseList(plan.substr(slash + 1))) {
-    if (col >= 0 && col < static_cast<int>(request.columns.size())) request.columns[col] = true;
+    if (col >= 0 && col < static_cast<int>(request.columns.size())) {
+      request.columns[col] = true;
+      c->read.push_back(col);
+    }
   }
+  c->copies.clear();
+  c->rowid.reset();
   for (int i = 0; i < argc && i < static_cast<int>(constrained.size()); ++i) {
     if (sqlite3_value_type(argv[i]) == SQLITE_NULL) {
       // `column = NULL` holds for no row.
@@ -240,8 +253,32 @@ int Column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) {
   return SQLITE_OK;
 }
 
+// The current row's values in the columns read, each told apart from the next by its length.
+std::string IdentityKey(const Cursor& c) {
+  std::string key;
+  for (int col : c.read) {
+    const auto& cell = static_cast<size_t>(col) < c.row.size() ? c.row[static_cast<size_t>(col)]
+                                                               : std::optional<std::string>();
+    if (!cell) {
+      key += 'n';
+      continue;
+    }
+    key += std::to_string(cell->size());
+    key += ':';
+    key += *cell;
+  }
+  return key;
+}
+
 int Rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* rowid) {
-  *rowid = reinterpret_cast<Cursor*>(cur)->index;
+  auto* c = reinterpret_cast<Cursor*>(cur);
+  if (!c->rowid) {
+    const VirtualTable& table = *reinterpret_cast<Table*>(cur->pVtab)->table;
+    std::string key = IdentityKey(*c);
+    const size_t copy = c->copies[key]++;
+    c->rowid = table.identities->Of(std::move(key), copy);
+  }
+  *rowid = *c->rowid;
   return SQLITE_OK;
 }
 
@@ -271,11 +308,42 @@ const sqlite3_module& Module() {
 
 }  // namespace
 
+int64_t RowIdentities::Of(std::string values, size_t copy) {
+  auto [it, added] = ids_.try_emplace(std::move(values));
+  std::vector<int64_t>& copies = it->second;
+  int64_t bytes = 0;
+  // The values are held twice: here, and as a key of the scan's count of copies.
+  if (added) bytes += 2 * (static_cast<int64_t>(it->first.size()) + kOverhead);
+  while (copies.size() <= copy) {
+    copies.push_back(++last_);
+    bytes += sizeof(int64_t);
+  }
+  Hold(bytes);
+  return copies[copy];
+}
+
+void RowIdentities::Clear() {
+  ids_.clear();
+  last_ = 0;
+  Hold(-held_);
+}
+
+void RowIdentities::Hold(int64_t bytes) {
+  held_ += bytes;
+  if (state_) state_->held_bytes += bytes;
+}
+
+void VirtualTables::Reset() {
+  for (size_t i = 0; i < used_ && i < tables_.size(); ++i) tables_[i]->identities->Clear();
+  used_ = 0;
+}
+
 Result<std::string> VirtualTables::Add(VirtualTable table) {
   const std::string name = fmt::format("hop_vt_{}", used_);
   // SQLite owns the table from here: a module registered again under the same name releases
   // the one before it (and its eponymous table) once nothing uses it.
   table.slot = static_cast<int>(used_);
+  table.identities = std::make_shared<RowIdentities>(state_);
   auto* owned = new VirtualTable(std::move(table));
   if (sqlite3_create_module_v2(db_, name.c_str(), &Module(), owned, [](void* p) {
         delete static_cast<VirtualTable*>(p);
