@@ -1867,6 +1867,28 @@ CREATE MATERIALIZED VIEW local.either AS SELECT id FROM pg.widgets WHERE id = 2 
   HopRun stored = Hop(state.Flag() + " -e 'SELECT id FROM local.either ORDER BY id'");
   EXPECT_NE(stored.out.find(" ID\n----\n  1\n  2\n(2 rows)"), std::string::npos) << stored.out;
 
+  // A NaN, which the local engine cannot hold (it would read as NULL), fails a refresh that reads
+  // it on the local engine, naming it, and nothing is written; inside PostgreSQL it is copied.
+  ASSERT_TRUE(pg.Exec("CREATE TABLE floats (id integer, f double precision);"
+                      "INSERT INTO floats VALUES (1, 'NaN'), (2, 1.5)")
+                  .ok());
+  run = Hop(state.Flag() + " -f -", R"(
+CREATE MATERIALIZED VIEW local.floats_copy AS SELECT id, f FROM pg.floats;
+CREATE MATERIALIZED VIEW pg.floats_copy AS SELECT id, f FROM pg.floats;
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  HopRun nan_local = Hop(state.Flag() + " refresh local.floats_copy");
+  EXPECT_EQ(nan_local.status, 1) << nan_local.out;
+  EXPECT_NE(
+      nan_local.out.find("PG.FLOATS, column F, row 1: NaN cannot be read by the local engine"),
+      std::string::npos)
+      << nan_local.out;
+  EXPECT_EQ(watermark("local-floatscopy"), "");
+  HopRun nan_inside = Hop(state.Flag() + " refresh pg.floats_copy");
+  ASSERT_EQ(nan_inside.status, 0) << nan_inside.out;
+  EXPECT_NE(nan_inside.out.find("inside PostgreSQL"), std::string::npos) << nan_inside.out;
+  EXPECT_EQ(rows("SELECT * FROM floats_copy ORDER BY id"), "1|NaN\n2|1.5\n");
+
   // Upserted by the primary key: new keys inserted, known ones updated, others kept.
   ASSERT_TRUE(pg.Exec("UPDATE widgets SET name = 'bolt2' WHERE id = 1; INSERT INTO widgets VALUES "
                       "(3, 'gear')")

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <charconv>
+#include <cmath>
 #include <optional>
 #include <unordered_map>
 
@@ -243,6 +244,12 @@ int Column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) {
     return SQLITE_OK;
   }
   auto v = ParseValue(*c->row[static_cast<size_t>(i)], rep);
+  if (v.ok() && v->kind == Value::Kind::kReal && std::isnan(v->d)) {
+    // SQLite has no NaN: it would hold the value as NULL, and the query would count, compare
+    // and copy a NULL that the table does not hold.
+    v = Status::InvalidArgument(
+        "NaN cannot be read by the local engine, which has no NaN (it would read as NULL)");
+  }
   if (!v.ok()) {
     internal::SetError(
         ctx, fmt::format("{}, column {}, row {}: {}", table.name,
