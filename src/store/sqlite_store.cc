@@ -274,10 +274,15 @@ struct Shared {
   // Whether the wake file was last touched by this store: then every touch before it was made
   // after its writer's commit, so before this store's own commit woke the watches, whose reads
   // see that commit too (docs/store.md, "Watches across processes").
+  // The count is set before its touch, so a file that shows the count before it was touched by
+  // this store last too, with its next touch under way (another writer's touch in between would
+  // show that writer's token).
   bool LastTouchWasOwn() const {
     struct stat st;
     if (::stat((std::filesystem::path(dir) / kWakeFile).c_str(), &st) != 0) return false;
-    return st.st_atim.tv_sec == touch_seconds && st.st_atim.tv_nsec == last_touch.load();
+    const int64_t last = last_touch.load();
+    return st.st_atim.tv_sec == touch_seconds &&
+           (st.st_atim.tv_nsec == last || st.st_atim.tv_nsec == (last + 999999999) % 1000000000);
   }
 
   // A second count in [2^20, 2^31): a date between 1970 and 2038, which every file system hop

@@ -1374,9 +1374,24 @@ TEST(SqliteStoreWakeTest, OwnTouchesWakeNoOneAndOtherWritersDo) {
   // The first commit creates the wake file, which wakes the watches as any new wake file does.
   ASSERT_TRUE((*mine)->Create(ConfigMap("first")).ok());
   ASSERT_EQ(watch->Next(std::chrono::seconds(5), &e), Watch::Outcome::kEvent);
-  // The listener has had time to see each touch (inotify reports it within microseconds).
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const int64_t created = (*mine)->commit_stats().wakes_from_others;
+  // The listener has seen each touch once its count holds still for a while (inotify reports a
+  // touch within microseconds, but a loaded machine may run the listener's thread late).
+  const auto settled = [&] {
+    int64_t last = (*mine)->commit_stats().wakes_from_others;
+    auto still_since = std::chrono::steady_clock::now();
+    const auto give_up = still_since + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() - still_since < std::chrono::milliseconds(300) &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const int64_t now = (*mine)->commit_stats().wakes_from_others;
+      if (now != last) {
+        last = now;
+        still_since = std::chrono::steady_clock::now();
+      }
+    }
+    return last;
+  };
+  const int64_t created = settled();
   EXPECT_LE(created, 1);
   constexpr int kOwn = 20;
   for (int i = 0; i < kOwn; ++i) {
@@ -1384,8 +1399,7 @@ TEST(SqliteStoreWakeTest, OwnTouchesWakeNoOneAndOtherWritersDo) {
     ASSERT_EQ(watch->Next(std::chrono::seconds(5), &e), Watch::Outcome::kEvent);
     EXPECT_EQ(e.object.name(), "own" + std::to_string(i));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_EQ((*mine)->commit_stats().wakes_from_others, created);
+  EXPECT_EQ(settled(), created);
 
   const auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE((*other)->Create(ConfigMap("theirs")).ok());
