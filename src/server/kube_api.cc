@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -1399,6 +1400,21 @@ std::optional<KubeResponse> PreconditionFailed(const KindInfo& kind, std::string
                   Qualified(kind), name, version, stored.resource_version()));
 }
 
+// The store's refusal `s` of a write or delete it checked preconditions of: a Conflict is worded
+// by `refusal` as the object the store now holds says (another writer may have deleted the object
+// and made it again since the API read it), when it refuses that object; anything else is `s`.
+KubeResponse StoreRefusal(
+    store::Store& store, const Status& s, const ObjectRef& ref, const KindInfo& kind,
+    std::string_view name,
+    const std::function<std::optional<KubeResponse>(const resource::Resource&)>& refusal) {
+  if (s.code() == StatusCode::kConflict) {
+    if (auto now = store.Get(ref); now.ok()) {
+      if (auto refused = refusal(*now)) return *refused;
+    }
+  }
+  return FromStatus(s, &kind, name);
+}
+
 // The status the API server keeps on a write of an object (not of its status) whose kind has the
 // status subresource: the stored one, or none for a new object.
 void KeepStoredStatus(resource::Resource& r, const resource::Resource* stored) {
@@ -1551,12 +1567,9 @@ KubeResponse KubeApi::Impl::Update(const ServedKinds& kinds, const KubeRequest& 
   const std::string uid = r->uid();
   if (auto refused = UidMismatch(*t.kind, t.name, uid, *existing)) return *refused;
   auto refused_by_store = [&](const Status& s) {
-    if (s.code() == StatusCode::kConflict) {
-      if (auto now = store_.Get(ref); now.ok()) {
-        if (auto refused = UidMismatch(*t.kind, t.name, uid, *now)) return *refused;
-      }
-    }
-    return FromStatus(s, t.kind, t.name);
+    return StoreRefusal(store_, s, ref, *t.kind, t.name, [&](const resource::Resource& now) {
+      return UidMismatch(*t.kind, t.name, uid, now);
+    });
   };
   if (!r->resource_version().empty() && r->resource_version() != existing->resource_version()) {
     return FromStatus(
@@ -1852,12 +1865,9 @@ KubeResponse KubeApi::Impl::Delete(const ServedKinds& kinds, const KubeRequest& 
   // The store checks the preconditions again as it deletes (another writer may have deleted the
   // object and made it again since): its refusal is worded as the object it then holds says.
   auto refused_by_store = [&](const Status& s) {
-    if (s.code() == StatusCode::kConflict) {
-      if (auto now = store_.Get(ref); now.ok()) {
-        if (auto refused = PreconditionFailed(*t.kind, t.name, deletion, *now)) return *refused;
-      }
-    }
-    return FromStatus(s, t.kind, t.name);
+    return StoreRefusal(store_, s, ref, *t.kind, t.name, [&](const resource::Resource& now) {
+      return PreconditionFailed(*t.kind, t.name, deletion, now);
+    });
   };
   const Presentation presentation = PresentationOf(req, *t.kind);
   // hop's store client deletes as the store does: its control plane asked the DDL guard

@@ -764,20 +764,34 @@ class InterleavingStore : public store::Store {
   store::Store& real_;
 };
 
-TEST_F(KubeApiKindsTest, ADeletePreconditionHoldsAgainstAnObjectMadeAgainMeanwhile) {
+// The API over an InterleavingStore of the fixture's store, for the tests of writes that another
+// writer's change lands in the middle of.
+class KubeApiInterleavedTest : public KubeApiKindsTest {
+ protected:
+  InterleavingStore& Interleave() {
+    api_->Stop();
+    auto owned = std::make_unique<InterleavingStore>(*store_);
+    InterleavingStore& interleaving = *owned;
+    interleaving_store_ = std::move(owned);
+    api_ = std::make_unique<KubeApi>(interleaving, KubeApiOptions{});
+    EXPECT_TRUE(api_->Start().ok());
+    return interleaving;
+  }
+  // A Database named cm, as the ConfigMap the tests write beside it.
+  static Json DatabaseCm() {
+    return Json::parse(R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1",
+      "kind":"Database","metadata":{"name":"cm"},
+      "spec":{"schema":"ADS","url":"jdbc:demodb://names=ads","dialect":"Calcite"}})");
+  }
+};
+
+TEST_F(KubeApiInterleavedTest, ADeletePreconditionHoldsAgainstAnObjectMadeAgainMeanwhile) {
   // The API over a store where another writer deletes the object and makes it again between the
   // API's read of it and its delete: the preconditions name the object read, not the new one.
-  api_->Stop();
-  auto owned = std::make_unique<InterleavingStore>(*store_);
-  InterleavingStore& interleaving = *owned;
-  interleaving_store_ = std::move(owned);
-  api_ = std::make_unique<KubeApi>(interleaving, KubeApiOptions{});
-  ASSERT_TRUE(api_->Start().ok());
+  InterleavingStore& interleaving = Interleave();
   const std::string databases =
       "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/databases";
-  const Json database = Json::parse(R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1",
-    "kind":"Database","metadata":{"name":"cm"},
-    "spec":{"schema":"ADS","url":"jdbc:demodb://names=ads","dialect":"Calcite"}})");
+  const Json database = DatabaseCm();
   struct Case {
     const char* name;
     std::string collection;
@@ -824,21 +838,14 @@ TEST_F(KubeApiKindsTest, ADeletePreconditionHoldsAgainstAnObjectMadeAgainMeanwhi
   }
 }
 
-TEST_F(KubeApiKindsTest, APutUidPreconditionHoldsAgainstAnObjectMadeAgainMeanwhile) {
+TEST_F(KubeApiInterleavedTest, APutUidPreconditionHoldsAgainstAnObjectMadeAgainMeanwhile) {
   // The API over a store where another writer deletes the object and makes it again between the
   // API's read of it and its update: a PUT naming the object read by metadata.uid, without a
   // resourceVersion, leaves the new object as it is.
-  api_->Stop();
-  auto owned = std::make_unique<InterleavingStore>(*store_);
-  InterleavingStore& interleaving = *owned;
-  interleaving_store_ = std::move(owned);
-  api_ = std::make_unique<KubeApi>(interleaving, KubeApiOptions{});
-  ASSERT_TRUE(api_->Start().ok());
+  InterleavingStore& interleaving = Interleave();
   const std::string databases =
       "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/databases";
-  const Json database = Json::parse(R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1",
-    "kind":"Database","metadata":{"name":"cm"},
-    "spec":{"schema":"ADS","url":"jdbc:demodb://names=ads","dialect":"Calcite"}})");
+  const Json database = DatabaseCm();
   struct Case {
     const char* name;
     std::string collection;
