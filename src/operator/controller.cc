@@ -296,8 +296,24 @@ struct Manager::Impl {
   }
 
   // Lists `w`'s kind and hands every object to its handlers as an event of type `type`. Returns
-  // the revision of the list.
+  // the revision of the list. A kind whose handlers only queue the object itself is streamed
+  // (Store::ListEach), so that no list of a large store is held whole; a mapper may read the
+  // store, which a ListEach visitor must not, so a kind with one is listed first.
   hop::Result<int64_t> ListAndDispatch(const WatchedKind& w, store::EventType type) {
+    const bool mapped = std::any_of(w.handlers.begin(), w.handlers.end(),
+                                    [](const Handler& h) { return bool(h.mapper); });
+    if (!mapped) {
+      store::ListOptions opts(w.kind, options.namespace_name);
+      auto revision = store.ListEach(opts, [&](store::Resource object) {
+        for (const Handler& h : w.handlers) {
+          queue.Add({{h.primary, object.namespace_name(), object.name()}});
+        }
+      });
+      if (!revision.ok()) {
+        return revision.status().WithContext(fmt::format("listing {}: ", w.kind.ToString()));
+      }
+      return *revision;
+    }
     HOP_ASSIGN_OR_RETURN(store::ListResult listed, ListKind(w.kind));
     for (store::Resource& object : listed.items) {
       store::Event event;
@@ -310,14 +326,19 @@ struct Manager::Impl {
   }
 
   // After a gap in `w`'s events: lists it again and, because a mapper cannot map objects that
-  // were deleted during the gap, also queues every object of the kinds its mappers feed.
+  // were deleted during the gap, also queues every object of the kinds its mappers feed. Those
+  // are streamed: only their names are kept (a gap in seven watches of element kinds once held
+  // seven lists of every Pipeline at once, 60 KB a view).
   hop::Result<int64_t> Relist(const WatchedKind& w) {
     HOP_ASSIGN_OR_RETURN(int64_t revision, ListAndDispatch(w, store::EventType::kAdded));
     for (const Handler& h : w.handlers) {
       if (!h.mapper) continue;
-      HOP_ASSIGN_OR_RETURN(store::ListResult listed, ListKind(h.primary));
-      for (const store::Resource& object : listed.items) {
+      store::ListOptions opts(h.primary, options.namespace_name);
+      auto listed = store.ListEach(opts, [&](store::Resource object) {
         queue.Add({{h.primary, object.namespace_name(), object.name()}});
+      });
+      if (!listed.ok()) {
+        return listed.status().WithContext(fmt::format("listing {}: ", h.primary.ToString()));
       }
     }
     return revision;

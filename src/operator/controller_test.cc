@@ -239,6 +239,76 @@ TEST_F(ManagerTest, AWatchThatFellBehindTheHistoryListsAgainAndMissesNothing) {
   m.Stop();
 }
 
+// A store that counts the objects each whole List returns, by kind; ListEach streams from the
+// store under it.
+class ListCountingStore : public HoldingStore {
+ public:
+  explicit ListCountingStore(store::Store& inner) : HoldingStore(inner), inner_(inner) {}
+  Result<store::ListResult> List(const store::ListOptions& options) override {
+    auto listed = HoldingStore::List(options);
+    if (listed.ok() && options.kind) {
+      std::lock_guard<std::mutex> lock(mu);
+      listed_whole[options.kind->kind] += static_cast<int>(listed->items.size());
+    }
+    return listed;
+  }
+  Result<int64_t> ListEach(const store::ListOptions& options,
+                           const std::function<void(Resource)>& visit) override {
+    return inner_.ListEach(options, visit);
+  }
+  int ListedWhole(const std::string& kind) {
+    std::lock_guard<std::mutex> lock(mu);
+    return listed_whole[kind];
+  }
+
+ private:
+  store::Store& inner_;
+  std::mutex mu;
+  std::map<std::string, int> listed_whole;
+};
+
+// The lists a start or a watch's gap makes hold no kind whole that they only queue: its own
+// kind's (a kind reconciled by itself) and those its mappers feed are streamed, one object at a
+// time, and every object is still reconciled. A store of 20,000 views once took 1.2 GB to
+// converge, as seven watches of element kinds each held a list of every Pipeline.
+TEST_F(ManagerTest, ListsAStartOrAGapMakesHoldNoKindWholeThatTheyOnlyQueue) {
+  store::SqliteStoreOptions opts;
+  opts.durable = false;
+  opts.retained_events = 5;
+  auto opened = store::SqliteStore::Open(dir_.path() + "/short", opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  ListCountingStore store(**opened);
+  for (int i = 0; i < 40; ++i) ASSERT_TRUE(store.Create(ConfigMap(fmt::format("cm{}", i))).ok());
+  ASSERT_TRUE(store.Create(Job("j0", "cm0")).ok());
+
+  TestReconciler rec(&store);
+  EventMapper owner_of = [](const store::Event& event) {
+    auto labels = event.object.labels();
+    if (!labels.count("owner")) return std::vector<Request>{};
+    return std::vector<Request>{CM(labels["owner"], event.object.namespace_name())};
+  };
+  Manager m(store, Options());
+  m.Register(kConfigMap, &rec, {{kJob, owner_of}});
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(rec.Calls(fmt::format("cm{}", i)), 1) << i;
+
+  // A gap in both watches: each lists again, and the Job watch queues every ConfigMap.
+  const int watches = store.watches;
+  store.held = true;
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(store.Create(Job(fmt::format("gap-{}", i), "cm1")).ok());
+  }
+  store.held = false;
+  ASSERT_TRUE(Eventually([&] { return store.watches >= watches + 2; }));
+  for (int i = 0; i < 40; ++i) ASSERT_TRUE(rec.WaitForCalls(fmt::format("cm{}", i), 2)) << i;
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  m.Stop();
+  EXPECT_EQ(store.ListedWhole("ConfigMap"), 0);
+  // A mapper may read the store, which a streamed list's visitor must not: Jobs are listed.
+  EXPECT_GT(store.ListedWhole("Job"), 0);
+}
+
 TEST_F(ManagerTest, ReconcilesObjectsThatExistBeforeStart) {
   Create(ConfigMap("a"));
   Create(ConfigMap("b"));
