@@ -58,6 +58,7 @@
 #include "common/files.h"
 #include "common/issues.h"
 #include "common/limits.h"
+#include "common/log.h"
 #include "common/time.h"
 #include "resource/json_parse.h"
 #include "resource/kinds.h"
@@ -443,6 +444,7 @@ class SqliteStore::Impl {
   }
 
   ~Impl() {
+    StopCheckpointer();
     {
       std::lock_guard<std::mutex> lock(shared_->mu);
       shared_->closed = true;
@@ -470,7 +472,9 @@ class SqliteStore::Impl {
       return NotAStore("is empty (0 bytes)");
     }
     HOP_RETURN_IF_ERROR(Connect());
-    return Migrate();
+    HOP_RETURN_IF_ERROR(Migrate());
+    CheckpointInBackground();
+    return Status::OK();
   }
 
   Status NotAStore(std::string_view what) const {
@@ -539,6 +543,86 @@ class SqliteStore::Impl {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+  }
+
+  // Checkpoints (docs/store.md, "Checkpoints"). SQLite's automatic checkpoint runs inside the
+  // COMMIT that takes the WAL past 1,000 pages, in the committing thread, holding the write lock
+  // while it copies the pages into the database file and syncs both files: every 20 or so
+  // statements of a script, one of them waited for it. Instead, that commit hands the work to a
+  // thread of this store's, which checkpoints on a connection of its own while commits go on.
+  // A checkpoint that does not catch up with the writers cannot let the WAL start over, so a
+  // WAL that still grows to kForegroundCheckpointPages is checkpointed by the commit that took
+  // it there, as SQLite would: most of its pages are in the database file by then.
+  static constexpr int kBackgroundCheckpointPages = 1000;
+  static constexpr int kForegroundCheckpointPages = 4000;
+
+  void CheckpointInBackground() { sqlite3_wal_hook(db_.handle(), &Impl::AfterCommit, this); }
+
+  // SQLite's hook after each commit on the writer's connection, with the WAL's size in pages.
+  static int AfterCommit(void* self, sqlite3* db, const char* name, int pages) {
+    auto* impl = static_cast<Impl*>(self);
+    if (pages >= kForegroundCheckpointPages) {
+      // As SQLite's own hook does; a checkpoint under way elsewhere makes this one return BUSY
+      // at once, and the next commit tries again.
+      (void)sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    } else {
+      // Pages already in the database file need no copy: it is due once 1,000 more are written
+      // than the last checkpoint left behind (and the WAL started over if it is shorter).
+      int64_t copied = impl->checkpointed_pages_.load(std::memory_order_relaxed);
+      if (pages < copied) copied = 0;
+      if (pages - copied >= kBackgroundCheckpointPages) impl->WantCheckpoint();
+    }
+    return SQLITE_OK;
+  }
+
+  void WantCheckpoint() {
+    std::lock_guard<std::mutex> lock(checkpoint_mu_);
+    if (checkpoint_stop_) return;
+    checkpoint_wanted_ = true;
+    if (!checkpointer_.joinable()) {
+      checkpointer_ = std::thread([this] { CheckpointLoop(); });
+    }
+    checkpoint_cv_.notify_one();
+  }
+
+  void CheckpointLoop() {
+    sqlite::Database db;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(checkpoint_mu_);
+        checkpoint_cv_.wait(lock, [&] { return checkpoint_wanted_ || checkpoint_stop_; });
+        if (checkpoint_stop_) return;
+        checkpoint_wanted_ = false;
+      }
+      if (db.handle() == nullptr) {
+        auto opened = sqlite::Database::Open(path_);
+        // Without a connection of its own, the foreground checkpoints keep the WAL bounded.
+        if (!opened.ok()) {
+          log::Warn("{}: cannot open a connection to checkpoint on: {}", path_,
+                    opened.status().ToString());
+          return;
+        }
+        db = std::move(*opened);
+        // The writer's setting: NORMAL syncs the WAL and the database file around the copy.
+        (void)db.Exec(options_.durable ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=OFF");
+      }
+      int log = 0;
+      int copied = 0;
+      if (sqlite3_wal_checkpoint_v2(db.handle(), nullptr, SQLITE_CHECKPOINT_PASSIVE, &log,
+                                    &copied) == SQLITE_OK) {
+        checkpointed_pages_.store(copied, std::memory_order_relaxed);
+      }
+      background_checkpoints_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  void StopCheckpointer() {
+    {
+      std::lock_guard<std::mutex> lock(checkpoint_mu_);
+      checkpoint_stop_ = true;
+      checkpoint_cv_.notify_one();
+    }
+    if (checkpointer_.joinable()) checkpointer_.join();
   }
 
   // Removes the temporary files of creations whose process is gone (killed while creating the
@@ -1564,7 +1648,8 @@ class SqliteStore::Impl {
             syncs_.load(std::memory_order_relaxed),
             static_cast<int64_t>(queue_.size()),
             committing_,
-            shared_->wakes_from_others.load()};
+            shared_->wakes_from_others.load(),
+            background_checkpoints_.load(std::memory_order_relaxed)};
   }
 
   const std::string& path() const { return path_; }
@@ -1604,6 +1689,14 @@ class SqliteStore::Impl {
   int wal_fd_ = -1;         // SyncWal's: the WAL, opened at the first sync
   std::atomic<int64_t> syncs_{0};  // fsyncs of the WAL (CommitStats)
   bool wal_marked_ = false;  // SyncWal's: the WAL's directory entry is durable, and marked so
+  // The checkpointer (CheckpointInBackground): a thread started at the first checkpoint due.
+  std::mutex checkpoint_mu_;
+  std::condition_variable checkpoint_cv_;
+  bool checkpoint_wanted_ = false;  // guarded by checkpoint_mu_
+  bool checkpoint_stop_ = false;    // guarded by checkpoint_mu_
+  std::thread checkpointer_;        // guarded by checkpoint_mu_ until joined
+  std::atomic<int64_t> background_checkpoints_{0};
+  std::atomic<int64_t> checkpointed_pages_{0};  // of the WAL, by the last background checkpoint
   std::shared_ptr<Shared> shared_;
 };
 

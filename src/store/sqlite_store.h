@@ -77,6 +77,7 @@ class SqliteStore : public Store {
     int64_t waiting = 0;
     bool committing = false;
     int64_t wakes_from_others = 0;
+    int64_t background_checkpoints = 0;  // run by the checkpointer (docs/store.md, "Checkpoints")
   };
   CommitStats commit_stats() const;
 

@@ -782,6 +782,35 @@ int64_t FileSize(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
 }
 
+// A WAL grown past 1,000 pages is checkpointed by the store's own thread, beside the commits,
+// and a WAL still growing is checkpointed by a commit once it reaches 4,000 pages: the file
+// stays bounded, and everything committed is read back after the store is closed and opened.
+TEST(SqliteStoreCheckpointTest, CheckpointsRunBesideTheCommitsAndKeepTheWalBounded) {
+  TempDir dir;
+  constexpr int kCommits = 1500;
+  int64_t largest_wal = 0;
+  {
+    auto opened = SqliteStore::Open(dir.path());
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    SqliteStore& store = **opened;
+    const std::string filler(5000, 'x');  // two pages an object, and its event
+    for (int i = 0; i < kCommits; ++i) {
+      Resource cm = ConfigMap("cm-" + std::to_string(i));
+      cm.mutable_json()["data"]["k"] = filler;
+      ASSERT_TRUE(store.Commit({Write::Create(std::move(cm))}).ok()) << i;
+      largest_wal = std::max(largest_wal, FileSize(dir.path() + "/hop.db-wal"));
+    }
+    EXPECT_GE(store.commit_stats().background_checkpoints, 1);
+  }
+  // 4,000 pages and the group that crossed the line, with the WAL's headers.
+  EXPECT_LT(largest_wal, 4100 * (4096 + 24));
+  auto reopened = SqliteStore::Open(dir.path());
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  auto list = (*reopened)->List({kConfigMap, "", {}});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->items.size(), static_cast<size_t>(kCommits));
+}
+
 TEST(SqliteStoreDurabilityTest, ACommitIsReportedOnlyOnceAnFsyncCoversIt) {
   TempDir dir;
   const std::string wal = dir.path() + "/hop.db-wal";
