@@ -1780,6 +1780,77 @@ TEST(CliTest, AKilledRefreshLeavesThePreviousRowsAndWatermark) {
   EXPECT_GT(watermark(), before);
 }
 
+// A view replaced with another query while it is refreshed (docs/runtime.md, "Refreshes"): the
+// refresh either ran to its end before the replace, and its view is then not ready until the
+// next, or it finds the new query when it comes to record its watermark, fails and leaves the
+// watermark; in no case is the new query's view ready, or given a watermark, with the old query's
+// rows. Then a refresh of the new query makes it ready. A view created again over the table a
+// DROP left is not refreshed yet, whatever the table holds.
+TEST(CliTest, AViewReplacedDuringItsRefreshIsNotReadyWithTheOldRows) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE TABLE local.big (id BIGINT, s VARCHAR)'").status, 0);
+  const std::string file = state.path() + "/local/default.db";
+  HopRun filled = Command("sqlite3 " + file +
+                          " \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                          "WHERE x < 2000000) INSERT INTO BIG SELECT x, 'row ' || x FROM c\"");
+  ASSERT_EQ(filled.status, 0) << filled.out;
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE MATERIALIZED VIEW local.copy AS SELECT id, s FROM "
+                               "local.big'")
+                .status,
+            0);
+  auto view = [&]() {
+    return nlohmann::json::parse(Hop(state.Flag() + " get view local-copy -o json").out);
+  };
+  auto pipeline_message = [&]() {
+    EXPECT_EQ(Hop(state.Flag() + " wait --timeout 60").status, 0);
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get pipeline local-copy -o json").out);
+    return doc["status"].value("message", "") + " " + doc["status"]["elements"].dump();
+  };
+
+  HopRun refresh;
+  std::thread running([&] { refresh = Hop(state.Flag() + " refresh local.copy"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  HopRun replaced = Hop(state.Flag() +
+                        " -e 'CREATE OR REPLACE MATERIALIZED VIEW local.copy AS "
+                        "SELECT id, s FROM local.big WHERE id < 10'");
+  running.join();
+  ASSERT_EQ(replaced.status, 0) << replaced.out;
+  const nlohmann::json after = view();
+  if (refresh.status == 0) {
+    // It finished first: the digest it recorded is the old query's.
+    EXPECT_NE(pipeline_message().find("its query was replaced since its latest refresh"),
+              std::string::npos);
+  } else {
+    EXPECT_NE(refresh.out.find("LOCAL.COPY was replaced with another query while it was "
+                               "refreshed"),
+              std::string::npos)
+        << refresh.out;
+    EXPECT_FALSE(after.contains("status") && after["status"].contains("watermark")) << after;
+    EXPECT_EQ(pipeline_message().find("Ready."), std::string::npos);
+  }
+  HopRun again = Hop(state.Flag() + " refresh local.copy");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_EQ(Command("sqlite3 " + file + " 'SELECT COUNT(*) FROM COPY'").out, "9\n");
+  const std::string message = pipeline_message();
+  EXPECT_EQ(message.find("its query was replaced"), std::string::npos) << message;
+  EXPECT_NE(message.find("refreshed by hop (watermark 20"), std::string::npos) << message;
+  EXPECT_NE(message.find("Ready."), std::string::npos) << message;
+
+  // Dropped and made again over the table DROP left: its 9 rows are not a refresh of it.
+  ASSERT_EQ(Hop(state.Flag() + " -e 'DROP MATERIALIZED VIEW local.copy'").status, 0);
+  HopRun made = Hop(state.Flag() +
+                    " -e 'CREATE MATERIALIZED VIEW local.copy AS SELECT id, s "
+                    "FROM local.big WHERE id < 10'");
+  ASSERT_EQ(made.status, 0) << made.out;
+  EXPECT_NE(made.out.find("until the first whatever its table held already"), std::string::npos)
+      << made.out;
+  EXPECT_NE(pipeline_message().find("not refreshed yet"), std::string::npos);
+}
+
 // Refreshes into PostgreSQL (docs/postgres.md, "Refreshes"): rows from the local engine arrive by
 // COPY with every type intact; a view over tables of the same database runs inside it; a table
 // with a primary key is upserted; a refresh that fails, or is killed, leaves the old rows and the

@@ -217,14 +217,32 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
     const Json view_status = view ? StatusOf(*view) : Json::object();
     auto refresh = view_status.find("refresh");
     if (refresh == view_status.end() || !refresh->is_object()) continue;
+    // The rows are those of the query the latest successful refresh read, by whichever runner
+    // (status.refreshedQuery, a digest; refreshes before hop recorded it have none): a view
+    // replaced since holds an older query's.
     ElementState s;
     const std::string outcome = refresh->value("lastOutcome", "");
-    s.ready = outcome == "Succeeded";
+    const std::string refreshed = view_status.value(resource::kRefreshedQueryStatus, "");
+    const bool replaced =
+        !refreshed.empty() &&
+        refreshed != resource::QueryDigest(resource::ViewKind::kSql.Get(*view).value_or(""));
+    const std::string running = refresh->value("job", "");
     s.failed = outcome == "Failed";
-    s.message = s.failed                   ? refresh->value("message", "")
-                : s.ready                  ? "refreshed by hop at " + refresh->value("finished", "")
-                : refresh->contains("job") ? "refresh " + refresh->value("job", "") + " is running"
-                                           : "refreshed by hop: not refreshed yet";
+    s.ready = !s.failed && !replaced && (outcome == "Succeeded" || !refreshed.empty());
+    if (s.failed) {
+      s.message = refresh->value("message", "");
+    } else if (s.ready) {
+      s.message = outcome == "Succeeded"
+                      ? "refreshed by hop at " + refresh->value("finished", "")
+                      : "refreshed by hop (watermark " + view_status.value("watermark", "") + ")";
+    } else if (replaced) {
+      s.message = running.empty() ? "its query was replaced since its latest refresh: its rows "
+                                    "are the earlier query's until the next"
+                                  : "its query was replaced; refresh " + running + " is running";
+    } else {
+      s.message = running.empty() ? "refreshed by hop: not refreshed yet"
+                                  : "refresh " + running + " is running";
+    }
     const std::string name = "refresh/" + owner.name;
     element_states.push_back(
         {{"name", name}, {"ready", s.ready}, {"failed", s.failed}, {"message", s.message}});

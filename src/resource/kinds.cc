@@ -8,6 +8,7 @@
 #include <cassert>
 #include <nlohmann/json.hpp>
 
+#include "common/digest.h"
 #include "common/strings.h"
 #include "resource/json_parse.h"
 #include "resource/names.h"
@@ -1081,6 +1082,10 @@ bool RefreshesOnSourceChange(const Resource& view) {
   if (!options) return false;
   auto mode = options->find("refresh");
   return mode != options->end() && mode->second == kRefreshOnChange;
+}
+
+std::string QueryDigest(std::string_view sql) {
+  return digest::Hex(digest::Of<digest::Sha256>(sql)).substr(0, 16);
 }
 
 bool BatchJobConditionTrue(const Resource& job, std::string_view type) {

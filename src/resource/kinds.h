@@ -289,6 +289,11 @@ inline constexpr std::string_view kRefreshOnChangeLabel = "hop.dev/refresh";
 inline constexpr std::string_view kRefreshOnChange = "on-source-change";
 // Whether `view`'s options ask for a refresh when one of its inputs advances.
 bool RefreshesOnSourceChange(const Resource& view);
+// The status field in which `hop refresh` records which query the view's rows are: the
+// QueryDigest of its spec.sql when the refresh read it (docs/runtime.md, "Refreshes").
+inline constexpr const char* kRefreshedQueryStatus = "refreshedQuery";
+// A short digest of a view's query (16 hex digits of its SHA-256): equal for the same text.
+std::string QueryDigest(std::string_view sql);
 // The index key of the Views and Tables that may have work pending: those with a status, a
 // watermark policy (kWatermarkPolicyLabel) or a fill query (kFillAnnotation). The others are
 // plain declarations with nothing to wait for, which a look for pending work can skip.

@@ -3,16 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "binder/binder.h"
+#include "binder/to_sql.h"
 #include "catalog/catalog.h"
 #include "catalog/postgres.h"
 #include "common/strings.h"
 #include "deploy/trigger_fires.h"
 #include "engine/engine.h"
-#include "binder/to_sql.h"
 #include "resource/kinds.h"
 #include "sql/ast/query_statement.h"
 #include "sql/parser.h"
@@ -68,17 +68,40 @@ Result<const catalog::Table*> FindView(store::Store& store, const catalog::Catal
   return table;
 }
 
+// The View a refresh read: the rows it writes are this view's query.
+struct ReadView {
+  std::string uid;
+  std::string sql;
+};
+
 // Moves the watermark of the view (or table: `ref`) to `snapshot` (never back), queueing it for
-// its triggers; retried when another writer changed the object meanwhile.
+// its triggers; retried when another writer changed the object meanwhile. With `read`, only if
+// the view still has the uid and query the refresh read, and with status.refreshedQuery, the
+// digest of that query (docs/runtime.md, "Refreshes"): a view replaced with another query or
+// created again while it was refreshed keeps its watermark, and the refresh fails.
 Status AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
-                        const std::string& sql_name, SystemTime snapshot) {
+                        const std::string& sql_name, SystemTime snapshot,
+                        const std::optional<ReadView>& read = std::nullopt) {
   constexpr int kAttempts = 20;
   for (int attempt = 1;; ++attempt) {
     HOP_ASSIGN_OR_RETURN(Resource view, store.Get(ref));
+    if (read && (view.uid() != read->uid || ViewKind::kSql.Get(view).value_or("") != read->sql)) {
+      return Status::Conflict(fmt::format(
+          "{} was {} while it was refreshed: its table now holds the rows of the query it had, "
+          "and its watermark stays where it was; refresh it again",
+          sql_name,
+          view.uid() != read->uid ? "dropped and created again" : "replaced with another query"));
+    }
+    const std::string digest = read ? resource::QueryDigest(read->sql) : "";
     deploy::ViewFires fires(view.mutable_status(), ref.kind.kind);
     const auto current = fires.Watermark();
-    if (current && *current >= snapshot) return Status::OK();
-    HOP_RETURN_IF_ERROR(fires.Advance(snapshot, sql_name));
+    const Json* status = view.status();
+    const bool recorded =
+        !read || (status != nullptr && status->is_object() &&
+                  status->value(resource::kRefreshedQueryStatus, std::string()) == digest);
+    if (current && *current >= snapshot && recorded) return Status::OK();
+    if (!current || *current < snapshot) HOP_RETURN_IF_ERROR(fires.Advance(snapshot, sql_name));
+    if (read) view.mutable_status()[resource::kRefreshedQueryStatus] = digest;
     auto written = store.UpdateStatus(std::move(view));
     if (written.ok()) return Status::OK();
     if (written.status().code() != StatusCode::kConflict || attempt == kAttempts) {
@@ -293,7 +316,8 @@ Result<int64_t> WritePostgres(const catalog::Catalog& cat, const RefreshOptions&
 Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
                                const RefreshOptions& options, const catalog::Table& sink,
                                const binder::RelPtr& query, const store::ObjectRef& ref,
-                               SystemTime snapshot) {
+                               SystemTime snapshot,
+                               const std::optional<ReadView>& read = std::nullopt) {
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(sink.path));
   RefreshOutcome outcome;
   if (schema->adapter == catalog::Adapter::kPostgres) {
@@ -311,7 +335,7 @@ Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
     HOP_ASSIGN_OR_RETURN(outcome.rows, engine->Replace(cat, insert, engine::Budget{}));
     outcome.how = "replaced in the local database";
   }
-  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ref, sink.QualifiedName(), snapshot));
+  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ref, sink.QualifiedName(), snapshot, read));
   outcome.view = sink.QualifiedName();
   outcome.resource = ref.name;
   outcome.snapshot = snapshot;
@@ -379,14 +403,23 @@ Result<RefreshOutcome> RefreshView(store::Store& store, const RefreshOptions& op
         view->QualifiedName(), schema->database, schema->url));
   }
 
+  // The View whose query the catalog holds: the one read after it, if its query is the same
+  // (a view replaced in between is refreshed with its new query next time).
+  const store::ObjectRef ref = ViewRef(options.namespace_name, view->resource);
+  HOP_ASSIGN_OR_RETURN(Resource resource, store.Get(ref));
+  if (ViewKind::kSql.Get(resource).value_or("") != view->sql) {
+    return Status::Conflict(fmt::format("{} was replaced as its refresh began; refresh it again",
+                                        view->QualifiedName()));
+  }
+  const ReadView read{resource.uid(), view->sql};
+
   binder::Binder binder(cat);
   HOP_ASSIGN_OR_RETURN(binder::RelPtr query, binder.BindView(*view));
   catalog::Table sink = *view;
   sink.kind = catalog::ObjectKind::kTable;
   sink.sql.clear();
   sink.row_type = query->row_type;
-  return Replace(store, cat, options, sink, query,
-                 ViewRef(options.namespace_name, view->resource), snapshot);
+  return Replace(store, cat, options, sink, query, ref, snapshot, read);
 }
 
 }  // namespace hop::runtime

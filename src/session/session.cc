@@ -1189,7 +1189,8 @@ std::string Session::LocalViewNote(const sql::Statement& stmt) {
   return fmt::format(
       "Note: hop refreshes {0}: its table holds the rows of its latest refresh (REFRESH "
       "MATERIALIZED VIEW {0}, its REFRESHED schedule, or WITH ('refresh' 'on-source-change')), "
-      "none until the first.\n",
+      "and until the first whatever its table held already (nothing in a table hop has just "
+      "made).\n",
       name.ToString());
 }
 
