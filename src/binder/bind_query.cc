@@ -150,6 +150,9 @@ Result<RelPtr> Binder::Impl::Values(const sql::ValuesBody& values, const Scope* 
   ExprContext ctx;
   ctx.scope = &empty;
   size_t width = values.rows.empty() ? 0 : values.rows[0].size();
+  if (width > kMaxTargetColumns) {
+    HOP_RETURN_IF_ERROR(CheckTargetWidth(width, values.rows[0][kMaxTargetColumns]->loc));
+  }
   for (const auto& row : values.rows) {
     if (row.size() != width) {
       return Error(row.empty() ? values.loc : row[0]->loc,

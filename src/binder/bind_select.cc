@@ -114,6 +114,11 @@ Result<std::vector<Binder::Impl::Item>> Binder::Impl::Items(const sql::SelectBod
     }
     star_table(*found);
   }
+  if (items.size() > kMaxTargetColumns) {
+    // A column of a star has no place of its own: the SELECT's.
+    const Item& past = items[kMaxTargetColumns];
+    HOP_RETURN_IF_ERROR(CheckTargetWidth(items.size(), past.expr ? past.loc : select.loc));
+  }
   return items;
 }
 
@@ -177,6 +182,8 @@ Result<RelPtr> Binder::Impl::Select(const sql::SelectBody& select, const Scope* 
   std::vector<std::string>& names = list.names;
   std::vector<SortKey>& sort_keys = list.sort_keys;
   const size_t visible = list.visible;
+  // The ORDER BY keys that are not in the select list are columns of it until the sort.
+  HOP_RETURN_IF_ERROR(CheckTargetWidth(exprs.size(), select.loc));
 
   // The select list.
   std::vector<std::string> output_names(names.begin(), names.begin() + visible);

@@ -69,6 +69,12 @@ Status Binder::Impl::Error(sql::Location loc, std::string_view what) const {
   return ErrorCode(StatusCode::kBind, loc, what);
 }
 
+Status Binder::Impl::CheckTargetWidth(size_t columns, sql::Location loc) const {
+  if (columns <= kMaxTargetColumns) return Status::OK();
+  return Error(loc, fmt::format("target lists can have at most {} entries, and this one has {}",
+                                kMaxTargetColumns, columns));
+}
+
 // ---------------------------------------------------------------------------------------------
 
 RelPtr Rename(const RelPtr& rel, const std::vector<std::string>& names) {

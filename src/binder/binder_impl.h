@@ -105,6 +105,11 @@ class Binder::Impl {
  private:
   // --- errors (binder.cc)
   Status Error(sql::Location loc, std::string_view what) const;
+  // A select list or VALUES row may have at most kMaxTargetColumns columns, PostgreSQL's
+  // limit (docs/engine.md, "What is refused"): SQLite's own is 2000, and hop's pgwire clients
+  // expect PostgreSQL's. `loc`: the first column past the limit.
+  static constexpr size_t kMaxTargetColumns = 1664;
+  Status CheckTargetWidth(size_t columns, sql::Location loc) const;
   Status ErrorCode(StatusCode code, sql::Location loc, std::string_view what) const;
 
   // --- queries (bind_query.cc)

@@ -335,14 +335,15 @@ int CharacterPosition(std::string_view query, size_t offset, uint32_t line, uint
 // the name errors have PostgreSQL's codes of their own; typing errors are datatype_mismatch.
 std::string_view BindSqlState(std::string_view message) {
   static constexpr std::pair<std::string_view, std::string_view> kByStart[] = {
-      {"Column '", "42703"},                                // undefined_column ...
+      {"Column '", "42703"},  // undefined_column ...
       {"Unknown target column", "42703"},
       {"Unknown field", "42703"},
-      {"Table '", "42P01"},                                 // undefined_table
+      {"Table '", "42P01"},                                // undefined_table
       {"No match found for function signature", "42883"},  // undefined_function
-      {"Aggregate expression", "42803"},                    // grouping_error
-      {"Duplicate name", "42701"},                          // duplicate_column
-      {"Ordinal out of range", "42P10"},                    // invalid_column_reference
+      {"Aggregate expression", "42803"},                   // grouping_error
+      {"Duplicate name", "42701"},                         // duplicate_column
+      {"Ordinal out of range", "42P10"},                   // invalid_column_reference
+      {"target lists can have at most", "54011"},          // too_many_columns
   };
   for (const auto& [start, state] : kByStart) {
     if (message.rfind(start, 0) != 0) continue;

@@ -734,6 +734,51 @@ TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
   PQfinish(c);
 }
 
+// A select list is held to PostgreSQL's 1664 columns (docs/engine.md, "What is refused"): wider
+// ones fail at bind with 54011 too_many_columns, not an internal error; 1664 run.
+TEST_F(PgServerTest, OverWideSelectListsAreRefusedWithTooManyColumns) {
+  StartServer();
+  PGconn* c = Connect();
+  auto list = [](int n, const char* item) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += fmt::format("{}{}", i ? ", " : "", item);
+    return s;
+  };
+  PGresult* r = PQexec(c, ("SELECT " + list(1664, "1")).c_str());
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  EXPECT_EQ(PQnfields(r), 1664);
+  PQclear(r);
+  const std::string kWide[] = {
+      "SELECT " + list(50001, "1"),
+      "VALUES (" + list(1665, "1") + ")",
+      "SELECT * FROM (SELECT " + list(900, "1") + ") AS a, (SELECT " + list(900, "2") + ") AS b",
+  };
+  for (const std::string& q : kWide) {
+    const std::string what = q.substr(0, 40);
+    r = PQexec(c, q.c_str());
+    EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << what;
+    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    EXPECT_STREQ(state ? state : "", "54011") << what << ": " << PQresultErrorMessage(r);
+    EXPECT_NE(std::string(PQresultErrorMessage(r)).find("target lists can have at most 1664"),
+              std::string::npos)
+        << what << ": " << PQresultErrorMessage(r);
+    PQclear(r);
+    // The extended protocol refuses it when the statement is described.
+    r = PQprepare(c, "", q.c_str(), 0, nullptr);
+    if (PQresultStatus(r) == PGRES_COMMAND_OK) {
+      PQclear(r);
+      r = PQdescribePrepared(c, "");
+    }
+    state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    EXPECT_STREQ(state ? state : "", "54011") << what << ": " << PQresultErrorMessage(r);
+    PQclear(r);
+  }
+  r = PQexec(c, "SELECT 1");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "1");
+  PQclear(r);
+  PQfinish(c);
+}
+
 TEST_F(PgServerTest, PasswordMd5AndScramAgainstTheUsersFile) {
   const std::string users = dir_.path() + "/users";
   ASSERT_TRUE(AddPgUser(users, "tester", "right pw").ok());
