@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 
 namespace hop::server {
@@ -390,6 +391,51 @@ ErrorFields ErrorOf(const Status& status, std::string_view query, size_t offset)
     }
   }
   return f;
+}
+
+Result<std::chrono::milliseconds> ParseStatementTimeout(std::string_view value) {
+  auto invalid = [&](std::string_view hint) {
+    return Status::InvalidArgument(
+        fmt::format("invalid value for parameter \"statement_timeout\": \"{}\"{}", value, hint));
+  };
+  std::string_view v = value;
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+  const std::string text(v);
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || !std::isfinite(number)) return invalid("");
+  std::string_view unit(end);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  static constexpr std::pair<std::string_view, double> kUnits[] = {
+      {"", 1},        {"us", 0.001},  {"ms", 1},      {"s", 1000},
+      {"min", 60000}, {"h", 3600000}, {"d", 86400000}};
+  double factor = 0;
+  for (const auto& [name, f] : kUnits) {
+    if (unit == name) factor = f;
+  }
+  if (factor == 0) {
+    return invalid(
+        " (valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\" and \"d\")");
+  }
+  const double ms = std::rint(number * factor);
+  if (ms < 0 || ms > 2147483647.0) {
+    return Status::InvalidArgument(fmt::format(
+        "{} is outside the valid range for parameter \"statement_timeout\" (0 .. 2147483647 ms)",
+        value));
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(ms));
+}
+
+std::string FormatStatementTimeout(std::chrono::milliseconds timeout) {
+  const int64_t ms = timeout.count();
+  if (ms == 0) return "0";
+  static constexpr std::pair<int64_t, std::string_view> kUnits[] = {
+      {86400000, "d"}, {3600000, "h"}, {60000, "min"}, {1000, "s"}};
+  for (const auto& [size, name] : kUnits) {
+    if (ms % size == 0) return fmt::format("{}{}", ms / size, name);
+  }
+  return fmt::format("{}ms", ms);
 }
 
 }  // namespace hop::server

@@ -6,6 +6,7 @@
 // InvalidArgument error whose message starts with "protocol violation".
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -126,5 +127,14 @@ std::string_view SqlState(StatusCode code);
 // the detail, and for a parse error "at line L, column C" turned into a position in `query`
 // (where the statement starts at byte `offset`).
 ErrorFields ErrorOf(const Status& status, std::string_view query = {}, size_t offset = 0);
+
+// A value of PostgreSQL's statement_timeout as PostgreSQL reads one: a number, optionally
+// fractional, and a unit (`us`, `ms`, `s`, `min`, `h`, `d`; none: milliseconds), rounded to
+// whole milliseconds and within 0 .. 2147483647 ms. Errors (InvalidArgument) say why, in
+// PostgreSQL's words.
+Result<std::chrono::milliseconds> ParseStatementTimeout(std::string_view value);
+// The form SHOW statement_timeout gives: the largest unit that holds it whole (`5s`, `1500ms`,
+// `2min`), `0` for none.
+std::string FormatStatementTimeout(std::chrono::milliseconds timeout);
 
 }  // namespace hop::server

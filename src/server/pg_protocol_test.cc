@@ -129,5 +129,37 @@ TEST(PgProtocolTest, MapsEveryCodeToASqlState) {
             "42804");
 }
 
+// statement_timeout values as PostgreSQL 15 reads them (each checked against its SET and SHOW).
+TEST(PgProtocolTest, StatementTimeoutValues) {
+  struct Case {
+    std::string_view value;
+    int64_t ms;  // -1: refused
+    std::string_view shown;
+  };
+  constexpr Case kCases[] = {
+      {"5s", 5000, "5s"},     {"100ms", 100, "100ms"},
+      {"100", 100, "100ms"},  {"1.5s", 1500, "1500ms"},
+      {"1.5", 2, "2ms"},      {"1min", 60000, "1min"},
+      {"2h", 7200000, "2h"},  {"1d", 86400000, "1d"},
+      {"10us", 0, "0"},       {"1500us", 2, "2ms"},
+      {"5 s", 5000, "5s"},    {" 7s ", 7000, "7s"},
+      {"0", 0, "0"},          {"60000", 60000, "1min"},
+      {"-1", -1, ""},         {"5S", -1, ""},
+      {"abc", -1, ""},        {"", -1, ""},
+      {"2147483648", -1, ""}, {"25d", -1, ""},
+      {"nan", -1, ""},
+  };
+  for (const Case& c : kCases) {
+    auto ms = ParseStatementTimeout(c.value);
+    if (c.ms < 0) {
+      EXPECT_FALSE(ms.ok()) << "'" << c.value << "'";
+      continue;
+    }
+    ASSERT_TRUE(ms.ok()) << "'" << c.value << "': " << ms.status().ToString();
+    EXPECT_EQ(ms->count(), c.ms) << "'" << c.value << "'";
+    EXPECT_EQ(FormatStatementTimeout(*ms), c.shown) << "'" << c.value << "'";
+  }
+}
+
 }  // namespace
 }  // namespace hop::server

@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -22,13 +24,13 @@
 
 #include "binder/pg_catalog.h"
 #include "catalog/pg_types.h"
-#include "engine/postgres_text.h"
 #include "common/digest.h"
 #include "common/log.h"
-#include "common/tls.h"
-#include "server/listen.h"
 #include "common/redact.h"
 #include "common/strings.h"
+#include "common/tls.h"
+#include "engine/postgres_text.h"
+#include "server/listen.h"
 #include "server/pg_protocol.h"
 #include "server/pg_values.h"
 #include "sql/lexer.h"
@@ -243,6 +245,14 @@ class Connection {
     std::memcpy(&secret_, key.data(), 4);
   }
   ~Connection() {
+    if (timer_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(timer_mu_);
+        timer_stop_ = true;
+      }
+      timer_cv_.notify_all();
+      timer_.join();
+    }
     close(fd_);
   }
 
@@ -321,9 +331,14 @@ class Connection {
    public:
     explicit Running(Connection& c) : c_(c) {
       c_.cancel_.store(false);
+      c_.timed_out_.store(false);
       c_.running_.store(true);
+      c_.ArmTimer();
     }
-    ~Running() { c_.running_.store(false); }
+    ~Running() {
+      c_.DisarmTimer();
+      c_.running_.store(false);
+    }
 
    private:
     Connection& c_;
@@ -339,6 +354,17 @@ class Connection {
 
   // The TLS handshake after an SSLRequest answered 'S'; false when it failed.
   bool StartTls();
+
+  // ---- statement_timeout ----
+  // Sets statement_timeout from a client's value (SET, startup); errors are PostgreSQL's.
+  Status SetStatementTimeout(std::string_view value);
+  // With a statement_timeout, starts the timer for the statement that starts now (the timer's
+  // thread is started by the first); without one, nothing.
+  void ArmTimer();
+  void DisarmTimer();
+  // The timer's thread: at the deadline of the armed statement, cancels it as a CancelRequest
+  // does, marking it timed out so that its error is PostgreSQL's 57014.
+  void TimerLoop();
 
   PgServer::Impl& server_;
   int fd_;
@@ -358,6 +384,17 @@ class Connection {
   std::unique_ptr<session::Session> session_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> running_{false};
+  // statement_timeout (docs/pgwire.md, "Settings"); 0: none.
+  std::chrono::milliseconds statement_timeout_{0};
+  // Set by the timer when it cancelled the running statement.
+  std::atomic<bool> timed_out_{false};
+  std::mutex timer_mu_;
+  std::condition_variable timer_cv_;
+  // The running statement's deadline; max: none armed.
+  std::chrono::steady_clock::time_point timer_deadline_ =
+      std::chrono::steady_clock::time_point::max();  // guarded by timer_mu_
+  bool timer_stop_ = false;                          // guarded by timer_mu_
+  std::thread timer_;
   char transaction_ = 'I';  // I idle, T in a block, E in a failed block
   bool block_wrote_ = false;
   int64_t block_writes_ = 0;  // statements of the block that may have written
@@ -555,6 +592,11 @@ bool Connection::Startup() {
         }
         if (EqualsIgnoreCase(s->name, "application_name")) {
           application_name_ = std::string(pair.substr(eq + 1));
+        } else if (s->name == "statement_timeout") {
+          if (Status set = SetStatementTimeout(pair.substr(eq + 1)); !set.ok()) {
+            Fatal("22023", set.message());
+            return false;
+          }
         } else if (s->accepts == nullptr) {
           client_values_[s->name] = std::string(pair.substr(eq + 1));
         }
@@ -566,7 +608,12 @@ bool Connection::Startup() {
         Fatal("22023", fmt::format("hop only does {} = {}", s->name, s->does));
         return false;
       }
-      if (s != nullptr && s->accepts == nullptr && s->name != "application_name") {
+      if (s != nullptr && s->name == "statement_timeout") {
+        if (Status set = SetStatementTimeout(v); !set.ok()) {
+          Fatal("22023", set.message());
+          return false;
+        }
+      } else if (s != nullptr && s->accepts == nullptr && s->name != "application_name") {
         client_values_[s->name] = v;
       }
     }
@@ -811,8 +858,55 @@ void Connection::Run() {
   }
 }
 
+void Connection::ArmTimer() {
+  if (statement_timeout_.count() == 0) return;
+  {
+    std::lock_guard<std::mutex> lock(timer_mu_);
+    timer_deadline_ = std::chrono::steady_clock::now() + statement_timeout_;
+  }
+  if (!timer_.joinable()) {
+    timer_ = std::thread([this] { TimerLoop(); });
+  } else {
+    timer_cv_.notify_all();
+  }
+}
+
+void Connection::DisarmTimer() {
+  if (!timer_.joinable()) return;
+  std::lock_guard<std::mutex> lock(timer_mu_);
+  timer_deadline_ = std::chrono::steady_clock::time_point::max();
+}
+
+void Connection::TimerLoop() {
+  std::unique_lock<std::mutex> lock(timer_mu_);
+  while (!timer_stop_) {
+    if (timer_deadline_ == std::chrono::steady_clock::time_point::max()) {
+      timer_cv_.wait(lock);
+    } else if (std::chrono::steady_clock::now() >= timer_deadline_) {
+      timed_out_.store(true);
+      cancel_.store(true);
+      timer_deadline_ = std::chrono::steady_clock::time_point::max();
+    } else {
+      timer_cv_.wait_until(lock, timer_deadline_);
+    }
+  }
+}
+
+Status Connection::SetStatementTimeout(std::string_view value) {
+  HOP_ASSIGN_OR_RETURN(statement_timeout_, ParseStatementTimeout(value));
+  client_values_["statement_timeout"] = FormatStatementTimeout(statement_timeout_);
+  return Status::OK();
+}
+
 void Connection::SendError(const Status& st, std::string_view query, size_t offset) {
   ErrorFields f = ErrorOf(st, query, offset);
+  if (timed_out_.load() && st.code() == StatusCode::kExecution &&
+      st.message().find("was cancelled") != std::string::npos) {
+    // The timer stopped it, not the client: PostgreSQL's query_canceled and words.
+    f.sqlstate = "57014";
+    f.message = "canceling statement due to statement timeout";
+    f.detail.clear();
+  }
   if (st.message().rfind(kAborted, 0) == 0) f.sqlstate = "25P02";  // in_failed_sql_transaction
   if (st.message().rfind(kNoSavepoint, 0) == 0) f.sqlstate = "3B001";  // invalid_savepoint_name
   if (st.message().find(kNotInBlock) != std::string::npos) {
@@ -1071,7 +1165,19 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
     return Status::InvalidArgument(fmt::format(
         "hop only does {} = {}: '{}' would not be true of its results", s->name, s->does, value));
   }
-  if (s->accepts == nullptr && !EqualsIgnoreCase(s->name, "application_name") && apply) {
+  if (s->name == "statement_timeout") {
+    // Acted on: a statement running longer is cancelled (SetStatementTimeout).
+    if (EqualsIgnoreCase(value, "DEFAULT")) {
+      if (apply) {
+        statement_timeout_ = std::chrono::milliseconds(0);
+        client_values_.erase(s->name);
+      }
+    } else if (apply) {
+      HOP_RETURN_IF_ERROR(SetStatementTimeout(value));
+    } else {
+      HOP_RETURN_IF_ERROR(ParseStatementTimeout(value).status());
+    }
+  } else if (s->accepts == nullptr && !EqualsIgnoreCase(s->name, "application_name") && apply) {
     if (EqualsIgnoreCase(value, "DEFAULT")) {
       client_values_.erase(s->name);
     } else {

@@ -734,6 +734,75 @@ TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
   PQfinish(c);
 }
 
+// statement_timeout is acted on as PostgreSQL does (docs/pgwire.md, "Settings"): a statement
+// that runs longer is cancelled with 57014, by SET or the startup options, in the simple and the
+// extended protocol; 0 is no timeout; values are read with PostgreSQL's units.
+TEST_F(PgServerTest, StatementTimeoutCancelsALongerStatement) {
+  StartServer();
+  // 10^10 rows to count: minutes of work (hop runs no recursive queries).
+  std::string slow = "SELECT COUNT(*) FROM ";
+  for (int i = 0; i < 10; ++i) {
+    slow += fmt::format("{}(VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS t{} (x)",
+                        i ? ", " : "", i);
+  }
+  const char* kSlow = slow.c_str();
+  auto expect_timeout = [](PGresult* r, const std::string& what) {
+    EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << what;
+    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    EXPECT_STREQ(state ? state : "", "57014") << what << ": " << PQresultErrorMessage(r);
+    const char* message = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    EXPECT_STREQ(message ? message : "", "canceling statement due to statement timeout") << what;
+    PQclear(r);
+  };
+  auto show = [](PGconn* c) {
+    PGresult* r = PQexec(c, "SHOW statement_timeout");
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK ? PQgetvalue(r, 0, 0) : "?";
+    PQclear(r);
+    return v;
+  };
+  PGconn* c = Connect();
+  PQclear(PQexec(c, "SET statement_timeout = '300ms'"));
+  EXPECT_EQ(show(c), "300ms");
+  auto start = std::chrono::steady_clock::now();
+  expect_timeout(PQexec(c, kSlow), "simple");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // The connection goes on, and a quick statement is not cancelled.
+  PGresult* r = PQexec(c, "SELECT 1");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "1");
+  PQclear(r);
+  expect_timeout(PQexecParams(c, kSlow, 0, nullptr, nullptr, nullptr, nullptr, 0), "extended");
+  // A plain number is milliseconds; a unit PostgreSQL does not know is refused.
+  PQclear(PQexec(c, "SET statement_timeout TO 1500"));
+  EXPECT_EQ(show(c), "1500ms");
+  r = PQexec(c, "SET statement_timeout = '5S'");
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22023");
+  PQclear(r);
+  EXPECT_EQ(show(c), "1500ms");
+  // 0 is no timeout: the slow query now ends by hop's own query_timeout, not statement_timeout.
+  PQclear(PQexec(c, "SET statement_timeout = 0"));
+  EXPECT_EQ(show(c), "0");
+  PQclear(PQexec(c, "SET query_timeout = 2"));
+  r = PQexec(c, kSlow);
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22000");
+  EXPECT_NE(std::string(PQresultErrorMessage(r)).find("query_timeout"), std::string::npos)
+      << PQresultErrorMessage(r);
+  PQclear(r);
+  PQfinish(c);
+  // The startup packet's options set it too.
+  c = Connect("options='-c statement_timeout=200'");
+  ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+  EXPECT_EQ(show(c), "200ms");
+  expect_timeout(PQexec(c, kSlow), "startup option");
+  PQfinish(c);
+  c = PQconnectdb(Conninfo("options='-c statement_timeout=-5'").c_str());
+  EXPECT_EQ(PQstatus(c), CONNECTION_BAD);
+  EXPECT_NE(std::string(PQerrorMessage(c)).find("outside the valid range"), std::string::npos)
+      << PQerrorMessage(c);
+  PQfinish(c);
+}
+
 // A select list is held to PostgreSQL's 1664 columns (docs/engine.md, "What is refused"): wider
 // ones fail at bind with 54011 too_many_columns, not an internal error; 1664 run.
 TEST_F(PgServerTest, OverWideSelectListsAreRefusedWithTooManyColumns) {
