@@ -1960,6 +1960,38 @@ CREATE MATERIALIZED VIEW pg.floats_copy AS SELECT id, f FROM pg.floats;
   EXPECT_NE(nan_inside.out.find("inside PostgreSQL"), std::string::npos) << nan_inside.out;
   EXPECT_EQ(rows("SELECT * FROM floats_copy ORDER BY id"), "1|NaN\n2|1.5\n");
 
+  // A value beyond a REAL column's range fails the refresh, naming the column, into PostgreSQL
+  // (by COPY) and into a local table alike, and nothing is written; it went out as Infinity.
+  ASSERT_TRUE(pg.Exec("CREATE TABLE wide (id integer, d double precision, big bigint);"
+                      "INSERT INTO wide VALUES (1, 1.5, 7), (2, 1e40, 8)")
+                  .ok());
+  run = Hop(state.Flag() + " -f -", R"(
+CREATE MATERIALIZED VIEW pg.narrow AS SELECT id, CAST(d AS REAL) AS r FROM pg.wide;
+CREATE MATERIALIZED VIEW local.narrow AS SELECT id, CAST(d AS REAL) AS r FROM pg.wide;
+CREATE MATERIALIZED VIEW pg.small AS SELECT id, CAST(big AS INTEGER) * 1000000000 AS n
+  FROM pg.wide;
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  HopRun narrow_pg = Hop(state.Flag() + " refresh pg.narrow");
+  EXPECT_EQ(narrow_pg.status, 1) << narrow_pg.out;
+  EXPECT_NE(narrow_pg.out.find("PG.NARROW, row 2: 1.0E40 is out of range for REAL (column R): "
+                               "overflow"),
+            std::string::npos)
+      << narrow_pg.out;
+  EXPECT_EQ(rows("SELECT count(*) FROM narrow"), "0\n");
+  HopRun narrow_local = Hop(state.Flag() + " refresh local.narrow");
+  EXPECT_EQ(narrow_local.status, 1) << narrow_local.out;
+  EXPECT_NE(narrow_local.out.find("1.0E40 is out of range for REAL (column R): overflow"),
+            std::string::npos)
+      << narrow_local.out;
+  EXPECT_EQ(watermark("local-narrow"), "");
+  // An INTEGER computed beyond its range: PostgreSQL's COPY would refuse it without the column.
+  HopRun small = Hop(state.Flag() + " refresh pg.small");
+  EXPECT_EQ(small.status, 1) << small.out;
+  EXPECT_NE(small.out.find("PG.SMALL, row 1: 7000000000 is out of range for INTEGER (column N)"),
+            std::string::npos)
+      << small.out;
+
   // Upserted by the primary key: new keys inserted, known ones updated, others kept.
   ASSERT_TRUE(pg.Exec("UPDATE widgets SET name = 'bolt2' WHERE id = 1; INSERT INTO widgets VALUES "
                       "(3, 'gear')")

@@ -563,6 +563,20 @@ void CastFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   SetResult(ctx, *r);
 }
 
+// A value written into a column, checked against the column's type (value.h, CheckFits).
+void FitsFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
+  const Rep* from = ArgRep(ctx, argv, 1);
+  if (!from) return;
+  const Rep* to = ArgRep(ctx, argv, 2);
+  if (!to) return;
+  const Value v = ArgValue(argv[0]);
+  if (Status fits = CheckFits(v, *from, *to, ArgText(argv[3])); !fits.ok()) {
+    return SetError(ctx, fits.message());
+  }
+  SetResult(ctx, v);
+}
+
 // ---- LIKE ------------------------------------------------------------------------------------
 
 // A LIKE pattern as an RE2 expression: `%` any run, `_` one character, the escape character
@@ -1193,6 +1207,7 @@ Status RegisterFunctions(sqlite3* db, FunctionState* state) {
       {fn::kRandInteger, 2, RandIntegerFn, false},
       {fn::kCast, 4, CastFn<false>},
       {fn::kTryCast, 3, CastFn<true>},
+      {fn::kFits, 4, FitsFn},
       {fn::kLike, 2, LikeFn},
       {fn::kLike, 3, LikeFn},
       {fn::kUpper, 1, UpperFn},

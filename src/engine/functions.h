@@ -37,6 +37,7 @@ inline constexpr std::string_view kRand = "HOP_RAND";                 // ([seed]
 inline constexpr std::string_view kRandInteger = "HOP_RAND_INTEGER";  // ([seed,] n)
 // Casts and comparison.
 inline constexpr std::string_view kCast = "HOP_CAST";         // (x, from, to, label)
+inline constexpr std::string_view kFits = "HOP_FITS";  // (x, from, to, column): x, or an error
 inline constexpr std::string_view kTryCast = "HOP_TRY_CAST";  // (x, from, to)
 inline constexpr std::string_view kLike = "HOP_LIKE";         // (s, pattern[, escape])
 // Strings.

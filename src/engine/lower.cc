@@ -739,6 +739,14 @@ Result<std::unique_ptr<sql::Statement>> LowerInsert(const binder::BoundInsert& i
                          v.rep.type = sql::DataType(sql::TypeName::kBigInt);
                        }
                        HOP_ASSIGN_OR_RETURN(v, lowerer.Cast(std::move(v), want, false, name));
+                       // A REAL holds a float's range, which a double (held alike) may exceed.
+                       if (w == sql::TypeName::kReal) {
+                         return internal::Call(
+                             fn::kFits,
+                             internal::Args(std::move(v.expr), internal::StrLit(TypeCode(v.rep)),
+                                            internal::StrLit(TypeCode(want)),
+                                            internal::StrLit(name)));
+                       }
                        return std::move(v.expr);
                      },
                      want});

@@ -863,4 +863,44 @@ std::string RepTypeName(const Rep& rep) {
   return out;
 }
 
+Status CheckFits(const Value& v, const Rep& from, const Rep& to, std::string_view column) {
+  auto out_of_range = [&](std::string_view why) {
+    std::string shown;
+    FormatValue(v,
+                from.type.name == TypeName::kReal ? RepOf(sql::DataType(TypeName::kDouble)) : from,
+                shown);
+    return Status::InvalidArgument(fmt::format("{} is out of range for {} (column {}){}", shown,
+                                               RepTypeName(to), column, why));
+  };
+  if (to.type.name == TypeName::kReal) {
+    double d = 0;
+    if (v.kind == Value::Kind::kReal) {
+      d = v.d;
+    } else if (v.kind == Value::Kind::kInteger && from.kind == RepKind::kInteger) {
+      d = static_cast<double>(v.i);
+    } else {
+      return Status::OK();  // a decimal's 18 digits fit
+    }
+    const float f = static_cast<float>(d);
+    if (std::isinf(f) && std::isfinite(d)) return out_of_range(": overflow");
+    if (f == 0.0f && d != 0.0) return out_of_range(": underflow");
+    return Status::OK();
+  }
+  if (to.kind != RepKind::kInteger || v.kind != Value::Kind::kInteger ||
+      from.kind != RepKind::kInteger) {
+    return Status::OK();
+  }
+  int64_t low = 0, high = 0;
+  switch (to.type.name) {
+    case TypeName::kTinyInt: low = -128, high = 127; break;
+    case TypeName::kSmallInt: low = -32768, high = 32767; break;
+    case TypeName::kInteger:
+      low = std::numeric_limits<int32_t>::min(), high = std::numeric_limits<int32_t>::max();
+      break;
+    default: return Status::OK();
+  }
+  if (v.i < low || v.i > high) return out_of_range("");
+  return Status::OK();
+}
+
 }  // namespace hop::engine

@@ -178,4 +178,12 @@ Result<Rep> ParseTypeCode(std::string_view code);
 // The name of a Rep's type for messages: `INTEGER`, `DECIMAL(10, 2)`, `VARCHAR ARRAY`.
 std::string RepTypeName(const Rep& rep);
 
+// Whether `v` (encoded as `from`) fits a column of type `to` that hop writes (INSERT, a
+// refresh's rows), as PostgreSQL's types hold them (docs/engine.md, "Casts"): a REAL holds a
+// float's range, so a finite value beyond it overflows and a nonzero one that rounds to zero
+// underflows (the engine holds REAL as a double, and would show such a value as Infinity or 0);
+// TINYINT, SMALLINT and INTEGER their ranges. Other types: OK. The error (InvalidArgument) names
+// the value, the type and `column`.
+Status CheckFits(const Value& v, const Rep& from, const Rep& to, std::string_view column);
+
 }  // namespace hop::engine

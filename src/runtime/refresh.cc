@@ -291,11 +291,31 @@ Result<int64_t> WritePostgres(const catalog::Catalog& cat, const RefreshOptions&
   constexpr size_t kChunk = 256 * 1024;
   const std::vector<engine::Rep>& reps = cursor->reps();
   const int width = static_cast<int>(reps.size());
+  // The columns whose values are checked against the table's types before they are sent: a REAL
+  // the engine holds as a double would go out as Infinity (engine::CheckFits).
+  std::vector<std::pair<int, engine::Rep>> checked;
+  for (int c = 0; c < width && c < static_cast<int>(sink.row_type.columns.size()); ++c) {
+    const catalog::Column& column = sink.row_type.columns[static_cast<size_t>(c)];
+    const engine::Rep to = engine::RepOf(column.type);
+    if (to.type.name == sql::TypeName::kReal || to.type.name == sql::TypeName::kTinyInt ||
+        to.type.name == sql::TypeName::kSmallInt || to.type.name == sql::TypeName::kInteger) {
+      checked.emplace_back(c, to);
+    }
+  }
   std::string chunk;
   chunk.reserve(kChunk + 4096);
   for (;;) {
     HOP_ASSIGN_OR_RETURN(bool row, cursor->Next());
     if (!row) break;
+    for (const auto& [c, to] : checked) {
+      if (cursor->IsNull(c)) continue;
+      Status fits = engine::CheckFits(cursor->GetValue(c), reps[static_cast<size_t>(c)], to,
+                                      sink.row_type.columns[static_cast<size_t>(c)].name);
+      if (!fits.ok()) {
+        return Status::ExecutionError(
+            fmt::format("{}, row {}: {}", sink.QualifiedName(), cursor->rows(), fits.message()));
+      }
+    }
     for (int c = 0; c < width; ++c) {
       if (c > 0) chunk += '\t';
       cursor->AppendCopyField(c, chunk);
