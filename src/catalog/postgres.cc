@@ -439,8 +439,8 @@ Result<sql::ExprPtr> ElementExpression(const sql::DataType& t) {
     case TypeName::kBigInt:
     case TypeName::kReal:
     case TypeName::kFloat:
-    case TypeName::kDouble:
-    case TypeName::kChar: return ColumnOf("e");
+    case TypeName::kDouble: return ColumnOf("e");
+    case TypeName::kChar:  // without its padding, as a bpchar column (ReadExpression)
     case TypeName::kVarchar:
       return CastTo(ColumnOf("e"), TypeName::kVarchar);  // json and uuid elements as text
     case TypeName::kDecimal:
@@ -478,6 +478,9 @@ Result<sql::ExprPtr> ReadExpression(const ScanColumn& c) {
   const sql::DataType& t = c.type;
   switch (t.name) {
     case TypeName::kChar:
+      // A bpchar without the spaces that pad it: the engine's CHAR (docs/engine.md, "Strings
+      // and LIKE"), as PostgreSQL's cast to varchar drops them.
+      return CastTo(ColumnOf(c.name), TypeName::kVarchar);
     case TypeName::kVarchar:
       if (!c.text_like) return CastTo(ColumnOf(c.name), TypeName::kVarchar);  // json, uuid
       break;

@@ -439,8 +439,10 @@ void Cursor::AppendText(int column, std::string& out) const {
   const Rep& rep = reps_[static_cast<size_t>(column)];
   if (type == SQLITE_TEXT && rep.kind == RepKind::kText) {
     // The common case, without a copy.
+    const size_t from = out.size();
     out.append(reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column)),
                static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+    PadChar(rep, out, from);
     return;
   }
   if (type == SQLITE_INTEGER && rep.kind == RepKind::kInteger) {

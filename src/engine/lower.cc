@@ -727,8 +727,14 @@ Result<std::unique_ptr<sql::Statement>> LowerInsert(const binder::BoundInsert& i
                        // (strings are stored as they are, whatever the declared length, as
                        // Flink's sinks store them by default: docs/engine.md).
                        internal::Low v{std::move(e), c.rep};
+                       // A CHAR is held without the spaces that pad it (value.h, PadChar).
+                       auto unpadded = [&](sql::ExprPtr x) -> sql::ExprPtr {
+                         if (want.type.name != sql::TypeName::kChar) return x;
+                         return internal::Call("rtrim",
+                                               internal::Args(std::move(x), internal::StrLit(" ")));
+                       };
                        if (c.rep.kind == RepKind::kText && want.kind == RepKind::kText)
-                         return std::move(v.expr);
+                         return unpadded(std::move(v.expr));
                        // An integer expression is computed in 64 bits whatever its type
                        // (2147483647 + 1 is an INTEGER of 2147483648): a narrower column checks
                        // the value's range, as a cast from BIGINT does.
@@ -747,7 +753,7 @@ Result<std::unique_ptr<sql::Statement>> LowerInsert(const binder::BoundInsert& i
                                             internal::StrLit(TypeCode(want)),
                                             internal::StrLit(name)));
                        }
-                       return std::move(v.expr);
+                       return unpadded(std::move(v.expr));
                      },
                      want});
   }

@@ -528,7 +528,39 @@ Result<Low> Arithmetic(Lowerer& l, BinaryOp op, Low a, Low b, const DataType& ty
   }
 }
 
+bool IsChar(const Rep& r) { return r.kind == RepKind::kText && r.type.name == TypeName::kChar; }
+
+sql::LiteralExpr* StringLiteral(const ExprPtr& e) {
+  if (e->kind != sql::ExprKind::kLiteral) return nullptr;
+  auto& lit = static_cast<sql::LiteralExpr&>(*e);
+  return lit.literal == sql::LiteralKind::kString ? &lit : nullptr;
+}
+
+// A CHAR compares without its trailing spaces, as PostgreSQL's bpchar does (docs/engine.md,
+// "Strings and LIKE"). Where an operand is a CHAR other than a literal, the string literals among
+// the operands lose their trailing spaces (PostgreSQL reads them as bpchar), a CHAR column is
+// taken as it is held (unpadded; so push-down and hashed scans still see the column), another
+// CHAR or a VARCHAR(n) is compared without its trailing spaces (PostgreSQL compares varchar with
+// bpchar as bpchar), and a VARCHAR without a length, PostgreSQL's text, as it is.
+void UnpadCharOperands(const std::vector<Low*>& ops) {
+  bool any = false;
+  for (const Low* o : ops) any = any || (IsChar(o->rep) && !StringLiteral(o->expr));
+  if (!any) return;
+  for (Low* o : ops) {
+    if (o->rep.kind != RepKind::kText) continue;
+    if (sql::LiteralExpr* lit = StringLiteral(o->expr)) {
+      while (!lit->value.empty() && lit->value.back() == ' ') lit->value.pop_back();
+      continue;
+    }
+    if (IsChar(o->rep) && o->expr->kind == sql::ExprKind::kColumnRef) continue;
+    if (IsChar(o->rep) || o->rep.type.precision) {
+      o->expr = Call("rtrim", Args(std::move(o->expr), StrLit(" ")));
+    }
+  }
+}
+
 Result<Low> Compare(Lowerer& l, BinaryOp op, Low a, Low b) {
+  UnpadCharOperands({&a, &b});
   HOP_ASSIGN_OR_RETURN(Rep c, l.Common(a.rep, b.rep));
   if (c.kind == RepKind::kJson && op != BinaryOp::kEq && op != BinaryOp::kNe &&
       op != BinaryOp::kIsDistinctFrom && op != BinaryOp::kIsNotDistinctFrom) {
@@ -857,7 +889,11 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
             }
             HOP_ASSIGN_OR_RETURN(a, ToText(std::move(a)));
             HOP_ASSIGN_OR_RETURN(b, ToText(std::move(b)));
-            return Low{Bin(BinaryOp::kConcat, std::move(a.expr), std::move(b.expr)), rep};
+            // A CHAR operand brings no padding (PostgreSQL's bpchar becomes text), so neither
+            // does the result, which Calcite types CHAR: it is held and shown as a VARCHAR.
+            Rep result = rep;
+            if (IsChar(result)) result.type.name = TypeName::kVarchar;
+            return Low{Bin(BinaryOp::kConcat, std::move(a.expr), std::move(b.expr)), result};
           }
           default: return Arithmetic(*this, s.binary_op, std::move(a), std::move(b), s.type);
         }
@@ -872,6 +908,7 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
       }
       case ScalarKind::kBetween: {
         HOP_ASSIGN_OR_RETURN(std::vector<Low> v, ConvertArgs(*this, s, cols));
+        UnpadCharOperands({&v[0], &v[1], &v[2]});
         HOP_ASSIGN_OR_RETURN(Rep c, Common(v[0].rep, v[1].rep));
         HOP_ASSIGN_OR_RETURN(c, Common(c, v[2].rep));
         auto b = std::make_unique<sql::BetweenExpr>();
@@ -886,6 +923,9 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
       }
       case ScalarKind::kInList: {
         HOP_ASSIGN_OR_RETURN(std::vector<Low> v, ConvertArgs(*this, s, cols));
+        std::vector<Low*> operands;
+        for (Low& x : v) operands.push_back(&x);
+        UnpadCharOperands(operands);
         Rep c = v[0].rep;
         for (size_t i = 1; i < v.size(); ++i) {
           HOP_ASSIGN_OR_RETURN(c, Common(c, v[i].rep));
@@ -904,6 +944,12 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
       }
       case ScalarKind::kLike: {
         HOP_ASSIGN_OR_RETURN(std::vector<Low> v, ConvertArgs(*this, s, cols));
+        // PostgreSQL matches a bpchar with its padding (c LIKE 'ab' is false for 'ab   '): a
+        // CHAR(n) operand is padded as CAST pads it.
+        if (IsChar(v[0].rep) && v[0].rep.type.precision && !StringLiteral(v[0].expr)) {
+          const Rep rep = v[0].rep;
+          v[0].expr = Call(fn::kCast, Args(std::move(v[0].expr), Code(rep), Code(rep), StrLit("")));
+        }
         std::vector<ExprPtr> args;
         for (auto& x : v) {
           HOP_ASSIGN_OR_RETURN(Low t, ToText(std::move(x)));

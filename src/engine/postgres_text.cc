@@ -171,7 +171,11 @@ void AppendPostgresText(const Value& v, const Rep& rep, std::string& out) {
           return;
         }
       }
-      out += v.s;
+      {
+        const size_t from = out.size();
+        out += v.s;
+        PadChar(rep, out, from);  // PostgreSQL sends a bpchar padded
+      }
       return;
     case Value::Kind::kReal:
       if (rep.kind == RepKind::kDecimal) break;

@@ -599,6 +599,13 @@ Result<Value> ParseValue(std::string_view text, const Rep& rep) {
   return NotA(text, rep);
 }
 
+void PadChar(const Rep& rep, std::string& out, size_t from) {
+  if (rep.kind != RepKind::kText || rep.type.name != TypeName::kChar || !rep.type.precision) return;
+  int64_t have = 0;
+  for (size_t i = from; i < out.size(); ++i) have += (static_cast<uint8_t>(out[i]) & 0xC0) != 0x80;
+  if (have < *rep.type.precision) out.append(static_cast<size_t>(*rep.type.precision - have), ' ');
+}
+
 void FormatValue(const Value& v, const Rep& rep, std::string& out) {
   using K = Value::Kind;
   switch (v.kind) {
@@ -608,7 +615,9 @@ void FormatValue(const Value& v, const Rep& rep, std::string& out) {
       if (rep.kind == RepKind::kJson) {
         FormatJson(v.s, rep, out);
       } else {
+        const size_t from = out.size();
         out += v.s;
+        PadChar(rep, out, from);
       }
       return;
     case K::kReal:

@@ -118,6 +118,10 @@ Result<Value> ParseValue(std::string_view text, const Rep& rep);
 // `2026-01-01 12:00:00.000`, `[a, b]`, `{a=1}`. `v` is not NULL; a value whose storage class does
 // not fit `rep` is shown as SQLite holds it.
 void FormatValue(const Value& v, const Rep& rep, std::string& out);
+// A CHAR(n) value is held without the spaces that pad it, as PostgreSQL's bpchar compares and
+// converts to text (docs/engine.md, "Strings and LIKE"), and shown padded to n characters:
+// appends the spaces the text `out` holds from byte `from` on lacks. Other types: nothing.
+void PadChar(const Rep& rep, std::string& out, size_t from);
 // The same for an element of a collection as it appears in the JSON encoding (`json` is one JSON
 // value's text).
 void FormatJson(std::string_view json, const Rep& rep, std::string& out);

@@ -848,6 +848,34 @@ TEST_F(PgServerTest, OverWideSelectListsAreRefusedWithTooManyColumns) {
   PQfinish(c);
 }
 
+// A CHAR(n) value goes out padded to n, in text and in binary, as PostgreSQL sends a bpchar, and
+// compares without its trailing spaces (docs/engine.md, "Strings and LIKE").
+TEST_F(PgServerTest, CharValuesGoOutPaddedAndCompareWithoutTheirPadding) {
+  StartServer();
+  PGconn* c = Connect();
+  CreateLocalDatabase(c);
+  PGresult* r = PQexec(c,
+                       "CREATE TABLE local.codes (id INTEGER, code CHAR(5)); INSERT INTO "
+                       "local.codes VALUES (1, 'ab'), (2, 'ab '), (3, 'x')");
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  for (int format : {0, 1}) {
+    r = PQexecParams(c, "SELECT code FROM local.codes WHERE code = 'ab   ' ORDER BY id", 0, nullptr,
+                     nullptr, nullptr, nullptr, format);
+    ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+    ASSERT_EQ(PQntuples(r), 2) << format;
+    EXPECT_EQ(PQftype(r, 0), 1042u);
+    for (int row = 0; row < 2; ++row) {
+      EXPECT_EQ(std::string(PQgetvalue(r, row, 0), PQgetlength(r, row, 0)), "ab   ") << format;
+    }
+    PQclear(r);
+  }
+  r = PQexec(c, "SELECT COUNT(DISTINCT code) FROM local.codes");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "2");
+  PQclear(r);
+  PQfinish(c);
+}
+
 TEST_F(PgServerTest, PasswordMd5AndScramAgainstTheUsersFile) {
   const std::string users = dir_.path() + "/users";
   ASSERT_TRUE(AddPgUser(users, "tester", "right pw").ok());

@@ -97,7 +97,9 @@ Status AppendPgBinary(const Value& v, const engine::Rep& rep, uint32_t oid, std:
     case 1042:
     case 1043:
       if (v.kind == Value::Kind::kText || v.kind == Value::Kind::kBlob) {
+        const size_t from = out.size();
         out += v.s;
+        if (v.kind == Value::Kind::kText) engine::PadChar(rep, out, from);
       } else {
         engine::AppendPostgresText(v, rep, out);
       }
