@@ -242,6 +242,7 @@ Result<ScalarPtr> Binder::Impl::Lift(const ScalarPtr& s, Aggregation& agg, const
     for (const auto& k : s->within_group) {
       call.within_group.push_back({PreColumn(agg, k.expr), k.direction, k.nulls});
     }
+    call.order_in_call = s->order_in_call;
     agg.calls.push_back(std::move(call));
     agg.call_exprs.push_back(s);
     return InputRef(static_cast<int>(agg.groups.size() + agg.calls.size() - 1), s->type);

@@ -255,6 +255,7 @@ Result<ScalarPtr> Binder::Impl::BindBetween(const sql::Expr& e, const ExprContex
   Scalar s;
   s.kind = ScalarKind::kBetween;
   s.negated = b.negated;
+  s.symmetric = b.symmetric;
   for (const auto* x : {b.operand.get(), b.low.get(), b.high.get()}) {
     HOP_ASSIGN_OR_RETURN(ScalarPtr a, Expr(*x, ctx));
     s.args.push_back(std::move(a));
@@ -301,6 +302,30 @@ Result<ScalarPtr> Binder::Impl::BindInSubquery(const sql::Expr& e, const ExprCon
   s.args = {operand};
   s.query = std::move(q);
   s.type = DataType(TypeName::kBoolean);
+  return Make(std::move(s));
+}
+
+Result<ScalarPtr> Binder::Impl::BindQuantifiedSubquery(const sql::Expr& e, const ExprContext& ctx) {
+  const auto& qe = e.As<sql::QuantifiedExpr>();
+  HOP_ASSIGN_OR_RETURN(ScalarPtr operand, Expr(*qe.operand, ctx));
+  bool correlated = false;
+  HOP_ASSIGN_OR_RETURN(RelPtr q, Subquery(*qe.query, *ctx.scope, &correlated));
+  const std::string op = fmt::format("{} {}", BinaryOpText(qe.op), qe.all ? "ALL" : "ANY");
+  if (q->row_type.columns.size() != 1) {
+    return Error(e.loc, fmt::format("The query of {} must return one column, not {}", op,
+                                    q->row_type.columns.size()));
+  }
+  HOP_RETURN_IF_ERROR(CheckCorrelation(correlated, ctx, e.loc));
+  HOP_RETURN_IF_ERROR(
+      CheckComparable(operand, InputRef(0, q->row_type.columns[0].type), op, e.loc));
+  Scalar s;
+  s.kind = ScalarKind::kQuantified;
+  s.correlated = correlated;
+  s.binary_op = qe.op;
+  s.all = qe.all;
+  s.args = {std::move(operand)};
+  s.query = std::move(q);
+  s.type = DataType(TypeName::kBoolean);  // NULL when no row decides and one compares as NULL
   return Make(std::move(s));
 }
 

@@ -67,7 +67,19 @@ Result<ScalarPtr> Binder::Impl::Function(const sql::FunctionExpr& f, const ExprC
   s.distinct = f.quantifier == sql::SetQuantifier::kDistinct;
   s.type = fn->return_type(types);
   s.args = std::move(args);
-  if (!f.within_group.empty() || f.filter) {
+  if (!f.order_by.empty()) {
+    // ORDER BY among the arguments orders what the aggregate collects: the same keys as WITHIN
+    // GROUP, kept apart so that the call prints back as it was written.
+    const bool ordered = name == "STRING_AGG" || name == "LISTAGG" || name == "GROUP_CONCAT" ||
+                         name == "ARRAY_AGG" || name == "COLLECT";
+    if (!is_aggregate || !ordered || !f.within_group.empty()) {
+      return Error(f.loc, fmt::format("ORDER BY inside {}(...) is not supported: only the "
+                                      "aggregates STRING_AGG, LISTAGG, GROUP_CONCAT, ARRAY_AGG "
+                                      "and COLLECT take one, without WITHIN GROUP{}",
+                                      name, f.over ? " or OVER" : ""));
+    }
+  }
+  if (!f.within_group.empty() || !f.order_by.empty() || f.filter) {
     if (!is_aggregate) {
       return Error(f.loc,
                    fmt::format("FILTER and WITHIN GROUP apply to aggregate calls; {} {}", name,
@@ -80,7 +92,8 @@ Result<ScalarPtr> Binder::Impl::Function(const sql::FunctionExpr& f, const ExprC
         return Error(f.filter->loc, "FILTER (WHERE ...) needs a boolean condition");
       }
     }
-    for (const auto& o : f.within_group) {
+    s.order_in_call = !f.order_by.empty();
+    for (const auto& o : s.order_in_call ? f.order_by : f.within_group) {
       HOP_ASSIGN_OR_RETURN(ScalarPtr key, Expr(*o.expr, arg_ctx));
       s.within_group.push_back({std::move(key), o.direction, o.nulls});
     }

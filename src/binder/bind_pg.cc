@@ -105,6 +105,11 @@ ScalarPtr CastTo(ScalarPtr operand, DataType type) {
 
 Result<ScalarPtr> Binder::Impl::BindQuantified(const sql::Expr& e, const ExprContext& ctx) {
   const auto& q = e.As<sql::QuantifiedExpr>();
+  if (q.query) return BindQuantifiedSubquery(e, ctx);
+  if (q.all) {
+    return Error(e.loc, fmt::format("{} ALL (array) is not supported: only = ANY (array) is",
+                                    BinaryOpText(q.op)));
+  }
   HOP_ASSIGN_OR_RETURN(ScalarPtr operand, Expr(*q.operand, ctx));
   HOP_ASSIGN_OR_RETURN(ScalarPtr array, Expr(*q.array, ctx));
   if (q.op != sql::BinaryOp::kEq) {

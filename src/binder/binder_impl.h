@@ -149,6 +149,9 @@ class Binder::Impl {
   [[gnu::noinline]] Result<ScalarPtr> BindBetween(const sql::Expr& e, const ExprContext& ctx);
   [[gnu::noinline]] Result<ScalarPtr> BindInList(const sql::Expr& e, const ExprContext& ctx);
   [[gnu::noinline]] Result<ScalarPtr> BindInSubquery(const sql::Expr& e, const ExprContext& ctx);
+  // `x op ANY | ALL (query)`.
+  [[gnu::noinline]] Result<ScalarPtr> BindQuantifiedSubquery(const sql::Expr& e,
+                                                             const ExprContext& ctx);
   [[gnu::noinline]] Result<ScalarPtr> BindLike(const sql::Expr& e, const ExprContext& ctx);
   [[gnu::noinline]] Result<ScalarPtr> BindExists(const sql::Expr& e, const ExprContext& ctx);
   [[gnu::noinline]] Result<ScalarPtr> BindSubquery(const sql::Expr& e, const ExprContext& ctx);

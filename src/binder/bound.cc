@@ -12,7 +12,8 @@ bool SameScalar(const Scalar& a, const Scalar& b) {
   if (&a == &b) return true;
   if (a.kind != b.kind || a.index != b.index || a.text != b.text || a.literal != b.literal ||
       a.unary_op != b.unary_op || a.binary_op != b.binary_op || a.is_test != b.is_test ||
-      a.negated != b.negated || a.has_else != b.has_else || a.distinct != b.distinct ||
+      a.negated != b.negated || a.symmetric != b.symmetric || a.all != b.all ||
+      a.order_in_call != b.order_in_call || a.has_else != b.has_else || a.distinct != b.distinct ||
       a.star != b.star || a.function != b.function || a.query != b.query || a.window != b.window ||
       a.args.size() != b.args.size() || !(a.type == b.type)) {
     return false;
@@ -209,7 +210,8 @@ std::string ExplainScalar(const Scalar& s) {
       return fmt::format("{} IS {}{}", ExplainScalar(*s.args[0]), s.negated ? "NOT " : "",
                          kTests[static_cast<int>(s.is_test)]);
     }
-    case ScalarKind::kBetween: return fmt::format("BETWEEN({})", Args(s));
+    case ScalarKind::kBetween:
+      return fmt::format("BETWEEN{}({})", s.symmetric ? " SYMMETRIC" : "", Args(s));
     case ScalarKind::kInList:
       return fmt::format("{} {}IN ({})", ExplainScalar(*s.args[0]), s.negated ? "NOT " : "",
                          Args(s, 1));
@@ -231,6 +233,9 @@ std::string ExplainScalar(const Scalar& s) {
     case ScalarKind::kExists: return "EXISTS($QUERY)";
     case ScalarKind::kInSubquery:
       return fmt::format("{} {}IN ($QUERY)", ExplainScalar(*s.args[0]), s.negated ? "NOT " : "");
+    case ScalarKind::kQuantified:
+      return fmt::format("{} {} {}($QUERY)", ExplainScalar(*s.args[0]), BinaryOpText(s.binary_op),
+                         s.all ? "ALL" : "ANY");
     case ScalarKind::kParameter: return fmt::format("?{}", s.index);
     case ScalarKind::kOuterRef: return fmt::format("$outer.{}", s.index);
   }

@@ -44,6 +44,7 @@ enum class ScalarKind : uint8_t {
   kSubquery,    // (query), a scalar subquery
   kExists,      // EXISTS (query)
   kInSubquery,  // args[0] [NOT] IN (query)
+  kQuantified,  // args[0] binary_op ANY | ALL (query), a comparison quantified over its rows
   kParameter,   // ? or $n: index is the 1-based parameter number
   kOuterRef,    // column `index` of the enclosing query's input row (a correlated reference)
 };
@@ -86,17 +87,22 @@ struct Scalar {
   sql::BinaryOp binary_op = sql::BinaryOp::kEq;
   sql::IsTest is_test = sql::IsTest::kNull;
   bool negated = false;                  // kIs, kBetween, kInList, kLike, kInSubquery
+  bool symmetric = false;                // kBetween: BETWEEN SYMMETRIC
+  bool all = false;                      // kQuantified: ALL (else ANY)
   bool has_else = false;                 // kCase
   bool distinct = false;                 // kCall: aggregate DISTINCT
   bool star = false;                     // kCall: COUNT(*)
   bool absent_on_null = false;           // kJsonObject
-  bool correlated = false;               // kSubquery, kExists, kInSubquery: `query` has kOuterRefs
+  bool correlated = false;  // kSubquery, kExists, kInSubquery, kQuantified: `query` has kOuterRefs
   const Function* function = nullptr;    // kCall
   std::shared_ptr<const Window> window;  // kCall with OVER
-  // Aggregate kCall: FILTER (WHERE filter) and WITHIN GROUP (ORDER BY within_group).
+  // Aggregate kCall: FILTER (WHERE filter) and WITHIN GROUP (ORDER BY within_group), or the same
+  // keys written as an ORDER BY among the arguments (order_in_call: `STRING_AGG(x, ',' ORDER BY
+  // y)`).
   ScalarPtr filter;
   std::vector<Window::Key> within_group;
-  RelPtr query;  // kSubquery, kExists, kInSubquery
+  bool order_in_call = false;
+  RelPtr query;  // kSubquery, kExists, kInSubquery, kQuantified
 };
 
 // Structural equality (kinds, types, values, arguments; subqueries by identity).
@@ -127,6 +133,7 @@ struct AggregateCall {
     sql::NullsOrder nulls = sql::NullsOrder::kDefault;
   };
   std::vector<Key> within_group;
+  bool order_in_call = false;  // the keys were written as ORDER BY among the arguments
   // Extra constant arguments after the column ones (LISTAGG's separator), as literals.
   std::vector<ScalarPtr> literal_args;
 };

@@ -135,6 +135,7 @@ struct Table {
     }
     Scalar("OCTET_LENGTH", 1, 1, {F::kStringOrBinary}, Integer);
     Scalar("SUBSTRING", 2, 3, {F::kString, F::kInteger, F::kInteger}, Varchar);
+    Scalar("OVERLAY", 3, 4, {F::kString, F::kString, F::kInteger, F::kInteger}, Varchar);
     Scalar("SUBSTR", 2, 3, {F::kString, F::kInteger, F::kInteger}, Varchar);
     Scalar("LEFT", 2, 2, {F::kString, F::kInteger}, Varchar);
     Scalar("RIGHT", 2, 2, {F::kString, F::kInteger}, Varchar);

@@ -326,6 +326,12 @@ Truth ConstantTruth(const Scalar& s) {
         return s.negated ? Truth::kTrue : Truth::kFalse;
       }
       return Truth::kUnknown;
+    case ScalarKind::kQuantified:
+      // Likewise x op ANY (nothing) is FALSE and x op ALL (nothing) TRUE.
+      if (s.query && s.query->kind == RelKind::kValues && s.query->rows.empty()) {
+        return s.all ? Truth::kTrue : Truth::kFalse;
+      }
+      return Truth::kUnknown;
     case ScalarKind::kCast:
       if (IsNullLiteral(s)) return Truth::kNull;
       if (s.type.name == sql::TypeName::kBoolean && s.args.size() == 1 && s.args[0]) {

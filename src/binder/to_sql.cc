@@ -380,6 +380,7 @@ Result<sql::ExprPtr> Writer::ConvertIs(const Scalar& s, const Built& b) {
 Result<sql::ExprPtr> Writer::ConvertBetween(const Scalar& s, const Built& b) {
   auto e = std::make_unique<sql::BetweenExpr>();
   e->negated = s.negated;
+  e->symmetric = s.symmetric;
   HOP_ASSIGN_OR_RETURN(e->operand, Convert(*s.args[0], b));
   HOP_ASSIGN_OR_RETURN(e->low, Convert(*s.args[1], b));
   HOP_ASSIGN_OR_RETURN(e->high, Convert(*s.args[2], b));
@@ -603,6 +604,14 @@ Result<sql::ExprPtr> Writer::ConvertSubquery(const Scalar& s, const Built& b) {
     e->query = std::move(query);
     return sql::ExprPtr(std::move(e));
   }
+  if (s.kind == ScalarKind::kQuantified) {
+    auto e = std::make_unique<sql::QuantifiedExpr>();
+    e->op = s.binary_op;
+    e->all = s.all;
+    HOP_ASSIGN_OR_RETURN(e->operand, Convert(*s.args[0], b));
+    e->query = std::move(query);
+    return sql::ExprPtr(std::move(e));
+  }
   auto e = std::make_unique<sql::InSubqueryExpr>();
   e->negated = s.negated;
   HOP_ASSIGN_OR_RETURN(e->operand, Convert(*s.args[0], b));
@@ -642,7 +651,8 @@ Result<sql::ExprPtr> Writer::ConvertOfKind(const Scalar& s, const Built& b) {
     case ScalarKind::kField: return ConvertField(s, b);
     case ScalarKind::kSubquery:
     case ScalarKind::kExists:
-    case ScalarKind::kInSubquery: return ConvertSubquery(s, b);
+    case ScalarKind::kInSubquery:
+    case ScalarKind::kQuantified: return ConvertSubquery(s, b);
   }
   return Status::Internal("unknown scalar kind");
 }
@@ -808,7 +818,7 @@ Result<Built> Writer::VisitAggregate(const Rel& rel, std::vector<std::string> na
              HOP_ASSIGN_OR_RETURN(item.expr, Column(*input, k.column));
              item.direction = k.direction;
              item.nulls = k.nulls;
-             f->within_group.push_back(std::move(item));
+             (call.order_in_call ? f->order_by : f->within_group).push_back(std::move(item));
            }
            return sql::ExprPtr(std::move(f));
          }});

@@ -721,6 +721,26 @@ void SubstringFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   SetText(ctx, Characters(s, start, end));
 }
 
+// OVERLAY(s PLACING r FROM start [FOR length]): the characters of s before `start`, then r, then
+// those from `start + length` on (length defaults to r's), as PostgreSQL computes it: a start
+// before 1 is an error, a negative length repeats characters.
+void OverlayFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
+  const std::string_view s = ArgText(argv[0]);
+  const std::string_view r = ArgText(argv[1]);
+  const int64_t start = sqlite3_value_int64(argv[2]);
+  const int64_t length = argc > 3 ? sqlite3_value_int64(argv[3]) : Utf8Count(r);
+  if (start < 1) return SetError(ctx, "Substring error: negative substring length not allowed");
+  int64_t rest = 0;
+  if (__builtin_add_overflow(start, length, &rest)) {
+    return SetError(ctx, "Numeric overflow in OVERLAY's FROM + FOR");
+  }
+  std::string out = Characters(s, 1, start);
+  out += r;
+  out += Characters(s, rest, std::numeric_limits<int64_t>::max());
+  SetText(ctx, out);
+}
+
 void SubstrFn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (AnyNull(argc, argv)) return sqlite3_result_null(ctx);
   const std::string_view s = ArgText(argv[0]);
@@ -1218,6 +1238,8 @@ Status RegisterFunctions(sqlite3* db, FunctionState* state) {
       {fn::kSubstring, 2, SubstringFn},
       {fn::kSubstring, 3, SubstringFn},
       {fn::kSubstr, 2, SubstrFn},
+      {fn::kOverlay, 3, OverlayFn},
+      {fn::kOverlay, 4, OverlayFn},
       {fn::kSubstr, 3, SubstrFn},
       {fn::kLeft, 2, LeftFn},
       {fn::kRight, 2, RightFn},

@@ -48,6 +48,7 @@ inline constexpr std::string_view kReverse = "HOP_REVERSE";
 inline constexpr std::string_view kAscii = "HOP_ASCII";
 inline constexpr std::string_view kSubstring = "HOP_SUBSTRING";  // (s, start[, length])
 inline constexpr std::string_view kSubstr = "HOP_SUBSTR";        // MySQL's: negative counts back
+inline constexpr std::string_view kOverlay = "HOP_OVERLAY";  // (s, replacement, start[, length])
 inline constexpr std::string_view kLeft = "HOP_LEFT";
 inline constexpr std::string_view kRight = "HOP_RIGHT";
 inline constexpr std::string_view kLpad = "HOP_LPAD";

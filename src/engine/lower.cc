@@ -472,6 +472,7 @@ bool ReadsOnly(const Scalar& s, int from, int to) {
     case ScalarKind::kSubquery:
     case ScalarKind::kExists:
     case ScalarKind::kInSubquery:
+    case ScalarKind::kQuantified:
     case ScalarKind::kOuterRef:
     case ScalarKind::kParameter: return false;
     default: break;

@@ -644,6 +644,121 @@ Result<Low> ConvertSubquery(Lowerer& l, const Scalar& s, const Cols& cols) {
 
 namespace {
 
+// The comparison that fails exactly where `op` holds: `x op ALL (q)` is `NOT (x op' ANY (q))`.
+BinaryOp Complement(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kEq: return BinaryOp::kNe;
+    case BinaryOp::kNe: return BinaryOp::kEq;
+    case BinaryOp::kLt: return BinaryOp::kGe;
+    case BinaryOp::kLe: return BinaryOp::kGt;
+    case BinaryOp::kGt: return BinaryOp::kLe;
+    case BinaryOp::kGe: return BinaryOp::kLt;
+    default: return op;
+  }
+}
+
+ExprPtr CountStar() {
+  auto e = std::make_unique<sql::FunctionExpr>();
+  e->name.parts.push_back(Id("COUNT"));
+  e->star = true;
+  return e;
+}
+
+}  // namespace
+
+// `x op ANY | ALL (query)`, which SQLite lacks. `= ANY` is IN and `<> ALL` NOT IN; ALL is the
+// negation of ANY over the complementary comparison. Otherwise x is compared with the query's
+// MIN or MAX (`x > ANY` holds when x exceeds the least value), and when no value makes it true
+// the query's shape decides, as the standard says: no rows FALSE, a NULL among them (or a NULL
+// x) NULL, else FALSE.
+Result<Low> ConvertQuantified(Lowerer& l, const Scalar& s, const Cols& cols) {
+  const BinaryOp op = s.all ? Complement(s.binary_op) : s.binary_op;
+  if (op == BinaryOp::kEq) {
+    Scalar in = s;
+    in.kind = ScalarKind::kInSubquery;
+    in.negated = s.all;
+    return ConvertSubquery(l, in, cols);
+  }
+  if (s.query->row_type.columns.empty()) return Status::Internal("a quantified query of no column");
+  // `(SELECT agg FROM (query))`, `agg(value)` written over the query's one column coerced to
+  // `rep`.
+  using Aggregate = std::function<ExprPtr(ExprPtr value)>;
+  auto QueryAggregate = [](Lowerer& l, const Scalar& s, const Cols& cols, const Rep& rep,
+                           const Aggregate& agg, const Rep& out) -> Result<Low> {
+    l.outer_.push_back(&cols);
+    auto built = [&]() -> Result<Low> {
+      HOP_ASSIGN_OR_RETURN(Frame f, l.Visit(*s.query));
+      HOP_ASSIGN_OR_RETURN(f, l.Wrap(std::move(f)));
+      Col value = f.cols->front();
+      f.cols->assign(1, Col{[&l, value, rep, agg]() -> Result<ExprPtr> {
+                              HOP_ASSIGN_OR_RETURN(ExprPtr e, value.make());
+                              HOP_ASSIGN_OR_RETURN(Low v, l.Coerce({std::move(e), value.rep}, rep));
+                              return agg(std::move(v.expr));
+                            },
+                            out});
+      f.level = Level::kGroup;
+      auto e = std::make_unique<sql::SubqueryExpr>();
+      HOP_ASSIGN_OR_RETURN(e->query, l.Finish(std::move(f)));
+      return Low{std::move(e), out};
+    }();
+    l.outer_.pop_back();
+    return built;
+  };
+  HOP_ASSIGN_OR_RETURN(Low x, l.Convert(*s.args[0], cols));
+  const Rep column = RepOf(s.query->row_type.columns[0].type);
+  HOP_ASSIGN_OR_RETURN(Rep c, l.Common(x.rep, column));
+  auto extreme = [&](bool max) {
+    return QueryAggregate(
+        l, s, cols, c, [max](ExprPtr v) { return Call(max ? "MAX" : "MIN", Args(std::move(v))); },
+        c);
+  };
+  // Where some value makes the comparison true.
+  ExprPtr holds;
+  if (op == BinaryOp::kNe) {
+    HOP_ASSIGN_OR_RETURN(Low lo, extreme(false));
+    HOP_ASSIGN_OR_RETURN(Low hi, extreme(true));
+    HOP_ASSIGN_OR_RETURN(Low x2, l.Convert(*s.args[0], cols));
+    HOP_ASSIGN_OR_RETURN(Low a, Compare(l, BinaryOp::kNe, std::move(x), std::move(lo)));
+    HOP_ASSIGN_OR_RETURN(Low b, Compare(l, BinaryOp::kNe, std::move(x2), std::move(hi)));
+    holds = Bin(BinaryOp::kOr, std::move(a.expr), std::move(b.expr));
+  } else {
+    // x > ANY and x >= ANY against the least value; x < ANY and x <= ANY the greatest.
+    HOP_ASSIGN_OR_RETURN(Low m, extreme(op == BinaryOp::kLt || op == BinaryOp::kLe));
+    HOP_ASSIGN_OR_RETURN(Low cmp, Compare(l, op, std::move(x), std::move(m)));
+    holds = std::move(cmp.expr);
+  }
+  // The query's shape: 0 no rows, 1 rows without a NULL, 2 rows with one.
+  HOP_ASSIGN_OR_RETURN(
+      Low shape,
+      QueryAggregate(
+          l, s, cols, c,
+          [](ExprPtr v) -> ExprPtr {
+            auto k = std::make_unique<sql::CaseExpr>();
+            k->whens.push_back({Bin(BinaryOp::kEq, CountStar(), IntLit(0)), IntLit(0)});
+            k->whens.push_back(
+                {Bin(BinaryOp::kLt, Call("COUNT", Args(std::move(v))), CountStar()), IntLit(2)});
+            k->else_result = IntLit(1);
+            return k;
+          },
+          BigIntRep()));
+  HOP_ASSIGN_OR_RETURN(Low x3, l.Convert(*s.args[0], cols));
+  auto unknown_x = std::make_unique<sql::CaseExpr>();
+  unknown_x->whens.push_back({IsNull(std::move(x3.expr), false), NullLit()});
+  unknown_x->else_result = IntLit(0);
+  auto otherwise = std::make_unique<sql::CaseExpr>();
+  otherwise->operand = std::move(shape.expr);
+  otherwise->whens.push_back({IntLit(0), IntLit(0)});
+  otherwise->whens.push_back({IntLit(1), std::move(unknown_x)});
+  auto any = std::make_unique<sql::CaseExpr>();
+  any->whens.push_back({std::move(holds), IntLit(1)});
+  any->else_result = std::move(otherwise);
+  ExprPtr out = std::move(any);
+  if (s.all) out = Not(std::move(out));
+  return Low{std::move(out), BooleanRep()};
+}
+
+namespace {
+
 Result<std::vector<Low>> ConvertArgs(Lowerer& l, const Scalar& s, const Cols& cols) {
   std::vector<Low> out;
   for (const auto& a : s.args) {
@@ -912,14 +1027,31 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
         HOP_ASSIGN_OR_RETURN(Rep c, Common(v[0].rep, v[1].rep));
         HOP_ASSIGN_OR_RETURN(c, Common(c, v[2].rep));
         auto b = std::make_unique<sql::BetweenExpr>();
-        b->negated = s.negated;
         HOP_ASSIGN_OR_RETURN(Low x, Coerce(std::move(v[0]), c));
         HOP_ASSIGN_OR_RETURN(Low lo, Coerce(std::move(v[1]), c));
         HOP_ASSIGN_OR_RETURN(Low hi, Coerce(std::move(v[2]), c));
         b->operand = std::move(x.expr);
         b->low = std::move(lo.expr);
         b->high = std::move(hi.expr);
-        return Low{std::move(b), BooleanRep()};
+        if (!s.symmetric) {
+          b->negated = s.negated;
+          return Low{std::move(b), BooleanRep()};
+        }
+        // SYMMETRIC, which SQLite lacks, as the standard defines it: `x BETWEEN a AND b OR x
+        // BETWEEN b AND a` (not `x BETWEEN MIN(a, b) AND MAX(a, b)`, which PostgreSQL's LEAST and
+        // GREATEST would answer otherwise for a NULL bound). The second BETWEEN converts the
+        // arguments again.
+        HOP_ASSIGN_OR_RETURN(std::vector<Low> w, ConvertArgs(*this, s, cols));
+        auto swapped = std::make_unique<sql::BetweenExpr>();
+        HOP_ASSIGN_OR_RETURN(Low x2, Coerce(std::move(w[0]), c));
+        HOP_ASSIGN_OR_RETURN(Low lo2, Coerce(std::move(w[2]), c));
+        HOP_ASSIGN_OR_RETURN(Low hi2, Coerce(std::move(w[1]), c));
+        swapped->operand = std::move(x2.expr);
+        swapped->low = std::move(lo2.expr);
+        swapped->high = std::move(hi2.expr);
+        ExprPtr either = Bin(BinaryOp::kOr, std::move(b), std::move(swapped));
+        if (s.negated) either = Not(std::move(either));
+        return Low{std::move(either), BooleanRep()};
       }
       case ScalarKind::kInList: {
         HOP_ASSIGN_OR_RETURN(std::vector<Low> v, ConvertArgs(*this, s, cols));
@@ -1090,6 +1222,7 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
       case ScalarKind::kSubquery:
       case ScalarKind::kExists:
       case ScalarKind::kInSubquery: return ConvertSubquery(*this, s, cols);
+      case ScalarKind::kQuantified: return ConvertQuantified(*this, s, cols);
     }
     return Status::Internal("unknown expression kind");
   }();
@@ -1153,19 +1286,18 @@ Result<Low> ConvertCall(Lowerer& l, const Scalar& s, const Cols& cols) {
     return Low{Call("LENGTH", Args(StorageCast(std::move(args[0].expr), TypeName::kBytes))), rep};
   }
   if (name == "SUBSTRING" || name == "SUBSTR" || name == "LEFT" || name == "RIGHT" ||
-      name == "REPEAT" || name == "LPAD" || name == "RPAD") {
+      name == "REPEAT" || name == "LPAD" || name == "RPAD" || name == "OVERLAY") {
     HOP_RETURN_IF_ERROR(text_args());
     for (size_t i = 1; i < n; ++i) {
-      if (!(name == "LPAD" || name == "RPAD") || i == 1) HOP_RETURN_IF_ERROR(integer_arg(i));
+      const bool integer = name == "LPAD" || name == "RPAD" ? i == 1
+                           : name == "OVERLAY"              ? i >= 2
+                                                            : true;
+      if (integer) HOP_RETURN_IF_ERROR(integer_arg(i));
     }
     static const std::pair<std::string_view, std::string_view> kNames[] = {
-        {"SUBSTRING", fn::kSubstring},
-        {"SUBSTR", fn::kSubstr},
-        {"LEFT", fn::kLeft},
-        {"RIGHT", fn::kRight},
-        {"REPEAT", fn::kRepeat},
-        {"LPAD", fn::kLpad},
-        {"RPAD", fn::kRpad}};
+        {"SUBSTRING", fn::kSubstring}, {"OVERLAY", fn::kOverlay}, {"SUBSTR", fn::kSubstr},
+        {"LEFT", fn::kLeft},           {"RIGHT", fn::kRight},     {"REPEAT", fn::kRepeat},
+        {"LPAD", fn::kLpad},           {"RPAD", fn::kRpad}};
     for (const auto& [k, f] : kNames) {
       if (k == name) return hop(f, rep);
     }
@@ -1657,6 +1789,8 @@ Result<Low> Lowerer::ConvertAggregate(const binder::AggregateCall& call, const C
       HOP_ASSIGN_OR_RETURN(Low sep, ToText(std::move(args[1])));
       separator = std::move(sep.expr);
     }
+    // PostgreSQL's STRING_AGG joins with nothing where the separator is NULL.
+    if (upper == "STRING_AGG") separator = Call("COALESCE", Args(std::move(separator), StrLit("")));
     std::vector<ExprPtr> v;
     v.push_back(std::move(args[0].expr));
     v.push_back(std::move(separator));

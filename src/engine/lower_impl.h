@@ -138,6 +138,7 @@ class Lowerer {
   std::vector<const Cols*> outer_;
   friend Result<Low> ConvertOuter(Lowerer& l, const binder::Scalar& s);
   friend Result<Low> ConvertSubquery(Lowerer& l, const binder::Scalar& s, const Cols& cols);
+  friend Result<Low> ConvertQuantified(Lowerer& l, const binder::Scalar& s, const Cols& cols);
 };
 
 // Whether a plan always yields exactly one row (a scalar subquery over it needs no check).

@@ -165,7 +165,9 @@ ExprPtr Parser::ParseExpr(int min_prec) {
       } else {
         ++pos_;
       }
-      if (IsComparison(op) && (PeekKeyword(Keyword::kANY) || PeekKeyword(Keyword::kSOME)) &&
+      if (IsComparison(op) &&
+          (PeekKeyword(Keyword::kANY) || PeekKeyword(Keyword::kSOME) ||
+           PeekKeyword(Keyword::kALL)) &&
           PeekType(TokenType::kLParen, 1)) {
         auto node = ParseQuantified(op, std::move(left), t);
         if (!node) return nullptr;
@@ -243,6 +245,14 @@ ExprPtr Parser::ParseExpr(int min_prec) {
         auto node = Make<BetweenExpr>(p);
         node->negated = negated;
         node->operand = std::move(left);
+        // SYMMETRIC or ASYMMETRIC, unless the word is a column (`BETWEEN symmetric AND b`).
+        for (Keyword kw : {Keyword::kSYMMETRIC, Keyword::kASYMMETRIC}) {
+          if (PeekKeyword(kw) && !PeekKeyword(Keyword::kAND, 1) && !PeekType(TokenType::kDot, 1)) {
+            ++pos_;
+            node->symmetric = kw == Keyword::kSYMMETRIC;
+            break;
+          }
+        }
         node->low = ParseExpr(kPrecPredicate + 1);
         if (!node->low || !ExpectKeyword(Keyword::kAND)) return nullptr;
         node->high = ParseExpr(kPrecPredicate + 1);
@@ -657,6 +667,35 @@ ExprPtr Parser::ParseStandardForm(QualifiedName name, const Token& start, bool p
   return fn;
 }
 
+ExprPtr Parser::ParseOverlay(QualifiedName name, const Token& start) {
+  const Snapshot save = Save();
+  ++pos_;  // (
+  ExprPtr first = ParseExpr();
+  if (!first || !PeekType(TokenType::kWord) || AsciiToLower(TokenText(Peek())) != "placing") {
+    if (failed_hard()) return nullptr;
+    Restore(save);
+    return ParseFunctionCall(std::move(name), start);
+  }
+  ++pos_;  // PLACING
+  auto fn = Make<FunctionExpr>(start);
+  fn->name = std::move(name);
+  fn->args.push_back(std::move(first));
+  ExprPtr replacement = ParseExpr();
+  if (!replacement || !ExpectKeyword(Keyword::kFROM)) return nullptr;
+  fn->args.push_back(std::move(replacement));
+  ExprPtr from = ParseExpr();
+  if (!from) return nullptr;
+  fn->args.push_back(std::move(from));
+  if (PeekType(TokenType::kWord) && AsciiToLower(TokenText(Peek())) == "for") {
+    ++pos_;
+    ExprPtr length = ParseExpr();
+    if (!length) return nullptr;
+    fn->args.push_back(std::move(length));
+  }
+  if (!ExpectType(TokenType::kRParen)) return nullptr;
+  return fn;
+}
+
 ExprPtr Parser::ParseArraySubquery() {
   const Token& start = Peek();
   pos_ += 2;  // ARRAY (
@@ -699,6 +738,7 @@ ExprPtr Parser::ParseNameOrCall() {
       if (n == "SUBSTRING" || n == "POSITION") {
         return ParseStandardForm(std::move(name), start, n == "POSITION");
       }
+      if (n == "OVERLAY") return ParseOverlay(std::move(name), start);
     }
     return ParseFunctionCall(std::move(name), start);
   }
@@ -723,7 +763,19 @@ ExprPtr Parser::ParseFunctionCall(QualifiedName name, const Token& start) {
       fn->quantifier = SetQuantifier::kAll;
     }
     const bool allow_empty = fn->quantifier == SetQuantifier::kNone;
-    if (!ParseExprList(TokenType::kRParen, &fn->args, allow_empty)) return nullptr;
+    if (!allow_empty || !AcceptType(TokenType::kRParen)) {
+      do {
+        ExprPtr e = ParseExpr();
+        if (!e) return nullptr;
+        fn->args.push_back(std::move(e));
+      } while (AcceptType(TokenType::kComma));
+      // An aggregate's ORDER BY among its arguments: `STRING_AGG(x, ',' ORDER BY y)`.
+      if (PeekKeyword(Keyword::kORDER) && PeekKeyword(Keyword::kBY, 1)) {
+        pos_ += 2;
+        if (!ParseOrderItems(&fn->order_by)) return nullptr;
+      }
+      if (!ExpectType(TokenType::kRParen)) return nullptr;
+    }
   }
   if (PeekKeyword(Keyword::kWITHIN) && PeekKeyword(Keyword::kGROUP, 1)) {
     pos_ += 2;
@@ -972,14 +1024,16 @@ bool Parser::ParseOperatorName(BinaryOp* op, int* prec) {
 }
 
 ExprPtr Parser::ParseQuantified(BinaryOp op, ExprPtr left, const Token& at) {
-  pos_ += 2;  // ANY (
-  if (PeekQueryStart()) {
-    Fail(Peek(), "ANY (query) is not supported; write IN (query)");
-    return nullptr;
-  }
   auto node = Make<QuantifiedExpr>(at);
+  node->all = PeekKeyword(Keyword::kALL);
+  pos_ += 2;  // ANY (
   node->op = op;
   node->operand = std::move(left);
+  if (PeekQueryStart()) {
+    node->query = ParseQuery();
+    if (!node->query || !ExpectType(TokenType::kRParen)) return nullptr;
+    return node;
+  }
   node->array = ParseExpr();
   if (!node->array || !ExpectType(TokenType::kRParen)) return nullptr;
   return node;

@@ -190,6 +190,8 @@ class Parser {
   // as the calls SUBSTRING(s, start[, length]) and POSITION(needle, haystack); the comma forms
   // are calls as written.
   ExprPtr ParseStandardForm(QualifiedName name, const Token& start, bool position);
+  // OVERLAY(s PLACING r FROM start [FOR length]), or the call OVERLAY(s, r, start[, length]).
+  ExprPtr ParseOverlay(QualifiedName name, const Token& start);
   // At ARRAY followed by '(': `ARRAY(query)`.
   ExprPtr ParseArraySubquery();
   std::unique_ptr<Query> TryParseParenthesizedQuery();

@@ -335,7 +335,10 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
     case ExprKind::kBetween: {
       const auto& b = e.As<BetweenExpr>();
       Expr(*b.operand, kPrecPredicate, family);
+      // SQLite has no SYMMETRIC; the local engine writes it out as two BETWEENs itself.
+      if (b.symmetric && sqlite()) Unsupported("BETWEEN SYMMETRIC");
       Raw(b.negated ? " NOT BETWEEN " : " BETWEEN ");
+      if (b.symmetric) Raw("SYMMETRIC ");
       Expr(*b.low, kPrecPredicate + 1, family);
       Raw(" AND ");
       Expr(*b.high, kPrecPredicate + 1, family);
@@ -418,12 +421,18 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
     }
     case ExprKind::kQuantified: {
       const auto& q = e.As<QuantifiedExpr>();
-      if (flink() || sqlite()) Unsupported("op ANY (array)");
+      // SQLite has no quantified comparisons; the local engine writes them out itself.
+      if (sqlite()) Unsupported(q.query ? "op ANY | ALL (query)" : "op ANY (array)");
+      if (flink() && !q.query) Unsupported("op ANY (array)");
       Expr(*q.operand, prec + 1, family);
       Raw(" ");
       Raw(BinaryText(q.op));
-      Raw(" ANY (");
-      Expr(*q.array);
+      Raw(q.all ? " ALL (" : " ANY (");
+      if (q.query) {
+        Query(*q.query);
+      } else {
+        Expr(*q.array);
+      }
       Raw(")");
       break;
     }
@@ -454,6 +463,25 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
         Raw(")");
         break;
       }
+      if (!sqlite() && f.name.size() == 1 && !f.name.parts[0].quoted &&
+          EqualsIgnoreCase(f.name.parts[0].name, "OVERLAY") &&
+          (f.args.size() == 3 || f.args.size() == 4) && !f.star &&
+          f.quantifier == SetQuantifier::kNone && f.order_by.empty() && f.within_group.empty() &&
+          !f.filter && !f.over) {
+        // The standard's form, the only one Calcite and Flink read; SQLite's is a call.
+        Raw("OVERLAY(");
+        Expr(*f.args[0]);
+        Raw(" PLACING ");
+        Expr(*f.args[1]);
+        Raw(" FROM ");
+        Expr(*f.args[2]);
+        if (f.args.size() == 4) {
+          Raw(" FOR ");
+          Expr(*f.args[3]);
+        }
+        Raw(")");
+        break;
+      }
       for (size_t i = 0; i + 1 < f.name.parts.size(); ++i) {
         Ident(f.name.parts[i]);
         Raw(".");
@@ -473,7 +501,8 @@ void Writer::Expr(const sql::Expr& e, int min_prec, Family parent) {
         ExprList(f.args);
       }
       if (!f.order_by.empty()) {
-        if (!postgres()) Unsupported("an ORDER BY among a function's arguments");
+        // SQLite reads one from 3.44 on; hop links an older one.
+        if (flink() || sqlite()) Unsupported("an ORDER BY among a function's arguments");
         Raw(" ORDER BY ");
         OrderItems(f.order_by);
       }

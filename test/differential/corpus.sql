@@ -114,6 +114,24 @@ SELECT id, POSITION('a', w) AS p, POSITION('', w) AS e FROM local.words ORDER BY
 -- postgres: SELECT "ID", strpos("W", 'p') FROM "LOCAL"."WORDS" ORDER BY "ID"
 SELECT id, LOCATE('p', w) AS p FROM local.words ORDER BY id;
 SELECT CAST('abc' AS VARCHAR(2)) AS a;
+-- OVERLAY: defaults, zero and negative lengths, past the end, NULLs, multi-byte text; FROM 0
+-- fails on both.
+SELECT id, OVERLAY(w PLACING 'XY' FROM 2) AS a, OVERLAY(w PLACING 'XY' FROM 2 FOR 0) AS b, OVERLAY(w PLACING '' FROM 1 FOR 3) AS c, OVERLAY(w PLACING 'é' FROM 3 FOR 10) AS d FROM local.words ORDER BY id;
+SELECT id, OVERLAY(w PLACING 'Z' FROM k FOR k) AS a, OVERLAY(w PLACING 'Z' FROM 20) AS b, OVERLAY(w PLACING 'Z' FROM 2 FOR -1) AS c, OVERLAY(w PLACING w FROM 3 FOR -5) AS d FROM local.words ORDER BY id;
+SELECT OVERLAY('Txxxxas' PLACING 'hom' FROM 2 FOR 4) AS a, OVERLAY(NULL PLACING 'a' FROM 1) AS b, OVERLAY('abc' PLACING NULL FROM 1) AS c, OVERLAY('abc' PLACING 'x' FROM CAST(NULL AS INTEGER)) AS d, OVERLAY('abc' PLACING 'x' FROM 1 FOR CAST(NULL AS INTEGER)) AS e;
+SELECT OVERLAY('abc' PLACING 'x' FROM 0) AS a;
+-- An aggregate's ORDER BY among its arguments: keys of each direction, NULLs first and last, a
+-- NULL separator (joins with nothing), FILTER, no rows, ARRAY_AGG (NULLs kept).
+SELECT k, STRING_AGG(w, ',' ORDER BY id) AS s FROM local.words GROUP BY k ORDER BY k;
+SELECT k, STRING_AGG(w, ' | ' ORDER BY w DESC NULLS LAST, id) AS s FROM local.words GROUP BY k ORDER BY k;
+SELECT STRING_AGG(name, ';' ORDER BY age DESC, id) AS a, STRING_AGG(name, ';' ORDER BY age, id DESC) AS b FROM local.emp;
+SELECT STRING_AGG(name, NULL ORDER BY id) AS s FROM local.emp WHERE id < 5;
+SELECT dept, STRING_AGG(name, ',' ORDER BY salary NULLS FIRST, id) FILTER (WHERE active) AS s FROM local.emp GROUP BY dept ORDER BY dept NULLS LAST;
+SELECT STRING_AGG(w, ',' ORDER BY id) AS s, COUNT(*) AS n FROM local.words WHERE id > 100;
+SELECT ARRAY_AGG(name ORDER BY id DESC)[1] AS a, ARRAY_AGG(age ORDER BY age NULLS FIRST, id)[1] AS b, ARRAY_AGG(age ORDER BY age DESC NULLS LAST)[1] AS c, CARDINALITY(ARRAY_AGG(bonus ORDER BY id)) AS n FROM local.emp;
+SELECT dept, ARRAY_AGG(id ORDER BY hired DESC, id)[2] AS second FROM local.emp GROUP BY dept ORDER BY dept NULLS LAST;
+-- refused: ORDER BY inside SUM(...) is not supported
+SELECT SUM(salary ORDER BY id) FROM local.emp;
 
 -- Aggregates.
 SELECT COUNT(*) AS n, COUNT(name) AS named, COUNT(bonus) AS with_bonus FROM local.emp;
@@ -203,6 +221,31 @@ WITH d AS (SELECT dept, SUM(salary) AS s FROM local.emp GROUP BY dept), t AS (SE
 SELECT id FROM local.emp WHERE (SELECT MAX(floor) FROM local.dept) > 3 AND id < 3 ORDER BY id;
 SELECT id, name FROM local.emp WHERE id IN (SELECT manager FROM local.emp) ORDER BY id;
 SELECT id FROM local.nums WHERE x = (SELECT MAX(x) FROM local.nums);
+-- Quantified comparisons over a query, with every comparison: a NULL among the rows, a NULL
+-- operand, no rows, correlated, in HAVING, across types.
+SELECT id FROM local.emp WHERE salary > ALL (SELECT budget / 20 FROM local.dept WHERE budget IS NOT NULL) ORDER BY id;
+SELECT id, age > ALL (SELECT floor * 10 FROM local.dept) AS gt_all, age > ANY (SELECT floor * 10 FROM local.dept) AS gt_any, age >= ALL (SELECT floor * 10 FROM local.dept WHERE floor IS NOT NULL) AS ge_all FROM local.emp ORDER BY id;
+SELECT id, age < ANY (SELECT floor * 10 FROM local.dept) AS lt_any, age <= ALL (SELECT floor * 10 FROM local.dept) AS le_all, age < ALL (SELECT floor * 10 FROM local.dept WHERE floor > 1) AS lt_all, age <= SOME (SELECT floor * 10 FROM local.dept WHERE floor < 4) AS le_some FROM local.emp ORDER BY id;
+SELECT id, age = ANY (SELECT age FROM local.emp WHERE dept = 'eng') AS eq_any, age <> ALL (SELECT age FROM local.emp WHERE dept = 'eng') AS ne_all, age <> ANY (SELECT age FROM local.emp WHERE dept = 'hr') AS ne_any, age = ALL (SELECT age FROM local.emp WHERE id IN (3, 15)) AS eq_all FROM local.emp ORDER BY id;
+SELECT id, n <> ANY (SELECT n FROM local.nums WHERE id IN (1, 7)) AS ne_any_null, n = ALL (SELECT n FROM local.nums WHERE id IN (2, 7)) AS eq_all_null, n = ANY (SELECT n FROM local.nums WHERE id IN (1, 7)) AS eq_any_null, n <> ANY (SELECT n FROM local.nums WHERE id = 7) AS only_null FROM local.nums ORDER BY id;
+SELECT 1 > ALL (SELECT n FROM local.nums WHERE id > 100) AS a, 1 > ANY (SELECT n FROM local.nums WHERE id > 100) AS b, CAST(NULL AS INTEGER) > ALL (SELECT n FROM local.nums WHERE id > 100) AS c, CAST(NULL AS INTEGER) = ANY (SELECT n FROM local.nums WHERE id > 100) AS d, CAST(NULL AS INTEGER) < ANY (SELECT n FROM local.nums) AS e;
+SELECT 1 > ALL (SELECT CAST(NULL AS INTEGER)) AS a, 1 > ANY (SELECT CAST(NULL AS INTEGER)) AS b, 5 = ANY (SELECT n FROM local.nums WHERE id IN (1, 7)) AS c, 0 = ANY (SELECT n FROM local.nums WHERE id IN (1, 7)) AS d, 5 <> ALL (SELECT n FROM local.nums WHERE id IN (1, 7)) AS e;
+SELECT d.code FROM local.dept d WHERE d.floor * 10 >= ALL (SELECT e.age FROM local.emp e WHERE e.dept = d.code) ORDER BY d.code;
+SELECT d.code, d.floor < ANY (SELECT e.age / 10 FROM local.emp e WHERE e.dept = d.code) AS young FROM local.dept d ORDER BY d.code;
+SELECT dept, COUNT(*) AS n FROM local.emp GROUP BY dept HAVING COUNT(*) > ALL (SELECT floor FROM local.dept WHERE floor < 3) ORDER BY dept NULLS LAST;
+SELECT id, d < ANY (SELECT x FROM local.nums WHERE x > 1) AS a, n >= ALL (SELECT salary / 10000 FROM local.emp WHERE salary IS NOT NULL) AS b, x > SOME (SELECT d FROM local.nums WHERE d < 0) AS c FROM local.nums ORDER BY id;
+SELECT id, w > ALL (SELECT w FROM local.words WHERE k = 3) AS a, w < ANY (SELECT code FROM local.dept) AS b, w <> ALL (SELECT w FROM local.words WHERE id < 4) AS c FROM local.words ORDER BY id;
+SELECT id, day >= ALL (SELECT day FROM local.events WHERE kind = 'click') AS latest, at < ANY (SELECT at FROM local.events WHERE kind = 'buy') AS before_buy FROM local.events ORDER BY id;
+-- BETWEEN SYMMETRIC: bounds in either order, NOT, NULL bounds and operands, equal bounds, across
+-- types; ASYMMETRIC is plain BETWEEN.
+SELECT id FROM local.emp WHERE age BETWEEN SYMMETRIC 40 AND 30 ORDER BY id;
+SELECT id FROM local.emp WHERE age NOT BETWEEN SYMMETRIC 40 AND 30 ORDER BY id;
+SELECT id FROM local.emp WHERE age BETWEEN ASYMMETRIC 40 AND 30 ORDER BY id;
+SELECT id, age BETWEEN SYMMETRIC manager * 10 AND 35 AS s, age NOT BETWEEN SYMMETRIC 35 AND manager * 10 AS ns FROM local.emp ORDER BY id;
+SELECT id, n BETWEEN SYMMETRIC d AND x AS s, x NOT BETWEEN SYMMETRIC b AND n AS ns FROM local.nums ORDER BY id;
+SELECT 5 BETWEEN SYMMETRIC NULL AND 10 AS a, 15 BETWEEN SYMMETRIC NULL AND 10 AS b, 15 NOT BETWEEN SYMMETRIC 10 AND NULL AS c, NULL BETWEEN SYMMETRIC 1 AND 2 AS d, 2 BETWEEN SYMMETRIC 2 AND 2 AS e;
+SELECT id FROM local.words WHERE w BETWEEN SYMMETRIC 'b' AND 'A' ORDER BY id;
+SELECT id FROM local.events WHERE day BETWEEN SYMMETRIC DATE '2025-12-31' AND DATE '2000-01-01' ORDER BY id;
 
 -- Set operations.
 SELECT dept FROM local.emp UNION SELECT code FROM local.dept;

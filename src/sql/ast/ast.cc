@@ -51,6 +51,8 @@ DataType& DataType::operator=(DataType&&) noexcept = default;
 
 InSubqueryExpr::InSubqueryExpr() : Expr(ExprKind::kInSubquery) {}
 InSubqueryExpr::~InSubqueryExpr() = default;
+QuantifiedExpr::QuantifiedExpr() : Expr(ExprKind::kQuantified) {}
+QuantifiedExpr::~QuantifiedExpr() = default;
 ExistsExpr::ExistsExpr() : Expr(ExprKind::kExists) {}
 ExistsExpr::~ExistsExpr() = default;
 SubqueryExpr::SubqueryExpr() : Expr(ExprKind::kSubquery) {}

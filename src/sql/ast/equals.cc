@@ -83,8 +83,8 @@ bool Equals(const Expr& a, const Expr& b) {
     case ExprKind::kBetween: {
       const auto& x = a.As<BetweenExpr>();
       const auto& y = b.As<BetweenExpr>();
-      return x.negated == y.negated && EqualPtr(x.operand, y.operand) && EqualPtr(x.low, y.low) &&
-             EqualPtr(x.high, y.high);
+      return x.negated == y.negated && x.symmetric == y.symmetric &&
+             EqualPtr(x.operand, y.operand) && EqualPtr(x.low, y.low) && EqualPtr(x.high, y.high);
     }
     case ExprKind::kInList: {
       const auto& x = a.As<InListExpr>();
@@ -169,7 +169,8 @@ bool Equals(const Expr& a, const Expr& b) {
     case ExprKind::kQuantified: {
       const auto& x = a.As<QuantifiedExpr>();
       const auto& y = b.As<QuantifiedExpr>();
-      return x.op == y.op && EqualPtr(x.operand, y.operand) && EqualPtr(x.array, y.array);
+      return x.op == y.op && x.all == y.all && EqualPtr(x.operand, y.operand) &&
+             EqualPtr(x.array, y.array) && EqualPtr(x.query, y.query);
     }
     case ExprKind::kArraySubquery:
       return EqualPtr(a.As<ArraySubqueryExpr>().query, b.As<ArraySubqueryExpr>().query);

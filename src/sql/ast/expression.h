@@ -171,12 +171,16 @@ struct IsExpr : Expr {
   bool negated = false;
 };
 
+// `operand [NOT] BETWEEN [SYMMETRIC | ASYMMETRIC] low AND high`; ASYMMETRIC is the default and
+// is not kept. SYMMETRIC means either bound may be the lower one (`x BETWEEN a AND b OR x BETWEEN
+// b AND a`, as the standard defines it).
 struct BetweenExpr : Expr {
   BetweenExpr() : Expr(ExprKind::kBetween) {}
   ExprPtr operand;
   ExprPtr low;
   ExprPtr high;
   bool negated = false;
+  bool symmetric = false;
 };
 
 struct InListExpr : Expr {
@@ -284,8 +288,9 @@ struct FunctionExpr : Expr {
   bool star = false;     // COUNT(*)
   bool niladic = false;  // CURRENT_TIMESTAMP and friends, written without parentheses
   std::vector<OrderItem> within_group;
-  // An aggregate's ORDER BY among its arguments, `json_agg(e ORDER BY n)`: written by hop for
-  // PostgreSQL only (the parser never makes one), where it orders what the aggregate collects.
+  // An aggregate's ORDER BY among its arguments, `STRING_AGG(x, ',' ORDER BY n)`: it orders what
+  // the aggregate collects, as WITHIN GROUP does (PostgreSQL's form; SQLite before 3.44 and Flink
+  // have none).
   std::vector<OrderItem> order_by;
   ExprPtr filter;
   std::unique_ptr<WindowSpec> over;
@@ -331,12 +336,17 @@ struct SubscriptExpr : Expr {
   ExprPtr index;
 };
 
-// `operand op ANY (array)` (also written SOME): true when the comparison holds for an element.
+// `operand op ANY | SOME | ALL (array | query)`, a quantified comparison: with ANY (SOME is the
+// same), true when the comparison holds for some element or row; with ALL, for every one. Exactly
+// one of `array` and `query` is set.
 struct QuantifiedExpr : Expr {
-  QuantifiedExpr() : Expr(ExprKind::kQuantified) {}
+  QuantifiedExpr();  // special members in ast.cc, where Query is complete
+  ~QuantifiedExpr() override;
   BinaryOp op = BinaryOp::kEq;  // a comparison
+  bool all = false;             // ALL; otherwise ANY
   ExprPtr operand;
   ExprPtr array;
+  std::unique_ptr<Query> query;
 };
 
 // `ARRAY(SELECT ...)`, PostgreSQL's array of a one-column query's values, in the query's order
