@@ -2529,6 +2529,81 @@ CREATE TABLE local.pt (id INT) WITH ('password' 'hunter3j', 'db-token' 'hunter3k
   std::filesystem::remove_all(dir);
 }
 
+// A secret in a container's env list or given to a command line as an option's value never
+// prints: `hop get`, a JobTemplate's text, the job's log header, `hop check --print`
+// (docs/resources.md "Secrets"); the job itself still gets it, and what is not a secret (a path to
+// one) shows.
+TEST(CliTest, SecretsInEnvListsAndArgumentsNeverPrint) {
+  char tmpl[] = "/tmp/hop-e2e-secret-env-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string flag = "--state " + dir + "/state";
+  HopRun applied = Hop(flag + " apply -f -", R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: envjob}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: busybox
+        env:
+        - name: PGPASSWORD
+          value: hunter6a
+        - {name: API_TOKEN, value: hunter6b}
+        - {name: PASSWORD_FILE, value: /run/secrets/pw}
+        command: [sh, -c, 'test "${2#hunter}" = 6c && test "${PGPASSWORD#hunter}" = 6a && echo ok', sh]
+        args: [--password, hunter6c, --token=hunter6d]
+---
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: JobTemplate
+metadata: {name: envtemplate}
+spec:
+  yaml: |
+    apiVersion: batch/v1
+    kind: Job
+    metadata:
+      name: {{name}}
+    spec:
+      template:
+        spec:
+          containers:
+          - name: c
+            args: ["--secret", "hunter6e"]
+            env:
+            - name: DB_PASSWORD
+              value: "hunter6f"
+)");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  const auto never_shows_it = [](const HopRun& r, const std::string& what) {
+    EXPECT_EQ(r.out.find("hunter6"), std::string::npos) << what << ":\n" << r.out;
+  };
+  for (const std::string kind : {"job", "jobtemplate"}) {
+    for (const std::string output : {"yaml", "json"}) {
+      HopRun got = Hop(flag + " get " + kind + " -o " + output);
+      EXPECT_EQ(got.status, 0) << got.out;
+      never_shows_it(got, kind + " -o " + output);
+    }
+  }
+  EXPECT_NE(Hop(flag + " get job envjob -o yaml").out.find("/run/secrets/pw"), std::string::npos);
+  EXPECT_NE(Hop(flag + " get job envjob -o yaml --show-secrets").out.find("hunter6a"),
+            std::string::npos);
+
+  HopRun waited = Hop(flag + " -e '!wait 60'");
+  EXPECT_EQ(waited.status, 0) << waited.out;
+  HopRun logs = Hop(flag + " logs job/envjob");
+  EXPECT_NE(logs.out.find("\nok\n"), std::string::npos) << logs.out;  // it ran with them
+  EXPECT_NE(logs.out.find("--password '<redacted>' '--token=<redacted>'"), std::string::npos)
+      << logs.out;
+  never_shows_it(logs, "logs");
+
+  HopRun printed = Hop("check --print -", "!sh psql --password hunter6g -c 'select 1'\n");
+  EXPECT_EQ(printed.status, 0) << printed.out;
+  never_shows_it(printed, "check --print");
+  std::filesystem::remove_all(dir);
+}
+
 // Hostile input as a user could give it (docs/resources.md "Limits"): every input is bounded
 // with a clear error, a file that is not what hop expects is refused, and nothing a user wrote
 // reaches the terminal as a control sequence or a path outside the state directory.

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "common/strings.h"
 
@@ -121,15 +124,253 @@ std::string RedactSqlOptions(std::string_view text) {
 // RedactSecrets without its SQL options.
 std::string RedactEntriesAndUrls(std::string_view text);
 
+// `text` with the given [begin, end) ranges, sorted and not overlapping, replaced by kRedacted.
+std::string Replaced(std::string_view text, const std::vector<std::pair<size_t, size_t>>& ranges) {
+  if (ranges.empty()) return std::string(text);
+  std::string out;
+  size_t copied = 0;
+  for (const auto& [begin, end] : ranges) {
+    out.append(text.substr(copied, begin - copied));
+    out.append(kRedacted);
+    copied = end;
+  }
+  out.append(text.substr(copied));
+  return out;
+}
+
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+bool IsLineEnd(char c) { return c == '\n' || c == '\r'; }
+
+// The scalar that starts at or after `pos` (after blanks): quoted with `"` (backslash escapes,
+// as JSON and YAML write them) or `'` (`''` standing for a quote, as YAML writes it), the range
+// inside the quotes; or plain, ending at a line end, at `,` `}` `]` when `flow` (a JSON or YAML
+// flow collection) or at a blank when `word` (a command line), before a ` #` comment, without
+// trailing blanks. `*after` is where the scalar's text ends (past a closing quote).
+std::pair<size_t, size_t> ScalarAt(std::string_view text, size_t pos, bool flow, bool word,
+                                   size_t* after) {
+  while (pos < text.size() && IsBlank(text[pos])) ++pos;
+  if (pos < text.size() && (text[pos] == '"' || text[pos] == '\'')) {
+    const char quote = text[pos];
+    size_t end = pos + 1;
+    while (end < text.size()) {
+      if (quote == '"' && text[end] == '\\') {
+        end += 2;
+      } else if (text[end] == quote && quote == '\'' && end + 1 < text.size() &&
+                 text[end + 1] == '\'') {
+        end += 2;
+      } else if (text[end] == quote || IsLineEnd(text[end])) {
+        break;
+      } else {
+        ++end;
+      }
+    }
+    end = std::min(end, text.size());
+    *after = end < text.size() && text[end] == quote ? end + 1 : end;
+    return {pos + 1, end};
+  }
+  size_t end = pos;
+  while (end < text.size() && !IsLineEnd(text[end])) {
+    const char c = text[end];
+    if (flow && (c == ',' || c == '}' || c == ']')) break;
+    if (word && (IsBlank(c) || c == ',' || c == ']' || c == ')')) break;
+    if (c == '#' && end > pos && IsBlank(text[end - 1])) break;
+    ++end;
+  }
+  *after = end;
+  while (end > pos && IsBlank(text[end - 1])) --end;
+  return {pos, end};
+}
+
+// Where the next entry of a mapping starts after `pos`, the end of an entry whose key stands at
+// `column`: past blanks and one `,`, and past line ends and the next line's indentation when
+// that line's key stands at `column` too. npos when there is none.
+size_t NextEntry(std::string_view text, size_t pos, size_t column) {
+  while (pos < text.size() && IsBlank(text[pos])) ++pos;
+  if (pos < text.size() && text[pos] == ',') {
+    ++pos;
+    while (pos < text.size() && IsBlank(text[pos])) ++pos;
+  }
+  if (pos < text.size() && IsLineEnd(text[pos])) {
+    while (pos < text.size() && IsLineEnd(text[pos])) ++pos;
+    const size_t line = pos;
+    while (pos < text.size() && IsBlank(text[pos])) ++pos;
+    if (pos - line != column) return std::string_view::npos;
+  }
+  return pos < text.size() ? pos : std::string_view::npos;
+}
+
+// An entry `key: scalar` of a YAML or JSON mapping, the key plain or quoted.
+struct MapEntry {
+  std::string_view key;
+  size_t value_begin = 0, value_end = 0;  // the scalar's text, inside its quotes
+  size_t end = 0;                         // past the scalar
+};
+
+// The entry whose key starts at `pos` (its quote, if quoted), if one does and its key is `name`
+// or `value`; `flow` says whether it is in a JSON or flow collection.
+std::optional<MapEntry> NameOrValueEntryAt(std::string_view text, size_t pos, bool flow) {
+  size_t k = pos;
+  char quote = 0;
+  if (text[k] == '"' || text[k] == '\'') quote = text[k++];
+  const std::string_view key = text.compare(k, 4, "name") == 0    ? text.substr(k, 4)
+                               : text.compare(k, 5, "value") == 0 ? text.substr(k, 5)
+                                                                  : std::string_view();
+  if (key.empty()) return std::nullopt;
+  size_t c = k + key.size();
+  if (quote != 0) {
+    if (c >= text.size() || text[c] != quote) return std::nullopt;
+    ++c;
+  }
+  while (c < text.size() && IsBlank(text[c])) ++c;
+  if (c >= text.size() || text[c] != ':') return std::nullopt;
+  ++c;
+  // A plain YAML key needs a blank after its colon; JSON's quoted keys do not.
+  if (quote == 0 && (c >= text.size() || !IsBlank(text[c]))) return std::nullopt;
+  MapEntry e;
+  e.key = key;
+  const auto [b, v] = ScalarAt(text, c, flow || quote != 0, false, &e.end);
+  e.value_begin = b;
+  e.value_end = v;
+  return e;
+}
+
+// Env entries whose name names a secret: `{name: PGPASSWORD, value: x}` in YAML or JSON text,
+// the `value` entry next to the `name` entry, before or after it. Adds the ranges of their
+// values to `ranges`.
+void FindSecretEnvValues(std::string_view text, std::vector<std::pair<size_t, size_t>>& ranges) {
+  size_t line_start = 0;  // of the line `i` is on, kept as `i` moves so no search is needed
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (i > 0 && IsLineEnd(text[i - 1])) line_start = i;
+    const char c = text[i];
+    if (c != 'n' && c != 'v' && c != '"' && c != '\'') continue;
+    // A key starts a line (after indentation or a list's `- `), or follows `{` or `,`.
+    size_t before = i;
+    while (before > 0 && IsBlank(text[before - 1])) --before;
+    const char prev = before == 0 ? '\n' : text[before - 1];
+    const bool after_dash = prev == '-' && before < i;
+    if (!IsLineEnd(prev) && prev != '{' && prev != ',' && !after_dash) continue;
+    const bool flow = prev == '{' || prev == ',';
+    std::optional<MapEntry> first = NameOrValueEntryAt(text, i, flow);
+    if (!first) continue;
+    const size_t next = NextEntry(text, first->end, i - line_start);
+    if (next == std::string_view::npos) continue;
+    std::optional<MapEntry> second = NameOrValueEntryAt(text, next, flow);
+    if (!second || second->key == first->key) continue;
+    const MapEntry& name = first->key == "name" ? *first : *second;
+    const MapEntry& value = first->key == "name" ? *second : *first;
+    const std::string_view shown =
+        text.substr(value.value_begin, value.value_end - value.value_begin);
+    if (!NamesSecret(text.substr(name.value_begin, name.value_end - name.value_begin)) ||
+        !RedactsAsSecretValue(shown)) {
+      continue;
+    }
+    if (!ranges.empty() && ranges.back().second > value.value_begin) continue;
+    ranges.emplace_back(value.value_begin, value.value_end);
+    const size_t last = std::max(first->end, second->end) - 1;
+    for (; i < last; ++i) {
+      if (IsLineEnd(text[i])) line_start = i + 1;
+    }
+  }
+}
+
+// Words after a secret option (IsSecretOption): `--password x` on a command line,
+// `["--password", "x"]` in JSON or flow YAML, `- --password\n- x` in a YAML block list. Adds the
+// ranges of the values to `ranges`.
+void FindSecretOptionValues(std::string_view text, std::vector<std::pair<size_t, size_t>>& ranges) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '-') continue;
+    const char prev = i == 0 ? ' ' : text[i - 1];
+    if (!IsBlank(prev) && !IsLineEnd(prev) && prev != '"' && prev != '\'' && prev != '[' &&
+        prev != ',' && prev != '(') {
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && IsKeyChar(text[end])) ++end;
+    const std::string_view option = text.substr(i, end - i);
+    if (!IsSecretOption(option)) {
+      i = end == i ? i : end - 1;
+      continue;
+    }
+    size_t k = end;
+    if (prev == '"' || prev == '\'') {
+      if (k >= text.size() || text[k] != prev) continue;
+      ++k;
+    }
+    if (k < text.size() && !IsBlank(text[k]) && !IsLineEnd(text[k]) && text[k] != ',') continue;
+    while (k < text.size() && IsBlank(text[k])) ++k;
+    bool flow = false, item = false;
+    if (k < text.size() && text[k] == ',') {  // the next element of a list
+      flow = true;
+      ++k;
+      while (k < text.size() && (IsBlank(text[k]) || IsLineEnd(text[k]))) ++k;
+    } else if (k < text.size() && IsLineEnd(text[k])) {  // the next item of a YAML block list
+      while (k < text.size() && (IsBlank(text[k]) || IsLineEnd(text[k]))) ++k;
+      if (k + 1 >= text.size() || text[k] != '-' || !IsBlank(text[k + 1])) continue;
+      item = true;
+      k += 2;
+    }
+    if (k >= text.size()) continue;
+    size_t after = k;
+    const auto [b, e] = ScalarAt(text, k, flow, !flow && !item, &after);
+    if (!RedactsAsSecretValue(text.substr(b, e - b))) continue;
+    if (!ranges.empty() && ranges.back().second > b) continue;
+    ranges.emplace_back(b, e);
+    i = after - 1;
+  }
+}
+
+// RedactSecrets' env entries and option words.
+std::string RedactEnvAndOptions(std::string_view text) {
+  std::vector<std::pair<size_t, size_t>> ranges;
+  FindSecretEnvValues(text, ranges);
+  std::string env = Replaced(text, ranges);
+  ranges.clear();
+  FindSecretOptionValues(env, ranges);
+  return Replaced(env, ranges);
+}
+
 }  // namespace
 
 std::string RedactSecrets(std::string_view text) {
   std::string entries = RedactEntriesAndUrls(text);
-  return RedactSqlOptions(entries);
+  return RedactSqlOptions(RedactEnvAndOptions(entries));
+}
+
+bool RedactsAsSecretValue(std::string_view value) {
+  return !value.empty() && !IsReference(value) && value != kRedacted;
 }
 
 bool RedactsAsSecret(std::string_view key, std::string_view value) {
-  return NamesSecret(key) && !value.empty() && !IsReference(value) && value != kRedacted;
+  return NamesSecret(key) && RedactsAsSecretValue(value);
+}
+
+bool IsSecretOption(std::string_view word) {
+  size_t dashes = 0;
+  while (dashes < word.size() && dashes < 2 && word[dashes] == '-') ++dashes;
+  if (dashes == 0) return false;
+  const std::string_view name = word.substr(dashes);
+  if (name.empty() || name[0] == '-' ||
+      !std::all_of(name.begin(), name.end(), [](char c) { return IsKeyChar(c); })) {
+    return false;
+  }
+  const std::string lower = AsciiToLower(name);
+  if (lower.starts_with("no-") || lower.starts_with("no_")) return false;
+  // An option named auth takes a method (`--pg-auth scram-sha-256`), not a credential.
+  if (lower == "auth" || lower.ends_with("-auth") || lower.ends_with("_auth")) return false;
+  return NamesSecret(name);
+}
+
+std::vector<std::string> RedactArguments(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (i > 0 && IsSecretOption(argv[i - 1]) && RedactsAsSecretValue(argv[i])) {
+      out.emplace_back(kRedacted);
+    } else {
+      out.push_back(RedactSecrets(argv[i]));
+    }
+  }
+  return out;
 }
 
 namespace {

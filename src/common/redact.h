@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hop {
 
@@ -23,9 +24,28 @@ inline constexpr std::string_view kRedacted = "<redacted>";
 //   - the value of an option of a SQL statement whose key names a secret, the key quoted or
 //     plain and the value a SQL string: `WITH ('url' 'x', 'password' 's3cret')` becomes
 //     `WITH ('url' 'x', 'password' '<redacted>')`.
+//   - the value of an env entry whose name names a secret, a Kubernetes container's
+//     `{name: PGPASSWORD, value: x}` written as YAML (block or flow) or JSON, the `value` key
+//     right after the `name` key or right before it, in the same mapping:
+//     `- name: PGPASSWORD\n  value: <redacted>`;
+//   - the value of a command-line option whose name names a secret (IsSecretOption) given as
+//     the next word: `--password x` on a command line, `["--password", "x"]` in JSON or flow
+//     YAML, `- --password\n- x` in a YAML block list (`--password=x` is an entry above).
 // Keys are read with their percent escapes decoded, as a URL's query is (`pass%77ord=x`).
 // Text without secrets comes back unchanged.
 std::string RedactSecrets(std::string_view text);
+
+// Whether `word`, one argument of a command line, is an option whose name names a secret and
+// whose value is the argument after it: one or two dashes and a name NamesSecret accepts, with
+// no `=` (`--password`, `-token`, `--db-password`; not `--password=x`, which holds its value,
+// not `--password-file`, not `--no-password`, which takes no value, and not `--auth` or
+// `--pg-auth`, which name a method).
+bool IsSecretOption(std::string_view word);
+
+// `argv` with its secrets redacted: each argument as RedactSecrets redacts it, and the argument
+// after a secret option (IsSecretOption) replaced by kRedacted unless it is empty, a reference to
+// a value kept elsewhere or redacted already.
+std::vector<std::string> RedactArguments(const std::vector<std::string>& argv);
 
 // Whether `key` names a secret (the rule above: its last word, or the whole key without
 // separators, is one of the secret words; percent escapes decoded).
@@ -35,6 +55,11 @@ bool NamesSecret(std::string_view key);
 // to redact: the key names one, and the value is neither empty, nor a reference to a value kept
 // elsewhere, nor redacted already.
 bool RedactsAsSecret(std::string_view key, std::string_view value);
+
+// Whether `value` is one to redact when something else says it is a secret (its key, an env
+// entry's name, the option before it): it is neither empty, nor a reference to a value kept
+// elsewhere (`$(PGPASSWORD)`, `${TOKEN}`, `{{password}}`), nor redacted already.
+bool RedactsAsSecretValue(std::string_view value);
 
 // Whether `text` holds a value RedactSecrets wrote (so it must not be stored as the secret).
 bool HoldsRedacted(std::string_view text);

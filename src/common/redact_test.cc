@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace hop {
 namespace {
 
@@ -59,6 +62,43 @@ TEST(RedactTest, SecretsInUrlsAndConnectionStringsAreRedacted) {
       {"WITH ('password' '$(PW)', 'token' '')", "WITH ('password' '$(PW)', 'token' '')"},
       {"SELECT 'password' FROM t, token WHERE a = 'x'",
        "SELECT 'password' FROM t, token WHERE a = 'x'"},
+      // Env entries whose name names a secret, as a container lists them: YAML block and flow,
+      // JSON, the value after or before the name.
+      {"env:\n- name: PGPASSWORD\n  value: hunter2\n- name: USER\n  value: app\n",
+       "env:\n- name: PGPASSWORD\n  value: <redacted>\n- name: USER\n  value: app\n"},
+      {"    - name: DB_TOKEN\n      value: \"hunter 2\" # c\n",
+       "    - name: DB_TOKEN\n      value: \"<redacted>\" # c\n"},
+      {"- value: 'it''s'\n  name: api_key", "- value: '<redacted>'\n  name: api_key"},
+      {"env: [{name: GITHUB_TOKEN, value: hunter 2}, {name: X, value: y}]",
+       "env: [{name: GITHUB_TOKEN, value: <redacted>}, {name: X, value: y}]"},
+      {"[{\"name\":\"PASSWORD\",\"value\":\"hunter2\"}]",
+       "[{\"name\":\"PASSWORD\",\"value\":\"<redacted>\"}]"},
+      {"{\n  \"name\": \"AWS_SECRET_ACCESS_KEY\",\n  \"value\": \"hunter2\"\n}",
+       "{\n  \"name\": \"AWS_SECRET_ACCESS_KEY\",\n  \"value\": \"<redacted>\"\n}"},
+      // Not secrets: a path to one, a reference, valueFrom, a value in another mapping.
+      {"- name: PASSWORD_FILE\n  value: /run/secrets/pw",
+       "- name: PASSWORD_FILE\n  value: /run/secrets/pw"},
+      {"- name: TOKEN_PATH\n  value: /t", "- name: TOKEN_PATH\n  value: /t"},
+      {"- name: PGPASSWORD\n  value: $(PW)", "- name: PGPASSWORD\n  value: $(PW)"},
+      {"- name: PGPASSWORD\n  valueFrom:\n    secretKeyRef: {name: pg, key: password}",
+       "- name: PGPASSWORD\n  valueFrom:\n    secretKeyRef: {name: pg, key: password}"},
+      {"- name: PGPASSWORD\n  other:\n    value: x", "- name: PGPASSWORD\n  other:\n    value: x"},
+      {"name: token value: x", "name: token value: x"},
+      // Options whose value is the next word: a command line, JSON, flow and block YAML lists.
+      {"psql --password hunter2 -h db", "psql --password <redacted> -h db"},
+      {"run -token 'a b' --db-password=x", "run -token '<redacted>' --db-password=<redacted>"},
+      {"args: [\"--password\", \"hunter2\", \"-v\"]",
+       "args: [\"--password\", \"<redacted>\", \"-v\"]"},
+      {"args: [--api-key, hunter2]", "args: [--api-key, <redacted>]"},
+      {"args:\n- --password\n- hunter 2\n- -v\n", "args:\n- --password\n- <redacted>\n- -v\n"},
+      {"args:\n  - \"--secret\"\n  - \"s\"", "args:\n  - \"--secret\"\n  - \"<redacted>\""},
+      // Not secrets: a file's path, a negation, a reference, a word on the next line, a comment.
+      {"--password-file /run/pw --no-password x --token $(T)",
+       "--password-file /run/pw --no-password x --token $(T)"},
+      {"give --password\nthen run", "give --password\nthen run"},
+      {"-- password reset by x", "-- password reset by x"},
+      {"a-token b", "a-token b"},
+      {"hop serve needs --pg-auth scram-sha-256", "hop serve needs --pg-auth scram-sha-256"},
   };
   for (const Case& c : kCases) {
     EXPECT_EQ(RedactSecrets(c.in), c.out) << c.in;
@@ -66,6 +106,41 @@ TEST(RedactTest, SecretsInUrlsAndConnectionStringsAreRedacted) {
   }
   EXPECT_TRUE(HoldsRedacted(RedactSecrets("password=x")));
   EXPECT_FALSE(HoldsRedacted("password=x"));
+}
+
+// A command line's arguments: the one after a secret option is redacted whatever it holds, and
+// each is redacted as text.
+TEST(RedactTest, ArgumentsAfterSecretOptionsAreRedacted) {
+  struct Case {
+    std::vector<std::string> in;
+    std::vector<std::string> out;
+  };
+  const Case kCases[] = {
+      {{"psql", "--password", "hunter 2", "-h", "db"},
+       {"psql", "--password", "<redacted>", "-h", "db"}},
+      {{"x", "-token", "-starts-with-dash"}, {"x", "-token", "<redacted>"}},
+      {{"x", "--password=hunter2", "--PGPASSWORD", "y"},
+       {"x", "--password=<redacted>", "--PGPASSWORD", "<redacted>"}},
+      {{"x", "--password", "$(PW)", "--password-file", "/p", "--no-password", "z"},
+       {"x", "--password", "$(PW)", "--password-file", "/p", "--no-password", "z"}},
+      {{"--password"}, {"--password"}},
+      {{"sh", "-c", "psql --password hunter2"}, {"sh", "-c", "psql --password <redacted>"}},
+  };
+  for (const Case& c : kCases) {
+    EXPECT_EQ(RedactArguments(c.in), c.out) << c.in.back();
+  }
+  struct OptionCase {
+    const char* word;
+    bool secret;
+  };
+  const OptionCase kOptions[] = {
+      {"--password", true},     {"-token", true},        {"--db-password", true},
+      {"--API_KEY", true},      {"--password=x", false}, {"--password-file", false},
+      {"--no-password", false}, {"password", false},     {"--", false},
+      {"---password", false},   {"--user", false},       {"-p", false},
+      {"--pg-auth", false},     {"--auth", false},       {"--auth-token", true},
+  };
+  for (const OptionCase& c : kOptions) EXPECT_EQ(IsSecretOption(c.word), c.secret) << c.word;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "common/redact.h"
 
@@ -26,6 +27,26 @@ bool SecretEntry(const std::string& key, const Json& v) {
   return text && RedactsAsSecret(key, *text);
 }
 
+// Whether `doc` is an env entry whose name names a secret and whose `value` is one to redact:
+// `{name: PGPASSWORD, value: x}`, as a container's env lists it.
+bool SecretEnvEntry(const Json& doc) {
+  if (!doc.is_object()) return false;
+  const auto name = doc.find("name");
+  const auto value = doc.find("value");
+  if (name == doc.end() || value == doc.end() || !name->is_string()) return false;
+  const std::optional<std::string> text = ScalarText(*value);
+  return text && NamesSecret(name->get_ref<const std::string&>()) && RedactsAsSecretValue(*text);
+}
+
+// Whether the element `i` of the list `doc` is the value of a secret option before it:
+// `["--password", "x"]`, as a container's command and args list them.
+bool SecretArgument(const Json& doc, size_t i) {
+  if (i == 0 || !doc[i - 1].is_string()) return false;
+  const std::optional<std::string> text = ScalarText(doc[i]);
+  return text && IsSecretOption(doc[i - 1].get_ref<const std::string&>()) &&
+         RedactsAsSecretValue(*text);
+}
+
 }  // namespace
 
 void RedactSecretsIn(Json& doc) {
@@ -34,15 +55,25 @@ void RedactSecretsIn(Json& doc) {
     std::string shown = RedactSecrets(text);
     if (shown != text) doc = std::move(shown);
   } else if (doc.is_object()) {
+    const bool env_entry = SecretEnvEntry(doc);
     for (auto& [key, v] : doc.items()) {
-      if (SecretEntry(key, v)) {
+      if (SecretEntry(key, v) || (env_entry && key == "value")) {
         v = std::string(kRedacted);
       } else {
         RedactSecretsIn(v);
       }
     }
   } else if (doc.is_array()) {
-    for (auto& v : doc) RedactSecretsIn(v);
+    // Marked first: redacting an element must not change whether the next one is a secret.
+    std::vector<bool> arguments(doc.size());
+    for (size_t i = 0; i < doc.size(); ++i) arguments[i] = SecretArgument(doc, i);
+    for (size_t i = 0; i < doc.size(); ++i) {
+      if (arguments[i]) {
+        doc[i] = std::string(kRedacted);
+      } else {
+        RedactSecretsIn(doc[i]);
+      }
+    }
   }
 }
 
@@ -52,12 +83,13 @@ bool HoldsSecrets(const Json& doc) {
     return RedactSecrets(text) != text;
   }
   if (doc.is_object()) {
+    if (SecretEnvEntry(doc)) return true;
     for (const auto& [key, v] : doc.items()) {
       if (SecretEntry(key, v) || HoldsSecrets(v)) return true;
     }
   } else if (doc.is_array()) {
-    for (const Json& v : doc) {
-      if (HoldsSecrets(v)) return true;
+    for (size_t i = 0; i < doc.size(); ++i) {
+      if (SecretArgument(doc, i) || HoldsSecrets(doc[i])) return true;
     }
   }
   return false;

@@ -14,7 +14,10 @@ namespace hop::resource {
 // of every object entry whose key names a secret (`options: {password: x}`,
 // `configs: {ssl.truststore.password: x}`, an annotation `db-password`) replaced by
 // `<redacted>` when it is a string or a number that is not a reference to a value kept
-// elsewhere.
+// elsewhere; likewise the `value` of an env entry whose `name` names a secret
+// (`{name: PGPASSWORD, value: x}`, as a container's env lists it) and the element of a list
+// after a secret option (`["--password", "x"]`, a container's command or args;
+// common/redact.h's IsSecretOption).
 void RedactSecretsIn(Json& doc);
 
 // Whether RedactSecretsIn would change `doc`.

@@ -31,6 +31,18 @@ TEST(SecretsTest, RedactsEntriesWhoseKeysNameASecret) {
        R"({"secretName":"s","compass":"c"})"},
       {"strings are redacted as text", R"({"url":"postgresql://u:pw@h/x?pass%77ord=q"})",
        R"({"url":"postgresql://u:<redacted>@h/x?pass%77ord=<redacted>"})"},
+      {"a container's env entries whose names name a secret",
+       R"j({"env":[{"name":"PGPASSWORD","value":"hunter2"},{"name":"API_KEY","value":"k"},
+                  {"name":"USER","value":"app"},{"name":"PASSWORD_FILE","value":"/run/pw"},
+                  {"name":"TOKEN","value":"$(T)"},{"name":"SECRET","valueFrom":{"secretKeyRef":{"name":"s","key":"k"}}}]})j",
+       R"j({"env":[{"name":"PGPASSWORD","value":"<redacted>"},{"name":"API_KEY","value":"<redacted>"},
+                  {"name":"USER","value":"app"},{"name":"PASSWORD_FILE","value":"/run/pw"},
+                  {"name":"TOKEN","value":"$(T)"},{"name":"SECRET","valueFrom":{"secretKeyRef":{"name":"s","key":"k"}}}]})j"},
+      {"the argument after a secret option, and one that holds its value",
+       R"j({"args":["--password","hunter2","--token","--x","-v","--password=p","--password-file","/p"],
+            "command":["sh","-c","psql --password hunter2"]})j",
+       R"j({"args":["--password","<redacted>","--token","<redacted>","-v","--password=<redacted>","--password-file","/p"],
+            "command":["sh","-c","psql --password <redacted>"]})j"},
   };
   for (const Case& c : kCases) {
     Json doc = Json::parse(c.in);

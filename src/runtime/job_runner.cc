@@ -778,7 +778,7 @@ struct JobRunner::Impl {
     }
     std::string header =
         fmt::format("--- hop: Job {} attempt {} at {}: {}\n", key, attempt, FormatRfc3339(Now()),
-                    RedactSecrets(CommandText(spec.written_argv)));
+                    RedactSecrets(CommandText(RedactArguments(spec.written_argv))));
     if (!spec.unresolved_env.empty()) {
       std::string names;
       for (const auto& n : spec.unresolved_env) names += (names.empty() ? "" : ", ") + n;

@@ -668,6 +668,35 @@ TEST_F(KubeApiTest, TheStoreClientHeaderReadsSecretsWhole) {
   }
 }
 
+// A Job's env entries whose names name a secret and the argument after a secret option read
+// redacted, in an object and in a list; a name that says the value is a file's path does not.
+TEST_F(KubeApiTest, SecretsInEnvAndArgumentsReadRedacted) {
+  Start();
+  const Json job = Json::parse(R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},
+    "spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c",
+      "command":["psql","--password","hunter5a","--token=hunter5b"],
+      "args":["--api-key","hunter5c"],
+      "env":[{"name":"PGPASSWORD","value":"hunter5d"},{"name":"PASSWORD_FILE","value":"/run/pw"}]
+    }]}}}})");
+  const char* jobs = "/apis/batch/v1/namespaces/default/jobs";
+  httplib::Client c = Client();
+  auto made = c.Post(jobs, job.dump(), "application/json");
+  ASSERT_TRUE(made);
+  ASSERT_EQ(made->status, 201) << made->body;
+  EXPECT_EQ(made->body.find("hunter5"), std::string::npos) << made->body;
+  for (const std::string path : {std::string(jobs) + "/j", std::string(jobs)}) {
+    auto got = c.Get(path.c_str());
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->status, 200) << got->body;
+    EXPECT_EQ(got->body.find("hunter5"), std::string::npos) << path << ": " << got->body;
+    EXPECT_NE(got->body.find("/run/pw"), std::string::npos) << path << ": " << got->body;
+  }
+  auto whole = c.Get((std::string(jobs) + "/j").c_str(), {{"X-Hop-Store-Client", "true"}});
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(Body(whole)["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"],
+            "hunter5d");
+}
+
 // --- robustness ---
 
 TEST_F(KubeApiTest, FiveHundredWatchesDoNotSlowOtherRequests) {
