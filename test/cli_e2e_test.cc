@@ -1654,6 +1654,60 @@ FIRE TABLE local.tt;
   std::filesystem::remove_all(dir);
 }
 
+// A yamlQuoted value in a Job's env value or args is read for `$(NAME)` before the command runs
+// (docs/runtime.md): a job property `$(PGPASSWORD)` would become the secret the template gives
+// the job, printed by it. yamlQuote writes such a `$` as `$$` (docs/templates.md), so the value
+// reaches the command as written and the secret does not.
+TEST(CliTest, AYamlQuotedValueDoesNotBecomeAnotherEnvVariable) {
+  char tmpl[] = "/tmp/hop-e2e-yamldollar-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string flag = "--state " + dir + "/state";
+  HopRun applied = Hop(flag + " apply -f -", R"(
+apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: JobTemplate
+metadata: {name: print-note}
+spec:
+  yaml: |
+    apiVersion: batch/v1
+    kind: Job
+    metadata:
+      name: {{name}}-run
+    spec:
+      backoffLimit: 0
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: c
+            command: [sh, -c, 'printf "<%s>" "$NOTE" "$@"', sh]
+            args: [{{note yamlQuote}}, {{other yamlQuote}}]
+            env:
+            - name: PGPASSWORD
+              value: swordfish7
+            - name: NOTE
+              value: {{note yamlQuote}}
+)");
+  ASSERT_EQ(applied.status, 0) << applied.out;
+  HopRun ran = Hop(flag + " -f -", R"(
+CREATE DATABASE localdb WITH (url 'jdbc:local:', schema 'LOCAL');
+CREATE TABLE local.tt (id INT);
+CREATE TRIGGER tn ON local.tt AS 'print-note' WITH ('job.properties.note' '$(PGPASSWORD)',
+  'job.properties.other' 'a $$(PGPASSWORD) $$ $');
+FIRE TABLE local.tt;
+!wait 60
+)");
+  ASSERT_EQ(ran.status, 0) << ran.out;
+  auto trigger = nlohmann::json::parse(Hop(flag + " get tabletrigger tn -o json").out);
+  ASSERT_EQ(trigger["status"]["jobs"].size(), 1u) << trigger.dump();
+  EXPECT_EQ(trigger["status"]["jobs"][0].value("outcome", ""), "Succeeded") << trigger.dump();
+  HopRun logs = Hop(flag + " logs tabletrigger/tn");
+  EXPECT_NE(logs.out.find("<$(PGPASSWORD)><$(PGPASSWORD)><a $$(PGPASSWORD) $$ $>"),
+            std::string::npos)
+      << logs.out;
+  EXPECT_EQ(logs.out.find("swordfish7"), std::string::npos) << logs.out;
+  std::filesystem::remove_all(dir);
+}
+
 // A pipeline whose job is a batch/v1 Job: the local runtime runs it, and the pipeline is ready
 // when the Job completed. Without local Jobs nothing here runs it, and the pipeline says so.
 TEST(CliTest, APipelineIsReadyOnlyWhenSomethingHereConfirmedIt) {

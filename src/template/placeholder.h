@@ -34,9 +34,10 @@ enum class Transform {
   kToUpperCase,
   kToLowerCase,
   kConcat,
-  kShellQuote,  // one POSIX shell word: single-quoted, `'` written as `'\''`, and `$` before
-                // `$` or `(` as `$$` (Kubernetes' `$(NAME)` expansion)
+  kShellQuote,  // one POSIX shell word: single-quoted, `'` written as `'\''`
   kYamlQuote,   // one YAML (and JSON) double-quoted scalar, with escapes
+  // Both also write `$` before `$` or `(` as `$$` (Kubernetes' `$(NAME)` expansion), once for a
+  // chain of them.
 };
 
 // The transform words, as the error for an unknown one lists them.

@@ -138,20 +138,18 @@ void AppendInert(std::string_view value, std::string* out) {
   out->append(value.substr(from));
 }
 
-// shellQuote: `text` as one POSIX shell word (common/strings.h's ShellQuote), with each `$` that
-// Kubernetes' expansion of a container's command, args and env would read as the start of `$$`
-// or `$(NAME)` written `$$`. That expansion, the kubelet's and the local runner's alike
-// (docs/runtime.md), happens before the shell sees the word, and would otherwise put another
-// variable's value, quotes included, inside the single quotes; a `$` before anything else is
-// left alone by it, and kept as it is here.
-std::string ShellWord(std::string_view text) {
-  const std::string quoted = ShellQuote(text);
+// `text` with each `$` that Kubernetes' expansion of a container's command, args and env values
+// would read as the start of `$$` or `$(NAME)` written `$$`. That expansion, the kubelet's and the
+// local runner's alike (docs/runtime.md), happens before any shell or program sees the value, and
+// would otherwise put another variable's value (a secret among them) where the value stood, or
+// turn its `$$` into `$`; it reads `$$` back as the one `$` written here. A `$` before anything
+// else is left alone by it, and kept as it is here.
+std::string WithoutExpansion(std::string_view text) {
   std::string out;
-  out.reserve(quoted.size() + 2);
-  for (size_t i = 0; i < quoted.size(); ++i) {
-    out += quoted[i];
-    if (quoted[i] == '$' && i + 1 < quoted.size() &&
-        (quoted[i + 1] == '$' || quoted[i + 1] == '(')) {
+  out.reserve(text.size() + 2);
+  for (size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '$' && i + 1 < text.size() && (text[i + 1] == '$' || text[i + 1] == '(')) {
       out += '$';
     }
   }
@@ -160,8 +158,16 @@ std::string ShellWord(std::string_view text) {
 
 // Applies the (already validated) transform words in order; returns the transformed text in
 // `*scratch`.
+// shellQuote and yamlQuote also write the value past Kubernetes' `$(NAME)` expansion
+// (WithoutExpansion), once for the chain: the expansion happens once, however many quotings the
+// value is nested in (`shellQuote yamlQuote`, a shell word in a YAML scalar).
 void ApplyTransforms(std::string_view transforms, std::string_view value, std::string* scratch) {
   scratch->assign(value);
+  bool past_expansion = false;
+  const auto once_past_expansion = [&] {
+    if (!past_expansion) *scratch = WithoutExpansion(*scratch);
+    past_expansion = true;
+  };
   ForEachWord(transforms, [&](std::string_view word) {
     Transform t;
     if (!ParseTransform(word, &t)) return;  // the scanner rejected unknown words already
@@ -169,8 +175,14 @@ void ApplyTransforms(std::string_view transforms, std::string_view value, std::s
       case Transform::kToUpperCase: *scratch = Utf8ToUpper(*scratch); break;
       case Transform::kToLowerCase: *scratch = Utf8ToLower(*scratch); break;
       case Transform::kConcat: *scratch = WithoutLineBreaks(*scratch); break;
-      case Transform::kShellQuote: *scratch = ShellWord(*scratch); break;
-      case Transform::kYamlQuote: *scratch = DoubleQuoteYaml(*scratch); break;
+      case Transform::kShellQuote:
+        *scratch = ShellQuote(*scratch);
+        once_past_expansion();
+        break;
+      case Transform::kYamlQuote:
+        *scratch = DoubleQuoteYaml(*scratch);
+        once_past_expansion();
+        break;
     }
   });
 }
