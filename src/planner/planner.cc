@@ -311,7 +311,7 @@ Result<std::map<std::string, std::string>> Planner::Connector(
     auto connector = TableTemplateKind::kConnector.Get(tt);
     if (!connector) continue;
     tmpl::SkipReason why;
-    auto text = tmpl::Render(*connector, env, &why);
+    auto text = tmpl::RenderProperties(*connector, env, &why);
     if (!text.ok()) {
       return text.status().WithContext(fmt::format("TableTemplate {}: ", tt.name()));
     }

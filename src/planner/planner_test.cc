@@ -70,6 +70,7 @@ catalog::Catalog TestCatalog() {
   add("zoned", {{"TZ", "TIMESTAMP(3) WITH TIME ZONE"}});
   add("timed", {{"T", "TIME WITH TIME ZONE"}});
   add("empty", {});
+  add("tail\\", {{"X", "INT"}});  // a name ending in a backslash
   cat.AddSchema(std::move(mysql));
   return cat;
 }
@@ -188,6 +189,17 @@ TEST_F(PipelineSqlTest, PrintedStatementsAreThePipelineSqlAndReadBackTheSame) {
       EXPECT_TRUE(sql::VerifyRoundTrip(**parsed).ok()) << items[i].text;
     }
   }
+}
+
+// A table's name is a value of the connector's properties text: one that ends in a backslash
+// stays its own value, and does not join the next option's line to it (docs/templates.md).
+TEST_F(PipelineSqlTest, AValueEndingInABackslashStaysOneConnectorOption) {
+  auto p = Plan("SELECT * FROM mysql.\"testdb\".\"tail\\\"");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->sources.size(), 1u);
+  const std::map<std::string, std::string> want = {
+      {"connector", "test"}, {"table", "tail\\"}, {"note", "it's"}};
+  EXPECT_EQ(p->sources[0].connector, want);
 }
 
 TEST_F(PipelineSqlTest, WhatFlinkCannotDeclareIsAnErrorNamingTheTableAndColumn) {

@@ -3,12 +3,15 @@
 // case also checks that Render, Placeholders and CheckSyntax agree on syntax errors.
 //
 // Directives:
-//   render [eol] [calls]   input: environment lines, a line `====`, then the template (without
+//   render [eol] [calls] [properties]
+//                          input: environment lines, a line `====`, then the template (without
 //                          `====` the whole input is the template and the environment is empty).
 //                          Output: the rendered text; `(skipped: <reason>)`; or the error.
 //                          `eol` ends every output line with `$` and adds a final `$`, so that
 //                          trailing blanks and line breaks show; `calls` adds a line saying how
-//                          often each lazy variable's supplier ran.
+//                          often each lazy variable's supplier ran; `properties` renders with
+//                          RenderProperties and adds what the properties reader reads from the
+//                          text (`read:`, then `[key] [value]` lines).
 //   placeholders           input: a template. Output: the variables it uses, one a line, or
 //                          `(none)`, or the error.
 //   check                  input: a template. Output: `ok` or CheckSyntax's error.
@@ -28,6 +31,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common/properties.h"
 #include "template/template.h"
 #include "test/lib/datadriven.h"
 
@@ -160,10 +164,37 @@ std::string ShowLineEnds(const std::string& text) {
   return out + "$";
 }
 
+// What the properties reader (common/properties.h) reads from `text`: a line `read:`, then one
+// line per entry, `[key] [value]`, with line feeds, carriage returns and tabs shown as \n \r \t.
+std::string ReadAsProperties(const std::string& text) {
+  const auto shown = [](const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+      if (ch == '\n') {
+        out += "\\n";
+      } else if (ch == '\r') {
+        out += "\\r";
+      } else if (ch == '\t') {
+        out += "\\t";
+      } else {
+        out += ch;
+      }
+    }
+    return out;
+  };
+  auto entries = ParseProperties(text);
+  if (!entries.ok()) return "\nread: " + entries.status().ToString();
+  std::string out = "\nread:";
+  for (const auto& [k, v] : *entries) out += "\n[" + shown(k) + "] [" + shown(v) + "]";
+  return out;
+}
+
 std::string RunRender(const DataDrivenCase& c) {
   RenderInput in = ParseRenderInput(c);
   SkipReason why;
-  const auto rendered = Render(in.text, in.env, &why);
+  const bool properties = c.HasArg("properties");
+  const auto rendered =
+      properties ? RenderProperties(in.text, in.env, &why) : Render(in.text, in.env, &why);
   std::string out;
   if (!rendered.ok()) {
     out = rendered.status().ToString();
@@ -171,6 +202,7 @@ std::string RunRender(const DataDrivenCase& c) {
     out = "(skipped: " + why.ToString() + ")";
   } else {
     out = c.HasArg("eol") ? ShowLineEnds(**rendered) : **rendered;
+    if (properties) out += ReadAsProperties(**rendered);
   }
   if (c.HasArg("calls")) {
     out += "\ncalls:";

@@ -158,6 +158,34 @@ std::string WithoutExpansion(std::string_view text) {
 
 // Applies the (already validated) transform words in order; returns the transformed text in
 // `*scratch`.
+// `run`, text without line breaks, as one token of Java properties text that a properties
+// reader (common/properties.h) reads back as it is, wherever on a line it stands: each `\` is
+// doubled (a `\` ending the line would join the next line to it, and one before a letter would
+// be read as an escape), and `=`, `:`, blanks, `#` and `!` get a `\` before them (they would end
+// a key, be skipped before a value or start a comment). Escaped, each of them reads as itself in
+// a key and in a value alike.
+std::string PropertiesToken(std::string_view run) {
+  std::string out;
+  out.reserve(run.size() + run.size() / 8 + 2);
+  for (const char c : run) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '=':
+      case ':':
+      case ' ':
+      case '\t':
+      case '\f':
+      case '#':
+      case '!':
+        out += '\\';
+        out += c;
+        break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 // shellQuote and yamlQuote also write the value past Kubernetes' `$(NAME)` expansion
 // (WithoutExpansion), once for the chain: the expansion happens once, however many quotings the
 // value is nested in (`shellQuote yamlQuote`, a shell word in a YAML scalar).
@@ -214,8 +242,11 @@ std::string SkipReason::ToString() const {
 
 namespace {
 
+// Renders `text`; `deferred` (not null) makes the render partial, and `properties` escapes the
+// text of each value between its line breaks for properties text (PropertiesToken).
 Result<std::optional<std::string>> RenderImpl(std::string_view text, const Environment& env,
-                                              std::vector<Deferred>* deferred, SkipReason* why) {
+                                              std::vector<Deferred>* deferred, SkipReason* why,
+                                              bool properties) {
   HOP_ASSIGN_OR_RETURN(const std::vector<Placeholder> placeholders,
                        ScanTemplate(text, ScanMode::kRender));
   Resolver resolver(env);
@@ -277,6 +308,16 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
       ApplyTransforms(p.transforms, value, &scratch);
       value = scratch;
     }
+    if (properties) {
+      // Line breaks take the prefix as anywhere; the text between them is escaped.
+      std::string token;
+      SplitAtLineBreaks(
+          value, [&](std::string_view run) { token += PropertiesToken(run); },
+          [&](size_t) { token += '\n'; });
+      if (out.size() + PrefixedSize(p.prefix, token) > limit) return TooLarge(text, p.open, limit);
+      AppendWithPrefix(p.prefix, token, &out);
+      continue;
+    }
     // Checked before appending: a value's line breaks under a long prefix multiply it.
     // AppendInert below adds 10 bytes per `{{` of the value, so at most 10 per `{`.
     const size_t inert =
@@ -304,13 +345,18 @@ Result<std::optional<std::string>> RenderImpl(std::string_view text, const Envir
 
 Result<std::optional<std::string>> Render(std::string_view text, const Environment& env,
                                           SkipReason* why) {
-  return RenderImpl(text, env, nullptr, why);
+  return RenderImpl(text, env, nullptr, why, false);
+}
+
+Result<std::optional<std::string>> RenderProperties(std::string_view text, const Environment& env,
+                                                    SkipReason* why) {
+  return RenderImpl(text, env, nullptr, why, true);
 }
 
 Result<std::optional<std::string>> RenderPartial(std::string_view text, const Environment& env,
                                                  std::vector<Deferred>* deferred, SkipReason* why) {
   std::vector<Deferred> local;
-  return RenderImpl(text, env, deferred != nullptr ? deferred : &local, why);
+  return RenderImpl(text, env, deferred != nullptr ? deferred : &local, why, false);
 }
 
 Result<std::vector<std::string>> Placeholders(std::string_view text) {

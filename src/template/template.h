@@ -44,6 +44,15 @@ struct SkipReason {
 Result<std::optional<std::string>> Render(std::string_view text, const Environment& env,
                                           SkipReason* why = nullptr);
 
+// Renders `text`, Java properties text such as a TableTemplate's `connector`, as Render does,
+// except that each value (after its transforms) is written so that a properties reader
+// (common/properties.h) reads it back as it is, as one key or one value: its `\`, `=`, `:`,
+// blanks, `#` and `!` escaped with a `\`; its line breaks take the prefix as in Render
+// (docs/templates.md, "Values in properties text").
+// Returns and fails as Render does.
+Result<std::optional<std::string>> RenderProperties(std::string_view text, const Environment& env,
+                                                    SkipReason* why = nullptr);
+
 // A placeholder RenderPartial left in place for a later render.
 struct Deferred {
   std::string key;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/limits.h"
+#include "common/properties.h"
 #include "common/source_error.h"
 #include "template/placeholder.h"
 #include "test/lib/datadriven.h"
@@ -391,6 +392,77 @@ TEST(TemplateTest, LargeInputs) {
   auto same = Render(unclosed, env);
   ASSERT_TRUE(same.ok() && same->has_value());
   EXPECT_EQ(**same, unclosed);
+}
+
+// Whatever a value holds and wherever it stands on a line of properties text, the properties
+// reader reads it back as it is (its line breaks replaced by the placeholder's prefix), as one
+// key or one value, and the options around it are kept.
+TEST(TemplateTest, RenderPropertiesKeepsEveryValueOneToken) {
+  const char* const kValues[] = {
+      "ads\\",  "a\\\\",  "\\\\\\",  "x\\ny", "\\u00",    "\\uZZZZ", "a\nb = c",
+      "a\r\nb", "  lead", "trail  ", "=x",    ":x",       "# c",     "! c",
+      "k=v:w",  "\tt\f",  "",        "ok",    "a\u2028b", "{{x}}",   "\\\nk2 = 3",
+  };
+  struct Place {
+    const char* text;
+    const char* prefix;  // what the value's line breaks become
+    const char* key;     // the entry's key, with `V` for the value; null: the value is the key
+    const char* value;   // the entry's value, likewise
+  };
+  const Place kPlaces[] = {
+      {"k1 = {{v}}\nk2 = 2\n", " ", "k1", "V"},  {"k1={{v}}\nk2 = 2\n", "", "k1", "V"},
+      {"k1 {{v}}\nk2 = 2\n", " ", "k1", "V"},    {"k1 = a{{v}}b\nk2 = 2\n", "", "k1", "aVb"},
+      {"{{v}} = 1\nk2 = 2\n", "", "V", "1"},     {"k0 = 0\n  {{v}}\nk2 = 2\n", "\n  ", "V", ""},
+      {"x{{v}}y = 1\nk2 = 2\n", "", "xVy", "1"},
+  };
+  for (const char* value : kValues) {
+    Environment env;
+    env.Set("v", value);
+    for (const Place& place : kPlaces) {
+      const std::string name = std::string(place.text) + " with " + value;
+      auto rendered = RenderProperties(place.text, env);
+      ASSERT_TRUE(rendered.ok() && rendered->has_value()) << name;
+      auto read = ParseProperties(**rendered);
+      ASSERT_TRUE(read.ok()) << name << ": " << read.status().ToString();
+      // The value as the text holds it: each line break (\r\n is one) is the prefix.
+      std::string v;
+      const std::string_view in = value;
+      for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i] == '\r' || in[i] == '\n') {
+          v += place.prefix;
+          if (in[i] == '\r' && i + 1 < in.size() && in[i + 1] == '\n') ++i;
+        } else if (in.substr(i, 3) == "\u2028") {
+          v += place.prefix;
+          i += 2;
+        } else {
+          v += in[i];
+        }
+      }
+      const auto with_value = [&](std::string_view pattern) {
+        std::string out(pattern);
+        const size_t at = out.find('V');
+        if (at != std::string::npos) out.replace(at, 1, v);
+        return out;
+      };
+      std::vector<std::pair<std::string, std::string>> want;
+      if (std::string_view(place.text).starts_with("k0")) want.emplace_back("k0", "0");
+      // Lines of a value at the start of a line are keys of their own.
+      if (std::string_view(place.prefix).starts_with("\n")) {
+        size_t from = 0;
+        for (size_t at = v.find(place.prefix);; at = v.find(place.prefix, from)) {
+          const std::string line =
+              v.substr(from, at == std::string::npos ? std::string::npos : at - from);
+          if (!line.empty()) want.emplace_back(line, "");
+          if (at == std::string::npos) break;
+          from = at + std::string_view(place.prefix).size();
+        }
+      } else {
+        want.emplace_back(with_value(place.key), with_value(place.value));
+      }
+      want.emplace_back("k2", "2");
+      EXPECT_EQ(*read, want) << name << ": " << **rendered;
+    }
+  }
 }
 
 }  // namespace
