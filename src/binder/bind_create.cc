@@ -2,12 +2,13 @@
 // what it is made of, and whether one of its name exists (compatibility.md §1.4, §5.2-§5.6).
 #include <fmt/format.h>
 
-#include <set>
+#include <algorithm>
 
 #include "binder/bind_internal.h"
 #include "common/cron.h"
 #include "common/redact.h"
 #include "common/strings.h"
+#include "resource/kinds.h"
 #include "resource/names.h"
 #include "sql/ast/create_database_statement.h"
 #include "sql/ast/create_materialized_view_statement.h"
@@ -257,19 +258,36 @@ Result<BoundStatementPtr> BindCreateDatabase(const sql::Statement& statement,
   }
   bound->sql_name = db.name.back().name;
   bound->name = resource::Canonicalize(bound->sql_name);
-  // Options are looked up without regard to case.
-  for (const auto& o : db.options.items) bound->options[AsciiToLower(o.key)] = o.value;
+  // Options are looked up without regard to case. Each is a field of the Database's spec, and
+  // is held to that field's schema, as `hop apply` holds a Database document: a misspelt key or
+  // a value outside a field's list is refused rather than dropped.
+  const resource::Schema& spec = resource::DatabaseKind::Info().spec;
+  for (const auto& o : db.options.items) {
+    const std::string key = AsciiToLower(o.key);
+    const resource::Schema* field = spec.FindProperty(key);
+    if (field == nullptr || field->type != resource::Schema::Type::kString) {
+      std::vector<std::string> known;
+      for (const auto& p : spec.properties) {
+        if (p.schema.type == resource::Schema::Type::kString) known.push_back(p.name);
+      }
+      return Status::InvalidArgument(
+          fmt::format("Database {}: unknown option '{}' (known options: {})", bound->sql_name, key,
+                      Join(known, ", ")));
+    }
+    const auto& allowed = field->enum_values;
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), o.value) == allowed.end()) {
+      std::string list = allowed.front();
+      for (size_t i = 1; i < allowed.size(); ++i) {
+        list += (i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+      }
+      return Status::InvalidArgument(
+          fmt::format("Database {}: {} must be {}, not '{}'", bound->sql_name, key, list, o.value));
+    }
+    bound->options[key] = o.value;
+  }
   if (!bound->options.count("url")) {
     return Status::InvalidArgument(
         fmt::format("Database {} requires a 'url' option.", bound->sql_name));
-  }
-  if (auto it = bound->options.find("dialect"); it != bound->options.end()) {
-    static const std::set<std::string> kDialects = {"ANSI", "MySQL", "Calcite"};
-    if (!kDialects.count(it->second)) {
-      return Status::InvalidArgument(
-          fmt::format("Database {}: dialect must be ANSI, MySQL or Calcite, not '{}'",
-                      bound->sql_name, it->second));
-    }
   }
   bound->replace = db.or_replace || options.apply_mode;
   return BoundStatementPtr(std::move(bound));

@@ -97,8 +97,9 @@ struct BoundCreateDatabase : BoundStatement {
   using BoundStatement::BoundStatement;
   std::string name;      // the Database's: canonical
   std::string sql_name;  // as written
-  // The options by lower-cased key: `url` (present), and any of driver, schema, catalog,
-  // dialect (ANSI, MySQL or Calcite).
+  // The options by lower-cased key: `url` (present), and any of the other fields of a
+  // Database's spec (driver, schema, catalog, dialect, provisioning), each value within its
+  // field's list where the field has one.
   std::map<std::string, std::string> options;
   bool replace = false;
 };

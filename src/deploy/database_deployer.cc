@@ -27,6 +27,9 @@ Status DatabaseDeployer::Specify(const binder::BoundStatement& statement, Batch&
   if (auto it = db.options.find("dialect"); it != db.options.end()) {
     DatabaseKind::kDialect.Set(r, it->second);
   }
+  if (auto it = db.options.find("provisioning"); it != db.options.end()) {
+    DatabaseKind::kProvisioning.Set(r, it->second);
+  }
   // Databases are resources, not catalog objects: whether one exists is read here.
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, batch.store().Find(store::RefOf(r)));
   if (existing && !db.replace) {
