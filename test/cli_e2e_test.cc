@@ -1156,6 +1156,38 @@ TEST(CliTest, FileRunsAScript) {
   EXPECT_EQ(Hop(state.Flag() + " -f /no/such/file").status, 2);
 }
 
+// YAML's infinities and NaN, and numbers beyond a double, have no JSON form: `hop apply` and
+// `hop import` refuse them with the field they are in and store nothing, where they were stored as
+// null (or kept as a string); quoted, they are text (docs/resources.md, "YAML").
+TEST(CliTest, NumbersJsonCannotHoldAreRefused) {
+  StateDir state;
+  const std::string document =
+      "apiVersion: flink.apache.org/v1beta1\nkind: FlinkSessionJob\nmetadata: {name: ratios}\n"
+      "spec:\n  job:\n    args: [a, VALUE]\n";
+  const auto with = [&](const std::string& value) {
+    std::string text = document;
+    text.replace(text.find("VALUE"), 5, value);
+    return text;
+  };
+  for (const char* value : {".inf", "-.Inf", ".nan", "1e999"}) {
+    for (const char* command : {" apply -f -", " import -f -"}) {
+      HopRun r = Hop(state.Flag() + command, with(value));
+      EXPECT_EQ(r.status, 1) << command << " " << value << "\n" << r.out;
+      EXPECT_NE(r.out.find("spec.job.args[1]: \"" + std::string(value) + "\""), std::string::npos)
+          << command << " " << value << "\n"
+          << r.out;
+      EXPECT_NE(r.out.find("which JSON cannot represent"), std::string::npos) << r.out;
+    }
+    EXPECT_EQ(Hop(state.Flag() + " get flinksessionjobs ratios").status, 1) << value;
+  }
+  HopRun quoted = Hop(state.Flag() + " apply -f -", with("'.inf'"));
+  ASSERT_EQ(quoted.status, 0) << quoted.out;
+  auto doc = nlohmann::json::parse(Hop(state.Flag() + " get flinksessionjobs ratios -o json").out,
+                                   nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["spec"]["job"]["args"], nlohmann::json::parse(R"(["a", ".inf"])"));
+}
+
 // `hop graph` prints what !graph prints, from another process than the one that wrote the
 // pipelines; bad arguments and unknown names fail with the message and status 1.
 TEST(CliTest, GraphPrintsThePipelinesAroundATable) {

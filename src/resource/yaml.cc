@@ -192,8 +192,9 @@ std::optional<Json> CoreInt(std::string_view s) {
 }
 
 // The float `s` spells in the core schema (`[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`,
-// `[-+]?.inf`, `.nan` in their three spellings). nullopt when `s` is not float syntax or is
-// beyond double's range.
+// `[-+]?.inf`, `.nan` in their three spellings). nullopt when `s` is not float syntax. A number
+// beyond double's range is an infinity of its sign, one too small for a double a zero of its
+// sign, as strtod rounds them; readers refuse what JSON cannot hold (NotRepresentable).
 std::optional<double> CoreFloat(std::string_view s) {
   std::string_view unsigned_part = s;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) unsigned_part.remove_prefix(1);
@@ -230,8 +231,58 @@ std::optional<double> CoreFloat(std::string_view s) {
   std::string_view number = s[0] == '+' ? s.substr(1) : s;
   double value = 0;
   const auto [stop, error] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (error != std::errc() || stop != number.data() + number.size()) return std::nullopt;
+  if (stop != number.data() + number.size()) return std::nullopt;
+  if (error == std::errc::result_out_of_range) {
+    // Beyond double's range either way (from_chars leaves `value` alone): above its largest
+    // value when the first significant digit is in the units or higher, below its smallest
+    // otherwise, since both bounds are far from 1.
+    const bool negative = s[0] == '-';
+    const size_t mantissa_start = s.size() - unsigned_part.size();
+    const size_t mantissa_end = std::min(s.size(), s.find_first_of("eE", mantissa_start));
+    const std::string_view mantissa = s.substr(mantissa_start, mantissa_end - mantissa_start);
+    const size_t point = std::min(mantissa.size(), mantissa.find('.'));
+    const size_t first = mantissa.find_first_of("123456789");
+    if (first == std::string_view::npos) return negative ? -0.0 : 0.0;
+    // The power of ten of the first significant digit, without the exponent.
+    int64_t magnitude = first < point ? static_cast<int64_t>(point - first) - 1
+                                      : -static_cast<int64_t>(first - point);
+    int64_t exponent = 0;
+    bool exponent_negative = false;
+    for (size_t k = mantissa_end + 1; k < s.size(); ++k) {
+      if (s[k] == '-') exponent_negative = true;
+      // Saturates: any exponent this large decides the side alone.
+      if (s[k] >= '0' && s[k] <= '9') {
+        exponent = std::min<int64_t>(exponent * 10 + (s[k] - '0'), 1'000'000'000);
+      }
+    }
+    magnitude += exponent_negative ? -exponent : exponent;
+    if (magnitude >= 0) {
+      return negative ? -std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::infinity();
+    }
+    return negative ? -0.0 : 0.0;
+  }
+  if (error != std::errc()) return std::nullopt;
   return value;
+}
+
+// Why `value` cannot be a JSON number (an infinity, NaN), or nullopt when it can or is no
+// number. The readers refuse such values: JSON, which stores every resource, has no spelling for
+// them, and writing one would silently turn it into null.
+std::optional<std::string> NotRepresentable(const Json& value, std::string_view text) {
+  if (!value.is_number_float()) return std::nullopt;
+  const double d = value.get<double>();
+  if (std::isnan(d)) {
+    return "\"" + std::string(text) + "\" is not a number (NaN), which JSON cannot represent";
+  }
+  if (std::isinf(d)) {
+    const bool spelled = text.find_first_of("iI") != std::string_view::npos;
+    return "\"" + std::string(text) + "\" is " +
+           (spelled ? std::string(d < 0 ? "negative infinity" : "infinity")
+                    : std::string("beyond the range of a double")) +
+           ", which JSON cannot represent";
+  }
+  return std::nullopt;
 }
 
 // The value of an untagged plain scalar.
@@ -365,6 +416,12 @@ class JsonBuilder final : public YAML::EventHandler {
       return Fail(mark, "alias *" + anchor_names_[anchor] + " nests deeper than " +
                             std::to_string(kMaxNestingDepth) + " levels");
     }
+    // A scalar anchored as a key was not checked as a value.
+    if (!ExpectingKey() && anchored.key_text) {
+      if (auto why = NotRepresentable(anchored.value, *anchored.key_text)) {
+        return FailAt(mark, *why + QuoteHint(*anchored.key_text));
+      }
+    }
     Add(anchored.value, mark, YAML::NullAnchor, anchored.key_text);
   }
 
@@ -379,6 +436,12 @@ class JsonBuilder final : public YAML::EventHandler {
     const std::string value = RepairEscapedBytes(raw);
     Result<Json> resolved = ResolveScalar(tag, value);
     if (!resolved.ok()) return Fail(mark, resolved.status().message());
+    // A key is its text, whatever it spells; a value must be one JSON can hold.
+    if (!ExpectingKey()) {
+      if (auto why = NotRepresentable(*resolved, value)) {
+        return FailAt(mark, *why + QuoteHint(value));
+      }
+    }
     Add(*std::move(resolved), mark, anchor, value);
   }
 
@@ -483,6 +546,26 @@ class JsonBuilder final : public YAML::EventHandler {
 
   void Fail(const YAML::Mark& mark, std::string message) {
     if (!error_) error_ = Error{mark, std::move(message)};
+  }
+
+  // Fail, naming the field the node at `mark` is the value of (`spec.ratio`, `items[2]`).
+  void FailAt(const YAML::Mark& mark, const std::string& message) {
+    std::string path;
+    for (const Frame& frame : stack_) {
+      if (frame.value.is_array()) {
+        path += "[" + std::to_string(frame.value.size()) + "]";
+      } else if (frame.key) {
+        path += (path.empty() ? "" : ".") + *frame.key;
+      }
+    }
+    Fail(mark, (path.empty() ? std::string("the document") : path) + ": " + message);
+  }
+
+  // How to keep the text `text` as a string, for messages.
+  static std::string QuoteHint(std::string_view text) {
+    std::string quoted = "'";
+    for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    return "; quote it (" + quoted + "') to keep it as text";
   }
 
   bool ExpectingKey() const {
@@ -657,6 +740,9 @@ class PlainYamlReader {
         // An empty document: only an empty plain node, which is no `null`.
         if (stack_.empty() && plain && text.empty()) return true;
         Json value = plain ? ResolvePlain(text) : Json(text);
+        // A value JSON cannot hold is left to yaml-cpp's reader, which refuses it with its
+        // position and field.
+        if (!ExpectingKey() && NotRepresentable(value, text)) return false;
         return Add(std::move(value), &text, docs);
       }
       case YAML_SEQUENCE_START_EVENT:

@@ -33,15 +33,18 @@ inline constexpr size_t kMaxJsonBytesPerTextByte = 5;
 // is returned as is: the caller validates the shape.
 //
 // Typing follows the YAML 1.2 core schema: quoted and block scalars are strings; plain scalars
-// are null, bool, integer (int64, else uint64; a decimal, `0o` or `0x` integer beyond uint64, or
-// a float beyond double's range, stays a string), float (including `.inf`, `.nan`) or else
-// string, so `yes`, `on` and `2024-01-01` are strings. The tags !!str, !!int, !!float, !!bool,
-// !!null, !!map and !!seq are honoured. Key order is kept; keys are the text of scalar keys.
-// Merge keys (`<<`) are ordinary keys.
+// are null, bool, integer (int64, else uint64; a decimal, `0o` or `0x` integer beyond uint64
+// stays a string), float or else string, so `yes`, `on` and `2024-01-01` are strings. A float
+// too small for a double is a zero of its sign. The tags !!str, !!int, !!float, !!bool, !!null,
+// !!map and !!seq are honoured. Key order is kept; keys are the text of scalar keys. Merge keys
+// (`<<`) are ordinary keys.
 //
 // Fails with a Parse Error "<source_name>: line L, column C: <what> (document N)" on: syntax
 // errors, a quoted scalar left open at the end of the input, duplicate keys in one mapping, keys
-// that are not scalars, unsupported tags or values that do not fit their tag, aliases to a node
+// that are not scalars, unsupported tags or values that do not fit their tag, a value that is a
+// float JSON cannot hold (`.inf`, `-.inf`, `.nan` in any of their spellings, or a number beyond
+// double's range such as `1e999`: <what> names the field, "spec.values[1]: ...", and says how to
+// keep the text; as keys, and quoted, they are text), aliases to a node
 // that contains them, invalid UTF-8 or control characters in `text`, nesting deeper than
 // kMaxNestingDepth (aliases included), and aliases that copy more than kMaxAliasValues values or
 // more than CurrentLimits().max_expanded_bytes bytes (counted as compact JSON) over the whole
@@ -70,10 +73,12 @@ Result<std::vector<Json>> ParseYamlDocumentsWithYamlCpp(std::string_view text,
 // (literal block `|`, or double-quoted when a block cannot hold them exactly).
 //
 // ParseYamlDocuments(EmitYaml(doc)) yields `doc` again for every doc nested at most
-// kMaxNestingDepth deep whose strings are valid UTF-8 (numbers keep their value; non-negative
-// integers come back as int64 when they fit). Invalid UTF-8 bytes are written as U+FFFD, and
-// binary values as null. Cannot fail; recurses once per nesting level, so a document built by
-// hand thousands of levels deep (the parsers never return one) may exhaust the stack.
+// kMaxNestingDepth deep whose strings are valid UTF-8 and whose numbers are finite (numbers keep
+// their value; non-negative integers come back as int64 when they fit). An infinity or NaN built
+// in code is written `.inf`, `-.inf` or `.nan`, which the readers refuse. Invalid UTF-8 bytes are
+// written as U+FFFD, and binary values as null. Cannot fail; recurses once per nesting level, so a
+// document built by hand thousands of levels deep (the parsers never return one) may exhaust the
+// stack.
 std::string EmitYaml(const Json& doc);
 
 // EmitYaml of each document, separated by `---` lines (no separator before the first). An empty

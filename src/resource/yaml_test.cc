@@ -110,7 +110,9 @@ TEST(YamlParseTest, ScalarsFollowTheCoreSchema) {
       {"1e3", 1000.0},
       {"1E-3", 0.001},
       {"-0.0", -0.0},
-      {"1e400", "1e400"},
+      {"1e-400", 0.0},
+      {"-1e-400", -0.0},
+      {"0.0001e-330", 0.0},
       {"1.2.3", "1.2.3"},
       {"1e", "1e"},
       {".", "."},
@@ -160,27 +162,77 @@ TEST(YamlParseTest, ScalarsFollowTheCoreSchema) {
   }
 }
 
-TEST(YamlParseTest, InfinityAndNan) {
+// JSON, which holds every resource, has no infinity or NaN: a YAML value that spells one, or a
+// number beyond double's range, is refused with the field it is in, never stored as null or
+// kept as a string. Keys and quoted text stay text.
+TEST(YamlParseTest, NumbersJsonCannotHoldAreRefused) {
   struct Case {
-    std::string_view scalar;
-    double expected;  // NaN for NaN
+    const char* name;
+    std::string text;
+    const char* expected;  // the whole Status::ToString()
   };
-  const double kInf = std::numeric_limits<double>::infinity();
-  const double kNan = std::numeric_limits<double>::quiet_NaN();
-  const Case kCases[] = {
-      {".inf", kInf},   {".Inf", kInf}, {".INF", kInf}, {"+.inf", kInf}, {"-.inf", -kInf},
-      {"-.INF", -kInf}, {".nan", kNan}, {".NaN", kNan}, {".NAN", kNan},  {"!!float .inf", kInf},
+  const auto error = [](const std::string& where, const std::string& what) {
+    return "Parse Error: test.yaml: " + where + ": " + what + " (document 1)";
   };
-  for (const Case& c : kCases) {
-    const std::string name = "scalar `" + std::string(c.scalar) + "`";
-    const Json got = ParseValue(c.scalar, name);
-    ASSERT_TRUE(got.is_number_float()) << name << " gave " << Exact(got);
-    if (std::isnan(c.expected)) {
-      EXPECT_TRUE(std::isnan(got.get<double>())) << name;
-    } else {
-      EXPECT_EQ(got.get<double>(), c.expected) << name;
-    }
+  const std::string inf =
+      "\".inf\" is infinity, which JSON cannot represent; quote it ('.inf') "
+      "to keep it as text";
+  const std::vector<std::pair<Case, std::string>> cases = {
+      {{"infinity", "v: .inf\n", ""}, error("line 1, column 4", "v: " + inf)},
+      {{"Inf", "v: .Inf\n", ""},
+       error("line 1, column 4",
+             "v: \".Inf\" is infinity, which JSON cannot represent; quote it "
+             "('.Inf') to keep it as text")},
+      {{"+.INF", "v: +.INF\n", ""},
+       error("line 1, column 4",
+             "v: \"+.INF\" is infinity, which JSON cannot represent; quote "
+             "it ('+.INF') to keep it as text")},
+      {{"negative infinity", "v: -.inf\n", ""},
+       error("line 1, column 4",
+             "v: \"-.inf\" is negative infinity, which JSON cannot "
+             "represent; quote it ('-.inf') to keep it as text")},
+      {{"NaN", "spec:\n  ratio: .nan\n", ""},
+       error("line 2, column 10",
+             "spec.ratio: \".nan\" is not a number (NaN), which JSON cannot "
+             "represent; quote it ('.nan') to keep it as text")},
+      {{".NaN in a sequence", "spec:\n  values:\n  - 1\n  - .NaN\n", ""},
+       error("line 4, column 5",
+             "spec.values[1]: \".NaN\" is not a number (NaN), which JSON "
+             "cannot represent; quote it ('.NaN') to keep it as text")},
+      {{"beyond double", "a:\n  b: [1, {c: 1e999}]\n", ""},
+       error("line 2, column 14",
+             "a.b[1].c: \"1e999\" is beyond the range of a double, which "
+             "JSON cannot represent; quote it ('1e999') to keep it as text")},
+      {{"negative beyond double", "v: -123456789.5e301\n", ""},
+       error("line 1, column 4",
+             "v: \"-123456789.5e301\" is beyond the range of a double, which "
+             "JSON cannot represent; quote it ('-123456789.5e301') to keep it "
+             "as text")},
+      {{"tagged !!float", "v: !!float .inf\n", ""}, error("line 1, column 4", "v: " + inf)},
+      {{"tagged !!float beyond double", "v: !!float '1e999'\n", ""},
+       error("line 1, column 4",
+             "v: \"1e999\" is beyond the range of a double, which JSON "
+             "cannot represent; quote it ('1e999') to keep it as text")},
+      {{"anchored", "a: &x .inf\nb: *x\n", ""}, error("line 1, column 4", "a: " + inf)},
+      {{"a key's anchor used as a value", "&k .inf: 1\nb: *k\n", ""},
+       error("line 2, column 4", "b: " + inf)},
+      {{"root scalar", ".inf\n", ""}, error("line 1, column 1", "the document: " + inf)},
+  };
+  for (const auto& [c, expected] : cases) {
+    const Result<std::vector<Json>> docs = ParseYamlDocuments(c.text, "test.yaml");
+    ASSERT_FALSE(docs.ok()) << c.name << " gave " << Exact(Json(*docs));
+    EXPECT_EQ(docs.status().ToString(), expected) << c.name;
+    EXPECT_FALSE(ReadPlainYaml(c.text).has_value()) << c.name << ": libyaml's reader took it";
   }
+
+  // Quoted, they are text; as keys, their text is the key; the largest double is a number.
+  const std::vector<Json> docs = ParseAll(
+      "a: '.inf'\nb: \".nan\"\nc: !!str 1e999\n.inf: -.inf key\nd: 1.7976931348623157e308\n",
+      "text");
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(
+      Exact(docs[0]),
+      R"({"a":".inf","b":".nan","c":"1e999",".inf":"-.inf key","d":1.7976931348623157e+308})");
 }
 
 TEST(YamlParseTest, Documents) {
@@ -671,11 +723,11 @@ TEST(YamlRoundTripTest, Table) {
     ExpectRoundTrip(kCases[i], "case " + std::to_string(i) + " " +
                                    kCases[i].dump(-1, ' ', false, Json::error_handler_t::replace));
   }
-  // Json's == never holds for NaN, so NaN is checked by hand.
-  const Result<std::vector<Json>> nan = ParseYamlDocuments(
-      EmitYaml(Json{{"x", std::numeric_limits<double>::quiet_NaN()}}), "emitted");
-  ASSERT_TRUE(nan.ok()) << "NaN: " << nan.status().ToString();
-  EXPECT_TRUE(std::isnan((*nan)[0]["x"].get<double>())) << "NaN";
+  // A NaN built in code is written as YAML spells it, and reading it back is refused (JSON, and
+  // so no resource, can hold it).
+  const std::string nan = EmitYaml(Json{{"x", std::numeric_limits<double>::quiet_NaN()}});
+  EXPECT_EQ(nan, "x: .nan\n");
+  EXPECT_FALSE(ParseYamlDocuments(nan, "emitted").ok()) << "NaN";
 }
 
 // A deepest document from either parser must round-trip (yaml-cpp's own guard is deeper).
@@ -1101,25 +1153,32 @@ TEST(YamlReadersTest, CommonYamlIsReadByLibyamlAsYamlCppReadsIt) {
       {"document end markers", "a: 1\n...\n---\nb: 2\n...\n"},
       {"root scalars and sequences", "--- 12\n--- 'x'\n---\n- 1\n- [2, 3]\n"},
       {"quoted empty root", "''\n"},
-      {"core schema", "a: [null, Null, NULL, ~, true, False, TRUE, 0, -12, 0o17, 0x1F, 1.5, "
-                      "-.5, 1e3, .inf, -.Inf, .NaN, yes, no, on, off, 2024-01-01, 0b101, 1_000, "
-                      "99999999999999999999, 18446744073709551615, 1e999, +12, '12', \"true\"]\n"},
+      {"core schema",
+       "a: [null, Null, NULL, ~, true, False, TRUE, 0, -12, 0o17, 0x1F, 1.5, "
+       "-.5, 1e3, '.inf', \"-.Inf\", yes, no, on, off, 2024-01-01, 0b101, 1_000, "
+       "99999999999999999999, 18446744073709551615, 1e-999, +12, '12', \"true\"]\n"
+       ".inf: .nan key\n"},
       {"empty values", "a:\nb: \nc: ''\nd:\n  - \n  -\ne: {}\nf: []\n"},
       {"keys", "1: a\ntrue: b\nnull: c\n~: d\n\"q k\": e\n'1.5': f\n? plain\n: g\n"},
       {"flow", "a: {b: 1, c: [x, 'y', \"z\"], d: {}, e: {f, g}}\nh: [ {i: j}, [] ]\n"},
-      {"block scalars", "a: |\n  one\n   two\n\n  three\nb: |-\n  x\n\nc: |+\n  y\n\n"
-                        "d: >\n  folded\n  text\n\n  para\ne: >-\n  z\nf: |2\n    indented\n"},
+      {"block scalars",
+       "a: |\n  one\n   two\n\n  three\nb: |-\n  x\n\nc: |+\n  y\n\n"
+       "d: >\n  folded\n  text\n\n  para\ne: >-\n  z\nf: |2\n    indented\n"},
       {"multi-line plain", "a: one\n  two\n\n  three\n"},
-      {"escapes", "a: \"\\t\\n\\\\\\\"\\x41\\xe9\\u00e9\\U0001F600\\N\\_\\L\\P\\0\\a\\e\\/ \"\n"
-                  "b: 'it''s'\n"},
+      {"escapes",
+       "a: \"\\t\\n\\\\\\\"\\x41\\xe9\\u00e9\\U0001F600\\N\\_\\L\\P\\0\\a\\e\\/ \"\n"
+       "b: 'it''s'\n"},
       {"unicode", "名前: \"値\"\nemoji: 😀\n"},
-      {"byte order mark", "\xEF\xBB\xBF" "a: 1\n"},
+      {"byte order mark",
+       "\xEF\xBB\xBF"
+       "a: 1\n"},
       {"CRLF line ends", "a: 1\r\nb:\r\n  - x\r\n  - |\r\n    y\r\n"},
       {"indentation", "a:\n    b:\n        - c: 1\n          d: 2\n    e: 3\n"},
       {"sequence under a key, not indented", "a:\n- 1\n- 2\nb: 3\n"},
       {"comments everywhere", "# head\na: 1 # tail\n# mid\nb: [1, 2] # after flow\n"},
       {"colons and hashes in plain scalars", "url: http://x.y/z#frag\nt: a:b\nu: a #c\n"},
-      {"a mapping of many keys", [] {
+      {"a mapping of many keys",
+       [] {
          std::string s;
          for (int i = 0; i < 200; ++i) {
            s += "key" + std::to_string(i) + ": " + std::to_string(i) + "\n";

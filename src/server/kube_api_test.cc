@@ -560,6 +560,33 @@ TEST_F(KubeApiTest, TableOfTableTriggersHasThePrinterColumns) {
   }
 }
 
+// A YAML body holding a number JSON cannot hold is refused, naming the field, rather than stored
+// as null (docs/resources.md, "YAML"); quoted, the text is kept.
+TEST_F(KubeApiTest, AYamlBodyWithANumberJsonCannotHoldIsRefused) {
+  Start();
+  httplib::Client c = Client();
+  const std::string path = "/apis/flink.apache.org/v1beta1/namespaces/default/flinksessionjobs";
+  for (const char* value : {".inf", "-.inf", ".nan", "1e999"}) {
+    auto r = c.Post(path.c_str(),
+                    std::string("apiVersion: flink.apache.org/v1beta1\nkind: FlinkSessionJob\n"
+                                "metadata: {name: f}\nspec:\n  job: {parallelism: ") +
+                        value + "}\n",
+                    "application/yaml");
+    ExpectStatus(r, 400, "BadRequest");
+    ASSERT_TRUE(r);
+    EXPECT_NE(r->body.find("spec.job.parallelism: \\\"" + std::string(value) + "\\\""),
+              std::string::npos)
+        << value << ": " << r->body;
+  }
+  auto kept = c.Post(path.c_str(),
+                     "apiVersion: flink.apache.org/v1beta1\nkind: FlinkSessionJob\n"
+                     "metadata: {name: f}\nspec:\n  job: {parallelism: '.inf'}\n",
+                     "application/yaml");
+  ASSERT_TRUE(kept);
+  ASSERT_EQ(kept->status, 201) << kept->body;
+  EXPECT_EQ(Body(kept)["spec"]["job"]["parallelism"], ".inf") << kept->body;
+}
+
 // --- failures ---
 
 TEST_F(KubeApiTest, FailuresAreStatusesWithTheirCodeAndReason) {
