@@ -1156,6 +1156,55 @@ TEST(CliTest, FileRunsAScript) {
   EXPECT_EQ(Hop(state.Flag() + " -f /no/such/file").status, 2);
 }
 
+// A file named on the command line that cannot be read is a usage error, exit status 2, for
+// every command that reads one (docs/cli.md, "Exit status"); what a readable file holds is the
+// command's to judge, exit status 1.
+TEST(CliTest, AnInputFileThatCannotBeReadIsAUsageError) {
+  StateDir state;
+  const std::string missing = state.path() + "/missing.yaml";
+  const std::string directory = state.path() + "/a-directory";
+  std::filesystem::create_directory(directory);
+  struct Case {
+    const char* command;  // FILE stands for the file
+    const char* name;     // how the command names itself in its message
+  };
+  const Case kCases[] = {
+      {"-f FILE", "hop"},
+      {"check FILE", "hop check"},
+      {"apply -f FILE", "hop apply"},
+      {"delete -f FILE", "hop delete"},
+      {"import -f FILE", "hop import"},
+      // Files options name for hop to read are checked before anything starts.
+      {"--kubeconfig FILE get views", "hop"},
+      {"serve --http-port 0 --http-token-file FILE", "hop serve"},
+      {"serve --http-port 0 --http-tls-cert FILE --http-tls-key FILE", "hop serve"},
+      {"serve --pg-port 0 --pg-cert FILE --pg-key FILE", "hop serve"},
+      {"serve --pg-port 0 --pg-auth scram-sha-256 --pg-users FILE", "hop serve"},
+  };
+  for (const Case& c : kCases) {
+    for (const std::string& file : {missing, directory}) {
+      std::string command = c.command;
+      for (size_t at; (at = command.find("FILE")) != std::string::npos;) {
+        command.replace(at, 4, file);
+      }
+      HopRun r = Hop(state.Flag() + " " + command);
+      EXPECT_EQ(r.status, 2) << command << "\n" << r.out;
+      const std::string said = file == missing
+                                   ? std::string(c.name) + ": cannot read " + file
+                                   : std::string(c.name) + ": " + file + " is a directory";
+      EXPECT_NE(r.out.find(said), std::string::npos) << command << "\n" << r.out;
+    }
+  }
+  // Readable, and wrong inside: the command ran and failed.
+  const std::string bad = state.path() + "/bad.yaml";
+  std::ofstream(bad) << "a: [1, 2\n";
+  for (const char* command : {"apply -f ", "delete -f ", "import -f "}) {
+    HopRun r = Hop(state.Flag() + " " + command + bad);
+    EXPECT_EQ(r.status, 1) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find("end of sequence flow not found"), std::string::npos) << r.out;
+  }
+}
+
 // YAML's infinities and NaN, and numbers beyond a double, have no JSON form: `hop apply` and
 // `hop import` refuse them with the field they are in and store nothing, where they were stored as
 // null (or kept as a string); quoted, they are text (docs/resources.md, "YAML").
@@ -2701,9 +2750,9 @@ TEST(CliTest, HostileInputIsBoundedAndRefused) {
     return r.out.find(part) != std::string::npos;
   };
 
-  // Unbounded input stops at the request limit.
+  // Unbounded input stops at the request limit: a file that cannot be read, a usage error.
   HopRun zero = Hop(flag + " apply -f /dev/zero");
-  EXPECT_EQ(zero.status, 1) << zero.out;
+  EXPECT_EQ(zero.status, 2) << zero.out;
   EXPECT_EQ(zero.out,
             "hop apply: /dev/zero is larger than 3 MiB, the most hop reads from one input "
             "(HOP_MAX_REQUEST_BYTES)\n");
@@ -2729,14 +2778,14 @@ TEST(CliTest, HostileInputIsBoundedAndRefused) {
 
   // What apply -f got, when it is not a YAML stream.
   HopRun directory = Hop(flag + " apply -f " + dir);
-  EXPECT_EQ(directory.status, 1);
+  EXPECT_EQ(directory.status, 2);
   EXPECT_EQ(directory.out, "hop apply: " + dir + " is a directory\n");
   std::ofstream(dir + "/empty.yaml").close();
   HopRun empty = Hop(flag + " apply -f " + dir + "/empty.yaml");
   EXPECT_EQ(empty.status, 1);
   EXPECT_EQ(empty.out, "hop apply: " + dir + "/empty.yaml holds no object\n");
   HopRun missing = Hop(flag + " apply -f " + dir + "/nope.yaml");
-  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.status, 2);
   EXPECT_TRUE(contains(missing, "nope.yaml: No such file or directory")) << missing.out;
   HopRun open_quote = Hop(flag + " apply -f -",
                           "kind: ConfigMap\napiVersion: v1\n"

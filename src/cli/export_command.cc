@@ -608,15 +608,17 @@ int RunImport(const ImportOptions& options, store::Store& store, std::ostream& o
   const bool stdin_input = options.file == "-";
   const std::string source = EscapeForTerminal(stdin_input ? "<stdin>" : options.file);
   const int fd = stdin_input ? STDIN_FILENO : ::open(options.file.c_str(), O_RDONLY | O_CLOEXEC);
+  // A file that cannot be opened, or a directory, is a usage error (docs/resources.md), as for
+  // every command that reads a file named on its command line.
   if (fd < 0) {
     err << "hop import: cannot read " << source << ": " << strerror(errno) << "\n";
-    return 1;
+    return 2;
   }
   struct stat st;
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     if (!stdin_input) ::close(fd);
     err << "hop import: " << source << " is a directory\n";
-    return 1;
+    return 2;
   }
   const size_t limit = CurrentLimits().max_request_bytes;
   DocumentReader reader(fd, limit);

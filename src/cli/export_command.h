@@ -63,8 +63,8 @@ struct ImportOptions {
 // secrets redacted), then a summary on `out`. A document that does not parse, holds a redacted
 // secret (as `hop get` prints one), or names a kind the target does not serve (the message says
 // to install the CRDs first) fails alone; the others are still written. Writing the same stream
-// again changes nothing. Exit 0, 1 when any object failed or the stream cannot be read, 2 on a
-// usage error.
+// again changes nothing. Exit 0, 1 when any object failed or reading the stream fails part way,
+// 2 on a usage error (a file that cannot be opened, or a directory, among them).
 int RunImport(const ImportOptions& options, store::Store& store, std::ostream& out,
               std::ostream& err);
 

@@ -589,9 +589,10 @@ TEST_F(ExportImportTest, BadDocumentsFailAlone) {
   EXPECT_EQ(missing.rc, 0);
   EXPECT_EQ(missing.out, "0 objects: 0 created, 0 updated, 0 unchanged, 0 failed\n");
   std::ostringstream out, err;
-  EXPECT_EQ(RunImport({files_.dir() + "/nope.yaml", false}, *store, out, err), 1);
+  // A file that cannot be read is a usage error (docs/cli.md, "Exit status").
+  EXPECT_EQ(RunImport({files_.dir() + "/nope.yaml", false}, *store, out, err), 2);
   EXPECT_NE(err.str().find("hop import: cannot read "), std::string::npos);
-  EXPECT_EQ(RunImport({files_.dir(), false}, *store, out, err), 1);
+  EXPECT_EQ(RunImport({files_.dir(), false}, *store, out, err), 2);
   EXPECT_NE(err.str().find(" is a directory"), std::string::npos);
   EXPECT_EQ(RunImport({}, *store, out, err), 2);
 }

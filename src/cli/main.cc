@@ -1,7 +1,9 @@
 // The `hop` binary: subcommands and their flags. Each subcommand's work lives in its own file;
 // this one only wires the command line to it.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -127,6 +129,27 @@ std::unique_ptr<hop::store::Store> OpenStore(const StoreChoice& choice,
     return nullptr;
   }
   return std::move(store).value();
+}
+
+// Whether `path`, a file an option names for hop to read, can be read; when it cannot (missing,
+// not readable, a directory), says so on standard error for `command`: a usage error, exit
+// status 2 (docs/cli.md, "Exit status"), found before anything starts. Opening does not wait for
+// a writer of a FIFO.
+bool Readable(std::string_view command, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    std::cerr << command << ": cannot read " << hop::EscapeForTerminal(path) << ": "
+              << std::strerror(errno) << "\n";
+    return false;
+  }
+  struct stat st;
+  const bool directory = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+  ::close(fd);
+  if (directory) {
+    std::cerr << command << ": " << hop::EscapeForTerminal(path) << " is a directory\n";
+    return false;
+  }
+  return true;
 }
 
 // This binary with the state directory, as a materialized view's refresh Job runs it; empty
@@ -592,6 +615,21 @@ int Main(int argc, char** argv) {
   if (hop::Status limits = hop::LoadLimitsFromEnvironment(); !limits.ok()) {
     std::cerr << "hop: " << hop::EscapeForTerminal(limits.ToString()) << "\n";
     return 2;
+  }
+
+  // The files options name for hop to read (the input files of -f, check, apply, delete and
+  // import are read, and judged so, by their commands).
+  for (size_t start = 0; start < where.kubeconfig.size();) {
+    const size_t end = std::min(where.kubeconfig.find(':', start), where.kubeconfig.size());
+    if (end > start && !Readable("hop", where.kubeconfig.substr(start, end - start))) return 2;
+    start = end + 1;
+  }
+  if (serve->parsed()) {
+    for (const std::string* file :
+         {&pg_opts.users_file, &pg_opts.tls_cert, &pg_opts.tls_key, &http_opts.tls_cert,
+          &http_opts.tls_key, &http_opts.token_file}) {
+      if (!file->empty() && !Readable("hop serve", *file)) return 2;
+    }
   }
 
   if (crds->parsed()) return hop::cli::RunCrds(std::cout);

@@ -104,23 +104,25 @@ std::string NamespaceOf(const Options& options) {
 }
 
 // Parses and validates every document of `path` for `command` ("hop apply") as `validation`
-// says. On any problem prints all of them and returns false; nothing is written.
+// says. Returns 0 when all are valid; otherwise prints every problem and returns the exit
+// status: 2 when the file named on the command line cannot be read (a usage error, as
+// docs/resources.md says), 1 for what it holds. Nothing is written either way.
 // `namespace_name` (-n) goes to documents without a namespace, and the others must name it;
 // without it `default_namespace`, when set, goes to documents without one.
-bool LoadDocuments(std::string_view command, const std::string& path,
-                   const std::string& namespace_name, const std::string& default_namespace,
-                   std::vector<Resource>* out, std::ostream& err,
-                   const resource::ValidationOptions& validation = {}) {
+int LoadDocuments(std::string_view command, const std::string& path,
+                  const std::string& namespace_name, const std::string& default_namespace,
+                  std::vector<Resource>* out, std::ostream& err,
+                  const resource::ValidationOptions& validation = {}) {
   std::string text;
   if (Status read = ReadInput(path, &text); !read.ok()) {
     err << command << ": " << EscapeForTerminal(read.message()) << "\n";
-    return false;
+    return 2;
   }
   const std::string source = path == "-" ? "<stdin>" : path;
   auto docs = ParseYamlDocuments(text, source);
   if (!docs.ok()) {
     err << EscapeForTerminal(docs.status().ToString()) << "\n";
-    return false;
+    return 1;
   }
   Issues issues;
   // Each object once: the documents are written in one batch, where a second document for the
@@ -159,18 +161,18 @@ bool LoadDocuments(std::string_view command, const std::string& path,
   }
   if (docs->empty()) {
     err << command << ": " << EscapeForTerminal(source) << " holds no object\n";
-    return false;
+    return 1;
   }
   Status s =
       issues.ToStatus(StatusCode::kValidation, fmt::format("{}: nothing was applied:", source));
   if (!s.ok()) {
     err << EscapeForTerminal(s.ToString()) << "\n";
-    return false;
+    return 1;
   }
   if (issues.HasWarnings()) {
     err << "Warning: " << EscapeForTerminal(source) << ":\n" << EscapeForTerminal(issues.Render()) << "\n";
   }
-  return true;
+  return 0;
 }
 
 // Evaluates a printer column's path (`.spec.url`) against an object.
@@ -306,13 +308,14 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
     return 2;
   }
   std::vector<Resource> docs;
-  if (!LoadDocuments("hop apply", options.file, options.namespace_name, options.default_namespace,
-                     &docs, err,
-                     // The fields of kinds hop does not define are checked too (a ConfigMap's
-                     // data holds strings), as the Kubernetes API checks them (kube_api.cc):
-                     // `hop apply` and `kubectl apply` against `hop serve` take the same files.
-                     {.unknown_fields = unknown_fields, .external_fields = true})) {
-    return 1;
+  if (int rc = LoadDocuments(
+          "hop apply", options.file, options.namespace_name, options.default_namespace, &docs, err,
+          // The fields of kinds hop does not define are checked too (a ConfigMap's data holds
+          // strings), as the Kubernetes API checks them (kube_api.cc): `hop apply` and `kubectl
+          // apply` against `hop serve` take the same files.
+          {.unknown_fields = unknown_fields, .external_fields = true});
+      rc != 0) {
+    return rc;
   }
   // Read what exists, then write everything in one batch; each update carries the version it
   // was computed from, so a concurrent change makes the batch fail instead of being overwritten.
@@ -725,9 +728,10 @@ int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& o
   std::vector<ObjectRef> refs;
   if (!options.file.empty()) {
     std::vector<Resource> docs;
-    if (!LoadDocuments("hop delete", options.file, options.namespace_name,
-                       options.default_namespace, &docs, err)) {
-      return 1;
+    if (int rc = LoadDocuments("hop delete", options.file, options.namespace_name,
+                               options.default_namespace, &docs, err);
+        rc != 0) {
+      return rc;
     }
     // Last first: a file declares what an object needs before the object (a Database before
     // its tables), so its dependents go before it.

@@ -28,8 +28,9 @@ struct ApplyOptions {
 // Reads every document of the file, validates all of them, and writes nothing if any is invalid
 // (each error names its document, field and rule; a document holding <redacted>, as
 // `hop get` prints a secret, is invalid). Otherwise creates or updates every object in
-// one atomic batch and prints "kind/name created|configured|unchanged" per document. Exit 0, or
-// 1 on any error.
+// one atomic batch and prints "kind/name created|configured|unchanged" per document. Exit 0; 2
+// when the file cannot be read (a usage error) or `validate` is not one of its words; else 1 on
+// any error.
 int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out,
              std::ostream& err);
 
@@ -75,7 +76,7 @@ struct DeleteOptions {
 // Deletes the named object, or every object of the file, one by one, each as the DROP of its
 // kind does: a Database, a Table or a View is refused while something depends on it (naming
 // the dependents), unless `force`. Prints "kind/name deleted" per object deleted; exit 1 if any
-// was refused or failed.
+// was refused or failed, 2 on a usage error (a file that cannot be read among them).
 int RunDelete(const DeleteOptions& options, store::Store& store, std::ostream& out,
               std::ostream& err);
 
