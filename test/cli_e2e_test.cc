@@ -994,6 +994,66 @@ TEST(CliTest, AFailedRunNeverWedgesItsTriggerAndCanBeRetried) {
       << nothing.out;
 }
 
+// `hop get jobs` shows what a Job's status records, in kubectl's columns, and what it runs for
+// (docs/resources.md, "Commands"): a view's refresh that succeeded is Complete 1/1, one whose
+// query fails Failed 0/1, each with how long it ran; a trigger's run that nothing has started
+// (no local Jobs) is Pending, with no duration.
+TEST(CliTest, GetJobsShowsTheirStatusDurationAndOwner) {
+  StateDir state;
+  for (const char* file : {"test/sql/env/jobs.yaml", "examples/demo-environment.yaml"}) {
+    ASSERT_EQ(Hop(state.Flag() + " apply -f " + hop::testing::SourcePath(file)).status, 0);
+  }
+  HopRun refreshes = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
+INSERT INTO local.orders VALUES ('a', '10'), ('b', 'x');
+CREATE MATERIALIZED VIEW local.good AS SELECT member FROM local.orders;
+CREATE MATERIALIZED VIEW local.bad AS SELECT SUM(CAST(amount AS INTEGER)) AS total FROM local.orders;
+REFRESH MATERIALIZED VIEW local.good;
+REFRESH MATERIALIZED VIEW local.bad;
+!wait 60
+)");
+  ASSERT_EQ(refreshes.status, 0) << refreshes.out;
+  HopRun pending = Hop(state.Flag() + " --no-local-jobs -f -",
+                       "CREATE TRIGGER fine ON ads.page_views AS 'echo-report';\n"
+                       "FIRE TRIGGER fine;\n!wait 2\n");
+  ASSERT_NE(pending.out.find("has not started"), std::string::npos) << pending.out;
+  const std::vector<std::string> fine = RunJobs(state, "fine");
+  ASSERT_EQ(fine.size(), 1u);
+
+  HopRun get = Hop(state.Flag() + " get jobs");
+  ASSERT_EQ(get.status, 0) << get.out;
+  std::istringstream lines(get.out);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> cells;
+    for (std::string w; words >> w;) cells.push_back(w);
+    rows.push_back(cells);
+  }
+  ASSERT_EQ(rows.size(), 4u) << get.out;
+  EXPECT_EQ(rows[0],
+            (std::vector<std::string>{"NAME", "STATUS", "COMPLETIONS", "DURATION", "OWNER", "AGE"}))
+      << get.out;
+  // By name: the trigger's run, then the two refreshes.
+  ASSERT_EQ(rows[1].size(), 5u) << get.out;  // no DURATION before it starts
+  EXPECT_EQ(rows[1][0], fine[0]);
+  EXPECT_EQ(std::vector<std::string>(rows[1].begin() + 1, rows[1].end() - 1),
+            (std::vector<std::string>{"Pending", "0/1", "tabletrigger/fine"}))
+      << get.out;
+  ASSERT_EQ(rows[2].size(), 6u) << get.out;
+  EXPECT_EQ(rows[2][0].rfind("local-bad-refresh-", 0), 0u) << get.out;
+  EXPECT_EQ(rows[2][1], "Failed") << get.out;
+  EXPECT_EQ(rows[2][2], "0/1") << get.out;
+  EXPECT_EQ(rows[2][3].back(), 's') << get.out;  // seconds: its attempts were brief
+  EXPECT_EQ(rows[2][4], "view/local-bad") << get.out;
+  ASSERT_EQ(rows[3].size(), 6u) << get.out;
+  EXPECT_EQ(rows[3][0].rfind("local-good-refresh-", 0), 0u) << get.out;
+  EXPECT_EQ(rows[3][1], "Complete") << get.out;
+  EXPECT_EQ(rows[3][2], "1/1") << get.out;
+  EXPECT_EQ(rows[3][3].back(), 's') << get.out;
+  EXPECT_EQ(rows[3][4], "view/local-good") << get.out;
+}
+
 // Issue #10 point 4: with `hop serve` reconciling, a burst of FIRE MATERIALIZED VIEW gives every
 // firePolicy Each trigger on the view one run per fire, each window following the last; a
 // Coalesce trigger catches up with fewer runs.

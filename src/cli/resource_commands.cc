@@ -530,7 +530,9 @@ class GetPrinter {
     row.push_back(Cell(r.name()));
     if (selection_.info) {
       for (const auto& c : selection_.info->columns) {
-        row.push_back(Cell(RedactSecrets(ColumnValue(r.json(), c.json_path))));
+        const std::string value = c.compute != nullptr ? c.compute(r.json(), SystemClock().Now())
+                                                       : ColumnValue(r.json(), c.json_path);
+        row.push_back(Cell(RedactSecrets(value)));
       }
     }
     row.push_back(Age(r.creation_timestamp()));

@@ -744,6 +744,124 @@ KindInfo External(std::string group, std::string version, std::string kind, std:
 
 namespace {
 
+// The columns of a batch/v1 Job, as kubectl prints them, from what the Job's status records
+// (docs/runtime.md, "Status"): what the local runner writes is what Kubernetes' Job controller
+// writes, so a Job of a cluster reads the same.
+
+const Json* JobMember(const Json& object, std::initializer_list<const char*> path) {
+  const Json* at = &object;
+  for (const char* key : path) {
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(key);
+    if (it == at->end()) return nullptr;
+    at = &*it;
+  }
+  return at;
+}
+
+int64_t JobCount(const Json& object, std::initializer_list<const char*> path, int64_t absent) {
+  const Json* v = JobMember(object, path);
+  return v != nullptr && v->is_number_integer() ? v->get<int64_t>() : absent;
+}
+
+std::optional<SystemTime> JobTime(const Json* v) {
+  if (v == nullptr || !v->is_string()) return std::nullopt;
+  return ParseRfc3339(v->get<std::string>());
+}
+
+// The condition `type` of the Job's status when its status is "True".
+const Json* JobCondition(const Json& object, std::string_view type) {
+  const Json* conditions = JobMember(object, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return nullptr;
+  for (const Json& c : *conditions) {
+    if (c.is_object() && c.value("type", "") == type && c.value("status", "") == "True") return &c;
+  }
+  return nullptr;
+}
+
+// Complete or Failed once the Job has finished; Terminating while it is being deleted;
+// Suspended; Running once an attempt has started (also between attempts, while retries are
+// left); Pending while nothing has started one (waiting for a free slot, or no runner).
+std::string JobStatusCell(const Json& object, SystemTime /*now*/) {
+  if (JobCondition(object, "Complete")) return "Complete";
+  if (JobCondition(object, "Failed")) return "Failed";
+  if (JobMember(object, {"metadata", "deletionTimestamp"})) return "Terminating";
+  const Json* suspend = JobMember(object, {"spec", "suspend"});
+  if (JobCondition(object, "Suspended") ||
+      (suspend && suspend->is_boolean() && suspend->get<bool>())) {
+    return "Suspended";
+  }
+  if (JobCount(object, {"status", "active"}, 0) > 0 || JobMember(object, {"status", "startTime"})) {
+    return "Running";
+  }
+  return "Pending";
+}
+
+// Attempts that succeeded of those the Job needs: "0/1", "1/1".
+std::string JobCompletionsCell(const Json& object, SystemTime /*now*/) {
+  return std::to_string(JobCount(object, {"status", "succeeded"}, 0)) + "/" +
+         std::to_string(JobCount(object, {"spec", "completions"}, 1));
+}
+
+// From the start of its first attempt to its completion, to when it failed, or, while it runs,
+// to now; "" before it has started.
+std::string JobDurationCell(const Json& object, SystemTime now) {
+  const std::optional<SystemTime> start = JobTime(JobMember(object, {"status", "startTime"}));
+  if (!start) return "";
+  std::optional<SystemTime> end = JobTime(JobMember(object, {"status", "completionTime"}));
+  if (!end) {
+    if (const Json* failed = JobCondition(object, "Failed")) {
+      end = JobTime(JobMember(*failed, {"lastTransitionTime"}));
+      if (!end) return "";  // finished, but when is not recorded
+    }
+  }
+  return HumanDuration(
+      std::chrono::duration_cast<std::chrono::seconds>(end.value_or(now) - *start));
+}
+
+// What the Job was made for: its owner (a TableTrigger's run, a View's refresh), the controlling
+// one first, as "kind/name"; else the trigger a run in another namespace than its trigger's
+// records in its annotations (owner references never cross namespaces), as "tabletrigger/name
+// in namespace"; "" for neither.
+std::string JobOwnerCell(const Json& object, SystemTime /*now*/) {
+  const Json* owners = JobMember(object, {"metadata", "ownerReferences"});
+  if (owners != nullptr && owners->is_array()) {
+    const Json* chosen = nullptr;
+    for (const Json& o : *owners) {
+      if (!o.is_object()) continue;
+      if (chosen == nullptr ||
+          (o.value("controller", false) && !chosen->value("controller", false))) {
+        chosen = &o;
+      }
+    }
+    if (chosen != nullptr) {
+      return AsciiToLower(chosen->value("kind", "")) + "/" + chosen->value("name", "");
+    }
+  }
+  const Json* trigger = JobMember(object, {"metadata", "annotations", "trigger"});
+  const Json* trigger_ns =
+      JobMember(object, {"metadata", "annotations", "hop.dev/trigger-namespace"});
+  if (trigger != nullptr && trigger->is_string() && trigger_ns != nullptr &&
+      trigger_ns->is_string()) {
+    return "tabletrigger/" + trigger->get<std::string>() + " in " + trigger_ns->get<std::string>();
+  }
+  return "";
+}
+
+KindInfo BatchJob() {
+  KindInfo info = External("batch", "v1", "Job", "jobs", {}, true);
+  info.columns = {
+      {"STATUS", "string", "", "Complete, Failed, Terminating, Suspended, Running or Pending.", "",
+       &JobStatusCell},
+      {"COMPLETIONS", "string", "", "Attempts that succeeded of those the Job needs.", "",
+       &JobCompletionsCell},
+      {"DURATION", "string", "", "From the first attempt's start to the end, or to now.", "",
+       &JobDurationCell},
+      {"OWNER", "string", "", "The trigger or view the Job runs for.", "", &JobOwnerCell},
+  };
+  return info;
+}
+
 std::vector<std::string> JobIndexKeys(const Resource& r) {
   if (BatchJobFinished(r)) return {};
   return {std::string(kUnfinishedJobKey)};
@@ -1108,7 +1226,7 @@ bool BatchJobFinished(const Resource& job) {
 
 const std::vector<const KindInfo*>& ExternalKinds() {
   static const std::vector<KindInfo> storage = {
-      WithKeys(InAll(External("batch", "v1", "Job", "jobs", {}, true)), &JobIndexKeys),
+      WithKeys(InAll(BatchJob()), &JobIndexKeys),
       ConfigMap(),
       Secret(),
       Namespace(),

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/time.h"
 #include "resource/json.h"
 #include "resource/resource.h"
 #include "resource/schema.h"
@@ -64,6 +65,10 @@ struct PrinterColumn {
   std::string json_path;
   std::string description;
   std::string format;
+  // A column no one field holds (a batch/v1 Job's STATUS, COMPLETIONS, DURATION): its text for
+  // `object` at `now`, "" when the object records nothing for it; `json_path` is then empty.
+  // Only kinds hop does not define have them, since a CRD's columns are JSON paths.
+  std::string (*compute)(const Json& object, SystemTime now) = nullptr;
 };
 
 // Everything hop knows about a kind: names, scope, schema, printer columns.

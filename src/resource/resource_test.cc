@@ -182,6 +182,69 @@ TEST(KindsTest, LookupByEveryName) {
   EXPECT_EQ(FindKind({"other", "Job"}), nullptr);
 }
 
+// `hop get jobs` and the API's Table show a batch/v1 Job's state, from what its status records
+// (docs/runtime.md, "Status"), as kubectl's STATUS, COMPLETIONS and DURATION, and whom it runs
+// for; a field the Job does not record gives an empty cell, never a made-up one.
+TEST(KindsTest, JobColumnsShowWhatItsStatusRecords) {
+  const KindInfo* job = FindKind({"batch", "Job"});
+  ASSERT_NE(job, nullptr);
+  std::vector<std::string> names;
+  for (const auto& c : job->columns) {
+    names.push_back(c.name);
+    EXPECT_NE(c.compute, nullptr) << c.name;
+  }
+  ASSERT_EQ(names, (std::vector<std::string>{"STATUS", "COMPLETIONS", "DURATION", "OWNER"}));
+  const SystemTime now = *ParseRfc3339("2026-01-01T10:00:00Z");
+  struct Case {
+    const char* name;
+    const char* job;  // JSON
+    std::vector<std::string> cells;
+  };
+  const Case kCases[] = {
+      {"not started", R"({"metadata": {"name": "j"}, "spec": {}})", {"Pending", "0/1", "", ""}},
+      {"running",
+       R"({"metadata": {"name": "j", "ownerReferences": [{"apiVersion":
+           "hoptimator.linkedin.com/v1alpha1", "kind": "TableTrigger", "name": "count",
+           "uid": "u"}]}, "status": {"active": 1, "startTime": "2026-01-01T09:58:30Z"}})",
+       {"Running", "0/1", "90s", "tabletrigger/count"}},
+      {"between attempts",
+       R"({"metadata": {"name": "j"}, "status": {"failed": 1,
+           "startTime": "2026-01-01T09:59:00Z"}})",
+       {"Running", "0/1", "60s", ""}},
+      {"complete",
+       R"({"metadata": {"name": "j", "ownerReferences": [{"kind": "View", "name": "a",
+           "uid": "1"}, {"kind": "TableTrigger", "name": "t", "uid": "2", "controller": true}]},
+           "status": {"succeeded": 1, "startTime": "2026-01-01T09:00:00Z",
+           "completionTime": "2026-01-01T09:05:03Z", "conditions": [{"type": "Complete",
+           "status": "True"}]}})",
+       {"Complete", "1/1", "5m3s", "tabletrigger/t"}},
+      {"failed",
+       R"({"metadata": {"name": "j", "annotations": {"trigger": "count",
+           "hop.dev/trigger-namespace": "team"}}, "spec": {"completions": 1},
+           "status": {"failed": 2, "startTime": "2026-01-01T08:00:00Z", "conditions": [{"type":
+           "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+           "lastTransitionTime": "2026-01-01T08:00:42Z"}]}})",
+       {"Failed", "0/1", "42s", "tabletrigger/count in team"}},
+      {"a condition that is not True",
+       R"({"metadata": {"name": "j"}, "status": {"active": 1, "startTime":
+           "2026-01-01T10:00:00Z", "conditions": [{"type": "Failed", "status": "False"}]}})",
+       {"Running", "0/1", "0s", ""}},
+      {"suspended",
+       R"({"metadata": {"name": "j"}, "spec": {"suspend": true}})",
+       {"Suspended", "0/1", "", ""}},
+      {"being deleted",
+       R"({"metadata": {"name": "j", "deletionTimestamp": "2026-01-01T09:00:00Z",
+           "annotations": {"trigger": "no namespace recorded"}}, "status": {"active": 1}})",
+       {"Terminating", "0/1", "", ""}},
+  };
+  for (const Case& c : kCases) {
+    const Json doc = Json::parse(c.job);
+    std::vector<std::string> cells;
+    for (const auto& column : job->columns) cells.push_back(column.compute(doc, now));
+    EXPECT_EQ(cells, c.cells) << c.name;
+  }
+}
+
 TEST(ValidationTest, ReportsEveryProblemWithItsPath) {
   Resource r = Parse(R"(
 apiVersion: hoptimator.linkedin.com/v1alpha1

@@ -538,6 +538,11 @@ Json TableRow(const KindInfo& kind, const Json& object, const std::string& inclu
   Json cells = Json::array();
   cells.push_back(object["metadata"].value("name", ""));
   for (const auto& c : kind.columns) {
+    if (c.compute != nullptr) {
+      std::string text = c.compute(object, SystemClock().Now());
+      cells.push_back(text.empty() ? Json(nullptr) : Json(std::move(text)));
+      continue;
+    }
     const Json* v = resource::PrinterColumnValue(object, c.json_path);
     if (v == nullptr || v->is_null()) {
       cells.push_back(nullptr);

@@ -560,6 +560,46 @@ TEST_F(KubeApiTest, TableOfTableTriggersHasThePrinterColumns) {
   }
 }
 
+// `kubectl get jobs` against the API shows what a Job's status records, as `hop get jobs` does
+// (docs/resources.md, "Commands"): STATUS, COMPLETIONS, DURATION and OWNER, a cell the Job
+// records nothing for being null.
+TEST_F(KubeApiTest, TableOfJobsShowsWhatTheirStatusRecords) {
+  Start();
+  httplib::Client c = Client();
+  const std::string path = "/apis/batch/v1/namespaces/default/jobs";
+  auto made = c.Post(path.c_str(), R"({"apiVersion":"batch/v1","kind":"Job",
+    "metadata":{"name":"j1"},"spec":{"template":{"spec":{"restartPolicy":"Never",
+    "containers":[{"name":"c","image":"busybox","command":["true"]}]}}}})",
+                     "application/json");
+  ASSERT_TRUE(made);
+  ASSERT_EQ(made->status, 201) << made->body;
+  Json job = Body(made);
+  job["status"] = Json::parse(R"({"succeeded": 1, "startTime": "2026-01-01T09:00:00Z",
+    "completionTime": "2026-01-01T09:05:03Z",
+    "conditions": [{"type": "Complete", "status": "True"}]})");
+  auto put = c.Put((path + "/j1/status").c_str(), job.dump(), "application/json");
+  ASSERT_TRUE(put);
+  ASSERT_EQ(put->status, 200) << put->body;
+  const httplib::Headers table = {{"Accept", "application/json;as=Table;g=meta.k8s.io;v=v1"}};
+  auto r = c.Get(path.c_str(), table);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const Json t = Body(r);
+  std::vector<std::string> columns;
+  for (const Json& col : t["columnDefinitions"]) columns.push_back(col["name"]);
+  EXPECT_EQ(columns,
+            (std::vector<std::string>{"Name", "STATUS", "COMPLETIONS", "DURATION", "OWNER", "Age"}))
+      << r->body;
+  ASSERT_EQ(t["rows"].size(), 1u) << r->body;
+  const Json& cells = t["rows"][0]["cells"];
+  ASSERT_EQ(cells.size(), 6u) << r->body;
+  EXPECT_EQ(cells[0], "j1");
+  EXPECT_EQ(cells[1], "Complete");
+  EXPECT_EQ(cells[2], "1/1");
+  EXPECT_EQ(cells[3], "5m3s");
+  EXPECT_TRUE(cells[4].is_null()) << r->body;
+}
+
 // A YAML body holding a number JSON cannot hold is refused, naming the field, rather than stored
 // as null (docs/resources.md, "YAML"); quoted, the text is kept.
 TEST_F(KubeApiTest, AYamlBodyWithANumberJsonCannotHoldIsRefused) {
