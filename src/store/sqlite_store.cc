@@ -445,6 +445,7 @@ class SqliteStore::Impl {
 
   ~Impl() {
     StopCheckpointer();
+    StopSyncer();
     {
       std::lock_guard<std::mutex> lock(shared_->mu);
       shared_->closed = true;
@@ -1077,6 +1078,12 @@ class SqliteStore::Impl {
         }
       }
       queue_cv_.notify_all();
+      // A batch reported once written waits for no fsync of its writer's: the syncer starts
+      // one now, while that writer goes on (docs/store.md, "Writing and syncing").
+      if (written > 0 && std::any_of(group.begin(), group.end(),
+                                     [](const PendingBatch* b) { return !b->durable; })) {
+        WantSync();
+      }
       if (!to_sync.empty()) {
         queued.unlock();
         if (Status synced = WaitDurable(written); !synced.ok()) {
@@ -1120,6 +1127,40 @@ class SqliteStore::Impl {
       sync_cv_.notify_all();
     }
     return Status::OK();
+  }
+
+  // The syncer: a thread, started at the first batch reported once written (CommitWritten),
+  // that makes each such commit durable as soon as it is written, so that its fsync runs while
+  // the writer plans its next statement rather than when the writer comes to wait for it.
+  void WantSync() {
+    std::lock_guard<std::mutex> lock(sync_mu_);
+    if (syncer_stop_) return;
+    if (!syncer_.joinable()) syncer_ = std::thread([this] { SyncLoop(); });
+    sync_cv_.notify_all();
+  }
+
+  void SyncLoop() {
+    std::unique_lock<std::mutex> lock(sync_mu_);
+    while (true) {
+      // (WaitDurable's fsyncs notify sync_cv_ too: one that covered less wakes this again.)
+      sync_cv_.wait(lock, [&] {
+        return syncer_stop_ || (synced_ < written_ && !syncing_ && sync_error_.ok());
+      });
+      if (syncer_stop_) return;
+      const int64_t target = written_;
+      lock.unlock();
+      (void)WaitDurable(target);  // a failure stays in sync_error_, for the waiters
+      lock.lock();
+    }
+  }
+
+  void StopSyncer() {
+    {
+      std::lock_guard<std::mutex> lock(sync_mu_);
+      syncer_stop_ = true;
+      sync_cv_.notify_all();
+    }
+    if (syncer_.joinable()) syncer_.join();
   }
 
   // Makes everything written to the WAL so far durable, and, at the first sync of a WAL whose
@@ -1689,6 +1730,8 @@ class SqliteStore::Impl {
   int wal_fd_ = -1;         // SyncWal's: the WAL, opened at the first sync
   std::atomic<int64_t> syncs_{0};  // fsyncs of the WAL (CommitStats)
   bool wal_marked_ = false;  // SyncWal's: the WAL's directory entry is durable, and marked so
+  bool syncer_stop_ = false;  // guarded by sync_mu_: the syncer (WantSync) is to stop
+  std::thread syncer_;        // guarded by sync_mu_ until joined
   // The checkpointer (CheckpointInBackground): a thread started at the first checkpoint due.
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;

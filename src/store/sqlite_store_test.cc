@@ -894,36 +894,65 @@ TEST(SqliteStoreDurabilityTest, CommitsAreWrittenWhileAnotherIsMadeDurable) {
   EXPECT_EQ(store.commit_stats().transactions, 2);
 }
 
-TEST(SqliteStoreDurabilityTest, CommitWrittenReturnsBeforeTheFsyncThatWaitDurableWaitsFor) {
+// A batch reported once written is made durable by the store's syncer thread while its writer
+// goes on: the writer neither runs nor waits for that fsync, and batches written while it runs
+// share the next one.
+TEST(SqliteStoreDurabilityTest, CommitWrittenIsMadeDurableByTheSyncerWhileItsWriterGoesOn) {
   TempDir dir;
-  std::atomic<int> calls{0};
+  std::mutex mu;
+  std::condition_variable cv;
+  int calls = 0;
+  bool release = false;
+  std::thread::id syncing_thread;
   SqliteStoreOptions opts;
   opts.sync_wal = [&](int fd) {
-    ++calls;
+    std::unique_lock<std::mutex> lock(mu);
+    if (++calls == 1) {
+      syncing_thread = std::this_thread::get_id();
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+    }
     return ::fdatasync(fd);
   };
   auto opened = SqliteStore::Open(dir.path(), opts);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   SqliteStore& store = **opened;
-  int64_t a = 0, b = 0;
+  int64_t a = 0, b = 0, c = 0;
   ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("a"))}, &a).ok());
-  ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("b"))}, &b).ok());
-  // Written and visible, not yet synced.
   EXPECT_GT(a, 0);
+  {
+    // Nobody waits for a, yet its fsync starts, on another thread.
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return calls == 1; }));
+    EXPECT_NE(syncing_thread, std::this_thread::get_id());
+  }
+  // While it runs, more batches are written and visible, and their writer is not held up.
+  ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("b"))}, &b).ok());
+  ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("c"))}, &c).ok());
   EXPECT_GT(b, a);
-  EXPECT_EQ(calls.load(), 0);
-  EXPECT_TRUE(store.Get({kConfigMap, "default", "b"}).ok());
-  // One fsync covers both.
+  EXPECT_GT(c, b);
+  EXPECT_TRUE(store.Get({kConfigMap, "default", "c"}).ok());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(calls, 1);
+    release = true;
+  }
+  cv.notify_all();
   EXPECT_TRUE(store.WaitDurable(a).ok());
-  EXPECT_EQ(calls.load(), 1);
+  EXPECT_TRUE(store.WaitDurable(c).ok());
   EXPECT_TRUE(store.WaitDurable(b).ok());
-  EXPECT_EQ(calls.load(), 1);
+  {
+    // b and c, written during a's fsync, shared one more.
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(calls, 2);
+  }
   // A batch that fails writes nothing and has nothing to wait for.
   int64_t again = -1;
   EXPECT_FALSE(store.CommitWritten({Write::Create(ConfigMap("a"))}, &again).ok());
   EXPECT_EQ(again, 0);
   EXPECT_TRUE(store.WaitDurable(0).ok());
-  EXPECT_EQ(calls.load(), 1);
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(calls, 2);
 }
 
 // Batches reported once written and batches reported once durable share groups: each caller
