@@ -1975,6 +1975,49 @@ TEST(CliTest, AKilledRefreshLeavesThePreviousRowsAndWatermark) {
   EXPECT_GT(watermark(), before);
 }
 
+// A local refresh computes its rows before it takes the local file's write lock (docs/runtime.md,
+// "Refreshes"): while a slow query runs, a write to another table of the same file goes through
+// at once, where it used to wait for the whole refresh (and failed after 10 s).
+TEST(CliTest, ALocalRefreshHoldsNoWriteLockWhileItsQueryRuns) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE TABLE local.big (id BIGINT)' -e 'CREATE TABLE "
+                               "local.other (id BIGINT)'")
+                .status,
+            0);
+  const std::string file = state.path() + "/local/default.db";
+  HopRun filled = Command("sqlite3 " + file +
+                          " \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+                          "SELECT x + 1 FROM c WHERE x < 8000) INSERT INTO BIG SELECT x FROM c\"");
+  ASSERT_EQ(filled.status, 0) << filled.out;
+  // A pair of each two rows: about 32 million comparisons, a second or more, for one row.
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE MATERIALIZED VIEW local.pairs AS SELECT COUNT(*) AS n "
+                               "FROM local.big a JOIN local.big b ON a.id < b.id'")
+                .status,
+            0);
+  const std::string hop = HOP_BINARY;
+  const std::string dir = state.path();
+  const char* argv[] = {hop.c_str(), "--state", dir.c_str(), "refresh", "local.pairs", nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, hop.c_str(), nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  HopRun insert = Hop(state.Flag() + " -e 'INSERT INTO local.other VALUES (1)'");
+  int status = 0;
+  const pid_t finished = waitpid(pid, &status, WNOHANG);
+  EXPECT_EQ(insert.status, 0) << insert.out;
+  EXPECT_EQ(finished, 0) << "the insert waited for the refresh to end";
+  if (finished == 0) waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(Command("sqlite3 " + file + " 'SELECT N FROM PAIRS'").out, "31996000\n");
+  EXPECT_EQ(Command("sqlite3 " + file + " 'SELECT COUNT(*) FROM OTHER'").out, "1\n");
+  // Nothing is left of the rows' staging: the next refresh, and a failed one, start clean.
+  ASSERT_EQ(Hop(state.Flag() + " refresh local.pairs").status, 0);
+  EXPECT_EQ(Command("sqlite3 " + file + " 'SELECT N FROM PAIRS'").out, "31996000\n");
+}
+
 // A view replaced with another query while it is refreshed (docs/runtime.md, "Refreshes"): the
 // refresh either ran to its end before the replace, and its view is then not ready until the
 // next, or it finds the new query when it comes to record its watermark, fails and leaves the

@@ -20,7 +20,6 @@
 #include "engine/lower.h"
 #include "engine/postgres_text.h"
 #include "engine/vtab.h"
-#include "sql/ast/delete_statement.h"
 #include "sql/unparser.h"
 
 namespace hop::engine {
@@ -307,6 +306,38 @@ class Engine::Impl {
     return stmt;
   }
 
+  // Runs statements of fixed text that return no rows; one the budget stopped says why.
+  Status Exec(const std::string& text) {
+    char* message = nullptr;
+    const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &message);
+    if (rc == SQLITE_OK) return Status::OK();
+    std::string said = message ? message : sqlite3_errmsg(db_);
+    sqlite3_free(message);
+    if ((rc & 0xff) == SQLITE_INTERRUPT && !stop_reason_.empty()) {
+      return Status::ExecutionError(stop_reason_);
+    }
+    return Status::ExecutionError(said);
+  }
+
+  // Runs `insert` into the table `into` within `budget`: the rows it wrote. `*step` is SQLite's
+  // primary result code of the statement's run (SQLITE_DONE when it ran to its end).
+  Result<int64_t> RunInsert(const binder::BoundInsert& insert, const ScanName& into,
+                            const LowerOptions& options, const Budget& budget, int* step) {
+    *step = SQLITE_OK;
+    HOP_ASSIGN_OR_RETURN(auto stmt, LowerInsert(insert, into, options));
+    HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintStatement(*stmt, {sql::Dialect::kSqlite}));
+    HOP_ASSIGN_OR_RETURN(sqlite3_stmt * prepared, Prepare(text));
+    Begin(budget);
+    const int rc = sqlite3_step(prepared);
+    *step = rc & 0xff;
+    const int64_t changed = sqlite3_changes64(db_);
+    Status error = rc == SQLITE_DONE ? Status::OK() : StepError(rc, 0);
+    sqlite3_finalize(prepared);
+    End();
+    HOP_RETURN_IF_ERROR(error);
+    return changed;
+  }
+
   // A query's statement, prepared once per text: a query that reads no virtual table or hashed
   // scan (whose modules change with each statement) is kept, reset, for the next time its text
   // comes (SELECT 1 in a loop, a client's prepared statement); at most kCachedStatements of
@@ -506,43 +537,50 @@ Result<int64_t> Engine::Write(const catalog::Catalog& catalog, const binder::Bou
   ScanName name;
   name.name = {alias, target.name};
   for (const auto& c : target.row_type.columns) name.columns.push_back(c.name);
-  HOP_ASSIGN_OR_RETURN(auto stmt, LowerInsert(insert, name, options));
-  HOP_ASSIGN_OR_RETURN(std::string text, sql::PrintStatement(*stmt, {sql::Dialect::kSqlite}));
-  HOP_ASSIGN_OR_RETURN(sqlite3_stmt * prepared, impl_->Prepare(text));
-  // A replacement deletes the old rows and inserts the new in one transaction of the file: a
-  // reader, or a process killed half way, sees the old contents or the new, never a mix.
-  if (replace) {
-    sql::DeleteStatement del;
-    del.target.parts = {sql::Identifier(alias), sql::Identifier(target.name)};
-    HOP_ASSIGN_OR_RETURN(std::string clear, sql::PrintStatement(del, {sql::Dialect::kSqlite}));
-    char* error = nullptr;
-    if (sqlite3_exec(impl_->db_, ("BEGIN IMMEDIATE; " + clear).c_str(), nullptr, nullptr, &error) !=
-        SQLITE_OK) {
-      std::string message = error ? error : "unknown error";
-      sqlite3_free(error);
-      sqlite3_exec(impl_->db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      sqlite3_finalize(prepared);
-      return Status::ExecutionError(
-          fmt::format("cannot clear {} for its new rows: {}", target.QualifiedName(), message));
+  static constexpr std::string_view kStaging = "hop_replace_rows";
+  int step = SQLITE_OK;
+  if (!replace) return impl_->RunInsert(insert, name, options, budget, &step);
+  // A replacement computes the new rows into a table of the connection's own temporary
+  // database first, holding no lock on the local file but a read, and then, in one short
+  // transaction of the file, deletes the old rows and copies the new ones in: a reader, or a
+  // process killed half way, sees the old contents or the new, never a mix, and other writers of
+  // the file wait for the copy, not for the query (docs/runtime.md, "Refreshes").
+  const std::string table = sql::QuoteIdentifier(alias, sql::Dialect::kSqlite) + "." +
+                            sql::QuoteIdentifier(target.name, sql::Dialect::kSqlite);
+  const std::string staging = "temp." + sql::QuoteIdentifier(kStaging, sql::Dialect::kSqlite);
+  if (Status made = impl_->Exec("DROP TABLE IF EXISTS " + staging + "; CREATE TABLE " + staging +
+                                " AS SELECT * FROM " + table + " WHERE 0");
+      !made.ok()) {
+    return Status::ExecutionError(fmt::format("cannot make room for the new rows of {}: {}",
+                                              target.QualifiedName(), made.message()));
+  }
+  name.name = {"temp", std::string(kStaging)};
+  Result<int64_t> rows = impl_->RunInsert(insert, name, options, budget, &step);
+  if (!rows.ok() && (step == SQLITE_CANTOPEN || step == SQLITE_FULL)) {
+    // Only the staging table was written: its file is what could not be made or grown.
+    rows = Status::ExecutionError(fmt::format(
+        "cannot write the new rows of {} to a temporary file, in SQLite's temporary directory "
+        "($SQLITE_TMPDIR, else $TMPDIR, else /var/tmp or /tmp): {}",
+        target.QualifiedName(), rows.status().message()));
+  }
+  if (rows.ok()) {
+    impl_->Begin(budget);
+    Status copied = impl_->Exec("BEGIN IMMEDIATE");
+    if (copied.ok()) {
+      copied = impl_->Exec("DELETE FROM " + table + "; INSERT INTO " + table + " SELECT * FROM " +
+                           staging + "; COMMIT");
+      if (!copied.ok()) (void)impl_->Exec("ROLLBACK");
+    }
+    impl_->End();
+    if (!copied.ok()) {
+      rows = !impl_->stop_reason_.empty()
+                 ? copied
+                 : Status::ExecutionError(fmt::format("cannot write the new rows of {}: {}",
+                                                      target.QualifiedName(), copied.message()));
     }
   }
-  impl_->Begin(budget);
-  const int rc = sqlite3_step(prepared);
-  const int64_t changed = sqlite3_changes64(impl_->db_);
-  Status error = rc == SQLITE_DONE ? Status::OK() : impl_->StepError(rc, 0);
-  sqlite3_finalize(prepared);
-  impl_->End();
-  if (replace) {
-    const char* end = error.ok() ? "COMMIT" : "ROLLBACK";
-    if (sqlite3_exec(impl_->db_, end, nullptr, nullptr, nullptr) != SQLITE_OK && error.ok()) {
-      error =
-          Status::ExecutionError(fmt::format("cannot commit the new rows of {}: {}",
-                                             target.QualifiedName(), sqlite3_errmsg(impl_->db_)));
-      sqlite3_exec(impl_->db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    }
-  }
-  HOP_RETURN_IF_ERROR(error);
-  return changed;
+  (void)impl_->Exec("DROP TABLE IF EXISTS " + staging);
+  return rows;
 }
 
 Result<std::string> Engine::Explain(const catalog::Catalog& catalog, const binder::Rel& plan) {
