@@ -2390,6 +2390,56 @@ SELECT COUNT(*) AS n FROM local.broken;
   EXPECT_NE(again.out.find("Cannot cast"), std::string::npos) << again.out;
 }
 
+// FIRE MATERIALIZED VIEW of a view hop refreshes (docs/ddl.md): never refreshed (no refresh yet,
+// or only failed ones), its table holds none of its query's rows, and FIRE is refused, saying
+// how to refresh it; refreshed, its watermark is what its refreshes earn, and FIRE is refused
+// too. Neither moves the watermark.
+TEST(CliTest, FireRefusesAMaterializedViewHopRefreshes) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  HopRun made = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.src (id INT, s VARCHAR);
+INSERT INTO local.src VALUES (1, 'a'), (2, 'b');
+CREATE MATERIALIZED VIEW local.copy AS SELECT id FROM local.src;
+CREATE MATERIALIZED VIEW local.broken AS SELECT CAST(s AS INTEGER) AS n FROM local.src;
+REFRESH MATERIALIZED VIEW local.broken;
+!wait 60
+)");
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto status = [&](const std::string& view) {
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get view " + view + " -o json").out,
+                                     nullptr, false);
+    return doc.is_object() && doc.contains("status") ? doc["status"] : nlohmann::json::object();
+  };
+  ASSERT_EQ(status("local-broken")["refresh"].value("lastOutcome", ""), "Failed")
+      << status("local-broken");
+
+  for (const char* fire : {"FIRE MATERIALIZED VIEW local.copy",
+                           "FIRE MATERIALIZED VIEW local.copy WATERMARK '2026-03-01T00:00:00Z'",
+                           "FIRE MATERIALIZED VIEW local.broken"}) {
+    HopRun refused = Hop(state.Flag() + " -e \"" + fire + "\"");
+    EXPECT_NE(refused.status, 0) << fire << ": " << refused.out;
+    EXPECT_NE(refused.out.find("has never been refreshed"), std::string::npos)
+        << fire << ": " << refused.out;
+    EXPECT_NE(refused.out.find("REFRESH MATERIALIZED VIEW LOCAL."), std::string::npos)
+        << fire << ": " << refused.out;
+  }
+  EXPECT_FALSE(status("local-copy").contains("watermark")) << status("local-copy");
+  EXPECT_FALSE(status("local-broken").contains("watermark")) << status("local-broken");
+
+  // Refreshed: its watermark is its refresh's, which FIRE would overstate.
+  ASSERT_EQ(Hop(state.Flag() + " refresh local.copy").status, 0);
+  const std::string refreshed = status("local-copy").value("watermark", "");
+  ASSERT_FALSE(refreshed.empty());
+  HopRun refused = Hop(state.Flag() + " -e 'FIRE MATERIALIZED VIEW local.copy'");
+  EXPECT_NE(refused.status, 0) << refused.out;
+  EXPECT_NE(refused.out.find("is the one its refreshes earn"), std::string::npos) << refused.out;
+  EXPECT_EQ(status("local-copy").value("watermark", ""), refreshed);
+}
+
 TEST(CliTest, AViewHopDoesNotRefreshIsNotClaimedRefreshed) {
   StateDir state;
   ASSERT_EQ(

@@ -52,6 +52,35 @@ bool HopRefreshes(const catalog::Table& view, const Batch& batch) {
   return schema.ok() && catalog::HopWritesTables(**schema);
 }
 
+// FIRE MATERIALIZED VIEW of a view hop refreshes (docs/ddl.md): refused, as its watermark is what
+// its refreshes earn (docs/runtime.md, "Refreshes"), which a FIRE would overstate; one never
+// refreshed holds none of its query's rows at all. The message says which, and what to do.
+Status RefreshedByHop(const std::string& name, const Resource& view) {
+  const Json* status = view.status();
+  const Json none = Json::object();
+  const Json& s = status != nullptr && status->is_object() ? *status : none;
+  const Json refresh = s.contains("refresh") && s["refresh"].is_object() ? s["refresh"] : none;
+  const bool refreshed = !s.value(resource::kRefreshedQueryStatus, std::string()).empty() ||
+                         refresh.value("lastOutcome", std::string()) == "Succeeded";
+  const std::string running = refresh.value("job", std::string());
+  if (!refreshed) {
+    return Status::InvalidArgument(fmt::format(
+        "Cannot FIRE MATERIALIZED VIEW {0}: hop refreshes it, and it has never been refreshed{1}, "
+        "so its table holds none of its query's rows and no watermark can be claimed for them; "
+        "REFRESH MATERIALIZED VIEW {0} (or hop refresh view/{2}) refreshes it, and its watermark "
+        "moves when the refresh succeeds",
+        name, running.empty() ? "" : fmt::format(" (its refresh {} is running)", running),
+        view.name()));
+  }
+  const std::string watermark = s.value("watermark", std::string());
+  return Status::InvalidArgument(fmt::format(
+      "Cannot FIRE MATERIALIZED VIEW {0}: hop refreshes it, and its watermark{1} is the one its "
+      "refreshes earn from what they read, which a FIRE would overstate; REFRESH "
+      "MATERIALIZED VIEW {0} refreshes it again (after its inputs advance: FIRE TABLE, hop "
+      "watermark set), and FIRE TRIGGER fires a trigger on it",
+      name, watermark.empty() ? "" : " (" + watermark + ")"));
+}
+
 // PAUSE / RESUME TRIGGER and MATERIALIZED VIEW: spec.paused.
 Status Pause(const binder::BoundObjectStatement& p, Batch& batch) {
   const bool pause = p.kind() == sql::StatementKind::kPause;
@@ -197,6 +226,9 @@ Status Fire(const binder::BoundObjectStatement& bound, Batch& batch) {
         "View {} derives its watermark from its inputs' ('watermark' '{}'): advance theirs "
         "(FIRE TABLE, hop watermark set) instead",
         bound.sql_name, policy->second));
+  }
+  if (fire.object == sql::ObjectKind::kMaterializedView && HopRefreshes(*element, batch)) {
+    return RefreshedByHop(Join(element->path, "."), *view);
   }
   const SystemTime at =
       given ? *given
