@@ -2390,6 +2390,107 @@ SELECT COUNT(*) AS n FROM local.broken;
   EXPECT_NE(again.out.find("Cannot cast"), std::string::npos) << again.out;
 }
 
+// The watermark a refresh earns (docs/runtime.md, "Refreshes"): the earliest of its inputs'
+// watermarks, as given (an input complete up to a time after the wall clock gives that time, one
+// complete up to an earlier time that one), and the time the refresh began for an input without
+// one; never back. `hop refresh` by hand, the Job of REFRESH MATERIALIZED VIEW and the Jobs of a
+// view refreshed on its inputs' change agree, and a trigger on the view fires at what it earned.
+TEST(CliTest, ARefreshEarnsTheEarliestWatermarkOfItsInputs) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  HopRun made = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.late (id INT);
+CREATE TABLE local.early (id INT);
+CREATE TABLE local.plain (id INT);
+INSERT INTO local.late VALUES (1), (2);
+INSERT INTO local.early VALUES (3);
+INSERT INTO local.plain VALUES (4);
+FIRE TABLE local.late WATERMARK '2099-01-01T00:00:00Z';
+FIRE TABLE local.early WATERMARK '2020-01-01T00:00:00Z';
+CREATE MATERIALIZED VIEW local.late_count AS SELECT COUNT(*) AS n FROM local.late;
+CREATE MATERIALIZED VIEW local.both AS SELECT id FROM local.late UNION ALL SELECT id FROM local.early;
+CREATE MATERIALIZED VIEW local.unmarked AS
+  SELECT id FROM local.late UNION ALL SELECT id FROM local.plain;
+)");
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto watermark = [&](const std::string& view) {
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get view " + view + " -o json").out,
+                                     nullptr, false);
+    return doc.is_object() && doc.contains("status") ? doc["status"].value("watermark", "")
+                                                     : std::string();
+  };
+
+  // By hand: the input's time, later than the wall clock.
+  HopRun late = Hop(state.Flag() + " refresh local.late_count");
+  ASSERT_EQ(late.status, 0) << late.out;
+  EXPECT_EQ(watermark("local-latecount"), "2099-01-01T00:00:00.000Z");
+  EXPECT_NE(late.out.find("; watermark 2099-01-01T00:00:00.000Z (the watermark of its input "
+                          "LOCAL.LATE)"),
+            std::string::npos)
+      << late.out;
+  // Two inputs: the earlier, though the wall clock is later.
+  HopRun both = Hop(state.Flag() + " refresh local.both");
+  ASSERT_EQ(both.status, 0) << both.out;
+  EXPECT_EQ(watermark("local-both"), "2020-01-01T00:00:00.000Z");
+  // An input without a watermark counts as read up to the refresh's start.
+  HopRun unmarked = Hop(state.Flag() + " refresh local.unmarked");
+  ASSERT_EQ(unmarked.status, 0) << unmarked.out;
+  EXPECT_NE(unmarked.out.find("(the refresh's start)"), std::string::npos) << unmarked.out;
+  const std::string started = watermark("local-unmarked");
+  EXPECT_GT(started, "2026-") << started;
+  EXPECT_LT(started, "2099-01-01T00:00:00.000Z") << started;
+
+  // Never back: an input moved back leaves the view's watermark where it was, and says so.
+  HopRun back =
+      Hop(state.Flag() + " watermark set --force table/local-database-late 2098-01-01T00:00:00Z");
+  ASSERT_EQ(back.status, 0) << back.out;
+  HopRun again = Hop(state.Flag() + " refresh view/local-latecount");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_EQ(watermark("local-latecount"), "2099-01-01T00:00:00.000Z");
+  EXPECT_NE(again.out.find("; watermark stays 2099-01-01T00:00:00.000Z (it earned "
+                           "2098-01-01T00:00:00.000Z, the watermark of its input LOCAL.LATE)"),
+            std::string::npos)
+      << again.out;
+
+  // Refreshed by Jobs on its inputs' change: the same rule, and the trigger on the view runs
+  // once per watermark it earns, up to it.
+  HopRun follow = Hop(state.Flag() + " -f -", R"(
+CREATE MATERIALIZED VIEW local.follow WITH ('refresh' 'on-source-change') AS
+  SELECT id FROM local.late UNION ALL SELECT id FROM local.early;
+CREATE TRIGGER on_follow ON local.follow AS 'echo-report';
+!wait 60
+FIRE TABLE local.early WATERMARK '2021-06-01T00:00:00Z';
+!wait 60
+)");
+  ASSERT_EQ(follow.status, 0) << follow.out;
+  EXPECT_EQ(watermark("local-follow"), "2021-06-01T00:00:00.000Z");
+  EXPECT_EQ(Runs(state, "onfollow"),
+            (std::vector<std::string>{"Succeeded 2020-01-01T00:00:00.000Z",
+                                      "Succeeded 2021-06-01T00:00:00.000Z"}));
+  // An input's change that earns nothing later (late moves, early holds the view): refreshed,
+  // and no new run.
+  HopRun held = Hop(state.Flag() + " -f -", R"(
+FIRE TABLE local.late WATERMARK '2098-06-01T00:00:00Z';
+!wait 60
+)");
+  ASSERT_EQ(held.status, 0) << held.out;
+  EXPECT_EQ(watermark("local-follow"), "2021-06-01T00:00:00.000Z");
+  EXPECT_EQ(Runs(state, "onfollow").size(), 2u);
+  // REFRESH MATERIALIZED VIEW's Job: early's new watermark.
+  HopRun requested = Hop(state.Flag() + " -f -", R"(
+REFRESH MATERIALIZED VIEW local.both;
+!wait 60
+)");
+  ASSERT_EQ(requested.status, 0) << requested.out;
+  EXPECT_EQ(watermark("local-both"), "2021-06-01T00:00:00.000Z");
+}
+
 // FIRE MATERIALIZED VIEW of a view hop refreshes (docs/ddl.md): never refreshed (no refresh yet,
 // or only failed ones), its table holds none of its query's rows, and FIRE is refused, saying
 // how to refresh it; refreshed, its watermark is what its refreshes earn, and FIRE is refused

@@ -759,8 +759,20 @@ int Main(int argc, char** argv) {
       std::cerr << "hop refresh: " << hop::EscapeForTerminal(outcome.status().ToString()) << "\n";
       return 1;
     }
-    std::cout << fmt::format("{} refreshed: {} rows {}; watermark {}\n", outcome->view,
-                             outcome->rows, outcome->how, hop::FormatRfc3339(outcome->snapshot, 3));
+    // Where the watermark comes from (docs/runtime.md, "Refreshes"), and whether it moved.
+    const std::string earned = hop::FormatRfc3339(outcome->earned, 3);
+    const std::string from =
+        outcome->earned_from.empty()
+            ? std::string("the refresh's start")
+            : fmt::format("the watermark of its input {}", outcome->earned_from);
+    const std::string watermark =
+        outcome->watermark > outcome->earned
+            ? fmt::format("watermark stays {} (it earned {}, {})",
+                          hop::FormatRfc3339(outcome->watermark, 3), earned, from)
+            : fmt::format("watermark {} ({})", earned, from);
+    std::cout << hop::EscapeForTerminal(fmt::format("{} refreshed: {} rows {}; {}", outcome->view,
+                                                    outcome->rows, outcome->how, watermark))
+              << "\n";
     return 0;
   }
   if (oper->parsed()) {

@@ -147,27 +147,10 @@ hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& 
   binder::Binder binder(*cat);
   auto query = binder.BindView(**table);
   if (!query.ok()) return true;  // the refresh fails with the reason, where it is seen
-  std::set<const catalog::Table*> scanned;
-  for (const binder::Rel* scan : binder::Scans(**query)) {
-    if (scan->table == nullptr) continue;
-    // A materialized view in PostgreSQL is scanned as the table found there: its catalog entry,
-    // by its path, is the View that keeps its watermark.
-    auto entry = cat->Resolve(scan->path);
-    scanned.insert(entry.ok() ? *entry : scan->table);
-  }
-  for (const catalog::Table* input : scanned) {
-    if (input->resource.empty()) continue;
-    const store::GroupKind kind = input->kind == catalog::ObjectKind::kTable
-                                      ? resource::TableKind::Info().group_kind()
-                                      : resource::ViewKind::Info().group_kind();
-    HOP_ASSIGN_OR_RETURN(std::optional<Resource> object,
-                         store_.Find({kind, view.namespace_name(), input->resource}));
-    if (!object) continue;
-    const Json status = StatusOf(*object);
-    auto watermark = status.find("watermark");
-    if (watermark != status.end() && watermark->is_string()) {
-      out[input->QualifiedName()] = watermark->get<std::string>();
-    }
+  HOP_ASSIGN_OR_RETURN(std::vector<RefreshInput> inputs,
+                       RefreshInputs(store_, *cat, **query, view.namespace_name()));
+  for (RefreshInput& input : inputs) {
+    if (!input.watermark.empty()) out[input.name] = std::move(input.watermark);
   }
   return true;
 }

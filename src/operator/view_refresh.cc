@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "binder/bound.h"
+#include "catalog/catalog.h"
 #include "common/cron.h"
 #include "common/log.h"
 #include "operator/reconciler_util.h"
@@ -218,6 +220,50 @@ Status CommitRefreshPlan(store::Store& store, const Resource& object, RefreshPla
   }
   if (plan.remove && jobs.job_deleted) jobs.job_deleted(*plan.remove);
   return Status::OK();
+}
+
+hop::Result<std::vector<RefreshInput>> RefreshInputs(store::Store& store,
+                                                     const catalog::Catalog& cat,
+                                                     const binder::Rel& query,
+                                                     const std::string& namespace_name) {
+  std::map<std::string, const catalog::Table*> scanned;
+  for (const binder::Rel* scan : binder::Scans(query)) {
+    if (scan->table == nullptr) continue;
+    // A materialized view in PostgreSQL is scanned as the table found there: its catalog entry,
+    // by its path, is the View that keeps its watermark.
+    auto entry = cat.Resolve(scan->path);
+    const catalog::Table* table = entry.ok() ? *entry : scan->table;
+    scanned.emplace(table->QualifiedName(), table);
+  }
+  std::vector<RefreshInput> out;
+  for (const auto& [name, table] : scanned) {
+    RefreshInput input{name, ""};
+    if (!table->resource.empty()) {
+      const store::GroupKind kind = table->kind == catalog::ObjectKind::kTable
+                                        ? resource::TableKind::Info().group_kind()
+                                        : ViewKind::Info().group_kind();
+      HOP_ASSIGN_OR_RETURN(std::optional<Resource> object,
+                           store.Find({kind, namespace_name, table->resource}));
+      if (object) input.watermark = Text(StatusOf(*object), "watermark");
+    }
+    out.push_back(std::move(input));
+  }
+  return out;
+}
+
+EarnedWatermark EarnWatermark(const std::vector<RefreshInput>& inputs, SystemTime snapshot) {
+  std::optional<EarnedWatermark> earliest;
+  bool unbounded = inputs.empty();  // an input that claims nothing: the snapshot bounds it
+  for (const RefreshInput& input : inputs) {
+    const std::optional<SystemTime> at = ParseRfc3339(input.watermark);
+    if (!at) {
+      unbounded = true;
+      continue;
+    }
+    if (!earliest || *at < earliest->at) earliest = EarnedWatermark{*at, input.name};
+  }
+  if (unbounded && (!earliest || snapshot < earliest->at)) return EarnedWatermark{snapshot, ""};
+  return *earliest;
 }
 
 std::optional<std::string> PendingFill(const Resource& table) {

@@ -23,7 +23,9 @@
 //   lastOutcome   Succeeded or Failed: how the latest finished refresh ended
 //   finished      when it ended
 //   message       why it failed, or why no refresh can start
-// The new watermark is the refresh's to write (`hop refresh` sets status.watermark on success).
+// The new watermark is the refresh's to write (`hop refresh` sets status.watermark on success):
+// the one its inputs allow (EarnWatermark), read by RefreshInputs, which also tells the
+// reconciler of the inputs' advances.
 #pragma once
 
 #include <functional>
@@ -38,6 +40,13 @@
 #include "resource/json.h"
 #include "resource/resource.h"
 #include "store/store.h"
+
+namespace hop::binder {
+struct Rel;
+}
+namespace hop::catalog {
+class Catalog;
+}
 
 namespace hop::op {
 
@@ -65,6 +74,37 @@ struct RefreshJobs {
 // A view's inputs and their watermarks now, by the input's SQL name ("LOCAL.SRC"); an input
 // without one is absent.
 using InputWatermarks = std::map<std::string, std::string>;
+
+// An input of a refresh: a table or materialized view its query reads (through plain views,
+// which the binder inlines), by SQL name ("LOCAL.SRC"), with the watermark its Table or View
+// resource holds, as written ("" when it has none, or no resource keeps one: a demo table).
+struct RefreshInput {
+  std::string name;
+  std::string watermark;
+};
+
+// The inputs of `query`, bound against `cat` (the catalog of `namespace_name`), each once, in
+// the order of their names, with their watermarks as `store` holds them now. Errors: the
+// store's.
+hop::Result<std::vector<RefreshInput>> RefreshInputs(store::Store& store,
+                                                     const catalog::Catalog& cat,
+                                                     const binder::Rel& query,
+                                                     const std::string& namespace_name);
+
+// The watermark a refresh earns (docs/runtime.md, "Refreshes"): its rows are complete up to the
+// earliest of what its inputs are complete up to. An input with a watermark is complete up to
+// it; one without (never advanced, or a table no resource keeps a watermark for; a watermark
+// that is not a time counts as none) claims nothing beyond its rows, which the refresh read as
+// they stood at its `snapshot`: it counts as complete up to the snapshot. So the earliest of the
+// inputs' watermarks and, when any input has none (or there is no input), the snapshot.
+// Watermarks are compared as given, never corrected by the snapshot: an input complete up to a
+// time after the snapshot gives that time.
+struct EarnedWatermark {
+  SystemTime at{};
+  // The input whose watermark it is ("LOCAL.SRC"); "" when it is the snapshot.
+  std::string input;
+};
+EarnedWatermark EarnWatermark(const std::vector<RefreshInput>& inputs, SystemTime snapshot);
 
 struct RefreshPlan {
   Json status;                               // the view's whole status, as it should be

@@ -212,5 +212,53 @@ TEST(PlanFillTest, ATableIsFilledOncePerQuery) {
   EXPECT_TRUE(replaced->create.has_value());
 }
 
+// The watermark a refresh earns (docs/runtime.md, "Refreshes"): the earliest of its inputs',
+// as given, an input without one counting as read up to the snapshot.
+TEST(EarnWatermarkTest, TheEarliestOfItsInputs) {
+  const SystemTime snapshot = At("2026-12-07T12:00:00Z");
+  struct EarnCase {
+    const char* name;
+    std::vector<RefreshInput> inputs;
+    const char* at;     // what it earns
+    const char* input;  // whose it is ("" for the snapshot)
+  };
+  const std::vector<EarnCase> cases = {
+      {"no input: the snapshot", {}, "2026-12-07T12:00:00Z", ""},
+      {"an input later than the snapshot gives its time",
+       {{"LOCAL.A", "2027-01-01T00:00:00.000Z"}},
+       "2027-01-01T00:00:00Z",
+       "LOCAL.A"},
+      {"an input earlier than the snapshot gives its time",
+       {{"LOCAL.A", "2026-11-01T00:00:00.000Z"}},
+       "2026-11-01T00:00:00Z",
+       "LOCAL.A"},
+      {"the earliest of two",
+       {{"LOCAL.A", "2027-01-01T00:00:00.000Z"}, {"LOCAL.B", "2026-11-01T00:00:00.000Z"}},
+       "2026-11-01T00:00:00Z",
+       "LOCAL.B"},
+      {"an input without one is read up to the snapshot",
+       {{"LOCAL.A", "2027-01-01T00:00:00.000Z"}, {"LOCAL.B", ""}},
+       "2026-12-07T12:00:00Z",
+       ""},
+      {"an earlier input still bounds it beside one without",
+       {{"LOCAL.A", "2026-11-01T00:00:00.000Z"}, {"LOCAL.B", ""}},
+       "2026-11-01T00:00:00Z",
+       "LOCAL.A"},
+      {"only inputs without one: the snapshot",
+       {{"LOCAL.A", ""}, {"LOCAL.B", ""}},
+       "2026-12-07T12:00:00Z",
+       ""},
+      {"a watermark that is not a time counts as none",
+       {{"LOCAL.A", "2027-01-01T00:00:00.000Z"}, {"LOCAL.B", "soon"}},
+       "2026-12-07T12:00:00Z",
+       ""},
+  };
+  for (const EarnCase& c : cases) {
+    const EarnedWatermark earned = EarnWatermark(c.inputs, snapshot);
+    EXPECT_EQ(FormatRfc3339(earned.at, 3), FormatRfc3339(At(c.at), 3)) << c.name;
+    EXPECT_EQ(earned.input, c.input) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace hop::op

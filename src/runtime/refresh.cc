@@ -13,6 +13,7 @@
 #include "common/strings.h"
 #include "deploy/trigger_fires.h"
 #include "engine/engine.h"
+#include "operator/view_refresh.h"
 #include "resource/kinds.h"
 #include "sql/ast/query_statement.h"
 #include "sql/parser.h"
@@ -74,14 +75,15 @@ struct ReadView {
   std::string sql;
 };
 
-// Moves the watermark of the view (or table: `ref`) to `snapshot` (never back), queueing it for
-// its triggers; retried when another writer changed the object meanwhile. With `read`, only if
-// the view still has the uid and query the refresh read, and with status.refreshedQuery, the
-// digest of that query (docs/runtime.md, "Refreshes"): a view replaced with another query or
-// created again while it was refreshed keeps its watermark, and the refresh fails.
-Status AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
-                        const std::string& sql_name, SystemTime snapshot,
-                        const std::optional<ReadView>& read = std::nullopt) {
+// Moves the watermark of the view (or table: `ref`) to `earned` (never back), queueing it for
+// its triggers; retried when another writer changed the object meanwhile. Returns the watermark
+// it has afterwards (a later one stays). With `read`, only if the view still has the uid and
+// query the refresh read, and with status.refreshedQuery, the digest of that query
+// (docs/runtime.md, "Refreshes"): a view replaced with another query or created again while it
+// was refreshed keeps its watermark, and the refresh fails.
+Result<SystemTime> AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
+                                    const std::string& sql_name, SystemTime earned,
+                                    const std::optional<ReadView>& read = std::nullopt) {
   constexpr int kAttempts = 20;
   for (int attempt = 1;; ++attempt) {
     HOP_ASSIGN_OR_RETURN(Resource view, store.Get(ref));
@@ -99,11 +101,12 @@ Status AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
     const bool recorded =
         !read || (status != nullptr && status->is_object() &&
                   status->value(resource::kRefreshedQueryStatus, std::string()) == digest);
-    if (current && *current >= snapshot && recorded) return Status::OK();
-    if (!current || *current < snapshot) HOP_RETURN_IF_ERROR(fires.Advance(snapshot, sql_name));
+    const SystemTime after = current && *current >= earned ? *current : earned;
+    if (current && *current >= earned && recorded) return after;
+    if (!current || *current < earned) HOP_RETURN_IF_ERROR(fires.Advance(earned, sql_name));
     if (read) view.mutable_status()[resource::kRefreshedQueryStatus] = digest;
     auto written = store.UpdateStatus(std::move(view));
-    if (written.ok()) return Status::OK();
+    if (written.ok()) return after;
     if (written.status().code() != StatusCode::kConflict || attempt == kAttempts) {
       return written.status();
     }
@@ -332,13 +335,18 @@ Result<int64_t> WritePostgres(const catalog::Catalog& cat, const RefreshOptions&
 }
 
 // The rows of `sink` become the query's, then the watermark of `ref` (the View or Table that
-// keeps it) the snapshot time: the steps a refresh and a fill share.
+// keeps it) the one the refresh earns: the steps a refresh and a fill share. The inputs'
+// watermarks are read before the query reads their rows, so that the rows read hold at least
+// what those watermarks promise (docs/runtime.md, "Refreshes").
 Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
                                const RefreshOptions& options, const catalog::Table& sink,
                                const binder::RelPtr& query, const store::ObjectRef& ref,
                                SystemTime snapshot,
                                const std::optional<ReadView>& read = std::nullopt) {
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(sink.path));
+  HOP_ASSIGN_OR_RETURN(std::vector<op::RefreshInput> inputs,
+                       op::RefreshInputs(store, cat, *query, options.namespace_name));
+  const op::EarnedWatermark earned = op::EarnWatermark(inputs, snapshot);
   RefreshOutcome outcome;
   if (schema->adapter == catalog::Adapter::kPostgres) {
     HOP_ASSIGN_OR_RETURN(outcome.rows,
@@ -355,15 +363,18 @@ Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
     HOP_ASSIGN_OR_RETURN(outcome.rows, engine->Replace(cat, insert, engine::Budget{}));
     outcome.how = "replaced in the local database";
   }
-  HOP_RETURN_IF_ERROR(AdvanceWatermark(store, ref, sink.QualifiedName(), snapshot, read));
+  HOP_ASSIGN_OR_RETURN(outcome.watermark,
+                       AdvanceWatermark(store, ref, sink.QualifiedName(), earned.at, read));
   outcome.view = sink.QualifiedName();
   outcome.resource = ref.name;
   outcome.snapshot = snapshot;
+  outcome.earned = earned.at;
+  outcome.earned_from = earned.input;
   return outcome;
 }
 
 // CREATE TABLE ... AS query: the table's rows become the query's (its kFillAnnotation), then
-// its watermark the snapshot time.
+// its watermark the one the fill earns.
 Result<RefreshOutcome> FillTable(store::Store& store, const catalog::Catalog& cat,
                                  const RefreshOptions& options, const std::string& name,
                                  SystemTime snapshot) {
@@ -406,7 +417,8 @@ Result<RefreshOutcome> FillTable(store::Store& store, const catalog::Catalog& ca
 
 Result<RefreshOutcome> RefreshView(store::Store& store, const RefreshOptions& options) {
   using std::chrono::milliseconds;
-  // What the refresh reads is what the sources hold from now: the watermark it earns.
+  // What the refresh reads is what the sources hold from now: the watermark it earns when they
+  // claim nothing more (op::EarnWatermark).
   const SystemTime snapshot = std::chrono::time_point_cast<milliseconds>(options.clock->Now());
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat,
                        catalog::Catalog::Load(store, options.namespace_name));

@@ -2,9 +2,10 @@
 // "Refreshes"): what `hop refresh` runs, inside the batch/v1 Job the View reconciler starts for
 // it (operator/view_refresh.h). The view's query runs on the local engine over the catalog as it
 // is now, and its rows replace the sink's in one transaction of the sink; then, and only then,
-// the view's watermark becomes the refresh's snapshot time (the time it began reading), which
-// fires the triggers on the view. A refresh that fails, or is killed, leaves the sink's previous
-// rows and the previous watermark.
+// the view's watermark moves to the one the refresh earns (op::EarnWatermark: the earliest of its
+// inputs' watermarks, and the time it began reading for an input without one), never back,
+// which fires the triggers on the view. A refresh that fails, or is killed, leaves the sink's
+// previous rows and the previous watermark.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,10 @@ struct RefreshOutcome {
   std::string resource;   // the View resource's name
   int64_t rows = 0;       // rows written (replaced: the rows the sink holds now)
   std::string how;        // how they were written: `replaced inside PostgreSQL (...)`, ...
-  SystemTime snapshot{};  // the new watermark
+  SystemTime snapshot{};  // when it began reading
+  SystemTime earned{};    // the watermark it earned (op::EarnWatermark)
+  std::string earned_from;  // the input whose watermark that is; "" for the snapshot
+  SystemTime watermark{};   // the view's watermark now: `earned`, or a later one it kept
 };
 
 // Refreshes the view. Errors: the view is not found or not materialized (NotFound,
