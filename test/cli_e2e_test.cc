@@ -2539,6 +2539,17 @@ REFRESH MATERIALIZED VIEW local.broken;
   EXPECT_NE(refused.status, 0) << refused.out;
   EXPECT_NE(refused.out.find("is the one its refreshes earn"), std::string::npos) << refused.out;
   EXPECT_EQ(status("local-copy").value("watermark", ""), refreshed);
+  // Nor does hop watermark set, a producer's word, move it, with or without --force.
+  for (const char* set :
+       {" watermark set view/local-copy 2099-01-01T00:00:00Z",
+        " watermark set --force view/local-copy", " watermark set view/local-broken"}) {
+    HopRun not_set = Hop(state.Flag() + set);
+    EXPECT_EQ(not_set.status, 1) << set << ": " << not_set.out;
+    EXPECT_NE(not_set.out.find("is a materialized view hop refreshes"), std::string::npos)
+        << set << ": " << not_set.out;
+  }
+  EXPECT_EQ(status("local-copy").value("watermark", ""), refreshed);
+  EXPECT_FALSE(status("local-broken").contains("watermark")) << status("local-broken");
 }
 
 TEST(CliTest, AViewHopDoesNotRefreshIsNotClaimedRefreshed) {

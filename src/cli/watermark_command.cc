@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/catalog.h"
 #include "common/strings.h"
 #include "deploy/trigger_fires.h"
 #include "resource/kinds.h"
@@ -13,6 +14,21 @@ namespace {
 // How often a write that lost a race with another writer (the operator emptying the queue) is
 // tried again on the new state.
 constexpr int kAttempts = 10;
+
+// Whether `view` is a materialized view hop refreshes (its table is in a local or PostgreSQL
+// database): its watermark is the one its refreshes earn (docs/runtime.md, "Refreshes"), as for
+// FIRE MATERIALIZED VIEW (docs/ddl.md). Errors: the catalog's.
+Result<bool> HopRefreshes(store::Store& store, const resource::Resource& view) {
+  using resource::ViewKind;
+  if (!ViewKind::kMaterialized.Get(view).value_or(false)) return false;
+  std::vector<std::string> path;
+  if (auto c = ViewKind::kCatalog.Get(view); c && !c->empty()) path.push_back(*c);
+  path.push_back(ViewKind::kSchema.Get(view).value_or("DEFAULT"));
+  path.push_back(ViewKind::kView.Get(view).value_or(view.name()));
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store, view.namespace_name()));
+  auto schema = cat.SchemaFor(path);
+  return schema.ok() && catalog::HopWritesTables(**schema);
+}
 
 }  // namespace
 
@@ -58,6 +74,20 @@ int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std
           << " derives its watermark from its inputs' ('watermark' '"
           << EscapeForTerminal(policy->second) << "'): set theirs instead\n";
       return 1;
+    }
+    if (!table && attempt == 0) {
+      auto refreshed = HopRefreshes(store, object);
+      if (!refreshed.ok()) {
+        err << "hop watermark set: " << EscapeForTerminal(refreshed.status().ToString()) << "\n";
+        return 1;
+      }
+      if (*refreshed) {
+        err << "hop watermark set: " << what
+            << " is a materialized view hop refreshes: its watermark is the one its refreshes "
+               "earn from what they read (docs/runtime.md, \"Refreshes\"); set its inputs' "
+               "watermarks, and REFRESH MATERIALIZED VIEW refreshes it\n";
+        return 1;
+      }
     }
     Json status =
         object.status() && object.status()->is_object() ? *object.status() : Json::object();
