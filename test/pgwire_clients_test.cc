@@ -63,8 +63,16 @@ class PgwireClientsTest : public ::testing::Test {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT, 0600);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const char* argv[] = {hop.c_str(),  "--state", dir_->path().c_str(), "serve", "--pg-port",
-                          port.c_str(), nullptr};
+    // The default of idle_in_transaction_session_timeout is set, as psql then shows it.
+    const char* argv[] = {hop.c_str(),
+                          "--state",
+                          dir_->path().c_str(),
+                          "serve",
+                          "--pg-port",
+                          port.c_str(),
+                          "--pg-idle-in-transaction-timeout",
+                          "90",
+                          nullptr};
     if (posix_spawn(&pid_, hop.c_str(), &actions, nullptr, const_cast<char**>(argv), environ) !=
         0) {
       pid_ = -1;
@@ -138,6 +146,17 @@ TEST_F(PgwireClientsTest, PsqlCommandsAndErrors) {
   EXPECT_EQ(erc, 1);
   EXPECT_NE(err.find("ERROR:  Parse Error:"), std::string::npos) << err;
   EXPECT_NE(err.find("LINE 1: SELECT FROM c.people"), std::string::npos) << err;
+}
+
+// hop serve --pg-idle-in-transaction-timeout is the default of each connection's
+// idle_in_transaction_session_timeout, which it may SET (docs/pgwire.md, "Settings").
+TEST_F(PgwireClientsTest, TheServersIdleInTransactionTimeoutIsTheSessionsDefault) {
+  auto [out, rc] =
+      Shell(fmt("psql {} -X -q -A -t -c 'SHOW idle_in_transaction_session_timeout' -c 'SET "
+                "idle_in_transaction_session_timeout = 1500' -c 'SHOW "
+                "idle_in_transaction_session_timeout'"));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out, "90s\n1500ms\n") << out;
 }
 
 // psql's catalog commands read the emulated pg_catalog (docs/pg_catalog.md) over the wire.

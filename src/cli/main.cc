@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -449,6 +451,10 @@ int Main(int argc, char** argv) {
   int pg_port = -1;
   std::string pg_auth = "trust";
   double pg_idle_seconds = 0;
+  // The default of each connection's idle_in_transaction_session_timeout (docs/pgwire.md).
+  double pg_idle_in_transaction_seconds =
+      std::chrono::duration<double>(hop::server::PgServerOptions{}.idle_in_transaction_timeout)
+          .count();
   hop::server::HttpServerOptions http_opts;
   int http_port = -1;
   Lazily(serve, [&] {
@@ -482,6 +488,13 @@ int Main(int argc, char** argv) {
     serve
         ->add_option("--pg-idle-timeout", pg_idle_seconds,
                      "seconds an idle client stays connected (0: no limit)")
+        ->capture_default_str();
+    serve
+        ->add_option("--pg-idle-in-transaction-timeout", pg_idle_in_transaction_seconds,
+                     "seconds a client idle in a transaction, or holding a portal, stays "
+                     "connected (0: no limit); a connection may SET "
+                     "idle_in_transaction_session_timeout")
+        ->check(CLI::Range(0.0, 2147483.647))
         ->capture_default_str();
 
     // The Kubernetes API, metrics and health over HTTP (docs/kubernetes-api.md).
@@ -865,6 +878,8 @@ int Main(int argc, char** argv) {
       pg_opts.port = pg_port;
       pg_opts.idle_timeout =
           std::chrono::milliseconds(static_cast<int64_t>(pg_idle_seconds * 1000));
+      pg_opts.idle_in_transaction_timeout = std::chrono::milliseconds(
+          static_cast<int64_t>(std::llround(pg_idle_in_transaction_seconds * 1000)));
       serve_opts.pg = pg_opts;
     }
     if (http_port >= 0) {

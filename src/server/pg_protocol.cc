@@ -393,10 +393,11 @@ ErrorFields ErrorOf(const Status& status, std::string_view query, size_t offset)
   return f;
 }
 
-Result<std::chrono::milliseconds> ParseStatementTimeout(std::string_view value) {
+Result<std::chrono::milliseconds> ParseTimeoutSetting(std::string_view name,
+                                                      std::string_view value) {
   auto invalid = [&](std::string_view hint) {
     return Status::InvalidArgument(
-        fmt::format("invalid value for parameter \"statement_timeout\": \"{}\"{}", value, hint));
+        fmt::format("invalid value for parameter \"{}\": \"{}\"{}", name, value, hint));
   };
   std::string_view v = value;
   while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
@@ -421,13 +422,12 @@ Result<std::chrono::milliseconds> ParseStatementTimeout(std::string_view value) 
   const double ms = std::rint(number * factor);
   if (ms < 0 || ms > 2147483647.0) {
     return Status::InvalidArgument(fmt::format(
-        "{} is outside the valid range for parameter \"statement_timeout\" (0 .. 2147483647 ms)",
-        value));
+        "{} is outside the valid range for parameter \"{}\" (0 .. 2147483647 ms)", value, name));
   }
   return std::chrono::milliseconds(static_cast<int64_t>(ms));
 }
 
-std::string FormatStatementTimeout(std::chrono::milliseconds timeout) {
+std::string FormatTimeoutSetting(std::chrono::milliseconds timeout) {
   const int64_t ms = timeout.count();
   if (ms == 0) return "0";
   static constexpr std::pair<int64_t, std::string_view> kUnits[] = {

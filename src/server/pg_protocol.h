@@ -128,13 +128,15 @@ std::string_view SqlState(StatusCode code);
 // (where the statement starts at byte `offset`).
 ErrorFields ErrorOf(const Status& status, std::string_view query = {}, size_t offset = 0);
 
-// A value of PostgreSQL's statement_timeout as PostgreSQL reads one: a number, optionally
+// A value of one of PostgreSQL's timeout settings, `name` (statement_timeout,
+// idle_in_transaction_session_timeout), as PostgreSQL reads one: a number, optionally
 // fractional, and a unit (`us`, `ms`, `s`, `min`, `h`, `d`; none: milliseconds), rounded to
 // whole milliseconds and within 0 .. 2147483647 ms. Errors (InvalidArgument) say why, in
 // PostgreSQL's words.
-Result<std::chrono::milliseconds> ParseStatementTimeout(std::string_view value);
-// The form SHOW statement_timeout gives: the largest unit that holds it whole (`5s`, `1500ms`,
+Result<std::chrono::milliseconds> ParseTimeoutSetting(std::string_view name,
+                                                      std::string_view value);
+// The form SHOW gives such a setting: the largest unit that holds it whole (`5s`, `1500ms`,
 // `2min`), `0` for none.
-std::string FormatStatementTimeout(std::chrono::milliseconds timeout);
+std::string FormatTimeoutSetting(std::chrono::milliseconds timeout);
 
 }  // namespace hop::server

@@ -150,14 +150,14 @@ TEST(PgProtocolTest, StatementTimeoutValues) {
       {"nan", -1, ""},
   };
   for (const Case& c : kCases) {
-    auto ms = ParseStatementTimeout(c.value);
+    auto ms = ParseTimeoutSetting("statement_timeout", c.value);
     if (c.ms < 0) {
       EXPECT_FALSE(ms.ok()) << "'" << c.value << "'";
       continue;
     }
     ASSERT_TRUE(ms.ok()) << "'" << c.value << "': " << ms.status().ToString();
     EXPECT_EQ(ms->count(), c.ms) << "'" << c.value << "'";
-    EXPECT_EQ(FormatStatementTimeout(*ms), c.shown) << "'" << c.value << "'";
+    EXPECT_EQ(FormatTimeoutSetting(*ms), c.shown) << "'" << c.value << "'";
   }
 }
 

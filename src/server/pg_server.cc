@@ -201,7 +201,8 @@ struct ClientSetting {
   // Whether `value` (lower case, unquoted) is what hop does; null: any value.
   bool (*accepts)(std::string_view value);
   // What hop does, for the refusal and SHOW; for a setting that takes any value, PostgreSQL's
-  // default, which SHOW gives until the connection sets another.
+  // default, which SHOW gives until the connection sets another (the timeouts, which are acted
+  // on, show the connection's value: Connection::TimeoutSetting).
   std::string_view does;
 };
 
@@ -240,7 +241,11 @@ const ClientSetting* FindClientSetting(std::string_view name) {
 
 class Connection {
  public:
-  Connection(PgServer::Impl& server, int fd) : server_(server), fd_(fd), pid_(server.next_pid_++) {
+  Connection(PgServer::Impl& server, int fd)
+      : server_(server),
+        fd_(fd),
+        pid_(server.next_pid_++),
+        idle_in_transaction_timeout_(server.options_.idle_in_transaction_timeout) {
     const std::string key = RandomBytes(4);
     std::memcpy(&secret_, key.data(), 4);
   }
@@ -355,9 +360,16 @@ class Connection {
   // The TLS handshake after an SSLRequest answered 'S'; false when it failed.
   bool StartTls();
 
-  // ---- statement_timeout ----
-  // Sets statement_timeout from a client's value (SET, startup); errors are PostgreSQL's.
-  Status SetStatementTimeout(std::string_view value);
+  // ---- statement_timeout and idle_in_transaction_session_timeout ----
+  // The connection's value of the timeout setting `name`, or null when `name` is not one.
+  std::chrono::milliseconds* TimeoutSetting(std::string_view name);
+  // Sets the timeout setting `name` from a client's value (SET, startup; DEFAULT in SET: its
+  // default); errors are PostgreSQL's.
+  Status SetTimeoutSetting(std::string_view name, std::string_view value);
+  // Whether the client, waiting now, is idle in a transaction: inside a transaction block, or
+  // holding a portal whose rows it has not all read (its cursor keeps a read of the local
+  // tables' files open).
+  bool IdleInTransaction() const;
   // With a statement_timeout, starts the timer for the statement that starts now (the timer's
   // thread is started by the first); without one, nothing.
   void ArmTimer();
@@ -384,8 +396,10 @@ class Connection {
   std::unique_ptr<session::Session> session_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> running_{false};
-  // statement_timeout (docs/pgwire.md, "Settings"); 0: none.
+  // statement_timeout and idle_in_transaction_session_timeout (docs/pgwire.md, "Settings");
+  // 0: none.
   std::chrono::milliseconds statement_timeout_{0};
+  std::chrono::milliseconds idle_in_transaction_timeout_{0};
   // Set by the timer when it cancelled the running statement.
   std::atomic<bool> timed_out_{false};
   std::mutex timer_mu_;
@@ -592,8 +606,8 @@ bool Connection::Startup() {
         }
         if (EqualsIgnoreCase(s->name, "application_name")) {
           application_name_ = std::string(pair.substr(eq + 1));
-        } else if (s->name == "statement_timeout") {
-          if (Status set = SetStatementTimeout(pair.substr(eq + 1)); !set.ok()) {
+        } else if (TimeoutSetting(s->name) != nullptr) {
+          if (Status set = SetTimeoutSetting(s->name, pair.substr(eq + 1)); !set.ok()) {
             Fatal("22023", set.message());
             return false;
           }
@@ -608,8 +622,8 @@ bool Connection::Startup() {
         Fatal("22023", fmt::format("hop only does {} = {}", s->name, s->does));
         return false;
       }
-      if (s != nullptr && s->name == "statement_timeout") {
-        if (Status set = SetStatementTimeout(v); !set.ok()) {
+      if (s != nullptr && TimeoutSetting(s->name) != nullptr) {
+        if (Status set = SetTimeoutSetting(s->name, v); !set.ok()) {
           Fatal("22023", set.message());
           return false;
         }
@@ -779,8 +793,23 @@ void Connection::Run() {
   std::string body;
   for (;;) {
     char head[5];
-    // Waiting for a message is idle time; the rest of a message must come promptly.
-    Stop s = ReadExact(head, 1, o.idle_timeout);
+    // Waiting for a message is idle time, and in a transaction idle_in_transaction_session_timeout
+    // applies beside --pg-idle-timeout (the sooner ends it); the rest of a message must come
+    // promptly.
+    const std::chrono::milliseconds in_transaction =
+        IdleInTransaction() ? idle_in_transaction_timeout_ : std::chrono::milliseconds(0);
+    std::chrono::milliseconds idle = o.idle_timeout;
+    if (in_transaction.count() > 0 && (idle.count() == 0 || in_transaction < idle)) {
+      idle = in_transaction;
+    }
+    Stop s = ReadExact(head, 1, idle);
+    if (s == Stop::kTimeout && in_transaction.count() > 0 && idle == in_transaction) {
+      // Its portals' cursors, and with them its read of the local tables' files, go before it
+      // is told (the session goes with the connection).
+      portals_.clear();
+      Fatal("25P03", "terminating connection due to idle-in-transaction timeout");
+      return;
+    }
     if (s == Stop::kNone) s = ReadExact(head + 1, 4, o.message_timeout);
     if (s == Stop::kTimeout) {
       Fatal("57P05", "terminating connection due to idle-session timeout");
@@ -892,10 +921,31 @@ void Connection::TimerLoop() {
   }
 }
 
-Status Connection::SetStatementTimeout(std::string_view value) {
-  HOP_ASSIGN_OR_RETURN(statement_timeout_, ParseStatementTimeout(value));
-  client_values_["statement_timeout"] = FormatStatementTimeout(statement_timeout_);
+std::chrono::milliseconds* Connection::TimeoutSetting(std::string_view name) {
+  if (EqualsIgnoreCase(name, "statement_timeout")) return &statement_timeout_;
+  if (EqualsIgnoreCase(name, "idle_in_transaction_session_timeout")) {
+    return &idle_in_transaction_timeout_;
+  }
+  return nullptr;
+}
+
+Status Connection::SetTimeoutSetting(std::string_view name, std::string_view value) {
+  std::chrono::milliseconds* setting = TimeoutSetting(name);
+  if (EqualsIgnoreCase(value, "DEFAULT")) {
+    *setting = setting == &statement_timeout_ ? std::chrono::milliseconds(0)
+                                              : server_.options_.idle_in_transaction_timeout;
+    return Status::OK();
+  }
+  HOP_ASSIGN_OR_RETURN(*setting, ParseTimeoutSetting(name, value));
   return Status::OK();
+}
+
+bool Connection::IdleInTransaction() const {
+  if (transaction_ != 'I') return true;
+  for (const auto& [name, portal] : portals_) {
+    if (portal.pending && portal.pending->cursor) return true;
+  }
+  return false;
 }
 
 void Connection::SendError(const Status& st, std::string_view query, size_t offset) {
@@ -1144,6 +1194,8 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
     std::string value(s->does);
     if (EqualsIgnoreCase(s->name, "application_name")) {
       value = application_name_;
+    } else if (const std::chrono::milliseconds* timeout = TimeoutSetting(s->name)) {
+      value = FormatTimeoutSetting(*timeout);
     } else if (auto given = client_values_.find(s->name); given != client_values_.end()) {
       value = given->second;
     }
@@ -1165,17 +1217,13 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
     return Status::InvalidArgument(fmt::format(
         "hop only does {} = {}: '{}' would not be true of its results", s->name, s->does, value));
   }
-  if (s->name == "statement_timeout") {
-    // Acted on: a statement running longer is cancelled (SetStatementTimeout).
-    if (EqualsIgnoreCase(value, "DEFAULT")) {
-      if (apply) {
-        statement_timeout_ = std::chrono::milliseconds(0);
-        client_values_.erase(s->name);
-      }
-    } else if (apply) {
-      HOP_RETURN_IF_ERROR(SetStatementTimeout(value));
-    } else {
-      HOP_RETURN_IF_ERROR(ParseStatementTimeout(value).status());
+  if (TimeoutSetting(s->name) != nullptr) {
+    // Acted on: a statement running longer is cancelled (ArmTimer), a client idle in a
+    // transaction longer is disconnected (Run).
+    if (apply) {
+      HOP_RETURN_IF_ERROR(SetTimeoutSetting(s->name, value));
+    } else if (!EqualsIgnoreCase(value, "DEFAULT")) {
+      HOP_RETURN_IF_ERROR(ParseTimeoutSetting(s->name, value).status());
     }
   } else if (s->accepts == nullptr && !EqualsIgnoreCase(s->name, "application_name") && apply) {
     if (EqualsIgnoreCase(value, "DEFAULT")) {

@@ -28,6 +28,11 @@ struct PgServerOptions {
   // An idle client (no message since its last ReadyForQuery) is disconnected after this;
   // 0: never.
   std::chrono::milliseconds idle_timeout{0};
+  // A client idle inside a transaction block, or holding a portal whose rows it has not all
+  // read (which holds a read of the local tables' SQLite files open), is disconnected with
+  // FATAL 25P03 after this; the default of each connection's idle_in_transaction_session_timeout,
+  // which it may SET. 0: never (docs/pgwire.md, "Settings").
+  std::chrono::milliseconds idle_in_transaction_timeout{std::chrono::minutes(5)};
   // A client that started a message, or the startup and authentication, must finish it within
   // this.
   std::chrono::milliseconds message_timeout{60000};

@@ -8,6 +8,7 @@
 #include <libpq-fe.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sqlite3.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -91,13 +92,13 @@ class PgServerTest : public ::testing::Test {
     ASSERT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
               static_cast<ssize_t>(bytes.size()));
   }
-  // Everything the server sends until it closes the connection or goes quiet for 2 s.
-  static std::string ReadAll(int fd, std::string_view until = {}) {
+  // Everything the server sends until it closes the connection or goes quiet for `quiet_ms`.
+  static std::string ReadAll(int fd, std::string_view until = {}, int quiet_ms = 2000) {
     std::string got;
     char buf[4096];
     for (;;) {
       pollfd p{fd, POLLIN, 0};
-      if (poll(&p, 1, 2000) <= 0) break;
+      if (poll(&p, 1, quiet_ms) <= 0) break;
       const ssize_t n = recv(fd, buf, sizeof buf, 0);
       if (n <= 0) break;
       got.append(buf, static_cast<size_t>(n));
@@ -800,6 +801,119 @@ TEST_F(PgServerTest, StatementTimeoutCancelsALongerStatement) {
   EXPECT_EQ(PQstatus(c), CONNECTION_BAD);
   EXPECT_NE(std::string(PQerrorMessage(c)).find("outside the valid range"), std::string::npos)
       << PQerrorMessage(c);
+  PQfinish(c);
+}
+
+// idle_in_transaction_session_timeout is acted on as PostgreSQL does (docs/pgwire.md,
+// "Settings"): a client idle inside a transaction block, or holding a portal whose rows it has
+// not all read, is disconnected with FATAL 25P03, and the read of the local tables' SQLite file
+// its portal held open is released, so a checkpoint of that file can complete again; a client
+// idle outside a transaction is not. Its default is the server's (5 minutes), SET and the
+// startup options change it, and values are read with PostgreSQL's units.
+TEST_F(PgServerTest, AClientIdleInATransactionIsDisconnectedAndItsReadReleased) {
+  StartServer();
+  auto show = [](PGconn* c) {
+    PGresult* r = PQexec(c, "SHOW idle_in_transaction_session_timeout");
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK ? PQgetvalue(r, 0, 0) : "?";
+    PQclear(r);
+    return v;
+  };
+  auto exec = [](PGconn* c, const char* sql) {
+    PGresult* r = PQexec(c, sql);
+    EXPECT_NE(PQresultStatus(r), PGRES_FATAL_ERROR) << sql << ": " << PQresultErrorMessage(r);
+    PQclear(r);
+  };
+  PGconn* c = Connect();
+  EXPECT_EQ(show(c), "5min");
+  exec(c, "SET idle_in_transaction_session_timeout = 0");
+  EXPECT_EQ(show(c), "0");
+  exec(c, "SET idle_in_transaction_session_timeout TO DEFAULT");
+  EXPECT_EQ(show(c), "5min");
+  PGresult* r = PQexec(c, "SET idle_in_transaction_session_timeout = '2 weeks'");
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22023");
+  PQclear(r);
+  CreateLocalDatabase(c);
+  exec(c, "CREATE TABLE local.t (n INTEGER)");
+  exec(c, "INSERT INTO local.t VALUES (1), (2), (3)");
+  // A checkpoint that empties the WAL of the table's file, from a connection of the test's: it
+  // cannot complete (SQLITE_BUSY) while a reader holds a snapshot older than the last write.
+  const std::string file = dir_.path() + "/local/wire.db";
+  auto checkpoint = [&file] {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+    // A read first, so that the connection opens the WAL the file's header says it has.
+    EXPECT_EQ(sqlite3_exec(db, "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    const int rc =
+        sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    sqlite3_close(db);
+    return rc;
+  };
+  EXPECT_EQ(checkpoint(), SQLITE_OK);
+
+  // Raw clients reading the table a row at a time: one inside a block (rows kept past Sync, as
+  // JDBC's fetch size reads them), one outside any, whose Flush keeps the portal open; then
+  // nothing.
+  const std::string portal =
+      Msg('P', std::string("\0", 1) + "SELECT n FROM local.t" + '\0' + Be16(0)) +
+      Msg('B', std::string("\0\0", 2) + Be16(0) + Be16(0) + Be16(0)) +
+      Msg('E', std::string("\0", 1) + Be32(1));
+  const std::string ready_in_block("Z\0\0\0\x05T", 6);
+  const int in_block = Raw();
+  Send(in_block, Startup());
+  ASSERT_NE(ReadAll(in_block, kReadyIdle).find(kReadyIdle), std::string::npos);
+  Send(in_block,
+       Msg('Q', std::string("SET idle_in_transaction_session_timeout = '2s'; BEGIN") + '\0'));
+  ASSERT_NE(ReadAll(in_block, ready_in_block).find(ready_in_block), std::string::npos);
+  Send(in_block, portal + Msg('S', ""));
+  EXPECT_EQ(Types(ReadAll(in_block, ready_in_block)), "12DsZ");
+  const int flushed = Raw();
+  Send(flushed, Startup());
+  ASSERT_NE(ReadAll(flushed, kReadyIdle).find(kReadyIdle), std::string::npos);
+  Send(flushed, Msg('Q', std::string("SET idle_in_transaction_session_timeout = 2000") + '\0'));
+  ASSERT_NE(ReadAll(flushed, kReadyIdle).find(kReadyIdle), std::string::npos);
+  Send(flushed, portal + Msg('H', ""));
+  EXPECT_EQ(Types(ReadAll(flushed, std::string("s\0\0\0\x04", 5))), "12Ds");
+  exec(c, "INSERT INTO local.t VALUES (4), (5)");  // as a refresh writes
+  EXPECT_EQ(checkpoint(), SQLITE_BUSY);            // the portals' reads hold the WAL
+  // libpq clients: one idle in a block after its query's rows, one idle outside any.
+  PGconn* idle_in_block = Connect("options='-c idle_in_transaction_session_timeout=2s'");
+  EXPECT_EQ(show(idle_in_block), "2s");
+  exec(idle_in_block, "BEGIN");
+  exec(idle_in_block, "SELECT n FROM local.t");
+  PGconn* idle = Connect("options='-c idle_in_transaction_session_timeout=2s'");
+  const auto idle_since = std::chrono::steady_clock::now();
+
+  for (const int fd : {in_block, flushed}) {
+    const std::string got = ReadAll(fd, "timeout", 10000);
+    EXPECT_NE(got.find("25P03"), std::string::npos) << got;
+    EXPECT_NE(got.find("terminating connection due to idle-in-transaction timeout"),
+              std::string::npos)
+        << got;
+    // and the connection is closed
+    pollfd closed{fd, POLLIN, 0};
+    EXPECT_EQ(poll(&closed, 1, 5000), 1);
+    char byte;
+    EXPECT_EQ(recv(fd, &byte, 1, MSG_DONTWAIT), 0);
+    close(fd);
+  }
+  EXPECT_EQ(checkpoint(), SQLITE_OK);
+  pollfd told{PQsocket(idle_in_block), POLLIN, 0};
+  EXPECT_EQ(poll(&told, 1, 10000), 1);
+  r = PQexec(idle_in_block, "SELECT 1");
+  EXPECT_NE(PQresultStatus(r), PGRES_TUPLES_OK);
+  EXPECT_NE(std::string(PQerrorMessage(idle_in_block))
+                .find("terminating connection due to idle-in-transaction timeout"),
+            std::string::npos)
+      << PQerrorMessage(idle_in_block);
+  PQclear(r);
+  std::this_thread::sleep_until(idle_since + std::chrono::milliseconds(2500));
+  r = PQexec(idle, "SELECT 1");
+  EXPECT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  PQfinish(idle_in_block);
+  PQfinish(idle);
   PQfinish(c);
 }
 
