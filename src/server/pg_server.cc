@@ -950,11 +950,13 @@ bool Connection::IdleInTransaction() const {
 
 void Connection::SendError(const Status& st, std::string_view query, size_t offset) {
   ErrorFields f = ErrorOf(st, query, offset);
-  if (timed_out_.load() && st.code() == StatusCode::kExecution &&
+  if (cancel_.load() && !server_.stopping_.load() && st.code() == StatusCode::kExecution &&
       st.message().find("was cancelled") != std::string::npos) {
-    // The timer stopped it, not the client: PostgreSQL's query_canceled and words.
+    // A CancelRequest or the statement_timeout timer stopped it: PostgreSQL's query_canceled,
+    // with its words for which. (A stopping server's cancel is followed by its FATAL 57P01.)
     f.sqlstate = "57014";
-    f.message = "canceling statement due to statement timeout";
+    f.message = timed_out_.load() ? "canceling statement due to statement timeout"
+                                  : "canceling statement due to user request";
     f.detail.clear();
   }
   if (st.message().rfind(kAborted, 0) == 0) f.sqlstate = "25P02";  // in_failed_sql_transaction

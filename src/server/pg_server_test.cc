@@ -702,6 +702,8 @@ TEST_F(PgServerTest, InterleavedClientsDoNotWaitForEachOther) {
   close(stalled);
 }
 
+// A CancelRequest stops the running statement, in the simple and the extended protocol, with
+// PostgreSQL's 57014 canceling statement due to user request; the connection goes on.
 TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
   StartServer();
   PGconn* c = Connect();
@@ -712,26 +714,32 @@ TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
                  "CROSS JOIN (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS b (x)"));
   // Were the cancel lost, the budget would end the query.
   PQclear(PQexec(c, "SET query_timeout = 20"));
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    PGcancel* cancel = PQgetCancel(c);
-    char err[256];
-    EXPECT_EQ(PQcancel(cancel, err, sizeof err), 1) << err;
-    PQfreeCancel(cancel);
-  });
-  const auto start = std::chrono::steady_clock::now();
-  PGresult* r = PQexec(c,
-                       "SELECT COUNT(*) FROM local.many a, local.many b, local.many c, "
-                       "local.many d, local.many e");
-  canceller.join();
-  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
-  EXPECT_NE(std::string(PQresultErrorMessage(r)).find("cancelled"), std::string::npos)
-      << PQresultErrorMessage(r);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-  PQclear(r);
-  r = PQexec(c, "SELECT 1");
-  EXPECT_STREQ(PQgetvalue(r, 0, 0), "1");
-  PQclear(r);
+  const char* kSlow =
+      "SELECT COUNT(*) FROM local.many a, local.many b, local.many c, local.many d, local.many e";
+  for (const bool extended : {false, true}) {
+    const std::string what = extended ? "extended" : "simple";
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      PGcancel* cancel = PQgetCancel(c);
+      char err[256];
+      EXPECT_EQ(PQcancel(cancel, err, sizeof err), 1) << err;
+      PQfreeCancel(cancel);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    PGresult* r = extended ? PQexecParams(c, kSlow, 0, nullptr, nullptr, nullptr, nullptr, 0)
+                           : PQexec(c, kSlow);
+    canceller.join();
+    EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << what;
+    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    EXPECT_STREQ(state ? state : "", "57014") << what << ": " << PQresultErrorMessage(r);
+    const char* message = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    EXPECT_STREQ(message ? message : "", "canceling statement due to user request") << what;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << what;
+    PQclear(r);
+    r = PQexec(c, "SELECT 1");
+    EXPECT_STREQ(PQgetvalue(r, 0, 0), "1") << what;
+    PQclear(r);
+  }
   PQfinish(c);
 }
 
