@@ -1026,13 +1026,20 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
         UnpadCharOperands({&v[0], &v[1], &v[2]});
         HOP_ASSIGN_OR_RETURN(Rep c, Common(v[0].rep, v[1].rep));
         HOP_ASSIGN_OR_RETURN(c, Common(c, v[2].rep));
-        auto b = std::make_unique<sql::BetweenExpr>();
-        HOP_ASSIGN_OR_RETURN(Low x, Coerce(std::move(v[0]), c));
-        HOP_ASSIGN_OR_RETURN(Low lo, Coerce(std::move(v[1]), c));
-        HOP_ASSIGN_OR_RETURN(Low hi, Coerce(std::move(v[2]), c));
-        b->operand = std::move(x.expr);
-        b->low = std::move(lo.expr);
-        b->high = std::move(hi.expr);
+        // `operand BETWEEN low AND high`, each coerced to the common rep.
+        auto between = [this, &c](Low operand, Low low,
+                                  Low high) -> Result<std::unique_ptr<sql::BetweenExpr>> {
+          auto b = std::make_unique<sql::BetweenExpr>();
+          HOP_ASSIGN_OR_RETURN(Low x, Coerce(std::move(operand), c));
+          HOP_ASSIGN_OR_RETURN(Low lo, Coerce(std::move(low), c));
+          HOP_ASSIGN_OR_RETURN(Low hi, Coerce(std::move(high), c));
+          b->operand = std::move(x.expr);
+          b->low = std::move(lo.expr);
+          b->high = std::move(hi.expr);
+          return b;
+        };
+        HOP_ASSIGN_OR_RETURN(std::unique_ptr<sql::BetweenExpr> b,
+                             between(std::move(v[0]), std::move(v[1]), std::move(v[2])));
         if (!s.symmetric) {
           b->negated = s.negated;
           return Low{std::move(b), BooleanRep()};
@@ -1042,13 +1049,8 @@ Result<Low> Lowerer::Convert(const Scalar& s, const Cols& cols) {
         // GREATEST would answer otherwise for a NULL bound). The second BETWEEN converts the
         // arguments again.
         HOP_ASSIGN_OR_RETURN(std::vector<Low> w, ConvertArgs(*this, s, cols));
-        auto swapped = std::make_unique<sql::BetweenExpr>();
-        HOP_ASSIGN_OR_RETURN(Low x2, Coerce(std::move(w[0]), c));
-        HOP_ASSIGN_OR_RETURN(Low lo2, Coerce(std::move(w[2]), c));
-        HOP_ASSIGN_OR_RETURN(Low hi2, Coerce(std::move(w[1]), c));
-        swapped->operand = std::move(x2.expr);
-        swapped->low = std::move(lo2.expr);
-        swapped->high = std::move(hi2.expr);
+        HOP_ASSIGN_OR_RETURN(std::unique_ptr<sql::BetweenExpr> swapped,
+                             between(std::move(w[0]), std::move(w[2]), std::move(w[1])));
         ExprPtr either = Bin(BinaryOp::kOr, std::move(b), std::move(swapped));
         if (s.negated) either = Not(std::move(either));
         return Low{std::move(either), BooleanRep()};

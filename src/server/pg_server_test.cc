@@ -78,6 +78,35 @@ class PgServerTest : public ::testing::Test {
     EXPECT_STREQ(PQcmdStatus(r), "CREATE DATABASE");
     PQclear(r);
   }
+  // A query counting 10^10 rows: minutes of work (hop runs no recursive queries), which ends
+  // soon only when something stops it.
+  static std::string SlowQuery() {
+    std::string slow = "SELECT COUNT(*) FROM ";
+    for (int i = 0; i < 10; ++i) {
+      slow += fmt::format("{}(VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS t{} (x)",
+                          i ? ", " : "", i);
+    }
+    return slow;
+  }
+  // Runs `query` on `c` (in the extended protocol when `extended`), which something stops: it
+  // fails within 10 s with 57014 and `message`, and the connection goes on.
+  static void ExpectCancelled(PGconn* c, const std::string& query, bool extended,
+                              const char* message, const std::string& what) {
+    const auto start = std::chrono::steady_clock::now();
+    PGresult* r = extended
+                      ? PQexecParams(c, query.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)
+                      : PQexec(c, query.c_str());
+    EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << what;
+    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    EXPECT_STREQ(state ? state : "", "57014") << what << ": " << PQresultErrorMessage(r);
+    const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    EXPECT_STREQ(primary ? primary : "", message) << what;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << what;
+    PQclear(r);
+    r = PQexec(c, "SELECT 1");
+    EXPECT_STREQ(PQgetvalue(r, 0, 0), "1") << what;
+    PQclear(r);
+  }
   // A raw socket to the server.
   int Raw() {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -707,17 +736,9 @@ TEST_F(PgServerTest, InterleavedClientsDoNotWaitForEachOther) {
 TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
   StartServer();
   PGconn* c = Connect();
-  CreateLocalDatabase(c);
-  PQclear(PQexec(c,
-                 "CREATE TABLE local.many (n INTEGER); INSERT INTO local.many SELECT a.x * 10 + "
-                 "b.x FROM (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS a (x) "
-                 "CROSS JOIN (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS b (x)"));
   // Were the cancel lost, the budget would end the query.
   PQclear(PQexec(c, "SET query_timeout = 20"));
-  const char* kSlow =
-      "SELECT COUNT(*) FROM local.many a, local.many b, local.many c, local.many d, local.many e";
   for (const bool extended : {false, true}) {
-    const std::string what = extended ? "extended" : "simple";
     std::thread canceller([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       PGcancel* cancel = PQgetCancel(c);
@@ -725,20 +746,9 @@ TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
       EXPECT_EQ(PQcancel(cancel, err, sizeof err), 1) << err;
       PQfreeCancel(cancel);
     });
-    const auto start = std::chrono::steady_clock::now();
-    PGresult* r = extended ? PQexecParams(c, kSlow, 0, nullptr, nullptr, nullptr, nullptr, 0)
-                           : PQexec(c, kSlow);
+    ExpectCancelled(c, SlowQuery(), extended, "canceling statement due to user request",
+                    extended ? "extended" : "simple");
     canceller.join();
-    EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << what;
-    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-    EXPECT_STREQ(state ? state : "", "57014") << what << ": " << PQresultErrorMessage(r);
-    const char* message = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-    EXPECT_STREQ(message ? message : "", "canceling statement due to user request") << what;
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << what;
-    PQclear(r);
-    r = PQexec(c, "SELECT 1");
-    EXPECT_STREQ(PQgetvalue(r, 0, 0), "1") << what;
-    PQclear(r);
   }
   PQfinish(c);
 }
@@ -748,20 +758,9 @@ TEST_F(PgServerTest, CancelRequestStopsTheRunningQuery) {
 // extended protocol; 0 is no timeout; values are read with PostgreSQL's units.
 TEST_F(PgServerTest, StatementTimeoutCancelsALongerStatement) {
   StartServer();
-  // 10^10 rows to count: minutes of work (hop runs no recursive queries).
-  std::string slow = "SELECT COUNT(*) FROM ";
-  for (int i = 0; i < 10; ++i) {
-    slow += fmt::format("{}(VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS t{} (x)",
-                        i ? ", " : "", i);
-  }
-  const char* kSlow = slow.c_str();
-  auto expect_timeout = [](PGresult* r, const std::string& what) {
-    EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << what;
-    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-    EXPECT_STREQ(state ? state : "", "57014") << what << ": " << PQresultErrorMessage(r);
-    const char* message = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-    EXPECT_STREQ(message ? message : "", "canceling statement due to statement timeout") << what;
-    PQclear(r);
+  const std::string slow = SlowQuery();
+  auto expect_timeout = [&slow](PGconn* c, bool extended, const std::string& what) {
+    ExpectCancelled(c, slow, extended, "canceling statement due to statement timeout", what);
   };
   auto show = [](PGconn* c) {
     PGresult* r = PQexec(c, "SHOW statement_timeout");
@@ -772,18 +771,13 @@ TEST_F(PgServerTest, StatementTimeoutCancelsALongerStatement) {
   PGconn* c = Connect();
   PQclear(PQexec(c, "SET statement_timeout = '300ms'"));
   EXPECT_EQ(show(c), "300ms");
-  auto start = std::chrono::steady_clock::now();
-  expect_timeout(PQexec(c, kSlow), "simple");
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-  // The connection goes on, and a quick statement is not cancelled.
-  PGresult* r = PQexec(c, "SELECT 1");
-  EXPECT_STREQ(PQgetvalue(r, 0, 0), "1");
-  PQclear(r);
-  expect_timeout(PQexecParams(c, kSlow, 0, nullptr, nullptr, nullptr, nullptr, 0), "extended");
+  // Each time the connection goes on, and a quick statement is not cancelled.
+  expect_timeout(c, /*extended=*/false, "simple");
+  expect_timeout(c, /*extended=*/true, "extended");
   // A plain number is milliseconds; a unit PostgreSQL does not know is refused.
   PQclear(PQexec(c, "SET statement_timeout TO 1500"));
   EXPECT_EQ(show(c), "1500ms");
-  r = PQexec(c, "SET statement_timeout = '5S'");
+  PGresult* r = PQexec(c, "SET statement_timeout = '5S'");
   EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
   EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22023");
   PQclear(r);
@@ -792,7 +786,7 @@ TEST_F(PgServerTest, StatementTimeoutCancelsALongerStatement) {
   PQclear(PQexec(c, "SET statement_timeout = 0"));
   EXPECT_EQ(show(c), "0");
   PQclear(PQexec(c, "SET query_timeout = 2"));
-  r = PQexec(c, kSlow);
+  r = PQexec(c, slow.c_str());
   EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
   EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22000");
   EXPECT_NE(std::string(PQresultErrorMessage(r)).find("query_timeout"), std::string::npos)
@@ -803,7 +797,7 @@ TEST_F(PgServerTest, StatementTimeoutCancelsALongerStatement) {
   c = Connect("options='-c statement_timeout=200'");
   ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
   EXPECT_EQ(show(c), "200ms");
-  expect_timeout(PQexec(c, kSlow), "startup option");
+  expect_timeout(c, /*extended=*/false, "startup option");
   PQfinish(c);
   c = PQconnectdb(Conninfo("options='-c statement_timeout=-5'").c_str());
   EXPECT_EQ(PQstatus(c), CONNECTION_BAD);

@@ -657,7 +657,13 @@ ExprPtr Parser::ParseStandardForm(QualifiedName name, const Token& start, bool p
   ExprPtr second = ParseExpr();
   if (!second) return nullptr;
   fn->args.push_back(std::move(second));
-  if (!position && PeekType(TokenType::kWord) && AsciiToLower(TokenText(Peek())) == "for") {
+  if (!position) return ParseForLengthAndClose(std::move(fn));
+  if (!ExpectType(TokenType::kRParen)) return nullptr;
+  return fn;
+}
+
+ExprPtr Parser::ParseForLengthAndClose(std::unique_ptr<FunctionExpr> fn) {
+  if (PeekType(TokenType::kWord) && AsciiToLower(TokenText(Peek())) == "for") {
     ++pos_;
     ExprPtr length = ParseExpr();
     if (!length) return nullptr;
@@ -686,14 +692,7 @@ ExprPtr Parser::ParseOverlay(QualifiedName name, const Token& start) {
   ExprPtr from = ParseExpr();
   if (!from) return nullptr;
   fn->args.push_back(std::move(from));
-  if (PeekType(TokenType::kWord) && AsciiToLower(TokenText(Peek())) == "for") {
-    ++pos_;
-    ExprPtr length = ParseExpr();
-    if (!length) return nullptr;
-    fn->args.push_back(std::move(length));
-  }
-  if (!ExpectType(TokenType::kRParen)) return nullptr;
-  return fn;
+  return ParseForLengthAndClose(std::move(fn));
 }
 
 ExprPtr Parser::ParseArraySubquery() {

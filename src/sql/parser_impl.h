@@ -192,6 +192,9 @@ class Parser {
   ExprPtr ParseStandardForm(QualifiedName name, const Token& start, bool position);
   // OVERLAY(s PLACING r FROM start [FOR length]), or the call OVERLAY(s, r, start[, length]).
   ExprPtr ParseOverlay(QualifiedName name, const Token& start);
+  // The end of the standard forms of SUBSTRING and OVERLAY, `[FOR length] )`: the length, if
+  // any, becomes `fn`'s last argument.
+  ExprPtr ParseForLengthAndClose(std::unique_ptr<FunctionExpr> fn);
   // At ARRAY followed by '(': `ARRAY(query)`.
   ExprPtr ParseArraySubquery();
   std::unique_ptr<Query> TryParseParenthesizedQuery();
