@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include <thread>
 
 #include "test/lib/datadriven.h"
+#include "test/lib/fixtures.h"
 #include "test/lib/postgres_server.h"
 
 extern char** environ;
@@ -802,6 +804,36 @@ FIRE VIEW ads.visits;
   EXPECT_EQ(Status(state, "tabletrigger", "report", "watermark"), watermark);
   EXPECT_TRUE(serve.Leads());  // the -f and the wait above did not take over
   EXPECT_EQ(serve.Stop(SIGTERM), 0);
+}
+
+// A state directory hop may not write to is said to be one, with its path, by `hop -e`, `hop -f`
+// and `hop serve`, exit status 1 (it used to be an Internal Error quoting SQLite). As root,
+// which any directory lets write, the commands run as the user nobody.
+TEST(CliTest, AReadOnlyStateDirectoryIsSaidToBeOne) {
+  hop::testing::TempDir parent("hop-e2e-readonly");
+  const std::string state = parent.path() + "/state";
+  std::string as_user;
+  if (geteuid() == 0) {
+    ASSERT_EQ(Command("command -v setpriv").status, 0) << "running as root needs setpriv";
+    as_user = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    ASSERT_EQ(chmod(parent.path().c_str(), 0777), 0);
+  }
+  const std::string script = parent.path() + "/script.sql";
+  std::ofstream(script) << "SELECT 1;\n";
+  ASSERT_EQ(chmod(script.c_str(), 0644), 0);
+  const std::string hop = as_user + HOP_BINARY + " --state " + state;
+  HopRun made = Command(hop + " -e 'SELECT 1'");
+  ASSERT_EQ(made.status, 0) << made.out;
+  ASSERT_EQ(chmod(state.c_str(), 0555), 0);
+  const std::string said = "the state directory " + state + " is read-only to this user";
+  for (const std::string& command :
+       {hop + " -e 'SELECT 1'", hop + " -f " + script, hop + " serve"}) {
+    HopRun r = Command(command);
+    EXPECT_EQ(r.status, 1) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find(said), std::string::npos) << command << "\n" << r.out;
+    EXPECT_EQ(r.out.find("Internal"), std::string::npos) << command << "\n" << r.out;
+  }
+  ASSERT_EQ(chmod(state.c_str(), 0700), 0);
 }
 
 // Crash safety: `hop serve` is killed (SIGKILL) at random moments while ten triggers on one view

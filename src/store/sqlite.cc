@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -30,16 +32,22 @@ struct StatementCache {
 
 namespace {
 
+// The file of `db`'s main database; "" when there is none.
+std::string FileOf(sqlite3* db) {
+  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+  return file != nullptr ? std::string(file) : std::string();
+}
+
 // For an error that says the file itself is damaged or not a database: the file, not hop, is at
 // fault, so the message names it and what to do. Empty for any other error.
 std::string DamagedFileAdvice(sqlite3* db, int code) {
   const int primary = code & 0xff;
   if (primary != SQLITE_CORRUPT && primary != SQLITE_NOTADB) return "";
-  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+  const std::string file = FileOf(db);
   return fmt::format(
       ": {} is damaged or is not a hop store. Move it aside to start a new, empty store, or "
       "restore it from a backup",
-      file != nullptr && *file != '\0' ? file : "the database file");
+      !file.empty() ? file : "the database file");
 }
 
 // ---- the VFS: SQLite's own, with the WAL's directory entry made durable once ----
@@ -152,6 +160,64 @@ bool WalMarkedDurable(const std::string& wal_path) {
   return id && ReadMarker(MarkerPathOf(wal_path)) == id->Text();
 }
 
+std::string StorageProblem(int code, int system_errno, std::string_view file) {
+  const int primary = code & 0xff;
+  const std::string dir = file.empty()
+                              ? std::string("the state directory")
+                              : fmt::format("the state directory {}",
+                                            std::filesystem::path(file).parent_path().string());
+  const bool io = primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN;
+  if (primary == SQLITE_FULL || (io && (system_errno == ENOSPC || system_errno == EDQUOT))) {
+    return fmt::format(
+        "{} has no space left ({}): hop cannot write its store there. Free some space on its "
+        "file system, or use another state directory",
+        dir, system_errno == EDQUOT ? "the disk quota is used up" : "the disk is full");
+  }
+  if ((io || primary == SQLITE_READONLY) && system_errno == EROFS) {
+    return fmt::format(
+        "{} is on a read-only file system: hop cannot write its store there. Mount it "
+        "read-write, or use another state directory",
+        dir);
+  }
+  if (primary == SQLITE_READONLY || (io && (system_errno == EACCES || system_errno == EPERM))) {
+    return fmt::format(
+        "{} is read-only to this user: hop cannot write its store there. Make the directory and "
+        "the files in it writable by this user, or use another state directory",
+        dir);
+  }
+  if (io && system_errno == EIO) {
+    return fmt::format(
+        "the device of {} failed to read or write the store's files (an I/O error): the disk "
+        "may be failing. Check it, and restore the store from a backup if its data is damaged",
+        dir);
+  }
+  return "";
+}
+
+namespace {
+
+// The errno that tells what is wrong with where `db`'s file is kept. SQLite's is that of the last
+// call that failed, which for a file it could not open is often not the first: on a read-only
+// file system, creating the WAL fails with EROFS, then opening it read-only fails with ENOENT.
+// So for an open that failed, or a database SQLite found read-only, the state directory is asked
+// whether it may be written, when SQLite's errno does not already say.
+int StorageErrno(sqlite3* db, int code) {
+  const int system_errno = db ? sqlite3_system_errno(db) : 0;
+  const int primary = code & 0xff;
+  if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) return system_errno;
+  if (system_errno == EROFS || system_errno == EACCES || system_errno == EPERM ||
+      system_errno == ENOSPC || system_errno == EDQUOT) {
+    return system_errno;
+  }
+  const std::string file = FileOf(db);
+  if (file.empty()) return system_errno;
+  const std::string dir = std::filesystem::path(file).parent_path().string();
+  if (::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES)) return errno;
+  return system_errno;
+}
+
+}  // namespace
+
 Status ErrorStatus(sqlite3* db, std::string_view what) {
   const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
   const char* msg = db ? sqlite3_errmsg(db) : "no database";
@@ -159,6 +225,10 @@ Status ErrorStatus(sqlite3* db, std::string_view what) {
   const int primary = code & 0xff;
   if (std::string advice = DamagedFileAdvice(db, code); !advice.empty()) {
     return Status::Unavailable(text + advice);
+  }
+  if (std::string problem = StorageProblem(code, StorageErrno(db, code), FileOf(db));
+      !problem.empty()) {
+    return Status::Unavailable(fmt::format("{} ({})", problem, text));
   }
   // A busy or locked database, or a full disk, may clear up; anything else is a fault.
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_FULL ||
@@ -241,8 +311,13 @@ Status Database::Exec(std::string_view sql) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
     Status s = ErrorStatus(db_, "exec");
-    return Status(s.code(), fmt::format("{} in: {}{}", msg, text.substr(0, 80),
-                                        DamagedFileAdvice(db_, sqlite3_extended_errcode(db_))));
+    const int code = sqlite3_extended_errcode(db_);
+    std::string failed = fmt::format("{} in: {}", msg, text.substr(0, 80));
+    if (std::string problem = StorageProblem(code, StorageErrno(db_, code), FileOf(db_));
+        !problem.empty()) {
+      return Status::Unavailable(fmt::format("{} ({}; sqlite error {})", problem, failed, code));
+    }
+    return Status(s.code(), failed + DamagedFileAdvice(db_, code));
   }
   return Status::OK();
 }

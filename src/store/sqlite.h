@@ -95,4 +95,12 @@ bool WalMarkedDurable(const std::string& wal_path);
 // The SQLite error of `db` as a Status naming `what`.
 Status ErrorStatus(sqlite3* db, std::string_view what);
 
+// What an error of the store file `file` says about where the file is kept, in words that name
+// the state directory (the file's directory) and what to do: it is read-only (SQLITE_READONLY,
+// or an I/O error or open that failed with EROFS, EACCES or EPERM), it has no space left
+// (SQLITE_FULL, or ENOSPC or EDQUOT), or the device failed to read or write it (EIO). `code` is
+// SQLite's extended result code and `system_errno` the errno of the failed call it reports
+// (sqlite3_system_errno; 0 when none). "" for an error that says nothing of the sort.
+std::string StorageProblem(int code, int system_errno, std::string_view file);
+
 }  // namespace hop::store::sqlite

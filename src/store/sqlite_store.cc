@@ -538,7 +538,9 @@ class SqliteStore::Impl {
         }
       }
       Status s = db_.Exec("PRAGMA journal_mode=WAL");
-      if (s.ok() || s.code() != StatusCode::kUnavailable ||
+      // Only a busy file may come free; a read-only or full state directory will not.
+      const int primary = sqlite3_extended_errcode(db_.handle()) & 0xff;
+      if (s.ok() || (primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
           std::chrono::steady_clock::now() >= deadline) {
         return s;
       }

@@ -1020,6 +1020,53 @@ TEST(SqliteStoreDurabilityTest, AFailedFsyncFailsItsCommitsAndEveryLaterOne) {
   EXPECT_EQ(calls.load(), 3);
 }
 
+// The words for an error of the store's file that is the fault of where it is kept: they name
+// the state directory and what is wrong with it (read-only, full), whichever code and errno
+// SQLite reports it with; other errors get none.
+TEST(SqliteStorageProblemTest, NamesTheStateDirectoryAndWhatIsWrongWithIt) {
+  struct Case {
+    const char* name;
+    int code;
+    int system_errno;
+    const char* want;  // "" for no words
+  };
+  const Case kCases[] = {
+      {"a full database", SQLITE_FULL, 0, "/s/state has no space left (the disk is full)"},
+      {"a write that found no space", SQLITE_IOERR_WRITE, ENOSPC,
+       "/s/state has no space left (the disk is full)"},
+      {"the shared memory file that could not grow", SQLITE_IOERR_SHMSIZE, ENOSPC,
+       "/s/state has no space left (the disk is full)"},
+      {"a quota used up", SQLITE_IOERR_WRITE, EDQUOT,
+       "/s/state has no space left (the disk quota is used up)"},
+      {"a journal it cannot create", SQLITE_READONLY_DIRECTORY, 0,
+       "the state directory /s/state is read-only to this user"},
+      {"a read-only database", SQLITE_READONLY, EACCES,
+       "the state directory /s/state is read-only to this user"},
+      {"a file it may not open", SQLITE_CANTOPEN, EACCES,
+       "the state directory /s/state is read-only to this user"},
+      {"a read-only file system", SQLITE_READONLY, EROFS,
+       "the state directory /s/state is on a read-only file system"},
+      {"a write to a read-only file system", SQLITE_IOERR_WRITE, EROFS,
+       "the state directory /s/state is on a read-only file system"},
+      {"a failing disk", SQLITE_IOERR_READ, EIO, "the device of the state directory /s/state"},
+      {"a busy file", SQLITE_BUSY, 0, ""},
+      {"a constraint", SQLITE_CONSTRAINT_UNIQUE, 0, ""},
+      {"a missing file", SQLITE_CANTOPEN, ENOENT, ""},
+  };
+  for (const Case& c : kCases) {
+    const std::string words = sqlite::StorageProblem(c.code, c.system_errno, "/s/state/hop.db");
+    if (std::string(c.want).empty()) {
+      EXPECT_EQ(words, "") << c.name;
+    } else {
+      EXPECT_NE(words.find(c.want), std::string::npos) << c.name << ": " << words;
+      // ... and what to do.
+      EXPECT_TRUE(words.find("another state directory") != std::string::npos ||
+                  words.find("backup") != std::string::npos)
+          << c.name << ": " << words;
+    }
+  }
+}
+
 TEST_F(SqliteStoreTest, WatchesOfDifferentKindsEachGetTheirEventsFromSharedReads) {
   auto maps = store_->StartWatch({kConfigMap, "", 0});
   auto dbs = store_->StartWatch({kDatabase, "", 0});
