@@ -1,8 +1,11 @@
 // End-to-end tests of the `hop` binary: the commands as a user runs them, exit statuses included.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +29,7 @@
 
 #include "test/lib/datadriven.h"
 #include "test/lib/fixtures.h"
+#include "test/lib/hop_serve.h"
 #include "test/lib/postgres_server.h"
 
 extern char** environ;
@@ -804,6 +808,85 @@ FIRE VIEW ads.visits;
   EXPECT_EQ(Status(state, "tabletrigger", "report", "watermark"), watermark);
   EXPECT_TRUE(serve.Leads());  // the -f and the wait above did not take over
   EXPECT_EQ(serve.Stop(SIGTERM), 0);
+}
+
+// GET `path` from 127.0.0.1:`port`: the status code and the body; {0, why} when there is no
+// answer (nothing listens, say).
+std::pair<int, std::string> HttpGet(int port, const std::string& path) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {0, "no socket"};
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval timeout{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  std::string reply;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    const std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+        static_cast<ssize_t>(request.size())) {
+      char buf[4096];
+      ssize_t n;
+      while ((n = recv(fd, buf, sizeof buf, 0)) > 0) reply.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  if (reply.compare(0, 9, "HTTP/1.1 ") != 0) return {0, "no answer: " + reply};
+  const size_t body = reply.find("\r\n\r\n");
+  return {std::atoi(reply.c_str() + 9),
+          body == std::string::npos ? std::string() : reply.substr(body + 4)};
+}
+
+// `hop serve` whose state directory is removed while it runs (docs/cli.md, "When the store
+// fails"): /readyz answers 503 with the reason at once, /livez stays 200 meanwhile, and the
+// process takes no more work and exits with status 1, saying why.
+TEST(CliTest, ServeWhoseStateDirectoryIsRemovedIsNotReadyAndStops) {
+  hop::testing::TempDir parent("hop-e2e-health");
+  const std::string state = parent.path() + "/state";
+  const std::string log = parent.path() + "/serve.log";
+  const pid_t pid =
+      hop::testing::SpawnLogged({HOP_BINARY, "--state", state, "serve", "--http-port", "0"}, log);
+  ASSERT_GT(pid, 0);
+  int port = 0;
+  const auto exited = [&](int* status) { return waitpid(pid, status, WNOHANG) == pid; };
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string text = hop::testing::ReadFileText(log);
+        const std::string mark = "Kubernetes API on http://127.0.0.1:";
+        const size_t at = text.find(mark);
+        if (at != std::string::npos) port = std::atoi(text.c_str() + at + mark.size());
+        return port > 0 && HttpGet(port, "/readyz").first == 200;
+      },
+      20))
+      << hop::testing::ReadFileText(log);
+  std::filesystem::remove_all(state);
+  std::pair<int, std::string> ready;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        ready = HttpGet(port, "/readyz");
+        return ready.first == 503;
+      },
+      10))
+      << ready.first << " " << ready.second;
+  EXPECT_NE(ready.second.find("not ready: the store failed: " + state + "/hop.db was removed"),
+            std::string::npos)
+      << ready.second;
+  int status = 0;
+  bool gone = Eventually([&] { return exited(&status); }, 30);
+  if (!gone) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  ASSERT_TRUE(gone) << "hop serve went on after its state directory was removed\n"
+                    << hop::testing::ReadFileText(log);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  EXPECT_NE(hop::testing::ReadFileText(log).find(
+                "hop serve: stopping: the store cannot keep what it is given: " + state +
+                "/hop.db was removed"),
+            std::string::npos)
+      << hop::testing::ReadFileText(log);
 }
 
 // A state directory hop may not write to is said to be one, with its path, by `hop -e`, `hop -f`

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -53,6 +54,36 @@ Status WritePrivateFile(const std::string& path, const std::string& text) {
     return Status::Unavailable(fmt::format("cannot write {}: {}", path, strerror(errno)));
   }
   return Status::OK();
+}
+
+// How often hop serve asks its store whether it can still keep what it is given
+// (Store::Health), and how long, once it cannot, /readyz goes on saying so before the process
+// exits: long enough for whoever polls it to read the reason (docs/cli.md, "When the store
+// fails").
+constexpr std::chrono::seconds kHealthCheckInterval{1};
+constexpr time_t kFailedStoreDrainSeconds = 2;
+
+// Waits for SIGTERM or SIGINT (blocked in every thread: this one takes them), for ever or, when
+// `once`, for one kHealthCheckInterval, asking the store at every interval whether it is still
+// healthy. The signal; 0 when `once` and the interval passed; -1 when the store failed, with
+// `*failure` saying why.
+int AwaitStop(const sigset_t& set, store::Store& store, bool once, Status* failure) {
+  for (;;) {
+    const auto end = std::chrono::steady_clock::now() + kHealthCheckInterval;
+    for (auto now = std::chrono::steady_clock::now(); now < end;
+         now = std::chrono::steady_clock::now()) {
+      const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(end - now);
+      timespec wait{static_cast<time_t>(left.count() / 1000000000),
+                    static_cast<long>(left.count() % 1000000000)};
+      const int signal = sigtimedwait(&set, nullptr, &wait);
+      if (signal == SIGTERM || signal == SIGINT) return signal;
+    }
+    if (Status health = store.Health(); !health.ok()) {
+      *failure = std::move(health);
+      return -1;
+    }
+    if (once) return 0;
+  }
 }
 
 }  // namespace
@@ -121,13 +152,31 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
     }
   }
   sigset_t set = StopSignals();
+  // A store that can no longer keep what it is given (its file gone, a failed fsync: Store::
+  // Health) cannot be trusted with more: the process takes no more work, says why, lets /readyz
+  // say it for a moment, and exits with 1 (docs/cli.md, "When the store fails").
+  std::unique_ptr<session::ControlPlane> cp;
+  const auto store_failed = [&](const Status& failure) {
+    err << "hop serve: stopping: the store cannot keep what it is given: "
+        << EscapeForTerminal(failure.message()) << "\n";
+    if (pg) pg->Stop();
+    if (cp) cp->Stop();
+    if (http) {
+      // (SIGTERM or Ctrl-C ends the wait early)
+      timespec drain{kFailedStoreDrainSeconds, 0};
+      (void)sigtimedwait(&set, nullptr, &drain);
+      role = server::ServeRole::kStopping;
+      http->Stop();
+    }
+    return 1;
+  };
+  Status failure;
   if (options.cluster) {
     role = server::ServeRole::kLeading;
     out << "hop serve: serving the cluster's resources (hop operator reconciles them); stop with "
            "SIGTERM or Ctrl-C"
         << std::endl;
-    int signal = 0;
-    sigwait(&set, &signal);
+    if (AwaitStop(set, store, /*once=*/false, &failure) < 0) return store_failed(failure);
     role = server::ServeRole::kStopping;
     if (http) http->Stop();
     if (pg) pg->Stop();
@@ -135,7 +184,6 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
   }
   // A second `hop serve` on one state directory stands by until the first stops.
   bool said = false;
-  std::unique_ptr<session::ControlPlane> cp;
   for (;;) {
     auto started = session::ControlPlane::Start(store, cpo);
     if (!started.ok()) {
@@ -151,8 +199,8 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
       said = true;
     }
     cp.reset();
-    timespec wait{1, 0};
-    const int signal = sigtimedwait(&set, nullptr, &wait);
+    const int signal = AwaitStop(set, store, /*once=*/true, &failure);
+    if (signal < 0) return store_failed(failure);
     if (signal == SIGTERM || signal == SIGINT) {
       role = server::ServeRole::kStopping;
       if (http) http->Stop();
@@ -165,9 +213,8 @@ int RunServe(const ServeOptions& options, store::Store& store, std::ostream& out
       << options.state_dir << (options.local_jobs ? "" : " (local Jobs off)")
       << (options.reconcile ? "" : " (operator off)") << "; stop with SIGTERM or Ctrl-C"
       << std::endl;
-  // The signals are blocked in every thread; this one takes them when they come.
-  int signal = 0;
-  sigwait(&set, &signal);
+  const int signal = AwaitStop(set, store, /*once=*/false, &failure);
+  if (signal < 0) return store_failed(failure);
   out << "hop serve: stopping (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << ")" << std::endl;
   role = server::ServeRole::kStopping;
   if (http) http->Stop();

@@ -701,19 +701,31 @@ bool HttpServer::Impl::Authorized(const http::RequestHead& head) const {
 
 Reply HttpServer::Impl::Health(const http::RequestHead& head) {
   const ServeRole role = role_ ? role_->load() : ServeRole::kLeading;
-  const bool ready = role == ServeRole::kLeading || role == ServeRole::kStandingBy;
   const bool live = role != ServeRole::kStopping;
-  const bool ok = head.path == "/livez" ? live : ready;
+  const bool liveness = head.path == "/livez";
+  // Ready means the store can keep what it is given, too: a store that cannot (its file gone, a
+  // failed fsync) makes the process not ready, though it lives (docs/kubernetes-api.md, "Health
+  // and metrics"). One stat, no query (Store::Health).
+  const Status store = liveness ? Status::OK() : store_.Health();
+  const bool role_ready = role == ServeRole::kLeading || role == ServeRole::kStandingBy;
+  const bool ready = role_ready && store.ok();
+  const bool ok = liveness ? live : ready;
   const char* state = role == ServeRole::kLeading      ? "leading"
                       : role == ServeRole::kStandingBy ? "standing by"
                       : role == ServeRole::kStarting   ? "starting"
                                                        : "stopping";
+  const std::string store_state = store.ok() ? "ok" : "failed: " + store.message();
   Reply r;
   if (head.HasQuery("verbose")) {
-    r.body = fmt::format("[{}]ping ok\n[{}]control-plane {}\n{} check {}\n", live ? "+" : "-",
-                         ready ? "+" : "-", state, head.path.substr(1), ok ? "passed" : "failed");
+    r.body = fmt::format("[{}]ping ok\n[{}]control-plane {}\n", live ? "+" : "-",
+                         role_ready ? "+" : "-", state);
+    if (!liveness) r.body += fmt::format("[{}]store {}\n", store.ok() ? "+" : "-", store_state);
+    r.body += fmt::format("{} check {}\n", head.path.substr(1), ok ? "passed" : "failed");
+  } else if (ok) {
+    r.body = "ok";
   } else {
-    r.body = ok ? "ok" : fmt::format("not ready: {}", state);
+    r.body = !store.ok() ? fmt::format("not ready: the store {}", store_state)
+                         : fmt::format("not ready: {}", state);
   }
   r.status = ok ? 200 : 503;
   r.content_type = "text/plain; charset=utf-8";

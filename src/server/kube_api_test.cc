@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -991,6 +992,39 @@ TEST_F(KubeApiTest, HealthChecksFollowTheRole) {
   auto live = c.Get("/livez");
   ASSERT_TRUE(live);
   EXPECT_EQ(live->status, 200);
+}
+
+// Ready means the store can keep what it is given: once its state directory is removed,
+// /readyz and /healthz answer 503 with the store's reason while /livez, about the process,
+// stays 200, and a write is refused with the same reason.
+TEST_F(KubeApiTest, HealthChecksSayWhenTheStoreCannotKeepWrites) {
+  Start();
+  httplib::Client c = Client();
+  role_ = ServeRole::kLeading;
+  auto before = c.Get("/readyz?verbose");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, 200) << before->body;
+  EXPECT_NE(before->body.find("[+]store ok"), std::string::npos) << before->body;
+  std::filesystem::remove_all(dir_.path());
+  for (const char* path : {"/readyz", "/healthz"}) {
+    auto r = c.Get(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 503) << path;
+    EXPECT_NE(r->body.find("not ready: the store failed: " + dir_.path() + "/hop.db was removed"),
+              std::string::npos)
+        << path << ": " << r->body;
+  }
+  auto verbose = c.Get("/readyz?verbose");
+  ASSERT_TRUE(verbose);
+  EXPECT_NE(verbose->body.find("[-]store failed: "), std::string::npos) << verbose->body;
+  EXPECT_NE(verbose->body.find("readyz check failed"), std::string::npos) << verbose->body;
+  auto live = c.Get("/livez");
+  ASSERT_TRUE(live);
+  EXPECT_EQ(live->status, 200) << live->body;
+  auto write = c.Post(kConfigMaps, ConfigMap("after").dump(), "application/json");
+  ASSERT_TRUE(write);
+  EXPECT_EQ(write->status, 503) << write->body;
+  EXPECT_NE(write->body.find("hop.db was removed"), std::string::npos) << write->body;
 }
 
 // /metrics is Prometheus text whose HTTP counters move with the requests answered and whose

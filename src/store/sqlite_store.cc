@@ -474,7 +474,44 @@ class SqliteStore::Impl {
     }
     HOP_RETURN_IF_ERROR(Connect());
     HOP_RETURN_IF_ERROR(Migrate());
+    // The file the connections have open, which Health looks for under its name.
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) {
+      return Status::Unavailable(fmt::format("cannot look at {}: {}", path_, std::strerror(errno)));
+    }
+    file_dev_ = st.st_dev;
+    file_ino_ = st.st_ino;
     CheckpointInBackground();
+    return Status::OK();
+  }
+
+  // Store::Health: the failed fsync if one failed, else whether `hop.db` is still the file the
+  // connections have open. A file that was removed (the state directory with it, say) or that
+  // another took the place of still takes this process's writes, but they would be lost: no
+  // one opening the store again would see them (docs/store.md, "Health").
+  Status Health() {
+    {
+      std::lock_guard<std::mutex> lock(sync_mu_);
+      if (!sync_error_.ok()) return sync_error_;
+    }
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) {
+      const int error = errno;
+      if (error == ENOENT || error == ENOTDIR) {
+        return Status::Unavailable(fmt::format(
+            "{} was removed while this process had the store open (the state directory {} or "
+            "the file was deleted): what it writes now would be lost, so it writes nothing more",
+            path_, shared_->dir));
+      }
+      return Status::Unavailable(
+          fmt::format("cannot look at {}, the store's file: {}", path_, std::strerror(error)));
+    }
+    if (st.st_dev != file_dev_ || st.st_ino != file_ino_) {
+      return Status::Unavailable(fmt::format(
+          "{} is no longer the file this process opened (it was replaced or moved): what it "
+          "writes now would be lost, so it writes nothing more",
+          path_));
+    }
     return Status::OK();
   }
 
@@ -1218,6 +1255,8 @@ class SqliteStore::Impl {
       b->result = std::move(s);
       b->own_error = true;
     };
+    // A store that cannot keep a write takes none (Health).
+    if (Status healthy = Health(); !healthy.ok()) return fail_all(healthy);
     if (Status begun = db_.Exec("BEGIN IMMEDIATE"); !begun.ok()) return fail_all(begun);
     Txn txn;
     txn.now = std::chrono::system_clock::now();
@@ -1730,6 +1769,9 @@ class SqliteStore::Impl {
   bool syncing_ = false;    // guarded by sync_mu_: an fsync is under way
   Status sync_error_;       // guarded by sync_mu_: the failed fsync, if one failed
   int wal_fd_ = -1;         // SyncWal's: the WAL, opened at the first sync
+  // The device and inode of the file opened (set by Open; Health).
+  dev_t file_dev_ = 0;
+  ino_t file_ino_ = 0;
   std::atomic<int64_t> syncs_{0};  // fsyncs of the WAL (CommitStats)
   bool wal_marked_ = false;  // SyncWal's: the WAL's directory entry is durable, and marked so
   bool syncer_stop_ = false;  // guarded by sync_mu_: the syncer (WantSync) is to stop
@@ -1904,6 +1946,7 @@ std::unique_ptr<Watch> SqliteStore::StartWatch(const WatchOptions& options) {
   return impl_->StartWatch(options);
 }
 Result<int64_t> SqliteStore::Revision() { return impl_->Revision(); }
+Status SqliteStore::Health() { return impl_->Health(); }
 Result<Store::Stats> SqliteStore::ReadStats() { return impl_->ReadStats(); }
 const std::string& SqliteStore::path() const { return impl_->path(); }
 SqliteStore::CommitStats SqliteStore::commit_stats() const { return impl_->commit_stats(); }

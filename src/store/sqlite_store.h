@@ -60,6 +60,9 @@ class SqliteStore : public Store {
   Status WaitDurable(int64_t durable_mark) override;
   std::unique_ptr<Watch> StartWatch(const WatchOptions& options) override;
   Result<int64_t> Revision() override;
+  // Not OK after a failed fsync of the WAL, or once `hop.db` is gone or is another file than the
+  // one opened (its device and inode are compared with one stat).
+  Status Health() override;
   // The object count and the database's size in pages, read in one transaction.
   Result<Stats> ReadStats() override;
 

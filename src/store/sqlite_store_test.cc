@@ -1020,6 +1020,73 @@ TEST(SqliteStoreDurabilityTest, AFailedFsyncFailsItsCommitsAndEveryLaterOne) {
   EXPECT_EQ(calls.load(), 3);
 }
 
+// Store::Health (docs/store.md, "Health"): after a failed fsync the store says so, and a later
+// batch is not written at all, not even where readers would see it.
+TEST(SqliteStoreHealthTest, AFailedFsyncMakesTheStoreUnhealthyAndItWritesNothingMore) {
+  TempDir dir;
+  std::atomic<bool> fail{false};
+  SqliteStoreOptions opts;
+  opts.sync_wal = [&](int fd) {
+    if (fail) {
+      errno = EIO;
+      return -1;
+    }
+    return ::fdatasync(fd);
+  };
+  auto opened = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  ASSERT_TRUE(store.Create(ConfigMap("a")).ok());
+  EXPECT_TRUE(store.Health().ok()) << store.Health().ToString();
+  fail = true;
+  ASSERT_FALSE(store.Create(ConfigMap("b")).ok());
+  const Status health = store.Health();
+  EXPECT_EQ(health.code(), StatusCode::kUnavailable);
+  EXPECT_NE(health.message().find("cannot make the store's writes durable"), std::string::npos)
+      << health.ToString();
+  EXPECT_NE(health.message().find(store.path()), std::string::npos) << health.ToString();
+  auto c = store.Create(ConfigMap("c"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().ToString(), health.ToString());
+  EXPECT_EQ(store.Get({kConfigMap, "default", "c"}).status().code(), StatusCode::kNotFound);
+}
+
+// A store whose state directory was removed under it, or whose file another took the place of,
+// would write where no one opening the store again looks: it is unhealthy, says which, and
+// takes no batch; the store opened again (on a new, empty file) is healthy.
+TEST(SqliteStoreHealthTest, AStoreWhoseFileIsGoneOrReplacedIsUnhealthy) {
+  TempDir parent;
+  const std::string state = parent.path() + "/state";
+  {
+    auto opened = SqliteStore::Open(state);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    SqliteStore& store = **opened;
+    ASSERT_TRUE(store.Create(ConfigMap("a")).ok());
+    EXPECT_TRUE(store.Health().ok()) << store.Health().ToString();
+    std::filesystem::remove_all(state);
+    const Status health = store.Health();
+    EXPECT_EQ(health.code(), StatusCode::kUnavailable);
+    EXPECT_NE(health.message().find(state + "/hop.db was removed"), std::string::npos)
+        << health.ToString();
+    auto b = store.Create(ConfigMap("b"));
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.status().ToString(), health.ToString());
+  }
+  auto again = SqliteStore::Open(state);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE((*again)->Health().ok()) << (*again)->Health().ToString();
+  ASSERT_TRUE((*again)->Create(ConfigMap("c")).ok());
+  // A copy renamed over the file: same name, another file.
+  const std::string file = state + "/hop.db";
+  std::filesystem::copy_file(file, file + ".copy");
+  ASSERT_EQ(::rename((file + ".copy").c_str(), file.c_str()), 0);
+  const Status replaced = (*again)->Health();
+  EXPECT_EQ(replaced.code(), StatusCode::kUnavailable);
+  EXPECT_NE(replaced.message().find("is no longer the file this process opened"), std::string::npos)
+      << replaced.ToString();
+  EXPECT_FALSE((*again)->Create(ConfigMap("d")).ok());
+}
+
 // The words for an error of the store's file that is the fault of where it is kept: they name
 // the state directory and what is wrong with it (read-only, full), whichever code and errno
 // SQLite reports it with; other errors get none.

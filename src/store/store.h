@@ -206,6 +206,14 @@ class Store {
   // stops part-way there can leave some of a batch's writes, which writers that care look for.
   virtual bool AtomicBatches() const { return true; }
 
+  // Whether the store can still keep what is written to it: OK, or Unavailable saying why not
+  // and where. SqliteStore: not after an fsync of its log failed (nothing written since can be
+  // counted durable, and it commits nothing more), nor once its file is gone or another file
+  // has taken its name (what it writes would be lost); both last until the store is opened
+  // again (docs/store.md, "Health"). Cheap enough for every readiness probe: no query, no
+  // scan. A store that cannot tell says OK (the default). Thread-safe.
+  virtual Status Health() { return Status::OK(); }
+
   struct Stats {
     int64_t revision = 0;
     int64_t objects = 0;  // objects stored, -1 when the store cannot tell cheaply
