@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <charconv>
 #include <filesystem>
@@ -272,7 +273,26 @@ class Engine::Impl {
                                              sqlite3_errmsg(db_)));
     }
     attached_.insert(alias);
+    struct stat file {};
+    if (::stat(path.c_str(), &file) == 0) files_[alias] = {path, file.st_dev, file.st_ino};
     return alias;
+  }
+
+  // Before a write: whether the file attached as `alias` is still the one under its name. A file
+  // removed (with its state directory, say) or replaced since still takes this connection's
+  // writes, but no one opening it again would see them (as for the store: docs/store.md,
+  // "Health"), so nothing is written.
+  Status CheckStillThere(const catalog::Schema& schema, const std::string& alias) const {
+    auto it = files_.find(alias);
+    if (it == files_.end()) return Status::OK();
+    struct stat st {};
+    const bool same = ::stat(it->second.path.c_str(), &st) == 0 && st.st_dev == it->second.dev &&
+                      st.st_ino == it->second.ino;
+    if (same) return Status::OK();
+    return Status::Unavailable(fmt::format(
+        "Database {}: its file {} was removed or replaced while this process had it open: what "
+        "it wrote there now would be lost, so it writes nothing",
+        schema.database, it->second.path));
   }
 
   // How a statement's scans are read. An INSERT reads local tables only natively (SQLite then
@@ -368,6 +388,13 @@ class Engine::Impl {
   std::unique_ptr<VirtualTables> vtabs_;
   std::unique_ptr<HashedScans> hashed_;
   std::set<std::string> attached_;
+  // The attached local files, by alias, as they were when attached (CheckStillThere).
+  struct AttachedFile {
+    std::string path;
+    dev_t dev = 0;
+    ino_t ino = 0;
+  };
+  std::map<std::string, AttachedFile> files_;
   // The local tables of the last lowering, and where and how each is read.
   std::vector<std::pair<std::string, std::string>> locals_;
   Budget budget_;
@@ -534,6 +561,7 @@ Result<int64_t> Engine::Write(const catalog::Catalog& catalog, const binder::Bou
   }
   HOP_ASSIGN_OR_RETURN(std::string alias, impl_->Attach(*schema));
   HOP_RETURN_IF_ERROR(impl_->CheckTable(*schema, alias, target.name));
+  HOP_RETURN_IF_ERROR(impl_->CheckStillThere(*schema, alias));
   ScanName name;
   name.name = {alias, target.name};
   for (const auto& c : target.row_type.columns) name.columns.push_back(c.name);

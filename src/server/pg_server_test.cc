@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "catalog/local.h"
@@ -252,6 +253,31 @@ TEST_F(PgServerTest, SeveralStatementsInOneQueryAndDdl) {
     EXPECT_STREQ(PQgetvalue(r, 0, 0), shown) << sql;
     PQclear(r);
   }
+  PQfinish(c);
+}
+
+// A session's writes to a local database file that was removed or replaced while it had the
+// file open (its state directory deleted, say) would be lost: they fail, saying so, instead of
+// reporting INSERT 0 1 (docs/store.md, "Health").
+TEST_F(PgServerTest, AWriteToALocalFileRemovedMeanwhileFails) {
+  StartServer();
+  PGconn* c = Connect();
+  CreateLocalDatabase(c);
+  PGresult* r =
+      PQexec(c, "CREATE TABLE local.kept (id INTEGER); INSERT INTO local.kept VALUES (1)");
+  ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path() + "/local")) {
+    if (entry.path().extension() == ".db") files.push_back(entry.path());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  std::filesystem::rename(files[0], files[0].string() + ".moved");
+  r = PQexec(c, "INSERT INTO local.kept VALUES (2)");
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << PQcmdStatus(r);
+  EXPECT_NE(std::string(PQresultErrorMessage(r)).find("was removed or replaced"), std::string::npos)
+      << PQresultErrorMessage(r);
+  PQclear(r);
   PQfinish(c);
 }
 
