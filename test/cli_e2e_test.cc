@@ -2665,6 +2665,44 @@ REFRESH MATERIALIZED VIEW local.broken;
   EXPECT_FALSE(status("local-broken").contains("watermark")) << status("local-broken");
 }
 
+// A refresh that reads a materialized view hop refreshes but has never refreshed would compute
+// its rows from a table holding none of that view's (docs/runtime.md, "Refreshes"): it fails,
+// naming the view to refresh first, and claims no watermark; once that view is refreshed, it
+// runs.
+TEST(CliTest, ARefreshOfAViewOverANeverRefreshedViewFails) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  HopRun made = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.a (id INT);
+INSERT INTO local.a VALUES (1), (2);
+CREATE MATERIALIZED VIEW local.inner_view AS SELECT id FROM local.a;
+CREATE MATERIALIZED VIEW local.outer_view AS SELECT id FROM local.inner_view;
+)");
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto watermark = [&](const std::string& view) {
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get view " + view + " -o json").out,
+                                     nullptr, false);
+    return doc.is_object() && doc.contains("status") ? doc["status"].value("watermark", "")
+                                                     : std::string();
+  };
+  HopRun refused = Hop(state.Flag() + " refresh local.outer_view");
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_NE(refused.out.find("reads LOCAL.INNER_VIEW, a materialized view hop refreshes that has "
+                             "never been refreshed"),
+            std::string::npos)
+      << refused.out;
+  EXPECT_EQ(watermark("local-outerview"), "");
+  ASSERT_EQ(Hop(state.Flag() + " refresh local.inner_view").status, 0);
+  HopRun refreshed = Hop(state.Flag() + " refresh local.outer_view");
+  EXPECT_EQ(refreshed.status, 0) << refreshed.out;
+  EXPECT_NE(refreshed.out.find("2 rows replaced"), std::string::npos) << refreshed.out;
+  EXPECT_FALSE(watermark("local-innerview").empty());
+  EXPECT_EQ(watermark("local-outerview"), watermark("local-innerview"));
+}
+
 TEST(CliTest, AViewHopDoesNotRefreshIsNotClaimedRefreshed) {
   StateDir state;
   ASSERT_EQ(

@@ -245,6 +245,12 @@ hop::Result<std::vector<RefreshInput>> RefreshInputs(store::Store& store,
       HOP_ASSIGN_OR_RETURN(std::optional<Resource> object,
                            store.Find({kind, namespace_name, table->resource}));
       if (object) input.watermark = Text(StatusOf(*object), "watermark");
+      // A materialized view hop refreshes gets a watermark from its first refresh: without one,
+      // its table holds none of its query's rows yet.
+      if (table->kind == catalog::ObjectKind::kMaterializedView && input.watermark.empty()) {
+        auto schema = cat.SchemaFor(table->path);
+        input.never_refreshed = schema.ok() && catalog::HopWritesTables(**schema);
+      }
     }
     out.push_back(std::move(input));
   }

@@ -81,6 +81,9 @@ using InputWatermarks = std::map<std::string, std::string>;
 struct RefreshInput {
   std::string name;
   std::string watermark;
+  // A materialized view hop refreshes that has never been refreshed: its table holds none of its
+  // query's rows, so nothing computed from it can be refreshed (runtime.md, "Refreshes").
+  bool never_refreshed = false;
 };
 
 // The inputs of `query`, bound against `cat` (the catalog of `namespace_name`), each once, in

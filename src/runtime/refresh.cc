@@ -346,6 +346,14 @@ Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
   HOP_ASSIGN_OR_RETURN(const catalog::Schema* schema, cat.SchemaFor(sink.path));
   HOP_ASSIGN_OR_RETURN(std::vector<op::RefreshInput> inputs,
                        op::RefreshInputs(store, cat, *query, options.namespace_name));
+  for (const op::RefreshInput& input : inputs) {
+    if (!input.never_refreshed) continue;
+    return Status::InvalidArgument(fmt::format(
+        "{} reads {}, a materialized view hop refreshes that has never been refreshed: its table "
+        "holds none of its query's rows yet, so no rows or watermark can be computed from it; "
+        "refresh it first (REFRESH MATERIALIZED VIEW {})",
+        sink.QualifiedName(), input.name, input.name));
+  }
   const op::EarnedWatermark earned = op::EarnWatermark(inputs, snapshot);
   RefreshOutcome outcome;
   if (schema->adapter == catalog::Adapter::kPostgres) {
