@@ -59,9 +59,10 @@ SELECT m.first_name, COUNT(*) AS visits, SUM(v.minutes) AS minutes
 
 -- Rows move: a materialized view into the local database is refreshed by hop. REFRESH runs its
 -- query on the local engine in a Job of the local runtime (`hop refresh`), and its rows replace
--- the table's in one transaction. The view's watermark then advances to the refresh's snapshot
--- time, which refreshes the view over it (WITH ('refresh' 'on-source-change')) and fires the
--- trigger on that one: `hop logs tabletrigger/busiestreport` shows its run.
+-- the table's in one transaction. The view's watermark then advances to what the refresh earned:
+-- the earliest of its inputs' watermarks, or, as here (LOCAL.VISITS has none), the refresh's
+-- start. That refreshes the view over it (WITH ('refresh' 'on-source-change')), which earns the
+-- same, and fires the trigger on that one: `hop logs tabletrigger/busiestreport` shows its run.
 CREATE MATERIALIZED VIEW local.minutes_by_member AS
   SELECT member_urn, CAST(SUM(minutes) AS DECIMAL(8, 1)) AS minutes FROM local.visits
   GROUP BY member_urn;
