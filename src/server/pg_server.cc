@@ -860,7 +860,9 @@ void Connection::Run() {
       case 'd':
       case 'c':
       case 'f':
-        st = Status::InvalidArgument("COPY is not supported by hop's PostgreSQL server");
+        // CopyData, CopyDone, CopyFail: hop never starts a COPY (the statement is refused), so
+        // these come only from a client still sending a refused COPY's data, and PostgreSQL
+        // ignores them outside a COPY (docs/pgwire.md).
         break;
       case 'F':
         st = Status::InvalidArgument("the function call protocol is not supported by hop");

@@ -449,6 +449,23 @@ TEST_F(PgServerTest, ExecuteRowLimitsSuspendThePortal) {
   close(fd);
 }
 
+// CopyData, CopyDone and CopyFail outside a COPY (hop never starts one) are ignored, as
+// PostgreSQL ignores them: a client that sends the rest of a refused COPY's data and then a query
+// gets the query's answer, with no Sync needed.
+TEST_F(PgServerTest, CopyMessagesOutsideACopyAreIgnored) {
+  StartServer();
+  const int fd = Raw();
+  Send(fd, Startup());
+  std::string got = ReadAll(fd, kReadyIdle);
+  ASSERT_EQ(Types(got), "RSSSSSSSSSSSKZ");
+  Send(fd, Msg('d', "1\tleft over\n") + Msg('c', "") + Msg('f', std::string("gave up\0", 8)) +
+               Msg('Q', std::string("SELECT 1\0", 9)));
+  got = ReadAll(fd, kReadyIdle);
+  EXPECT_EQ(Types(got), "TDCZ");
+  EXPECT_NE(got.find(std::string("SELECT 1\0", 9)), std::string::npos);
+  close(fd);
+}
+
 // A prepared statement whose table changed under it fails, as PostgreSQL's cached plan does,
 // when its rows would go out under the columns a Describe of the statement gave; a client that
 // describes the portal (libpq does at every run) is told the new columns and gets its rows.
