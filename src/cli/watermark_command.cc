@@ -21,12 +21,8 @@ constexpr int kAttempts = 10;
 Result<bool> HopRefreshes(store::Store& store, const resource::Resource& view) {
   using resource::ViewKind;
   if (!ViewKind::kMaterialized.Get(view).value_or(false)) return false;
-  std::vector<std::string> path;
-  if (auto c = ViewKind::kCatalog.Get(view); c && !c->empty()) path.push_back(*c);
-  path.push_back(ViewKind::kSchema.Get(view).value_or("DEFAULT"));
-  path.push_back(ViewKind::kView.Get(view).value_or(view.name()));
   HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store, view.namespace_name()));
-  auto schema = cat.SchemaFor(path);
+  auto schema = cat.SchemaFor(ViewKind::Path(view));
   return schema.ok() && catalog::HopWritesTables(**schema);
 }
 

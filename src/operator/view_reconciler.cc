@@ -132,10 +132,7 @@ hop::Result<bool> ViewReconciler::Inputs(const Resource& view, InputWatermarks& 
             .first;
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, cache->second.Get());
-  std::vector<std::string> path;
-  if (auto c = resource::ViewKind::kCatalog.Get(view); c && !c->empty()) path.push_back(*c);
-  path.push_back(resource::ViewKind::kSchema.Get(view).value_or("DEFAULT"));
-  path.push_back(resource::ViewKind::kView.Get(view).value_or(view.name()));
+  const std::vector<std::string> path = resource::ViewKind::Path(view);
   // The schema first: a view of a schema hop does not write (a pipeline's) needs no lookup of
   // its own name, which would read the store.
   auto schema = cat->SchemaFor(path);

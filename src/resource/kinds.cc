@@ -272,6 +272,14 @@ std::string ViewKind::CatalogKey(std::string_view catalog) {
   return Json::array({"view-catalog", catalog}).dump();
 }
 
+std::vector<std::string> ViewKind::Path(const Resource& view) {
+  std::vector<std::string> path;
+  if (auto c = kCatalog.Get(view); c && !c->empty()) path.push_back(*c);
+  path.push_back(kSchema.Get(view).value_or("DEFAULT"));
+  path.push_back(kView.Get(view).value_or(view.name()));
+  return path;
+}
+
 namespace {
 
 // Whether `r` may have work pending (kMayBeBusyKey): it has a status, or carries `marker` (a

@@ -187,6 +187,9 @@ struct ViewKind {
                              std::string_view view);
   static std::string SchemaKey(std::string_view catalog, std::string_view schema);
   static std::string CatalogKey(std::string_view catalog);
+  // The view's catalog path as the catalog reads it: [spec.catalog,] spec.schema (else DEFAULT),
+  // spec.view (else the resource's name).
+  static std::vector<std::string> Path(const Resource& view);
   HOP_FIELD(std::string, kView);
   HOP_FIELD(std::string, kSql);
   HOP_FIELD(std::string, kSchema);

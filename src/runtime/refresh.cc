@@ -29,15 +29,6 @@ store::ObjectRef ViewRef(const std::string& ns, const std::string& name) {
   return {ViewKind::Info().group_kind(), ns, name};
 }
 
-// The catalog path of a View resource: [catalog,] schema, view.
-std::vector<std::string> ViewPath(const Resource& view) {
-  std::vector<std::string> path;
-  if (auto c = ViewKind::kCatalog.Get(view); c && !c->empty()) path.push_back(*c);
-  path.push_back(ViewKind::kSchema.Get(view).value_or("DEFAULT"));
-  path.push_back(ViewKind::kView.Get(view).value_or(view.name()));
-  return path;
-}
-
 // The view `name` names: a View resource's name, or a SQL name (dotted; unquoted parts fold to
 // upper case as in SQL), as the catalog entry and its resource's name.
 Result<const catalog::Table*> FindView(store::Store& store, const catalog::Catalog& cat,
@@ -51,7 +42,7 @@ Result<const catalog::Table*> FindView(store::Store& store, const catalog::Catal
                       "its resource (view/NAME) or its SQL name (SCHEMA.VIEW)",
                       name, ns));
     }
-    path = ViewPath(*view);
+    path = ViewKind::Path(*view);
   } else {
     for (size_t start = 0;;) {
       const size_t dot = name.find('.', start);
