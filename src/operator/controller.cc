@@ -634,7 +634,12 @@ void Manager::Stop() {
       const int64_t progress = w->watch ? w->watch->Progress() : w->revision;
       c.revision = c.revision < 0 ? progress : std::min(c.revision, progress);
     }
-    if (c.revision >= 0) {
+    // The progress it records covers the reconciles' writes, some reported once written
+    // (UpdateDerivedStatusIfChanged): they must be durable before it is.
+    Status synced = c.revision >= 0 ? m.store.Sync() : Status::OK();
+    if (!synced.ok()) {
+      log::Warn("controller: no checkpoint: {}", synced.ToString());
+    } else if (c.revision >= 0) {
       Status s = WriteCheckpoint(m.options.checkpoint_path, m.options.namespace_name, c);
       if (!s.ok()) log::Warn("controller: {}", s.ToString());
     }

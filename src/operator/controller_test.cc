@@ -902,6 +902,32 @@ TEST_F(ManagerTest, ResumesFromTheCheckpointItsPredecessorLeft) {
   EXPECT_EQ(m.metrics().reconciles, 4);  // b, new, a, later: nothing else
 }
 
+// A store whose Sync fails (its fsyncs fail), over a real one.
+class UnsyncableStore : public CountingStore {
+ public:
+  using CountingStore::CountingStore;
+  Status Sync() override { return Status::Unavailable("cannot make the writes durable"); }
+};
+
+// The progress a checkpoint records covers writes reported once written (a Pipeline's status,
+// Store::CommitLazily): the manager syncs the store first, and writes no checkpoint when it
+// cannot, so that a restart never resumes past writes a crash could take back.
+TEST_F(ManagerTest, WritesNoCheckpointItsStoreCannotMakeDurable) {
+  Create(ConfigMap("a"));
+  const std::string checkpoint = dir_.path() + "/operator.checkpoint";
+  ManagerOptions options = Options();
+  options.checkpoint_path = checkpoint;
+  UnsyncableStore unsyncable(*store_);
+  TestReconciler rec(store_.get());
+  Manager m(unsyncable, options);
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(rec.WaitForCalls("a", 1));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  m.Stop();
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));
+}
+
 // A manager that resumed and had nothing to do leaves the checkpoint as it found it (the same
 // file: a rewrite would rename a new one over it); one that did something writes it again.
 TEST_F(ManagerTest, AManagerThatDidNothingLeavesTheCheckpointAlone) {

@@ -255,7 +255,7 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
   status["message"] = state.message;
   status["elements"] = std::move(element_states);
   HOP_ASSIGN_OR_RETURN(const bool written,
-                       UpdateStatusIfChanged(store_, *pipeline, std::move(status)));
+                       UpdateDerivedStatusIfChanged(store_, *pipeline, std::move(status)));
   if (written) {
     log::Info("[{}] Pipeline {}/{}: {}", context.id, pipeline->namespace_name(), pipeline->name(),
               state.message);

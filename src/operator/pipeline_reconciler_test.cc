@@ -3,15 +3,23 @@
 #include "operator/pipeline_reconciler.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <condition_variable>
+#include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "operator/reconciler_test_fixture.h"
 #include "resource/kinds.h"
+#include "store/sqlite_store.h"
+#include "test/lib/fixtures.h"
 
 namespace hop::op {
 namespace {
 
+using hop::testing::TempDir;
 using resource::Resource;
 
 // An element of `kind` ("apiVersion/Kind") with the status of the YAML `status` ("" for none), or
@@ -251,6 +259,62 @@ TEST_F(ReconcilerStoreTest, APipelineIsReadyOnlyWhenSomethingConfirmedEveryEleme
   ASSERT_TRUE(reconciler.Reconcile({store::RefOf(waiting)}, Context()).ok());
   EXPECT_EQ(store_->Get(store::RefOf(waiting))->status()->at("elements")[0].at("name"),
             "FlinkSessionJob/job");
+}
+
+// A Pipeline's status is derived from its elements', which are stored: its write is reported
+// once written (Store::CommitLazily), and the reconcile does not wait for an fsync of its own,
+// which would be one more a statement (docs/store.md, "Writing and syncing").
+TEST(PipelineReconcilerDurabilityTest, ItsStatusWriteWaitsForNoFsync) {
+  TempDir dir;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  int syncs = 0;
+  store::SqliteStoreOptions opts;
+  opts.sync_wal = [&](int fd) {
+    std::unique_lock<std::mutex> lock(mu);
+    ++syncs;
+    cv.wait(lock, [&] { return release; });  // every fsync waits for the test's word
+    return ::fdatasync(fd);
+  };
+  auto opened = store::SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  store::SqliteStore& store = **opened;
+  Json pipeline_doc = {{"apiVersion", "hoptimator.linkedin.com/v1alpha1"},
+                       {"kind", "Pipeline"},
+                       {"metadata", {{"name", "p"}, {"namespace", "default"}}},
+                       {"spec",
+                        {{"sql", "x"},
+                         {"yaml",
+                          "apiVersion: flink.apache.org/v1beta1\nkind: FlinkSessionJob\n"
+                          "metadata: {name: job}\n"}}}};
+  int64_t mark = 0;
+  auto created =
+      store.CommitWritten({store::Write::Create(*Resource::FromJson(pipeline_doc, "test"))}, &mark);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const PipelineRules embedded = EmbeddedRules();
+  PipelineReconciler reconciler(store, embedded);
+  std::promise<hop::Result<ReconcileResult>> done;
+  std::thread reconcile([&] {
+    done.set_value(
+        reconciler.Reconcile({store::RefOf(created->front())}, {"r-test", &SystemClock()}));
+  });
+  auto result = done.get_future();
+  // It returns with every fsync held.
+  const bool returned = result.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  reconcile.join();
+  ASSERT_TRUE(returned) << "the reconcile waited for an fsync";
+  ASSERT_TRUE(result.get().ok());
+  auto got = store.Get(store::RefOf(created->front()));
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->status()->at("message"), "Deployed: waiting for flinksessionjob/job: not found");
+  // Sync makes it durable.
+  EXPECT_TRUE(store.Sync().ok());
 }
 
 }  // namespace

@@ -137,6 +137,17 @@ Result<bool> UpdateStatusIfChanged(store::Store& store, const Resource& object, 
   return true;
 }
 
+Result<bool> UpdateDerivedStatusIfChanged(store::Store& store, const Resource& object,
+                                          Json status) {
+  if (status == StatusOr(object.status())) return false;
+  Resource updated = object;
+  updated.set_status(std::move(status));
+  std::vector<store::Write> writes;
+  writes.push_back(store::Write::UpdateStatus(std::move(updated)));
+  HOP_RETURN_IF_ERROR(store.CommitLazily(std::move(writes)).status());
+  return true;
+}
+
 std::optional<std::pair<bool, std::string>> JobFinished(const resource::Resource& job) {
   const Json* status = job.status();
   if (status == nullptr) return std::nullopt;

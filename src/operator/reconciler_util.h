@@ -104,4 +104,13 @@ class Batch {
 Result<bool> UpdateStatusIfChanged(store::Store& store, const resource::Resource& object,
                                    Json status);
 
+// UpdateStatusIfChanged for a status derived wholly from other stored objects (a Pipeline's, from
+// its elements'), reported once written rather than durable (Store::CommitLazily): the next
+// fsync another commit needs covers it, and a crash that takes it back takes back no event it
+// was derived from, so the reconcile that follows the restart writes it again. The manager syncs
+// the store before it records its progress (Manager::Stop). No other write may go this way: one
+// whose loss a later reconcile would not redo, or that something outside the store acts on.
+Result<bool> UpdateDerivedStatusIfChanged(store::Store& store, const resource::Resource& object,
+                                          Json status);
+
 }  // namespace hop::op

@@ -181,6 +181,10 @@ struct StoredObject {
 // processes.
 constexpr const char* kWakeFile = "hop.db-wake";
 
+// How long a commit of CommitLazily batches only waits for another commit's fsync to cover it
+// before the syncer syncs it (docs/store.md, "Writing and syncing").
+constexpr std::chrono::milliseconds kLazySync{100};
+
 struct Shared;
 
 // Waits for writers of other processes to touch the wake file, and wakes the watches of one
@@ -1049,6 +1053,13 @@ class SqliteStore::Impl {
     std::set<int64_t> deleting;  // object ids being deleted, against ownership cycles
   };
 
+  // When a batch is reported to its committer, and when it is made durable if no one waits.
+  enum class Report {
+    kDurable,        // reported once durable (Commit)
+    kWritten,        // reported once written; the syncer starts its fsync at once (CommitWritten)
+    kWrittenLazily,  // reported once written; made durable with others' fsyncs (CommitLazily)
+  };
+
   // One caller's batch waiting in the commit queue, and what became of it.
   struct PendingBatch {
     std::vector<Write> writes;
@@ -1056,7 +1067,7 @@ class SqliteStore::Impl {
     bool own_error = false;  // `result` is the batch's own failure
     bool taken = false;      // guarded by queue_mu_: a leader is committing it
     bool done = false;       // guarded by queue_mu_
-    bool durable = true;     // reported once durable, else once written (CommitWritten)
+    Report report = Report::kDurable;
     int64_t written = 0;     // the commit that wrote it (WaitDurable's mark), if it wrote
   };
 
@@ -1066,13 +1077,12 @@ class SqliteStore::Impl {
   // fails is rolled back alone and the others still commit. The others wait meanwhile and take
   // their own result. Batches are applied in the order they were queued, each seeing the writes
   // of those before it, as if each had been committed alone in that order.
-  // With `durable` false the batch is reported once written, and `*durable_mark` is what
-  // WaitDurable then takes (SqliteStore::CommitWritten).
-  Result<std::vector<Resource>> Commit(std::vector<Write> writes, bool durable = true,
+  // A batch reported once written sets `*durable_mark` to what WaitDurable then takes.
+  Result<std::vector<Resource>> Commit(std::vector<Write> writes, Report report = Report::kDurable,
                                        int64_t* durable_mark = nullptr) {
     PendingBatch mine;
     mine.writes = std::move(writes);
-    mine.durable = durable;
+    mine.report = report;
     std::unique_lock<std::mutex> queued(queue_mu_);
     queue_.push_back(&mine);
     while (!mine.done) {
@@ -1110,7 +1120,7 @@ class SqliteStore::Impl {
       std::vector<PendingBatch*> to_sync;
       for (PendingBatch* b : group) {
         if (b->result.ok()) b->written = written;
-        if (b->durable && written > 0) {
+        if (b->report == Report::kDurable && written > 0) {
           to_sync.push_back(b);
         } else {
           b->done = true;
@@ -1118,10 +1128,18 @@ class SqliteStore::Impl {
       }
       queue_cv_.notify_all();
       // A batch reported once written waits for no fsync of its writer's: the syncer starts
-      // one now, while that writer goes on (docs/store.md, "Writing and syncing").
-      if (written > 0 && std::any_of(group.begin(), group.end(),
-                                     [](const PendingBatch* b) { return !b->durable; })) {
-        WantSync();
+      // one now, while that writer goes on, or for one written lazily, soon (docs/store.md,
+      // "Writing and syncing").
+      if (written > 0) {
+        auto any = [&](Report r) {
+          return std::any_of(group.begin(), group.end(),
+                             [r](const PendingBatch* b) { return b->report == r; });
+        };
+        if (any(Report::kWritten)) {
+          WantSync(written, /*at_once=*/true);
+        } else if (any(Report::kWrittenLazily)) {
+          WantSync(written, /*at_once=*/false);
+        }
       }
       if (!to_sync.empty()) {
         queued.unlock();
@@ -1168,24 +1186,50 @@ class SqliteStore::Impl {
     return Status::OK();
   }
 
-  // The syncer: a thread, started at the first batch reported once written (CommitWritten),
-  // that makes each such commit durable as soon as it is written, so that its fsync runs while
-  // the writer plans its next statement rather than when the writer comes to wait for it.
-  void WantSync() {
+  // Returns once every commit written so far is durable (Store::Sync).
+  Status Sync() {
+    if (!options_.durable) return Status::OK();
+    int64_t written = 0;
+    {
+      std::lock_guard<std::mutex> lock(sync_mu_);
+      written = written_;
+    }
+    return WaitDurable(written);
+  }
+
+  // The syncer: a thread, started at the first batch reported once written, that makes each
+  // commit of a CommitWritten batch durable as soon as it is written, so that its fsync runs
+  // while the writer plans its next statement rather than when the writer comes to wait for it.
+  // A commit of CommitLazily batches only is made durable by the next fsync another commit
+  // starts, or by the syncer once it has waited kLazySync for one.
+  void WantSync(int64_t written, bool at_once) {
     std::lock_guard<std::mutex> lock(sync_mu_);
     if (syncer_stop_) return;
     if (!syncer_.joinable()) syncer_ = std::thread([this] { SyncLoop(); });
+    if (at_once) {
+      wanted_ = std::max(wanted_, written);
+    } else {
+      if (lazy_ <= synced_) lazy_due_ = std::chrono::steady_clock::now() + kLazySync;
+      lazy_ = std::max(lazy_, written);
+    }
     sync_cv_.notify_all();
   }
 
   void SyncLoop() {
     std::unique_lock<std::mutex> lock(sync_mu_);
-    while (true) {
+    while (!syncer_stop_) {
       // (WaitDurable's fsyncs notify sync_cv_ too: one that covered less wakes this again.)
-      sync_cv_.wait(lock, [&] {
-        return syncer_stop_ || (synced_ < written_ && !syncing_ && sync_error_.ok());
-      });
-      if (syncer_stop_) return;
+      if (syncing_ || !sync_error_.ok() || synced_ >= std::max(wanted_, lazy_)) {
+        sync_cv_.wait(lock);
+        continue;
+      }
+      if (synced_ >= wanted_ &&
+          sync_cv_.wait_until(lock, lazy_due_) == std::cv_status::no_timeout) {
+        continue;  // something changed before the lazy commits were due: look again
+      }
+      if (syncer_stop_ || syncing_ || !sync_error_.ok() || synced_ >= std::max(wanted_, lazy_)) {
+        continue;
+      }
       const int64_t target = written_;
       lock.unlock();
       (void)WaitDurable(target);  // a failure stays in sync_error_, for the waiters
@@ -1765,6 +1809,9 @@ class SqliteStore::Impl {
   std::mutex sync_mu_;
   std::condition_variable sync_cv_;
   int64_t written_ = 0;     // guarded by sync_mu_: the last commit written
+  int64_t wanted_ = 0;      // guarded by sync_mu_: the last one the syncer is to sync at once
+  int64_t lazy_ = 0;        // guarded by sync_mu_: the last one written by CommitLazily
+  std::chrono::steady_clock::time_point lazy_due_;  // guarded by sync_mu_: when lazy_ is due
   int64_t synced_ = 0;      // guarded by sync_mu_: the last commit known durable
   bool syncing_ = false;    // guarded by sync_mu_: an fsync is under way
   Status sync_error_;       // guarded by sync_mu_: the failed fsync, if one failed
@@ -1938,10 +1985,16 @@ Result<std::vector<Resource>> SqliteStore::CommitWritten(std::vector<Write> writ
                                                          int64_t* durable_mark) {
   *durable_mark = 0;
   if (writes.empty()) return std::vector<Resource>{};
-  return impl_->Commit(std::move(writes), /*durable=*/false, durable_mark);
+  return impl_->Commit(std::move(writes), Impl::Report::kWritten, durable_mark);
+}
+
+Result<std::vector<Resource>> SqliteStore::CommitLazily(std::vector<Write> writes) {
+  if (writes.empty()) return std::vector<Resource>{};
+  return impl_->Commit(std::move(writes), Impl::Report::kWrittenLazily);
 }
 
 Status SqliteStore::WaitDurable(int64_t durable_mark) { return impl_->WaitDurable(durable_mark); }
+Status SqliteStore::Sync() { return impl_->Sync(); }
 std::unique_ptr<Watch> SqliteStore::StartWatch(const WatchOptions& options) {
   return impl_->StartWatch(options);
 }

@@ -57,7 +57,9 @@ class SqliteStore : public Store {
   Result<std::vector<Resource>> Commit(std::vector<Write> writes) override;
   Result<std::vector<Resource>> CommitWritten(std::vector<Write> writes,
                                               int64_t* durable_mark) override;
+  Result<std::vector<Resource>> CommitLazily(std::vector<Write> writes) override;
   Status WaitDurable(int64_t durable_mark) override;
+  Status Sync() override;
   std::unique_ptr<Watch> StartWatch(const WatchOptions& options) override;
   Result<int64_t> Revision() override;
   // Not OK after a failed fsync of the WAL, or once `hop.db` is gone or is another file than the

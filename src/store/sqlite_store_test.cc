@@ -955,6 +955,53 @@ TEST(SqliteStoreDurabilityTest, CommitWrittenIsMadeDurableByTheSyncerWhileItsWri
   EXPECT_EQ(calls, 2);
 }
 
+// A batch written lazily (CommitLazily, a status derived from other stored objects) starts no
+// fsync of its own: the next fsync another commit needs covers it, or the syncer syncs it once it
+// has waited a tenth of a second for one; Sync makes it durable at once.
+TEST(SqliteStoreDurabilityTest, CommitLazilyIsMadeDurableWithOthersOrWhenDue) {
+  TempDir dir;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::chrono::steady_clock::time_point> syncs;
+  SqliteStoreOptions opts;
+  opts.sync_wal = [&](int fd) {
+    std::lock_guard<std::mutex> lock(mu);
+    syncs.push_back(std::chrono::steady_clock::now());
+    cv.notify_all();
+    return ::fdatasync(fd);
+  };
+  auto opened = SqliteStore::Open(dir.path(), opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  auto synced = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return syncs.size();
+  };
+  // Alone: synced, but not before it is due.
+  const auto written = std::chrono::steady_clock::now();
+  ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("a"))}).ok());
+  EXPECT_TRUE(store.Get({kConfigMap, "default", "a"}).ok());
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return syncs.size() == 1; }));
+    EXPECT_GE(syncs[0] - written, std::chrono::milliseconds(100));
+  }
+  // With another commit's fsync: that one covers it, and no other follows.
+  ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("b"))}).ok());
+  int64_t c = 0;
+  ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("c"))}, &c).ok());
+  ASSERT_TRUE(store.WaitDurable(c).ok());
+  EXPECT_EQ(synced(), 2u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(synced(), 2u);
+  // Sync: at once.
+  ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("d"))}).ok());
+  ASSERT_TRUE(store.Sync().ok());
+  EXPECT_EQ(synced(), 3u);
+  EXPECT_TRUE(store.Sync().ok());  // nothing more to sync
+  EXPECT_EQ(synced(), 3u);
+}
+
 // Batches reported once written and batches reported once durable share groups: each caller
 // gets its own result, and those that waited find their batch durable (under ASan, a leader that
 // touched a batch whose caller had already gone would be caught here).

@@ -136,6 +136,11 @@ Result<std::vector<Resource>> Store::CommitWritten(std::vector<Write> writes,
 }
 
 Status Store::WaitDurable(int64_t /*durable_mark*/) { return Status::OK(); }
+Status Store::Sync() { return Status::OK(); }
+
+Result<std::vector<Resource>> Store::CommitLazily(std::vector<Write> writes) {
+  return Commit(std::move(writes));
+}
 
 Result<Resource> Store::Create(Resource r) { return Single(Commit({Write::Create(std::move(r))})); }
 Result<Resource> Store::Update(Resource r, std::string uid) {

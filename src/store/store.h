@@ -179,9 +179,19 @@ class Store {
   // store.md, "Writing and syncing"). The default commits durably and sets 0.
   virtual Result<std::vector<Resource>> CommitWritten(std::vector<Write> writes,
                                                       int64_t* durable_mark);
+  // Commit, returning once the batch is written, for a batch whose loss in a crash its writer
+  // repairs by itself (a status derived wholly from other stored objects, which the reconcile
+  // after a restart writes again): no fsync starts for it alone. It is made durable by the next
+  // fsync another commit starts, by Sync, or by the store within a tenth of a second (docs/
+  // store.md, "Writing and syncing"). The default commits durably.
+  virtual Result<std::vector<Resource>> CommitLazily(std::vector<Write> writes);
   // Returns once the batch CommitWritten gave `durable_mark` for is durable (at once for 0).
   // Errors: the store could not make it durable (Unavailable).
   virtual Status WaitDurable(int64_t durable_mark);
+  // Returns once every batch written so far, by this process, is durable: what a caller that
+  // recorded progress past batches reported once written (CommitWritten) waits for first. The
+  // default has nothing to wait for. Errors: as WaitDurable's.
+  virtual Status Sync();
 
   // The object `ref` names, or nullopt when there is none; other errors as Get's.
   Result<std::optional<Resource>> Find(const ObjectRef& ref);
