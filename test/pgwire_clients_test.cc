@@ -159,6 +159,23 @@ TEST_F(PgwireClientsTest, TheServersIdleInTransactionTimeoutIsTheSessionsDefault
   EXPECT_EQ(out, "90s\n1500ms\n") << out;
 }
 
+// psql's statements, each its own Query: SET LOCAL ends with the block's COMMIT, a SET in a
+// block that rolls back is undone, and SET LOCAL outside a block warns and changes nothing, as
+// in PostgreSQL (docs/pgwire.md, "Settings").
+TEST_F(PgwireClientsTest, PsqlSettingsEndWithTheirTransaction) {
+  auto [out, rc] = Shell(fmt(
+      "psql {} -X -q -A -t -c BEGIN -c \"SET LOCAL statement_timeout = '5s'\" -c 'SHOW "
+      "statement_timeout' -c COMMIT -c 'SHOW statement_timeout' -c BEGIN -c \"SET "
+      "application_name = 'inner'\" -c \"SET LOCAL namespace = 'other'\" -c 'SHOW namespace' -c "
+      "ROLLBACK -c 'SHOW application_name' -c 'SHOW namespace' -c 'SET LOCAL search_path = x' -c "
+      "'SHOW search_path' 2>/dev/null"));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out, "5s\n0\nnamespace|other\npsql\nnamespace|default\n\"$user\", public\n");
+  auto [warned, wrc] = Shell(fmt("psql {} -X -q -A -t -c 'SET LOCAL search_path = x'"));
+  EXPECT_EQ(wrc, 0) << warned;
+  EXPECT_EQ(warned, "WARNING:  SET LOCAL can only be used in transaction blocks\n");
+}
+
 // psql's catalog commands read the emulated pg_catalog (docs/pg_catalog.md) over the wire.
 TEST_F(PgwireClientsTest, PsqlListsTablesViewsSchemasAndDatabases) {
   auto [out, rc] = Shell(fmt("psql {} -X -A -t -c '\\dt c.*' -c '\\dv c.*' -c '\\l'"));

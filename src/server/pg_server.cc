@@ -33,7 +33,9 @@
 #include "server/listen.h"
 #include "server/pg_protocol.h"
 #include "server/pg_values.h"
+#include "sql/ast/set_statement.h"
 #include "sql/lexer.h"
+#include "sql/parser.h"
 #include "sql/script.h"
 
 namespace hop::server {
@@ -237,15 +239,75 @@ const ClientSetting* FindClientSetting(std::string_view name) {
   return nullptr;
 }
 
+// The PostgreSQL settings a connection keeps itself (hop's own are its session's).
+struct PgSettings {
+  std::string application_name;
+  // The values the client gave the settings that take any value (by ClientSetting::name), which
+  // SHOW gives back; application_name is above.
+  std::map<std::string_view, std::string> client_values;
+  // statement_timeout and idle_in_transaction_session_timeout (docs/pgwire.md, "Settings");
+  // 0: none.
+  std::chrono::milliseconds statement_timeout{0};
+  std::chrono::milliseconds idle_in_transaction_timeout{0};
+};
+
+// Every setting of a connection at one moment.
+struct Settings {
+  session::Properties hop;
+  PgSettings pg;
+};
+
+// Copies the setting `name` of `from` into `to`: a PostgreSQL setting by its name (those hop
+// only accepts one value of have nothing to copy), else one of hop's (session::CopySetting).
+// False when `name` is no setting.
+bool CopySettingValue(std::string_view name, const Settings& from, Settings& to) {
+  if (EqualsIgnoreCase(name, "all") || name.empty()) {
+    session::CopySetting("all", from.hop, to.hop);
+    to.pg = from.pg;
+    return true;
+  }
+  if (const ClientSetting* s = FindClientSetting(name)) {
+    if (EqualsIgnoreCase(s->name, "application_name")) {
+      to.pg.application_name = from.pg.application_name;
+    } else if (EqualsIgnoreCase(s->name, "statement_timeout")) {
+      to.pg.statement_timeout = from.pg.statement_timeout;
+    } else if (EqualsIgnoreCase(s->name, "idle_in_transaction_session_timeout")) {
+      to.pg.idle_in_transaction_timeout = from.pg.idle_in_transaction_timeout;
+    } else if (s->accepts == nullptr) {
+      if (auto it = from.pg.client_values.find(s->name); it != from.pg.client_values.end()) {
+        to.pg.client_values[s->name] = it->second;
+      } else {
+        to.pg.client_values.erase(s->name);
+      }
+    }
+    return true;
+  }
+  return session::CopySetting(name, from.hop, to.hop);
+}
+
+// The settings of a transaction (a block, or the implicit one of a simple Query or of the
+// extended protocol's messages up to Sync), from the first statement in it that changed a
+// setting: as they were before (what a ROLLBACK puts back), and what a COMMIT keeps (the values
+// SET without LOCAL; a SET LOCAL changes only those in effect).
+struct SettingsScope {
+  Settings begin;
+  Settings kept;
+};
+
+struct Savepoint {
+  std::string name;
+  int64_t writes = 0;  // block_writes_ when it was made
+  // The settings in effect and kept when it was made; nullopt when nothing in the transaction
+  // had changed a setting yet (the scope's start is then the savepoint's).
+  std::optional<SettingsScope> settings;
+};
+
 }  // namespace
 
 class Connection {
  public:
-  Connection(PgServer::Impl& server, int fd)
-      : server_(server),
-        fd_(fd),
-        pid_(server.next_pid_++),
-        idle_in_transaction_timeout_(server.options_.idle_in_transaction_timeout) {
+  Connection(PgServer::Impl& server, int fd) : server_(server), fd_(fd), pid_(server.next_pid_++) {
+    pg_.idle_in_transaction_timeout = server.options_.idle_in_transaction_timeout;
     const std::string key = RandomBytes(4);
     std::memcpy(&secret_, key.data(), 4);
   }
@@ -363,8 +425,8 @@ class Connection {
   // ---- statement_timeout and idle_in_transaction_session_timeout ----
   // The connection's value of the timeout setting `name`, or null when `name` is not one.
   std::chrono::milliseconds* TimeoutSetting(std::string_view name);
-  // Sets the timeout setting `name` from a client's value (SET, startup; DEFAULT in SET: its
-  // default); errors are PostgreSQL's.
+  // Sets the timeout setting `name` from a value of the startup packet (DEFAULT: its default);
+  // errors are PostgreSQL's.
   Status SetTimeoutSetting(std::string_view name, std::string_view value);
   // Whether the client, waiting now, is idle in a transaction: inside a transaction block, or
   // holding a portal whose rows it has not all read (its cursor keeps a read of the local
@@ -378,6 +440,27 @@ class Connection {
   // does, marking it timed out so that its error is PostgreSQL's 57014.
   void TimerLoop();
 
+  // ---- settings and the end of a transaction (docs/pgwire.md, "Settings") ----
+  Settings CurrentSettings() const { return {session_->properties(), pg_}; }
+  // Puts `settings` in effect.
+  void ApplySettings(const Settings& settings);
+  // The settings of the transaction under way, noted now unless they were.
+  SettingsScope& OpenSettingsScope();
+  // SET [SESSION | LOCAL] and RESET of any setting, hop's or PostgreSQL's: applied, with what a
+  // COMMIT keeps noted. Nullopt when `text` is neither. `apply` false: only what it would give
+  // (Describe).
+  std::optional<Status> SettingStatement(std::string_view text, Pending& p,
+                                         const SourceOrigin& origin, bool apply = true);
+  // The transaction ends: a COMMIT keeps the values SET without LOCAL, a ROLLBACK puts back
+  // those before it.
+  void EndSettingsScope(bool commit);
+  // A statement failed: in a block, the settings go back to those of its innermost savepoint,
+  // or of its start, as PostgreSQL's abort of the (sub)transaction puts them back; outside one
+  // the implicit transaction ends as by a ROLLBACK.
+  void SettingsAfterError();
+  // The settings go back to those of `savepoint`, or of the transaction's start (null).
+  void SettingsBackTo(const Savepoint* savepoint);
+
   PgServer::Impl& server_;
   int fd_;
   std::unique_ptr<tls::Session> ssl_;  // once TLS is on
@@ -389,17 +472,22 @@ class Connection {
   std::chrono::milliseconds receive_timeout_{0};  // the socket's SO_RCVTIMEO
   std::string user_;
   std::string database_;
-  std::string application_name_;
-  // The values the client gave the settings that take any value (by ClientSetting::name), which
-  // SHOW gives back; application_name is application_name_.
-  std::map<std::string_view, std::string> client_values_;
+  // The PostgreSQL settings in effect; hop's own are the session's.
+  PgSettings pg_;
+  // Those the connection started with (its startup packet's, else the defaults): what RESET and
+  // SET ... TO DEFAULT go back to, as in PostgreSQL.
+  PgSettings startup_pg_;
+  // The application_name the client was last told of (ParameterStatus).
+  std::string reported_application_name_;
+  // The settings of the transaction under way, from its first change of a setting to its end
+  // (docs/pgwire.md, "Settings").
+  std::optional<SettingsScope> settings_scope_;
+  // While the statements of a simple Query of several run outside a block: PostgreSQL runs them
+  // in one implicit transaction block, in which SET LOCAL is in place.
+  bool implicit_block_ = false;
   std::unique_ptr<session::Session> session_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> running_{false};
-  // statement_timeout and idle_in_transaction_session_timeout (docs/pgwire.md, "Settings");
-  // 0: none.
-  std::chrono::milliseconds statement_timeout_{0};
-  std::chrono::milliseconds idle_in_transaction_timeout_{0};
   // Set by the timer when it cancelled the running statement.
   std::atomic<bool> timed_out_{false};
   std::mutex timer_mu_;
@@ -412,8 +500,8 @@ class Connection {
   char transaction_ = 'I';  // I idle, T in a block, E in a failed block
   bool block_wrote_ = false;
   int64_t block_writes_ = 0;  // statements of the block that may have written
-  // The block's savepoints, oldest first: name, and block_writes_ when it was made.
-  std::vector<std::pair<std::string, int64_t>> savepoints_;
+  // The block's savepoints, oldest first.
+  std::vector<Savepoint> savepoints_;
   std::map<std::string, Prepared> statements_;
   uint64_t statement_ids_ = 0;
   std::map<std::string, Portal> portals_;
@@ -573,7 +661,7 @@ bool Connection::Startup() {
     user_ = packet->Parameter("user");
     database_ = packet->Parameter("database");
     if (database_.empty()) database_ = user_;
-    application_name_ = packet->Parameter("application_name");
+    pg_.application_name = packet->Parameter("application_name");
     if (user_.empty()) {
       Fatal("28000", "no PostgreSQL user name specified in startup packet");
       return false;
@@ -605,14 +693,14 @@ bool Connection::Startup() {
           return false;
         }
         if (EqualsIgnoreCase(s->name, "application_name")) {
-          application_name_ = std::string(pair.substr(eq + 1));
+          pg_.application_name = std::string(pair.substr(eq + 1));
         } else if (TimeoutSetting(s->name) != nullptr) {
           if (Status set = SetTimeoutSetting(s->name, pair.substr(eq + 1)); !set.ok()) {
             Fatal("22023", set.message());
             return false;
           }
         } else if (s->accepts == nullptr) {
-          client_values_[s->name] = std::string(pair.substr(eq + 1));
+          pg_.client_values[s->name] = std::string(pair.substr(eq + 1));
         }
       }
     }
@@ -628,7 +716,7 @@ bool Connection::Startup() {
           return false;
         }
       } else if (s != nullptr && s->accepts == nullptr && s->name != "application_name") {
-        client_values_[s->name] = v;
+        pg_.client_values[s->name] = v;
       }
     }
     return true;
@@ -761,7 +849,52 @@ bool Connection::Authenticate(const std::string& user) {
 }
 
 void Connection::ReadyForQuery() {
+  // PostgreSQL tells of a reported setting whose value changed (by SET, or back at a
+  // transaction's end) before ReadyForQuery.
+  if (pg_.application_name != reported_application_name_) {
+    Writer(out_).Begin('S').CString("application_name").CString(pg_.application_name).End();
+    reported_application_name_ = pg_.application_name;
+  }
   Writer(out_).Begin('Z').Int8(static_cast<uint8_t>(transaction_)).End();
+}
+
+void Connection::ApplySettings(const Settings& settings) {
+  session_->RestoreSettings(settings.hop);
+  pg_ = settings.pg;
+}
+
+SettingsScope& Connection::OpenSettingsScope() {
+  if (!settings_scope_) {
+    Settings now = CurrentSettings();
+    settings_scope_ = SettingsScope{now, now};
+  }
+  return *settings_scope_;
+}
+
+void Connection::EndSettingsScope(bool commit) {
+  if (!settings_scope_) return;
+  ApplySettings(commit ? settings_scope_->kept : settings_scope_->begin);
+  settings_scope_.reset();
+}
+
+void Connection::SettingsAfterError() {
+  if (transaction_ == 'I') {
+    EndSettingsScope(/*commit=*/false);
+    return;
+  }
+  SettingsBackTo(savepoints_.empty() ? nullptr : &savepoints_.back());
+}
+
+void Connection::SettingsBackTo(const Savepoint* savepoint) {
+  if (!settings_scope_) return;  // nothing was set in the transaction
+  if (savepoint != nullptr && savepoint->settings) {
+    ApplySettings(savepoint->settings->begin);
+    settings_scope_->kept = savepoint->settings->kept;
+  } else {
+    // Its start (a savepoint made before any setting changed is at the start too).
+    ApplySettings(settings_scope_->begin);
+    settings_scope_->kept = settings_scope_->begin;
+  }
 }
 
 void Connection::Run() {
@@ -779,8 +912,10 @@ void Connection::Run() {
       {"standard_conforming_strings", "on"},
       {"is_superuser", "off"},
       {"session_authorization", user_},
-      {"application_name", application_name_},
+      {"application_name", pg_.application_name},
   };
+  reported_application_name_ = pg_.application_name;
+  startup_pg_ = pg_;
   for (const auto& [k, v] : params) w.Begin('S').CString(k).CString(v).End();
   w.Begin('K').Int32(pid_).Int32(secret_).End();
   session::Properties props = server_.options_.properties;
@@ -797,7 +932,7 @@ void Connection::Run() {
     // applies beside --pg-idle-timeout (the sooner ends it); the rest of a message must come
     // promptly.
     const std::chrono::milliseconds in_transaction =
-        IdleInTransaction() ? idle_in_transaction_timeout_ : std::chrono::milliseconds(0);
+        IdleInTransaction() ? pg_.idle_in_transaction_timeout : std::chrono::milliseconds(0);
     std::chrono::milliseconds idle = o.idle_timeout;
     if (in_transaction.count() > 0 && (idle.count() == 0 || in_transaction < idle)) {
       idle = in_transaction;
@@ -839,6 +974,8 @@ void Connection::Run() {
           return;
         }
         SimpleQuery(*query);
+        // A Query outside a block is a transaction of its own.
+        if (transaction_ == 'I') EndSettingsScope(/*commit=*/true);
         ReadyForQuery();
         break;
       }
@@ -850,8 +987,10 @@ void Connection::Run() {
       case 'H': break;  // Flush: the writes below send what there is
       case 'S':
         skip_to_sync_ = false;
-        // Outside a transaction block a Sync ends the implicit one: unnamed portals go.
+        // Outside a transaction block a Sync ends the implicit one: unnamed portals go, and what
+        // SET LOCAL set.
         if (transaction_ == 'I') {
+          EndSettingsScope(/*commit=*/true);
           DropCursors();
           portals_.clear();
         }
@@ -880,6 +1019,7 @@ void Connection::Run() {
       }
       SendError(st);
       skip_to_sync_ = true;
+      SettingsAfterError();
       if (transaction_ == 'T') transaction_ = 'E';
     }
     // The extended protocol's replies wait for Sync or Flush, as PostgreSQL's do: one write per
@@ -890,10 +1030,10 @@ void Connection::Run() {
 }
 
 void Connection::ArmTimer() {
-  if (statement_timeout_.count() == 0) return;
+  if (pg_.statement_timeout.count() == 0) return;
   {
     std::lock_guard<std::mutex> lock(timer_mu_);
-    timer_deadline_ = std::chrono::steady_clock::now() + statement_timeout_;
+    timer_deadline_ = std::chrono::steady_clock::now() + pg_.statement_timeout;
   }
   if (!timer_.joinable()) {
     timer_ = std::thread([this] { TimerLoop(); });
@@ -924,9 +1064,9 @@ void Connection::TimerLoop() {
 }
 
 std::chrono::milliseconds* Connection::TimeoutSetting(std::string_view name) {
-  if (EqualsIgnoreCase(name, "statement_timeout")) return &statement_timeout_;
+  if (EqualsIgnoreCase(name, "statement_timeout")) return &pg_.statement_timeout;
   if (EqualsIgnoreCase(name, "idle_in_transaction_session_timeout")) {
-    return &idle_in_transaction_timeout_;
+    return &pg_.idle_in_transaction_timeout;
   }
   return nullptr;
 }
@@ -934,8 +1074,8 @@ std::chrono::milliseconds* Connection::TimeoutSetting(std::string_view name) {
 Status Connection::SetTimeoutSetting(std::string_view name, std::string_view value) {
   std::chrono::milliseconds* setting = TimeoutSetting(name);
   if (EqualsIgnoreCase(value, "DEFAULT")) {
-    *setting = setting == &statement_timeout_ ? std::chrono::milliseconds(0)
-                                              : server_.options_.idle_in_transaction_timeout;
+    *setting = setting == &pg_.statement_timeout ? std::chrono::milliseconds(0)
+                                                 : server_.options_.idle_in_transaction_timeout;
     return Status::OK();
   }
   HOP_ASSIGN_OR_RETURN(*setting, ParseTimeoutSetting(name, value));
@@ -1081,12 +1221,14 @@ std::optional<Status> Connection::TransactionControl(std::string_view text, Pend
       return Status::InvalidArgument(std::string(kAborted));
     }
     if (word == TxWord::kSavepoint) {
-      savepoints_.push_back({statement.savepoint, block_writes_});
+      std::optional<SettingsScope> settings;
+      if (settings_scope_) settings = SettingsScope{CurrentSettings(), settings_scope_->kept};
+      savepoints_.push_back({statement.savepoint, block_writes_, std::move(settings)});
       p.tag = "SAVEPOINT";
       return Status::OK();
     }
     auto it = std::find_if(savepoints_.rbegin(), savepoints_.rend(),
-                           [&](const auto& s) { return s.first == statement.savepoint; });
+                           [&](const Savepoint& s) { return s.name == statement.savepoint; });
     if (it == savepoints_.rend()) {
       return Status::InvalidArgument(
           fmt::format("{} \"{}\" does not exist", kNoSavepoint, statement.savepoint));
@@ -1097,11 +1239,13 @@ std::optional<Status> Connection::TransactionControl(std::string_view text, Pend
       return Status::OK();
     }
     // ROLLBACK TO: the block goes on (out of its failed state), with this savepoint kept.
-    if (block_writes_ > it->second) {
+    if (block_writes_ > it->writes) {
       p.notices.emplace_back("WARNING",
                              "hop's statements took effect as each one ran: ROLLBACK TO "
                              "SAVEPOINT undid nothing (docs/pgwire.md)");
     }
+    // What was SET since the savepoint is undone, as in PostgreSQL.
+    SettingsBackTo(&*it);
     savepoints_.erase(it.base(), savepoints_.end());
     transaction_ = 'T';
     p.tag = "ROLLBACK";
@@ -1118,6 +1262,9 @@ std::optional<Status> Connection::TransactionControl(std::string_view text, Pend
     p.notices.emplace_back("WARNING", "there is no transaction in progress");
   }
   p.tag = commit && transaction_ != 'E' ? "COMMIT" : "ROLLBACK";
+  // SET LOCAL's values end with the transaction; a ROLLBACK undoes its SETs too (docs/pgwire.md,
+  // "Settings").
+  EndSettingsScope(commit && transaction_ != 'E');
   transaction_ = 'I';
   savepoints_.clear();
   return Status::OK();
@@ -1197,10 +1344,10 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   if (show) {
     std::string value(s->does);
     if (EqualsIgnoreCase(s->name, "application_name")) {
-      value = application_name_;
+      value = pg_.application_name;
     } else if (const std::chrono::milliseconds* timeout = TimeoutSetting(s->name)) {
       value = FormatTimeoutSetting(*timeout);
-    } else if (auto given = client_values_.find(s->name); given != client_values_.end()) {
+    } else if (auto given = pg_.client_values.find(s->name); given != pg_.client_values.end()) {
       value = given->second;
     }
     p.has_rows = true;
@@ -1211,6 +1358,17 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   }
   ++i;
   if (i < words.size() && (words[i] == "=" || EqualsIgnoreCase(words[i], "TO"))) ++i;
+  if (i + 1 == words.size() && toks[i]->type == sql::TokenType::kWord &&
+      EqualsIgnoreCase(words[i], "DEFAULT")) {
+    // Back to the value the connection started with, as PostgreSQL's RESET.
+    if (apply) {
+      Settings now = CurrentSettings();
+      CopySettingValue(s->name, Settings{now.hop, startup_pg_}, now);
+      pg_ = std::move(now.pg);
+    }
+    p.tag = "SET";
+    return Status::OK();
+  }
   std::string value;
   for (; i < words.size(); ++i) {
     std::string part = toks[i]->type == sql::TokenType::kString ? sql::UnquoteToken(text, *toks[i])
@@ -1224,27 +1382,87 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   if (TimeoutSetting(s->name) != nullptr) {
     // Acted on: a statement running longer is cancelled (ArmTimer), a client idle in a
     // transaction longer is disconnected (Run).
-    if (apply) {
-      HOP_RETURN_IF_ERROR(SetTimeoutSetting(s->name, value));
-    } else if (!EqualsIgnoreCase(value, "DEFAULT")) {
-      HOP_RETURN_IF_ERROR(ParseTimeoutSetting(s->name, value).status());
-    }
-  } else if (s->accepts == nullptr && !EqualsIgnoreCase(s->name, "application_name") && apply) {
-    if (EqualsIgnoreCase(value, "DEFAULT")) {
-      client_values_.erase(s->name);
-    } else {
-      client_values_[s->name] = value;
-    }
-  }
-  if (EqualsIgnoreCase(s->name, "application_name")) {
-    if (!apply) return Status::OK();
-    application_name_ = value;
-    std::string status;
-    Writer(status).Begin('S').CString("application_name").CString(value).End();
-    out_ += status;
+    HOP_ASSIGN_OR_RETURN(std::chrono::milliseconds timeout, ParseTimeoutSetting(s->name, value));
+    if (apply) *TimeoutSetting(s->name) = timeout;
+  } else if (EqualsIgnoreCase(s->name, "application_name")) {
+    // Reported to the client (ParameterStatus) before the next ReadyForQuery.
+    if (apply) pg_.application_name = value;
+  } else if (s->accepts == nullptr && apply) {
+    pg_.client_values[s->name] = value;
   }
   p.tag = "SET";
   return Status::OK();
+}
+
+std::optional<Status> Connection::SettingStatement(std::string_view text, Pending& p,
+                                                   const SourceOrigin& origin, bool apply) {
+  std::vector<sql::Token> tokens;
+  if (!sql::Tokenize(text, {}, &tokens).ok()) return std::nullopt;
+  while (!tokens.empty() && tokens.back().type == sql::TokenType::kEnd) tokens.pop_back();
+  auto word = [&](size_t i, std::string_view w) {
+    return i < tokens.size() && tokens[i].type == sql::TokenType::kWord &&
+           EqualsIgnoreCase(text.substr(tokens[i].offset, tokens[i].length), w);
+  };
+  const bool set = word(0, "SET");
+  if (!set && !word(0, "RESET")) return std::nullopt;
+  // SET LOCAL and SET SESSION name a setting after the word, which hop's own SET does not
+  // parse: it is blanked out, keeping the positions of errors.
+  const bool scoped = set && tokens.size() > 2 && (word(1, "LOCAL") || word(1, "SESSION"));
+  const bool local = scoped && word(1, "LOCAL");
+  std::string plain(text);
+  if (scoped) plain.replace(tokens[1].offset, tokens[1].length, tokens[1].length, ' ');
+  // The setting's name: a PostgreSQL one the connection keeps, else hop's (as its parser reads
+  // it); "all" for RESET ALL.
+  const size_t at = scoped ? 2 : 1;
+  std::string name;
+  const ClientSetting* client = nullptr;
+  if (word(at, "TIME") && word(at + 1, "ZONE")) {
+    client = FindClientSetting("timezone");
+  } else if (at < tokens.size() && tokens[at].type == sql::TokenType::kWord) {
+    client = FindClientSetting(text.substr(tokens[at].offset, tokens[at].length));
+  }
+  if (client != nullptr) {
+    name = std::string(client->name);
+  } else if (auto parsed = sql::ParseStatement(plain); parsed.ok()) {
+    const sql::Statement& stmt = **parsed;
+    if (stmt.kind == sql::StatementKind::kSet) name = stmt.As<sql::SetStatement>().name;
+    if (stmt.kind == sql::StatementKind::kReset) {
+      name = stmt.As<sql::ResetStatement>().name;
+      if (name.empty()) name = "all";
+    }
+  }
+  if (!apply) {  // Describe: no rows; a value is judged when the statement runs
+    if (client != nullptr && set) return ClientSettingStatement(text, p, /*apply=*/false);
+    p.tag = set ? "SET" : "RESET";
+    return Status::OK();
+  }
+  // PostgreSQL warns of a SET LOCAL outside a transaction block, where it lasts only until the
+  // statement's implicit transaction ends (the Query message, or the extended protocol's Sync).
+  if (local && transaction_ == 'I' && !implicit_block_) {
+    p.notices.emplace_back("WARNING", fmt::format("SET LOCAL {}", kNotInBlock));
+  }
+  SettingsScope& scope = OpenSettingsScope();
+  Status st;
+  if (client != nullptr && set) {
+    st = *ClientSettingStatement(text, p);
+  } else if (client != nullptr) {
+    // RESET of a PostgreSQL setting: back to the value the connection started with.
+    Settings now = CurrentSettings();
+    CopySettingValue(name, Settings{now.hop, startup_pg_}, now);
+    pg_ = std::move(now.pg);
+    p.tag = "RESET";
+  } else {
+    DropCursors();
+    CaptureSink sink(p);
+    st = session_->Execute(plain, /*is_command=*/false, sink, origin);
+    // RESET ALL resets PostgreSQL's settings too.
+    if (st.ok() && name == "all") pg_ = startup_pg_;
+  }
+  // A SET without LOCAL (and RESET) is what the transaction's COMMIT keeps.
+  if (st.ok() && !local && !name.empty()) {
+    CopySettingValue(name, CurrentSettings(), scope.kept);
+  }
+  return st;
 }
 
 Status Connection::Run(std::string_view text, Pending& p, const SourceOrigin& origin) {
@@ -1252,6 +1470,7 @@ Status Connection::Run(std::string_view text, Pending& p, const SourceOrigin& or
   if (transaction_ == 'E') {
     return Status::InvalidArgument(std::string(kAborted));
   }
+  if (auto handled = SettingStatement(text, p, origin)) return *handled;
   if (auto handled = ClientSettingStatement(text, p)) return *handled;
   if (auto handled = Deallocate(text, p)) return *handled;
   DropCursors();
@@ -1285,6 +1504,8 @@ void Connection::SendNotices(Pending& p) {
     ErrorFields f;
     f.severity = severity;
     f.sqlstate = severity == "WARNING" ? "01000" : "00000";
+    // PostgreSQL's code for a statement that needs a transaction block outside one.
+    if (text.find(kNotInBlock) != std::string::npos) f.sqlstate = "25P01";
     f.message = text;
     WriteError(out_, f, /*notice=*/true);
   }
@@ -1394,6 +1615,12 @@ void Connection::SimpleQuery(const std::string& query) {
     Writer(out_).Begin('I').End();
     return;
   }
+  // Several statements outside a block run as one implicit block, as in PostgreSQL.
+  implicit_block_ = items.size() > 1;
+  struct EndImplicit {
+    bool& on;
+    ~EndImplicit() { on = false; }
+  } end_implicit{implicit_block_};
   for (const sql::ScriptItem& item : items) {
     Running running(*this);
     Pending p;
@@ -1416,6 +1643,7 @@ void Connection::SimpleQuery(const std::string& query) {
     if (!st.ok()) {
       if (st.code() == StatusCode::kUnavailable && st.message() == "the client went away") return;
       SendError(st, query, 0);
+      SettingsAfterError();
       if (transaction_ == 'T') transaction_ = 'E';
       return;  // the rest of the message is not run, as PostgreSQL does
     }
@@ -1546,7 +1774,8 @@ Status Connection::DescribeMsg(std::string_view body) {
     std::optional<std::vector<session::ResultColumn>> columns;
     if (!text.empty() && !IsTransactionControl(text)) {
       Pending probe;
-      if (!ClientSettingStatement(text, probe, /*apply=*/false) &&
+      if (!SettingStatement(text, probe, {}, /*apply=*/false) &&
+          !ClientSettingStatement(text, probe, /*apply=*/false) &&
           !Deallocate(text, probe, /*apply=*/false)) {
         DropCursors();
         HOP_ASSIGN_OR_RETURN(columns, session_->ResultColumns(text));

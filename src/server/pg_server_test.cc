@@ -360,6 +360,172 @@ TEST_F(PgServerTest, SavepointsKeepTheBlockAndSayTheyUndoNothing) {
   PQfinish(c);
 }
 
+// Settings end with their transaction as in PostgreSQL (docs/pgwire.md, "Settings"): SET LOCAL
+// lasts until the COMMIT or ROLLBACK; a SET in a block that rolls back (or fails) is undone, one
+// in a block that commits stays; ROLLBACK TO a savepoint undoes what was set after it; SET LOCAL
+// outside a block warns and changes nothing; a Query of several statements is one implicit
+// block. Every setting: PostgreSQL's the connection keeps and hop's own.
+TEST_F(PgServerTest, SettingsEndWithTheirTransactionAsInPostgresql) {
+  StartServer();
+  PGconn* c = Connect("application_name=start options='-c statement_timeout=7s'");
+  std::vector<std::string> notices;
+  PQsetNoticeReceiver(
+      c,
+      [](void* arg, const PGresult* r) {
+        static_cast<std::vector<std::string>*>(arg)->push_back(
+            std::string(PQresultErrorField(r, PG_DIAG_SQLSTATE)) + " " +
+            PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
+      },
+      &notices);
+  auto run = [&](const std::string& q) {
+    PGresult* r = PQexec(c, q.c_str());
+    const ExecStatusType status = PQresultStatus(r);
+    EXPECT_TRUE(status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+        << q << ": " << PQresultErrorMessage(r);
+    PQclear(r);
+  };
+  // The value SHOW gives (hop's own settings answer a name and a value).
+  auto show = [&](const std::string& name) {
+    PGresult* r = PQexec(c, ("SHOW " + name).c_str());
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
+                        ? PQgetvalue(r, 0, PQnfields(r) - 1)
+                        : std::string("? ") + PQresultErrorMessage(r);
+    PQclear(r);
+    return v;
+  };
+  struct Case {
+    const char* name;
+    const char* value;  // as SET writes it
+    const char* shown;  // as SHOW gives it
+    const char* start;  // SHOW before: the connection's value
+  };
+  const Case kCases[] = {
+      {"application_name", "'inner'", "inner", "start"},
+      {"statement_timeout", "'5min'", "5min", "7s"},
+      {"idle_in_transaction_session_timeout", "'2h'", "2h", "5min"},
+      {"search_path", "'elsewhere'", "elsewhere", "\"$user\", public"},
+      {"extra_float_digits", "3", "3", "1"},
+      {"client_min_messages", "warning", "warning", "notice"},
+      {"namespace", "'other'", "other", "default"},
+      {"mode", "apply", "apply", "create"},
+      {"query_timeout", "9", "9", "0"},
+      {"outputformat", "csv", "csv", "table"},
+  };
+  for (const Case& k : kCases) {
+    const std::string name = k.name;
+    const std::string set = "SET " + name + " = " + k.value;
+    const std::string set_local = "SET LOCAL " + name + " = " + k.value;
+    ASSERT_EQ(show(name), k.start) << name;
+    // SET LOCAL: until the COMMIT, and until the ROLLBACK.
+    for (const char* end : {"COMMIT", "ROLLBACK"}) {
+      run("BEGIN");
+      run(set_local);
+      EXPECT_EQ(show(name), k.shown) << name << " " << end;
+      run(end);
+      EXPECT_EQ(show(name), k.start) << name << " SET LOCAL, then " << end;
+    }
+    // A SET undone by the ROLLBACK, by a failure in the block, or by a ROLLBACK TO.
+    run("BEGIN");
+    run(set);
+    run("ROLLBACK");
+    EXPECT_EQ(show(name), k.start) << name << " SET, then ROLLBACK";
+    run("BEGIN");
+    run(set);
+    PQclear(PQexec(c, "SELECT nope"));
+    run("COMMIT");
+    EXPECT_EQ(show(name), k.start) << name << " SET, a failure, then COMMIT";
+    run("BEGIN");
+    run("SAVEPOINT a");
+    run(set);
+    run("ROLLBACK TO SAVEPOINT a");
+    EXPECT_EQ(show(name), k.start) << name << " ROLLBACK TO";
+    run("COMMIT");
+    EXPECT_EQ(show(name), k.start) << name << " ROLLBACK TO, then COMMIT";
+    // Outside a block SET LOCAL warns, as PostgreSQL does, and its value ends with the statement.
+    notices.clear();
+    run(set_local);
+    EXPECT_EQ(notices, std::vector<std::string>{"25P01 SET LOCAL can only be used in transaction "
+                                                "blocks"})
+        << name;
+    EXPECT_EQ(show(name), k.start) << name << " SET LOCAL outside a block";
+    // A Query of several statements is one implicit block: SET LOCAL holds to its end.
+    notices.clear();
+    PGresult* r = PQexec(c, (set_local + "; SHOW " + name).c_str());
+    EXPECT_EQ(PQgetvalue(r, 0, PQnfields(r) - 1), std::string(k.shown)) << name;
+    PQclear(r);
+    EXPECT_TRUE(notices.empty()) << name << ": " << notices[0];
+    EXPECT_EQ(show(name), k.start) << name << " SET LOCAL in a Query of several";
+    // ... whose failure undoes its SET.
+    PQclear(PQexec(c, (set + "; SELECT nope").c_str()));
+    EXPECT_EQ(show(name), k.start) << name << " SET in a failed Query of several";
+    // A SET in a block that commits stays, over a SET LOCAL before or after it; RESET goes back
+    // to the connection's value.
+    run("BEGIN");
+    run(set_local);
+    run(set);
+    run("COMMIT");
+    EXPECT_EQ(show(name), k.shown) << name << " SET LOCAL, SET, COMMIT";
+    run("RESET " + name);
+    EXPECT_EQ(show(name), k.start) << name << " RESET";
+    run("BEGIN");
+    run(set);
+    run("SAVEPOINT a");
+    run("RESET " + name);
+    run("RELEASE a");
+    run(set_local);
+    run("RESET " + name);
+    run(set_local);
+    run("COMMIT");
+    EXPECT_EQ(show(name), k.start) << name << " SET, RESET, SET LOCAL, COMMIT";
+    run("BEGIN");
+    run(set);
+    run("COMMIT");
+    EXPECT_EQ(show(name), k.shown) << name << " SET, COMMIT";
+    run("SET " + name + " TO DEFAULT");
+    EXPECT_EQ(show(name), k.start) << name << " SET TO DEFAULT";
+  }
+  // A ROLLBACK TO keeps what was set before its savepoint; the extended protocol's SET LOCAL
+  // (libpq's PQexecParams) is hop's too.
+  run("BEGIN");
+  run("SET statement_timeout = '1min'");
+  run("SAVEPOINT a");
+  PGresult* r = PQexecParams(c, "SET LOCAL statement_timeout = '2min'", 0, nullptr, nullptr,
+                             nullptr, nullptr, 0);
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  r = PQexecParams(c, "SET LOCAL namespace = 'third'", 0, nullptr, nullptr, nullptr, nullptr, 0);
+  EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQresultErrorMessage(r);
+  PQclear(r);
+  EXPECT_EQ(show("statement_timeout"), "2min");
+  EXPECT_EQ(show("namespace"), "third");
+  run("ROLLBACK TO a");
+  EXPECT_EQ(show("statement_timeout"), "1min");
+  EXPECT_EQ(show("namespace"), "default");
+  run("COMMIT");
+  EXPECT_EQ(show("statement_timeout"), "1min");
+  run("RESET ALL");
+  EXPECT_EQ(show("statement_timeout"), "7s");
+
+  // The client is told application_name's value in effect after the COMMIT or ROLLBACK
+  // (ParameterStatus, before ReadyForQuery).
+  EXPECT_STREQ(PQparameterStatus(c, "application_name"), "start");
+  run("BEGIN");
+  run("SET application_name = 'inner'");
+  EXPECT_STREQ(PQparameterStatus(c, "application_name"), "inner");
+  run("ROLLBACK");
+  EXPECT_STREQ(PQparameterStatus(c, "application_name"), "start");
+  run("BEGIN");
+  run("SET LOCAL application_name = 'local'");
+  EXPECT_STREQ(PQparameterStatus(c, "application_name"), "local");
+  run("COMMIT");
+  EXPECT_STREQ(PQparameterStatus(c, "application_name"), "start");
+  run("BEGIN");
+  run("SET application_name = 'kept'");
+  run("COMMIT");
+  EXPECT_STREQ(PQparameterStatus(c, "application_name"), "kept");
+  PQfinish(c);
+}
+
 TEST_F(PgServerTest, ExtendedProtocolWithTextAndBinaryParameters) {
   StartServer();
   PGconn* c = Connect();

@@ -1110,33 +1110,32 @@ Status Session::Set(std::string_view name, std::string_view value) {
   return Status::OK();
 }
 
+bool CopySetting(std::string_view name, const Properties& from, Properties& to) {
+  const std::string key = AsciiToLower(name);
+  const bool all = key.empty() || key == "all";
+  bool known = all;
+  auto copy = [&](std::initializer_list<std::string_view> names, auto&& assign) {
+    for (std::string_view n : names) {
+      if (all || key == n) {
+        assign();
+        known = true;
+        return;
+      }
+    }
+  };
+  copy({"namespace", "k8s.namespace"}, [&] { to.namespace_name = from.namespace_name; });
+  copy({"hints"}, [&] { to.hints = from.hints; });
+  copy({"mode"}, [&] { to.mode = from.mode; });
+  copy({"catalogs"}, [&] { to.catalogs = from.catalogs; });
+  copy({"outputformat"}, [&] { to.output_format = from.output_format; });
+  copy({"specify"}, [&] { to.specify_all = from.specify_all; });
+  copy({"query_timeout"}, [&] { to.budget.timeout = from.budget.timeout; });
+  copy({"query_memory"}, [&] { to.budget.memory_bytes = from.budget.memory_bytes; });
+  return known;
+}
+
 Status Session::Reset(std::string_view name) {
-  Properties defaults;
-  std::string key = AsciiToLower(name);
-  if (key.empty() || key == "all") {
-    // What the session runs with, not settings: kept.
-    defaults.clock = properties_.clock;
-    defaults.provisioners = properties_.provisioners;
-    defaults.state_dir = properties_.state_dir;
-    defaults.budget.cancel = properties_.budget.cancel;
-    properties_ = defaults;
-  } else if (key == "namespace" || key == "k8s.namespace") {
-    properties_.namespace_name = defaults.namespace_name;
-  } else if (key == "hints") {
-    properties_.hints.clear();
-  } else if (key == "mode") {
-    properties_.mode = defaults.mode;
-  } else if (key == "catalogs") {
-    properties_.catalogs.clear();
-  } else if (key == "outputformat") {
-    properties_.output_format = defaults.output_format;
-  } else if (key == "specify") {
-    properties_.specify_all = defaults.specify_all;
-  } else if (key == "query_timeout") {
-    properties_.budget.timeout = defaults.budget.timeout;
-  } else if (key == "query_memory") {
-    properties_.budget.memory_bytes = defaults.budget.memory_bytes;
-  } else {
+  if (!CopySetting(name, Properties{}, properties_)) {
     return Status::InvalidArgument(fmt::format("unknown setting '{}' ({})", name, kSettings));
   }
   return Status::OK();

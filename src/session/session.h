@@ -73,6 +73,13 @@ struct Properties {
 // URL-decoded (%2C for a comma). Errors name the malformed entry.
 Result<tmpl::Entries> ParseHints(std::string_view text);
 
+// Copies the setting `name` (as SET and RESET name it, case-insensitively; "" or "all": every
+// setting) from `from` into `to`, leaving the rest of `to` (its clock, provisioners, state
+// directory, cancel flag) as it is. False when `name` is no setting. What RESET does (from the
+// defaults), and what undoes a SET at the end of a transaction over the PostgreSQL protocol
+// (docs/pgwire.md, "Settings").
+bool CopySetting(std::string_view name, const Properties& from, Properties& to);
+
 class Session {
  public:
   Session(store::Store& store, Properties properties);
@@ -106,6 +113,8 @@ class Session {
   Result<std::string> GraphText(const GraphRequest& request);
 
   const Properties& properties() const { return properties_; }
+  // Gives every setting the value it has in `settings` (CopySetting "all"), as SET would.
+  void RestoreSettings(const Properties& settings) { CopySetting("all", settings, properties_); }
 
   // The control plane `!wait` waits for (not owned; null: none).
   void set_control_plane(ControlPlane* control_plane) { control_plane_ = control_plane; }
