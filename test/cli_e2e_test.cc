@@ -114,6 +114,52 @@ TEST(CliTest, VersionAndHelp) {
   EXPECT_NE(foreign.out.find("--pg-port"), std::string::npos) << foreign.out;
 }
 
+// A numeric option of hop serve given something that is not a number of its kind says so, naming
+// the option and what it takes, rather than CLI11's `Could not convert` or `Value abc not in
+// range` (docs/cli.md); a value out of range says that; all are usage errors.
+TEST(CliTest, ANumericOptionGivenANonNumberSaysSo) {
+  struct Case {
+    const char* option;
+    const char* value;
+    const char* says;
+  };
+  const Case kCases[] = {
+      {"--pg-idle-in-transaction-timeout", "abc",
+       "--pg-idle-in-transaction-timeout: 'abc' is not a number of seconds (0 to 2147483.647)"},
+      {"--pg-idle-timeout", "abc", "--pg-idle-timeout: 'abc' is not a number of seconds"},
+      {"--pg-idle-timeout", "nan", "--pg-idle-timeout: 'nan' is not a number of seconds"},
+      {"--pg-idle-timeout", "-1",
+       "--pg-idle-timeout: -1 is out of range: it takes a number of seconds from 0 to "
+       "2147483.647"},
+      {"--pg-max-connections", "abc",
+       "--pg-max-connections: 'abc' is not a whole number (1 to 2147483647)"},
+      {"--pg-max-connections", "1.5", "--pg-max-connections: '1.5' is not a whole number"},
+      {"--pg-max-message-bytes", "abc", "--pg-max-message-bytes: 'abc' is not a whole number"},
+      {"--pg-max-message-bytes", "-1", "--pg-max-message-bytes: -1 is out of range"},
+      {"--pg-port", "abc", "--pg-port: 'abc' is not a whole number (0 to 65535)"},
+      {"--pg-port", "70000", "--pg-port: 70000 is out of range"},
+      {"--http-port", "abc", "--http-port: 'abc' is not a whole number (0 to 65535)"},
+      {"--http-max-body-bytes", "abc", "--http-max-body-bytes: 'abc' is not a whole number"},
+      {"--http-max-body-bytes", "-1", "--http-max-body-bytes: -1 is out of range"},
+      {"--workers", "abc", "--workers: 'abc' is not a whole number"},
+      {"--max-jobs", "abc", "--max-jobs: 'abc' is not a whole number"},
+      {"--store-history", "abc", "--store-history: 'abc' is not a whole number"},
+  };
+  // A value wrongly taken would start the server: `timeout` ends it, and the test fails.
+  hop::testing::TempDir dir("hop-numeric-options");
+  for (const Case& c : kCases) {
+    const HopRun r = Command(std::string("timeout 20 ") + HOP_BINARY + " --state " + dir.path() +
+                             " serve " + c.option + " " + c.value);
+    EXPECT_EQ(r.status, 2) << c.option << " " << c.value << ": " << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << c.option << " " << c.value << ": " << r.out;
+  }
+  const HopRun qps = Hop("--kube-qps many get views");
+  EXPECT_EQ(qps.status, 2) << qps.out;
+  EXPECT_NE(qps.out.find("--kube-qps: 'many' is not a number of requests a second"),
+            std::string::npos)
+      << qps.out;
+}
+
 // Each shared library `hop` maps costs every command its loading and relocation
 // (docs/architecture.md, "Start-up"): a release build maps glibc's and nothing else.
 TEST(CliTest, ACommandMapsOnlyTheLibrariesItNeedsAtStart) {

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -175,6 +178,59 @@ void Lazily(CLI::App* subcommand, std::function<void()> define) {
   subcommand->preparse_callback([define = std::move(define)](std::size_t) { define(); });
 }
 
+// The checks of numeric options, run before CLI11 converts the value: one that is not a number
+// of the kind the option takes, or is out of its range, is refused saying so and what the
+// option takes (CLI11 puts the option's name first: `--pg-idle-timeout: 'abc' is not a number
+// of seconds (0 to 2147483.647)`), not with CLI11's `Could not convert` or `Value abc not in
+// range`.
+//
+// A whole number, decimal digits with an optional sign; it is passed on in decimal (CLI11 would
+// read `010` as octal).
+CLI::Validator WholeNumber(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& value) -> std::string {
+        const bool digits =
+            !value.empty() &&
+            value.find_first_not_of("0123456789", value[0] == '-' || value[0] == '+' ? 1 : 0) ==
+                std::string::npos &&
+            value.find_first_of("0123456789") != std::string::npos;
+        errno = 0;
+        const long long n = digits ? std::strtoll(value.c_str(), nullptr, 10) : 0;
+        if (!digits) {
+          return fmt::format("'{}' is not a whole number ({} to {})", hop::EscapeForTerminal(value),
+                             min, max);
+        }
+        if (errno == ERANGE || n < min || n > max) {
+          return fmt::format("{} is out of range: it takes a whole number from {} to {}",
+                             hop::EscapeForTerminal(value), min, max);
+        }
+        value = std::to_string(n);
+        return "";
+      },
+      "");
+}
+
+// A number (decimals allowed) of `unit`, from `min` to `max`; not NaN or infinite.
+CLI::Validator NumberOf(std::string unit, double min, double max) {
+  return CLI::Validator(
+      [unit = std::move(unit), min, max](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double x = value.empty() || std::isspace(static_cast<unsigned char>(value[0]))
+                             ? std::nan("")
+                             : std::strtod(value.c_str(), &end);
+        if (!std::isfinite(x) || end != value.c_str() + value.size()) {
+          return fmt::format("'{}' is not a number of {} ({} to {})", hop::EscapeForTerminal(value),
+                             unit, min, max);
+        }
+        if (x < min || x > max) {
+          return fmt::format("{} is out of range: it takes a number of {} from {} to {}",
+                             hop::EscapeForTerminal(value), unit, min, max);
+        }
+        return "";
+      },
+      "");
+}
+
 // Ends the process once Main has returned: Main's objects are gone by then (the operator
 // stopped, the store closed), and what is left are static objects whose destructors only free
 // memory, which the kernel frees at exit anyway (docs/architecture.md, "Start-up"). Sanitizer
@@ -272,10 +328,10 @@ int Main(int argc, char** argv) {
   app.add_option("--kube-qps", where.kube_qps,
                  "on a cluster, requests a second to its API at most, after a burst (0: no limit)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 100000.0));
+      ->check(NumberOf("requests a second", 0, 100000));
   app.add_option("--kube-burst", where.kube_burst, "the burst before --kube-qps holds")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000000));
+      ->check(WholeNumber(1, 1000000));
   std::string request_report;
   app.add_option("--request-report", request_report,
                  "on a cluster, write the kinds of request made of its API to this file at the "
@@ -458,19 +514,28 @@ int Main(int argc, char** argv) {
   hop::server::HttpServerOptions http_opts;
   int http_port = -1;
   Lazily(serve, [&] {
-    serve->add_option("--workers", serve_opts.workers, "reconcile workers")->capture_default_str();
+    // Every numeric option says so of a value that is not a number of its kind (WholeNumber,
+    // NumberOf).
+    constexpr int64_t kInt = std::numeric_limits<int>::max();
+    serve->add_option("--workers", serve_opts.workers, "reconcile workers")
+        ->check(WholeNumber(0, kInt))
+        ->capture_default_str();
     serve->add_flag("--no-operator", no_operator,
                     "serve and run Jobs, but do not reconcile: a stand-in for a Kubernetes cluster "
                     "that `hop operator` reconciles");
-    serve->add_option("--store-history", store_history,
-                      "events the store keeps for watches (default 100000); an older watch gets "
-                      "410 Gone and lists again");
+    serve
+        ->add_option("--store-history", store_history,
+                     "events the store keeps for watches (default 100000); an older watch gets "
+                     "410 Gone and lists again")
+        ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()));
     serve
         ->add_option("--max-jobs", serve_opts.max_running_jobs,
                      "Job processes at once (0: twice the CPUs, at least 4)")
+        ->check(WholeNumber(0, kInt))
         ->capture_default_str();
     // The PostgreSQL wire protocol (docs/pgwire.md).
-    serve->add_option("--pg-port", pg_port, "serve the PostgreSQL protocol on this port");
+    serve->add_option("--pg-port", pg_port, "serve the PostgreSQL protocol on this port")
+        ->check(WholeNumber(0, 65535));
     serve->add_option("--pg-listen", pg_opts.listen, "address to listen on (loopback by default)")
         ->capture_default_str();
     serve->add_option("--pg-auth", pg_auth, "trust, password, md5 or scram-sha-256")
@@ -480,26 +545,32 @@ int Main(int argc, char** argv) {
     serve->add_option("--pg-cert", pg_opts.tls_cert, "TLS certificate (PEM) for SSLRequest");
     serve->add_option("--pg-key", pg_opts.tls_key, "the certificate's private key (PEM)");
     serve->add_option("--pg-max-connections", pg_opts.max_connections, "clients at once")
+        ->check(WholeNumber(1, kInt))
         ->capture_default_str();
     serve
         ->add_option("--pg-max-message-bytes", pg_opts.max_message_bytes,
                      "largest message a client may send")
+        ->check(WholeNumber(0, std::numeric_limits<uint32_t>::max()))
         ->capture_default_str();
+    // Seconds up to PostgreSQL's largest timeout (2147483647 ms).
     serve
         ->add_option("--pg-idle-timeout", pg_idle_seconds,
                      "seconds an idle client stays connected (0: no limit)")
+        ->check(NumberOf("seconds", 0, 2147483.647))
         ->capture_default_str();
     serve
         ->add_option("--pg-idle-in-transaction-timeout", pg_idle_in_transaction_seconds,
                      "seconds a client idle in a transaction, or holding a portal, stays "
                      "connected (0: no limit); a connection may SET "
                      "idle_in_transaction_session_timeout")
-        ->check(CLI::Range(0.0, 2147483.647))
+        ->check(NumberOf("seconds", 0, 2147483.647))
         ->capture_default_str();
 
     // The Kubernetes API, metrics and health over HTTP (docs/kubernetes-api.md).
-    serve->add_option("--http-port", http_port,
-                      "serve the Kubernetes API, /metrics and health checks on this port");
+    serve
+        ->add_option("--http-port", http_port,
+                     "serve the Kubernetes API, /metrics and health checks on this port")
+        ->check(WholeNumber(0, 65535));
     serve
         ->add_option("--http-listen", http_opts.listen,
                      "address to listen on (loopback by default; others need TLS and a token)")
@@ -511,6 +582,7 @@ int Main(int argc, char** argv) {
     serve
         ->add_option("--http-max-body-bytes", http_opts.max_body_bytes,
                      "largest request body accepted")
+        ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()))
         ->capture_default_str();
     serve->add_option("--kubeconfig-out", serve_opts.kubeconfig_out,
                       "write a kubeconfig pointing kubectl at the server to this file");
