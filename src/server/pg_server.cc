@@ -52,6 +52,11 @@ enum class Stop { kNone, kClosed, kTimeout, kShutdown };
 
 std::string ServerVersion() { return "15.0 (hop)"; }
 
+// PostgreSQL's words (with SQLSTATE 57P01 admin_shutdown) for the end of a session the server's
+// stop ended, whether it was waiting for the client or running a statement.
+constexpr std::string_view kAdminShutdown =
+    "terminating connection due to administrator command (hop serve stops)";
+
 constexpr std::string_view kAborted =
     "current transaction is aborted, commands ignored until end of transaction block";
 
@@ -355,6 +360,14 @@ class Connection {
     WriteError(out_, f);
     Flush();
   }
+  // A client that began a message and did not send the rest within the message timeout: not
+  // idle, and not known to break the protocol either; the connection is given up as failed
+  // (docs/pgwire.md, "Connections").
+  void MessageTimedOut() {
+    Fatal("08006", fmt::format("terminating connection: the client began a message and did not "
+                               "send the rest of it within {} s",
+                               server_.options_.message_timeout.count() / 1000.0));
+  }
   void FlushIfFull() {
     if (out_.size() >= kSendChunk) Flush();
   }
@@ -506,6 +519,8 @@ class Connection {
   uint64_t statement_ids_ = 0;
   std::map<std::string, Portal> portals_;
   bool skip_to_sync_ = false;  // after an error in the extended protocol
+  // The server's stop ended the session with the error of its running statement (SendError).
+  bool terminated_ = false;
 };
 
 Stop Connection::ReadExact(char* buf, size_t n, std::chrono::milliseconds timeout) {
@@ -945,13 +960,17 @@ void Connection::Run() {
       Fatal("25P03", "terminating connection due to idle-in-transaction timeout");
       return;
     }
-    if (s == Stop::kNone) s = ReadExact(head + 1, 4, o.message_timeout);
     if (s == Stop::kTimeout) {
       Fatal("57P05", "terminating connection due to idle-session timeout");
       return;
     }
+    if (s == Stop::kNone) s = ReadExact(head + 1, 4, o.message_timeout);
+    if (s == Stop::kTimeout) {
+      MessageTimedOut();
+      return;
+    }
     if (s == Stop::kShutdown) {
-      Fatal("57P01", "terminating connection due to administrator command (hop serve stops)");
+      Fatal("57P01", kAdminShutdown);
       return;
     }
     if (s != Stop::kNone) return;
@@ -961,7 +980,10 @@ void Connection::Run() {
       return;
     }
     body.assign(*length, '\0');
-    if (ReadExact(body.data(), body.size(), o.message_timeout) != Stop::kNone) return;
+    s = ReadExact(body.data(), body.size(), o.message_timeout);
+    if (s == Stop::kTimeout) MessageTimedOut();
+    if (s == Stop::kShutdown) Fatal("57P01", kAdminShutdown);
+    if (s != Stop::kNone) return;
     const char type = head[0];
     if (type == 'X') return;  // Terminate
     if (skip_to_sync_ && type != 'S') continue;
@@ -974,6 +996,10 @@ void Connection::Run() {
           return;
         }
         SimpleQuery(*query);
+        if (terminated_) {
+          Flush();
+          return;
+        }
         // A Query outside a block is a transaction of its own.
         if (transaction_ == 'I') EndSettingsScope(/*commit=*/true);
         ReadyForQuery();
@@ -1018,6 +1044,10 @@ void Connection::Run() {
         return;
       }
       SendError(st);
+      if (terminated_) {
+        Flush();
+        return;
+      }
       skip_to_sync_ = true;
       SettingsAfterError();
       if (transaction_ == 'T') transaction_ = 'E';
@@ -1092,10 +1122,19 @@ bool Connection::IdleInTransaction() const {
 
 void Connection::SendError(const Status& st, std::string_view query, size_t offset) {
   ErrorFields f = ErrorOf(st, query, offset);
-  if (cancel_.load() && !server_.stopping_.load() && st.code() == StatusCode::kExecution &&
-      st.message().find("was cancelled") != std::string::npos) {
+  const bool cancelled = cancel_.load() && st.code() == StatusCode::kExecution &&
+                         st.message().find("was cancelled") != std::string::npos;
+  if (cancelled && server_.stopping_.load()) {
+    // The server's stop cancelled it: as in PostgreSQL, the statement's error is the end of the
+    // session, FATAL 57P01, and nothing follows it.
+    f = ErrorFields{};
+    f.severity = "FATAL";
+    f.sqlstate = "57P01";
+    f.message = std::string(kAdminShutdown);
+    terminated_ = true;
+  } else if (cancelled) {
     // A CancelRequest or the statement_timeout timer stopped it: PostgreSQL's query_canceled,
-    // with its words for which. (A stopping server's cancel is followed by its FATAL 57P01.)
+    // with its words for which.
     f.sqlstate = "57014";
     f.message = timed_out_.load() ? "canceling statement due to statement timeout"
                                   : "canceling statement due to user request";

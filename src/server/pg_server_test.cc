@@ -1314,6 +1314,58 @@ TEST_F(PgServerTest, RefusesTrustOffLoopbackAndTooManyClients) {
   PQfinish(b);
 }
 
+// A statement running when the server stops ends its session as in PostgreSQL: its error is
+// FATAL 57P01 admin_shutdown, not a statement's error followed by one (docs/pgwire.md).
+TEST_F(PgServerTest, AStopEndsARunningStatementWithFatal57P01) {
+  StartServer();
+  PGconn* c = Connect();
+  // Were the stop lost, the budget would end the query.
+  PQclear(PQexec(c, "SET query_timeout = 20"));
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    server_->Stop();
+  });
+  // libpq folds a FATAL error and the connection's end into one message; verbose, it has the
+  // SQLSTATE.
+  PQsetErrorVerbosity(c, PQERRORS_VERBOSE);
+  PGresult* r = PQexec(c, SlowQuery().c_str());
+  stopper.join();
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  const std::string message = PQerrorMessage(c);
+  EXPECT_EQ(message.rfind("FATAL:  57P01: terminating connection due to administrator command", 0),
+            0u)
+      << message;
+  EXPECT_EQ(message.find("ERROR"), std::string::npos) << message;
+  PQclear(r);
+  EXPECT_EQ(PQstatus(c), CONNECTION_BAD);
+  PQfinish(c);
+}
+
+// A client that begins a message and does not finish it within the message timeout is not an
+// idle one (57P05): its connection is given up with 08006, whether it stopped in the message's
+// header or in its body (docs/pgwire.md, "Connections").
+TEST_F(PgServerTest, AClientStalledInAMessageIsToldItsConnectionFailed) {
+  PgServerOptions options;
+  options.message_timeout = std::chrono::milliseconds(300);
+  StartServer(options);
+  const std::string kParts[] = {
+      std::string("Q\0\0", 3),                   // in the header
+      std::string("Q\0\0\0\x10", 5) + "SELECT",  // in the body
+  };
+  for (const std::string& part : kParts) {
+    const int fd = Raw();
+    Send(fd, Startup());
+    ASSERT_NE(ReadAll(fd, kReadyIdle).find(kReadyIdle), std::string::npos);
+    Send(fd, part);
+    const std::string got = ReadAll(fd);
+    EXPECT_EQ(Types(got), "E") << part.size();
+    EXPECT_NE(got.find("C08006"), std::string::npos) << got;
+    EXPECT_NE(got.find("did not send the rest of it within 0.3 s"), std::string::npos) << got;
+    EXPECT_EQ(got.find("57P05"), std::string::npos) << got;
+    close(fd);
+  }
+}
+
 TEST_F(PgServerTest, IdleClientsTimeOutAndStopEndsConnections) {
   PgServerOptions options;
   options.idle_timeout = std::chrono::milliseconds(200);
