@@ -2749,6 +2749,95 @@ CREATE MATERIALIZED VIEW local.outer_view AS SELECT id FROM local.inner_view;
   EXPECT_EQ(watermark("local-outerview"), watermark("local-innerview"));
 }
 
+// A table made by CREATE TABLE ... AS (docs/ddl.md, FIRE; docs/runtime.md, "The watermark a
+// refresh earns"): until its fill succeeds it holds none of its query's rows, so FIRE TABLE,
+// hop watermark set (with or without --force) and a trigger's Job that declares it an output
+// leave its watermark alone; once filled it takes INSERTs and its writers' watermark, and a
+// refill, which replaces their rows too, sets it back to what the fill earns.
+TEST(CliTest, ATableItsFillHasNotFilledTakesNoProducersWatermark) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  HopRun made = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
+INSERT INTO local.orders VALUES ('a', '10'), ('b', '20');
+CREATE TABLE local.broken AS SELECT CAST(amount || 'x' AS INTEGER) AS n FROM local.orders;
+!wait 60
+)");
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto status = [&](const std::string& table) {
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get table " + table + " -o json").out,
+                                     nullptr, false);
+    return doc.is_object() && doc.contains("status") ? doc["status"] : nlohmann::json::object();
+  };
+  ASSERT_EQ(status("local-database-broken")["fill"].value("lastOutcome", ""), "Failed");
+
+  // Its fill failed: nobody may claim a watermark for rows it does not hold.
+  for (const char* fire : {" -e 'FIRE TABLE local.broken'",
+                           " -e \"FIRE TABLE local.broken WATERMARK '2099-01-01T00:00:00Z'\""}) {
+    HopRun refused = Hop(state.Flag() + fire);
+    EXPECT_NE(refused.status, 0) << fire << ": " << refused.out;
+    EXPECT_NE(refused.out.find("Cannot FIRE TABLE LOCAL.BROKEN: CREATE TABLE ... AS fills it, and "
+                               "its fill failed"),
+              std::string::npos)
+        << fire << ": " << refused.out;
+  }
+  for (const char* set : {" watermark set table/local-database-broken 2099-01-01T00:00:00Z",
+                          " watermark set --force table/local-database-broken",
+                          " watermark set table/local-database-broken"}) {
+    HopRun refused = Hop(state.Flag() + set);
+    EXPECT_EQ(refused.status, 1) << set << ": " << refused.out;
+    EXPECT_NE(refused.out.find("table/local-database-broken is filled by CREATE TABLE ... AS, and "
+                               "its fill failed"),
+              std::string::npos)
+        << set << ": " << refused.out;
+  }
+  EXPECT_FALSE(status("local-database-broken").contains("watermark"))
+      << status("local-database-broken");
+
+  // Nor does a trigger's Job that declares it an output; a table filled from an input complete
+  // up to 2020 is complete up to 2020.
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE TRIGGER on_orders ON local.orders AS 'echo-report' WITH (outputs 'table/local-database-broken');
+FIRE TABLE local.orders WATERMARK '2020-01-01T00:00:00Z';
+CREATE TABLE local.totals AS
+  SELECT member, SUM(CAST(amount AS INTEGER)) AS total FROM local.orders GROUP BY member;
+!wait 60
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(Runs(state, "onorders"),
+            (std::vector<std::string>{"Succeeded 2020-01-01T00:00:00.000Z"}));
+  EXPECT_FALSE(status("local-database-broken").contains("watermark"))
+      << status("local-database-broken");
+  EXPECT_EQ(status("local-database-totals").value("watermark", ""), "2020-01-01T00:00:00.000Z");
+
+  // Filled, it is a table its writers keep: they INSERT and say how complete it is.
+  HopRun wrote = Hop(state.Flag() + " -f -", R"(
+INSERT INTO local.totals VALUES ('c', 1);
+FIRE TABLE local.totals WATERMARK '2021-01-01T00:00:00Z';
+)");
+  ASSERT_EQ(wrote.status, 0) << wrote.out;
+  HopRun set =
+      Hop(state.Flag() + " watermark set table/local-database-totals 2022-01-01T00:00:00Z");
+  ASSERT_EQ(set.status, 0) << set.out;
+  EXPECT_EQ(status("local-database-totals").value("watermark", ""), "2022-01-01T00:00:00.000Z");
+  // A refill replaces every row, theirs too: the watermark is again what the fill earns.
+  HopRun refill = Hop(state.Flag() + " refresh table/local-database-totals");
+  ASSERT_EQ(refill.status, 0) << refill.out;
+  EXPECT_NE(refill.out.find("; watermark 2020-01-01T00:00:00.000Z (the watermark of its input "
+                            "LOCAL.ORDERS), moved back from 2022-01-01T00:00:00.000Z"),
+            std::string::npos)
+      << refill.out;
+  EXPECT_EQ(status("local-database-totals").value("watermark", ""), "2020-01-01T00:00:00.000Z");
+  HopRun rows = Hop(state.Flag() + " -e 'SELECT COUNT(*) AS n FROM local.totals'");
+  EXPECT_NE(rows.out.find(" N\n---\n 2\n(1 row)"), std::string::npos) << rows.out;
+}
+
 TEST(CliTest, AViewHopDoesNotRefreshIsNotClaimedRefreshed) {
   StateDir state;
   ASSERT_EQ(

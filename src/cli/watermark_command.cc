@@ -71,6 +71,17 @@ int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std
           << EscapeForTerminal(policy->second) << "'): set theirs instead\n";
       return 1;
     }
+    // A table CREATE TABLE ... AS has not filled yet holds none of its query's rows, and what
+    // is set now would stay when its fill succeeds (docs/ddl.md, FIRE): not even --force.
+    if (std::optional<std::string> unfilled =
+            table ? deploy::UnfilledTable(object) : std::nullopt) {
+      err << "hop watermark set: " << what << " is filled by CREATE TABLE ... AS, and "
+          << EscapeForTerminal(*unfilled)
+          << ": it holds none of its query's rows yet, so no watermark can be claimed for them; "
+             "its watermark becomes the one its fill earns when the fill succeeds (hop refresh "
+          << what << " runs it), and is its writers' to set after that\n";
+      return 1;
+    }
     if (!table && attempt == 0) {
       auto refreshed = HopRefreshes(store, object);
       if (!refreshed.ok()) {

@@ -176,6 +176,16 @@ Status Fire(const binder::BoundObjectStatement& bound, Batch& batch) {
       HOP_ASSIGN_OR_RETURN(table, batch.store().Find({resource::TableKind::Info().group_kind(),
                                                       ns, element->resource}));
     }
+    // A table CREATE TABLE ... AS has not filled yet holds none of its query's rows, and a
+    // watermark set now would stay when its fill succeeds: refused, WATERMARK or not (docs/ddl.md).
+    if (std::optional<std::string> unfilled = table ? UnfilledTable(*table) : std::nullopt) {
+      return Status::InvalidArgument(fmt::format(
+          "Cannot FIRE TABLE {0}: CREATE TABLE ... AS fills it, and {1}, so it holds none of its "
+          "query's rows yet and no watermark can be claimed for them; its watermark becomes the "
+          "one its fill earns when the fill succeeds (hop refresh table/{2} runs it), and FIRE "
+          "TRIGGER fires a trigger on it",
+          Join(element->path, "."), *unfilled, table->name()));
+    }
     if (given && !table) {
       return Status::InvalidArgument(fmt::format(
           "Table {} has no watermark: only tables made with CREATE TABLE keep one (FIRE TABLE {} "

@@ -218,6 +218,35 @@ std::string WatermarkTargetText(const store::ObjectRef& ref) {
   return (ref.kind == resource::TableKind::Info().group_kind() ? "table/" : "view/") + ref.name;
 }
 
+std::optional<std::string> UnfilledTable(const resource::Resource& table) {
+  const auto annotations = table.annotations();
+  auto query = annotations.find(std::string(resource::kFillAnnotation));
+  if (query == annotations.end()) return std::nullopt;
+  const Json* status = table.status();
+  const Json none = Json::object();
+  const Json& s = status != nullptr && status->is_object() ? *status : none;
+  const Json fill = s.contains("fill") && s["fill"].is_object() ? s["fill"] : none;
+  auto text = [](const Json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (const std::string job = text(fill, "job"); !job.empty()) {
+    return fmt::format("its fill {} is going", job);
+  }
+  // Filled: the fill of this query recorded its digest (by its Job or by hand), or, before fills
+  // recorded one, the fill Job of this query succeeded.
+  if (text(s, resource::kRefreshedQueryStatus) == resource::QueryDigest(query->second)) {
+    return std::nullopt;
+  }
+  const bool this_query = text(fill, "query") == query->second;
+  if (this_query && text(fill, "lastOutcome") == "Succeeded") return std::nullopt;
+  if (this_query && text(fill, "lastOutcome") == "Failed") {
+    const std::string message = text(fill, "message");
+    return message.empty() ? std::string("its fill failed") : "its fill failed (" + message + ")";
+  }
+  return std::string("its fill waits to start");
+}
+
 ViewFires::ViewFires(Json& status, std::string_view kind) : status_(status), kind_(kind) {
   if (!status_.is_object()) status_ = Json::object();
 }

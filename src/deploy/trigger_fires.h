@@ -109,6 +109,18 @@ Result<std::vector<store::ObjectRef>> ParseWatermarkTargets(std::string_view lis
 // `table/NAME` or `view/NAME` for a Table or View reference.
 std::string WatermarkTargetText(const store::ObjectRef& ref);
 
+// Whose word an object's watermark is (docs/runtime.md, "The watermark a refresh earns"): a
+// producer's (FIRE, `hop watermark set`, a Job's declared output) or hop's own refresh or fill's,
+// which no producer may overstate.
+//
+// Why no producer may set the watermark of `table` (a Table resource) yet: it was made by CREATE
+// TABLE ... AS, and its fill of its current query has not succeeded (it waits to start, runs, or
+// failed), so it holds none of that query's rows, and a watermark set now would outlive the fill
+// (docs/ddl.md, FIRE). Said as "its fill waits to start", "its fill JOB is going", "its fill
+// failed: ..."; nullopt when a producer may: a table without a fill, or filled (by its Job or
+// `hop refresh table/NAME`), after which it is a table its writers keep.
+std::optional<std::string> UnfilledTable(const resource::Resource& table);
+
 // The watermarks of a View or a Table that its triggers have not been given yet, in its status
 // (`pendingFires`, oldest first). The View and Table reconcilers only see an object's latest
 // state, so one advanced twice between two of its reconciles would give a firePolicy Each

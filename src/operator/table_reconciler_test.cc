@@ -113,5 +113,76 @@ TEST_F(ReconcilerStoreTest, ARunThatSucceededAdvancesTheWatermarksOfItsOutputs) 
             nullptr);
 }
 
+// A table made by CREATE TABLE ... AS takes a producer's watermark only once its fill of its
+// current query has succeeded (docs/ddl.md, FIRE): before, it says why not.
+TEST(UnfilledTable, SaysWhyATableItsFillHasNotFilledTakesNoProducersWatermark) {
+  auto table = [](const std::string& status) {
+    Resource t = Parse(
+        "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Table\nmetadata: {name: t, "
+        "annotations: {hop.dev/fill: SELECT 1}}\nspec: {database: d, schema: S, table: T}\n");
+    if (!status.empty()) t.set_status(Json::parse(status));
+    return t;
+  };
+  Resource plain = Parse(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Table\nmetadata: {name: p}\n"
+      "spec: {database: d, schema: S, table: P}\n");
+  EXPECT_EQ(deploy::UnfilledTable(plain), std::nullopt);
+  EXPECT_EQ(deploy::UnfilledTable(table("")), "its fill waits to start");
+  EXPECT_EQ(
+      deploy::UnfilledTable(table(R"({"fill": {"job": "t-refresh-1", "query": "SELECT 1"}})")),
+      "its fill t-refresh-1 is going");
+  EXPECT_EQ(deploy::UnfilledTable(table(
+                R"({"fill": {"query": "SELECT 1", "lastOutcome": "Failed", "message": "boom"}})")),
+            "its fill failed (boom)");
+  // Filled: by its Job (recorded by the reconciler), or by hand (the fill's query digest).
+  EXPECT_EQ(deploy::UnfilledTable(
+                table(R"({"fill": {"query": "SELECT 1", "lastOutcome": "Succeeded"}})")),
+            std::nullopt);
+  EXPECT_EQ(
+      deploy::UnfilledTable(table(R"({"fill": {"query": "SELECT 1", "lastOutcome": "Failed"}, )"
+                                  R"("refreshedQuery": ")" +
+                                  resource::QueryDigest("SELECT 1") + "\"}")),
+      std::nullopt);
+  // Filled with another query than the one it has now (CREATE OR REPLACE TABLE ... AS).
+  EXPECT_EQ(
+      deploy::UnfilledTable(table(
+          R"({"fill": {"query": "SELECT 2", "lastOutcome": "Succeeded"}, "refreshedQuery": ")" +
+          resource::QueryDigest("SELECT 2") + "\"}")),
+      "its fill waits to start");
+}
+
+// A run's declared outputs whose watermark only hop sets are left alone: a table CREATE TABLE
+// ... AS has not filled yet; a filled one advances, as any table.
+TEST_F(ReconcilerStoreTest, ARunThatSucceededLeavesWatermarksOnlyHopSets) {
+  Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\nmetadata: {name: local}\n"
+      "spec: {schema: LOCAL, url: 'jdbc:local:', dialect: Calcite}\n");
+  Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Table\nmetadata: {name: unfilled, "
+      "annotations: {hop.dev/fill: SELECT 1}}\nspec: {database: local, schema: LOCAL, table: "
+      "UNFILLED}\n");
+  Resource filled = Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Table\nmetadata: {name: filled, "
+      "annotations: {hop.dev/fill: SELECT 1}}\nspec: {database: local, schema: LOCAL, table: "
+      "FILLED}\n");
+  filled.mutable_status()["refreshedQuery"] = resource::QueryDigest("SELECT 1");
+  filled.mutable_status()["watermark"] = "2026-03-01T01:00:00.000Z";
+  ASSERT_TRUE(store_->UpdateStatus(filled).ok());
+  TriggerPlan plan;
+  plan.trigger = Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: TableTrigger\nmetadata: {name: t}\n"
+      "spec: {schema: S, table: X, yaml: 'x'}\n");
+  auto table = [](const char* name) {
+    return store::ObjectRef{resource::TableKind::Info().group_kind(), "default", name};
+  };
+  plan.outputs = {table("unfilled"), table("filled")};
+  plan.outputs_to = *ParseRfc3339("2026-03-01T02:00:00Z");
+  Batch batch(*store_);
+  ASSERT_TRUE(WriteRunPlan(batch, plan, nullptr, store_.get()).ok());
+  ASSERT_TRUE(batch.Commit().ok());
+  EXPECT_EQ(store_->Get(table("unfilled"))->status(), nullptr);
+  EXPECT_EQ(store_->Get(table("filled"))->status()->at("watermark"), "2026-03-01T02:00:00.000Z");
+}
+
 }  // namespace
 }  // namespace hop::op

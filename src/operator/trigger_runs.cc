@@ -417,6 +417,17 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
           plan.trigger.namespace_name(), plan.trigger.name(), what);
       continue;
     }
+    // A table CREATE TABLE ... AS has not filled yet: its watermark is its fill's to set
+    // (docs/operator.md, "Jobs that declare their outputs").
+    if (auto unfilled = ref.kind == resource::TableKind::Info().group_kind()
+                            ? deploy::UnfilledTable(*output)
+                            : std::nullopt) {
+      log::Warn(
+          "TableTrigger {}/{}: output {} is filled by CREATE TABLE ... AS, and {}: not advanced "
+          "until its fill succeeds",
+          plan.trigger.namespace_name(), plan.trigger.name(), what, *unfilled);
+      continue;
+    }
     Json status = StatusOf(*output);
     auto moved = deploy::ViewFires(status, ref.kind.kind).Set(plan.outputs_to, false, ref.name);
     if (!moved.ok()) {

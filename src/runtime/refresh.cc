@@ -66,19 +66,34 @@ struct ReadView {
   std::string sql;
 };
 
-// Moves the watermark of the view (or table: `ref`) to `earned` (never back), queueing it for
-// its triggers; retried when another writer changed the object meanwhile. Returns the watermark
-// it has afterwards (a later one stays). With `read`, only if the view still has the uid and
-// query the refresh read, and with status.refreshedQuery, the digest of that query
-// (docs/runtime.md, "Refreshes"): a view replaced with another query or created again while it
-// was refreshed keeps its watermark, and the refresh fails.
+// The query whose rows a refresh writes: a View's spec.sql, a Table's fill.
+std::string QueryOf(const Resource& object) {
+  if (object.kind() != ViewKind::Info().kind) {
+    const auto annotations = object.annotations();
+    auto fill = annotations.find(std::string(resource::kFillAnnotation));
+    return fill == annotations.end() ? std::string() : fill->second;
+  }
+  return ViewKind::kSql.Get(object).value_or("");
+}
+
+// Moves the watermark of the view (or table: `ref`) to `earned`, queueing it for its triggers;
+// retried when another writer changed the object meanwhile. Returns the watermark it has
+// afterwards. A view's never moves back (a later one stays); a filled table's becomes `earned`
+// exactly, moved back if its writers had set a later one, since the fill replaced the rows that
+// word was about (docs/runtime.md, "The watermark a refresh earns"). With `read`, only if the
+// view (or table) still has the uid and query the refresh read, and with
+// status.refreshedQuery, the digest of that query (docs/runtime.md, "Refreshes"): one replaced
+// with another query or created again while it was refreshed keeps its watermark, and the
+// refresh fails.
 Result<SystemTime> AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
                                     const std::string& sql_name, SystemTime earned,
-                                    const std::optional<ReadView>& read = std::nullopt) {
+                                    const std::optional<ReadView>& read,
+                                    std::optional<SystemTime>& moved_back) {
   constexpr int kAttempts = 20;
+  const bool exact = ref.kind == resource::TableKind::Info().group_kind();
   for (int attempt = 1;; ++attempt) {
     HOP_ASSIGN_OR_RETURN(Resource view, store.Get(ref));
-    if (read && (view.uid() != read->uid || ViewKind::kSql.Get(view).value_or("") != read->sql)) {
+    if (read && (view.uid() != read->uid || QueryOf(view) != read->sql)) {
       return Status::Conflict(fmt::format(
           "{} was {} while it was refreshed: its table now holds the rows of the query it had, "
           "and its watermark stays where it was; refresh it again",
@@ -92,12 +107,18 @@ Result<SystemTime> AdvanceWatermark(store::Store& store, const store::ObjectRef&
     const bool recorded =
         !read || (status != nullptr && status->is_object() &&
                   status->value(resource::kRefreshedQueryStatus, std::string()) == digest);
-    const SystemTime after = current && *current >= earned ? *current : earned;
-    if (current && *current >= earned && recorded) return after;
-    if (!current || *current < earned) HOP_RETURN_IF_ERROR(fires.Advance(earned, sql_name));
+    const bool back = exact && current && *current > earned;
+    const SystemTime after = current && *current >= earned && !back ? *current : earned;
+    if (current && *current >= earned && !back && recorded) return after;
+    if (!current || *current < earned || back) {
+      HOP_RETURN_IF_ERROR(fires.Advance(earned, sql_name));
+    }
     if (read) view.mutable_status()[resource::kRefreshedQueryStatus] = digest;
     auto written = store.UpdateStatus(std::move(view));
-    if (written.ok()) return after;
+    if (written.ok()) {
+      if (back) moved_back = current;
+      return after;
+    }
     if (written.status().code() != StatusCode::kConflict || attempt == kAttempts) {
       return written.status();
     }
@@ -362,8 +383,8 @@ Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
     HOP_ASSIGN_OR_RETURN(outcome.rows, engine->Replace(cat, insert, engine::Budget{}));
     outcome.how = "replaced in the local database";
   }
-  HOP_ASSIGN_OR_RETURN(outcome.watermark,
-                       AdvanceWatermark(store, ref, sink.QualifiedName(), earned.at, read));
+  HOP_ASSIGN_OR_RETURN(outcome.watermark, AdvanceWatermark(store, ref, sink.QualifiedName(),
+                                                           earned.at, read, outcome.moved_back));
   outcome.view = sink.QualifiedName();
   outcome.resource = ref.name;
   outcome.snapshot = snapshot;
@@ -409,7 +430,8 @@ Result<RefreshOutcome> FillTable(store::Store& store, const catalog::Catalog& ca
         "{}: its fill query has {} columns and the table {}", table->QualifiedName(),
         query->row_type.columns.size(), table->row_type.columns.size()));
   }
-  return Replace(store, cat, options, *table, query, ref, snapshot);
+  return Replace(store, cat, options, *table, query, ref, snapshot,
+                 ReadView{resource->uid(), fill->second});
 }
 
 }  // namespace

@@ -4,11 +4,13 @@
 // is now, and its rows replace the sink's in one transaction of the sink; then, and only then,
 // the view's watermark moves to the one the refresh earns (op::EarnWatermark: the earliest of its
 // inputs' watermarks, and the time it began reading for an input without one), never back,
-// which fires the triggers on the view. A refresh that fails, or is killed, leaves the sink's
-// previous rows and the previous watermark.
+// which fires the triggers on the view. A fill of a table made by CREATE TABLE ... AS replaces
+// every row, its writers' too, so the table's watermark becomes exactly what the fill earned. A
+// refresh that fails, or is killed, leaves the sink's previous rows and the previous watermark.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -35,6 +37,8 @@ struct RefreshOutcome {
   SystemTime earned{};    // the watermark it earned (op::EarnWatermark)
   std::string earned_from;  // the input whose watermark that is; "" for the snapshot
   SystemTime watermark{};   // the view's watermark now: `earned`, or a later one it kept
+  // A filled table's watermark before, when the fill moved it back to `earned`.
+  std::optional<SystemTime> moved_back;
 };
 
 // Refreshes the view. Errors: the view is not found or not materialized (NotFound,
