@@ -2838,6 +2838,80 @@ FIRE TABLE local.totals WATERMARK '2021-01-01T00:00:00Z';
   EXPECT_NE(rows.out.find(" N\n---\n 2\n(1 row)"), std::string::npos) << rows.out;
 }
 
+// A materialized view hop refreshes is written only by its refreshes (docs/operator.md, "Jobs
+// that declare their outputs"): CREATE TRIGGER refuses it in `outputs`, and a run whose Job's own
+// YAML declares it leaves its watermark alone.
+TEST(CliTest, ATriggersJobDoesNotAdvanceAViewHopRefreshes) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  HopRun declared =
+      Hop(state.Flag() + " apply -f -", R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: JobTemplate
+metadata: {name: declares-copy}
+spec:
+  yaml: |
+    apiVersion: batch/v1
+    kind: Job
+    metadata:
+      name: {{trigger}}
+      annotations: {hop.dev/outputs: view/local-copy}
+    spec:
+      backoffLimit: 0
+      template:
+        spec:
+          containers:
+          - name: report
+            image: busybox
+            command:
+            - sh
+            - -c
+            - echo {{trigger shellQuote}} covers {{watermark shellQuote}} to {{timestamp shellQuote}}
+          restartPolicy: Never
+)");
+  ASSERT_EQ(declared.status, 0) << declared.out;
+  HopRun made = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.src (id INT);
+INSERT INTO local.src VALUES (1), (2);
+FIRE TABLE local.src WATERMARK '2020-01-01T00:00:00Z';
+CREATE MATERIALIZED VIEW local.copy AS SELECT id FROM local.src;
+REFRESH MATERIALIZED VIEW local.copy;
+!wait 60
+)");
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto watermark = [&]() {
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get view local-copy -o json").out,
+                                     nullptr, false);
+    return doc.is_object() && doc.contains("status") ? doc["status"].value("watermark", "")
+                                                     : std::string();
+  };
+  ASSERT_EQ(watermark(), "2020-01-01T00:00:00.000Z");
+
+  HopRun refused = Hop(state.Flag() +
+                       " -e \"CREATE TRIGGER declared ON local.src AS 'declares-copy' WITH "
+                       "(outputs 'view/local-copy')\"");
+  EXPECT_NE(refused.status, 0) << refused.out;
+  EXPECT_NE(refused.out.find("Option outputs: view/local-copy is a materialized view hop "
+                             "refreshes: only its refreshes write its rows"),
+            std::string::npos)
+      << refused.out;
+
+  // Declared by the Job's own YAML: the run succeeds, and the view keeps what its refresh earned.
+  HopRun run = Hop(state.Flag() + " -f -", R"(
+CREATE TRIGGER on_src ON local.src AS 'declares-copy';
+FIRE TABLE local.src WATERMARK '2099-01-01T00:00:00Z';
+!wait 60
+)");
+  ASSERT_EQ(run.status, 0) << run.out;
+  // (A first run may cover the watermark src had when the trigger was made.)
+  const std::vector<std::string> runs = Runs(state, "onsrc");
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(runs.back(), "Succeeded 2099-01-01T00:00:00.000Z");
+  EXPECT_EQ(watermark(), "2020-01-01T00:00:00.000Z");
+}
+
 TEST(CliTest, AViewHopDoesNotRefreshIsNotClaimedRefreshed) {
   StateDir state;
   ASSERT_EQ(

@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catalog/catalog.h"
 #include "common/strings.h"
 #include "deploy/trigger_fires.h"
 #include "resource/kinds.h"
@@ -14,17 +13,6 @@ namespace {
 // How often a write that lost a race with another writer (the operator emptying the queue) is
 // tried again on the new state.
 constexpr int kAttempts = 10;
-
-// Whether `view` is a materialized view hop refreshes (its table is in a local or PostgreSQL
-// database): its watermark is the one its refreshes earn (docs/runtime.md, "Refreshes"), as for
-// FIRE MATERIALIZED VIEW (docs/ddl.md). Errors: the catalog's.
-Result<bool> HopRefreshes(store::Store& store, const resource::Resource& view) {
-  using resource::ViewKind;
-  if (!ViewKind::kMaterialized.Get(view).value_or(false)) return false;
-  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store, view.namespace_name()));
-  auto schema = cat.SchemaFor(ViewKind::Path(view));
-  return schema.ok() && catalog::HopWritesTables(**schema);
-}
 
 }  // namespace
 
@@ -83,7 +71,7 @@ int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std
       return 1;
     }
     if (!table && attempt == 0) {
-      auto refreshed = HopRefreshes(store, object);
+      auto refreshed = deploy::HopRefreshesView(store, object);
       if (!refreshed.ok()) {
         err << "hop watermark set: " << EscapeForTerminal(refreshed.status().ToString()) << "\n";
         return 1;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/catalog.h"
 #include "common/strings.h"
 #include "deploy/deployers.h"
 #include "deploy/objects.h"
@@ -65,6 +66,22 @@ Status TriggerDeployer::Specify(const binder::BoundStatement& statement, Batch& 
           return Status::InvalidArgument(fmt::format(
               "Option outputs: {} derives its watermark from its inputs', so no Job advances it",
               WatermarkTargetText(ref)));
+        }
+        // A materialized view hop refreshes: its watermark is what its refreshes earn from what
+        // they read, and only they write its rows (docs/operator.md, "Jobs that declare their
+        // outputs").
+        if (ref.kind == resource::ViewKind::Info().group_kind() &&
+            resource::ViewKind::kMaterialized.Get(*target).value_or(false)) {
+          auto schema = batch.catalog().SchemaFor(resource::ViewKind::Path(*target));
+          if (schema.ok() && catalog::HopWritesTables(**schema)) {
+            return Status::InvalidArgument(fmt::format(
+                "Option outputs: {} is a materialized view hop refreshes: only its refreshes "
+                "write its rows, and its watermark is the one they earn from what they read, so "
+                "no Job advances it; name what the Job writes (its inputs' tables), and the view "
+                "follows when refreshed (REFRESH MATERIALIZED VIEW, or WITH ('refresh' "
+                "'on-source-change'))",
+                WatermarkTargetText(ref)));
+          }
         }
         outputs.push_back(WatermarkTargetText(ref));
       }

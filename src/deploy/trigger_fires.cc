@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "catalog/catalog.h"
 #include "common/strings.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
@@ -245,6 +246,14 @@ std::optional<std::string> UnfilledTable(const resource::Resource& table) {
     return message.empty() ? std::string("its fill failed") : "its fill failed (" + message + ")";
   }
   return std::string("its fill waits to start");
+}
+
+Result<bool> HopRefreshesView(store::Store& store, const resource::Resource& view) {
+  using resource::ViewKind;
+  if (!ViewKind::kMaterialized.Get(view).value_or(false)) return false;
+  HOP_ASSIGN_OR_RETURN(catalog::Catalog cat, catalog::Catalog::Load(store, view.namespace_name()));
+  auto schema = cat.SchemaFor(ViewKind::Path(view));
+  return schema.ok() && catalog::HopWritesTables(**schema);
 }
 
 ViewFires::ViewFires(Json& status, std::string_view kind) : status_(status), kind_(kind) {

@@ -120,6 +120,9 @@ std::string WatermarkTargetText(const store::ObjectRef& ref);
 // failed: ..."; nullopt when a producer may: a table without a fill, or filled (by its Job or
 // `hop refresh table/NAME`), after which it is a table its writers keep.
 std::optional<std::string> UnfilledTable(const resource::Resource& table);
+// Whether `view` (a View resource) is a materialized view hop refreshes (its table is in a
+// local or PostgreSQL database), whose watermark only its refreshes set. Errors: the catalog's.
+Result<bool> HopRefreshesView(store::Store& store, const resource::Resource& view);
 
 // The watermarks of a View or a Table that its triggers have not been given yet, in its status
 // (`pendingFires`, oldest first). The View and Table reconcilers only see an object's latest

@@ -151,12 +151,16 @@ TEST(UnfilledTable, SaysWhyATableItsFillHasNotFilledTakesNoProducersWatermark) {
       "its fill waits to start");
 }
 
-// A run's declared outputs whose watermark only hop sets are left alone: a table CREATE TABLE
-// ... AS has not filled yet; a filled one advances, as any table.
+// A run's declared outputs whose watermark only hop sets are left alone: a materialized view
+// hop refreshes (its refreshes earn it) and a table CREATE TABLE ... AS has not filled yet; a
+// filled one advances, as any table.
 TEST_F(ReconcilerStoreTest, ARunThatSucceededLeavesWatermarksOnlyHopSets) {
   Create(
       "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\nmetadata: {name: local}\n"
       "spec: {schema: LOCAL, url: 'jdbc:local:', dialect: Calcite}\n");
+  Create(
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: View\nmetadata: {name: local-mv}\n"
+      "spec: {view: MV, schema: LOCAL, sql: SELECT 1 AS X, materialized: true}\n");
   Create(
       "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Table\nmetadata: {name: unfilled, "
       "annotations: {hop.dev/fill: SELECT 1}}\nspec: {database: local, schema: LOCAL, table: "
@@ -175,11 +179,13 @@ TEST_F(ReconcilerStoreTest, ARunThatSucceededLeavesWatermarksOnlyHopSets) {
   auto table = [](const char* name) {
     return store::ObjectRef{resource::TableKind::Info().group_kind(), "default", name};
   };
-  plan.outputs = {table("unfilled"), table("filled")};
+  const store::ObjectRef mv{resource::ViewKind::Info().group_kind(), "default", "local-mv"};
+  plan.outputs = {mv, table("unfilled"), table("filled")};
   plan.outputs_to = *ParseRfc3339("2026-03-01T02:00:00Z");
   Batch batch(*store_);
   ASSERT_TRUE(WriteRunPlan(batch, plan, nullptr, store_.get()).ok());
   ASSERT_TRUE(batch.Commit().ok());
+  EXPECT_EQ(store_->Get(mv)->status(), nullptr);
   EXPECT_EQ(store_->Get(table("unfilled"))->status(), nullptr);
   EXPECT_EQ(store_->Get(table("filled"))->status()->at("watermark"), "2026-03-01T02:00:00.000Z");
 }

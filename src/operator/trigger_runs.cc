@@ -417,11 +417,27 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
           plan.trigger.namespace_name(), plan.trigger.name(), what);
       continue;
     }
-    // A table CREATE TABLE ... AS has not filled yet: its watermark is its fill's to set
-    // (docs/operator.md, "Jobs that declare their outputs").
-    if (auto unfilled = ref.kind == resource::TableKind::Info().group_kind()
-                            ? deploy::UnfilledTable(*output)
-                            : std::nullopt) {
+    // Whose watermark only hop's refresh or fill sets (docs/operator.md, "Jobs that declare
+    // their outputs"): a materialized view hop refreshes (a Job's own YAML can still name one,
+    // or a view made again under the name after CREATE TRIGGER), and a table CREATE TABLE ...
+    // AS has not filled yet.
+    if (ref.kind == resource::ViewKind::Info().group_kind()) {
+      auto refreshed = deploy::HopRefreshesView(*store, *output);
+      if (!refreshed.ok()) {
+        log::Warn(
+            "TableTrigger {}/{}: output {} not advanced: whether hop refreshes it is not "
+            "known: {}",
+            plan.trigger.namespace_name(), plan.trigger.name(), what, refreshed.status().message());
+        continue;
+      }
+      if (*refreshed) {
+        log::Warn(
+            "TableTrigger {}/{}: output {} is a materialized view hop refreshes, whose watermark "
+            "only its refreshes set: not advanced",
+            plan.trigger.namespace_name(), plan.trigger.name(), what);
+        continue;
+      }
+    } else if (auto unfilled = deploy::UnfilledTable(*output)) {
       log::Warn(
           "TableTrigger {}/{}: output {} is filled by CREATE TABLE ... AS, and {}: not advanced "
           "until its fill succeeds",
