@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -868,9 +869,10 @@ FIRE VIEW ads.visits;
   EXPECT_EQ(serve.Stop(SIGTERM), 0);
 }
 
-// GET `path` from 127.0.0.1:`port`: the status code and the body; {0, why} when there is no
-// answer (nothing listens, say).
-std::pair<int, std::string> HttpGet(int port, const std::string& path) {
+// `method` `path` on 127.0.0.1:`port`, with `body` as JSON when not empty: the status code and
+// the body; {0, why} when there is no answer (nothing listens, say).
+std::pair<int, std::string> HttpRequest(int port, const std::string& method,
+                                        const std::string& path, const std::string& body = "") {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return {0, "no socket"};
   sockaddr_in addr{};
@@ -881,8 +883,14 @@ std::pair<int, std::string> HttpGet(int port, const std::string& path) {
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   std::string reply;
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string request =
-        "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    std::string request =
+        method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n";
+    if (!body.empty()) {
+      request +=
+          "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+          "\r\n";
+    }
+    request += "\r\n" + body;
     if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
         static_cast<ssize_t>(request.size())) {
       char buf[4096];
@@ -892,10 +900,50 @@ std::pair<int, std::string> HttpGet(int port, const std::string& path) {
   }
   close(fd);
   if (reply.compare(0, 9, "HTTP/1.1 ") != 0) return {0, "no answer: " + reply};
-  const size_t body = reply.find("\r\n\r\n");
+  const size_t at = reply.find("\r\n\r\n");
   return {std::atoi(reply.c_str() + 9),
-          body == std::string::npos ? std::string() : reply.substr(body + 4)};
+          at == std::string::npos ? std::string() : reply.substr(at + 4)};
 }
+
+std::pair<int, std::string> HttpGet(int port, const std::string& path) {
+  return HttpRequest(port, "GET", path);
+}
+
+// A small tmpfs mounted on `dir` (made if missing), for a disk that fills up; unmounted lazily
+// when it goes. Mounting needs root; mounted() says whether it worked and why() why not.
+class SmallFileSystem {
+ public:
+  SmallFileSystem(const std::string& dir, const std::string& size) : dir_(dir) {
+    std::filesystem::create_directories(dir_);
+    const std::string options = "size=" + size + ",mode=0700";
+    mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) == 0;
+    if (!mounted_) why_ = "cannot mount a tmpfs on " + dir_ + ": " + std::strerror(errno);
+  }
+  ~SmallFileSystem() {
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  const std::string& why() const { return why_; }
+  // Fills it with one file until no byte more fits; Empty removes that file.
+  void Fill() {
+    const int fd = ::open((dir_ + "/filler").c_str(), O_CREAT | O_WRONLY | O_APPEND, 0600);
+    ASSERT_GE(fd, 0);
+    const std::string block(64 * 1024, 'x');
+    for (size_t size = block.size(); size > 0;) {
+      if (::write(fd, block.data(), size) < 0) {
+        ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
+        size /= 2;
+      }
+    }
+    ::close(fd);
+  }
+  void Empty() { std::filesystem::remove(dir_ + "/filler"); }
+
+ private:
+  std::string dir_;
+  bool mounted_ = false;
+  std::string why_;
+};
 
 // `hop serve` whose state directory is removed while it runs (docs/cli.md, "When the store
 // fails"): /readyz answers 503 with the reason at once, /livez stays 200 meanwhile, and the
@@ -945,6 +993,72 @@ TEST(CliTest, ServeWhoseStateDirectoryIsRemovedIsNotReadyAndStops) {
                 "/hop.db was removed"),
             std::string::npos)
       << hop::testing::ReadFileText(log);
+}
+
+// `hop serve` whose state directory's disk is full (docs/cli.md, "When the store fails"): a
+// write fails saying so, /readyz answers 503 with that reason while /livez stays 200, the
+// process does not stop, and once there is room again /readyz answers 200 by itself, without a
+// write, and writes succeed. The disk is a small tmpfs, filled to the last byte.
+TEST(CliTest, ServeWhoseDiskIsFullIsNotReadyUntilThereIsRoomAgain) {
+  hop::testing::TempDir parent("hop-e2e-full");
+  SmallFileSystem disk(parent.path() + "/disk", "16m");
+  if (!disk.mounted()) GTEST_SKIP() << disk.why() << " (needs root)";
+  const std::string state = parent.path() + "/disk/state";
+  const std::string log = parent.path() + "/serve.log";
+  const pid_t pid =
+      hop::testing::SpawnLogged({HOP_BINARY, "--state", state, "serve", "--http-port", "0"}, log);
+  ASSERT_GT(pid, 0);
+  int port = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string text = hop::testing::ReadFileText(log);
+        const std::string mark = "Kubernetes API on http://127.0.0.1:";
+        const size_t at = text.find(mark);
+        if (at != std::string::npos) port = std::atoi(text.c_str() + at + mark.size());
+        return port > 0 && HttpGet(port, "/readyz").first == 200;
+      },
+      20))
+      << hop::testing::ReadFileText(log);
+  const auto config_map = [](const std::string& name) {
+    return nlohmann::json{{"apiVersion", "v1"},
+                          {"kind", "ConfigMap"},
+                          {"metadata", {{"name", name}}},
+                          {"data", {{"k", std::string(512 * 1024, 'v')}}}}
+        .dump();
+  };
+  const std::string maps = "/api/v1/namespaces/default/configmaps";
+  ASSERT_NO_FATAL_FAILURE(disk.Fill());
+  const auto written = HttpRequest(port, "POST", maps, config_map("full"));
+  EXPECT_EQ(written.first, 503) << written.second;
+  const std::string said = "the state directory " + state + " has no space left (the disk is full)";
+  EXPECT_NE(written.second.find(said), std::string::npos) << written.second;
+  const auto ready = HttpGet(port, "/readyz");
+  EXPECT_EQ(ready.first, 503) << ready.second;
+  EXPECT_NE(ready.second.find("not ready: the store cannot write: " + said), std::string::npos)
+      << ready.second;
+  EXPECT_NE(HttpGet(port, "/readyz?verbose").second.find("[-]store cannot write: " + said),
+            std::string::npos);
+  EXPECT_EQ(HttpGet(port, "/livez").first, 200);
+  // It does not stop for a full disk (it checks its store's health every second).
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << hop::testing::ReadFileText(log);
+  EXPECT_EQ(HttpGet(port, "/readyz").first, 503);
+
+  disk.Empty();
+  std::pair<int, std::string> again;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        again = HttpGet(port, "/readyz");
+        return again.first == 200;
+      },
+      10))
+      << again.first << " " << again.second;
+  const auto after = HttpRequest(port, "POST", maps, config_map("room"));
+  EXPECT_EQ(after.first, 201) << after.second;
+  kill(pid, SIGTERM);
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 // A state directory hop may not write to is said to be one, with its path, by `hop -e`, `hop -f`

@@ -705,8 +705,11 @@ Reply HttpServer::Impl::Health(const http::RequestHead& head) {
   const bool liveness = head.path == "/livez";
   // Ready means the store can keep what it is given, too: a store that cannot (its file gone, a
   // failed fsync) makes the process not ready, though it lives (docs/kubernetes-api.md, "Health
-  // and metrics"). One stat, no query (Store::Health).
-  const Status store = liveness ? Status::OK() : store_.Health();
+  // and metrics"). One stat, no query (Store::Health). So does a store whose writes fail for
+  // want of space, until they can succeed again (Store::Writable).
+  const Status health = liveness ? Status::OK() : store_.Health();
+  const Status writable = liveness || !health.ok() ? Status::OK() : store_.Writable();
+  const Status& store = health.ok() ? writable : health;
   const bool role_ready = role == ServeRole::kLeading || role == ServeRole::kStandingBy;
   const bool ready = role_ready && store.ok();
   const bool ok = liveness ? live : ready;
@@ -714,7 +717,9 @@ Reply HttpServer::Impl::Health(const http::RequestHead& head) {
                       : role == ServeRole::kStandingBy ? "standing by"
                       : role == ServeRole::kStarting   ? "starting"
                                                        : "stopping";
-  const std::string store_state = store.ok() ? "ok" : "failed: " + store.message();
+  const std::string store_state = store.ok()     ? std::string("ok")
+                                  : !health.ok() ? "failed: " + store.message()
+                                                 : "cannot write: " + store.message();
   Reply r;
   if (head.HasQuery("verbose")) {
     r.body = fmt::format("[{}]ping ok\n[{}]control-plane {}\n", live ? "+" : "-",

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
@@ -24,10 +25,12 @@ namespace hop::store::sqlite {
 
 // Prepared statements not in use, by their SQL text. Preparing costs more than running most of
 // hop's statements, so each text is prepared once per connection.
+// It also keeps what Database::TakeNoSpaceLeft reports, for the statements that go back to it.
 struct StatementCache {
   static constexpr size_t kMaxIdlePerText = 4;
   std::mutex mu;
   std::unordered_map<std::string, std::vector<sqlite3_stmt*>> idle;
+  std::atomic<bool> no_space_left{false};
 };
 
 namespace {
@@ -160,60 +163,75 @@ bool WalMarkedDurable(const std::string& wal_path) {
   return id && ReadMarker(MarkerPathOf(wal_path)) == id->Text();
 }
 
-std::string StorageProblem(int code, int system_errno, std::string_view file) {
+bool NoSpaceLeft(int code, int system_errno) {
   const int primary = code & 0xff;
-  const std::string dir = file.empty()
-                              ? std::string("the state directory")
-                              : fmt::format("the state directory {}",
-                                            std::filesystem::path(file).parent_path().string());
   const bool io = primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN;
-  if (primary == SQLITE_FULL || (io && (system_errno == ENOSPC || system_errno == EDQUOT))) {
+  return primary == SQLITE_FULL || (io && (system_errno == ENOSPC || system_errno == EDQUOT));
+}
+
+std::string StorageProblem(int code, int system_errno, const StoragePlace& place) {
+  const int primary = code & 0xff;
+  const std::string& dir = place.directory;
+  const std::string or_elsewhere = place.elsewhere.empty() ? "" : ", or " + place.elsewhere;
+  const bool io = primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN;
+  if (NoSpaceLeft(code, system_errno)) {
     return fmt::format(
-        "{} has no space left ({}): hop cannot write its store there. Free some space on its "
-        "file system, or use another state directory",
-        dir, system_errno == EDQUOT ? "the disk quota is used up" : "the disk is full");
+        "{} has no space left ({}): hop cannot write {} there. Free some space on its file "
+        "system{}",
+        dir, system_errno == EDQUOT ? "the disk quota is used up" : "the disk is full", place.what,
+        or_elsewhere);
   }
   if ((io || primary == SQLITE_READONLY) && system_errno == EROFS) {
     return fmt::format(
-        "{} is on a read-only file system: hop cannot write its store there. Mount it "
-        "read-write, or use another state directory",
-        dir);
+        "{} is on a read-only file system: hop cannot write {} there. Mount it read-write{}", dir,
+        place.what, or_elsewhere);
   }
   if (primary == SQLITE_READONLY || (io && (system_errno == EACCES || system_errno == EPERM))) {
     return fmt::format(
-        "{} is read-only to this user: hop cannot write its store there. Make the directory and "
-        "the files in it writable by this user, or use another state directory",
-        dir);
+        "{} is read-only to this user: hop cannot write {} there. Make the directory and the "
+        "files in it writable by this user{}",
+        dir, place.what, or_elsewhere);
   }
   if (io && system_errno == EIO) {
     return fmt::format(
-        "the device of {} failed to read or write the store's files (an I/O error): the disk "
-        "may be failing. Check it, and restore the store from a backup if its data is damaged",
-        dir);
+        "the device of {} failed to read or write {} (an I/O error): the disk may be failing. "
+        "Check it{}",
+        dir, place.what, place.damaged.empty() ? "" : ", and " + place.damaged);
   }
   return "";
 }
 
-namespace {
+std::string StorageProblem(int code, int system_errno, std::string_view file) {
+  StoragePlace place;
+  place.directory = file.empty() ? std::string("the state directory")
+                                 : fmt::format("the state directory {}",
+                                               std::filesystem::path(file).parent_path().string());
+  place.what = "its store";
+  place.elsewhere = "use another state directory";
+  place.damaged = "restore the store from a backup if its data is damaged";
+  return StorageProblem(code, system_errno, place);
+}
 
-// The errno that tells what is wrong with where `db`'s file is kept. SQLite's is that of the last
-// call that failed, which for a file it could not open is often not the first: on a read-only
-// file system, creating the WAL fails with EROFS, then opening it read-only fails with ENOENT.
-// So for an open that failed, or a database SQLite found read-only, the state directory is asked
-// whether it may be written, when SQLite's errno does not already say.
-int StorageErrno(sqlite3* db, int code) {
-  const int system_errno = db ? sqlite3_system_errno(db) : 0;
+int StorageErrno(int code, int system_errno, const std::string& dir) {
   const int primary = code & 0xff;
   if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) return system_errno;
   if (system_errno == EROFS || system_errno == EACCES || system_errno == EPERM ||
       system_errno == ENOSPC || system_errno == EDQUOT) {
     return system_errno;
   }
-  const std::string file = FileOf(db);
-  if (file.empty()) return system_errno;
-  const std::string dir = std::filesystem::path(file).parent_path().string();
+  if (dir.empty()) return system_errno;
   if (::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES)) return errno;
   return system_errno;
+}
+
+namespace {
+
+// StorageErrno for the store's file, `db`'s main database: its directory is the one asked.
+int StorageErrno(sqlite3* db, int code) {
+  const std::string file = FileOf(db);
+  return sqlite::StorageErrno(
+      code, db ? sqlite3_system_errno(db) : 0,
+      file.empty() ? std::string() : std::filesystem::path(file).parent_path().string());
 }
 
 }  // namespace
@@ -312,6 +330,7 @@ Status Database::Exec(std::string_view sql) {
     sqlite3_free(err);
     Status s = ErrorStatus(db_, "exec");
     const int code = sqlite3_extended_errcode(db_);
+    NoteFailure(code);
     std::string failed = fmt::format("{} in: {}", msg, text.substr(0, 80));
     if (std::string problem = StorageProblem(code, StorageErrno(db_, code), FileOf(db_));
         !problem.empty()) {
@@ -337,12 +356,19 @@ Result<Statement> Database::Prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
                          &stmt, nullptr) != SQLITE_OK) {
+    NoteFailure(sqlite3_extended_errcode(db_));
     return ErrorStatus(db_, fmt::format("prepare '{}'", sql.substr(0, 60)));
   }
   return Statement(stmt, db_, cache_.get(), key);
 }
 
 int64_t Database::Changes() const { return sqlite3_changes64(db_); }
+
+void Database::NoteFailure(int code) {
+  if (cache_ && NoSpaceLeft(code, sqlite3_system_errno(db_))) cache_->no_space_left = true;
+}
+
+bool Database::TakeNoSpaceLeft() { return cache_ && cache_->no_space_left.exchange(false); }
 
 void Statement::Release() {
   if (!stmt_) return;
@@ -393,6 +419,10 @@ Result<bool> Statement::Step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
+  const int code = sqlite3_extended_errcode(db_);
+  if (cache_ != nullptr && NoSpaceLeft(code, sqlite3_system_errno(db_))) {
+    cache_->no_space_left = true;
+  }
   return ErrorStatus(db_, "step");
 }
 

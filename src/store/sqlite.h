@@ -1,5 +1,6 @@
 // A thin RAII layer over the SQLite C API: a connection, prepared statements with typed binds
-// and column reads, and errors turned into Status. Only src/store uses it.
+// and column reads, and errors turned into Status. Only src/store uses the connection; the
+// engine's local files use StorageProblem's words too.
 #pragma once
 
 #include <chrono>
@@ -41,8 +42,12 @@ class Database {
   // A statement that finds the file locked by another connection (another process's commit)
   // waits for it, retrying for about `limit` in all before it fails busy.
   void WaitWhenBusy(std::chrono::milliseconds limit);
+  // Whether a statement of this connection failed since the last call because the file system
+  // of a file it writes had no space left (NoSpaceLeft); the answer is cleared.
+  bool TakeNoSpaceLeft();
 
  private:
+  void NoteFailure(int code);
   explicit Database(sqlite3* db);
   void Close();
   sqlite3* db_ = nullptr;
@@ -95,12 +100,33 @@ bool WalMarkedDurable(const std::string& wal_path);
 // The SQLite error of `db` as a Status naming `what`.
 Status ErrorStatus(sqlite3* db, std::string_view what);
 
-// What an error of the store file `file` says about where the file is kept, in words that name
-// the state directory (the file's directory) and what to do: it is read-only (SQLITE_READONLY,
-// or an I/O error or open that failed with EROFS, EACCES or EPERM), it has no space left
-// (SQLITE_FULL, or ENOSPC or EDQUOT), or the device failed to read or write it (EIO). `code` is
-// SQLite's extended result code and `system_errno` the errno of the failed call it reports
-// (sqlite3_system_errno; 0 when none). "" for an error that says nothing of the sort.
+// Where a file SQLite failed to write is kept, in StorageProblem's words.
+struct StoragePlace {
+  std::string directory;  // as the user is to read it: "the state directory /srv/hop"
+  std::string what;       // what hop cannot write there: "its store"
+  // The other way out, after "or ": "use another state directory"; "" for none.
+  std::string elsewhere;
+  // What to do after an I/O error, after "and ": "restore the store from a backup ..."; "" for
+  // nothing more than checking the device.
+  std::string damaged;
+};
+
+// What an error of a file SQLite writes in `place` says about where the file is kept, in words
+// that name the directory and what to do: it is read-only (SQLITE_READONLY, or an I/O error or
+// open that failed with EROFS, EACCES or EPERM), it has no space left (SQLITE_FULL, or ENOSPC or
+// EDQUOT), or the device failed to read or write it (EIO). `code` is SQLite's extended result
+// code and `system_errno` the errno of the failed call it reports (sqlite3_system_errno; 0 when
+// none). "" for an error that says nothing of the sort.
+std::string StorageProblem(int code, int system_errno, const StoragePlace& place);
+// The same for the store file `file`, whose directory is the state directory.
 std::string StorageProblem(int code, int system_errno, std::string_view file);
+// Whether StorageProblem would say that the file's directory has no space left.
+bool NoSpaceLeft(int code, int system_errno);
+
+// The errno that tells what is wrong with the directory `dir` where SQLite failed to write or
+// open a file, for StorageProblem: SQLite's `system_errno` (sqlite3_system_errno), or, for an
+// open that failed or a file SQLite found read-only (`code`), what access(2) says of `dir` when
+// SQLite's errno does not tell (it is that of the last call that failed, often not the first).
+int StorageErrno(int code, int system_errno, const std::string& dir);
 
 }  // namespace hop::store::sqlite

@@ -519,6 +519,40 @@ class SqliteStore::Impl {
     return Status::OK();
   }
 
+  // Store::Writable: the failure of the last commit that found no space, while no commit has
+  // succeeded since and the state directory has not been seen to have room again. Nothing else
+  // would mend it for a process that is not ready and so is sent no writes; so, at most once a
+  // second, it asks the file system for kRoomToWrite in the state directory, as a file of its
+  // own that it removes at once (docs/store.md, "Health").
+  Status Writable() {
+    std::lock_guard<std::mutex> lock(space_mu_);
+    if (no_space_.ok()) return no_space_;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - space_looked_at_ < kSpaceLookInterval) return no_space_;
+    space_looked_at_ = now;
+    if (HasRoom()) no_space_ = Status::OK();
+    return no_space_;
+  }
+
+  static constexpr off_t kRoomToWrite = 1 << 20;
+  static constexpr std::chrono::seconds kSpaceLookInterval{1};
+
+  // Whether kRoomToWrite bytes can be allocated in the state directory now: a file without a
+  // name where the file system makes them (O_TMPFILE), else one named and removed at once.
+  bool HasRoom() const {
+    int fd = ::open(shared_->dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      const std::string probe =
+          (std::filesystem::path(shared_->dir) / fmt::format(".hop-room-{}", ::getpid())).string();
+      fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd < 0) return false;
+      ::unlink(probe.c_str());
+    }
+    const bool room = ::posix_fallocate(fd, 0, kRoomToWrite) == 0;
+    ::close(fd);
+    return room;
+  }
+
   Status NotAStore(std::string_view what) const {
     return Status::InvalidArgument(fmt::format(
         "{} {}: it is not a hop store. Move it aside to start a new, empty store, or restore it "
@@ -1283,11 +1317,37 @@ class SqliteStore::Impl {
     return options_.sync_wal ? options_.sync_wal(fd) : ::fdatasync(fd);
   }
 
-  // Commits `group` in one transaction, visible to readers but not yet durable (WaitDurable),
-  // and sets each batch's result. Returns the commit's number among those that wrote something
-  // (0 when it wrote nothing). Never throws: a batch whose writes throw fails alone, as Internal.
+  // Commits `group` (WriteGroup) and notes for Writable whether the store wrote or found no
+  // space to.
   int64_t CommitGroup(const std::vector<PendingBatch*>& group) {
+    bool wrote = false;
+    const int64_t written = WriteGroup(group, &wrote);
+    const bool no_space = db_.TakeNoSpaceLeft();
+    if (!wrote && !no_space) return written;
+    std::lock_guard<std::mutex> lock(space_mu_);
+    if (wrote) {
+      no_space_ = Status::OK();
+      return written;
+    }
+    // The first look for room is a second later: what failed may need more than it asks for.
+    space_looked_at_ = std::chrono::steady_clock::now();
+    no_space_ = Status::Unavailable("a write found no space");
+    for (const PendingBatch* b : group) {
+      if (!b->result.ok()) {
+        no_space_ = b->result.status();
+        break;
+      }
+    }
+    return written;
+  }
+
+  // Commits `group` in one transaction, visible to readers but not yet durable (WaitDurable),
+  // and sets each batch's result; `*wrote` says whether the transaction committed writes.
+  // Returns the commit's number among those that wrote something (0 when it wrote nothing).
+  // Never throws: a batch whose writes throw fails alone, as Internal.
+  int64_t WriteGroup(const std::vector<PendingBatch*>& group, bool* wrote) {
     std::unique_lock<std::mutex> lock(mu_);
+    (void)db_.TakeNoSpaceLeft();  // only this group's statements count
     // Every batch fails with `s`, but those that failed by themselves keep their own error.
     auto fail_all = [&](const Status& s) -> int64_t {
       for (PendingBatch* b : group) {
@@ -1357,6 +1417,7 @@ class SqliteStore::Impl {
     }
     if (Status s = db_.Exec("COMMIT"); !s.ok()) return fail_all(Rollback(s));
     if (txn.revision == txn.first_revision) return 0;
+    *wrote = true;
     int64_t written = 0;
     {
       std::lock_guard<std::mutex> guard(sync_mu_);
@@ -1815,6 +1876,11 @@ class SqliteStore::Impl {
   int64_t synced_ = 0;      // guarded by sync_mu_: the last commit known durable
   bool syncing_ = false;    // guarded by sync_mu_: an fsync is under way
   Status sync_error_;       // guarded by sync_mu_: the failed fsync, if one failed
+  // Writable's: the failure of the last commit that found no space, while it lasts, and when the
+  // state directory was last asked for room.
+  std::mutex space_mu_;
+  Status no_space_;                                        // guarded by space_mu_
+  std::chrono::steady_clock::time_point space_looked_at_;  // guarded by space_mu_
   int wal_fd_ = -1;         // SyncWal's: the WAL, opened at the first sync
   // The device and inode of the file opened (set by Open; Health).
   dev_t file_dev_ = 0;
@@ -2000,6 +2066,7 @@ std::unique_ptr<Watch> SqliteStore::StartWatch(const WatchOptions& options) {
 }
 Result<int64_t> SqliteStore::Revision() { return impl_->Revision(); }
 Status SqliteStore::Health() { return impl_->Health(); }
+Status SqliteStore::Writable() { return impl_->Writable(); }
 Result<Store::Stats> SqliteStore::ReadStats() { return impl_->ReadStats(); }
 const std::string& SqliteStore::path() const { return impl_->path(); }
 SqliteStore::CommitStats SqliteStore::commit_stats() const { return impl_->commit_stats(); }

@@ -65,6 +65,9 @@ class SqliteStore : public Store {
   // Not OK after a failed fsync of the WAL, or once `hop.db` is gone or is another file than the
   // one opened (its device and inode are compared with one stat).
   Status Health() override;
+  // Not OK from a commit that failed for want of space until one succeeds or 1 MiB can be
+  // allocated in the state directory (tried at most once a second while it is not OK).
+  Status Writable() override;
   // The object count and the database's size in pages, read in one transaction.
   Result<Stats> ReadStats() override;
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -1132,6 +1134,106 @@ TEST(SqliteStoreHealthTest, AStoreWhoseFileIsGoneOrReplacedIsUnhealthy) {
   EXPECT_NE(replaced.message().find("is no longer the file this process opened"), std::string::npos)
       << replaced.ToString();
   EXPECT_FALSE((*again)->Create(ConfigMap("d")).ok());
+}
+
+// A small tmpfs mounted on a directory of its own, for a disk that fills up; unmounted (lazily,
+// so files still open do not keep it) when it goes. Mounting needs root (CAP_SYS_ADMIN); a test
+// that cannot mount says so (mounted() is false, why() says why).
+class SmallFileSystem {
+ public:
+  explicit SmallFileSystem(const std::string& dir, const char* size) : dir_(dir) {
+    std::filesystem::create_directories(dir_);
+    const std::string options = std::string("size=") + size + ",mode=0700";
+    if (::mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) == 0) {
+      mounted_ = true;
+    } else {
+      why_ = std::string("cannot mount a tmpfs on ") + dir_ + ": " + std::strerror(errno);
+    }
+  }
+  ~SmallFileSystem() {
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  const std::string& why() const { return why_; }
+
+  // Fills the file system with one file until no byte more fits.
+  void Fill() {
+    const int fd = ::open((dir_ + "/filler").c_str(), O_CREAT | O_WRONLY | O_APPEND, 0600);
+    ASSERT_GE(fd, 0);
+    const std::string block(64 * 1024, 'x');
+    for (size_t size = block.size(); size > 0;) {
+      if (::write(fd, block.data(), size) < 0) {
+        ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
+        size /= 2;  // what is left over is smaller than that
+      }
+    }
+    ::close(fd);
+  }
+  void Empty() { std::filesystem::remove(dir_ + "/filler"); }
+
+ private:
+  std::string dir_;
+  bool mounted_ = false;
+  std::string why_;
+};
+
+Resource BigConfigMap(const std::string& name) {
+  Resource r = ConfigMap(name);
+  r.mutable_json()["data"]["k"] = std::string(512 * 1024, 'v');
+  return r;
+}
+
+// A store whose writes fail because its file system is full is not writable (Store::Writable)
+// though healthy (it loses nothing: the commit that failed was rolled back whole): until a
+// commit succeeds, or, looked at once a second, there is room in the state directory again.
+// The disk is a small tmpfs filled to the last byte.
+TEST(SqliteStoreHealthTest, AStoreWhoseDiskIsFullIsNotWritableUntilThereIsRoomAgain) {
+  TempDir parent;
+  SmallFileSystem disk(parent.path() + "/disk", "4m");
+  if (!disk.mounted()) GTEST_SKIP() << disk.why() << " (needs root)";
+  const std::string state = parent.path() + "/disk/state";
+  auto opened = SqliteStore::Open(state);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore& store = **opened;
+  ASSERT_TRUE(store.Create(ConfigMap("a")).ok());
+  EXPECT_TRUE(store.Writable().ok()) << store.Writable().ToString();
+
+  disk.Fill();
+  auto full = store.Create(BigConfigMap("b"));
+  ASSERT_FALSE(full.ok());
+  EXPECT_NE(full.status().message().find("the state directory " + state +
+                                         " has no space left (the disk is full)"),
+            std::string::npos)
+      << full.status().ToString();
+  Status writable = store.Writable();
+  EXPECT_EQ(writable.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(writable.ToString(), full.status().ToString());
+  // Nothing was lost, so the store is healthy, and it goes on trying writes.
+  EXPECT_TRUE(store.Health().ok()) << store.Health().ToString();
+  EXPECT_FALSE(store.Create(BigConfigMap("c")).ok());
+  // Still full when it looks again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_FALSE(store.Writable().ok());
+
+  // Room again: it says so by itself, at its next look, without a write.
+  disk.Empty();
+  const auto freed = std::chrono::steady_clock::now();
+  while (!store.Writable().ok() &&
+         std::chrono::steady_clock::now() - freed < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(store.Writable().ok()) << store.Writable().ToString();
+  ASSERT_TRUE(store.Create(BigConfigMap("d")).ok());
+
+  // Full again, then a write that succeeds makes it writable at once, before any look.
+  disk.Fill();
+  ASSERT_FALSE(store.Create(BigConfigMap("e")).ok());
+  EXPECT_FALSE(store.Writable().ok());
+  disk.Empty();
+  ASSERT_TRUE(store.Create(ConfigMap("f")).ok());
+  EXPECT_TRUE(store.Writable().ok()) << store.Writable().ToString();
+  EXPECT_TRUE(store.Get({kConfigMap, "default", "d"}).ok());
+  EXPECT_EQ(store.Get({kConfigMap, "default", "e"}).status().code(), StatusCode::kNotFound);
 }
 
 // The words for an error of the store's file that is the fault of where it is kept: they name

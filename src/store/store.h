@@ -223,6 +223,13 @@ class Store {
   // again (docs/store.md, "Health"). Cheap enough for every readiness probe: no query, no
   // scan. A store that cannot tell says OK (the default). Thread-safe.
   virtual Status Health() { return Status::OK(); }
+  // Whether writes can succeed now, as far as the store can tell: OK, or Unavailable saying why
+  // not while they fail for a reason that mends by itself once someone sees to it, unlike
+  // Health's. SqliteStore: not from a commit that failed because the state directory's file
+  // system had no space left (a full disk, a quota used up) until a commit succeeds or, looked
+  // at no more than once a second, 1 MiB fits in the state directory again (docs/store.md,
+  // "Health"). A readiness probe asks it; nothing stops for it. The default is OK. Thread-safe.
+  virtual Status Writable() { return Status::OK(); }
 
   struct Stats {
     int64_t revision = 0;
