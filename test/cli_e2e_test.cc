@@ -2297,6 +2297,95 @@ TEST(CliTest, ALocalRefreshHoldsNoWriteLockWhileItsQueryRuns) {
   EXPECT_EQ(Command("sqlite3 " + file + " 'SELECT N FROM PAIRS'").out, "31996000\n");
 }
 
+// A write to a local table, or a refresh, that finds its file system full, or a temporary
+// directory that is full or missing, says which file or directory and what to do, in the store's
+// words (docs/runtime.md, "Refreshes"; it used to be SQLite's "database or disk is full", and a
+// missing $TMPDIR was passed over for /var/tmp). The local files' directory and the temporary
+// directory are small tmpfs, filled to the last byte.
+TEST(CliTest, AFullDiskOrTemporaryDirectoryIsNamedWithWhatToDo) {
+  StateDir state;
+  SmallFileSystem local(state.path() + "/local", "32m");
+  if (!local.mounted()) GTEST_SKIP() << local.why() << " (needs root)";
+  hop::testing::TempDir parent("hop-e2e-tmpdir");
+  SmallFileSystem tmp(parent.path() + "/tmp", "32m");
+  ASSERT_TRUE(tmp.mounted()) << tmp.why();
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE TABLE local.big (id BIGINT, s VARCHAR)'").status, 0);
+  // 80 rows of 100 kB: more than SQLite keeps of a temporary table in memory.
+  const std::string file = state.path() + "/local/default.db";
+  HopRun filled = Command("sqlite3 " + file +
+                          " \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                          "WHERE x < 80) INSERT INTO BIG SELECT x, hex(zeroblob(50000)) FROM c\"");
+  ASSERT_EQ(filled.status, 0) << filled.out;
+  ASSERT_EQ(Hop(state.Flag() + " -e 'CREATE MATERIALIZED VIEW local.copy AS SELECT id, s FROM "
+                               "local.big'")
+                .status,
+            0);
+  ASSERT_EQ(Hop(state.Flag() + " refresh local.copy").status, 0);
+
+  // The local file's directory is full. A process that opens the file then cannot make its WAL
+  // and shared-memory files; one that finds them there (another process has the file open, as
+  // hop serve's sessions keep it) fails at the INSERT, or at the copy step of a refresh.
+  ASSERT_NO_FATAL_FAILURE(local.Fill());
+  const std::string local_full =
+      "Database local-database: the directory " + state.path() +
+      "/local has no space left (the disk is full): hop cannot write default.db, the file of "
+      "its local tables, there. Free some space on its file system";
+  HopRun opening = Hop(state.Flag() + " -e 'SELECT COUNT(*) FROM local.big'");
+  EXPECT_NE(opening.status, 0);
+  EXPECT_NE(opening.out.find(local_full), std::string::npos) << opening.out;
+  local.Empty();
+  FILE* holder = popen(("sqlite3 " + file + " > /dev/null").c_str(), "w");
+  ASSERT_NE(holder, nullptr);
+  fputs("SELECT COUNT(*) FROM BIG;\n", holder);
+  fflush(holder);
+  ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(file + "-shm"); }, 10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // it has read the file
+  ASSERT_NO_FATAL_FAILURE(local.Fill());
+  HopRun insert = Hop(state.Flag() + " -f -",
+                      "INSERT INTO local.big VALUES (0, '" + std::string(200000, 'y') + "');\n");
+  EXPECT_NE(insert.status, 0);
+  EXPECT_NE(insert.out.find("cannot write the rows of LOCAL.BIG: " + local_full), std::string::npos)
+      << insert.out;
+  HopRun copy = Hop(state.Flag() + " refresh local.copy");
+  EXPECT_NE(copy.status, 0);
+  EXPECT_NE(copy.out.find("cannot write the new rows of LOCAL.COPY into its file: " + local_full),
+            std::string::npos)
+      << copy.out;
+  EXPECT_NE(copy.out.find("its old rows are kept"), std::string::npos) << copy.out;
+  local.Empty();
+  pclose(holder);
+
+  // The temporary directory is full: the refresh's first step.
+  ASSERT_NO_FATAL_FAILURE(tmp.Fill());
+  const std::string env = "env -u SQLITE_TMPDIR TMPDIR=" + parent.path() + "/tmp ";
+  HopRun staged = Command(env + HOP_BINARY + " " + state.Flag() + " refresh local.copy");
+  EXPECT_NE(staged.status, 0);
+  EXPECT_NE(staged.out.find("cannot write the new rows of LOCAL.COPY to a temporary file: the "
+                            "temporary directory " +
+                            parent.path() +
+                            "/tmp ($TMPDIR) has no space left (the disk is full): hop cannot "
+                            "write a refresh's new rows there. Free some space on its file "
+                            "system, or set $TMPDIR"),
+            std::string::npos)
+      << staged.out;
+  tmp.Empty();
+  HopRun roomy = Command(env + HOP_BINARY + " " + state.Flag() + " refresh local.copy");
+  EXPECT_EQ(roomy.status, 0) << roomy.out;
+
+  // A $TMPDIR that does not exist is named, not passed over for /var/tmp.
+  const std::string missing = parent.path() + "/no-such-dir";
+  HopRun nowhere = Command("env -u SQLITE_TMPDIR TMPDIR=" + missing + " " + HOP_BINARY + " " +
+                           state.Flag() + " refresh local.copy");
+  EXPECT_NE(nowhere.status, 0);
+  EXPECT_NE(nowhere.out.find("$TMPDIR is " + missing + ", which does not exist"), std::string::npos)
+      << nowhere.out;
+  EXPECT_EQ(Command("sqlite3 " + file + " 'SELECT COUNT(*) FROM COPY'").out, "80\n");
+}
+
 // A view replaced with another query while it is refreshed (docs/runtime.md, "Refreshes"): the
 // refresh either ran to its end before the replace, and its view is then not ready until the
 // next, or it finds the new query when it comes to record its watermark, fails and leaves the

@@ -5,8 +5,12 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -22,6 +26,7 @@
 #include "engine/postgres_text.h"
 #include "engine/vtab.h"
 #include "sql/unparser.h"
+#include "store/sqlite.h"
 
 namespace hop::engine {
 
@@ -50,6 +55,54 @@ std::string Indent(std::string_view text, std::string_view by) {
     begin = end + 1;
   }
   return out;
+}
+
+// The directory SQLite writes its temporary files in, and how it came to be that one.
+struct TempDirectory {
+  std::string path;
+  std::string chosen_by;  // "$TMPDIR", "$SQLITE_TMPDIR" or "SQLite's default"
+};
+
+// What is wrong with `dir` as a place for SQLite's temporary files: "" when it is a directory
+// this process can write in, as SQLite's unix VFS asks.
+std::string UnusableTempDirectory(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    return errno == ENOENT ? "does not exist"
+                           : fmt::format("cannot be looked at ({})", std::strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) return "is not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return "is not writable by this user";
+  return "";
+}
+
+// The directory SQLite's unix VFS puts the connection's temporary database in: $SQLITE_TMPDIR,
+// else $TMPDIR, else the first of /var/tmp, /usr/tmp, /tmp and . that this process can write
+// in. SQLite passes over a variable naming a directory that is missing or not writable without
+// a word, and the rows would go somewhere no one chose; so such a variable is an error that
+// names it (docs/runtime.md, "Refreshes").
+Result<TempDirectory> SqliteTempDirectory() {
+  for (const char* variable : {"SQLITE_TMPDIR", "TMPDIR"}) {
+    const char* value = std::getenv(variable);
+    if (value == nullptr || *value == '\0') continue;
+    const std::string dir = value;
+    if (std::string wrong = UnusableTempDirectory(dir); !wrong.empty()) {
+      return Status::ExecutionError(fmt::format(
+          "${} is {}, which {}: a refresh writes its new rows to a temporary file there first, "
+          "and hop does not let SQLite put them in another directory instead. Create the "
+          "directory or make it writable, or set ${} to one this user can write in (unset, "
+          "SQLite uses /var/tmp or /tmp)",
+          variable, dir, wrong, variable));
+    }
+    return TempDirectory{dir, fmt::format("${}", variable)};
+  }
+  for (const char* dir : {"/var/tmp", "/usr/tmp", "/tmp", "."}) {
+    if (UnusableTempDirectory(dir).empty()) return TempDirectory{dir, "SQLite's default"};
+  }
+  return Status::ExecutionError(
+      "a refresh writes its new rows to a temporary file first, and none of SQLite's temporary "
+      "directories (/var/tmp, /usr/tmp, /tmp, the working directory) is writable by this user: "
+      "set $TMPDIR to a directory this user can write in");
 }
 
 }  // namespace
@@ -126,6 +179,7 @@ class Engine::Impl {
 
   // The error of a statement that did not finish.
   Status StepError(int rc, int64_t row) {
+    NoteFailure();
     if ((rc & 0xff) == SQLITE_INTERRUPT && !stop_reason_.empty()) {
       return Status::ExecutionError(stop_reason_);
     }
@@ -266,8 +320,15 @@ class Engine::Impl {
     sqlite3_bind_text(st, 1, path.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, alias.c_str(), -1, SQLITE_TRANSIENT);
     const int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE) NoteFailure();
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
+      // Opening a file in WAL mode writes: its WAL and shared-memory files are made then.
+      if (std::string problem = LocalFileProblem(schema); !problem.empty()) {
+        return Status::Unavailable(fmt::format("{} (cannot open {}: {})", problem,
+                                               catalog::LocalFileDisplay(schema.local_file),
+                                               sqlite3_errmsg(db_)));
+      }
       return Status::Unavailable(fmt::format("Database {}: cannot open {}: {}", schema.database,
                                              catalog::LocalFileDisplay(schema.local_file),
                                              sqlite3_errmsg(db_)));
@@ -333,10 +394,52 @@ class Engine::Impl {
     if (rc == SQLITE_OK) return Status::OK();
     std::string said = message ? message : sqlite3_errmsg(db_);
     sqlite3_free(message);
+    NoteFailure();
     if ((rc & 0xff) == SQLITE_INTERRUPT && !stop_reason_.empty()) {
       return Status::ExecutionError(stop_reason_);
     }
     return Status::ExecutionError(said);
+  }
+
+  // Keeps SQLite's code and errno of the statement that just failed, for StorageProblem.
+  void NoteFailure() {
+    failed_code_ = sqlite3_extended_errcode(db_);
+    failed_errno_ = sqlite3_system_errno(db_);
+  }
+
+  // Whether the last failure (NoteFailure) was a file that could not be made (a missing or
+  // read-only directory) or grown (no space left): for a statement that writes only the staging
+  // table, that is its temporary file.
+  bool FailedToMakeOrGrowAFile() const {
+    return (failed_code_ & 0xff) == SQLITE_CANTOPEN ||
+           store::sqlite::NoSpaceLeft(failed_code_, failed_errno_);
+  }
+
+  // The words for the last failure (NoteFailure) when it came from where the file of the local
+  // database `schema` is kept (sqlite::StorageProblem: full, read-only, an I/O error); "" for
+  // any other failure.
+  std::string LocalFileProblem(const catalog::Schema& schema) const {
+    const std::filesystem::path file =
+        catalog::LocalFilePath(options_.state_dir, schema.local_file);
+    const std::string dir = file.parent_path().string();
+    store::sqlite::StoragePlace place;
+    place.directory = fmt::format("the directory {}", dir);
+    place.what = fmt::format("{}, the file of its local tables,", file.filename().string());
+    place.damaged = fmt::format("restore {} from a backup if its rows are damaged", file.string());
+    const std::string problem = store::sqlite::StorageProblem(
+        failed_code_, store::sqlite::StorageErrno(failed_code_, failed_errno_, dir), place);
+    return problem.empty() ? problem : fmt::format("Database {}: {}", schema.database, problem);
+  }
+
+  // The same for SQLite's temporary directory `tmp`, where a refresh writes its new rows first.
+  std::string TempFileProblem(const TempDirectory& tmp) const {
+    store::sqlite::StoragePlace place;
+    place.directory = fmt::format("the temporary directory {} ({})", tmp.path, tmp.chosen_by);
+    place.what = "a refresh's new rows";
+    place.elsewhere =
+        "set $TMPDIR (or $SQLITE_TMPDIR, which SQLite reads first) to another directory";
+    return store::sqlite::StorageProblem(
+        failed_code_, store::sqlite::StorageErrno(failed_code_, failed_errno_, tmp.path), place);
   }
 
   // Runs `insert` into the table `into` within `budget`: the rows it wrote. `*step` is SQLite's
@@ -401,6 +504,8 @@ class Engine::Impl {
   std::chrono::steady_clock::time_point deadline_;
   int64_t memory_base_ = 0;
   std::string stop_reason_;
+  int failed_code_ = SQLITE_OK;  // NoteFailure's
+  int failed_errno_ = 0;
   bool active_ = false;
   bool cursor_open_ = false;
 };
@@ -567,7 +672,18 @@ Result<int64_t> Engine::Write(const catalog::Catalog& catalog, const binder::Bou
   for (const auto& c : target.row_type.columns) name.columns.push_back(c.name);
   static constexpr std::string_view kStaging = "hop_replace_rows";
   int step = SQLITE_OK;
-  if (!replace) return impl_->RunInsert(insert, name, options, budget, &step);
+  if (!replace) {
+    Result<int64_t> rows = impl_->RunInsert(insert, name, options, budget, &step);
+    if (rows.ok() || step == SQLITE_OK) return rows;
+    // An INSERT writes the local file (and a temporary file only to sort or spill, rarely).
+    if (std::string problem = impl_->LocalFileProblem(*schema); !problem.empty()) {
+      return Status::ExecutionError(fmt::format("cannot write the rows of {}: {} ({})",
+                                                target.QualifiedName(), problem,
+                                                rows.status().message()));
+    }
+    return rows;
+  }
+  HOP_ASSIGN_OR_RETURN(TempDirectory tmp, SqliteTempDirectory());
   // A replacement computes the new rows into a table of the connection's own temporary
   // database first, holding no lock on the local file but a read, and then, in one short
   // transaction of the file, deletes the old rows and copies the new ones in: a reader, or a
@@ -579,30 +695,52 @@ Result<int64_t> Engine::Write(const catalog::Catalog& catalog, const binder::Bou
   if (Status made = impl_->Exec("DROP TABLE IF EXISTS " + staging + "; CREATE TABLE " + staging +
                                 " AS SELECT * FROM " + table + " WHERE 0");
       !made.ok()) {
+    if (std::string problem = impl_->FailedToMakeOrGrowAFile() ? impl_->TempFileProblem(tmp) : "";
+        !problem.empty()) {
+      return Status::ExecutionError(
+          fmt::format("cannot make room for the new rows of {} in a "
+                      "temporary file: {}; its old rows are kept ({})",
+                      target.QualifiedName(), problem, made.message()));
+    }
     return Status::ExecutionError(fmt::format("cannot make room for the new rows of {}: {}",
                                               target.QualifiedName(), made.message()));
   }
   name.name = {"temp", std::string(kStaging)};
   Result<int64_t> rows = impl_->RunInsert(insert, name, options, budget, &step);
-  if (!rows.ok() && (step == SQLITE_CANTOPEN || step == SQLITE_FULL)) {
+  if (!rows.ok() && step != SQLITE_OK && impl_->FailedToMakeOrGrowAFile()) {
     // Only the staging table was written: its file is what could not be made or grown.
-    rows = Status::ExecutionError(fmt::format(
-        "cannot write the new rows of {} to a temporary file, in SQLite's temporary directory "
-        "($SQLITE_TMPDIR, else $TMPDIR, else /var/tmp or /tmp): {}",
-        target.QualifiedName(), rows.status().message()));
+    if (std::string problem = impl_->TempFileProblem(tmp); !problem.empty()) {
+      rows = Status::ExecutionError(
+          fmt::format("cannot write the new rows of {} to a temporary "
+                      "file: {}; its old rows are kept ({})",
+                      target.QualifiedName(), problem, rows.status().message()));
+    } else {
+      rows = Status::ExecutionError(
+          fmt::format("cannot write the new rows of {} to a temporary file in {} ({}): {}",
+                      target.QualifiedName(), tmp.path, tmp.chosen_by, rows.status().message()));
+    }
   }
   if (rows.ok()) {
     impl_->Begin(budget);
     Status copied = impl_->Exec("BEGIN IMMEDIATE");
+    std::string problem;  // where the file is kept, if that is why the copy failed
+    if (!copied.ok()) problem = impl_->LocalFileProblem(*schema);
     if (copied.ok()) {
       copied = impl_->Exec("DELETE FROM " + table + "; INSERT INTO " + table + " SELECT * FROM " +
                            staging + "; COMMIT");
-      if (!copied.ok()) (void)impl_->Exec("ROLLBACK");
+      if (!copied.ok()) {
+        problem = impl_->LocalFileProblem(*schema);
+        (void)impl_->Exec("ROLLBACK");
+      }
     }
     impl_->End();
     if (!copied.ok()) {
-      rows = !impl_->stop_reason_.empty()
-                 ? copied
+      rows = !impl_->stop_reason_.empty() ? copied
+             : !problem.empty()
+                 ? Status::ExecutionError(fmt::format(
+                       "cannot write the new rows of {} into its file: {}; its old rows are "
+                       "kept ({})",
+                       target.QualifiedName(), problem, copied.message()))
                  : Status::ExecutionError(fmt::format("cannot write the new rows of {}: {}",
                                                       target.QualifiedName(), copied.message()));
     }
