@@ -32,6 +32,7 @@
 #include "test/lib/fixtures.h"
 #include "test/lib/hop_serve.h"
 #include "test/lib/postgres_server.h"
+#include "test/lib/small_file_system.h"
 
 extern char** environ;
 
@@ -909,42 +910,6 @@ std::pair<int, std::string> HttpGet(int port, const std::string& path) {
   return HttpRequest(port, "GET", path);
 }
 
-// A small tmpfs mounted on `dir` (made if missing), for a disk that fills up; unmounted lazily
-// when it goes. Mounting needs root; mounted() says whether it worked and why() why not.
-class SmallFileSystem {
- public:
-  SmallFileSystem(const std::string& dir, const std::string& size) : dir_(dir) {
-    std::filesystem::create_directories(dir_);
-    const std::string options = "size=" + size + ",mode=0700";
-    mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) == 0;
-    if (!mounted_) why_ = "cannot mount a tmpfs on " + dir_ + ": " + std::strerror(errno);
-  }
-  ~SmallFileSystem() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  const std::string& why() const { return why_; }
-  // Fills it with one file until no byte more fits; Empty removes that file.
-  void Fill() {
-    const int fd = ::open((dir_ + "/filler").c_str(), O_CREAT | O_WRONLY | O_APPEND, 0600);
-    ASSERT_GE(fd, 0);
-    const std::string block(64 * 1024, 'x');
-    for (size_t size = block.size(); size > 0;) {
-      if (::write(fd, block.data(), size) < 0) {
-        ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
-        size /= 2;
-      }
-    }
-    ::close(fd);
-  }
-  void Empty() { std::filesystem::remove(dir_ + "/filler"); }
-
- private:
-  std::string dir_;
-  bool mounted_ = false;
-  std::string why_;
-};
-
 // `hop serve` whose state directory is removed while it runs (docs/cli.md, "When the store
 // fails"): /readyz answers 503 with the reason at once, /livez stays 200 meanwhile, and the
 // process takes no more work and exits with status 1, saying why.
@@ -1001,8 +966,8 @@ TEST(CliTest, ServeWhoseStateDirectoryIsRemovedIsNotReadyAndStops) {
 // write, and writes succeed. The disk is a small tmpfs, filled to the last byte.
 TEST(CliTest, ServeWhoseDiskIsFullIsNotReadyUntilThereIsRoomAgain) {
   hop::testing::TempDir parent("hop-e2e-full");
-  SmallFileSystem disk(parent.path() + "/disk", "16m");
-  if (!disk.mounted()) GTEST_SKIP() << disk.why() << " (needs root)";
+  hop::testing::SmallFileSystem disk(parent.path() + "/disk", "16m");
+  ASSERT_TRUE(disk.mounted()) << disk.why() << " (the tests run as root)";
   const std::string state = parent.path() + "/disk/state";
   const std::string log = parent.path() + "/serve.log";
   const pid_t pid =
@@ -2304,10 +2269,10 @@ TEST(CliTest, ALocalRefreshHoldsNoWriteLockWhileItsQueryRuns) {
 // directory are small tmpfs, filled to the last byte.
 TEST(CliTest, AFullDiskOrTemporaryDirectoryIsNamedWithWhatToDo) {
   StateDir state;
-  SmallFileSystem local(state.path() + "/local", "32m");
-  if (!local.mounted()) GTEST_SKIP() << local.why() << " (needs root)";
+  hop::testing::SmallFileSystem local(state.path() + "/local", "32m");
+  ASSERT_TRUE(local.mounted()) << local.why() << " (the tests run as root)";
   hop::testing::TempDir parent("hop-e2e-tmpdir");
-  SmallFileSystem tmp(parent.path() + "/tmp", "32m");
+  hop::testing::SmallFileSystem tmp(parent.path() + "/tmp", "32m");
   ASSERT_TRUE(tmp.mounted()) << tmp.why();
   ASSERT_EQ(
       Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))

@@ -26,6 +26,7 @@
 #include "common/limits.h"
 #include "resource/kinds.h"
 #include "store/sqlite.h"
+#include "test/lib/small_file_system.h"
 
 namespace hop::store {
 namespace {
@@ -1136,47 +1137,6 @@ TEST(SqliteStoreHealthTest, AStoreWhoseFileIsGoneOrReplacedIsUnhealthy) {
   EXPECT_FALSE((*again)->Create(ConfigMap("d")).ok());
 }
 
-// A small tmpfs mounted on a directory of its own, for a disk that fills up; unmounted (lazily,
-// so files still open do not keep it) when it goes. Mounting needs root (CAP_SYS_ADMIN); a test
-// that cannot mount says so (mounted() is false, why() says why).
-class SmallFileSystem {
- public:
-  explicit SmallFileSystem(const std::string& dir, const char* size) : dir_(dir) {
-    std::filesystem::create_directories(dir_);
-    const std::string options = std::string("size=") + size + ",mode=0700";
-    if (::mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) == 0) {
-      mounted_ = true;
-    } else {
-      why_ = std::string("cannot mount a tmpfs on ") + dir_ + ": " + std::strerror(errno);
-    }
-  }
-  ~SmallFileSystem() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  const std::string& why() const { return why_; }
-
-  // Fills the file system with one file until no byte more fits.
-  void Fill() {
-    const int fd = ::open((dir_ + "/filler").c_str(), O_CREAT | O_WRONLY | O_APPEND, 0600);
-    ASSERT_GE(fd, 0);
-    const std::string block(64 * 1024, 'x');
-    for (size_t size = block.size(); size > 0;) {
-      if (::write(fd, block.data(), size) < 0) {
-        ASSERT_EQ(errno, ENOSPC) << std::strerror(errno);
-        size /= 2;  // what is left over is smaller than that
-      }
-    }
-    ::close(fd);
-  }
-  void Empty() { std::filesystem::remove(dir_ + "/filler"); }
-
- private:
-  std::string dir_;
-  bool mounted_ = false;
-  std::string why_;
-};
-
 Resource BigConfigMap(const std::string& name) {
   Resource r = ConfigMap(name);
   r.mutable_json()["data"]["k"] = std::string(512 * 1024, 'v');
@@ -1189,8 +1149,8 @@ Resource BigConfigMap(const std::string& name) {
 // The disk is a small tmpfs filled to the last byte.
 TEST(SqliteStoreHealthTest, AStoreWhoseDiskIsFullIsNotWritableUntilThereIsRoomAgain) {
   TempDir parent;
-  SmallFileSystem disk(parent.path() + "/disk", "4m");
-  if (!disk.mounted()) GTEST_SKIP() << disk.why() << " (needs root)";
+  hop::testing::SmallFileSystem disk(parent.path() + "/disk", "4m");
+  ASSERT_TRUE(disk.mounted()) << disk.why() << " (the tests run as root)";
   const std::string state = parent.path() + "/disk/state";
   auto opened = SqliteStore::Open(state);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
