@@ -272,6 +272,9 @@ struct Manager::Impl {
   void Dispatch(const WatchedKind& w, const store::Event& event) {
     for (const Handler& h : w.handlers) {
       if (!h.mapper) {
+        // (The reconcilers are fixed once started: read without the lock.)
+        auto r = reconcilers.find(h.primary);
+        if (r != reconcilers.end() && r->second->OwnWrite(event)) continue;
         queue.Add({{h.primary, event.object.namespace_name(), event.object.name()}});
         continue;
       }

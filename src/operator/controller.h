@@ -75,6 +75,10 @@ class Reconciler {
   // with backoff; a failure retrying cannot mend is ReconcileResult::Terminal.
   virtual hop::Result<ReconcileResult> Reconcile(const Request& request,
                                                  const ReconcileContext& context) = 0;
+  // Whether `event`, on the reconciler's own kind, is of a write it made itself that leaves it
+  // nothing to do (a status it derived from what it had read): the manager then queues no
+  // request for the event. The default: none is.
+  virtual bool OwnWrite(const store::Event& /*event*/) { return false; }
 };
 
 // Maps an event on a watched kind to the requests it should cause (e.g. a Job's event to the

@@ -902,6 +902,37 @@ TEST_F(ManagerTest, ResumesFromTheCheckpointItsPredecessorLeft) {
   EXPECT_EQ(m.metrics().reconciles, 4);  // b, new, a, later: nothing else
 }
 
+// A reconciler that says which events are of its own writes.
+class OwnWritesReconciler : public TestReconciler {
+ public:
+  using TestReconciler::TestReconciler;
+  bool OwnWrite(const store::Event& event) override {
+    return event.object.name() == "own" && event.type == store::EventType::kModified;
+  }
+};
+
+// An event a reconciler says is of its own write (Reconciler::OwnWrite: a status it derived)
+// queues no request for it; the object's other events, and other objects', still do.
+TEST_F(ManagerTest, QueuesNothingForAReconcilersOwnWrite) {
+  OwnWritesReconciler rec(store_.get());
+  Manager m(*store_, Options());
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  Create(ConfigMap("own"));
+  ASSERT_TRUE(rec.WaitForCalls("own", 1));  // its creation
+  auto got = store_->Get(CM("own").ref);
+  ASSERT_TRUE(got.ok());
+  Resource changed = *got;
+  changed.mutable_json()["data"]["k"] = "changed";
+  ASSERT_TRUE(store_->Update(changed).ok());  // an own write, as this reconciler says
+  Create(ConfigMap("other"));
+  ASSERT_TRUE(rec.WaitForCalls("other", 1));  // an event after it has been dispatched
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("own"), 1);
+  ASSERT_TRUE(store_->Delete(CM("own").ref).ok());
+  ASSERT_TRUE(rec.WaitForCalls("own", 2));  // its deletion
+}
+
 // A store whose Sync fails (its fsyncs fail), over a real one.
 class UnsyncableStore : public CountingStore {
  public:

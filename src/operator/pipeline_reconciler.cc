@@ -185,9 +185,11 @@ hop::Result<std::vector<PipelineReconciler::ElementRef>> PipelineReconciler::Ele
 hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& request,
                                                            const ReconcileContext& context) {
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> pipeline, GetOrNotFound(store_, request));
+  const std::string key = request.ref.namespace_name + "/" + request.ref.name;
   if (!pipeline) {
     std::lock_guard<std::mutex> lock(mu_);
-    parsed_.erase(request.ref.namespace_name + "/" + request.ref.name);
+    parsed_.erase(key);
+    written_.erase(key);
     return ReconcileResult::Done();
   }
   const std::string yaml = resource::PipelineKind::kYaml.Get(*pipeline).value_or("");
@@ -254,8 +256,13 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
   status["failed"] = state.failed;
   status["message"] = state.message;
   status["elements"] = std::move(element_states);
-  HOP_ASSIGN_OR_RETURN(const bool written,
-                       UpdateDerivedStatusIfChanged(store_, *pipeline, std::move(status)));
+  std::string version;
+  HOP_ASSIGN_OR_RETURN(const bool written, UpdateDerivedStatusIfChanged(
+                                               store_, *pipeline, std::move(status), &version));
+  if (written) {
+    std::lock_guard<std::mutex> lock(mu_);
+    written_[pipeline->namespace_name() + "/" + pipeline->name()] = version;
+  }
   if (written) {
     log::Info("[{}] Pipeline {}/{}: {}", context.id, pipeline->namespace_name(), pipeline->name(),
               state.message);
@@ -264,6 +271,15 @@ hop::Result<ReconcileResult> PipelineReconciler::Reconcile(const Request& reques
   // something here is working on, in case one is missed.
   if (!state.recheck) return ReconcileResult::Done();
   return ReconcileResult::RequeueAfter(kPipelineRecheck);
+}
+
+bool PipelineReconciler::OwnWrite(const store::Event& event) {
+  if (event.type != store::EventType::kModified) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = written_.find(event.object.namespace_name() + "/" + event.object.name());
+  if (it == written_.end() || it->second != event.object.resource_version()) return false;
+  written_.erase(it);
+  return true;
 }
 
 std::vector<Request> PipelineReconciler::ElementEvent(const store::Event& event) {

@@ -85,6 +85,10 @@ class PipelineReconciler : public Reconciler {
   hop::Result<ReconcileResult> Reconcile(const Request& request,
                                          const ReconcileContext& context) override;
 
+  // The event of its latest status write to a pipeline, which it derived from what it had read:
+  // an element's change since has an event of its own.
+  bool OwnWrite(const store::Event& event) override;
+
   // Maps an element's event to the pipelines that own it.
   static std::vector<Request> ElementEvent(const store::Event& event);
   // Maps a materialized view's event to its pipeline (of the same name), whose status shows its
@@ -105,7 +109,7 @@ class PipelineReconciler : public Reconciler {
 
   store::Store& store_;
   const PipelineRules& rules_;
-  std::mutex mu_;  // guards parsed_
+  std::mutex mu_;  // guards parsed_ and written_
   // By namespace/name: the uid and generation last parsed, and the elements.
   struct Parsed {
     std::string uid;
@@ -113,6 +117,8 @@ class PipelineReconciler : public Reconciler {
     std::vector<ElementRef> elements;
   };
   std::map<std::string, Parsed> parsed_;
+  // By namespace/name: the resourceVersion of its latest status write whose event has not come.
+  std::map<std::string, std::string> written_;
 };
 
 }  // namespace hop::op

@@ -315,6 +315,13 @@ TEST(PipelineReconcilerDurabilityTest, ItsStatusWriteWaitsForNoFsync) {
   EXPECT_EQ(got->status()->at("message"), "Deployed: waiting for flinksessionjob/job: not found");
   // Sync makes it durable.
   EXPECT_TRUE(store.Sync().ok());
+  // The event of that write is its own, once (Reconciler::OwnWrite); another is not.
+  store::Event event{store::EventType::kModified, 0, *got};
+  EXPECT_FALSE(reconciler.OwnWrite({store::EventType::kAdded, 0, *got}));
+  EXPECT_TRUE(reconciler.OwnWrite(event));
+  EXPECT_FALSE(reconciler.OwnWrite(event));
+  ASSERT_TRUE(reconciler.Reconcile({store::RefOf(*got)}, {"r-test", &SystemClock()}).ok());
+  EXPECT_FALSE(reconciler.OwnWrite(event));  // nothing changed: nothing written
 }
 
 }  // namespace

@@ -137,14 +137,17 @@ Result<bool> UpdateStatusIfChanged(store::Store& store, const Resource& object, 
   return true;
 }
 
-Result<bool> UpdateDerivedStatusIfChanged(store::Store& store, const Resource& object,
-                                          Json status) {
+Result<bool> UpdateDerivedStatusIfChanged(store::Store& store, const Resource& object, Json status,
+                                          std::string* resource_version) {
   if (status == StatusOr(object.status())) return false;
   Resource updated = object;
   updated.set_status(std::move(status));
   std::vector<store::Write> writes;
   writes.push_back(store::Write::UpdateStatus(std::move(updated)));
-  HOP_RETURN_IF_ERROR(store.CommitLazily(std::move(writes)).status());
+  HOP_ASSIGN_OR_RETURN(std::vector<Resource> written, store.CommitLazily(std::move(writes)));
+  if (resource_version != nullptr && !written.empty()) {
+    *resource_version = written.front().resource_version();
+  }
   return true;
 }
 
