@@ -155,6 +155,21 @@ TEST(CliTest, ANumericOptionGivenANonNumberSaysSo) {
     EXPECT_EQ(r.status, 2) << c.option << " " << c.value << ": " << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.option << " " << c.value << ": " << r.out;
   }
+  // hop operator's and hop wait's too, before anything else is looked at.
+  const Case kOthers[] = {
+      {"operator --lease-duration", "abc",
+       "--lease-duration: 'abc' is not a number of seconds (0 to 3600)"},
+      {"operator --renew-deadline", "nan", "--renew-deadline: 'nan' is not a number of seconds"},
+      {"operator --retry-period", "-2", "--retry-period: -2 is out of range"},
+      {"operator --workers", "two", "--workers: 'two' is not a whole number"},
+      {"wait --timeout", "soon", "--timeout: 'soon' is not a number of seconds (0 to 86400)"},
+  };
+  for (const Case& c : kOthers) {
+    const HopRun r = Command(std::string("timeout 20 ") + HOP_BINARY + " --state " + dir.path() +
+                             " " + c.option + " " + c.value);
+    EXPECT_EQ(r.status, 2) << c.option << " " << c.value << ": " << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << c.option << " " << c.value << ": " << r.out;
+  }
   const HopRun qps = Hop("--kube-qps many get views");
   EXPECT_EQ(qps.status, 2) << qps.out;
   EXPECT_NE(qps.out.find("--kube-qps: 'many' is not a number of requests a second"),

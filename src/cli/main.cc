@@ -609,15 +609,19 @@ int Main(int argc, char** argv) {
                      "process id)");
     oper->add_option("--lease-duration", lease_seconds,
                      "seconds a leader that stopped renewing keeps the lease")
+        ->check(NumberOf("seconds", 0, 3600))
         ->capture_default_str();
     oper->add_option("--renew-deadline", renew_seconds,
                      "seconds a leader that cannot renew keeps reconciling")
+        ->check(NumberOf("seconds", 0, 3600))
         ->capture_default_str();
     oper->add_option("--retry-period", retry_seconds, "seconds between renewals and tries")
+        ->check(NumberOf("seconds", 0, 3600))
         ->capture_default_str();
     oper->add_option("--watch-namespace", operator_opts.watch_namespace,
                      "reconcile only this namespace (default: every namespace)");
     oper->add_option("--workers", operator_opts.workers, "reconcile workers")
+        ->check(WholeNumber(0, std::numeric_limits<int>::max()))
         ->capture_default_str();
     oper->add_option("--job-image", operator_opts.job_image,
                      "the image of refresh Jobs' containers (hop's)")
@@ -668,6 +672,7 @@ int Main(int argc, char** argv) {
   hop::cli::WaitCommandOptions wait_opts;
   Lazily(wait, [&] {
     wait->add_option("--timeout", wait_opts.timeout_seconds, "seconds to wait at most (0 to 86400)")
+        ->check(NumberOf("seconds", 0, 86400))
         ->capture_default_str();
   });
 
