@@ -925,6 +925,22 @@ std::pair<int, std::string> HttpGet(int port, const std::string& path) {
   return HttpRequest(port, "GET", path);
 }
 
+// The port of the Kubernetes API of the `hop serve` logging to `log`, once its /readyz answers
+// 200; 0 when that does not come within 20 s.
+int ReadyHttpPort(const std::string& log) {
+  int port = 0;
+  const bool ready = Eventually(
+      [&] {
+        const std::string text = hop::testing::ReadFileText(log);
+        const std::string mark = "Kubernetes API on http://127.0.0.1:";
+        const size_t at = text.find(mark);
+        if (at != std::string::npos) port = std::atoi(text.c_str() + at + mark.size());
+        return port > 0 && HttpGet(port, "/readyz").first == 200;
+      },
+      20);
+  return ready ? port : 0;
+}
+
 // `hop serve` whose state directory is removed while it runs (docs/cli.md, "When the store
 // fails"): /readyz answers 503 with the reason at once, /livez stays 200 meanwhile, and the
 // process takes no more work and exits with status 1, saying why.
@@ -935,18 +951,9 @@ TEST(CliTest, ServeWhoseStateDirectoryIsRemovedIsNotReadyAndStops) {
   const pid_t pid =
       hop::testing::SpawnLogged({HOP_BINARY, "--state", state, "serve", "--http-port", "0"}, log);
   ASSERT_GT(pid, 0);
-  int port = 0;
   const auto exited = [&](int* status) { return waitpid(pid, status, WNOHANG) == pid; };
-  ASSERT_TRUE(Eventually(
-      [&] {
-        const std::string text = hop::testing::ReadFileText(log);
-        const std::string mark = "Kubernetes API on http://127.0.0.1:";
-        const size_t at = text.find(mark);
-        if (at != std::string::npos) port = std::atoi(text.c_str() + at + mark.size());
-        return port > 0 && HttpGet(port, "/readyz").first == 200;
-      },
-      20))
-      << hop::testing::ReadFileText(log);
+  const int port = ReadyHttpPort(log);
+  ASSERT_GT(port, 0) << hop::testing::ReadFileText(log);
   std::filesystem::remove_all(state);
   std::pair<int, std::string> ready;
   EXPECT_TRUE(Eventually(
@@ -988,17 +995,8 @@ TEST(CliTest, ServeWhoseDiskIsFullIsNotReadyUntilThereIsRoomAgain) {
   const pid_t pid =
       hop::testing::SpawnLogged({HOP_BINARY, "--state", state, "serve", "--http-port", "0"}, log);
   ASSERT_GT(pid, 0);
-  int port = 0;
-  ASSERT_TRUE(Eventually(
-      [&] {
-        const std::string text = hop::testing::ReadFileText(log);
-        const std::string mark = "Kubernetes API on http://127.0.0.1:";
-        const size_t at = text.find(mark);
-        if (at != std::string::npos) port = std::atoi(text.c_str() + at + mark.size());
-        return port > 0 && HttpGet(port, "/readyz").first == 200;
-      },
-      20))
-      << hop::testing::ReadFileText(log);
+  const int port = ReadyHttpPort(log);
+  ASSERT_GT(port, 0) << hop::testing::ReadFileText(log);
   const auto config_map = [](const std::string& name) {
     return nlohmann::json{{"apiVersion", "v1"},
                           {"kind", "ConfigMap"},
