@@ -146,6 +146,9 @@ TEST(CliTest, ANumericOptionGivenANonNumberSaysSo) {
       {"--workers", "abc", "--workers: 'abc' is not a whole number"},
       {"--max-jobs", "abc", "--max-jobs: 'abc' is not a whole number"},
       {"--store-history", "abc", "--store-history: 'abc' is not a whole number"},
+      // Decimal, whatever the leading zeros: as octal, 0100000 would be port 32768.
+      {"--pg-port", "0100000", "--pg-port: 0100000 is out of range"},
+      {"--store-history", "-08", "--store-history: -08 is out of range"},
   };
   // A value wrongly taken would start the server: `timeout` ends it, and the test fails.
   hop::testing::TempDir dir("hop-numeric-options");
@@ -163,6 +166,7 @@ TEST(CliTest, ANumericOptionGivenANonNumberSaysSo) {
       {"operator --retry-period", "-2", "--retry-period: -2 is out of range"},
       {"operator --workers", "two", "--workers: 'two' is not a whole number"},
       {"wait --timeout", "soon", "--timeout: 'soon' is not a number of seconds (0 to 86400)"},
+      {"wait --timeout", "0x5", "--timeout: '0x5' is not a number of seconds"},
   };
   for (const Case& c : kOthers) {
     const HopRun r = Command(std::string("timeout 20 ") + HOP_BINARY + " --state " + dir.path() +
@@ -175,6 +179,29 @@ TEST(CliTest, ANumericOptionGivenANonNumberSaysSo) {
   EXPECT_NE(qps.out.find("--kube-qps: 'many' is not a number of requests a second"),
             std::string::npos)
       << qps.out;
+}
+
+// hop serve takes its numbers as written: a port with a leading zero is decimal, not octal, and
+// an idle timeout under a millisecond is one millisecond, never no limit, so a client that waits
+// half a second between two queries is disconnected (FATAL 57P05) before the second.
+TEST(CliTest, ServeTakesItsNumericOptionsAsWritten) {
+  hop::testing::TempDir dir("hop-idle-ms");
+  const int free_port = hop::testing::FreePort();
+  hop::testing::HopServe serve(HOP_BINARY, dir.path() + "/state",
+                               {"--no-operator", "--pg-port", "0" + std::to_string(free_port),
+                                "--pg-idle-timeout", "0.0001"});
+  ASSERT_TRUE(serve.Start()) << serve.log();
+  const std::string log = serve.log();
+  const std::string mark = "PostgreSQL protocol on 127.0.0.1:";
+  const size_t at = log.find(mark);
+  ASSERT_NE(at, std::string::npos) << log;
+  const int port = std::atoi(log.c_str() + at + mark.size());
+  EXPECT_EQ(port, free_port) << log;
+  const HopRun r = Command("psql 'host=127.0.0.1 port=" + std::to_string(port) +
+                           " user=hop dbname=hop' -c \"SELECT 1\" -c '\\! sleep 0.5' -c "
+                           "\"SELECT 'second' || 'ran'\"");
+  EXPECT_EQ(r.out.find("secondran"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("idle-session timeout"), std::string::npos) << r.out;
 }
 
 // Each shared library `hop` maps costs every command its loading and relocation

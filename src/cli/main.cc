@@ -214,10 +214,11 @@ CLI::Validator WholeNumber(int64_t min, int64_t max) {
 CLI::Validator NumberOf(std::string unit, double min, double max) {
   return CLI::Validator(
       [unit = std::move(unit), min, max](std::string& value) -> std::string {
+        // Decimal only: strtod would also take hexadecimal (0x5) and words (infinity).
         char* end = nullptr;
-        const double x = value.empty() || std::isspace(static_cast<unsigned char>(value[0]))
-                             ? std::nan("")
-                             : std::strtod(value.c_str(), &end);
+        const bool decimal = !value.empty() &&
+                             value.find_first_not_of("0123456789.eE+-") == std::string::npos;
+        const double x = decimal ? std::strtod(value.c_str(), &end) : std::nan("");
         if (!std::isfinite(x) || end != value.c_str() + value.size()) {
           return fmt::format("'{}' is not a number of {} ({} to {})", hop::EscapeForTerminal(value),
                              unit, min, max);
@@ -331,7 +332,7 @@ int Main(int argc, char** argv) {
       ->check(NumberOf("requests a second", 0, 100000));
   app.add_option("--kube-burst", where.kube_burst, "the burst before --kube-qps holds")
       ->capture_default_str()
-      ->check(WholeNumber(1, 1000000));
+      ->transform(WholeNumber(1, 1000000));
   std::string request_report;
   app.add_option("--request-report", request_report,
                  "on a cluster, write the kinds of request made of its API to this file at the "
@@ -518,7 +519,7 @@ int Main(int argc, char** argv) {
     // NumberOf).
     constexpr int64_t kInt = std::numeric_limits<int>::max();
     serve->add_option("--workers", serve_opts.workers, "reconcile workers")
-        ->check(WholeNumber(0, kInt))
+        ->transform(WholeNumber(0, kInt))
         ->capture_default_str();
     serve->add_flag("--no-operator", no_operator,
                     "serve and run Jobs, but do not reconcile: a stand-in for a Kubernetes cluster "
@@ -527,15 +528,15 @@ int Main(int argc, char** argv) {
         ->add_option("--store-history", store_history,
                      "events the store keeps for watches (default 100000); an older watch gets "
                      "410 Gone and lists again")
-        ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()));
+        ->transform(WholeNumber(0, std::numeric_limits<int64_t>::max()));
     serve
         ->add_option("--max-jobs", serve_opts.max_running_jobs,
                      "Job processes at once (0: twice the CPUs, at least 4)")
-        ->check(WholeNumber(0, kInt))
+        ->transform(WholeNumber(0, kInt))
         ->capture_default_str();
     // The PostgreSQL wire protocol (docs/pgwire.md).
     serve->add_option("--pg-port", pg_port, "serve the PostgreSQL protocol on this port")
-        ->check(WholeNumber(0, 65535));
+        ->transform(WholeNumber(0, 65535));
     serve->add_option("--pg-listen", pg_opts.listen, "address to listen on (loopback by default)")
         ->capture_default_str();
     serve->add_option("--pg-auth", pg_auth, "trust, password, md5 or scram-sha-256")
@@ -545,12 +546,12 @@ int Main(int argc, char** argv) {
     serve->add_option("--pg-cert", pg_opts.tls_cert, "TLS certificate (PEM) for SSLRequest");
     serve->add_option("--pg-key", pg_opts.tls_key, "the certificate's private key (PEM)");
     serve->add_option("--pg-max-connections", pg_opts.max_connections, "clients at once")
-        ->check(WholeNumber(1, kInt))
+        ->transform(WholeNumber(1, kInt))
         ->capture_default_str();
     serve
         ->add_option("--pg-max-message-bytes", pg_opts.max_message_bytes,
                      "largest message a client may send")
-        ->check(WholeNumber(0, std::numeric_limits<uint32_t>::max()))
+        ->transform(WholeNumber(0, std::numeric_limits<uint32_t>::max()))
         ->capture_default_str();
     // Seconds up to PostgreSQL's largest timeout (2147483647 ms).
     serve
@@ -570,7 +571,7 @@ int Main(int argc, char** argv) {
     serve
         ->add_option("--http-port", http_port,
                      "serve the Kubernetes API, /metrics and health checks on this port")
-        ->check(WholeNumber(0, 65535));
+        ->transform(WholeNumber(0, 65535));
     serve
         ->add_option("--http-listen", http_opts.listen,
                      "address to listen on (loopback by default; others need TLS and a token)")
@@ -582,7 +583,7 @@ int Main(int argc, char** argv) {
     serve
         ->add_option("--http-max-body-bytes", http_opts.max_body_bytes,
                      "largest request body accepted")
-        ->check(WholeNumber(0, std::numeric_limits<int64_t>::max()))
+        ->transform(WholeNumber(0, std::numeric_limits<int64_t>::max()))
         ->capture_default_str();
     serve->add_option("--kubeconfig-out", serve_opts.kubeconfig_out,
                       "write a kubeconfig pointing kubectl at the server to this file");
@@ -621,7 +622,7 @@ int Main(int argc, char** argv) {
     oper->add_option("--watch-namespace", operator_opts.watch_namespace,
                      "reconcile only this namespace (default: every namespace)");
     oper->add_option("--workers", operator_opts.workers, "reconcile workers")
-        ->check(WholeNumber(0, std::numeric_limits<int>::max()))
+        ->transform(WholeNumber(0, std::numeric_limits<int>::max()))
         ->capture_default_str();
     oper->add_option("--job-image", operator_opts.job_image,
                      "the image of refresh Jobs' containers (hop's)")
@@ -958,10 +959,13 @@ int Main(int argc, char** argv) {
       }
       pg_opts.auth = *method;
       pg_opts.port = pg_port;
-      pg_opts.idle_timeout =
-          std::chrono::milliseconds(static_cast<int64_t>(pg_idle_seconds * 1000));
-      pg_opts.idle_in_transaction_timeout = std::chrono::milliseconds(
-          static_cast<int64_t>(std::llround(pg_idle_in_transaction_seconds * 1000)));
+      // To the millisecond; a limit under one is one, never none (0).
+      auto millis = [](double seconds) {
+        const int64_t ms = std::llround(seconds * 1000);
+        return std::chrono::milliseconds(seconds > 0 && ms == 0 ? 1 : ms);
+      };
+      pg_opts.idle_timeout = millis(pg_idle_seconds);
+      pg_opts.idle_in_transaction_timeout = millis(pg_idle_in_transaction_seconds);
       serve_opts.pg = pg_opts;
     }
     if (http_port >= 0) {
