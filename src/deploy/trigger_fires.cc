@@ -231,13 +231,14 @@ std::optional<std::string> UnfilledTable(const resource::Resource& table) {
     auto it = object.find(key);
     return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  if (const std::string job = text(fill, "job"); !job.empty()) {
-    return fmt::format("its fill {} is going", job);
-  }
-  // Filled: the fill of this query recorded its digest (by its Job or by hand), or, before fills
-  // recorded one, the fill Job of this query succeeded.
+  // Filled: the fill of this query recorded its digest (by its Job or by hand, even with a fill
+  // Job of it still to run, which will replace those rows with the same query's), or, before
+  // fills recorded one, the fill Job of this query succeeded.
   if (text(s, resource::kRefreshedQueryStatus) == resource::QueryDigest(query->second)) {
     return std::nullopt;
+  }
+  if (const std::string job = text(fill, "job"); !job.empty()) {
+    return fmt::format("its fill {} is going", job);
   }
   const bool this_query = text(fill, "query") == query->second;
   if (this_query && text(fill, "lastOutcome") == "Succeeded") return std::nullopt;
