@@ -1178,6 +1178,7 @@ enum class TxWord { kNone, kBegin, kCommit, kRollback, kSavepoint, kRelease, kRo
 struct TxStatement {
   TxWord word = TxWord::kNone;
   std::string savepoint;  // of SAVEPOINT, RELEASE and ROLLBACK TO
+  bool chain = false;     // COMMIT or ROLLBACK ... AND CHAIN: a new block begins at once
 };
 
 // The transaction control statement `text` is, if it is one: BEGIN, START TRANSACTION, COMMIT,
@@ -1212,7 +1213,10 @@ TxStatement TransactionStatement(std::string_view text) {
   if (w == "BEGIN" || (w == "START" && words.size() > 1 && words[1] == "TRANSACTION")) {
     return {TxWord::kBegin, {}};
   }
-  if (w == "COMMIT" || w == "END") return {TxWord::kCommit, {}};
+  // ... AND CHAIN (not AND NO CHAIN) at the end of a COMMIT or ROLLBACK.
+  const bool chain = words.size() >= 3 && words[words.size() - 2] == "AND" &&
+                     words.back() == "CHAIN";
+  if (w == "COMMIT" || w == "END") return {TxWord::kCommit, {}, chain};
   if (w == "SAVEPOINT")
     return words.size() == 2 ? TxStatement{TxWord::kSavepoint, names[1]} : TxStatement{};
   if (w == "RELEASE") return named(TxWord::kRelease, 1);
@@ -1220,9 +1224,9 @@ TxStatement TransactionStatement(std::string_view text) {
     size_t i = 1;
     if (i < words.size() && (words[i] == "WORK" || words[i] == "TRANSACTION")) ++i;
     if (i < words.size() && words[i] == "TO") return named(TxWord::kRollbackTo, i + 1);
-    return {TxWord::kRollback, {}};
+    return {TxWord::kRollback, {}, chain};
   }
-  if (w == "ABORT") return {TxWord::kRollback, {}};
+  if (w == "ABORT") return {TxWord::kRollback, {}, chain};
   return {};
 }
 
@@ -1291,6 +1295,10 @@ std::optional<Status> Connection::TransactionControl(std::string_view text, Pend
     return Status::OK();
   }
   const bool commit = word == TxWord::kCommit;
+  if (statement.chain && transaction_ == 'I') {
+    return Status::InvalidArgument(
+        fmt::format("{} AND CHAIN {}", commit ? "COMMIT" : "ROLLBACK", kNotInBlock));
+  }
   // A COMMIT of a failed block is a ROLLBACK, which undoes nothing either.
   if ((!commit || transaction_ == 'E') && block_wrote_) {
     p.notices.emplace_back(
@@ -1306,6 +1314,11 @@ std::optional<Status> Connection::TransactionControl(std::string_view text, Pend
   EndSettingsScope(commit && transaction_ != 'E');
   transaction_ = 'I';
   savepoints_.clear();
+  if (statement.chain) {  // as BEGIN, with the settings as the ended block left them
+    transaction_ = 'T';
+    block_wrote_ = false;
+    block_writes_ = 0;
+  }
   return Status::OK();
 }
 

@@ -411,6 +411,11 @@ TEST_F(PgServerTest, SettingsEndWithTheirTransactionAsInPostgresql) {
       {"query_timeout", "9", "9", "0"},
       {"outputformat", "csv", "csv", "table"},
   };
+  // Outside a block, AND CHAIN is an error, as in PostgreSQL.
+  PGresult* chained = PQexec(c, "COMMIT AND CHAIN");
+  EXPECT_EQ(PQresultStatus(chained), PGRES_FATAL_ERROR);
+  EXPECT_STREQ(PQresultErrorField(chained, PG_DIAG_SQLSTATE), "25P01");
+  PQclear(chained);
   for (const Case& k : kCases) {
     const std::string name = k.name;
     const std::string set = "SET " + name + " = " + k.value;
@@ -424,6 +429,15 @@ TEST_F(PgServerTest, SettingsEndWithTheirTransactionAsInPostgresql) {
       run(end);
       EXPECT_EQ(show(name), k.start) << name << " SET LOCAL, then " << end;
     }
+    // COMMIT AND CHAIN begins the next block at once: a SET in it is undone by its ROLLBACK,
+    // and the committed one stays.
+    run("BEGIN");
+    run(set);
+    run("COMMIT AND CHAIN");
+    run("SET " + name + " = DEFAULT");
+    run("ROLLBACK");
+    EXPECT_EQ(show(name), k.shown) << name << " SET, COMMIT AND CHAIN, SET, ROLLBACK";
+    run("RESET " + name);
     // A SET undone by the ROLLBACK, by a failure in the block, or by a ROLLBACK TO.
     run("BEGIN");
     run(set);
