@@ -216,8 +216,8 @@ CLI::Validator NumberOf(std::string unit, double min, double max) {
       [unit = std::move(unit), min, max](std::string& value) -> std::string {
         // Decimal only: strtod would also take hexadecimal (0x5) and words (infinity).
         char* end = nullptr;
-        const bool decimal = !value.empty() &&
-                             value.find_first_not_of("0123456789.eE+-") == std::string::npos;
+        const bool decimal =
+            !value.empty() && value.find_first_not_of("0123456789.eE+-") == std::string::npos;
         const double x = decimal ? std::strtod(value.c_str(), &end) : std::nan("");
         if (!std::isfinite(x) || end != value.c_str() + value.size()) {
           return fmt::format("'{}' is not a number of {} ({} to {})", hop::EscapeForTerminal(value),

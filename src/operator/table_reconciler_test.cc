@@ -144,9 +144,9 @@ TEST(UnfilledTable, SaysWhyATableItsFillHasNotFilledTakesNoProducersWatermark) {
                                   resource::QueryDigest("SELECT 1") + "\"}")),
       std::nullopt);
   // Filled by hand while a fill Job of the same query waits: it holds that query's rows.
-  EXPECT_EQ(deploy::UnfilledTable(
-                table(R"({"fill": {"job": "t-refresh-2", "query": "SELECT 1"}, "refreshedQuery": ")" +
-                      resource::QueryDigest("SELECT 1") + "\"}")),
+  EXPECT_EQ(deploy::UnfilledTable(table(
+                R"({"fill": {"job": "t-refresh-2", "query": "SELECT 1"}, "refreshedQuery": ")" +
+                resource::QueryDigest("SELECT 1") + "\"}")),
             std::nullopt);
   // Filled with another query than the one it has now (CREATE OR REPLACE TABLE ... AS).
   EXPECT_EQ(

@@ -1214,8 +1214,8 @@ TxStatement TransactionStatement(std::string_view text) {
     return {TxWord::kBegin, {}};
   }
   // ... AND CHAIN (not AND NO CHAIN) at the end of a COMMIT or ROLLBACK.
-  const bool chain = words.size() >= 3 && words[words.size() - 2] == "AND" &&
-                     words.back() == "CHAIN";
+  const bool chain =
+      words.size() >= 3 && words[words.size() - 2] == "AND" && words.back() == "CHAIN";
   if (w == "COMMIT" || w == "END") return {TxWord::kCommit, {}, chain};
   if (w == "SAVEPOINT")
     return words.size() == 2 ? TxStatement{TxWord::kSavepoint, names[1]} : TxStatement{};
