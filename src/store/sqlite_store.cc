@@ -1206,6 +1206,7 @@ class SqliteStore::Impl {
       }
       syncing_ = true;
       const int64_t target = written_;
+      syncing_to_ = target;
       lock.unlock();
       Status s = SyncWal();
       lock.lock();
@@ -1243,7 +1244,10 @@ class SqliteStore::Impl {
     if (at_once) {
       wanted_ = std::max(wanted_, written);
     } else {
-      if (lazy_ <= synced_) lazy_due_ = std::chrono::steady_clock::now() + kLazySync;
+      // The first lazy commit no fsync done or under way covers: it is due from now (one
+      // written during an fsync must not take the due time of one that fsync covers).
+      const int64_t covered = syncing_ ? std::max(synced_, syncing_to_) : synced_;
+      if (lazy_ <= covered) lazy_due_ = std::chrono::steady_clock::now() + kLazySync;
       lazy_ = std::max(lazy_, written);
     }
     sync_cv_.notify_all();
@@ -1875,6 +1879,7 @@ class SqliteStore::Impl {
   std::chrono::steady_clock::time_point lazy_due_;  // guarded by sync_mu_: when lazy_ is due
   int64_t synced_ = 0;      // guarded by sync_mu_: the last commit known durable
   bool syncing_ = false;    // guarded by sync_mu_: an fsync is under way
+  int64_t syncing_to_ = 0;  // guarded by sync_mu_: the last commit the fsync under way covers
   Status sync_error_;       // guarded by sync_mu_: the failed fsync, if one failed
   // Writable's: the failure of the last commit that found no space, while it lasts, and when the
   // state directory was last asked for room.

@@ -960,17 +960,20 @@ TEST(SqliteStoreDurabilityTest, CommitWrittenIsMadeDurableByTheSyncerWhileItsWri
 
 // A batch written lazily (CommitLazily, a status derived from other stored objects) starts no
 // fsync of its own: the next fsync another commit needs covers it, or the syncer syncs it once it
-// has waited a tenth of a second for one; Sync makes it durable at once.
+// has waited a tenth of a second for one (one written while an fsync runs waits its own tenth,
+// not the rest of the one before's); Sync makes it durable at once.
 TEST(SqliteStoreDurabilityTest, CommitLazilyIsMadeDurableWithOthersOrWhenDue) {
   TempDir dir;
   std::mutex mu;
   std::condition_variable cv;
   std::vector<std::chrono::steady_clock::time_point> syncs;
+  bool release = false;  // the first fsync waits for it
   SqliteStoreOptions opts;
   opts.sync_wal = [&](int fd) {
-    std::lock_guard<std::mutex> lock(mu);
+    std::unique_lock<std::mutex> lock(mu);
     syncs.push_back(std::chrono::steady_clock::now());
     cv.notify_all();
+    cv.wait(lock, [&] { return release; });
     return ::fdatasync(fd);
   };
   auto opened = SqliteStore::Open(dir.path(), opts);
@@ -980,29 +983,43 @@ TEST(SqliteStoreDurabilityTest, CommitLazilyIsMadeDurableWithOthersOrWhenDue) {
     std::lock_guard<std::mutex> lock(mu);
     return syncs.size();
   };
+  auto wait_for_syncs = [&](size_t n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10), [&] { return syncs.size() >= n; });
+  };
   // Alone: synced, but not before it is due.
-  const auto written = std::chrono::steady_clock::now();
+  const auto a_written = std::chrono::steady_clock::now();
   ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("a"))}).ok());
   EXPECT_TRUE(store.Get({kConfigMap, "default", "a"}).ok());
+  ASSERT_TRUE(wait_for_syncs(1));
+  // Written while a's fsync runs: due a tenth of a second from its own write.
+  const auto b_written = std::chrono::steady_clock::now();
+  ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("b"))}).ok());
   {
-    std::unique_lock<std::mutex> lock(mu);
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return syncs.size() == 1; }));
-    EXPECT_GE(syncs[0] - written, std::chrono::milliseconds(100));
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_GE(syncs[0] - a_written, std::chrono::milliseconds(100));
+    release = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(wait_for_syncs(2));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_GE(syncs[1] - b_written, std::chrono::milliseconds(100));
   }
   // With another commit's fsync: that one covers it, and no other follows.
-  ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("b"))}).ok());
-  int64_t c = 0;
-  ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("c"))}, &c).ok());
-  ASSERT_TRUE(store.WaitDurable(c).ok());
-  EXPECT_EQ(synced(), 2u);
+  ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("c"))}).ok());
+  int64_t d = 0;
+  ASSERT_TRUE(store.CommitWritten({Write::Create(ConfigMap("d"))}, &d).ok());
+  ASSERT_TRUE(store.WaitDurable(d).ok());
+  EXPECT_EQ(synced(), 3u);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(synced(), 2u);
+  EXPECT_EQ(synced(), 3u);
   // Sync: at once.
-  ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("d"))}).ok());
+  ASSERT_TRUE(store.CommitLazily({Write::Create(ConfigMap("e"))}).ok());
   ASSERT_TRUE(store.Sync().ok());
-  EXPECT_EQ(synced(), 3u);
+  EXPECT_EQ(synced(), 4u);
   EXPECT_TRUE(store.Sync().ok());  // nothing more to sync
-  EXPECT_EQ(synced(), 3u);
+  EXPECT_EQ(synced(), 4u);
 }
 
 // Batches reported once written and batches reported once durable share groups: each caller
