@@ -1067,9 +1067,12 @@ TEST_F(PgServerTest, AClientIdleInATransactionIsDisconnectedAndItsReadReleased) 
   auto checkpoint = [&file] {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-    // A read first, so that the connection opens the WAL the file's header says it has.
+    // A read first, so that the connection opens the WAL the file's header says it has (waiting
+    // out the server's own brief locks); the checkpoint then does not wait for readers.
+    sqlite3_busy_timeout(db, 10000);
     EXPECT_EQ(sqlite3_exec(db, "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr),
               SQLITE_OK);
+    sqlite3_busy_timeout(db, 0);
     const int rc =
         sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
     sqlite3_close(db);
