@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,39 @@ std::string PercentDecoded(std::string_view key) {
 bool EndsValue(char c) {
   return c == ';' || c == '&' || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
          c == '"' || c == '\'' || c == ')' || c == ']' || c == '}';
+}
+
+// A value that starts with a quote at `pos`, read as one word, as SQL, YAML and a shell read
+// it: pieces quoted with that quote (a backslash escaping the next character, and a piece
+// ending at a line end if it is not closed) and plain characters (a backslash escaping the next
+// one) follow each other until a character that ends a value stands outside quotes, so that
+// `'it''s'`, `'it'\''s'` and `'a'b` are each one value. The other quote ends it: `"x='a'"` is
+// a value inside a string, not a word going on. The range inside the first opening quote and
+// the last closing one when the word ends with one, else the whole word; `*after` is past it.
+std::pair<size_t, size_t> QuotedWord(std::string_view text, size_t pos, size_t* after) {
+  const char quote = text[pos];
+  size_t at = pos;
+  bool closed = false;  // the last piece was a quoted one, closed
+  while (at < text.size()) {
+    const char c = text[at];
+    if (c == quote) {
+      size_t end = at + 1;
+      while (end < text.size() && text[end] != c && text[end] != '\n' && text[end] != '\r') {
+        end += text[end] == '\\' ? 2 : 1;
+      }
+      end = std::min(end, text.size());
+      closed = end < text.size() && text[end] == c;
+      at = closed ? end + 1 : end;
+      if (!closed) break;
+      continue;
+    }
+    if (EndsValue(c) || c == '\n' || c == '\r') break;
+    at += c == '\\' && at + 1 < text.size() && text[at + 1] != '\n' ? 2 : 1;
+    closed = false;
+  }
+  at = std::min(at, text.size());
+  *after = at;
+  return closed ? std::pair{pos + 1, at - 1} : std::pair{pos, at};
 }
 
 }  // namespace
@@ -149,6 +183,10 @@ bool IsLineEnd(char c) { return c == '\n' || c == '\r'; }
 std::pair<size_t, size_t> ScalarAt(std::string_view text, size_t pos, bool flow, bool word,
                                    size_t* after) {
   while (pos < text.size() && IsBlank(text[pos])) ++pos;
+  // A command line's word goes on past its closing quote (`'it'\''s'`).
+  if (word && pos < text.size() && (text[pos] == '"' || text[pos] == '\'')) {
+    return QuotedWord(text, pos, after);
+  }
   if (pos < text.size() && (text[pos] == '"' || text[pos] == '\'')) {
     const char quote = text[pos];
     size_t end = pos + 1;
@@ -429,12 +467,14 @@ std::string RedactEntriesAndUrls(std::string_view text) {
     if (v >= text.size()) continue;
     size_t end = v;
     if (text[v] == '\'' || text[v] == '"') {
-      const char quote = text[v++];
-      end = v;
-      while (end < text.size() && text[end] != quote) end += text[end] == '\\' ? 2 : 1;
-      end = std::min(end, text.size());
+      size_t after = v;
+      std::tie(v, end) = QuotedWord(text, v, &after);
     } else {
-      while (end < text.size() && !EndsValue(text[end])) ++end;
+      // A backslash escapes the next character, as a shell reads `a\ b`.
+      while (end < text.size() && !EndsValue(text[end])) {
+        end += text[end] == '\\' && end + 1 < text.size() && text[end + 1] != '\n' ? 2 : 1;
+      }
+      end = std::min(end, text.size());
     }
     const std::string_view value = text.substr(v, end - v);
     if (value.empty() || IsReference(value) || value == kRedacted) continue;

@@ -34,6 +34,13 @@ TEST(RedactTest, SecretsInUrlsAndConnectionStringsAreRedacted) {
       {"db_password: hunter2\nuser: me", "db_password: <redacted>\nuser: me"},
       {"url 'x://u:pw@h' and \"password=q\"",
        "url 'x://u:<redacted>@h' and \"password=<redacted>\""},
+      // A quoted value goes on as one word: a doubled quote (SQL, YAML), a shell's `'\''`, plain
+      // text right after the closing quote, backslash escapes in a plain value.
+      {"password='it''s secret' user=x", "password='<redacted>' user=x"},
+      {"export PGPASSWORD='it'\\''s secret'; psql", "export PGPASSWORD='<redacted>'; psql"},
+      {"token='a b'cd e", "token=<redacted> e"},
+      {"token=abc\\ def x", "token=<redacted> x"},
+      {"\"password='x'\", \"y\"", "\"password='<redacted>'\", \"y\""},
       // References to a secret kept elsewhere are kept.
       {"password=$(PGPASSWORD)", "password=$(PGPASSWORD)"},
       {"postgresql://app:${PW}@db/x", "postgresql://app:${PW}@db/x"},
@@ -87,6 +94,7 @@ TEST(RedactTest, SecretsInUrlsAndConnectionStringsAreRedacted) {
       // Options whose value is the next word: a command line, JSON, flow and block YAML lists.
       {"psql --password hunter2 -h db", "psql --password <redacted> -h db"},
       {"run -token 'a b' --db-password=x", "run -token '<redacted>' --db-password=<redacted>"},
+      {"psql --password 'it'\\''s' -v", "psql --password '<redacted>' -v"},
       {"args: [\"--password\", \"hunter2\", \"-v\"]",
        "args: [\"--password\", \"<redacted>\", \"-v\"]"},
       {"args: [--api-key, hunter2]", "args: [--api-key, <redacted>]"},
