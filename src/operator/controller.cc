@@ -38,6 +38,9 @@ constexpr auto kWatchTimeout = std::chrono::seconds(30);
 constexpr auto kWatchRetry = std::chrono::seconds(1);
 // The longest the resync timer sleeps in one go (it re-reads the clock on waking).
 constexpr auto kMaxSleep = std::chrono::hours(1);
+// How many write conflicts in a row a request is reconciled again at once after, before the
+// next one backs off as another failure does.
+constexpr int kConflictsRetriedAtOnce = 3;
 
 // "850us", "12.3ms", "4.20s": a reconcile's duration, for log lines.
 std::string ElapsedText(std::chrono::steady_clock::duration d) {
@@ -472,6 +475,16 @@ struct Manager::Impl {
 
     if (!result.ok()) {
       errors.fetch_add(1);
+      // Another writer changed what the reconcile read: reading again is all it takes, so the
+      // first conflicts in a row run again at once, and only a request that keeps losing
+      // backs off (docs/operator.md, "Workers").
+      if (result.status().code() == StatusCode::kConflict &&
+          queue.NumRequeues(request) < kConflictsRetriedAtOnce) {
+        const int attempt = queue.AddAgainNow(request);
+        log::Debug("{} {}: conflict (attempt {}), again at once, in {}: {}", id, what, attempt,
+                   took, result.status().ToString());
+        return;
+      }
       const Duration delay = queue.AddRateLimited(request);
       log::Warn("{} {}: failed (attempt {}), retry in {}, in {}: {}", id, what,
                 queue.NumRequeues(request), DelayText(delay), took, result.status().ToString());

@@ -422,6 +422,29 @@ TEST_F(ManagerTest, ErrorsRetryWithBackoffThenSucceed) {
   EXPECT_EQ(rec.Calls("a"), 3);
 }
 
+// A write conflict is cured by reading again: the first ones in a row run again at once, with
+// no backoff (the clock never moves here), and only a request that keeps losing backs off.
+TEST_F(ManagerTest, ConflictsRunAgainAtOnceUntilTheyKeepHappening) {
+  Create(ConfigMap("a"));
+  Create(ConfigMap("b"));
+  TestReconciler rec(store_.get(), [](const Request& r, int call) -> hop::Result<ReconcileResult> {
+    if (r.ref.name == "b" || call <= 2) return Status::Conflict("modified; read it again");
+    return ReconcileResult::Done();
+  });
+  Manager m(*store_, Options());  // backoff 1s, 2s, 4s, ...
+  m.Register(kConfigMap, &rec);
+  ASSERT_TRUE(m.Start().ok());
+  ASSERT_TRUE(rec.WaitForCalls("a", 3));
+  ASSERT_TRUE(m.WaitIdle(kWait));
+  EXPECT_EQ(rec.Calls("a"), 3);
+  // b lost four times in a row: three more at once, then a backoff.
+  EXPECT_EQ(rec.Calls("b"), 4);
+  EXPECT_EQ(m.metrics().delayed, 1);
+  EXPECT_EQ(m.metrics().errors, 6);
+  Advance(m, seconds(8));
+  ASSERT_TRUE(rec.WaitForCalls("b", 5));
+}
+
 TEST_F(ManagerTest, ExceptionsAreCaughtAndRetried) {
   Create(ConfigMap("a"));
   TestReconciler rec(store_.get(), [](const Request&, int call) -> hop::Result<ReconcileResult> {

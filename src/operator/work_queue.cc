@@ -72,6 +72,16 @@ Duration WorkQueue::AddRateLimited(const Request& request) {
   return delay;
 }
 
+int WorkQueue::AddAgainNow(const Request& request) {
+  int failures;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    failures = ++failures_[request];
+  }
+  Add(request);
+  return failures;
+}
+
 void WorkQueue::Forget(const Request& request) {
   std::lock_guard<std::mutex> lock(mu_);
   failures_.erase(request);

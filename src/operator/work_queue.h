@@ -53,6 +53,9 @@ class WorkQueue {
   // Counts one more failure of `request` and queues it after its backoff:
   // backoff_base * 2^(failures before this one), capped at backoff_cap. Returns that delay.
   Duration AddRateLimited(const Request& request);
+  // Counts one more failure of `request` and queues it for now, as Add does: for a failure that
+  // trying again cures at once (a write that lost a race). Returns the failures counted.
+  int AddAgainNow(const Request& request);
   // Clears the failure count of `request` (its next backoff starts at backoff_base again). Does
   // not remove it from the queue or from the waiting set.
   void Forget(const Request& request);
