@@ -4203,4 +4203,50 @@ spec:
   std::filesystem::remove_all(dir);
 }
 
+// A local materialized view's table goes with the view: DROP MATERIALIZED VIEW drops it, so the
+// name takes another query's columns next. A new view's table holds nothing from before: one
+// left in the file with no object naming it (a CREATE killed before its commit) is made anew.
+TEST(CliTest, ALocalMaterializedViewsTableGoesWithItAndANewOneStartsEmpty) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  const std::string file = state.path() + "/local/default.db";
+  HopRun made = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.ev (k VARCHAR, n INT);
+INSERT INTO local.ev VALUES ('a', 10), ('b', 20);
+CREATE MATERIALIZED VIEW local.ff AS SELECT k FROM local.ev WHERE n > 5;
+REFRESH MATERIALIZED VIEW local.ff;
+!wait 60
+SELECT COUNT(*) AS n FROM local.ff;
+DROP MATERIALIZED VIEW local.ff;
+)");
+  ASSERT_EQ(made.status, 0) << made.out;
+  EXPECT_NE(made.out.find("table LOCAL.FF dropped in local-database"), std::string::npos)
+      << made.out;
+  EXPECT_EQ(Command("sqlite3 " + file + " .tables").out, "EV\n");
+  HopRun again = Hop(state.Flag() + " -f -", R"(
+CREATE MATERIALIZED VIEW local.ff AS SELECT k, n FROM local.ev WHERE n > 1000;
+SELECT COUNT(*) AS n FROM local.ff;
+)");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_NE(again.out.find(" N\n---\n 0\n"), std::string::npos) << again.out;
+
+  // What a CREATE killed between making its table and committing its view leaves behind.
+  ASSERT_EQ(
+      Command("sqlite3 " + file + " \"CREATE TABLE GG (K TEXT); INSERT INTO GG VALUES ('x')\"")
+          .status,
+      0);
+  HopRun fresh = Hop(state.Flag() + " -f -", R"(
+CREATE MATERIALIZED VIEW local.gg AS SELECT k FROM local.ev;
+SELECT COUNT(*) AS n FROM local.gg;
+)");
+  ASSERT_EQ(fresh.status, 0) << fresh.out;
+  EXPECT_NE(fresh.out.find("table LOCAL.GG, which no object named, dropped from local-database"),
+            std::string::npos)
+      << fresh.out;
+  EXPECT_NE(fresh.out.find(" N\n---\n 0\n"), std::string::npos) << fresh.out;
+}
+
 }  // namespace

@@ -141,7 +141,7 @@ Status Batch::PutElements(const std::vector<Spec>& specs, const Resource& owner)
 }
 
 Status Batch::AddEffect(bool create, const catalog::Schema& schema,
-                        const catalog::TableDefinition& table) {
+                        const catalog::TableDefinition& table, bool fresh) {
   if (options_.provisioners == nullptr || schema.database.empty()) return Status::OK();
   catalog::Provisioner* provisioner = options_.provisioners->For(schema);
   if (provisioner == nullptr) return Status::OK();
@@ -159,6 +159,7 @@ Status Batch::AddEffect(bool create, const catalog::Schema& schema,
   }
   Effect effect;
   effect.create = create;
+  effect.fresh = create && fresh;
   effect.provisioner = provisioner;
   effect.schema = schema;
   effect.schema.tables.clear();

@@ -59,6 +59,11 @@ struct Change {
 // A change to a system outside the store, made by a provisioner.
 struct Effect {
   bool create = true;  // else drop
+  // A create of a table that must hold nothing from before: the sink of a new materialized
+  // view. One found there that hop made and that nothing in the store relies on (a view's
+  // table a statement killed before its commit left behind, or one a view dropped by an older
+  // hop kept) is dropped and made again, empty (docs/ddl.md, "Provisioning").
+  bool fresh = false;
   catalog::Provisioner* provisioner = nullptr;
   catalog::Schema schema;  // without its tables
   catalog::TableDefinition table;
@@ -97,9 +102,9 @@ class Batch {
   // Tables of other systems are provisioned by the TableProvisionJobs rendered for them, and so
   // are the tables a Database with `provisioning: async` creates: for those no Effect is added,
   // and the provisioner only checks, connecting to nothing, that it could create the table (its
-  // error is returned). Dropping always is an Effect.
+  // error is returned). Dropping always is an Effect. `fresh`: Effect::fresh.
   Status AddEffect(bool create, const catalog::Schema& schema,
-                   const catalog::TableDefinition& table);
+                   const catalog::TableDefinition& table, bool fresh = false);
 
   // Runs the validators on `subject`; the tree of errors when there are any.
   Status Check(Subject subject);

@@ -29,6 +29,23 @@ namespace {
 // returns why.
 void UndoEffects(store::Store& store, const std::string& ns, std::vector<const Effect*>& made);
 
+Result<bool> TableInUse(store::Store& store, const std::string& ns, const Effect& e);
+
+// For an Effect::fresh create whose table is there (with the same columns or not): drops it when
+// hop made it and nothing in the store relies on it, and says so in `done`. Whether it dropped.
+Result<bool> DropLeftOver(store::Store& store, const std::string& ns, const Effect& e,
+                          std::vector<std::string>& done) {
+  HOP_ASSIGN_OR_RETURN(bool made_by_hop, e.provisioner->MadeByHop(e.schema, e.table));
+  if (!made_by_hop) return false;
+  HOP_RETURN_IF_ERROR(
+      e.provisioner->DropUnlessInUse(e.schema, e.table, [&] { return TableInUse(store, ns, e); }));
+  HOP_ASSIGN_OR_RETURN(bool still, e.provisioner->Exists(e.schema, e.table));
+  if (still) return false;
+  done.push_back(fmt::format("table {}, which no object named, dropped from {}",
+                             Join(e.table.path, "."), e.table.database));
+  return true;
+}
+
 Status RunEffects(store::Store& store, const std::string& ns, const std::vector<Effect>& effects,
                   std::vector<std::string>& done, std::vector<const Effect*>& made) {
   made.clear();
@@ -36,6 +53,17 @@ Status RunEffects(store::Store& store, const std::string& ns, const std::vector<
     const std::string name = Join(e.table.path, ".");
     auto exists = e.provisioner->Exists(e.schema, e.table);
     Status st = exists.status();
+    // A drop takes the table whatever its columns.
+    if (!e.create && st.code() == StatusCode::kAlreadyExists) {
+      exists = true;
+      st = Status::OK();
+    }
+    // A new view's table that is there already was left by no object of the store's.
+    if (e.fresh && ((st.ok() && *exists) || st.code() == StatusCode::kAlreadyExists)) {
+      auto dropped = DropLeftOver(store, ns, e, done);
+      if (dropped.ok() && *dropped) exists = e.provisioner->Exists(e.schema, e.table);
+      st = dropped.ok() ? exists.status() : dropped.status();
+    }
     if (st.ok() && *exists && !e.create) {
       // A table hop found there (its CREATE TABLE took it) is not hop's to drop: only its
       // resources go (docs/postgres.md).

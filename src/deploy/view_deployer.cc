@@ -105,7 +105,9 @@ Status SpecifyPipeline(const binder::BoundCreateView& v, Resource& view,
     subject.schema = *table_schema;
     subject.table = &def;
     HOP_RETURN_IF_ERROR(batch.Check(std::move(subject)));
-    HOP_RETURN_IF_ERROR(batch.AddEffect(true, **table_schema, def));
+    // A new view's table holds nothing but what its refreshes write.
+    const bool fresh = hop_refreshes && t == &p.sink && !existing;
+    HOP_RETURN_IF_ERROR(batch.AddEffect(true, **table_schema, def, fresh));
   }
 
   Resource pipeline = NewObject("Pipeline", v.resource, ns);
