@@ -10,10 +10,13 @@
 //
 // Corpus markers, on comment lines before a query:
 //   -- postgres: <sql>   the query as PostgreSQL spells it (a function of another name)
+//   -- sqlstate: <code> <why>  the query fails on both sides, and hop's SQLSTATE is <code>
+//                        rather than PostgreSQL's, because hop fails for another cause (<why>)
 //   -- refused: <text>   hop must refuse the query before running it, with a message holding
 //                        <text>; PostgreSQL does not run it
-// A query whose results differ, or that fails on one side only, fails the test; so does a
-// missing PostgreSQL (it never skips).
+// A query whose results differ, or that fails on one side only, or on both with SQLSTATEs that
+// differ (hop's as its wire server gives it), fails the test; so does a missing PostgreSQL (it
+// never skips).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -38,6 +41,7 @@
 #include "cli/resource_commands.h"
 #include "common/strings.h"
 #include "engine/engine.h"
+#include "server/pg_protocol.h"
 #include "session/session.h"
 #include "sql/ast/query_statement.h"
 #include "sql/parser.h"
@@ -140,6 +144,7 @@ struct Query {
   std::string postgres;  // empty: hop's query printed in PostgreSQL's dialect
   std::string refused;   // non-empty: hop must refuse it with this text
   std::string where;     // for messages
+  std::string sqlstate;  // non-empty: hop's SQLSTATE when both fail, for a cause of its own
 };
 
 std::vector<Query> ReadCorpus(const std::string& path) {
@@ -168,6 +173,9 @@ std::vector<Query> ReadCorpus(const std::string& path) {
         q.postgres = std::string(TrimWhitespace(l.substr(12)));
       } else if (l.rfind("-- refused:", 0) == 0) {
         q.refused = std::string(TrimWhitespace(l.substr(11)));
+      } else if (l.rfind("-- sqlstate:", 0) == 0) {
+        std::string_view rest = TrimWhitespace(l.substr(12));
+        q.sqlstate = std::string(rest.substr(0, rest.find(' ')));
       } else if (l.rfind("--", 0) == 0 || l.empty()) {
         continue;
       } else {
@@ -428,7 +436,16 @@ class DifferentialTest : public ::testing::Test {
     if (!h.error.ok() || !p.ok()) {
       if (!h.error.ok() && !p.ok()) {
         ++both_failed_;
-        return "";  // both refuse the data: a division by zero, an overflow
+        // Both refuse the data (a division by zero, an overflow): a client over the wire
+        // protocol is told the same SQLSTATE by both.
+        const std::string state = server::ErrorOf(h.error).sqlstate;
+        const std::string expected = q.sqlstate.empty() ? pg.last_sqlstate() : q.sqlstate;
+        if (state != expected) {
+          return fmt::format(
+              "both failed, hop with SQLSTATE {} ({}), expected {}; PostgreSQL's {} ({})", state,
+              h.error.ToString(), expected, pg.last_sqlstate(), p.status().message());
+        }
+        return "";
       }
       return fmt::format("hop: {}; PostgreSQL: {}", h.error.ok() ? "ran" : h.error.ToString(),
                          p.ok() ? "ran" : p.status().ToString());

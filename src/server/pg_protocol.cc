@@ -357,13 +357,66 @@ std::string_view BindSqlState(std::string_view message) {
   return SqlState(StatusCode::kBind);
 }
 
+// A file hop could not write (store::sqlite::StorageProblem's words, from the store or from the
+// engine's local files), with the code PostgreSQL gives the same failure of a file: a full disk
+// 53100 disk_full, a read-only file system or directory 42501 insufficient_privilege, an I/O
+// error 58030 io_error. Empty for any other message.
+std::string_view StorageSqlState(std::string_view message) {
+  if (message.find(" has no space left (") != std::string_view::npos) return "53100";
+  if (message.find(" is on a read-only file system: hop cannot write ") != std::string_view::npos ||
+      message.find(" is read-only to this user: hop cannot write ") != std::string_view::npos) {
+    return "42501";
+  }
+  if (message.find(" (an I/O error)") != std::string_view::npos) return "58030";
+  return {};
+}
+
+// An error in a value while a statement ran (the engine's kExecution and kInvalidArgument), by
+// its message, where PostgreSQL has a code of its own for the cause; else the code's.
+std::string_view ValueSqlState(const Status& status) {
+  const std::string_view message = status.message();
+  static constexpr std::pair<std::string_view, std::string_view> kByWords[] = {
+      {"Division by zero", "22012"},       // division_by_zero
+      {"Numeric overflow", "22003"},       // numeric_value_out_of_range
+      {" is out of range for ", "22003"},  // a value too large for its type
+      {"Substring error: ", "22011"},      // substring_error
+  };
+  for (const auto& [words, state] : kByWords) {
+    if (message.find(words) != std::string_view::npos) return state;
+  }
+  // A text that is not a value of its type (CAST('abc' AS INTEGER), a value 'abc' written to an
+  // INTEGER): invalid_text_representation, or for a date or time invalid_datetime_format.
+  size_t type = std::string_view::npos;
+  if (message.rfind("Cannot cast '", 0) == 0) {
+    type = message.find("' to ");
+    if (type != std::string_view::npos) type += 5;
+  } else if (message.rfind("'", 0) == 0) {
+    type = message.find("' is not a valid ");
+    if (type != std::string_view::npos) type += 17;
+  }
+  if (type != std::string_view::npos) {
+    const std::string_view name = message.substr(type);
+    return name.rfind("DATE", 0) == 0 || name.rfind("TIME", 0) == 0 ? "22007" : "22P02";
+  }
+  return SqlState(status.code());
+}
+
 }  // namespace
 
 ErrorFields ErrorOf(const Status& status, std::string_view query, size_t offset) {
   ErrorFields f;
-  f.sqlstate = std::string(status.code() == StatusCode::kBind ? BindSqlState(status.message())
-                                                               : SqlState(status.code()));
-  const std::string text = status.ToString();
+  switch (status.code()) {
+    case StatusCode::kBind: f.sqlstate = std::string(BindSqlState(status.message())); break;
+    case StatusCode::kExecution:
+    case StatusCode::kInvalidArgument: f.sqlstate = std::string(ValueSqlState(status)); break;
+    default: f.sqlstate = std::string(SqlState(status.code())); break;
+  }
+  if (std::string_view storage = StorageSqlState(status.message()); !storage.empty()) {
+    f.sqlstate = std::string(storage);
+  }
+  // The message without hop's category ("Execution Error: "), as PostgreSQL's primary message
+  // is the words alone; the SQLSTATE says the kind.
+  const std::string& text = status.message();
   const size_t nl = text.find('\n');
   f.message = text.substr(0, nl);
   if (nl != std::string::npos) f.detail = text.substr(nl + 1);

@@ -1,6 +1,11 @@
 #include "server/pg_protocol.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cerrno>
+
+#include "store/sqlite.h"
 
 namespace hop::server {
 namespace {
@@ -108,7 +113,8 @@ TEST(PgProtocolTest, MapsEveryCodeToASqlState) {
       ErrorOf(Status::ParseError("Unexpected 'FROM' at line 1, column 8\nSELECT FROM\n       ^"),
               "SELECT FROM");
   EXPECT_EQ(f.sqlstate, "42601");
-  EXPECT_EQ(f.message, "Parse Error: Unexpected 'FROM' at line 1, column 8");
+  // The message is hop's words without their category, as PostgreSQL's primary message.
+  EXPECT_EQ(f.message, "Unexpected 'FROM' at line 1, column 8");
   EXPECT_EQ(f.position, 8);
   EXPECT_EQ(f.detail, "");  // the client draws the line and caret from the position
   // Positions count characters, on the statement's line of the whole query.
@@ -127,6 +133,44 @@ TEST(PgProtocolTest, MapsEveryCodeToASqlState) {
             "42883");
   EXPECT_EQ(ErrorOf(Status::BindError("Cannot apply '+' to arguments of type")).sqlstate,
             "42804");
+}
+
+// A file hop could not write has the SQLSTATE PostgreSQL gives the same failure of a file, from
+// StorageProblem's own words (as the store and the engine's local files give them).
+TEST(PgProtocolTest, StorageProblemsHavePostgresqlsFileCodes) {
+  struct Case {
+    int code, system_errno;
+    std::string_view sqlstate;
+  };
+  const Case kCases[] = {
+      {SQLITE_FULL, 0, "53100"},              // disk_full
+      {SQLITE_IOERR_WRITE, ENOSPC, "53100"},  // disk_full
+      {SQLITE_IOERR_WRITE, EDQUOT, "53100"},  // a quota: disk_full too
+      {SQLITE_IOERR_WRITE, EIO, "58030"},     // io_error
+      {SQLITE_IOERR_WRITE, EROFS, "42501"},   // insufficient_privilege
+      {SQLITE_READONLY, 0, "42501"},
+  };
+  for (const Case& k : kCases) {
+    const std::string problem = store::sqlite::StorageProblem(k.code, k.system_errno, "/x/hop.db");
+    ASSERT_FALSE(problem.empty()) << k.code << " " << k.system_errno;
+    for (StatusCode code : {StatusCode::kExecution, StatusCode::kUnavailable, StatusCode::kInternal,
+                            StatusCode::kInvalidArgument}) {
+      const ErrorFields f = ErrorOf(Status(code, problem));
+      EXPECT_EQ(f.sqlstate, k.sqlstate) << problem;
+      EXPECT_EQ(f.message, problem);
+    }
+  }
+  // The engine's errors in values, by cause.
+  EXPECT_EQ(ErrorOf(Status::ExecutionError("Division by zero")).sqlstate, "22012");
+  EXPECT_EQ(ErrorOf(Status::ExecutionError("Numeric overflow")).sqlstate, "22003");
+  EXPECT_EQ(ErrorOf(Status::InvalidArgument("'x' is not a valid INTEGER")).sqlstate, "22P02");
+  EXPECT_EQ(ErrorOf(Status::ExecutionError("Cannot cast 'x' to INTEGER (at row 1)")).sqlstate,
+            "22P02");
+  EXPECT_EQ(ErrorOf(Status::ExecutionError("Cannot cast 'x' to DATE (at row 1)")).sqlstate,
+            "22007");
+  EXPECT_EQ(ErrorOf(Status::InvalidArgument("'x' is not a valid TIMESTAMP(3)")).sqlstate, "22007");
+  EXPECT_EQ(ErrorOf(Status::InvalidArgument("parameter $1 is not a valid int4")).sqlstate, "22023");
+  EXPECT_EQ(ErrorOf(Status::ExecutionError("the query was cancelled")).sqlstate, "22000");
 }
 
 // statement_timeout values as PostgreSQL 15 reads them (each checked against its SET and SHOW).

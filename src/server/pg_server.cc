@@ -66,6 +66,10 @@ constexpr std::string_view kNoSavepoint = "savepoint";
 constexpr std::string_view kNotInBlock = "can only be used in transaction blocks";
 
 // PostgreSQL's words (and SQLSTATE 0A000) for a prepared statement whose result columns changed.
+// What hop answers the statements of two-phase commit (PREPARE TRANSACTION, COMMIT PREPARED,
+// ROLLBACK PREPARED), as feature_not_supported (0A000): it keeps no transaction to prepare.
+constexpr std::string_view kNoTwoPhase = "hop does not support two-phase commit";
+
 constexpr std::string_view kPlanChanged = "cached plan must not change result type";
 
 Status PlanChanged(std::string_view statement, size_t columns) {
@@ -1146,6 +1150,7 @@ void Connection::SendError(const Status& st, std::string_view query, size_t offs
     f.sqlstate = "25P01";  // no_active_sql_transaction
   }
   if (st.message().rfind(kPlanChanged, 0) == 0) f.sqlstate = "0A000";  // feature_not_supported
+  if (st.message().find(kNoTwoPhase) != std::string::npos) f.sqlstate = "0A000";
   WriteError(out_, f);
 }
 
@@ -1227,6 +1232,27 @@ TxStatement TransactionStatement(std::string_view text) {
     return {TxWord::kRollback, {}, chain};
   }
   if (w == "ABORT") return {TxWord::kRollback, {}, chain};
+  return {};
+}
+
+}  // namespace
+
+namespace {
+
+// PREPARE TRANSACTION, COMMIT PREPARED or ROLLBACK PREPARED (what follows is not read): the
+// statement's first two words, else empty.
+std::string TwoPhaseStatement(std::string_view text) {
+  std::vector<sql::Token> tokens;
+  if (!sql::Tokenize(text, {}, &tokens).ok() || tokens.size() < 2) return {};
+  if (tokens[0].type != sql::TokenType::kWord || tokens[1].type != sql::TokenType::kWord) {
+    return {};
+  }
+  const std::string first = AsciiToUpper(text.substr(tokens[0].offset, tokens[0].length));
+  const std::string second = AsciiToUpper(text.substr(tokens[1].offset, tokens[1].length));
+  if ((first == "PREPARE" && second == "TRANSACTION") ||
+      ((first == "COMMIT" || first == "ROLLBACK") && second == "PREPARED")) {
+    return first + " " + second;
+  }
   return {};
 }
 
@@ -1518,6 +1544,12 @@ std::optional<Status> Connection::SettingStatement(std::string_view text, Pendin
 }
 
 Status Connection::Run(std::string_view text, Pending& p, const SourceOrigin& origin) {
+  if (std::string two_phase = TwoPhaseStatement(text); !two_phase.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("{} is not supported: {} (prepared transactions); each statement commits "
+                    "by itself as it runs (docs/pgwire.md, \"Transactions\")",
+                    two_phase, kNoTwoPhase));
+  }
   if (auto handled = TransactionControl(text, p)) return *handled;
   if (transaction_ == 'E') {
     return Status::InvalidArgument(std::string(kAborted));

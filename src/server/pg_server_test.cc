@@ -1403,5 +1403,52 @@ TEST_F(PgServerTest, IdleClientsTimeOutAndStopEndsConnections) {
   PQfinish(c);
 }
 
+// A failed statement's SQLSTATE is PostgreSQL 15's for the same cause (each checked against
+// it), and its primary message is hop's words without their category.
+TEST_F(PgServerTest, QueryErrorsHavePostgresqlsSqlstatesAndNoCategory) {
+  StartServer();
+  PGconn* c = Connect();
+  struct Case {
+    const char* query;
+    const char* sqlstate;
+  };
+  const Case kCases[] = {
+      {"SELECT 1 / 0", "22012"},  // division_by_zero
+      {"SELECT CAST(1 AS DECIMAL(3, 1)) / 0", "22012"},
+      {"SELECT 9223372036854775807 + 1", "22003"},  // numeric_value_out_of_range
+      {"SELECT CAST(40000 AS SMALLINT)", "22003"},
+      {"SELECT CAST('abc' AS INTEGER)", "22P02"},  // invalid_text_representation
+      {"SELECT * FROM nosuch", "42P01"},           // undefined_table
+      {"SELECT nope", "42703"},                    // undefined_column
+      {"SELECT nosuchfunction(1)", "42883"},       // undefined_function
+      {"SELEC 1", "42601"},                        // syntax_error
+      {"PREPARE TRANSACTION 'x'", "0A000"},        // feature_not_supported
+      {"COMMIT PREPARED 'x'", "0A000"},
+      {"ROLLBACK PREPARED 'x'", "0A000"},
+  };
+  for (const Case& k : kCases) {
+    for (bool extended : {false, true}) {
+      PGresult* r = extended ? PQexecParams(c, k.query, 0, nullptr, nullptr, nullptr, nullptr, 0)
+                             : PQexec(c, k.query);
+      EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << k.query;
+      const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+      const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+      EXPECT_STREQ(state ? state : "", k.sqlstate) << k.query << ": " << PQresultErrorMessage(r);
+      const std::string message = primary ? primary : "";
+      for (int code = static_cast<int>(StatusCode::kParse);
+           code <= static_cast<int>(StatusCode::kInternal); ++code) {
+        const std::string category(StatusCodeCategory(static_cast<StatusCode>(code)));
+        EXPECT_NE(message.rfind(category + ":", 0), 0u) << k.query << ": " << message;
+      }
+      if (std::string_view(k.sqlstate) == "0A000") {
+        EXPECT_NE(message.find("hop does not support two-phase commit"), std::string::npos)
+            << message;
+      }
+      PQclear(r);
+    }
+  }
+  PQfinish(c);
+}
+
 }  // namespace
 }  // namespace hop::server

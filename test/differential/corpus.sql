@@ -1,7 +1,8 @@
 -- The written part of the differential corpus (test/differential_test.cc): queries over the
 -- tables of data.sql and the demo databases, each run on hop and on PostgreSQL. Markers on the
 -- comment lines before a query: `-- postgres: <sql>` gives PostgreSQL's spelling of it,
--- `-- refused: <text>` says hop must refuse it before running it.
+-- `-- refused: <text>` says hop must refuse it before running it, `-- sqlstate: <code> <why>`
+-- gives hop's SQLSTATE for a query both refuse, hop for a cause of its own.
 
 -- Projections and filters.
 SELECT * FROM local.emp;
@@ -81,7 +82,18 @@ SELECT id, CAST(id AS VARCHAR) || '-' || name AS k FROM local.emp ORDER BY id;
 -- postgres: SELECT CAST('abc' AS INTEGER)
 SELECT CAST('abc' AS INTEGER);
 SELECT '1' + 2 AS a, '3' * 2 AS b;
+-- sqlstate: 22P02 hop casts each w to INTEGER as Calcite does, where PostgreSQL has no = of text and integer (42883)
 SELECT id FROM local.words WHERE w = 100;
+-- Errors in values: both fail, with the same SQLSTATE (docs/pgwire.md, "Errors").
+SELECT id, salary / 0 AS x FROM local.emp;
+SELECT id, age / (id - id) AS x FROM local.emp;
+SELECT id, age % (id - id) AS x FROM local.emp;
+SELECT CAST(name AS INTEGER) AS x FROM local.emp;
+SELECT CAST(w AS DATE) AS x FROM local.words;
+SELECT CAST(40000 AS SMALLINT) AS x;
+SELECT CAST(id * 100000 AS SMALLINT) AS x FROM local.emp;
+SELECT b * b * b AS x FROM local.nums;
+SELECT 9223372036854775807 + id AS x FROM local.emp;
 
 -- Strings and LIKE.
 SELECT id, UPPER(w) AS u, LOWER(w) AS l FROM local.words ORDER BY id;

@@ -147,6 +147,8 @@ Result<PostgresServer::Rows> PostgresServer::Exec(const std::string& sql) {
   const ExecStatusType st = PQresultStatus(r);
   if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
     std::string message = PQresultErrorMessage(r);
+    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    last_sqlstate_ = state ? state : "";
     PQclear(r);
     while (!message.empty() && message.back() == '\n') message.pop_back();
     return Status::ExecutionError(message);

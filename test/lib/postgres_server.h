@@ -37,6 +37,8 @@ class PostgresServer {
 
   // Runs one statement on the connection. Errors (Execution) hold PostgreSQL's message.
   Result<Rows> Exec(const std::string& sql);
+  // The SQLSTATE of the last Exec that failed ("" before any).
+  const std::string& last_sqlstate() const { return last_sqlstate_; }
 
   // The directory of the server's socket: `psql -h <socket_dir> -U postgres`.
   const std::string& socket_dir() const { return dir_; }
@@ -44,6 +46,7 @@ class PostgresServer {
   int port() const { return port_; }
 
  private:
+  std::string last_sqlstate_;
   Status Launch();  // pg_ctl start with options_, then connect
 
   std::string bin_, dir_, as_;
