@@ -218,11 +218,39 @@ struct ClientSetting {
 };
 
 bool AcceptsUtf8(std::string_view v) { return v == "utf8" || v == "utf-8" || v == "unicode"; }
-bool AcceptsIso(std::string_view v) { return v.find("iso") != std::string_view::npos; }
-bool AcceptsUtc(std::string_view v) {
-  return v == "utc" || v == "gmt" || v == "etc/utc" || v == "z" || v == "0" || v == "+00" ||
-         v == "00:00" || v == "+00:00" || v == "zulu";
+// DateStyle: ISO output with the month-day-year order, in any of PostgreSQL's spellings of
+// those ("ISO", "ISO, MDY", "US", ...). Another order (DMY, YMD, European) would decide how a
+// date that is not year-month-day reads; hop reads dates only as year-month-day, so it refuses
+// them rather than take them and read no date their way.
+bool AcceptsIsoMdy(std::string_view v) {
+  bool any = false;
+  while (!v.empty()) {
+    const size_t end = v.find_first_of(", ");
+    const std::string_view word = v.substr(0, end);
+    v = end == std::string_view::npos ? std::string_view() : v.substr(end + 1);
+    if (word.empty()) continue;
+    if (word != "iso" && word != "mdy" && word != "us" && word != "noneuro" &&
+        word != "noneuropean") {
+      return false;
+    }
+    any = true;
+  }
+  return any;
 }
+// The name PostgreSQL 15 gives (SHOW, ParameterStatus) a spelling, in lower case, of a time
+// zone that is UTC; nullopt for any other zone, which hop does not do (its times are UTC).
+std::optional<std::string_view> UtcZoneName(std::string_view v) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"utc", "UTC"},      {"gmt", "GMT"},     {"etc/utc", "Etc/UTC"}, {"etc/gmt", "Etc/GMT"},
+      {"uct", "UCT"},      {"z", "Etc/UTC"},   {"zulu", "Zulu"},       {"0", "<+00>-00"},
+      {"+00", "<+00>-00"}, {"00:00", "00:00"}, {"+00:00", "+00:00"},
+  };
+  for (const auto& [spelling, name] : kNames) {
+    if (v == spelling) return name;
+  }
+  return std::nullopt;
+}
+bool AcceptsUtc(std::string_view v) { return UtcZoneName(v).has_value(); }
 bool AcceptsOn(std::string_view v) { return v == "on" || v == "true" || v == "1"; }
 bool AcceptsPostgres(std::string_view v) { return v == "postgres"; }
 
@@ -235,7 +263,7 @@ constexpr ClientSetting kClientSettings[] = {
     {"idle_in_transaction_session_timeout", nullptr, "0"},
     {"search_path", nullptr, "\"$user\", public"},
     {"client_encoding", AcceptsUtf8, "UTF8"},
-    {"datestyle", AcceptsIso, "ISO, MDY"},
+    {"datestyle", AcceptsIsoMdy, "ISO, MDY"},
     {"timezone", AcceptsUtc, "UTC"},
     {"standard_conforming_strings", AcceptsOn, "on"},
     {"intervalstyle", AcceptsPostgres, "postgres"},
@@ -248,9 +276,19 @@ const ClientSetting* FindClientSetting(std::string_view name) {
   return nullptr;
 }
 
+// Whether `name` is one of hop's own settings (session::CopySetting knows it), which a startup
+// packet may set as PostgreSQL's may set any of its settings.
+bool IsHopSetting(std::string_view name) {
+  if (name.empty() || EqualsIgnoreCase(name, "all")) return false;
+  session::Properties scratch;
+  return session::CopySetting(name, session::Properties{}, scratch);
+}
+
 // The PostgreSQL settings a connection keeps itself (hop's own are its session's).
 struct PgSettings {
   std::string application_name;
+  // TimeZone as PostgreSQL names the UTC spelling the client gave (UtcZoneName).
+  std::string timezone = "UTC";
   // The values the client gave the settings that take any value (by ClientSetting::name), which
   // SHOW gives back; application_name is above.
   std::map<std::string_view, std::string> client_values;
@@ -278,6 +316,8 @@ bool CopySettingValue(std::string_view name, const Settings& from, Settings& to)
   if (const ClientSetting* s = FindClientSetting(name)) {
     if (EqualsIgnoreCase(s->name, "application_name")) {
       to.pg.application_name = from.pg.application_name;
+    } else if (EqualsIgnoreCase(s->name, "timezone")) {
+      to.pg.timezone = from.pg.timezone;
     } else if (EqualsIgnoreCase(s->name, "statement_timeout")) {
       to.pg.statement_timeout = from.pg.statement_timeout;
     } else if (EqualsIgnoreCase(s->name, "idle_in_transaction_session_timeout")) {
@@ -494,8 +534,13 @@ class Connection {
   // Those the connection started with (its startup packet's, else the defaults): what RESET and
   // SET ... TO DEFAULT go back to, as in PostgreSQL.
   PgSettings startup_pg_;
-  // The application_name the client was last told of (ParameterStatus).
+  // hop's own settings the startup packet gave (in `options` or as parameters), in order; and
+  // the session's settings once they are applied: what RESET of hop's settings goes back to.
+  std::vector<std::pair<std::string, std::string>> startup_hop_settings_;
+  session::Properties startup_hop_;
+  // The application_name and TimeZone the client was last told of (ParameterStatus).
   std::string reported_application_name_;
+  std::string reported_timezone_;
   // The settings of the transaction under way, from its first change of a setting to its end
   // (docs/pgwire.md, "Settings").
   std::optional<SettingsScope> settings_scope_;
@@ -680,7 +725,6 @@ bool Connection::Startup() {
     user_ = packet->Parameter("user");
     database_ = packet->Parameter("database");
     if (database_.empty()) database_ = user_;
-    pg_.application_name = packet->Parameter("application_name");
     if (user_.empty()) {
       Fatal("28000", "no PostgreSQL user name specified in startup packet");
       return false;
@@ -701,6 +745,10 @@ bool Connection::Startup() {
         if (eq == std::string_view::npos) continue;
         const ClientSetting* s = FindClientSetting(pair.substr(0, eq));
         const std::string value = AsciiToLower(pair.substr(eq + 1));
+        if (s == nullptr && IsHopSetting(pair.substr(0, eq))) {
+          startup_hop_settings_.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+          continue;
+        }
         if (s == nullptr) {
           Fatal("42704", fmt::format("unrecognized configuration parameter \"{}\" in options "
                                      "(hop accepts the settings docs/pgwire.md lists)",
@@ -713,6 +761,8 @@ bool Connection::Startup() {
         }
         if (EqualsIgnoreCase(s->name, "application_name")) {
           pg_.application_name = std::string(pair.substr(eq + 1));
+        } else if (EqualsIgnoreCase(s->name, "timezone")) {
+          pg_.timezone = std::string(*UtcZoneName(value));
         } else if (TimeoutSetting(s->name) != nullptr) {
           if (Status set = SetTimeoutSetting(s->name, pair.substr(eq + 1)); !set.ok()) {
             Fatal("22023", set.message());
@@ -723,13 +773,19 @@ bool Connection::Startup() {
         }
       }
     }
+    // The packet's own parameters come after `options`, and win over them, as in PostgreSQL.
     for (const auto& [k, v] : packet->parameters) {
       const ClientSetting* s = FindClientSetting(k);
+      if (s == nullptr && IsHopSetting(k)) startup_hop_settings_.emplace_back(k, v);
       if (s != nullptr && s->accepts != nullptr && !s->accepts(AsciiToLower(v))) {
         Fatal("22023", fmt::format("hop only does {} = {}", s->name, s->does));
         return false;
       }
-      if (s != nullptr && TimeoutSetting(s->name) != nullptr) {
+      if (s != nullptr && EqualsIgnoreCase(s->name, "application_name")) {
+        pg_.application_name = v;
+      } else if (s != nullptr && EqualsIgnoreCase(s->name, "timezone")) {
+        pg_.timezone = std::string(*UtcZoneName(AsciiToLower(v)));
+      } else if (s != nullptr && TimeoutSetting(s->name) != nullptr) {
         if (Status set = SetTimeoutSetting(s->name, v); !set.ok()) {
           Fatal("22023", set.message());
           return false;
@@ -874,6 +930,10 @@ void Connection::ReadyForQuery() {
     Writer(out_).Begin('S').CString("application_name").CString(pg_.application_name).End();
     reported_application_name_ = pg_.application_name;
   }
+  if (pg_.timezone != reported_timezone_) {
+    Writer(out_).Begin('S').CString("TimeZone").CString(pg_.timezone).End();
+    reported_timezone_ = pg_.timezone;
+  }
   Writer(out_).Begin('Z').Int8(static_cast<uint8_t>(transaction_)).End();
 }
 
@@ -919,13 +979,25 @@ void Connection::SettingsBackTo(const Savepoint* savepoint) {
 void Connection::Run() {
   if (!Startup()) return;
   if (!Authenticate(user_)) return;
+  session::Properties props = server_.options_.properties;
+  props.budget.cancel = &cancel_;
+  session_ = std::make_unique<session::Session>(server_.store_, std::move(props));
+  // hop's own settings from the startup packet, as SET would give them; they are the
+  // connection's starting values, which RESET goes back to.
+  for (const auto& [name, value] : startup_hop_settings_) {
+    if (Status set = session_->Set(name, value); !set.ok()) {
+      Fatal("22023", set.message());
+      return;
+    }
+  }
+  startup_hop_ = session_->properties();
   Writer w(out_);
   const std::pair<std::string_view, std::string> params[] = {
       {"server_version", ServerVersion()},
       {"server_encoding", "UTF8"},
       {"client_encoding", "UTF8"},
       {"DateStyle", "ISO, MDY"},
-      {"TimeZone", "UTC"},
+      {"TimeZone", pg_.timezone},
       {"IntervalStyle", "postgres"},
       {"integer_datetimes", "on"},
       {"standard_conforming_strings", "on"},
@@ -934,12 +1006,10 @@ void Connection::Run() {
       {"application_name", pg_.application_name},
   };
   reported_application_name_ = pg_.application_name;
+  reported_timezone_ = pg_.timezone;
   startup_pg_ = pg_;
   for (const auto& [k, v] : params) w.Begin('S').CString(k).CString(v).End();
   w.Begin('K').Int32(pid_).Int32(secret_).End();
-  session::Properties props = server_.options_.properties;
-  props.budget.cancel = &cancel_;
-  session_ = std::make_unique<session::Session>(server_.store_, std::move(props));
   ReadyForQuery();
   if (Flush() != Stop::kNone) return;
 
@@ -1423,6 +1493,8 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
     std::string value(s->does);
     if (EqualsIgnoreCase(s->name, "application_name")) {
       value = pg_.application_name;
+    } else if (EqualsIgnoreCase(s->name, "timezone")) {
+      value = pg_.timezone;
     } else if (const std::chrono::milliseconds* timeout = TimeoutSetting(s->name)) {
       value = FormatTimeoutSetting(*timeout);
     } else if (auto given = pg_.client_values.find(s->name); given != pg_.client_values.end()) {
@@ -1465,6 +1537,9 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   } else if (EqualsIgnoreCase(s->name, "application_name")) {
     // Reported to the client (ParameterStatus) before the next ReadyForQuery.
     if (apply) pg_.application_name = value;
+  } else if (EqualsIgnoreCase(s->name, "timezone")) {
+    // Named as PostgreSQL names it, and reported as application_name is.
+    if (apply) pg_.timezone = std::string(*UtcZoneName(AsciiToLower(value)));
   } else if (s->accepts == nullptr && apply) {
     pg_.client_values[s->name] = value;
   }
@@ -1493,6 +1568,7 @@ std::optional<Status> Connection::SettingStatement(std::string_view text, Pendin
   // it); "all" for RESET ALL.
   const size_t at = scoped ? 2 : 1;
   std::string name;
+  bool reset = false;  // RESET, or SET ... TO DEFAULT, of one of hop's settings
   const ClientSetting* client = nullptr;
   if (word(at, "TIME") && word(at + 1, "ZONE")) {
     client = FindClientSetting("timezone");
@@ -1503,10 +1579,15 @@ std::optional<Status> Connection::SettingStatement(std::string_view text, Pendin
     name = std::string(client->name);
   } else if (auto parsed = sql::ParseStatement(plain); parsed.ok()) {
     const sql::Statement& stmt = **parsed;
-    if (stmt.kind == sql::StatementKind::kSet) name = stmt.As<sql::SetStatement>().name;
+    if (stmt.kind == sql::StatementKind::kSet) {
+      const auto& set_stmt = stmt.As<sql::SetStatement>();
+      name = set_stmt.name;
+      reset = set_stmt.value_kind == sql::SettingValueKind::kDefault;
+    }
     if (stmt.kind == sql::StatementKind::kReset) {
       name = stmt.As<sql::ResetStatement>().name;
       if (name.empty()) name = "all";
+      reset = true;
     }
   }
   if (!apply) {  // Describe: no rows; a value is judged when the statement runs
@@ -1533,8 +1614,15 @@ std::optional<Status> Connection::SettingStatement(std::string_view text, Pendin
     DropCursors();
     CaptureSink sink(p);
     st = session_->Execute(plain, /*is_command=*/false, sink, origin);
-    // RESET ALL resets PostgreSQL's settings too.
-    if (st.ok() && name == "all") pg_ = startup_pg_;
+    if (st.ok() && reset) {
+      // The session's RESET gave the built-in default: the connection's starting value (its
+      // startup packet's) is the default here, as in PostgreSQL. RESET ALL resets
+      // PostgreSQL's settings too.
+      session::Properties now = session_->properties();
+      session::CopySetting(name, startup_hop_, now);
+      session_->RestoreSettings(now);
+      if (name == "all") pg_ = startup_pg_;
+    }
   }
   // A SET without LOCAL (and RESET) is what the transaction's COMMIT keeps.
   if (st.ok() && !local && !name.empty()) {

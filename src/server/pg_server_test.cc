@@ -1403,6 +1403,18 @@ TEST_F(PgServerTest, IdleClientsTimeOutAndStopEndsConnections) {
   PQfinish(c);
 }
 
+// The startup packet's own application_name wins over one in its `options`, as in PostgreSQL
+// 15 (which reads `options` first).
+TEST_F(PgServerTest, StartupPacketsOwnApplicationNameWinsOverOptions) {
+  StartServer();
+  PGconn* c = Connect("options='-c application_name=fromoptions' application_name=own");
+  EXPECT_STREQ(PQparameterStatus(c, "application_name"), "own");
+  PGresult* r = PQexec(c, "SHOW application_name");
+  EXPECT_STREQ(PQgetvalue(r, 0, 0), "own");
+  PQclear(r);
+  PQfinish(c);
+}
+
 // A failed statement's SQLSTATE is PostgreSQL 15's for the same cause (each checked against
 // it), and its primary message is hop's words without their category.
 TEST_F(PgServerTest, QueryErrorsHavePostgresqlsSqlstatesAndNoCategory) {
@@ -1448,6 +1460,110 @@ TEST_F(PgServerTest, QueryErrorsHavePostgresqlsSqlstatesAndNoCategory) {
     }
   }
   PQfinish(c);
+}
+
+// TimeZone is shown and reported by the name it was set to, as PostgreSQL does; a DateStyle of
+// another field order than MDY is refused (hop reads dates only as year-month-day), not taken
+// and ignored.
+TEST_F(PgServerTest, TimeZoneKeepsItsNameAndDateStyleRefusesAnotherOrder) {
+  StartServer();
+  PGconn* c = Connect();
+  auto show = [&](const char* name) {
+    PGresult* r = PQexec(c, (std::string("SHOW ") + name).c_str());
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK ? PQgetvalue(r, 0, 0) : "?";
+    PQclear(r);
+    return v;
+  };
+  auto state = [&](const char* q) {
+    PGresult* r = PQexec(c, q);
+    const char* s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    std::string out = PQresultStatus(r) == PGRES_COMMAND_OK ? "ok" : s ? s : "?";
+    PQclear(r);
+    return out;
+  };
+  EXPECT_STREQ(PQparameterStatus(c, "TimeZone"), "UTC");
+  struct Case {
+    const char* set;
+    const char* shown;  // PostgreSQL 15's SHOW timezone after it
+  };
+  const Case kCases[] = {
+      {"SET TIME ZONE 'Etc/UTC'", "Etc/UTC"}, {"SET TIME ZONE 'utc'", "UTC"},
+      {"SET timezone = 'GMT'", "GMT"},        {"SET TIME ZONE 'Z'", "Etc/UTC"},
+      {"SET TIME ZONE 'zulu'", "Zulu"},       {"SET TIME ZONE '+00:00'", "+00:00"},
+  };
+  for (const Case& k : kCases) {
+    EXPECT_EQ(state(k.set), "ok") << k.set;
+    EXPECT_EQ(show("timezone"), k.shown) << k.set;
+    EXPECT_STREQ(PQparameterStatus(c, "TimeZone"), k.shown) << k.set;
+  }
+  EXPECT_EQ(state("SET TIME ZONE 'Europe/Paris'"), "22023");
+  EXPECT_EQ(show("timezone"), "+00:00");
+  EXPECT_EQ(state("RESET timezone"), "ok");
+  EXPECT_EQ(show("timezone"), "UTC");
+  EXPECT_STREQ(PQparameterStatus(c, "TimeZone"), "UTC");
+  for (const char* order : {"SET DateStyle = 'ISO, DMY'", "SET DateStyle = 'DMY'",
+                            "SET DateStyle = 'ISO, YMD'", "SET DateStyle = 'SQL, MDY'"}) {
+    EXPECT_EQ(state(order), "22023") << order;
+    EXPECT_EQ(show("DateStyle"), "ISO, MDY") << order;
+  }
+  for (const char* same : {"SET DateStyle = 'ISO'", "SET DateStyle = 'ISO, MDY'",
+                           "SET DateStyle = 'mdy, iso'", "SET DateStyle = 'ISO, US'"}) {
+    EXPECT_EQ(state(same), "ok") << same;
+  }
+  PQfinish(c);
+  // A connection whose startup packet gives the zone is told it back.
+  c = Connect("options='-c TimeZone=Etc/UTC'");
+  EXPECT_STREQ(PQparameterStatus(c, "TimeZone"), "Etc/UTC");
+  EXPECT_EQ(show("timezone"), "Etc/UTC");
+  PQfinish(c);
+  PGconn* dmy = PQconnectdb(Conninfo("options='-c DateStyle=ISO,DMY'").c_str());
+  EXPECT_NE(PQstatus(dmy), CONNECTION_OK);
+  PQfinish(dmy);
+}
+
+// hop's own settings may be given in the startup packet, as any of PostgreSQL's may, and RESET
+// (RESET ALL, SET ... TO DEFAULT) goes back to those starting values, as PostgreSQL's RESET goes
+// back to the session's defaults, startup values included.
+TEST_F(PgServerTest, ResetGoesBackToTheConnectionsStartingValues) {
+  StartServer();
+  PGconn* c = Connect("options='-c namespace=startns -c mode=apply -c statement_timeout=3s'");
+  auto show = [&](const char* name) {
+    PGresult* r = PQexec(c, (std::string("SHOW ") + name).c_str());
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
+                        ? PQgetvalue(r, 0, PQnfields(r) - 1)
+                        : std::string("? ") + PQresultErrorMessage(r);
+    PQclear(r);
+    return v;
+  };
+  auto run = [&](const char* q) {
+    PGresult* r = PQexec(c, q);
+    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << q << ": " << PQresultErrorMessage(r);
+    PQclear(r);
+  };
+  EXPECT_EQ(show("namespace"), "startns");
+  EXPECT_EQ(show("mode"), "apply");
+  run("SET namespace = 'other'");
+  run("RESET namespace");
+  EXPECT_EQ(show("namespace"), "startns");
+  run("SET namespace = 'other'");
+  run("SET namespace TO DEFAULT");
+  EXPECT_EQ(show("namespace"), "startns");
+  run("SET namespace = 'other'");
+  run("SET mode = 'create'");
+  run("SET statement_timeout = '9s'");
+  run("SET query_timeout = 5");
+  run("RESET ALL");
+  EXPECT_EQ(show("namespace"), "startns");
+  EXPECT_EQ(show("mode"), "apply");
+  EXPECT_EQ(show("statement_timeout"), "3s");
+  EXPECT_EQ(show("query_timeout"), "0");
+  PQfinish(c);
+  // A value the setting does not take ends the connection at its start, as PostgreSQL's does.
+  PGconn* bad = PQconnectdb(Conninfo("options='-c namespace=Not_A_Label'").c_str());
+  EXPECT_NE(PQstatus(bad), CONNECTION_OK);
+  EXPECT_NE(std::string(PQerrorMessage(bad)).find("namespace"), std::string::npos)
+      << PQerrorMessage(bad);
+  PQfinish(bad);
 }
 
 }  // namespace

@@ -113,6 +113,9 @@ class Session {
   Result<std::string> GraphText(const GraphRequest& request);
 
   const Properties& properties() const { return properties_; }
+  // Gives the setting `name` (as SET names it) the value `value`, as `SET name = 'value'` does.
+  // Errors (InvalidArgument): an unknown setting, or a value it does not take.
+  Status Set(std::string_view name, std::string_view value);
   // Gives every setting the value it has in `settings` (CopySetting "all"), as SET would.
   void RestoreSettings(const Properties& settings) { CopySetting("all", settings, properties_); }
 
@@ -171,7 +174,6 @@ class Session {
     std::map<std::string, std::string> source, sink;
   };
   Result<ResolvedTable> ResolveTable(std::vector<std::string> path, std::string_view typed);
-  Status Set(std::string_view name, std::string_view value);
   Status Reset(std::string_view name);
   Status Show(std::string_view name, ResultSink& sink);
   Status Wait(std::string_view arg, std::string& out);
