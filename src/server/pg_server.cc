@@ -1900,7 +1900,11 @@ Status Connection::StartPortal(Portal& portal) {
   if (portal.pending) return Status::OK();
   portal.pending.emplace();
   if (portal.query.empty()) return Status::OK();
-  return Run(portal.query, *portal.pending, {});
+  Status st = Run(portal.query, *portal.pending, {});
+  // What it warned of before it failed goes out before its error, as PostgreSQL sends a
+  // notice when it is raised (SET LOCAL's outside a block, then the value's error).
+  if (!st.ok()) SendNotices(*portal.pending);
+  return st;
 }
 
 Status Connection::CheckDescribedColumns(Portal& portal) {
@@ -2000,9 +2004,9 @@ Status Connection::ExecuteMsg(std::string_view body) {
   }
   Running running(*this);
   HOP_RETURN_IF_ERROR(StartPortal(portal));
-  HOP_RETURN_IF_ERROR(CheckDescribedColumns(portal));
   Pending& p = *portal.pending;
   SendNotices(p);
+  HOP_RETURN_IF_ERROR(CheckDescribedColumns(portal));
   if (p.has_rows && !p.done) {
     HOP_ASSIGN_OR_RETURN(bool finished, SendRows(p, portal.result_formats, m.max_rows));
     if (!finished) {

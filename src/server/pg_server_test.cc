@@ -1566,5 +1566,33 @@ TEST_F(PgServerTest, ResetGoesBackToTheConnectionsStartingValues) {
   PQfinish(bad);
 }
 
+// The WARNING of a SET LOCAL outside a block comes before the statement's error in the extended
+// protocol too, as PostgreSQL sends it.
+TEST_F(PgServerTest, ExtendedProtocolSendsAWarningBeforeTheError) {
+  StartServer();
+  PGconn* c = Connect();
+  std::vector<std::string> notices;
+  PQsetNoticeReceiver(
+      c,
+      [](void* arg, const PGresult* r) {
+        static_cast<std::vector<std::string>*>(arg)->push_back(
+            std::string(PQresultErrorField(r, PG_DIAG_SQLSTATE)) + " " +
+            PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
+      },
+      &notices);
+  for (const char* q :
+       {"SET LOCAL statement_timeout = 'bogus'", "SET LOCAL namespace = 'Not_A_Label'"}) {
+    notices.clear();
+    PGresult* r = PQexecParams(c, q, 0, nullptr, nullptr, nullptr, nullptr, 0);
+    EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << q;
+    EXPECT_STREQ(PQresultErrorField(r, PG_DIAG_SQLSTATE), "22023") << q;
+    PQclear(r);
+    EXPECT_EQ(notices,
+              std::vector<std::string>{"25P01 SET LOCAL can only be used in transaction blocks"})
+        << q;
+  }
+  PQfinish(c);
+}
+
 }  // namespace
 }  // namespace hop::server
