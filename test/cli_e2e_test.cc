@@ -701,6 +701,7 @@ class Serve {
     }
     posix_spawn_file_actions_destroy(&actions);
   }
+  pid_t pid() const { return pid_; }
   // Whether it holds the state directory's lease (the lease file names its pid).
   bool Leads() const {
     std::ifstream in(std::filesystem::path(state_.path()) / "operator.lease");
@@ -1442,6 +1443,35 @@ TEST(CliTest, WaitReturnsWhenTheStateDirectoryIsIdle) {
   EXPECT_EQ(Hop(state.Flag() + " wait --timeout 0").status, 0);  // idle: one look is enough
   EXPECT_EQ(Hop(state.Flag() + " wait --timeout -3").status, 2);
   EXPECT_EQ(serve.Stop(SIGTERM), 0);
+}
+
+// A wait whose work another process was to do, and that process died while the wait waited:
+// the wait takes the lease over and does the work, rather than time out waiting for no one.
+TEST(CliTest, AWaitTakesOverFromALeaseHolderThatDied) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  Serve serve(state);
+  ASSERT_TRUE(Eventually([&] { return serve.Leads(); }, 20));
+  ASSERT_EQ(kill(serve.pid(), SIGSTOP), 0);  // it holds the lease and does nothing
+  HopRun waited{-1, ""};
+  const auto start = std::chrono::steady_clock::now();
+  std::thread script([&] {
+    waited = Hop(state.Flag() + " -f -",
+                 "CREATE TRIGGER orphaned ON ads.page_views AS 'echo-report';\n"
+                 "FIRE TRIGGER orphaned;\n!wait 30\n");
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  serve.Stop(SIGKILL);
+  script.join();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(waited.status, 0) << waited.out;
+  EXPECT_LT(took, 25) << waited.out;
+  auto runs = Runs(state, "orphaned");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].substr(0, 10), "Succeeded ");
 }
 
 TEST(CliTest, ExecuteRunsStatementsAndCommandsInOrder) {

@@ -57,7 +57,8 @@ struct ControlPlane::Impl {
   ControlPlaneOptions options;
   void Build();
   std::string state_dir;
-  bool ran = false;  // Run was called
+  bool ran = false;      // Run was called
+  bool stopped = false;  // Stop was called
   std::string leader;
   std::unique_ptr<runtime::JobRunner> runner;
   std::unique_ptr<op::TriggerReconciler> triggers;
@@ -273,6 +274,23 @@ Status ControlPlane::Run() {
       return Status::OK();
     }
   }
+  return StartLeading();
+}
+
+Status ControlPlane::TryToLead() {
+  Impl& impl = *impl_;
+  if (!impl.ran || leading() || impl.elector != nullptr || impl.stopped) return Status::OK();
+  HOP_ASSIGN_OR_RETURN(impl.lease, op::Lease::TryAcquire(impl.state_dir));
+  if (!impl.lease) {
+    impl.leader = op::Lease::Holder(impl.state_dir).value_or("another process");
+    return Status::OK();
+  }
+  log::Info("the lease of {} is free again: taking over from {}", impl.state_dir, impl.leader);
+  return StartLeading();
+}
+
+Status ControlPlane::StartLeading() {
+  Impl& impl = *impl_;
   impl.Build();
   HOP_RETURN_IF_ERROR(impl.runner->Start());
   HOP_RETURN_IF_ERROR(impl.manager->Start());
@@ -351,6 +369,7 @@ std::vector<std::pair<std::string, std::string>> ControlPlane::Metrics() const {
 }
 
 void ControlPlane::Stop() {
+  impl_->stopped = true;
   if (impl_->renewer.joinable()) {
     {
       std::lock_guard<std::mutex> lock(impl_->renew_mu);
@@ -484,7 +503,9 @@ Status WaitUntilIdle(store::Store& store, const WaitOptions& options) {
   using std::chrono::milliseconds;
   using std::chrono::steady_clock;
   constexpr milliseconds kPoll{20};
+  constexpr milliseconds kLeaseLook{250};
   const auto deadline = steady_clock::now() + options.timeout;
+  auto next_lease_look = steady_clock::now();
   std::optional<int64_t> looked_at;  // the revision `busy` was read at
   std::vector<std::string> busy;
   // A look lists every trigger, view and Job: on a busy directory with many of them, looks are
@@ -516,6 +537,15 @@ Status WaitUntilIdle(store::Store& store, const WaitOptions& options) {
       const auto took = steady_clock::now() - started;
       next_look =
           steady_clock::now() + std::min<steady_clock::duration>(4 * took, std::chrono::seconds(1));
+    }
+    // Work waits and another process held the lease: if it stopped or died meanwhile, this one
+    // takes over rather than wait for a process that is gone (looked at every quarter second).
+    if (ControlPlane* cp = options.control_plane; cp != nullptr && cp->ran() && !cp->leading() &&
+                                                  !busy.empty() &&
+                                                  steady_clock::now() >= next_lease_look) {
+      next_lease_look = steady_clock::now() + kLeaseLook;
+      HOP_RETURN_IF_ERROR(cp->TryToLead().WithContext("the operator does not run: "));
+      if (cp->leading()) looked_at.reset();  // its work is given to it: look again
     }
     const bool local = options.control_plane == nullptr || options.control_plane->LocalIdle();
     if (looked_at && busy.empty() && local) return Status::OK();

@@ -68,6 +68,10 @@ class ControlPlane {
   static std::unique_ptr<ControlPlane> Create(store::Store& store, ControlPlaneOptions options);
   Status Run();
   bool ran() const;  // Run was called (whether or not it leads)
+  // After a Run that found another process leading the state directory: takes its lease if it
+  // is free now (that process stopped or died) and starts as Run does. Nothing before Run, while
+  // leading, or in the Kubernetes mode (its elector's stand-by takes over there). Errors: Run's.
+  Status TryToLead();
   // Before Run: whether Run would start a control plane with nothing to do at the store's
   // current revision: the operator would resume from a checkpoint taken at that revision with
   // no request due yet (op::Manager::Converged), and no Job process is left from an attempt on
@@ -110,6 +114,8 @@ class ControlPlane {
 
  private:
   ControlPlane();
+  // Run's and TryToLead's, once the lease is held: builds and starts the reconcilers and runner.
+  Status StartLeading();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
