@@ -4277,6 +4277,24 @@ SELECT COUNT(*) AS n FROM local.gg;
             std::string::npos)
       << fresh.out;
   EXPECT_NE(fresh.out.find(" N\n---\n 0\n"), std::string::npos) << fresh.out;
+
+  // Once another Database keeps its tables in the same file (here one of another namespace), a
+  // table there may be that Database's: hop drops none on its own.
+  const std::string other = state.path() + "/other.yaml";
+  std::ofstream(other) << "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Database\n"
+                          "metadata: {name: local-database, namespace: other}\n"
+                          "spec: {schema: LOCAL, url: 'jdbc:local:'}\n";
+  ASSERT_EQ(Hop(state.Flag() + " apply -f " + other).status, 0);
+  HopRun taken = Hop(state.Flag() + " --namespace other -f -", R"(
+CREATE MATERIALIZED VIEW local.ev AS SELECT 1 AS one;
+DROP MATERIALIZED VIEW local.gg;
+)");
+  EXPECT_NE(taken.out.find("already has a table EV with other columns"), std::string::npos)
+      << taken.out;
+  EXPECT_EQ(Hop(state.Flag() + " -e 'DROP MATERIALIZED VIEW local.gg'").out,
+            "DROP MATERIALIZED VIEW LOCAL.GG: view/local-gg deleted\n");
+  EXPECT_EQ(Command("sqlite3 " + file + " 'SELECT COUNT(*) FROM EV; SELECT COUNT(*) FROM GG'").out,
+            "2\n0\n");
 }
 
 }  // namespace

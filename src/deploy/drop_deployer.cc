@@ -86,13 +86,17 @@ Status DropDeployer::DropView(const catalog::Table& view, bool force, Batch& bat
     pending.self_name = view.resource;
   }
   if (!force) HOP_RETURN_IF_ERROR(batch.Check(std::move(pending)));
-  // A materialized view's table goes from its system with it, when that system's provisioner
-  // made it there (docs/ddl.md, "Provisioning"); one hop found there stays.
+  // A local materialized view's table goes from its file with it, unless another Database keeps
+  // its tables in that file (docs/ddl.md, "Statements executed").
   if (view.kind == catalog::ObjectKind::kMaterializedView && !view.database.empty()) {
     auto schema = batch.catalog().SchemaFor(view.path);
-    if (schema.ok() && catalog::HopWritesTables(**schema)) {
-      HOP_RETURN_IF_ERROR(batch.AddEffect(false, **schema,
-                                          {view.database, view.path, view.row_type, view.options}));
+    if (schema.ok()) {
+      HOP_ASSIGN_OR_RETURN(bool may,
+                           HopMayDropOnItsOwn(batch.store(), ns, view.database, **schema));
+      if (may) {
+        HOP_RETURN_IF_ERROR(batch.AddEffect(
+            false, **schema, {view.database, view.path, view.row_type, view.options}));
+      }
     }
   }
   // Deleting the View deletes, by ownership, its Pipeline and the elements it alone owns.

@@ -32,9 +32,12 @@ void UndoEffects(store::Store& store, const std::string& ns, std::vector<const E
 Result<bool> TableInUse(store::Store& store, const std::string& ns, const Effect& e);
 
 // For an Effect::fresh create whose table is there (with the same columns or not): drops it when
-// hop made it and nothing in the store relies on it, and says so in `done`. Whether it dropped.
+// hop may drop it on its own (HopMayDropOnItsOwn), made it, and nothing in the store relies on
+// it, and says so in `done`. Whether it dropped.
 Result<bool> DropLeftOver(store::Store& store, const std::string& ns, const Effect& e,
                           std::vector<std::string>& done) {
+  HOP_ASSIGN_OR_RETURN(bool may, HopMayDropOnItsOwn(store, ns, e.table.database, e.schema));
+  if (!may) return false;
   HOP_ASSIGN_OR_RETURN(bool made_by_hop, e.provisioner->MadeByHop(e.schema, e.table));
   if (!made_by_hop) return false;
   HOP_RETURN_IF_ERROR(

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "catalog/local.h"
 #include "common/strings.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
@@ -110,6 +111,22 @@ void SetTriggerCreationVariables(tmpl::Environment& env, const std::string& trig
   env.Set("trigger", trigger).Set("job", job_template);
   env.Set("path", Join(path, ".")).Set("table", path.back()).Set("schema", schema.name);
   if (!schema.catalog.empty()) env.Set("catalog", schema.catalog);
+}
+
+Result<bool> HopMayDropOnItsOwn(store::Store& store, const std::string& ns,
+                                const std::string& database, const catalog::Schema& schema) {
+  if (schema.adapter != catalog::Adapter::kLocal || schema.local_file.empty()) return false;
+  using resource::DatabaseKind;
+  HOP_ASSIGN_OR_RETURN(store::ListResult databases,
+                       store.List({DatabaseKind::Info().group_kind(), "", {}}));
+  for (const Resource& d : databases.items) {
+    if (d.namespace_name() == ns && d.name() == database) continue;
+    const std::string url = DatabaseKind::kUrl.Get(d).value_or("");
+    if (!url.starts_with("jdbc:local:")) continue;
+    auto file = catalog::LocalFileName(url);
+    if (!file.ok() || *file == schema.local_file) return false;
+  }
+  return true;
 }
 
 }  // namespace hop::deploy

@@ -51,4 +51,12 @@ Result<std::vector<std::string>> Dependents(store::Store& store, const std::stri
                                             std::string_view self_kind = {},
                                             std::string_view self_name = {});
 
+// Whether hop may drop, on its own initiative (DROP MATERIALIZED VIEW's table, a new view's
+// left-over table: docs/ddl.md, "Provisioning"), a table of `schema`, the schema of Database
+// `database` in `ns`: only in a local database whose file no other Database, in any namespace,
+// keeps its tables in (another Database's tables there may be that table). Never elsewhere: a
+// PostgreSQL table may be named by Databases whose URLs differ and reach the same server.
+Result<bool> HopMayDropOnItsOwn(store::Store& store, const std::string& ns,
+                                const std::string& database, const catalog::Schema& schema);
+
 }  // namespace hop::deploy
