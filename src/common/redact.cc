@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -59,6 +60,10 @@ std::pair<size_t, size_t> QuotedWord(std::string_view text, size_t pos, size_t* 
         end += text[end] == '\\' ? 2 : 1;
       }
       end = std::min(end, text.size());
+      // A later piece whose quote does not close is not the word's (a shell's `'\''` written
+      // inside a JSON string has its backslash doubled): the word ends before it. Only a first
+      // piece that does not close runs to the line's end.
+      if ((end >= text.size() || text[end] != c) && at > pos) break;
       closed = end < text.size() && text[end] == c;
       at = closed ? end + 1 : end;
       if (!closed) break;
@@ -424,12 +429,34 @@ std::string RedactEntriesAndUrls(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     // scheme://user:password@host
     if (text.compare(i, 3, "://") == 0) {
+      // The user information ends at the last `@` before the path: a password may hold any
+      // other character (`;`, `&`, `'`, `(`, `#`, `?` ...). A URL in a quoted string ends at its
+      // closing quote (a doubled one stands for a quote) and may hold blanks; elsewhere a blank
+      // ends it.
+      size_t scheme = i;
+      while (scheme > 0 && (std::isalnum(static_cast<unsigned char>(text[scheme - 1])) ||
+                            text[scheme - 1] == '+' || text[scheme - 1] == '-' ||
+                            text[scheme - 1] == '.' || text[scheme - 1] == ':')) {
+        --scheme;
+      }
+      const char quote = scheme > 0 && (text[scheme - 1] == '\'' || text[scheme - 1] == '"')
+                             ? text[scheme - 1]
+                             : 0;
       const size_t start = i + 3;
       size_t end = start;
-      while (end < text.size() && text[end] != '/' && text[end] != '?' && text[end] != ';' &&
-             text[end] != '#' && !EndsValue(text[end])) {
+      while (end < text.size()) {
+        const char c = text[end];
+        if (c == '/' || IsLineEnd(c) || (quote == 0 && IsBlank(c))) break;
+        if (quote != 0 && c == quote) {
+          if (end + 1 < text.size() && text[end + 1] == quote) {
+            end += 2;
+            continue;
+          }
+          break;
+        }
         ++end;
       }
+      end = std::min(end, text.size());
       const size_t at = text.rfind('@', end == 0 ? 0 : end - 1);
       if (at != std::string_view::npos && at >= start && at < end) {
         const size_t colon = text.find(':', start);
@@ -445,16 +472,16 @@ std::string RedactEntriesAndUrls(std::string_view text) {
     if (text[i] != '=' && text[i] != ':') continue;
     if (i == 0) continue;
     size_t key_begin = i, key_end = i;
-    const bool quoted_key = text[i - 1] == '\'' || text[i - 1] == '"';
+    // `key = value`, as properties files write it, the key plain or quoted.
+    while (text[i] == '=' && key_end > 0 && text[key_end - 1] == ' ') --key_end;
+    const bool quoted_key = key_end > 0 && (text[key_end - 1] == '\'' || text[key_end - 1] == '"');
     if (quoted_key) {
-      key_end = i - 1;
-      const size_t open =
-          key_end == 0 ? std::string_view::npos : text.rfind(text[i - 1], key_end - 1);
+      const char quote = text[key_end - 1];
+      --key_end;
+      const size_t open = key_end == 0 ? std::string_view::npos : text.rfind(quote, key_end - 1);
       if (open == std::string_view::npos) continue;
       key_begin = open + 1;
     } else {
-      // `key = value`, as properties files write it.
-      while (text[i] == '=' && key_end > 0 && text[key_end - 1] == ' ') --key_end;
       key_begin = key_end;
       while (key_begin > 0 && IsKeyChar(text[key_begin - 1])) --key_begin;
     }
@@ -466,6 +493,8 @@ std::string RedactEntriesAndUrls(std::string_view text) {
     while (v < text.size() && text[v] == ' ') ++v;
     if (v >= text.size()) continue;
     size_t end = v;
+    // A shell's `$'...'` and `$"..."` are quoted values too.
+    if (text[v] == '$' && v + 1 < text.size() && (text[v + 1] == '\'' || text[v + 1] == '"')) ++v;
     if (text[v] == '\'' || text[v] == '"') {
       size_t after = v;
       std::tie(v, end) = QuotedWord(text, v, &after);

@@ -41,6 +41,17 @@ TEST(RedactTest, SecretsInUrlsAndConnectionStringsAreRedacted) {
       {"token='a b'cd e", "token=<redacted> e"},
       {"token=abc\\ def x", "token=<redacted> x"},
       {"\"password='x'\", \"y\"", "\"password='<redacted>'\", \"y\""},
+      {"'password' = 'quoted key' x", "'password' = '<redacted>' x"},
+      {"secret=$'x\\'y' z", "secret=$'<redacted>' z"},
+      {"{\"cmd\": \"export PGPASSWORD='s3cr'\\\\''et' && psql\", \"x\": 1}",
+       "{\"cmd\": \"export PGPASSWORD=<redacted>' && psql\", \"x\": 1}"},
+      // The user information of a URL reaches its last `@` before the path, whatever it holds;
+      // in a quoted string, blanks and doubled quotes too.
+      {"postgresql://u:p;q&r(s)#t?v@h:1/x", "postgresql://u:<redacted>@h:1/x"},
+      {"url 'jdbc:postgresql://u:p''q r\"s@h/x', schema 'X'",
+       "url 'jdbc:postgresql://u:<redacted>@h/x', schema 'X'"},
+      {"{\"url\":\"pg://h:5432\",\"user\":\"me@x\"}",
+       "{\"url\":\"pg://h:5432\",\"user\":\"me@x\"}"},
       // References to a secret kept elsewhere are kept.
       {"password=$(PGPASSWORD)", "password=$(PGPASSWORD)"},
       {"postgresql://app:${PW}@db/x", "postgresql://app:${PW}@db/x"},
