@@ -144,7 +144,10 @@ Result<bool> UpdateDerivedStatusIfChanged(store::Store& store, const Resource& o
   updated.set_status(std::move(status));
   std::vector<store::Write> writes;
   writes.push_back(store::Write::UpdateStatus(std::move(updated)));
-  HOP_ASSIGN_OR_RETURN(std::vector<Resource> written, store.CommitLazily(std::move(writes)));
+  Result<std::vector<Resource>> committed = store.CommitLazily(std::move(writes));
+  // Deleted since it was read: it has no status left to derive.
+  if (committed.status().code() == StatusCode::kNotFound) return false;
+  HOP_ASSIGN_OR_RETURN(std::vector<Resource> written, std::move(committed));
   if (resource_version != nullptr && !written.empty()) {
     *resource_version = written.front().resource_version();
   }

@@ -110,7 +110,8 @@ Result<bool> UpdateStatusIfChanged(store::Store& store, const resource::Resource
 // was derived from, so the reconcile that follows the restart writes it again. The manager syncs
 // the store before it records its progress (Manager::Stop). No other write may go this way: one
 // whose loss a later reconcile would not redo, or that something outside the store acts on.
-// `*resource_version`, if given, becomes the written object's.
+// `*resource_version`, if given, becomes the written object's. An object deleted since it was
+// read is written nothing (false): it has no status left to derive.
 Result<bool> UpdateDerivedStatusIfChanged(store::Store& store, const resource::Resource& object,
                                           Json status, std::string* resource_version = nullptr);
 

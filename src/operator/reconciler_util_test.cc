@@ -151,6 +151,16 @@ TEST_F(ReconcilerUtilTest, AStatusAloneIsWrittenOnlyWhenItChanged) {
   EXPECT_EQ(StatusOf(*store_->Get(store::RefOf(cm))), (Json{{"ready", true}}));
 }
 
+// A derived status (a Pipeline's) of an object deleted since it was read is nothing to write: the
+// reconcile is done, not failed (two DROPs racing left a warning and a retry before).
+TEST_F(ReconcilerUtilTest, ADerivedStatusOfAnObjectDeletedMeanwhileIsNothingToWrite) {
+  Resource cm = Create(ConfigMap("gone"));
+  ASSERT_TRUE(store_->Delete(store::RefOf(cm)).ok());
+  auto written = UpdateDerivedStatusIfChanged(*store_, cm, Json{{"ready", true}});
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_FALSE(*written);
+}
+
 // An owner is added once, by kind and name, beside the owners an object has, with its uid.
 TEST_F(ReconcilerUtilTest, AddOwnerAddsAnOwnerOnce) {
   Resource owner = Create(ConfigMap("owner"));
