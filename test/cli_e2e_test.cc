@@ -181,6 +181,74 @@ TEST(CliTest, ANumericOptionGivenANonNumberSaysSo) {
       << qps.out;
 }
 
+// The options that take a value, of the command `path` and of each command under it, as their
+// --help lists them (`--workers INT=2`, `-n,--namespace TEXT`): {command, option}.
+void ValueOptions(const std::string& path,
+                  std::vector<std::pair<std::string, std::string>>* found) {
+  const HopRun help = Hop(path + " --help");
+  ASSERT_EQ(help.status, 0) << path << ": " << help.out;
+  std::istringstream lines(help.out);
+  std::string section;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line[0] != ' ') {
+      section = line;
+      continue;
+    }
+    std::istringstream words(line);
+    std::string first, second;
+    words >> first >> second;
+    if (section == "Subcommands:" && !first.empty()) {
+      ValueOptions(path + " " + first, found);
+    } else if (section == "Options:" && !second.empty() &&
+               std::all_of(second.begin(),
+                           second.begin() + std::min(second.find('='), second.size()),
+                           [](char c) { return std::isupper(static_cast<unsigned char>(c)); })) {
+      const size_t long_name = first.find("--");
+      if (long_name != std::string::npos) found->emplace_back(path, first.substr(long_name));
+    }
+  }
+}
+
+// An option given with `=` and nothing after it needs a value: it is a usage error naming the
+// option, for every option of every command that takes one, rather than taking the next
+// argument as its value (`--kube-qps= 5`) or CLI11's `1 required INT missing` (docs/cli.md).
+TEST(CliTest, AnOptionGivenAnEmptyValueAfterItsEqualsSignSaysItNeedsOne) {
+  hop::testing::TempDir dir("hop-empty-values");
+  std::vector<std::pair<std::string, std::string>> options;
+  ValueOptions("", &options);
+  std::set<std::string> seen;
+  for (const auto& [command, option] : options) seen.insert(command + " " + option);
+  for (const char* expected :
+       {" --kube-qps", " --state", " --execute", " serve --workers", " serve --pg-port",
+        " get --namespace", " watermark set --namespace", " pg-user add --pg-users",
+        " wait --timeout", " operator --workers"}) {
+    EXPECT_TRUE(seen.count(expected)) << expected << " is not among the options found";
+  }
+  for (const auto& [command, option] : options) {
+    // Last on the line, and followed by an argument it would otherwise take. A value wrongly
+    // taken could start a server: `timeout` ends it, and the test fails.
+    for (const std::string after : {"", " 5"}) {
+      const HopRun r = Command("timeout 20 " + std::string(HOP_BINARY) + " --state " + dir.path() +
+                               command + " " + option + "=" + after);
+      EXPECT_EQ(r.status, 2) << command << " " << option << "=" << after << ": " << r.out;
+      EXPECT_NE(r.out.find(option + ": needs a value, and nothing follows its '='"),
+                std::string::npos)
+          << command << " " << option << "=" << after << ": " << r.out;
+    }
+  }
+  // An argument of that form that is another option's value is that value, as written; an
+  // unknown option of that form is named as written.
+  const HopRun comment = Hop("--state " + dir.path() + " --format csv -e --x= -e 'SELECT 7'");
+  EXPECT_EQ(comment.status, 0) << comment.out;
+  EXPECT_NE(comment.out.find("7"), std::string::npos) << comment.out;
+  const HopRun unknown = Hop("--state " + dir.path() + " get views --bogus=");
+  EXPECT_EQ(unknown.status, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("not expected: --bogus=\n"), std::string::npos) << unknown.out;
+  // A flag written so stays set, as before.
+  const HopRun flag = Hop("--state " + dir.path() + " get views --all-namespaces=");
+  EXPECT_EQ(flag.status, 0) << flag.out;
+}
+
 // hop serve takes its numbers as written: a port with a leading zero is decimal, not octal, and
 // an idle timeout under a millisecond is one millisecond, never no limit, so a client that waits
 // half a second between two queries is disconnected (FATAL 57P05) before the second.

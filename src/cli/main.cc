@@ -174,8 +174,58 @@ int Main(int argc, char** argv);
 // pre-parse callback as it enters the subcommand, before it parses the subcommand's arguments, so
 // a command builds its own options rather than every subcommand's: they were 13% of the CPU of
 // `hop --version`, and the same at the start of every command.
+void RefuseEmptyValues(CLI::App* app);
 void Lazily(CLI::App* subcommand, std::function<void()> define) {
-  subcommand->preparse_callback([define = std::move(define)](std::size_t) { define(); });
+  subcommand->preparse_callback([subcommand, define = std::move(define)](std::size_t) {
+    define();
+    RefuseEmptyValues(subcommand);
+  });
+}
+
+// An option written `--NAME=` with nothing after the `=` (`--kube-qps= 5`, `--workers=` as the
+// last argument, what `--workers="$N"` gives when N is unset): CLI11 reads that as `--NAME`
+// alone, so it takes the next argument as the value, or says `1 required INT missing`. Before
+// the parse, MarkEmptyValues appends kNoValue to each such argument; every option of every
+// command checks its values for it (RefuseEmptyValues), and one that was given the mark alone
+// is a usage error naming the option: `--kube-qps: needs a value, and nothing follows its '='`
+// (docs/cli.md). An argument that another option took whole as its value (`-e --x=`) gets its
+// text back, and so does one CLI11 quotes in an error (an unknown `--bogus=`). A flag written
+// `--NAME=` stays set, as CLI11 sets it.
+constexpr std::string_view kNoValue = "\x1fhop: no value\x1f";
+
+std::vector<std::string> MarkEmptyValues(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.size() > 3 && arg.rfind("--", 0) == 0 && arg.find('=') == arg.size() - 1) {
+      arg += kNoValue;
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+// `text` without the marks MarkEmptyValues added.
+std::string WithoutMarks(std::string text) {
+  for (size_t at; (at = text.find(kNoValue)) != std::string::npos;) text.erase(at, kNoValue.size());
+  return text;
+}
+
+void RefuseEmptyValues(CLI::App* app) {
+  for (CLI::Option* option : app->get_options()) {
+    const bool flag = option->get_items_expected_max() == 0;
+    // A transform runs before the option's other checks (WholeNumber, NumberOf).
+    option->transform(CLI::Validator(
+        [flag](std::string& value) -> std::string {
+          if (value == kNoValue) {
+            if (!flag) return "needs a value, and nothing follows its '='";
+            value = "true";
+          }
+          value = WithoutMarks(std::move(value));
+          return "";
+        },
+        ""));
+  }
 }
 
 // The checks of numeric options, run before CLI11 converts the value: one that is not a number
@@ -677,8 +727,17 @@ int Main(int argc, char** argv) {
         ->capture_default_str();
   });
 
+  RefuseEmptyValues(&app);
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    return WithoutMarks(CLI::FailureMessage::simple(failed, e));
+  });
   try {
-    app.parse(argc, argv);
+    // As CLI11's parse(argc, argv): the program's name from argv[0], the arguments read from
+    // the back of the list.
+    if (argc > 0) app.name(argv[0]);
+    std::vector<std::string> args = MarkEmptyValues(argc, argv);
+    std::reverse(args.begin(), args.end());
+    app.parse(std::move(args));
   } catch (const CLI::ParseError& e) {
     // --help and --version end here with 0. Every other case is a usage error, whose status is 2
     // (docs/resources.md), not one of CLI11's own numbers for each kind of mistake.
