@@ -916,14 +916,11 @@ int Main(int argc, char** argv) {
             ? std::string("the refresh's start")
             : fmt::format("the watermark of its input {}", outcome->earned_from);
     const std::string watermark =
-        outcome->watermark > outcome->earned
-            ? fmt::format("watermark stays {} (it earned {}, {})",
-                          hop::FormatRfc3339(outcome->watermark, 3), earned, from)
-        : outcome->moved_back
-            ? fmt::format(
-                  "watermark {} ({}), moved back from {}: the fill replaced every row, "
-                  "its writers' too",
-                  earned, from, hop::FormatRfc3339(*outcome->moved_back, 3))
+        outcome->moved_back
+            ? fmt::format("watermark {} ({}), moved back from {}: {}", earned, from,
+                          hop::FormatRfc3339(*outcome->moved_back, 3),
+                          outcome->fill ? "the fill replaced every row, its writers' too"
+                                        : "the refresh rewrote every row its query gives")
             : fmt::format("watermark {} ({})", earned, from);
     std::cout << hop::EscapeForTerminal(fmt::format("{} refreshed: {} rows {}; {}", outcome->view,
                                                     outcome->rows, outcome->how, watermark))

@@ -78,9 +78,9 @@ std::string QueryOf(const Resource& object) {
 
 // Moves the watermark of the view (or table: `ref`) to `earned`, queueing it for its triggers;
 // retried when another writer changed the object meanwhile. Returns the watermark it has
-// afterwards. A view's never moves back (a later one stays); a filled table's becomes `earned`
-// exactly, moved back if its writers had set a later one, since the fill replaced the rows that
-// word was about (docs/runtime.md, "The watermark a refresh earns"). With `read`, only if the
+// afterwards: `earned` exactly, moved back from a later one (said in `moved_back`), since a
+// refresh or fill rewrote every row its query gives, and those rows are only as complete as
+// what it read (docs/runtime.md, "The watermark a refresh earns"). With `read`, only if the
 // view (or table) still has the uid and query the refresh read, and with
 // status.refreshedQuery, the digest of that query (docs/runtime.md, "Refreshes"): one replaced
 // with another query or created again while it was refreshed keeps its watermark, and the
@@ -90,7 +90,6 @@ Result<SystemTime> AdvanceWatermark(store::Store& store, const store::ObjectRef&
                                     const std::optional<ReadView>& read,
                                     std::optional<SystemTime>& moved_back) {
   constexpr int kAttempts = 20;
-  const bool exact = ref.kind == resource::TableKind::Info().group_kind();
   for (int attempt = 1;; ++attempt) {
     HOP_ASSIGN_OR_RETURN(Resource view, store.Get(ref));
     if (read && (view.uid() != read->uid || QueryOf(view) != read->sql)) {
@@ -107,17 +106,14 @@ Result<SystemTime> AdvanceWatermark(store::Store& store, const store::ObjectRef&
     const bool recorded =
         !read || (status != nullptr && status->is_object() &&
                   status->value(resource::kRefreshedQueryStatus, std::string()) == digest);
-    const bool back = exact && current && *current > earned;
-    const SystemTime after = current && *current >= earned && !back ? *current : earned;
-    if (current && *current >= earned && !back && recorded) return after;
-    if (!current || *current < earned || back) {
-      HOP_RETURN_IF_ERROR(fires.Advance(earned, sql_name));
-    }
+    const bool back = current && *current > earned;
+    if (current && *current == earned && recorded) return earned;
+    if (!current || *current != earned) HOP_RETURN_IF_ERROR(fires.Advance(earned, sql_name));
     if (read) view.mutable_status()[resource::kRefreshedQueryStatus] = digest;
     auto written = store.UpdateStatus(std::move(view));
     if (written.ok()) {
       if (back) moved_back = current;
-      return after;
+      return earned;
     }
     if (written.status().code() != StatusCode::kConflict || attempt == kAttempts) {
       return written.status();
@@ -387,6 +383,7 @@ Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
                                                            earned.at, read, outcome.moved_back));
   outcome.view = sink.QualifiedName();
   outcome.resource = ref.name;
+  outcome.fill = ref.kind == resource::TableKind::Info().group_kind();
   outcome.snapshot = snapshot;
   outcome.earned = earned.at;
   outcome.earned_from = earned.input;

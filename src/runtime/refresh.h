@@ -2,11 +2,12 @@
 // "Refreshes"): what `hop refresh` runs, inside the batch/v1 Job the View reconciler starts for
 // it (operator/view_refresh.h). The view's query runs on the local engine over the catalog as it
 // is now, and its rows replace the sink's in one transaction of the sink; then, and only then,
-// the view's watermark moves to the one the refresh earns (op::EarnWatermark: the earliest of its
-// inputs' watermarks, and the time it began reading for an input without one), never back,
-// which fires the triggers on the view. A fill of a table made by CREATE TABLE ... AS replaces
-// every row, its writers' too, so the table's watermark becomes exactly what the fill earned. A
-// refresh that fails, or is killed, leaves the sink's previous rows and the previous watermark.
+// the view's watermark becomes the one the refresh earns (op::EarnWatermark: the earliest of its
+// inputs' watermarks, and the time it began reading for an input without one), which fires the
+// triggers on the view. A refresh rewrites every row its query gives, and a fill of a table made
+// by CREATE TABLE ... AS every row, its writers' too, so the watermark becomes exactly what was
+// earned, moved back from a later one when an input went back. A refresh that fails, or is
+// killed, leaves the sink's previous rows and the previous watermark.
 #pragma once
 
 #include <cstdint>
@@ -36,9 +37,10 @@ struct RefreshOutcome {
   SystemTime snapshot{};  // when it began reading
   SystemTime earned{};    // the watermark it earned (op::EarnWatermark)
   std::string earned_from;  // the input whose watermark that is; "" for the snapshot
-  SystemTime watermark{};   // the view's watermark now: `earned`, or a later one it kept
-  // A filled table's watermark before, when the fill moved it back to `earned`.
+  SystemTime watermark{};   // the view's (or table's) watermark now: `earned`
+  // Its watermark before, when the refresh or fill moved it back to `earned`.
   std::optional<SystemTime> moved_back;
+  bool fill = false;  // a table's fill, not a view's refresh
 };
 
 // Refreshes the view. Errors: the view is not found or not materialized (NotFound,
