@@ -3147,6 +3147,77 @@ FIRE TABLE local.totals WATERMARK '2021-01-01T00:00:00Z';
   EXPECT_NE(rows.out.find(" N\n---\n 2\n(1 row)"), std::string::npos) << rows.out;
 }
 
+// A watermark is a claim about the rows of a table's query (docs/runtime.md, "The watermark a
+// refresh earns"): CREATE OR REPLACE TABLE ... AS another query withdraws the one the earlier
+// query's rows earned until a fill of the new one succeeds, so that it is neither reported nor
+// fired, and a view that reads the table cannot be refreshed from it meanwhile, as over a view
+// never refreshed; the new query's fill sets the one it earns.
+TEST(CliTest, AReplacedTableAsQueryHasNoWatermarkUntilItsNewQueryFills) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
+      0);
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  HopRun made = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
+INSERT INTO local.orders VALUES ('a', '10'), ('b', '20');
+FIRE TABLE local.orders WATERMARK '2020-01-01T00:00:00Z';
+CREATE TABLE local.totals AS SELECT member, CAST(amount AS INTEGER) AS total FROM local.orders;
+CREATE MATERIALIZED VIEW local.members AS SELECT member FROM local.totals;
+CREATE TRIGGER on_totals ON local.totals AS 'echo-report';
+!wait 60
+)");
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto status = [&]() {
+    auto doc = nlohmann::json::parse(
+        Hop(state.Flag() + " get table local-database-totals -o json").out, nullptr, false);
+    return doc.is_object() && doc.contains("status") ? doc["status"] : nlohmann::json::object();
+  };
+  ASSERT_EQ(status().value("watermark", ""), "2020-01-01T00:00:00.000Z") << status();
+  EXPECT_EQ(Runs(state, "ontotals"),
+            (std::vector<std::string>{"Succeeded 2020-01-01T00:00:00.000Z"}));
+  HopRun members = Hop(state.Flag() + " refresh local.members");
+  ASSERT_EQ(members.status, 0) << members.out;
+
+  // Replaced with a query whose fill fails: the table keeps the earlier query's rows, and no
+  // watermark; a trigger created now does not fire, and the view cannot be refreshed from it.
+  HopRun replaced = Hop(state.Flag() + " -f -", R"(
+CREATE OR REPLACE TABLE local.totals AS
+  SELECT member, CAST(amount || 'x' AS INTEGER) AS total FROM local.orders;
+!wait 60
+CREATE TRIGGER later_on_totals ON local.totals AS 'echo-report';
+!wait 60
+)");
+  ASSERT_EQ(replaced.status, 0) << replaced.out;
+  ASSERT_EQ(status()["fill"].value("lastOutcome", ""), "Failed") << status();
+  EXPECT_FALSE(status().contains("watermark")) << status();
+  EXPECT_FALSE(status().contains("pendingFires")) << status();
+  const HopRun listed = Hop(state.Flag() + " get tables local-database-totals");
+  EXPECT_EQ(listed.out.find("2020-01-01"), std::string::npos) << listed.out;
+  EXPECT_TRUE(Runs(state, "laterontotals").empty());
+  HopRun refused = Hop(state.Flag() + " refresh local.members");
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_NE(refused.out.find("LOCAL.MEMBERS reads LOCAL.TOTALS, a table CREATE TABLE ... AS "
+                             "fills, and its fill failed"),
+            std::string::npos)
+      << refused.out;
+
+  // A query that fills: the watermark it earns, and the trigger created meanwhile fires at it.
+  HopRun refilled = Hop(state.Flag() + " -f -", R"(
+CREATE OR REPLACE TABLE local.totals AS
+  SELECT member, CAST(amount AS INTEGER) + 1 AS total FROM local.orders;
+!wait 60
+)");
+  ASSERT_EQ(refilled.status, 0) << refilled.out;
+  EXPECT_EQ(status().value("watermark", ""), "2020-01-01T00:00:00.000Z") << status();
+  EXPECT_EQ(Runs(state, "laterontotals"),
+            (std::vector<std::string>{"Succeeded 2020-01-01T00:00:00.000Z"}));
+  EXPECT_EQ(Hop(state.Flag() + " refresh local.members").status, 0);
+}
+
 // A materialized view hop refreshes is written only by its refreshes (docs/operator.md, "Jobs
 // that declare their outputs"): CREATE TRIGGER refuses it in `outputs`, and a run whose Job's own
 // YAML declares it leaves its watermark alone.

@@ -8,6 +8,7 @@
 #include "catalog/catalog.h"
 #include "common/cron.h"
 #include "common/log.h"
+#include "deploy/trigger_fires.h"
 #include "operator/reconciler_util.h"
 #include "operator/trigger_runs.h"
 #include "resource/kinds.h"
@@ -86,7 +87,8 @@ bool Finish(const Resource& object, const std::optional<Resource>& current_job, 
   } else {
     state["message"] = fmt::format("{} failed: {}", job, finished->second);
   }
-  plan.event = fmt::format("{} {}", job, finished->first ? "succeeded" : "failed");
+  plan.event = (plan.event.empty() ? "" : plan.event + "; ") +
+               fmt::format("{} {}", job, finished->first ? "succeeded" : "failed");
   return true;
 }
 
@@ -99,6 +101,16 @@ hop::Result<RefreshPlan> PlanFill(const Resource& table, const std::optional<Res
   const auto annotations = table.annotations();
   auto query = annotations.find(std::string(resource::kFillAnnotation));
   if (query == annotations.end()) return plan;
+  // A watermark is a claim about the rows of the table's query: one kept from the rows of an
+  // earlier query (CREATE OR REPLACE TABLE ... AS another) claims nothing about this one's, so
+  // it is withdrawn, with the advances still queued for the triggers, until a fill of this query
+  // succeeds and sets the one it earns (docs/runtime.md, "The watermark a refresh earns").
+  if (deploy::UnfilledTable(table) &&
+      (plan.status.contains("watermark") || plan.status.contains("pendingFires"))) {
+    plan.status.erase("watermark");
+    plan.status.erase("pendingFires");
+    plan.event = "its watermark withdrawn: its rows are not its query's until the fill succeeds";
+  }
   Json& fill = plan.status["fill"];
   if (!fill.is_object()) fill = Json::object();
   const std::string stamp = FormatRfc3339(now, 3);
@@ -113,7 +125,8 @@ hop::Result<RefreshPlan> PlanFill(const Resource& table, const std::optional<Res
   fill["started"] = stamp;
   fill["query"] = query->second;
   fill.erase("message");
-  plan.event = fmt::format("fill {} started", job.name());
+  plan.event =
+      (plan.event.empty() ? "" : plan.event + "; ") + fmt::format("fill {} started", job.name());
   plan.create = std::move(job);
   return plan;
 }
@@ -245,6 +258,11 @@ hop::Result<std::vector<RefreshInput>> RefreshInputs(store::Store& store,
       HOP_ASSIGN_OR_RETURN(std::optional<Resource> object,
                            store.Find({kind, namespace_name, table->resource}));
       if (object) input.watermark = Text(StatusOf(*object), "watermark");
+      // So does a table made by CREATE TABLE ... AS until a fill of its query succeeds.
+      if (object && table->kind == catalog::ObjectKind::kTable) {
+        input.unfilled = deploy::UnfilledTable(*object).value_or("");
+        if (!input.unfilled.empty()) input.resource = object->name();
+      }
       // A materialized view hop refreshes gets a watermark from its first refresh: without one,
       // its table holds none of its query's rows yet.
       if (table->kind == catalog::ObjectKind::kMaterializedView && input.watermark.empty()) {

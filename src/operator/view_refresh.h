@@ -84,6 +84,11 @@ struct RefreshInput {
   // A materialized view hop refreshes that has never been refreshed: its table holds none of its
   // query's rows, so nothing computed from it can be refreshed (runtime.md, "Refreshes").
   bool never_refreshed = false;
+  // A table made by CREATE TABLE ... AS whose fill of its query has not succeeded, why
+  // (deploy::UnfilledTable: "its fill failed (...)"), and its Table's name; its rows are not
+  // its query's either. "" otherwise.
+  std::string unfilled;
+  std::string resource;
 };
 
 // The inputs of `query`, bound against `cat` (the catalog of `namespace_name`), each once, in
@@ -129,7 +134,10 @@ hop::Result<RefreshPlan> PlanRefresh(const resource::Resource& view,
 // refresh Job (`hop refresh table/NAME`), started once for each query the annotation holds,
 // recorded in `status.fill` (job, started, query, lastJob, lastOutcome, finished, message) as a
 // view's refreshes are in status.refresh. A fill that failed is not started again by itself:
-// `hop refresh table/NAME` runs it by hand. Errors: none but the Job's making.
+// `hop refresh table/NAME` runs it by hand. While the table's rows are not its query's
+// (deploy::UnfilledTable: replaced with another query, or never filled), the status it plans has
+// no watermark and no queued advances: one its earlier query's rows earned is withdrawn.
+// Errors: none but the Job's making.
 hop::Result<RefreshPlan> PlanFill(const resource::Resource& table,
                                   const std::optional<resource::Resource>& current_job,
                                   SystemTime now, const RefreshJobs& jobs);

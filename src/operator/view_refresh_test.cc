@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "resource/kinds.h"
 #include "resource/yaml.h"
 
 namespace hop::op {
@@ -210,6 +211,43 @@ TEST(PlanFillTest, ATableIsFilledOncePerQuery) {
       PlanFill(FilledTable("  fill: {query: 'SELECT 2 AS \"N\"'}\n"), std::nullopt, now, jobs);
   ASSERT_TRUE(replaced.ok());
   EXPECT_TRUE(replaced->create.has_value());
+}
+
+// A watermark is a claim about the rows of the table's query (docs/runtime.md, "The watermark a
+// refresh earns"): one kept from an earlier query's rows is withdrawn, with its queued advances,
+// until a fill of the query the table has now succeeds; a filled table keeps its own.
+TEST(PlanFillTest, AReplacedQueryWithdrawsTheWatermarkOfTheEarlierOnesRows) {
+  const SystemTime now = *ParseRfc3339("2026-03-02T10:30:00Z");
+  const RefreshJobs jobs{{"/usr/bin/hop", "--state", "/srv/hop"}, 2};
+  const std::string digest = resource::QueryDigest("SELECT 1 AS \"N\"");
+  struct Case {
+    const char* name;
+    std::string status;
+    bool keeps;
+  };
+  const Case kCases[] = {
+      {"replaced: filled with another query",
+       "  watermark: '2020-01-01T00:00:00.000Z'\n  pendingFires: ['2020-01-01T00:00:00.000Z']\n"
+       "  refreshedQuery: '" +
+           resource::QueryDigest("SELECT 2 AS \"N\"") +
+           "'\n"
+           "  fill: {query: 'SELECT 2 AS \"N\"', lastOutcome: Succeeded}\n",
+       false},
+      {"replaced, and its new fill failed",
+       "  watermark: '2020-01-01T00:00:00.000Z'\n"
+       "  fill: {query: 'SELECT 1 AS \"N\"', lastOutcome: Failed}\n",
+       false},
+      {"filled with its query",
+       "  watermark: '2020-01-01T00:00:00.000Z'\n  refreshedQuery: '" + digest +
+           "'\n  fill: {query: 'SELECT 2 AS \"N\"'}\n",
+       true},
+  };
+  for (const Case& c : kCases) {
+    auto plan = PlanFill(FilledTable(c.status), std::nullopt, now, jobs);
+    ASSERT_TRUE(plan.ok()) << c.name;
+    EXPECT_EQ(plan->status.contains("watermark"), c.keeps) << c.name << ": " << plan->status;
+    if (!c.keeps) EXPECT_FALSE(plan->status.contains("pendingFires")) << c.name;
+  }
 }
 
 // The watermark a refresh earns (docs/runtime.md, "Refreshes"): the earliest of its inputs',

@@ -355,6 +355,13 @@ Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
   HOP_ASSIGN_OR_RETURN(std::vector<op::RefreshInput> inputs,
                        op::RefreshInputs(store, cat, *query, options.namespace_name));
   for (const op::RefreshInput& input : inputs) {
+    if (!input.unfilled.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "{} reads {}, a table CREATE TABLE ... AS fills, and {}: it holds none of its query's "
+          "rows, so no rows or watermark can be computed from it; fill it first (hop refresh "
+          "table/{})",
+          sink.QualifiedName(), input.name, input.unfilled, input.resource));
+    }
     if (!input.never_refreshed) continue;
     return Status::InvalidArgument(fmt::format(
         "{} reads {}, a materialized view hop refreshes that has never been refreshed: its table "
