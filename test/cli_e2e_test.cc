@@ -3218,6 +3218,67 @@ CREATE OR REPLACE TABLE local.totals AS
   EXPECT_EQ(Hop(state.Flag() + " refresh local.members").status, 0);
 }
 
+// A fill Job that has not started is said to wait, not to be going (hop wait, FIRE TABLE), and
+// a fill by hand is recorded in status.fill as a Job's is when it ends, so that a table filled
+// by hand after a failed Job does not show that failure as its fill's (docs/ddl.md).
+TEST(CliTest, AFillSaysWhetherItsJobStartedAndAFillByHandIsRecorded) {
+  StateDir state;
+  ASSERT_EQ(
+      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
+          .status,
+      0);
+  auto status = [&](const std::string& table) {
+    auto doc = nlohmann::json::parse(Hop(state.Flag() + " get table " + table + " -o json").out,
+                                     nullptr, false);
+    return doc.is_object() && doc.contains("status") ? doc["status"] : nlohmann::json::object();
+  };
+  // No runner: the fill's Job is made and waits.
+  HopRun waiting = Hop(state.Flag() + " --no-local-jobs -f -", R"(
+CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
+INSERT INTO local.orders VALUES ('a', '10'), ('b', 'x');
+CREATE TABLE local.later AS SELECT member FROM local.orders;
+!wait 1
+)");
+  const std::string job = status("local-database-later")["fill"].value("job", "");
+  ASSERT_FALSE(job.empty()) << waiting.out;
+  EXPECT_NE(
+      waiting.out.find("Table default/local-database-later: its fill " + job + " waits to start"),
+      std::string::npos)
+      << waiting.out;
+  EXPECT_EQ(waiting.out.find("going"), std::string::npos) << waiting.out;
+  HopRun fire = Hop(state.Flag() + " --no-local-jobs -e 'FIRE TABLE local.later'");
+  EXPECT_NE(fire.out.find("and its fill " + job + " waits to start, so it holds none"),
+            std::string::npos)
+      << fire.out;
+
+  // A fill Job that failed, then a fill by hand once the rows are mended: status.fill says the
+  // hand fill succeeded, and no longer why the Job failed.
+  HopRun failed = Hop(state.Flag() + " -f -", R"(
+CREATE TABLE local.skip (member VARCHAR);
+CREATE TABLE local.totals AS SELECT member, CAST(amount AS INTEGER) AS total FROM local.orders
+  WHERE member NOT IN (SELECT member FROM local.skip);
+!wait 60
+INSERT INTO local.skip VALUES ('b');
+)");
+  const nlohmann::json before = status("local-database-totals");
+  ASSERT_EQ(before["fill"].value("lastOutcome", ""), "Failed") << failed.out << before;
+  // The waiting Job ran meanwhile: its own fill is the Job's, not one by hand.
+  const nlohmann::json by_job = status("local-database-later")["fill"];
+  EXPECT_EQ(by_job.value("lastOutcome", ""), "Succeeded") << by_job;
+  EXPECT_EQ(by_job.value("lastJob", ""), job) << by_job;
+  EXPECT_FALSE(by_job.contains("byHand")) << by_job;
+  const HopRun hand = Command("env -u HOP_JOB " + std::string(HOP_BINARY) + " " + state.Flag() +
+                              " refresh table/local-database-totals");
+  ASSERT_EQ(hand.status, 0) << hand.out;
+  const nlohmann::json fill = status("local-database-totals")["fill"];
+  EXPECT_EQ(fill.value("lastOutcome", ""), "Succeeded") << fill;
+  EXPECT_EQ(fill.value("byHand", false), true) << fill;
+  EXPECT_FALSE(fill.contains("message")) << fill;
+  EXPECT_FALSE(fill.contains("job")) << fill;
+  EXPECT_EQ(fill.value("lastJob", ""), before["fill"].value("lastJob", "")) << fill;
+  EXPECT_GT(fill.value("finished", ""), before["fill"].value("finished", "")) << fill;
+}
+
 // A materialized view hop refreshes is written only by its refreshes (docs/operator.md, "Jobs
 // that declare their outputs"): CREATE TRIGGER refuses it in `outputs`, and a run whose Job's own
 // YAML declares it leaves its watermark alone.

@@ -903,6 +903,8 @@ int Main(int argc, char** argv) {
     if (!store) return 1;
     if (!SettleNamespace(app, *refresh, *store, &refresh_opts.namespace_name)) return 2;
     refresh_opts.state_dir = local_dir;
+    // Run as a refresh or fill Job, it is that Job's (docs/ddl.md, CREATE TABLE ... AS).
+    if (const char* job = std::getenv("HOP_JOB"); job != nullptr) refresh_opts.job = job;
     if (refresh_opts.view.rfind("view/", 0) == 0) refresh_opts.view.erase(0, 5);
     auto outcome = hop::runtime::RefreshView(*store, refresh_opts);
     if (!outcome.ok()) {

@@ -61,8 +61,16 @@ int RunWatermarkSet(const WatermarkSetOptions& options, store::Store& store, std
     }
     // A table CREATE TABLE ... AS has not filled yet holds none of its query's rows, and what
     // is set now would stay when its fill succeeds (docs/ddl.md, FIRE): not even --force.
-    if (std::optional<std::string> unfilled =
-            table ? deploy::UnfilledTable(object) : std::nullopt) {
+    std::optional<std::string> unfilled;
+    if (table) {
+      auto found = deploy::UnfilledTable(store, object);
+      if (!found.ok()) {
+        err << "hop watermark set: " << EscapeForTerminal(found.status().ToString()) << "\n";
+        return 1;
+      }
+      unfilled = std::move(found).value();
+    }
+    if (unfilled) {
       err << "hop watermark set: " << what << " is filled by CREATE TABLE ... AS, and "
           << EscapeForTerminal(*unfilled)
           << ": it holds none of its query's rows yet, so no watermark can be claimed for them; "

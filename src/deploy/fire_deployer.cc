@@ -178,7 +178,11 @@ Status Fire(const binder::BoundObjectStatement& bound, Batch& batch) {
     }
     // A table CREATE TABLE ... AS has not filled yet holds none of its query's rows, and a
     // watermark set now would stay when its fill succeeds: refused, WATERMARK or not (docs/ddl.md).
-    if (std::optional<std::string> unfilled = table ? UnfilledTable(*table) : std::nullopt) {
+    std::optional<std::string> unfilled;
+    if (table) {
+      HOP_ASSIGN_OR_RETURN(unfilled, UnfilledTable(batch.store(), *table));
+    }
+    if (unfilled) {
       return Status::InvalidArgument(fmt::format(
           "Cannot FIRE TABLE {0}: CREATE TABLE ... AS fills it, and {1}, so it holds none of its "
           "query's rows yet and no watermark can be claimed for them; its watermark becomes the "

@@ -25,6 +25,12 @@ std::optional<SystemTime> TimeAt(const Json& object, const char* key) {
 
 constexpr std::string_view kJobPropertiesPrefix = "job.properties.";
 
+// `object[key]` when it is a string, else "".
+std::string TextAt(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace
 
 std::optional<std::string> JobProperty(std::string_view key) {
@@ -219,7 +225,51 @@ std::string WatermarkTargetText(const store::ObjectRef& ref) {
   return (ref.kind == resource::TableKind::Info().group_kind() ? "table/" : "view/") + ref.name;
 }
 
-std::optional<std::string> UnfilledTable(const resource::Resource& table) {
+std::string JobProgress(const std::string& name, const std::optional<resource::Resource>& job) {
+  if (!job) return name + " was deleted before it finished";
+  const Json* status = job->status();
+  const Json none = Json::object();
+  const Json& s = status != nullptr && status->is_object() ? *status : none;
+  auto count = [&](const char* key) {
+    auto it = s.find(key);
+    return it != s.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{0};
+  };
+  if (auto conditions = s.find("conditions"); conditions != s.end() && conditions->is_array()) {
+    for (const Json& c : *conditions) {
+      if (!c.is_object() || TextAt(c, "status") != "True") continue;
+      const std::string type = TextAt(c, "type");
+      if (type == "Complete") return name + " succeeded";
+      if (type != "Failed") continue;
+      std::string why = TextAt(c, "reason");
+      if (const std::string message = TextAt(c, "message"); !message.empty()) {
+        why += (why.empty() ? "" : ": ") + message;
+      }
+      return name + " failed" + (why.empty() ? "" : " (" + why + ")");
+    }
+  }
+  if (count("active") > 0) return name + " runs";
+  if (const int64_t failed = count("failed"); failed > 0) {
+    return fmt::format("{} waits to retry after {} failed attempt{}", name, failed,
+                       failed == 1 ? "" : "s");
+  }
+  return name + " waits to start";
+}
+
+Result<std::optional<std::string>> UnfilledTable(store::Store& store,
+                                                 const resource::Resource& table) {
+  std::optional<resource::Resource> job;
+  const Json* status = table.status();
+  if (status != nullptr && status->is_object() && status->contains("fill") &&
+      (*status)["fill"].is_object()) {
+    if (const std::string name = TextAt((*status)["fill"], "job"); !name.empty()) {
+      HOP_ASSIGN_OR_RETURN(job, store.Find({{"batch", "Job"}, table.namespace_name(), name}));
+    }
+  }
+  return UnfilledTable(table, job);
+}
+
+std::optional<std::string> UnfilledTable(const resource::Resource& table,
+                                         const std::optional<resource::Resource>& fill_job) {
   const auto annotations = table.annotations();
   auto query = annotations.find(std::string(resource::kFillAnnotation));
   if (query == annotations.end()) return std::nullopt;
@@ -238,7 +288,7 @@ std::optional<std::string> UnfilledTable(const resource::Resource& table) {
     return std::nullopt;
   }
   if (const std::string job = text(fill, "job"); !job.empty()) {
-    return fmt::format("its fill {} is going", job);
+    return "its fill " + JobProgress(job, fill_job);
   }
   const bool this_query = text(fill, "query") == query->second;
   if (this_query && text(fill, "lastOutcome") == "Succeeded") return std::nullopt;

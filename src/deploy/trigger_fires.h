@@ -116,10 +116,23 @@ std::string WatermarkTargetText(const store::ObjectRef& ref);
 // Why no producer may set the watermark of `table` (a Table resource) yet: it was made by CREATE
 // TABLE ... AS, and its fill of its current query has not succeeded (it waits to start, runs, or
 // failed), so it holds none of that query's rows, and a watermark set now would outlive the fill
-// (docs/ddl.md, FIRE). Said as "its fill waits to start", "its fill JOB is going", "its fill
-// failed: ..."; nullopt when a producer may: a table without a fill, or filled (by its Job or
-// `hop refresh table/NAME`), after which it is a table its writers keep.
-std::optional<std::string> UnfilledTable(const resource::Resource& table);
+// (docs/ddl.md, FIRE). Said as "its fill waits to start" (no Job yet), "its fill " and the
+// JobProgress of its Job ("its fill JOB waits to start", "its fill JOB runs", ...), "its fill
+// failed (...)"; nullopt when a producer may: a table without a fill, or filled (by its Job or
+// `hop refresh table/NAME`), after which it is a table its writers keep. `fill_job` is the Job
+// status.fill.job names, as stored (nullopt when it names none or the Job is gone).
+std::optional<std::string> UnfilledTable(const resource::Resource& table,
+                                         const std::optional<resource::Resource>& fill_job);
+// The same, the fill Job read from `store`. Errors: the store's.
+Result<std::optional<std::string>> UnfilledTable(store::Store& store,
+                                                 const resource::Resource& table);
+
+// How the batch/v1 Job `name` of a fill or a refresh stands, from `job` as stored (nullopt: it is
+// gone), in words that follow its name: "NAME waits to start" (created, and no attempt started
+// yet: it waits for a free slot, or for a runner), "NAME runs", "NAME waits to retry after 2
+// failed attempts", "NAME succeeded", "NAME failed (REASON: MESSAGE)", "NAME was deleted before
+// it finished".
+std::string JobProgress(const std::string& name, const std::optional<resource::Resource>& job);
 // Whether `view` (a View resource) is a materialized view hop refreshes (its table is in a
 // local or PostgreSQL database), whose watermark only its refreshes set. Errors: the catalog's.
 Result<bool> HopRefreshesView(store::Store& store, const resource::Resource& view);

@@ -126,33 +126,62 @@ TEST(UnfilledTable, SaysWhyATableItsFillHasNotFilledTakesNoProducersWatermark) {
   Resource plain = Parse(
       "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: Table\nmetadata: {name: p}\n"
       "spec: {database: d, schema: S, table: P}\n");
-  EXPECT_EQ(deploy::UnfilledTable(plain), std::nullopt);
-  EXPECT_EQ(deploy::UnfilledTable(table("")), "its fill waits to start");
+  EXPECT_EQ(deploy::UnfilledTable(plain, std::nullopt), std::nullopt);
+  EXPECT_EQ(deploy::UnfilledTable(table(""), std::nullopt), "its fill waits to start");
+  // Its Job made: said as the Job stands, never "going" before it started.
+  const Resource waiting = table(R"({"fill": {"job": "t-refresh-1", "query": "SELECT 1"}})");
+  struct JobCase {
+    const char* job_status;  // "": the Job is gone
+    const char* says;
+  };
+  const JobCase kJobCases[] = {
+      {"", "its fill t-refresh-1 was deleted before it finished"},
+      {"{}", "its fill t-refresh-1 waits to start"},
+      {R"({"active": 1, "startTime": "2026-03-01T00:00:00Z"})", "its fill t-refresh-1 runs"},
+      {R"({"failed": 2, "startTime": "2026-03-01T00:00:00Z"})",
+       "its fill t-refresh-1 waits to retry after 2 failed attempts"},
+      {R"({"failed": 3, "conditions": [{"type": "Failed", "status": "True", "reason": )"
+       R"("BackoffLimitExceeded", "message": "too many"}]})",
+       "its fill t-refresh-1 failed (BackoffLimitExceeded: too many)"},
+  };
+  for (const JobCase& c : kJobCases) {
+    std::optional<Resource> job;
+    if (*c.job_status != '\0') {
+      job = Parse("apiVersion: batch/v1\nkind: Job\nmetadata: {name: t-refresh-1}\nspec: {}\n");
+      job->set_status(Json::parse(c.job_status));
+    }
+    EXPECT_EQ(deploy::UnfilledTable(waiting, job), c.says) << c.job_status;
+  }
   EXPECT_EQ(
-      deploy::UnfilledTable(table(R"({"fill": {"job": "t-refresh-1", "query": "SELECT 1"}})")),
-      "its fill t-refresh-1 is going");
-  EXPECT_EQ(deploy::UnfilledTable(table(
-                R"({"fill": {"query": "SELECT 1", "lastOutcome": "Failed", "message": "boom"}})")),
-            "its fill failed (boom)");
+      deploy::UnfilledTable(
+          table(R"({"fill": {"query": "SELECT 1", "lastOutcome": "Failed", "message": "boom"}})"),
+          std::nullopt),
+      "its fill failed (boom)");
   // Filled: by its Job (recorded by the reconciler), or by hand (the fill's query digest).
-  EXPECT_EQ(deploy::UnfilledTable(
-                table(R"({"fill": {"query": "SELECT 1", "lastOutcome": "Succeeded"}})")),
-            std::nullopt);
+  EXPECT_EQ(
+      deploy::UnfilledTable(table(R"({"fill": {"query": "SELECT 1", "lastOutcome": "Succeeded"}})"),
+                            std::nullopt),
+      std::nullopt);
   EXPECT_EQ(
       deploy::UnfilledTable(table(R"({"fill": {"query": "SELECT 1", "lastOutcome": "Failed"}, )"
                                   R"("refreshedQuery": ")" +
-                                  resource::QueryDigest("SELECT 1") + "\"}")),
+                                  resource::QueryDigest("SELECT 1") + "\"}"),
+                            std::nullopt),
       std::nullopt);
   // Filled by hand while a fill Job of the same query waits: it holds that query's rows.
-  EXPECT_EQ(deploy::UnfilledTable(table(
-                R"({"fill": {"job": "t-refresh-2", "query": "SELECT 1"}, "refreshedQuery": ")" +
-                resource::QueryDigest("SELECT 1") + "\"}")),
-            std::nullopt);
+  EXPECT_EQ(
+      deploy::UnfilledTable(
+          table(R"({"fill": {"job": "t-refresh-2", "query": "SELECT 1"}, "refreshedQuery": ")" +
+                resource::QueryDigest("SELECT 1") + "\"}"),
+          std::nullopt),
+      std::nullopt);
   // Filled with another query than the one it has now (CREATE OR REPLACE TABLE ... AS).
   EXPECT_EQ(
-      deploy::UnfilledTable(table(
-          R"({"fill": {"query": "SELECT 2", "lastOutcome": "Succeeded"}, "refreshedQuery": ")" +
-          resource::QueryDigest("SELECT 2") + "\"}")),
+      deploy::UnfilledTable(
+          table(
+              R"({"fill": {"query": "SELECT 2", "lastOutcome": "Succeeded"}, "refreshedQuery": ")" +
+              resource::QueryDigest("SELECT 2") + "\"}"),
+          std::nullopt),
       "its fill waits to start");
 }
 

@@ -437,11 +437,19 @@ Status WriteRunPlan(Batch& batch, const TriggerPlan& plan, const Json* before,
             plan.trigger.namespace_name(), plan.trigger.name(), what);
         continue;
       }
-    } else if (auto unfilled = deploy::UnfilledTable(*output)) {
+    } else if (auto unfilled = deploy::UnfilledTable(*store, *output);
+               !unfilled.ok() || *unfilled) {
+      if (!unfilled.ok()) {
+        log::Warn(
+            "TableTrigger {}/{}: output {} not advanced: whether its fill succeeded is not "
+            "known: {}",
+            plan.trigger.namespace_name(), plan.trigger.name(), what, unfilled.status().message());
+        continue;
+      }
       log::Warn(
           "TableTrigger {}/{}: output {} is filled by CREATE TABLE ... AS, and {}: not advanced "
           "until its fill succeeds",
-          plan.trigger.namespace_name(), plan.trigger.name(), what, *unfilled);
+          plan.trigger.namespace_name(), plan.trigger.name(), what, **unfilled);
       continue;
     }
     Json status = StatusOf(*output);

@@ -41,18 +41,22 @@ hop::Result<Resource> RefreshJob(const Resource& view, SystemTime at, const Refr
                                   std::string(kind) + "/" + view.name()}) {
     command.push_back(word);
   }
+  const std::string job_name = RunJobName(view.name() + "-" + std::string(what), at);
   Json doc = {
       {"apiVersion", "batch/v1"},
       {"kind", "Job"},
-      {"metadata",
-       {{"name", RunJobName(view.name() + "-" + std::string(what), at)},
-        {"namespace", view.namespace_name()}}},
+      {"metadata", {{"name", job_name}, {"namespace", view.namespace_name()}}},
       {"spec",
        {{"backoffLimit", jobs.backoff_limit},
         {"template",
          {{"spec",
            {{"restartPolicy", "Never"},
-            {"containers", Json::array({{{"name", "refresh"}, {"command", command}}})}}}}}}}};
+            {"containers",
+             Json::array(
+                 {{{"name", "refresh"},
+                   {"command", command},
+                   // Tells `hop refresh` that it runs as this Job, not by hand.
+                   {"env", Json::array({{{"name", "HOP_JOB"}, {"value", job_name}}})}}})}}}}}}}};
   Json& pod = doc["spec"]["template"]["spec"];
   if (!jobs.image.empty()) pod["containers"][0]["image"] = jobs.image;
   if (!jobs.service_account.empty()) pod["serviceAccountName"] = jobs.service_account;
@@ -76,6 +80,7 @@ bool Finish(const Resource& object, const std::optional<Resource>& current_job, 
   }
   if (!finished) return false;
   state.erase("job");
+  state.erase("byHand");
   if (const std::string kept = Text(state, "lastJob"); !kept.empty() && kept != job) {
     plan.remove = store::ObjectRef{{"batch", "Job"}, object.namespace_name(), kept};
   }
@@ -105,7 +110,7 @@ hop::Result<RefreshPlan> PlanFill(const Resource& table, const std::optional<Res
   // earlier query (CREATE OR REPLACE TABLE ... AS another) claims nothing about this one's, so
   // it is withdrawn, with the advances still queued for the triggers, until a fill of this query
   // succeeds and sets the one it earns (docs/runtime.md, "The watermark a refresh earns").
-  if (deploy::UnfilledTable(table) &&
+  if (deploy::UnfilledTable(table, current_job) &&
       (plan.status.contains("watermark") || plan.status.contains("pendingFires"))) {
     plan.status.erase("watermark");
     plan.status.erase("pendingFires");
@@ -260,7 +265,9 @@ hop::Result<std::vector<RefreshInput>> RefreshInputs(store::Store& store,
       if (object) input.watermark = Text(StatusOf(*object), "watermark");
       // So does a table made by CREATE TABLE ... AS until a fill of its query succeeds.
       if (object && table->kind == catalog::ObjectKind::kTable) {
-        input.unfilled = deploy::UnfilledTable(*object).value_or("");
+        HOP_ASSIGN_OR_RETURN(std::optional<std::string> unfilled,
+                             deploy::UnfilledTable(store, *object));
+        input.unfilled = unfilled.value_or("");
         if (!input.unfilled.empty()) input.resource = object->name();
       }
       // A materialized view hop refreshes gets a watermark from its first refresh: without one,
@@ -290,11 +297,13 @@ EarnedWatermark EarnWatermark(const std::vector<RefreshInput>& inputs, SystemTim
   return *earliest;
 }
 
-std::optional<std::string> PendingFill(const Resource& table) {
+std::optional<std::string> PendingFill(const Resource& table, const std::optional<Resource>& job) {
   const auto annotations = table.annotations();
   auto query = annotations.find(std::string(resource::kFillAnnotation));
   if (query == annotations.end()) return std::nullopt;
-  if (auto job = RunningJob(table, "fill")) return fmt::format("its fill {} is going", job->name);
+  if (auto running = RunningJob(table, "fill")) {
+    return "its fill " + deploy::JobProgress(running->name, job);
+  }
   const Json status = StatusOf(table);
   auto fill = status.find("fill");
   if (fill != status.end() && fill->is_object() && Text(*fill, "query") == query->second) {
@@ -303,8 +312,11 @@ std::optional<std::string> PendingFill(const Resource& table) {
   return std::string("its fill waits to start");
 }
 
-std::optional<std::string> PendingRefresh(const Resource& view) {
-  if (auto job = RunningRefreshJob(view)) return fmt::format("refresh job {} is going", job->name);
+std::optional<std::string> PendingRefresh(const Resource& view,
+                                          const std::optional<Resource>& job) {
+  if (auto running = RunningRefreshJob(view)) {
+    return "refresh job " + deploy::JobProgress(running->name, job);
+  }
   if (ViewKind::kPaused.Get(view).value_or(false)) return std::nullopt;
   const Json status = StatusOf(view);
   const auto requested = ParseRfc3339(ViewKind::kTimestamp.Get(view).value_or(""));

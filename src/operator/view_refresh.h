@@ -142,9 +142,12 @@ hop::Result<RefreshPlan> PlanFill(const resource::Resource& table,
                                   const std::optional<resource::Resource>& current_job,
                                   SystemTime now, const RefreshJobs& jobs);
 
-// What is still to do for a table's fill, in words ("its fill x is going", "its fill waits to
-// start"); nullopt when nothing.
-std::optional<std::string> PendingFill(const resource::Resource& table);
+// What is still to do for a table's fill, in words ("its fill waits to start" before its Job is
+// made, then "its fill " and the Job's deploy::JobProgress: "its fill x waits to start", "its
+// fill x runs", ...); nullopt when nothing. `job` is the running fill's Job (RunningJob(table,
+// "fill")) as stored, nullopt when there is none or it is gone.
+std::optional<std::string> PendingFill(const resource::Resource& table,
+                                       const std::optional<resource::Resource>& job);
 
 // Writes a plan of PlanRefresh or PlanFill for `object` (the Job to create, the one to delete,
 // the new status) in one commit, logs its event, and tells `jobs.job_deleted` of the Job it
@@ -160,8 +163,11 @@ std::optional<store::ObjectRef> RunningJob(const resource::Resource& object, con
 std::optional<store::ObjectRef> RunningRefreshJob(const resource::Resource& view);
 
 // What is still to do for the view's refreshes, in words ("the refresh requested at ... waits
-// to start", "refresh job x is going"); nullopt when nothing (a paused view's requests wait for
-// RESUME and are not work).
-std::optional<std::string> PendingRefresh(const resource::Resource& view);
+// to start" before its Job is made, then "refresh job " and the Job's deploy::JobProgress:
+// "refresh job x waits to start", "refresh job x runs", ...); nullopt when nothing (a paused
+// view's requests wait for RESUME and are not work). `job` is the running refresh's Job
+// (RunningRefreshJob) as stored, nullopt when there is none or it is gone.
+std::optional<std::string> PendingRefresh(const resource::Resource& view,
+                                          const std::optional<resource::Resource>& job);
 
 }  // namespace hop::op

@@ -161,11 +161,19 @@ TEST(PlanRefreshTest, AScheduleRequeuesForItsNextTick) {
 }
 
 TEST(PlanRefreshTest, PendingRefreshSaysWhatIsLeft) {
-  EXPECT_FALSE(PendingRefresh(View("", "")).has_value());
-  EXPECT_TRUE(PendingRefresh(View("", "  timestamp: '2026-03-02T10:00:00.000Z'\n")).has_value());
-  EXPECT_FALSE(PendingRefresh(View("  paused: true\n", "  timestamp: '2026-03-02T10:00:00.000Z'\n"))
+  EXPECT_FALSE(PendingRefresh(View("", ""), std::nullopt).has_value());
+  EXPECT_TRUE(PendingRefresh(View("", "  timestamp: '2026-03-02T10:00:00.000Z'\n"), std::nullopt)
+                  .has_value());
+  EXPECT_FALSE(PendingRefresh(View("  paused: true\n", "  timestamp: '2026-03-02T10:00:00.000Z'\n"),
+                              std::nullopt)
                    .has_value());
-  EXPECT_TRUE(PendingRefresh(View("", "  refresh:\n    job: x\n")).has_value());
+  // Its Job made and not started yet: it waits, it is not "going".
+  auto job = resource::Resource::FromJson(
+      Json::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x"}})"),
+      "job");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(PendingRefresh(View("", "  refresh:\n    job: x\n"), *job),
+            "refresh job x waits to start");
 }
 
 }  // namespace
@@ -199,13 +207,13 @@ TEST(PlanFillTest, ATableIsFilledOncePerQuery) {
   ASSERT_TRUE(first->create.has_value());
   EXPECT_EQ(first->create->json()["spec"]["template"]["spec"]["containers"][0]["command"].back(),
             "table/local-totals");
-  EXPECT_TRUE(PendingFill(FilledTable("")).has_value());
+  EXPECT_EQ(PendingFill(FilledTable(""), std::nullopt), "its fill waits to start");
   // Filled with this query: nothing more, and nothing pending.
   const std::string done = "  fill: {query: 'SELECT 1 AS \"N\"', lastOutcome: Failed}\n";
   auto again = PlanFill(FilledTable(done), std::nullopt, now, jobs);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->create.has_value());
-  EXPECT_FALSE(PendingFill(FilledTable(done)).has_value());
+  EXPECT_FALSE(PendingFill(FilledTable(done), std::nullopt).has_value());
   // Another query (CREATE OR REPLACE TABLE ... AS): filled again.
   auto replaced =
       PlanFill(FilledTable("  fill: {query: 'SELECT 2 AS \"N\"'}\n"), std::nullopt, now, jobs);

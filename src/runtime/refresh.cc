@@ -85,10 +85,16 @@ std::string QueryOf(const Resource& object) {
 // status.refreshedQuery, the digest of that query (docs/runtime.md, "Refreshes"): one replaced
 // with another query or created again while it was refreshed keeps its watermark, and the
 // refresh fails.
+//
+// A table's fill by hand (`hop refresh table/NAME` not run as the fill Job status.fill.job
+// names) is recorded in status.fill in the same update, as the reconciler records a fill Job's
+// end: lastOutcome Succeeded, finished, its query, and byHand (docs/ddl.md, CREATE TABLE ... AS).
 Result<SystemTime> AdvanceWatermark(store::Store& store, const store::ObjectRef& ref,
                                     const std::string& sql_name, SystemTime earned,
                                     const std::optional<ReadView>& read,
+                                    const RefreshOptions& options,
                                     std::optional<SystemTime>& moved_back) {
+  const bool fill = ref.kind == resource::TableKind::Info().group_kind();
   constexpr int kAttempts = 20;
   for (int attempt = 1;; ++attempt) {
     HOP_ASSIGN_OR_RETURN(Resource view, store.Get(ref));
@@ -106,10 +112,26 @@ Result<SystemTime> AdvanceWatermark(store::Store& store, const store::ObjectRef&
     const bool recorded =
         !read || (status != nullptr && status->is_object() &&
                   status->value(resource::kRefreshedQueryStatus, std::string()) == digest);
+    Json* fill_state = nullptr;
+    if (fill && read) {
+      Json& state = view.mutable_status()["fill"];
+      if (!state.is_object()) state = Json::object();
+      auto job = state.find("job");
+      const bool by_job = job != state.end() && job->is_string() && !options.job.empty() &&
+                          job->get<std::string>() == options.job;
+      if (!by_job) fill_state = &state;
+    }
     const bool back = current && *current > earned;
-    if (current && *current == earned && recorded) return earned;
+    if (current && *current == earned && recorded && fill_state == nullptr) return earned;
     if (!current || *current != earned) HOP_RETURN_IF_ERROR(fires.Advance(earned, sql_name));
     if (read) view.mutable_status()[resource::kRefreshedQueryStatus] = digest;
+    if (fill_state != nullptr) {
+      (*fill_state)["query"] = read->sql;
+      (*fill_state)["lastOutcome"] = "Succeeded";
+      (*fill_state)["finished"] = FormatRfc3339(options.clock->Now(), 3);
+      (*fill_state)["byHand"] = true;
+      fill_state->erase("message");
+    }
     auto written = store.UpdateStatus(std::move(view));
     if (written.ok()) {
       if (back) moved_back = current;
@@ -386,8 +408,9 @@ Result<RefreshOutcome> Replace(store::Store& store, const catalog::Catalog& cat,
     HOP_ASSIGN_OR_RETURN(outcome.rows, engine->Replace(cat, insert, engine::Budget{}));
     outcome.how = "replaced in the local database";
   }
-  HOP_ASSIGN_OR_RETURN(outcome.watermark, AdvanceWatermark(store, ref, sink.QualifiedName(),
-                                                           earned.at, read, outcome.moved_back));
+  HOP_ASSIGN_OR_RETURN(outcome.watermark,
+                       AdvanceWatermark(store, ref, sink.QualifiedName(), earned.at, read, options,
+                                        outcome.moved_back));
   outcome.view = sink.QualifiedName();
   outcome.resource = ref.name;
   outcome.fill = ref.kind == resource::TableKind::Info().group_kind();

@@ -26,6 +26,9 @@ struct RefreshOptions {
   // The View resource's name (`ads-audience`) or the view's SQL name (`ADS.AUDIENCE`); or
   // `table/NAME`, a table made by CREATE TABLE ... AS query, which its query fills.
   std::string view;
+  // The refresh or fill Job this runs as (its $HOP_JOB), "" by hand: a fill by hand is
+  // recorded in the table's status.fill, a Job's when the Job ends.
+  std::string job;
   const Clock* clock = &SystemClock();
 };
 

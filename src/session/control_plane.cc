@@ -421,7 +421,13 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
           {resource::ViewKind::Info().group_kind(), "", {}, std::string(resource::kMayBeBusyKey)}));
   for (const resource::Resource& view : views.items) {
     const std::string key = view.namespace_name() + "/" + view.name();
-    if (auto refresh = op::PendingRefresh(view)) busy.push_back("View " + key + ": " + *refresh);
+    std::optional<resource::Resource> refresh_job;
+    if (auto ref = op::RunningRefreshJob(view)) {
+      HOP_ASSIGN_OR_RETURN(refresh_job, store.Find(*ref));
+    }
+    if (auto refresh = op::PendingRefresh(view, refresh_job)) {
+      busy.push_back("View " + key + ": " + *refresh);
+    }
     Json status = view.status() && view.status()->is_object() ? *view.status() : Json::object();
     deploy::ViewFires fires(status);
     if (fires.HasPending()) {
@@ -457,7 +463,11 @@ Result<std::vector<std::string>> BusyWork(store::Store& store, SystemTime now) {
                                    {},
                                    std::string(resource::kMayBeBusyKey)}));
   for (const resource::Resource& table : tables.items) {
-    if (auto fill = op::PendingFill(table)) {
+    std::optional<resource::Resource> fill_job;
+    if (auto ref = op::RunningJob(table, "fill")) {
+      HOP_ASSIGN_OR_RETURN(fill_job, store.Find(*ref));
+    }
+    if (auto fill = op::PendingFill(table, fill_job)) {
       busy.push_back("Table " + table.namespace_name() + "/" + table.name() + ": " + *fill);
     }
     Json status = table.status() && table.status()->is_object() ? *table.status() : Json::object();
