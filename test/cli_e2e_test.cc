@@ -1361,9 +1361,7 @@ TEST(CliTest, AFailedRunNeverWedgesItsTriggerAndCanBeRetried) {
 // (no local Jobs) is Pending, with no duration.
 TEST(CliTest, GetJobsShowsTheirStatusDurationAndOwner) {
   StateDir state;
-  for (const char* file : {"test/sql/env/jobs.yaml", "examples/demo-environment.yaml"}) {
-    ASSERT_EQ(Hop(state.Flag() + " apply -f " + hop::testing::SourcePath(file)).status, 0);
-  }
+  ASSERT_EQ(hop::testing::ApplyTestEnvironment(HOP_BINARY, state.path()).second, 0);
   HopRun refreshes = Hop(state.Flag() + " -f -", R"(
 CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
 INSERT INTO local.orders VALUES ('a', '10'), ('b', 'x');
@@ -2808,13 +2806,7 @@ REFRESH MATERIALIZED VIEW pg.big;
 // fails says why in status.fill and leaves the table empty.
 TEST(CliTest, CreateTableAsFillsTheTableOnce) {
   StateDir state;
-  ASSERT_EQ(
-      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
-      0);
-  ASSERT_EQ(Hop(state.Flag() + " apply -f " +
-                hop::testing::SourcePath("examples/demo-environment.yaml"))
-                .status,
-            0);
+  ASSERT_EQ(hop::testing::ApplyTestEnvironment(HOP_BINARY, state.path()).second, 0);
   HopRun run = Hop(state.Flag() + " -f -", R"(
 CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
 INSERT INTO local.orders VALUES ('a', '10'), ('b', '20'), ('a', '5');
@@ -2863,13 +2855,7 @@ SELECT COUNT(*) AS n FROM local.broken;
 // fires at what it earned.
 TEST(CliTest, ARefreshEarnsTheEarliestWatermarkOfItsInputs) {
   StateDir state;
-  ASSERT_EQ(
-      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
-      0);
-  ASSERT_EQ(
-      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
-          .status,
-      0);
+  ASSERT_EQ(hop::testing::ApplyTestEnvironment(HOP_BINARY, state.path()).second, 0);
   HopRun made = Hop(state.Flag() + " -f -", R"(
 CREATE TABLE local.late (id INT);
 CREATE TABLE local.early (id INT);
@@ -3065,13 +3051,7 @@ CREATE MATERIALIZED VIEW local.outer_view AS SELECT id FROM local.inner_view;
 // refill, which replaces their rows too, sets it back to what the fill earns.
 TEST(CliTest, ATableItsFillHasNotFilledTakesNoProducersWatermark) {
   StateDir state;
-  ASSERT_EQ(
-      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
-      0);
-  ASSERT_EQ(
-      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
-          .status,
-      0);
+  ASSERT_EQ(hop::testing::ApplyTestEnvironment(HOP_BINARY, state.path()).second, 0);
   HopRun made = Hop(state.Flag() + " -f -", R"(
 CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
 INSERT INTO local.orders VALUES ('a', '10'), ('b', '20');
@@ -3154,13 +3134,7 @@ FIRE TABLE local.totals WATERMARK '2021-01-01T00:00:00Z';
 // never refreshed; the new query's fill sets the one it earns.
 TEST(CliTest, AReplacedTableAsQueryHasNoWatermarkUntilItsNewQueryFills) {
   StateDir state;
-  ASSERT_EQ(
-      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
-      0);
-  ASSERT_EQ(
-      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("examples/demo-environment.yaml"))
-          .status,
-      0);
+  ASSERT_EQ(hop::testing::ApplyTestEnvironment(HOP_BINARY, state.path()).second, 0);
   HopRun made = Hop(state.Flag() + " -f -", R"(
 CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
 INSERT INTO local.orders VALUES ('a', '10'), ('b', '20');
@@ -3400,13 +3374,7 @@ SELECT * FROM foo_sum;
 // trigger on that one. A refresh that fails leaves the rows and the watermark as they were.
 TEST(CliTest, RefreshesMoveRowsAndAdvanceWatermarks) {
   StateDir state;
-  ASSERT_EQ(
-      Hop(state.Flag() + " apply -f " + hop::testing::SourcePath("test/sql/env/jobs.yaml")).status,
-      0);
-  ASSERT_EQ(Hop(state.Flag() + " apply -f " +
-                hop::testing::SourcePath("examples/demo-environment.yaml"))
-                .status,
-            0);
+  ASSERT_EQ(hop::testing::ApplyTestEnvironment(HOP_BINARY, state.path()).second, 0);
   HopRun run = Hop(state.Flag() + " -f -", R"(
 CREATE TABLE local.orders (member VARCHAR, amount VARCHAR);
 INSERT INTO local.orders VALUES ('a', '10'), ('b', '20'), ('a', '5');
@@ -3497,9 +3465,7 @@ CREATE MATERIALIZED VIEW local.b WITH ('refresh' 'on-source-change') AS SELECT n
 // resync, so `hop wait` has nothing left to wait for.
 TEST(CliTest, ATriggerOnAnObjectWithAWatermarkFiresAtOnce) {
   StateDir state;
-  for (const char* env : {"test/sql/env/jobs.yaml", "examples/demo-environment.yaml"}) {
-    ASSERT_EQ(Hop(state.Flag() + " apply -f " + hop::testing::SourcePath(env)).status, 0);
-  }
+  ASSERT_EQ(hop::testing::ApplyTestEnvironment(HOP_BINARY, state.path()).second, 0);
   HopRun run = Hop(state.Flag() + " -f -", R"(
 CREATE TABLE local.e (id INT);
 CREATE MATERIALIZED VIEW local.b AS SELECT id FROM local.e;

@@ -11,6 +11,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "test/lib/datadriven.h"
+#include "test/lib/fixtures.h"
+
 extern char** environ;
 
 namespace hop::testing {
@@ -105,6 +108,17 @@ void HopServe::Kill() {
   if (pid_ <= 0) return;
   StopProcess(pid_, SIGKILL);
   pid_ = -1;
+}
+
+std::pair<std::string, int> ApplyTestEnvironment(const std::string& hop,
+                                                 const std::string& state_dir) {
+  std::string printed;
+  for (const char* file : {"test/sql/env/jobs.yaml", "examples/demo-environment.yaml"}) {
+    auto [out, status] = Shell(hop + " --state " + state_dir + " apply -f " + SourcePath(file));
+    printed += out;
+    if (status != 0) return {printed, status};
+  }
+  return {printed, 0};
 }
 
 }  // namespace hop::testing

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hop::testing {
@@ -56,6 +57,13 @@ pid_t SpawnLogged(const std::vector<std::string>& argv, const std::string& log);
 bool StopProcess(pid_t pid, int signal);
 // The content of `path` ("" when it cannot be read).
 std::string ReadFileText(const std::string& path);
+
+// Applies the environment most end-to-end tests of `hop` start from to the state directory
+// `state_dir`, with the binary `hop`: test/sql/env/jobs.yaml (JobTemplates whose Jobs run on
+// this machine) then examples/demo-environment.yaml (the demo's Databases and the local one).
+// What the applies printed, and the exit status of the first that failed (0 when none did).
+std::pair<std::string, int> ApplyTestEnvironment(const std::string& hop,
+                                                 const std::string& state_dir);
 
 // Waits until `condition` holds, checking every 20 ms, for up to `timeout`; whether it held.
 template <typename Condition>
