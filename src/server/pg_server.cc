@@ -72,6 +72,11 @@ constexpr std::string_view kNoTwoPhase = "hop does not support two-phase commit"
 
 constexpr std::string_view kPlanChanged = "cached plan must not change result type";
 
+// What hop answers a COPY statement (any form: FROM STDIN, TO STDOUT, a file, a program) and a
+// FunctionCall message, as feature_not_supported (0A000).
+constexpr std::string_view kNoCopy = "COPY is not supported by hop";
+constexpr std::string_view kNoFunctionCall = "the function call protocol is not supported by hop";
+
 Status PlanChanged(std::string_view statement, size_t columns) {
   return Status::InvalidArgument(fmt::format(
       "{}: prepared statement \"{}\" gave {} columns of other types when first described or "
@@ -1104,7 +1109,23 @@ void Connection::Run() {
         // ignores them outside a COPY (docs/pgwire.md).
         break;
       case 'F':
-        st = Status::InvalidArgument("the function call protocol is not supported by hop");
+        // FunctionCall is a message of the simple protocol: PostgreSQL answers it at once, with
+        // no Sync, and so does hop, with its refusal and ReadyForQuery.
+        SendError(Status::InvalidArgument(fmt::format(
+            "{} (FunctionCall message); call the function in a query instead (SELECT f(...))",
+            kNoFunctionCall)));
+        if (terminated_) {
+          Flush();
+          return;
+        }
+        SettingsAfterError();
+        if (transaction_ == 'T') transaction_ = 'E';
+        if (transaction_ == 'I') {
+          EndSettingsScope(/*commit=*/true);
+          DropCursors();
+          portals_.clear();
+        }
+        ReadyForQuery();
         break;
       default:
         Fatal("08P01", fmt::format("protocol violation: unknown message type '{}' (0x{:02x})",
@@ -1128,7 +1149,8 @@ void Connection::Run() {
     }
     // The extended protocol's replies wait for Sync or Flush, as PostgreSQL's do: one write per
     // round trip.
-    const bool reply = type == 'Q' || type == 'S' || type == 'H' || out_.size() >= kSendChunk;
+    const bool reply =
+        type == 'Q' || type == 'S' || type == 'H' || type == 'F' || out_.size() >= kSendChunk;
     if (reply && Flush() != Stop::kNone) return;
   }
 }
@@ -1221,6 +1243,8 @@ void Connection::SendError(const Status& st, std::string_view query, size_t offs
   }
   if (st.message().rfind(kPlanChanged, 0) == 0) f.sqlstate = "0A000";  // feature_not_supported
   if (st.message().find(kNoTwoPhase) != std::string::npos) f.sqlstate = "0A000";
+  if (st.message().rfind(kNoCopy, 0) == 0) f.sqlstate = "0A000";
+  if (st.message().rfind(kNoFunctionCall, 0) == 0) f.sqlstate = "0A000";
   WriteError(out_, f);
 }
 
@@ -1324,6 +1348,21 @@ std::string TwoPhaseStatement(std::string_view text) {
     return first + " " + second;
   }
   return {};
+}
+
+// A COPY statement (whatever follows COPY: hop supports none of its forms) refused: 0A000 with
+// what to use instead; OK for any other statement.
+Status RefuseCopy(std::string_view text) {
+  std::vector<sql::Token> tokens;
+  if (!sql::Tokenize(text, {}, &tokens).ok() || tokens.empty()) return Status::OK();
+  if (tokens[0].type != sql::TokenType::kWord ||
+      AsciiToUpper(text.substr(tokens[0].offset, tokens[0].length)) != "COPY") {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(fmt::format(
+      "{} (neither FROM STDIN nor TO STDOUT, nor a file or a program); add rows with INSERT "
+      "INTO ... VALUES or INSERT INTO ... SELECT, and read them with SELECT",
+      kNoCopy));
 }
 
 }  // namespace
@@ -1642,6 +1681,7 @@ Status Connection::Run(std::string_view text, Pending& p, const SourceOrigin& or
   if (transaction_ == 'E') {
     return Status::InvalidArgument(std::string(kAborted));
   }
+  HOP_RETURN_IF_ERROR(RefuseCopy(text));
   if (auto handled = SettingStatement(text, p, origin)) return *handled;
   if (auto handled = ClientSettingStatement(text, p)) return *handled;
   if (auto handled = Deallocate(text, p)) return *handled;
@@ -1839,6 +1879,7 @@ Status Connection::ParseMsg(std::string_view body) {
     return Status::ParseError("cannot insert multiple commands into a prepared statement");
   }
   prepared.query = items.empty() ? std::string() : std::string(items[0].text);
+  HOP_RETURN_IF_ERROR(RefuseCopy(prepared.query));
   if (!m.statement.empty() && statements_.count(m.statement) != 0) {
     return Status::AlreadyExists(
         fmt::format("prepared statement \"{}\" already exists", m.statement));

@@ -1462,6 +1462,62 @@ TEST_F(PgServerTest, QueryErrorsHavePostgresqlsSqlstatesAndNoCategory) {
   PQfinish(c);
 }
 
+// COPY, in any of its forms and either protocol, is refused with feature_not_supported and
+// words saying what to use instead, not a syntax error; the connection goes on.
+TEST_F(PgServerTest, CopyIsRefusedAsNotSupported) {
+  StartServer();
+  PGconn* c = Connect();
+  const char* kCopies[] = {
+      "COPY t FROM STDIN",
+      "copy t (a, b) from stdin with (format csv)",
+      "COPY t TO STDOUT",
+      "COPY (SELECT 1) TO STDOUT WITH CSV HEADER",
+      "COPY t FROM '/tmp/hop-copy-input'",
+      "COPY t TO PROGRAM 'cat'",
+      "/* psql */ COPY public.t FROM STDIN BINARY",
+  };
+  for (const char* copy : kCopies) {
+    for (bool extended : {false, true}) {
+      PGresult* r = extended ? PQexecParams(c, copy, 0, nullptr, nullptr, nullptr, nullptr, 0)
+                             : PQexec(c, copy);
+      EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR) << copy;
+      const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+      EXPECT_STREQ(state ? state : "", "0A000") << copy << ": " << PQresultErrorMessage(r);
+      const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+      const std::string message = primary ? primary : "";
+      EXPECT_EQ(message.rfind("COPY is not supported by hop", 0), 0u) << copy << ": " << message;
+      EXPECT_NE(message.find("INSERT"), std::string::npos) << message;
+      PQclear(r);
+      r = PQexec(c, "SELECT 'after'");
+      EXPECT_STREQ(PQgetvalue(r, 0, 0), "after") << copy;
+      PQclear(r);
+    }
+  }
+  PQfinish(c);
+}
+
+// A FunctionCall message is answered at once, as PostgreSQL answers it (it belongs to the simple
+// protocol: no Sync follows it): ErrorResponse 0A000, then ReadyForQuery.
+TEST_F(PgServerTest, FunctionCallIsAnsweredAtOnceAsNotSupported) {
+  StartServer();
+  const int fd = Raw();
+  Send(fd, Startup());
+  ReadAll(fd, kReadyIdle);
+  // Function OID 1598 (random()), no argument format codes, no arguments, a text result.
+  std::string body = Be32(1598);
+  body += std::string("\0\0\0\0\0\0", 6);
+  Send(fd, Msg('F', body));
+  std::string got = ReadAll(fd, kReadyIdle);
+  EXPECT_EQ(Types(got), "EZ") << ::testing::PrintToString(got);
+  EXPECT_NE(got.find("0A000"), std::string::npos) << ::testing::PrintToString(got);
+  EXPECT_NE(got.find("function call protocol is not supported"), std::string::npos);
+  // The connection goes on.
+  Send(fd, Msg('Q', std::string("SELECT 'next'\0", 14)));
+  got = ReadAll(fd, kReadyIdle);
+  EXPECT_EQ(Types(got), "TDCZ") << ::testing::PrintToString(got);
+  close(fd);
+}
+
 // TimeZone is shown and reported by the name it was set to, as PostgreSQL does; a DateStyle of
 // another field order than MDY is refused (hop reads dates only as year-month-day), not taken
 // and ignored.
