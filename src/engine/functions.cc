@@ -447,6 +447,10 @@ Result<Value> CastValue(const Value& v, const Rep& from, const Rep& to) {
     if (to.kind == RepKind::kBinary) return Value::Blob(v.s);
     auto parsed = ParseValue(v.s, to);
     if (!parsed.ok()) {
+      // A number too large for its type keeps its own words, the rest are text of no value.
+      if (parsed.status().message().find(" is out of range for ") != std::string::npos) {
+        return parsed.status();
+      }
       return Status::InvalidArgument(fmt::format("Cannot cast '{}' to {}", v.s, RepTypeName(to)));
     }
     return parsed;

@@ -527,9 +527,16 @@ Result<Value> ParseValue(std::string_view text, const Rep& rep) {
       if (!s.empty() && s[0] == '+') s.remove_prefix(1);
       int64_t v = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (s.empty() || ec != std::errc() || p != s.data() + s.size() ||
-          v < IntegerMin(rep.type.name) || v > IntegerMax(rep.type.name)) {
+      if (s.empty() || p != s.data() + s.size() ||
+          (ec != std::errc() && ec != std::errc::result_out_of_range)) {
         return NotA(text, rep);
+      }
+      // A whole number, but too large for the type: out of range, not "not a number" (PostgreSQL
+      // tells the two apart, 22003 and 22P02).
+      if (ec == std::errc::result_out_of_range || v < IntegerMin(rep.type.name) ||
+          v > IntegerMax(rep.type.name)) {
+        return Status::InvalidArgument(
+            fmt::format("'{}' is out of range for {}", Trim(text), RepTypeName(rep)));
       }
       return Value::Int(v);
     }

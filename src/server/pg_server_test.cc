@@ -1429,12 +1429,15 @@ TEST_F(PgServerTest, QueryErrorsHavePostgresqlsSqlstatesAndNoCategory) {
       {"SELECT CAST(1 AS DECIMAL(3, 1)) / 0", "22012"},
       {"SELECT 9223372036854775807 + 1", "22003"},  // numeric_value_out_of_range
       {"SELECT CAST(40000 AS SMALLINT)", "22003"},
-      {"SELECT CAST('abc' AS INTEGER)", "22P02"},  // invalid_text_representation
-      {"SELECT * FROM nosuch", "42P01"},           // undefined_table
-      {"SELECT nope", "42703"},                    // undefined_column
-      {"SELECT nosuchfunction(1)", "42883"},       // undefined_function
-      {"SELEC 1", "42601"},                        // syntax_error
-      {"PREPARE TRANSACTION 'x'", "0A000"},        // feature_not_supported
+      {"SELECT CAST('abc' AS INTEGER)", "22P02"},          // invalid_text_representation
+      {"SELECT CAST('99999999999' AS INTEGER)", "22003"},  // a number, out of range
+      {"SELECT CAST(' 70000 ' AS SMALLINT)", "22003"},
+      {"SELECT CAST('1e3' AS INTEGER)", "22P02"},
+      {"SELECT * FROM nosuch", "42P01"},      // undefined_table
+      {"SELECT nope", "42703"},               // undefined_column
+      {"SELECT nosuchfunction(1)", "42883"},  // undefined_function
+      {"SELEC 1", "42601"},                   // syntax_error
+      {"PREPARE TRANSACTION 'x'", "0A000"},   // feature_not_supported
       {"COMMIT PREPARED 'x'", "0A000"},
       {"ROLLBACK PREPARED 'x'", "0A000"},
   };

@@ -81,6 +81,10 @@ SELECT id, CAST(age AS DOUBLE) / 7 AS a FROM local.emp ORDER BY id;
 SELECT id, CAST(id AS VARCHAR) || '-' || name AS k FROM local.emp ORDER BY id;
 -- postgres: SELECT CAST('abc' AS INTEGER)
 SELECT CAST('abc' AS INTEGER);
+-- A whole number too large for its type is out of range (22003), not text of no number (22P02).
+SELECT CAST('99999999999' AS INTEGER);
+SELECT CAST('99999999999999999999999' AS BIGINT);
+SELECT CAST('-40000' AS SMALLINT);
 SELECT '1' + 2 AS a, '3' * 2 AS b;
 -- sqlstate: 22P02 hop casts each w to INTEGER as Calcite does, where PostgreSQL has no = of text and integer (42883)
 SELECT id FROM local.words WHERE w = 100;
