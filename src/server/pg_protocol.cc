@@ -446,6 +446,43 @@ ErrorFields ErrorOf(const Status& status, std::string_view query, size_t offset)
   return f;
 }
 
+std::vector<std::pair<std::string, std::string>> StartupOptionSettings(std::string_view options) {
+  std::vector<std::string> words;
+  bool in_word = false;
+  for (size_t i = 0; i < options.size(); ++i) {
+    const char ch = options[i];
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v') {
+      in_word = false;
+      continue;
+    }
+    if (!in_word) words.emplace_back();
+    in_word = true;
+    // A backslash takes the next character as it is; one at the very end stays.
+    words.back() += ch == '\\' && i + 1 < options.size() ? options[++i] : ch;
+  }
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string pair;
+    if (words[i] == "-c" && i + 1 < words.size()) {
+      pair = words[++i];
+    } else if (words[i].rfind("--", 0) == 0) {
+      pair = words[i].substr(2);
+    } else if (words[i].rfind("-c", 0) == 0) {
+      pair = words[i].substr(2);
+    } else {
+      continue;
+    }
+    const size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    std::string name = pair.substr(0, eq);
+    for (char& c : name) {
+      if (c == '-') c = '_';
+    }
+    settings.emplace_back(std::move(name), pair.substr(eq + 1));
+  }
+  return settings;
+}
+
 Result<std::chrono::milliseconds> ParseTimeoutSetting(std::string_view name,
                                                       std::string_view value) {
   auto invalid = [&](std::string_view hint) {

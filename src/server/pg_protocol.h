@@ -128,6 +128,12 @@ std::string_view SqlState(StatusCode code);
 // (where the statement starts at byte `offset`).
 ErrorFields ErrorOf(const Status& status, std::string_view query = {}, size_t offset = 0);
 
+// The settings a startup packet's `options` gives, as PostgreSQL reads that parameter: words
+// split at blanks, a backslash taking the next character as it is (`a\ b` is `a b`, `\\` a
+// backslash); `-c name=value`, `-cname=value` and `--name=value` each give a setting (a dash
+// in the name read as `_`), in order. Other words (other switches) give none.
+std::vector<std::pair<std::string, std::string>> StartupOptionSettings(std::string_view options);
+
 // A value of one of PostgreSQL's timeout settings, `name` (statement_timeout,
 // idle_in_transaction_session_timeout), as PostgreSQL reads one: a number, optionally
 // fractional, and a unit (`us`, `ms`, `s`, `min`, `h`, `d`; none: milliseconds), rounded to

@@ -205,5 +205,25 @@ TEST(PgProtocolTest, StatementTimeoutValues) {
   }
 }
 
+// `options` read as PostgreSQL reads it: blanks split words, a backslash takes the next character.
+TEST(PgProtocolTest, ReadsStartupOptionsAsPostgresqlDoes) {
+  using Settings = std::vector<std::pair<std::string, std::string>>;
+  struct Case {
+    const char* options;
+    Settings settings;
+  };
+  const Case kCases[] = {
+      {"-c application_name=a\\ b", {{"application_name", "a b"}}},
+      {"-c a=x\\\\y\\ z  -cb=2", {{"a", "x\\y z"}, {"b", "2"}}},
+      {"--extra-float-digits=3 -c", {{"extra_float_digits", "3"}}},
+      {"  -c  a=f\\g -B 100 -c nothing", {{"a", "fg"}}},
+      {"-c a=end\\", {{"a", "end\\"}}},
+      {"", {}},
+  };
+  for (const Case& k : kCases) {
+    EXPECT_EQ(StartupOptionSettings(k.options), k.settings) << k.options;
+  }
+}
+
 }  // namespace
 }  // namespace hop::server

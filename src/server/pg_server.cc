@@ -736,46 +736,34 @@ bool Connection::Startup() {
     }
     // `options` (-c name=value) may carry client settings; those hop does not do are refused.
     const std::string options = packet->Parameter("options");
-    if (!options.empty()) {
-      std::string_view rest = options;
-      while (!rest.empty()) {
-        const size_t c = rest.find("-c");
-        if (c == std::string_view::npos) break;
-        rest.remove_prefix(c + 2);
-        while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-        const size_t end = rest.find(' ');
-        std::string_view pair = rest.substr(0, end);
-        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
-        const size_t eq = pair.find('=');
-        if (eq == std::string_view::npos) continue;
-        const ClientSetting* s = FindClientSetting(pair.substr(0, eq));
-        const std::string value = AsciiToLower(pair.substr(eq + 1));
-        if (s == nullptr && IsHopSetting(pair.substr(0, eq))) {
-          startup_hop_settings_.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
-          continue;
-        }
-        if (s == nullptr) {
-          Fatal("42704", fmt::format("unrecognized configuration parameter \"{}\" in options "
-                                     "(hop accepts the settings docs/pgwire.md lists)",
-                                     pair.substr(0, eq)));
+    for (const auto& [name, setting] : StartupOptionSettings(options)) {
+      const ClientSetting* s = FindClientSetting(name);
+      const std::string value = AsciiToLower(setting);
+      if (s == nullptr && IsHopSetting(name)) {
+        startup_hop_settings_.emplace_back(name, setting);
+        continue;
+      }
+      if (s == nullptr) {
+        Fatal("42704", fmt::format("unrecognized configuration parameter \"{}\" in options "
+                                   "(hop accepts the settings docs/pgwire.md lists)",
+                                   name));
+        return false;
+      }
+      if (s->accepts != nullptr && !s->accepts(value)) {
+        Fatal("22023", fmt::format("hop only does {} = {}", s->name, s->does));
+        return false;
+      }
+      if (EqualsIgnoreCase(s->name, "application_name")) {
+        pg_.application_name = setting;
+      } else if (EqualsIgnoreCase(s->name, "timezone")) {
+        pg_.timezone = std::string(*UtcZoneName(value));
+      } else if (TimeoutSetting(s->name) != nullptr) {
+        if (Status set = SetTimeoutSetting(s->name, setting); !set.ok()) {
+          Fatal("22023", set.message());
           return false;
         }
-        if (s->accepts != nullptr && !s->accepts(value)) {
-          Fatal("22023", fmt::format("hop only does {} = {}", s->name, s->does));
-          return false;
-        }
-        if (EqualsIgnoreCase(s->name, "application_name")) {
-          pg_.application_name = std::string(pair.substr(eq + 1));
-        } else if (EqualsIgnoreCase(s->name, "timezone")) {
-          pg_.timezone = std::string(*UtcZoneName(value));
-        } else if (TimeoutSetting(s->name) != nullptr) {
-          if (Status set = SetTimeoutSetting(s->name, pair.substr(eq + 1)); !set.ok()) {
-            Fatal("22023", set.message());
-            return false;
-          }
-        } else if (s->accepts == nullptr) {
-          pg_.client_values[s->name] = std::string(pair.substr(eq + 1));
-        }
+      } else if (s->accepts == nullptr) {
+        pg_.client_values[s->name] = setting;
       }
     }
     // The packet's own parameters come after `options`, and win over them, as in PostgreSQL.
@@ -1511,10 +1499,13 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   }
   if (i >= words.size()) return std::nullopt;
   std::string name(words[i]);
-  // SET TIME ZONE x is SET TimeZone = x.
+  // SET TIME ZONE x is SET TimeZone = x, and SET TIME ZONE LOCAL (the word, not a string) is
+  // SET TimeZone TO DEFAULT, as in PostgreSQL.
+  bool time_zone = false;
   if (set && EqualsIgnoreCase(name, "TIME") && i + 1 < words.size() &&
       EqualsIgnoreCase(words[i + 1], "ZONE")) {
     name = "timezone";
+    time_zone = true;
     ++i;
   }
   const ClientSetting* s = FindClientSetting(name);
@@ -1548,7 +1539,8 @@ std::optional<Status> Connection::ClientSettingStatement(std::string_view text, 
   ++i;
   if (i < words.size() && (words[i] == "=" || EqualsIgnoreCase(words[i], "TO"))) ++i;
   if (i + 1 == words.size() && toks[i]->type == sql::TokenType::kWord &&
-      EqualsIgnoreCase(words[i], "DEFAULT")) {
+      (EqualsIgnoreCase(words[i], "DEFAULT") ||
+       (time_zone && EqualsIgnoreCase(words[i], "LOCAL")))) {
     // Back to the value the connection started with, as PostgreSQL's RESET.
     if (apply) {
       Settings now = CurrentSettings();

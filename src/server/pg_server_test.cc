@@ -1521,6 +1521,43 @@ TEST_F(PgServerTest, FunctionCallIsAnsweredAtOnceAsNotSupported) {
   close(fd);
 }
 
+// SET TIME ZONE LOCAL goes back to the connection's starting zone, as SET TIME ZONE DEFAULT
+// does in PostgreSQL; the startup packet's `options` are read as PostgreSQL reads them, a
+// backslash taking the next character (a blank or a backslash) into the value.
+TEST_F(PgServerTest, SetTimeZoneLocalAndEscapedStartupOptions) {
+  StartServer();
+  PGconn* c = Connect(R"(options='-c TimeZone=Etc/UTC -c application_name=a\\ b\\\\c )"
+                      R"(-csearch_path=x --extra-float-digits=3')");
+  ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+  auto show = [&](const char* name) {
+    PGresult* r = PQexec(c, (std::string("SHOW ") + name).c_str());
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK ? PQgetvalue(r, 0, 0) : "?";
+    PQclear(r);
+    return v;
+  };
+  EXPECT_EQ(show("application_name"), "a b\\c");
+  EXPECT_STREQ(PQparameterStatus(c, "application_name"), "a b\\c");
+  EXPECT_EQ(show("search_path"), "x");
+  EXPECT_EQ(show("extra_float_digits"), "3");
+  for (const char* local : {"SET TIME ZONE LOCAL", "set time zone local", "SET TIME ZONE DEFAULT",
+                            "SET LOCAL TIME ZONE LOCAL"}) {
+    PGresult* r = PQexec(c, "SET TIME ZONE 'UTC'");
+    PQclear(r);
+    EXPECT_EQ(show("TimeZone"), "UTC");
+    r = PQexec(c, local);
+    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << local << ": " << PQresultErrorMessage(r);
+    PQclear(r);
+    if (std::string_view(local).find("SET LOCAL") == std::string_view::npos) {
+      EXPECT_EQ(show("TimeZone"), "Etc/UTC") << local;
+    }
+  }
+  // The string 'LOCAL' names no zone, in PostgreSQL too.
+  PGresult* r = PQexec(c, "SET TIME ZONE 'LOCAL'");
+  EXPECT_EQ(PQresultStatus(r), PGRES_FATAL_ERROR);
+  PQclear(r);
+  PQfinish(c);
+}
+
 // TimeZone is shown and reported by the name it was set to, as PostgreSQL does; a DateStyle of
 // another field order than MDY is refused (hop reads dates only as year-month-day), not taken
 // and ignored.
