@@ -141,6 +141,33 @@ TEST_F(PgwireClientsTest, PsqlCommandsAndErrors) {
   EXPECT_NE(err.find("LINE 1: SELECT FROM c.people"), std::string::npos) << err;
 }
 
+// psql's \copy is refused as not supported (0A000, not a syntax error) and says what to use;
+// \password's first question, CURRENT_USER, is the connection's user; \dT and \dp answer from
+// the emulated pg_catalog, and \df, \dx and \dconfig, which read tables it does not have, say
+// so (docs/pgwire.md, docs/pg_catalog.md).
+TEST_F(PgwireClientsTest, PsqlCopyCurrentUserAndCatalogCommands) {
+  auto [copy, crc] =
+      Shell(fmt("printf '1\\n\\\\.\\n' | psql {} -X -v VERBOSITY=verbose -c "
+                "'\\copy c.people from stdin' 2>&1"));
+  EXPECT_NE(crc, 0) << copy;
+  EXPECT_NE(copy.find("ERROR:  0A000: COPY is not supported by hop"), std::string::npos) << copy;
+  EXPECT_NE(copy.find("INSERT"), std::string::npos) << copy;
+  auto [user, urc] = Shell(fmt("psql {} -X -A -t -c 'SELECT CURRENT_USER, SESSION_USER'"));
+  EXPECT_EQ(urc, 0) << user;
+  EXPECT_EQ(user, "t|t\n");
+  auto [types, trc] = Shell(fmt("psql {} -X -A -t -c '\\dT' -c '\\dp c.*'"));
+  EXPECT_EQ(trc, 0) << types;
+  EXPECT_EQ(types, "c|people|table|||\nc|top|view|||\n") << types;
+  for (const char* command : {"\\df", "\\dx", "\\dconfig"}) {
+    auto [missing, mrc] = Shell(fmt(std::string("psql {} -X -c '") + command + "' 2>&1"));
+    EXPECT_NE(mrc, 0) << command;
+    EXPECT_NE(missing.find("hop emulates only the tables of PostgreSQL's catalog that "
+                           "docs/pg_catalog.md lists"),
+              std::string::npos)
+        << missing;
+  }
+}
+
 // hop serve --pg-idle-in-transaction-timeout is the default of each connection's
 // idle_in_transaction_session_timeout, which it may SET (docs/pgwire.md, "Settings").
 TEST_F(PgwireClientsTest, TheServersIdleInTransactionTimeoutIsTheSessionsDefault) {

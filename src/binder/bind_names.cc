@@ -47,7 +47,9 @@ Result<From> Binder::Impl::Table(const sql::BaseTableRef& ref, const Scope* oute
     std::shared_ptr<const catalog::Table> pg = PgTable(path);
     if (!pg) {
       return ErrorCode(StatusCode::kCatalogNotFound, ref.loc,
-                       fmt::format("Object '{}' not found within '{}'", path[1], path[0]));
+                       fmt::format("Object '{}' not found within '{}': hop emulates only the "
+                                   "tables of PostgreSQL's catalog that docs/pg_catalog.md lists",
+                                   path[1], path[0]));
     }
     Rel scan;
     scan.kind = RelKind::kScan;

@@ -253,6 +253,15 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
     HOP_RETURN_IF_ERROR(arity(0));
     return StringLiteral(std::string(kVersion));
   }
+  if (f.niladic && (name == "CURRENT_USER" || name == "SESSION_USER" || name == "CURRENT_ROLE" ||
+                    name == "USER")) {
+    if (!user_) {
+      return Error(f.loc, fmt::format("{} has no value here: only a session's statements have a "
+                                      "user (a materialized view's pipeline has none)",
+                                      name));
+    }
+    return StringLiteral(*user_);
+  }
   if (name == "CURRENT_DATABASE") {
     HOP_RETURN_IF_ERROR(arity(0));
     return StringLiteral(Pg().database());
@@ -288,6 +297,26 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
     for (uint32_t oid : Pg().VisibleRelations()) {
       HOP_ASSIGN_OR_RETURN(ScalarPtr e, IntegerLiteral(oid));
       s.args.push_back(std::move(e));
+    }
+    s.type = WithNullable(DataType(TypeName::kBoolean), IsNullable(args[0]->type));
+    return Make(std::move(s));
+  }
+  if (name == "PG_TYPE_IS_VISIBLE") {
+    // Every type is pg_catalog's, first on the search path: visible when it is one of them.
+    HOP_RETURN_IF_ERROR(arity(1));
+    if (!IsExactNumeric(args[0]->type) && !IsNull(args[0]->type)) {
+      return Error(f.loc, "pg_type_is_visible takes an OID");
+    }
+    Scalar s;
+    s.kind = ScalarKind::kInList;
+    s.args.push_back(args[0]);
+    for (const catalog::PgScalarType& t : catalog::PgScalarTypes()) {
+      HOP_ASSIGN_OR_RETURN(ScalarPtr e, IntegerLiteral(t.type.oid));
+      s.args.push_back(std::move(e));
+      if (t.array_oid != 0) {
+        HOP_ASSIGN_OR_RETURN(ScalarPtr a, IntegerLiteral(t.array_oid));
+        s.args.push_back(std::move(a));
+      }
     }
     s.type = WithNullable(DataType(TypeName::kBoolean), IsNullable(args[0]->type));
     return Make(std::move(s));

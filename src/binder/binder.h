@@ -48,6 +48,10 @@ class Binder {
   // other views fails with "View ADS.V2 would depend on itself: ADS.V2 -> ADS.V1 -> ADS.V2", and
   // the view counts towards the nesting bound, so that what can be defined can be queried.
   void SetDefinedView(std::vector<std::string> path);
+  // The user CURRENT_USER, SESSION_USER, CURRENT_ROLE and USER name (a session's). Unset, those
+  // fail to bind with an error saying the statement has no user (a view's pipeline, which runs
+  // elsewhere, has none).
+  void SetUser(std::string user);
 
   Result<RelPtr> BindQuery(const sql::Query& query);
 

@@ -94,7 +94,7 @@ std::vector<Row> AttributeRows(const PgCatalog& pg) {
       out.push_back({Num(r.oid), PgName(c.name), Num(t.oid), Num(t.length), Num(num),
                      Num(t.modifier), Num(array ? 1 : 0), Bool(!Nullable(c.type)), Bool(false),
                      Text(""), Text(""), Bool(false), Num(collatable ? 100 : 0), Text(storage),
-                     Text(""), Num(-1)});
+                     Text(""), Num(-1), kNull});
     }
   }
   return out;
@@ -277,7 +277,8 @@ const std::vector<Spec>& Specs() {
         {"ATTCOLLATION", "BIGINT NOT NULL"},
         {"ATTSTORAGE", "VARCHAR NOT NULL"},
         {"ATTCOMPRESSION", "VARCHAR NOT NULL"},
-        {"ATTSTATTARGET", "INTEGER NOT NULL"}},
+        {"ATTSTATTARGET", "INTEGER NOT NULL"},
+        {"ATTACL", "VARCHAR ARRAY"}},
        AttributeRows},
       {kPgCatalogSchema,
        "PG_TYPE",

@@ -974,6 +974,7 @@ void Connection::Run() {
   if (!Authenticate(user_)) return;
   session::Properties props = server_.options_.properties;
   props.budget.cancel = &cancel_;
+  props.user = user_;  // CURRENT_USER: the startup packet's user, as PostgreSQL's session user
   session_ = std::make_unique<session::Session>(server_.store_, std::move(props));
   // hop's own settings from the startup packet, as SET would give them; they are the
   // connection's starting values, which RESET goes back to.

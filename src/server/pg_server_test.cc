@@ -1558,6 +1558,23 @@ TEST_F(PgServerTest, SetTimeZoneLocalAndEscapedStartupOptions) {
   PQfinish(c);
 }
 
+// CURRENT_USER and its kin, written bare as in PostgreSQL, name the connection's user (the
+// startup packet's), in both protocols; psql's \password asks it first.
+TEST_F(PgServerTest, CurrentUserIsTheConnectionsUser) {
+  StartServer();
+  PGconn* c = Connect();
+  const char* kQuery = "SELECT CURRENT_USER, session_user, user, Current_Role";
+  for (bool extended : {false, true}) {
+    PGresult* r = extended ? PQexecParams(c, kQuery, 0, nullptr, nullptr, nullptr, nullptr, 0)
+                           : PQexec(c, kQuery);
+    ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+    ASSERT_EQ(PQnfields(r), 4);
+    for (int i = 0; i < 4; ++i) EXPECT_STREQ(PQgetvalue(r, 0, i), "tester") << i;
+    PQclear(r);
+  }
+  PQfinish(c);
+}
+
 // TimeZone is shown and reported by the name it was set to, as PostgreSQL does; a DateStyle of
 // another field order than MDY is refused (hop reads dates only as year-month-day), not taken
 // and ignored.

@@ -1,6 +1,8 @@
 #include "session/session.h"
 
 #include <fmt/format.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -36,6 +38,26 @@
 #include "sql/unparser.h"
 
 namespace hop::session {
+
+namespace {
+
+// The user a session's CURRENT_USER names: its own (a PostgreSQL connection's), else the
+// operating system's user the process runs as, by name when it has one (docs/sql.md).
+std::string SessionUser(const Properties& properties) {
+  if (!properties.user.empty()) return properties.user;
+  const uid_t uid = geteuid();
+  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
+  std::vector<char> buffer(static_cast<size_t>(size > 0 ? size : 16384));
+  passwd entry{};
+  passwd* found = nullptr;
+  if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+      found->pw_name != nullptr && found->pw_name[0] != '\0') {
+    return found->pw_name;
+  }
+  return std::to_string(uid);
+}
+
+}  // namespace
 
 namespace {
 
@@ -937,6 +959,7 @@ Status Session::Describe(std::vector<std::string> path, std::string_view typed, 
   if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
     // A view's columns are its query's.
     binder::Binder binder(cat);
+    binder.SetUser(SessionUser(properties_));
     HOP_ASSIGN_OR_RETURN(binder::RelPtr view, binder.BindView(*table));
     row = view->row_type;
   }
@@ -1215,6 +1238,7 @@ Result<Session::BoundQuery> Session::BindQuery(const sql::Statement& stmt) {
   auto bind = [&](const catalog::Catalog& cat) -> Result<BoundQuery> {
     cat.ForgetConsulted();
     binder::Binder binder(cat);
+    binder.SetUser(SessionUser(properties_));
     binder.SetStatement(&stmt);
     HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
                          binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
@@ -1259,6 +1283,7 @@ Status Session::RunQuery(const BoundQuery& bound, ResultSink& sink) {
 Status Session::Insert(const sql::Statement& stmt, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
   binder::Binder binder(*cat);
+  binder.SetUser(SessionUser(properties_));
   binder.SetStatement(&stmt);
   HOP_ASSIGN_OR_RETURN(binder::BoundInsert insert,
                        binder.BindInsert(stmt.As<sql::InsertStatement>()));
@@ -1311,6 +1336,7 @@ Status Session::Explain(const sql::Statement& stmt, std::string& out) {
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
   binder::Binder binder(*cat);
+  binder.SetUser(SessionUser(properties_));
   binder.SetStatement(&stmt);
   HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
                        binder.BindQuery(*stmt.As<sql::QueryStatement>().query));

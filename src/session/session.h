@@ -67,6 +67,10 @@ struct Properties {
   bool specify_all = false;
   // What one query may use (SET query_timeout, query_memory).
   engine::Budget budget = {std::chrono::milliseconds(0), int64_t{1024} * 1024 * 1024};
+  // The user CURRENT_USER (SESSION_USER, USER) names: a PostgreSQL connection's (hop serve gives
+  // the startup packet's); empty: the user of the operating system the process runs as (the
+  // shell, `hop -e`).
+  std::string user;
 };
 
 // Parses a hints list `k1=v1,k2=v2`: entries split on ',' then at the first '=', keys and values

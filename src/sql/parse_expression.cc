@@ -527,6 +527,22 @@ ExprPtr Parser::ParsePrimary() {
     }
     default: break;
   }
+  // CURRENT_USER, SESSION_USER, CURRENT_ROLE and USER, written bare as PostgreSQL has them (its
+  // reserved words): the session's user. Not keywords of hop's, so a call or a qualified name
+  // of the same spelling (`user.id`) is still a name.
+  if (t.keyword == Keyword::kNone && !PeekType(TokenType::kLParen, 1) &&
+      !PeekType(TokenType::kDot, 1)) {
+    const std::string word = AsciiToUpper(TokenText(t));
+    if (word == "CURRENT_USER" || word == "SESSION_USER" || word == "CURRENT_ROLE" ||
+        word == "USER") {
+      ++pos_;
+      auto node = Make<FunctionExpr>(t);
+      node->name.parts.emplace_back(word);
+      node->name.parts.back().loc = t.loc;
+      node->niladic = true;
+      return node;
+    }
+  }
   if (!PeekIdentifier()) {
     NoteExpectedCategory(ExpectCategory::kExpression);
     return nullptr;
