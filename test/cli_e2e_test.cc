@@ -377,6 +377,23 @@ TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
   std::filesystem::remove_all(state);
 }
 
+// A parse error's caret stays under the character it points at when the line it shows has a
+// secret redacted, which changes the line's length.
+TEST(CliTest, TheCaretUnderARedactedLinePointsAtTheError) {
+  HopRun r = Hop("-e \"SELECT 'password=hunter2' AS x FROM t WHERE ((\"");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.out.find("hunter2"), std::string::npos) << r.out;
+  // The column is the statement's as typed, as PostgreSQL's position counts the query sent.
+  EXPECT_NE(r.out.find("at line 1, column 47\n"), std::string::npos) << r.out;
+  const std::string line = "SELECT 'password=<redacted>' AS x FROM t WHERE ((";
+  const size_t at = r.out.find(line + "\n");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string caret = r.out.substr(
+      at + line.size() + 1, r.out.find('\n', at + line.size() + 1) - at - line.size() - 1);
+  // The statement ends after the second `(`: the caret is past it, at the end of the line.
+  EXPECT_EQ(caret, std::string(line.size(), ' ') + "^") << r.out;
+}
+
 // Queries from the command line: results in the format --format asks for, errors on stderr with a
 // failing exit status, and local tables that outlive the process and are read by the next one.
 TEST(CliTest, QueriesRunFromTheCommandLineInTheChosenFormat) {

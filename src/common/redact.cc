@@ -113,10 +113,26 @@ bool IsReference(std::string_view value) {
 
 bool IsSqlBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// The [begin, end) ranges of a text one step of RedactSecrets replaced by kRedacted, in order.
+using Ranges = std::vector<std::pair<size_t, size_t>>;
+
+// Where byte `pos` of a text is after `ranges` of it were replaced by kRedacted: the same
+// character, or the start of kRedacted when it was inside a replaced range.
+size_t Moved(size_t pos, const Ranges& ranges) {
+  size_t removed = 0, added = 0;
+  for (const auto& [begin, end] : ranges) {
+    if (pos < begin) break;
+    if (pos < end) return begin + added - removed;
+    removed += end - begin;
+    added += kRedacted.size();
+  }
+  return pos + added - removed;
+}
+
 // The options of SQL statements, `WITH ('password' 'x', token 'y')`: an entry is a key (quoted
 // with ' or ", or a plain word) right after `(` or `,`, blanks, and a quoted value, whose `''`
 // stands for a quote. Values of keys that name a secret are redacted.
-std::string RedactSqlOptions(std::string_view text) {
+std::string RedactSqlOptions(std::string_view text, Ranges& replaced) {
   std::string out;
   size_t copied = 0;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -153,6 +169,7 @@ std::string RedactSqlOptions(std::string_view text) {
     out.append(text.substr(copied, v + 1 - copied));
     out.append(kRedacted);
     copied = std::min(end, text.size());
+    replaced.emplace_back(v + 1, copied);
     i = copied == 0 ? 0 : copied - 1;
   }
   if (copied == 0) return std::string(text);
@@ -161,10 +178,10 @@ std::string RedactSqlOptions(std::string_view text) {
 }
 
 // RedactSecrets without its SQL options.
-std::string RedactEntriesAndUrls(std::string_view text);
+std::string RedactEntriesAndUrls(std::string_view text, Ranges& replaced);
 
 // `text` with the given [begin, end) ranges, sorted and not overlapping, replaced by kRedacted.
-std::string Replaced(std::string_view text, const std::vector<std::pair<size_t, size_t>>& ranges) {
+std::string Replaced(std::string_view text, const Ranges& ranges) {
   if (ranges.empty()) return std::string(text);
   std::string out;
   size_t copied = 0;
@@ -362,21 +379,29 @@ void FindSecretOptionValues(std::string_view text, std::vector<std::pair<size_t,
   }
 }
 
-// RedactSecrets' env entries and option words.
-std::string RedactEnvAndOptions(std::string_view text) {
-  std::vector<std::pair<size_t, size_t>> ranges;
+// RedactSecrets' env entries and option words; `*position` moves as RedactSecrets says.
+std::string RedactEnvAndOptions(std::string_view text, size_t* position) {
+  Ranges ranges;
   FindSecretEnvValues(text, ranges);
   std::string env = Replaced(text, ranges);
+  if (position != nullptr) *position = Moved(*position, ranges);
   ranges.clear();
   FindSecretOptionValues(env, ranges);
+  if (position != nullptr) *position = Moved(*position, ranges);
   return Replaced(env, ranges);
 }
 
 }  // namespace
 
-std::string RedactSecrets(std::string_view text) {
-  std::string entries = RedactEntriesAndUrls(text);
-  return RedactSqlOptions(RedactEnvAndOptions(entries));
+std::string RedactSecrets(std::string_view text, size_t* position) {
+  Ranges replaced;
+  std::string entries = RedactEntriesAndUrls(text, replaced);
+  if (position != nullptr) *position = Moved(std::min(*position, text.size()), replaced);
+  std::string env = RedactEnvAndOptions(entries, position);
+  replaced.clear();
+  std::string out = RedactSqlOptions(env, replaced);
+  if (position != nullptr) *position = Moved(*position, replaced);
+  return out;
 }
 
 bool RedactsAsSecretValue(std::string_view value) {
@@ -418,13 +443,14 @@ std::vector<std::string> RedactArguments(const std::vector<std::string>& argv) {
 
 namespace {
 
-std::string RedactEntriesAndUrls(std::string_view text) {
+std::string RedactEntriesAndUrls(std::string_view text, Ranges& replaced) {
   std::string out;
   size_t copied = 0;
   auto replace = [&](size_t from, size_t to) {
     out.append(text.substr(copied, from - copied));
     out.append(kRedacted);
     copied = to;
+    replaced.emplace_back(from, to);
   };
   for (size_t i = 0; i < text.size(); ++i) {
     // scheme://user:password@host

@@ -32,8 +32,10 @@ inline constexpr std::string_view kRedacted = "<redacted>";
 //     the next word: `--password x` on a command line, `["--password", "x"]` in JSON or flow
 //     YAML, `- --password\n- x` in a YAML block list (`--password=x` is an entry above).
 // Keys are read with their percent escapes decoded, as a URL's query is (`pass%77ord=x`).
-// Text without secrets comes back unchanged.
-std::string RedactSecrets(std::string_view text);
+// Text without secrets comes back unchanged. With `position` (a byte offset of `text`), moves it
+// to the same character of the result, or to the start of kRedacted when it was inside a secret:
+// a caret under a redacted line stays under what it pointed at.
+std::string RedactSecrets(std::string_view text, size_t* position = nullptr);
 
 // Whether `word`, one argument of a command line, is an option whose name names a secret and
 // whose value is the argument after it: one or two dashes and a name NamesSecret accepts, with

@@ -127,6 +127,41 @@ TEST(RedactTest, SecretsInUrlsAndConnectionStringsAreRedacted) {
   EXPECT_FALSE(HoldsRedacted("password=x"));
 }
 
+// A position in the text moves with redaction to the same character of the result (the start of
+// the redacted value when it was inside one), through each kind of secret and several at once:
+// a caret under a redacted line stays under what it pointed at.
+TEST(RedactTest, APositionMovesToTheSameCharacter) {
+  struct Case {
+    std::string in;
+    std::string at;  // the text the position starts, in `in` and in the result
+  };
+  const Case kCases[] = {
+      {"SELECT 'password=hunter2' AS x FROM t WHERE ((", "(("},
+      {"SELECT 'password=hunter2' AS x FROM t WHERE ((", "AS x"},
+      {"SELECT 'password=hunter2' AS x FROM t WHERE ((", "SELECT"},
+      {"postgresql://app:s3cret@db/x and token=abc then", "then"},
+      {"WITH ('password' 's3cret', 'url' 'u') AND more", "AND"},
+      {"run --password hunter2 --token x2 now", "now"},
+      {"env: {name: PGPASSWORD, value: pw} end", "end"},
+  };
+  for (const Case& c : kCases) {
+    size_t position = c.in.find(c.at);
+    const std::string out = RedactSecrets(c.in, &position);
+    EXPECT_EQ(out.find("hunter2"), std::string::npos) << out;
+    EXPECT_EQ(out.compare(position, c.at.size(), c.at), 0)
+        << c.in << " -> " << out << " at " << position;
+  }
+  // Inside a secret: the start of what replaced it.
+  const std::string text = "user=app;password=hunter2;x=1";
+  size_t inside = text.find("nter");
+  EXPECT_EQ(RedactSecrets(text, &inside), "user=app;password=<redacted>;x=1");
+  EXPECT_EQ(inside, text.find("hunter2"));
+  // The end of the text stays its end.
+  size_t end = text.size();
+  const std::string out = RedactSecrets(text, &end);
+  EXPECT_EQ(end, out.size());
+}
+
 // A command line's arguments: the one after a secret option is redacted whatever it holds, and
 // each is redacted as text.
 TEST(RedactTest, ArgumentsAfterSecretOptionsAreRedacted) {

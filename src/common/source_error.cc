@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "common/redact.h"
+
 namespace hop {
 namespace {
 
@@ -35,19 +37,24 @@ std::string FormatSourceError(std::string_view text, size_t offset, std::string_
       shown.assign(origin.column - 1, ' ');
     }
   }
-  const size_t caret_bytes = shown.size() + (offset - line_begin);
+  size_t caret_bytes = shown.size() + (offset - line_begin);
   shown.append(line_text);
+  // The column counts the characters of the text as written.
+  uint32_t column = 1;
+  for (size_t i = 0; i < caret_bytes && i < shown.size(); ++i) {
+    if (!IsContinuationByte(shown[i])) ++column;
+  }
+  // The line is shown with its secrets redacted, and the caret stays under the character it
+  // points at, which redaction may have moved.
+  shown = RedactSecrets(shown, &caret_bytes);
 
   std::string caret;
-  uint32_t column = 1;
   for (size_t i = 0; i < caret_bytes && i < shown.size(); ++i) {
     const char c = shown[i];
     if (c == '\t') {
       caret.push_back('\t');
-      ++column;
     } else if (!IsContinuationByte(c)) {
       caret.push_back(' ');
-      ++column;
     }
   }
   caret.push_back('^');

@@ -1,6 +1,7 @@
 // Positioned error messages for any source text (SQL statements, templates, files): "<what> at
 // line L, column C", then the offending line and a caret under the column. Columns count
-// characters; the caret line copies tabs so it lines up in a terminal.
+// characters; the caret line copies tabs so it lines up in a terminal. The line is shown with its
+// secrets redacted (common/redact.h), the caret under the same character of the redacted line.
 #pragma once
 
 #include <cstdint>
