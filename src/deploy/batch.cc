@@ -108,6 +108,16 @@ Status Batch::Put(const Resource& desired, bool desired_wins, bool must_create) 
     return Status::OK();
   }
   HOP_ASSIGN_OR_RETURN(std::optional<Resource> existing, store_.Find(store::RefOf(desired)));
+  if (existing && existing->deletion_timestamp()) {
+    // The store would take the update, and the object would still go when its finalizers do:
+    // a statement that said it configured it would not be true.
+    const std::vector<std::string> finalizers = existing->finalizers();
+    return Status::AlreadyExists(fmt::format(
+        "{}/{} is being deleted (it waits for finalizer{} {}): it cannot be created or replaced "
+        "until its deletion ends",
+        AsciiToLower(existing->kind()), existing->name(), finalizers.size() == 1 ? "" : "s",
+        Join(finalizers, ", ")));
+  }
   if (!existing) {
     changes_.push_back({Write::Create(desired), ""});
   } else {

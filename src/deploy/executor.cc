@@ -155,6 +155,15 @@ void EnsureEffects(const std::vector<Effect>& effects, std::vector<std::string>&
   }
 }
 
+// What a delete did to `r`, as the store returned it: deleted, or only marked for deletion
+// while finalizers hold it (it stays, and is read, until they go).
+std::string DeletedVerb(const Resource& r) {
+  const std::vector<std::string> finalizers = r.finalizers();
+  if (!r.deletion_timestamp() || finalizers.empty()) return "deleted";
+  return fmt::format("marked for deletion (waits for finalizer{} {})",
+                     finalizers.size() == 1 ? "" : "s", Join(finalizers, ", "));
+}
+
 // Validates everything the batch would write, all at once.
 Status CheckElements(Batch& batch) {
   std::vector<Resource> elements;
@@ -311,7 +320,7 @@ Result<Outcome> Executor::Apply(std::string label, Batch& batch) {
     if (c.quiet) continue;
     switch (c.write.op) {
       case Write::Op::kCreate: outcome.verbs.push_back("created"); break;
-      case Write::Op::kDelete: outcome.verbs.push_back("deleted"); break;
+      case Write::Op::kDelete: outcome.verbs.push_back(DeletedVerb(written[i])); break;
       case Write::Op::kUpdateStatus: outcome.verbs.push_back(c.verb); break;
       default:
         outcome.verbs.push_back(written[i].resource_version() == c.prior_version ? "unchanged"

@@ -250,6 +250,38 @@ TEST_F(ExecutorTest, ADropThatLosesTheRaceToAnotherDropSaysTheObjectIsGone) {
   EXPECT_FALSE(store_->before_next_commit);
 }
 
+// A view a finalizer holds stays, and is read, until the finalizer goes: DROP says it is marked
+// for deletion, not deleted, and CREATE OR REPLACE (or apply mode) refuses to configure an
+// object that is about to go (docs/ddl.md, "Finalizers").
+TEST_F(ExecutorTest, AViewAFinalizerHoldsIsMarkedForDeletionAndNotReplaced) {
+  ASSERT_EQ(Run("CREATE VIEW ads.fin AS SELECT * FROM ads.page_views"),
+            "CREATE VIEW ADS.FIN: view/ads-fin created");
+  const store::ObjectRef ref{resource::ViewKind::Info().group_kind(), "default", "ads-fin"};
+  resource::Resource held = real_->Get(ref).value();
+  held.set_finalizers({"example.com/hold"});
+  ASSERT_TRUE(real_->Update(held).ok());
+  EXPECT_EQ(Run("DROP VIEW ads.fin"),
+            "DROP VIEW ADS.FIN: view/ads-fin marked for deletion (waits for finalizer "
+            "example.com/hold)");
+  ASSERT_TRUE(real_->Get(ref).ok());
+  const int64_t marked = Revision();
+  EXPECT_EQ(Run("CREATE OR REPLACE VIEW ads.fin AS SELECT page_urn FROM ads.page_views"),
+            "error: Already Exists: view/ads-fin is being deleted (it waits for finalizer "
+            "example.com/hold): it cannot be created or replaced until its deletion ends");
+  ExecuteOptions apply = Options();
+  apply.apply_mode = true;
+  EXPECT_NE(Run("CREATE VIEW ads.fin AS SELECT page_urn FROM ads.page_views", apply)
+                .find("is being deleted"),
+            std::string::npos);
+  EXPECT_EQ(Revision(), marked);
+  // Once the finalizer goes, so does the view, and its name is free again.
+  resource::Resource released = real_->Get(ref).value();
+  released.set_finalizers({});
+  ASSERT_TRUE(real_->Update(released).ok());
+  EXPECT_EQ(Run("CREATE OR REPLACE VIEW ads.fin AS SELECT page_urn FROM ads.page_views"),
+            "CREATE VIEW ADS.FIN: view/ads-fin created");
+}
+
 TEST_F(ExecutorTest, ApplyModeConverges) {
   ExecuteOptions apply = Options();
   apply.apply_mode = true;
