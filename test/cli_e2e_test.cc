@@ -377,6 +377,31 @@ TEST(CliTest, ResourcesRoundTripThroughAStateDirectory) {
   std::filesystem::remove_all(state);
 }
 
+// `hop apply` refuses a View over a physical table's name with CREATE VIEW's words, and writes
+// nothing of the file; a View stored over one anyway (by an older hop) does not hide the table.
+TEST(CliTest, ApplyRefusesAViewOverAPhysicalTablesName) {
+  char tmpl[] = "/tmp/hop-e2e-XXXXXX";
+  const std::string state = mkdtemp(tmpl);
+  const std::string demo = hop::testing::SourcePath("examples/demo-environment.yaml");
+  ASSERT_EQ(Hop("--state " + state + " apply -f " + demo).status, 0);
+  const std::string shadow = R"(apiVersion: hoptimator.linkedin.com/v1alpha1
+kind: View
+metadata: {name: ads-page-views}
+spec: {schema: ADS, view: PAGE_VIEWS, sql: "SELECT 1 AS x"}
+)";
+  HopRun refused = Hop("--state " + state + " apply -f -", shadow);
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_NE(refused.out.find("Cannot overwrite physical table PAGE_VIEWS with a view."),
+            std::string::npos)
+      << refused.out;
+  EXPECT_NE(refused.out.find("nothing was applied"), std::string::npos) << refused.out;
+  HopRun read =
+      Hop("--state " + state + " -e 'SELECT COUNT(*) AS n FROM ads.page_views' --format csv");
+  EXPECT_EQ(read.status, 0) << read.out;
+  EXPECT_EQ(read.out.find("X"), std::string::npos) << read.out;
+  std::filesystem::remove_all(state);
+}
+
 // A parse error's caret stays under the character it points at when the line it shows has a
 // secret redacted, which changes the line's length.
 TEST(CliTest, TheCaretUnderARedactedLinePointsAtTheError) {

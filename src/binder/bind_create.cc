@@ -58,10 +58,7 @@ Result<BoundStatementPtr> BindCreateView(const catalog::Catalog& cat,
   bound->path = PathIn(*bound->schema, *name);
   const std::string& leaf = bound->path.back();
   if (const catalog::Table* t = cat.Lookup(*bound->schema, leaf)) {
-    if (t->kind == catalog::ObjectKind::kTable) {
-      return Status::InvalidArgument(
-          fmt::format("Cannot overwrite physical table {} with a view.", leaf));
-    }
+    HOP_RETURN_IF_ERROR(cat.CheckViewName(*bound->schema, leaf));
     bound->existing = t;
   }
   bound->resource = resource::Canonicalize(bound->path);

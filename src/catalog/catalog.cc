@@ -527,8 +527,26 @@ void Catalog::AddViewResource(const Resource& r) const {
   t.sql = ViewKind::kSql.Get(r).value_or("");
   t.resource = r.name();
   std::string name = t.name;
+  // A materialized view takes the name of the table it writes (a topic its pipeline made): the
+  // table is the view's. A plain view over a table's name, stored before `hop apply` and the
+  // Kubernetes API refused it (or written around them), would hide the table from every query:
+  // the table keeps its name, and the view is not used (docs/ddl.md, "Views over a table's
+  // name"). Not indexed, so that it is found again once the table is gone.
+  if (Status physical = CheckViewName(it->second, name);
+      t.kind == ObjectKind::kView && !physical.ok()) {
+    log::Warn("View {} in namespace {} is not used, its table is read instead: {}", r.name(),
+              r.namespace_name(), physical.message());
+    return;
+  }
   index_[{"View", r.name()}] = {key, name};
   it->second.tables[name] = std::move(t);
+}
+
+Status Catalog::CheckViewName(const Schema& schema, std::string_view name) const {
+  auto it = schema.tables.find(std::string(name));
+  if (it == schema.tables.end() || it->second.kind != ObjectKind::kTable) return Status::OK();
+  return Status::InvalidArgument(
+      fmt::format("Cannot overwrite physical table {} with a view.", name));
 }
 
 void Catalog::RemoveResource(const std::string& kind, const std::string& name) const {
@@ -537,8 +555,10 @@ void Catalog::RemoveResource(const std::string& kind, const std::string& name) c
   auto schema = schemas_.find(entry->second.first);
   if (schema != schemas_.end()) {
     auto table = schema->second.tables.find(entry->second.second);
-    // Only if it still is this resource's: another may have taken the name since.
-    if (table != schema->second.tables.end() && table->second.resource == name) {
+    // Only if it still is this resource's: another may have taken the name since (a Table and a
+    // View may have the same resource name).
+    if (table != schema->second.tables.end() && table->second.resource == name &&
+        (table->second.kind == ObjectKind::kTable) == (kind == "Table")) {
       schema->second.tables.erase(table);
     }
     // A schema that only existed for views goes with the last of them.

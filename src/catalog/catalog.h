@@ -183,6 +183,11 @@ class Catalog {
   // `schema`, one of this catalog's schemas, or null when it has none. Fetched from the store the
   // first time it is asked for; tables a TableDiscovery finds in their system are Resolve's.
   const Table* Lookup(const Schema& schema, std::string_view name) const;
+  // Whether a view may be named `name` in `schema`: not when a physical table (a Database's
+  // table, a Table resource's) is, which the view would hide. InvalidArgument `Cannot overwrite
+  // physical table NAME with a view.` then, the words of CREATE VIEW, `hop apply` and the
+  // Kubernetes API alike. Looks only at what the schema holds: call Lookup first.
+  Status CheckViewName(const Schema& schema, std::string_view name) const;
   // Reads every table and view of the store into the catalog (once): for listings.
   void LoadAll() const;
   // Keeps only the schemas `keep` accepts; the tables and views of those it refused stay hidden

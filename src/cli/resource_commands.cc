@@ -1,9 +1,8 @@
 // Implementation of the resource commands.
 #include "cli/resource_commands.h"
 
-#include <fmt/format.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,11 +18,12 @@
 
 #include "catalog/catalog.h"
 #include "common/issues.h"
-#include "common/redact.h"
 #include "common/limits.h"
+#include "common/redact.h"
 #include "common/strings.h"
 #include "common/time.h"
 #include "deploy/executor.h"
+#include "deploy/validate.h"
 #include "resource/crd.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
@@ -108,11 +108,14 @@ std::string NamespaceOf(const Options& options) {
 // status: 2 when the file named on the command line cannot be read (a usage error, as
 // docs/resources.md says), 1 for what it holds. Nothing is written either way.
 // `namespace_name` (-n) goes to documents without a namespace, and the others must name it;
-// without it `default_namespace`, when set, goes to documents without one.
+// without it `default_namespace`, when set, goes to documents without one. `store`, when not
+// null, is what the documents are checked against as the DDL checks its objects
+// (deploy::CheckWrittenObject).
 int LoadDocuments(std::string_view command, const std::string& path,
                   const std::string& namespace_name, const std::string& default_namespace,
                   std::vector<Resource>* out, std::ostream& err,
-                  const resource::ValidationOptions& validation = {}) {
+                  const resource::ValidationOptions& validation = {},
+                  store::Store* store = nullptr) {
   std::string text;
   if (Status read = ReadInput(path, &text); !read.ok()) {
     err << command << ": " << EscapeForTerminal(read.message()) << "\n";
@@ -151,6 +154,7 @@ int LoadDocuments(std::string_view command, const std::string& path,
     }
     resource::ValidateResource(*r, &doc, validation);
     resource::RefuseRedacted(r->json(), "", doc);
+    if (store != nullptr && !doc.HasErrors()) deploy::CheckWrittenObject(*store, *r, doc);
     ObjectRef ref = store::RefOf(*r);
     if (namespaced && ref.namespace_name.empty()) ref.namespace_name = resource::kDefaultNamespace;
     if (auto [at, added] = first_document.emplace(ref.ToString(), i + 1); !added) {
@@ -313,7 +317,7 @@ int RunApply(const ApplyOptions& options, store::Store& store, std::ostream& out
           // The fields of kinds hop does not define are checked too (a ConfigMap's data holds
           // strings), as the Kubernetes API checks them (kube_api.cc): `hop apply` and `kubectl
           // apply` against `hop serve` take the same files.
-          {.unknown_fields = unknown_fields, .external_fields = true});
+          {.unknown_fields = unknown_fields, .external_fields = true}, &store);
       rc != 0) {
     return rc;
   }

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "deploy/validate.h"
 #include "resource/yaml.h"
 #include "sql/parser.h"
 #include "store/sqlite_store.h"
@@ -280,6 +281,40 @@ TEST_F(ExecutorTest, AViewAFinalizerHoldsIsMarkedForDeletionAndNotReplaced) {
   ASSERT_TRUE(real_->Update(released).ok());
   EXPECT_EQ(Run("CREATE OR REPLACE VIEW ads.fin AS SELECT page_urn FROM ads.page_views"),
             "CREATE VIEW ADS.FIN: view/ads-fin created");
+}
+
+// A View written as it is (hop apply, the Kubernetes API) over a physical table's name is refused
+// with CREATE VIEW's words; one stored before that check does not hide the table (docs/ddl.md).
+TEST_F(ExecutorTest, AViewOverAPhysicalTablesNameIsRefusedAndNeverHidesIt) {
+  const std::string yaml =
+      "apiVersion: hoptimator.linkedin.com/v1alpha1\nkind: View\nmetadata:\n  name: "
+      "ads-page-views\n  namespace: default\nspec:\n  schema: ADS\n  view: PAGE_VIEWS\n  "
+      "sql: SELECT 1 AS x\n";
+  auto docs = ParseYamlDocuments(yaml, "view.yaml");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  auto view = resource::Resource::FromJson(std::move((*docs)[0]), "view.yaml");
+  ASSERT_TRUE(view.ok()) << view.status().ToString();
+  Issues issues;
+  CheckWrittenObject(*store_, *view, issues);
+  EXPECT_NE(issues.Render().find("Cannot overwrite physical table PAGE_VIEWS with a view."),
+            std::string::npos)
+      << issues.Render();
+  // Another name in the same schema is a view like any other.
+  resource::Resource other = *view;
+  other.mutable_json()["spec"]["view"] = "OTHER";
+  Issues fine;
+  CheckWrittenObject(*store_, other, fine);
+  EXPECT_FALSE(fine.HasErrors()) << fine.Render();
+
+  // Stored anyway (as an older hop let it be): the table keeps its name.
+  ASSERT_TRUE(real_->Create(*view).ok());
+  auto cat = catalog::Catalog::Load(*store_, "default");
+  ASSERT_TRUE(cat.ok());
+  auto table = cat->Resolve({"ADS", "PAGE_VIEWS"});
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ((*table)->kind, catalog::ObjectKind::kTable);
+  EXPECT_EQ(Run("CREATE VIEW ads.visitors AS SELECT page_urn FROM ads.page_views"),
+            "CREATE VIEW ADS.VISITORS: view/ads-visitors created");
 }
 
 TEST_F(ExecutorTest, ApplyModeConverges) {

@@ -261,6 +261,27 @@ const std::vector<const Validator*>& DefaultValidators() {
   return all;
 }
 
+void CheckWrittenObject(store::Store& store, const resource::Resource& object, Issues& issues) {
+  using resource::ViewKind;
+  if (object.group_kind() != ViewKind::Info().group_kind()) return;
+  const std::string ns = object.namespace_name().empty() ? std::string(resource::kDefaultNamespace)
+                                                         : object.namespace_name();
+  auto cat = catalog::Catalog::Load(store, ns);
+  if (!cat.ok()) {
+    issues.Error(fmt::format("cannot read the catalog to check the view against it: {}",
+                             cat.status().ToString()));
+    return;
+  }
+  const std::vector<std::string> path = ViewKind::Path(object);
+  // A schema that does not exist is one the view makes for itself: nothing is there to hide.
+  auto schema = cat->SchemaFor(path);
+  if (!schema.ok() || *schema == nullptr) return;
+  cat->Lookup(**schema, path.back());
+  if (Status physical = cat->CheckViewName(**schema, path.back()); !physical.ok()) {
+    issues.Error(physical.message());
+  }
+}
+
 std::string SubjectContext(const Subject& s) {
   switch (s.point) {
     case ValidationPoint::kStatement: return "statement";

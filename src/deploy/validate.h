@@ -73,6 +73,13 @@ class Validator {
 //  - the dependency guard of compatibility.md §5.8 before a delete.
 const std::vector<const Validator*>& DefaultValidators();
 
+// The checks of an object written as it is given, by `hop apply` or the Kubernetes API, that
+// need its namespace's catalog, which the DDL makes as it binds: a View may not take the name of
+// a physical table (catalog::Catalog::CheckViewName, the words of CREATE VIEW). Records what is
+// wrong in `issues`; an object of another kind has nothing to check. A store that cannot be read
+// is an error in `issues` too: the object is not written unchecked.
+void CheckWrittenObject(store::Store& store, const resource::Resource& object, Issues& issues);
+
 // The context line of a subject in the tree: `table KAFKA.events`, `trigger/nightly`, ...
 std::string SubjectContext(const Subject& subject);
 

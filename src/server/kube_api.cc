@@ -19,6 +19,7 @@
 #include "common/strings.h"
 #include "common/time.h"
 #include "deploy/executor.h"
+#include "deploy/validate.h"
 #include "resource/crd.h"
 #include "resource/kinds.h"
 #include "resource/names.h"
@@ -1465,6 +1466,9 @@ std::optional<KubeResponse> KubeApi::Impl::Validate(const ServedKinds& kinds,
   resource::ValidateResource(r, &issues, {.unknown_fields = unknown, .external_fields = true});
   // hop's store client reads secrets whole, so what it writes back holds no redacted value.
   if (!req.store_client) resource::RefuseRedacted(r.json(), "", issues);
+  // What the DDL checks as it binds (a View over a physical table's name), for objects written
+  // as they are; hop's store client writes what its control plane bound already.
+  if (!req.store_client && !issues.HasErrors()) deploy::CheckWrittenObject(store_, r, issues);
   if (Status s = issues.ToStatus(StatusCode::kValidation, "the object is invalid:"); !s.ok()) {
     return FromStatus(s, &kind, r.name());
   }

@@ -690,6 +690,44 @@ TEST_F(KubeApiTest, FailuresAreStatusesWithTheirCodeAndReason) {
   EXPECT_EQ(Body(after)["spec"]["schema"], "X");
 }
 
+// A View written through the API whose schema and view name are a physical table's is refused
+// as CREATE VIEW refuses it, with its words (422 Invalid): it would hide the table.
+TEST_F(KubeApiTest, AViewOverAPhysicalTablesNameIsInvalid) {
+  Start();
+  httplib::Client c = Client();
+  auto db = c.Post(kDatabases, Database("ads").dump(), "application/json");
+  ASSERT_TRUE(db);
+  ASSERT_EQ(db->status, 201) << db->body;
+  const std::string views = "/apis/hoptimator.linkedin.com/v1alpha1/namespaces/default/views";
+  auto view = [](const std::string& resource, const std::string& name) {
+    return Json::parse(R"({"apiVersion":"hoptimator.linkedin.com/v1alpha1","kind":"View",
+      "metadata":{"name":")" +
+                       resource + R"("},"spec":{"schema":"ADS","view":")" + name +
+                       R"(","sql":"SELECT 1 AS x"}})");
+  };
+  auto shadow =
+      c.Post(views.c_str(), view("ads-page-views", "PAGE_VIEWS").dump(), "application/json");
+  ExpectStatus(shadow, 422, "Invalid");
+  EXPECT_NE(shadow->body.find("Cannot overwrite physical table PAGE_VIEWS with a view."),
+            std::string::npos)
+      << shadow->body;
+  // A view of its own name is fine; renaming it onto the table, by replace or patch, is not.
+  Json fine = view("ads-fine", "FINE");
+  auto made = c.Post(views.c_str(), fine.dump(), "application/json");
+  ASSERT_TRUE(made);
+  ASSERT_EQ(made->status, 201) << made->body;
+  Json renamed = Body(made);
+  renamed["spec"]["view"] = "PAGE_VIEWS";
+  ExpectStatus(c.Put((views + "/ads-fine").c_str(), renamed.dump(), "application/json"), 422,
+               "Invalid");
+  ExpectStatus(c.Patch((views + "/ads-fine").c_str(), R"({"spec":{"view":"PAGE_VIEWS"}})",
+                       "application/merge-patch+json"),
+               422, "Invalid");
+  auto kept = c.Get((views + "/ads-fine").c_str());
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(Body(kept)["spec"]["view"], "FINE");
+}
+
 // hop's KubernetesStore marks its requests with X-Hop-Store-Client: true, and reads secrets whole,
 // in objects and in watch events alike; other clients read them redacted.
 TEST_F(KubeApiTest, TheStoreClientHeaderReadsSecretsWhole) {
