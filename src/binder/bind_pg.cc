@@ -260,7 +260,7 @@ Result<ScalarPtr> Binder::Impl::PgFunction(const sql::FunctionExpr& f, std::stri
                                       "user (a materialized view's pipeline has none)",
                                       name));
     }
-    return StringLiteral(*user_);
+    return StringLiteral(user_());
   }
   if (name == "CURRENT_DATABASE") {
     HOP_RETURN_IF_ERROR(arity(0));

@@ -27,7 +27,7 @@ const std::vector<const catalog::Table*>& Binder::DirectInputs() const {
 void Binder::SetDefinedView(std::vector<std::string> path) {
   impl_->SetDefinedView(std::move(path));
 }
-void Binder::SetUser(std::string user) { impl_->SetUser(std::move(user)); }
+void Binder::SetUser(std::function<std::string()> user) { impl_->SetUser(std::move(user)); }
 Result<RelPtr> Binder::BindQuery(const sql::Query& query) { return impl_->Query(query, nullptr); }
 Result<RelPtr> Binder::BindQuery(const sql::Query& query,
                                  const std::vector<sql::Identifier>& columns) {

@@ -8,6 +8,7 @@
 // any table`), each followed by the position in the statement.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -48,10 +49,11 @@ class Binder {
   // other views fails with "View ADS.V2 would depend on itself: ADS.V2 -> ADS.V1 -> ADS.V2", and
   // the view counts towards the nesting bound, so that what can be defined can be queried.
   void SetDefinedView(std::vector<std::string> path);
-  // The user CURRENT_USER, SESSION_USER, CURRENT_ROLE and USER name (a session's). Unset, those
-  // fail to bind with an error saying the statement has no user (a view's pipeline, which runs
-  // elsewhere, has none).
-  void SetUser(std::string user);
+  // The user CURRENT_USER, SESSION_USER, CURRENT_ROLE and USER name (a session's), asked for
+  // only when a statement names one of them (finding the operating system's user reads files).
+  // Unset, those fail to bind with an error saying the statement has no user (a view's pipeline,
+  // which runs elsewhere, has none).
+  void SetUser(std::function<std::string()> user);
 
   Result<RelPtr> BindQuery(const sql::Query& query);
 

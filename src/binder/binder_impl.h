@@ -17,6 +17,7 @@
 // expression costs only the frame of the kind it is.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,9 +28,9 @@
 #include <utility>
 #include <vector>
 
-#include "binder/pg_catalog.h"
 #include "binder/binder.h"
 #include "binder/bound.h"
+#include "binder/pg_catalog.h"
 #include "binder/types.h"
 
 namespace hop::binder {
@@ -89,7 +90,7 @@ class Binder::Impl {
 
   void SetStatement(const sql::Statement* s) { statement_ = s; }
   void SetDefinedView(std::vector<std::string> path) { defined_view_ = std::move(path); }
-  void SetUser(std::string user) { user_ = std::move(user); }
+  void SetUser(std::function<std::string()> user) { user_ = std::move(user); }
   const std::vector<const catalog::Table*>& DirectInputs() const { return direct_inputs_; }
 
   Result<RelPtr> Query(const sql::Query& q, const Scope* outer);
@@ -269,7 +270,7 @@ class Binder::Impl {
   std::unordered_map<const catalog::Table*, RelPtr> views_;
   std::vector<const catalog::Table*> view_stack_;
   std::optional<std::vector<std::string>> defined_view_;  // see Binder::SetDefinedView
-  std::optional<std::string> user_;                       // see Binder::SetUser
+  std::function<std::string()> user_;                     // see Binder::SetUser
   std::vector<const catalog::Table*> direct_inputs_;      // see Binder::DirectInputs
   int subquery_aliases_ = 0;
   int outer_refs_ = 0;  // correlated references made so far

@@ -959,7 +959,7 @@ Status Session::Describe(std::vector<std::string> path, std::string_view typed, 
   if (table->kind != catalog::ObjectKind::kTable && !table->sql.empty()) {
     // A view's columns are its query's.
     binder::Binder binder(cat);
-    binder.SetUser(SessionUser(properties_));
+    binder.SetUser([this] { return SessionUser(properties_); });
     HOP_ASSIGN_OR_RETURN(binder::RelPtr view, binder.BindView(*table));
     row = view->row_type;
   }
@@ -1238,7 +1238,7 @@ Result<Session::BoundQuery> Session::BindQuery(const sql::Statement& stmt) {
   auto bind = [&](const catalog::Catalog& cat) -> Result<BoundQuery> {
     cat.ForgetConsulted();
     binder::Binder binder(cat);
-    binder.SetUser(SessionUser(properties_));
+    binder.SetUser([this] { return SessionUser(properties_); });
     binder.SetStatement(&stmt);
     HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
                          binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
@@ -1283,7 +1283,7 @@ Status Session::RunQuery(const BoundQuery& bound, ResultSink& sink) {
 Status Session::Insert(const sql::Statement& stmt, ResultSink& sink) {
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
   binder::Binder binder(*cat);
-  binder.SetUser(SessionUser(properties_));
+  binder.SetUser([this] { return SessionUser(properties_); });
   binder.SetStatement(&stmt);
   HOP_ASSIGN_OR_RETURN(binder::BoundInsert insert,
                        binder.BindInsert(stmt.As<sql::InsertStatement>()));
@@ -1336,7 +1336,7 @@ Status Session::Explain(const sql::Statement& stmt, std::string& out) {
   }
   HOP_ASSIGN_OR_RETURN(const catalog::Catalog* cat, QueryCatalog());
   binder::Binder binder(*cat);
-  binder.SetUser(SessionUser(properties_));
+  binder.SetUser([this] { return SessionUser(properties_); });
   binder.SetStatement(&stmt);
   HOP_ASSIGN_OR_RETURN(binder::RelPtr plan,
                        binder.BindQuery(*stmt.As<sql::QueryStatement>().query));
