@@ -112,25 +112,31 @@ Result<SystemTime> AdvanceWatermark(store::Store& store, const store::ObjectRef&
     const bool recorded =
         !read || (status != nullptr && status->is_object() &&
                   status->value(resource::kRefreshedQueryStatus, std::string()) == digest);
-    Json* fill_state = nullptr;
+    // A fill by hand is recorded in status.fill (a fill Job's end records its own).
+    bool by_hand = false;
     if (fill && read) {
-      Json& state = view.mutable_status()["fill"];
-      if (!state.is_object()) state = Json::object();
-      auto job = state.find("job");
-      const bool by_job = job != state.end() && job->is_string() && !options.job.empty() &&
-                          job->get<std::string>() == options.job;
-      if (!by_job) fill_state = &state;
+      const Json* state = status != nullptr && status->is_object() && status->contains("fill")
+                              ? &(*status)["fill"]
+                              : nullptr;
+      const Json* job = state != nullptr && state->is_object() && state->contains("job")
+                            ? &(*state)["job"]
+                            : nullptr;
+      by_hand = !(job != nullptr && job->is_string() && !options.job.empty() &&
+                  job->get<std::string>() == options.job);
     }
     const bool back = current && *current > earned;
-    if (current && *current == earned && recorded && fill_state == nullptr) return earned;
+    if (current && *current == earned && recorded && !by_hand) return earned;
     if (!current || *current != earned) HOP_RETURN_IF_ERROR(fires.Advance(earned, sql_name));
     if (read) view.mutable_status()[resource::kRefreshedQueryStatus] = digest;
-    if (fill_state != nullptr) {
-      (*fill_state)["query"] = read->sql;
-      (*fill_state)["lastOutcome"] = "Succeeded";
-      (*fill_state)["finished"] = FormatRfc3339(options.clock->Now(), 3);
-      (*fill_state)["byHand"] = true;
-      fill_state->erase("message");
+    if (by_hand) {
+      // Looked up after the writes above, which may move the status's members.
+      Json& state = view.mutable_status()["fill"];
+      if (!state.is_object()) state = Json::object();
+      state["query"] = read->sql;
+      state["lastOutcome"] = "Succeeded";
+      state["finished"] = FormatRfc3339(options.clock->Now(), 3);
+      state["byHand"] = true;
+      state.erase("message");
     }
     auto written = store.UpdateStatus(std::move(view));
     if (written.ok()) {
